@@ -1,0 +1,73 @@
+// One resident thread block (CTA), stepped one warp instruction at a time.
+//
+// This is the seam between the functional and the timing layers: the timing model decides *when*
+// a warp issues; Cta::step executes that warp's next instruction *functionally* (at issue time) and
+// describes what it did (StepInfo) so the timing model can charge pipelines, coalesce the lanes'
+// addresses into sectors and walk the memory hierarchy. Results therefore stay bit-identical to
+// functional mode for race-free kernels.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <memory>
+
+#include "sim/func/executor.h"
+
+namespace warplab::func {
+
+enum class WarpStatus : uint8_t {
+  Ready,        // has a next instruction to issue
+  AtBarrier,    // waiting at bar.sync for the rest of the block
+  Exited,       // every lane has exited
+};
+
+// What one issued warp instruction did.
+struct StepInfo {
+  const ptx::Instruction* inst = nullptr;   // the IR instruction (op, types, ptx_line, loc)
+  int32_t pc = 0;                 // instruction index within its function
+  int32_t function = 0;           // index into Module::functions
+  uint32_t active_mask = 0;       // lanes that were active at issue (SIMT mask)
+  uint32_t exec_mask = 0;         // lanes that executed it (active and guard predicate true)
+  // Memory: for ld/st/atom/red/ldu/prefetch, per-lane byte addresses (state-space relative for
+  // shared/local; device addresses for global), valid for lanes in exec_mask.
+  bool is_memory = false;
+  ptx::Space space = ptx::Space::None;   // resolved space (generic accesses resolved per warp;
+                                         // if lanes mix spaces, the global lanes are reported)
+  bool is_store = false, is_atomic = false;
+  uint32_t access_bytes = 0;      // bytes per lane (vector width included, e.g. 16 for ld.v4.f32)
+  std::array<uint64_t, 32> addr{};
+  // Registers: destination and source register indices (function-local), for the scoreboard.
+  std::array<int32_t, 8> dst_regs{};  int dst_count = 0;
+  std::array<int32_t, 8> src_regs{};  int src_count = 0;
+  bool is_branch = false;         // bra/call/ret/exit
+  bool diverged = false;          // a branch split the warp (or a path ended and another resumed)
+  bool is_barrier = false;        // bar.sync/bar.arrive/bar.red
+};
+
+class CtaImpl;
+
+class Cta {
+ public:
+  // Creates block `block_index` of `launch` (shared memory zeroed, registers zeroed, params set).
+  // `sm_id` is what %smid reads. Errors as for run_functional's launch checks.
+  static Expected<Cta> create(const Program& program, DeviceMemory& memory,
+                              const LaunchConfig& launch, Dim3 block_index, uint32_t sm_id);
+  Cta(Cta&&) noexcept;
+  Cta& operator=(Cta&&) noexcept;
+  ~Cta();
+
+  int warp_count() const;
+  WarpStatus status(int warp) const;
+  // Executes warp `warp`'s next instruction. Requires status(warp) == Ready. Returns false when
+  // the kernel faulted (fault() is then set and the block must stop).
+  bool step(int warp, StepInfo& info, LaunchStats& stats, uint64_t clock);
+  // True when every warp has exited.
+  bool done() const;
+  const std::optional<LaunchFault>& fault() const;
+
+ private:
+  explicit Cta(std::unique_ptr<CtaImpl> impl);
+  std::unique_ptr<CtaImpl> impl_;
+};
+
+}  // namespace warplab::func

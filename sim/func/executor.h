@@ -1,0 +1,56 @@
+// The functional SIMT executor's public entry points.
+//
+// Program::load checks and decodes a parsed module once (an unsupported instruction is an error
+// here, naming opcode, kernel and PTX line). run_functional executes a whole grid; Cta (cta.h)
+// exposes one resident block warp by warp for the timing model.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "sim/common/error.h"
+#include "sim/func/launch.h"
+#include "sim/func/memory.h"
+#include "sim/ptx/ir.h"
+
+namespace warplab::func {
+
+class DecodedModule;  // the executor's own fast form (registers resolved, handlers picked)
+
+class Program {
+ public:
+  // Validates every function of `module` (supported opcodes/types/modifiers, resolved labels and
+  // symbols) and decodes it. Errors name module.path, the PTX line, the opcode and the kernel.
+  static Expected<Program> load(ptx::Module module);
+
+  const ptx::Module& module() const;
+  const ptx::Function* kernel(const std::string& name) const;
+  const DecodedModule& decoded() const { return *decoded_; }
+  // Static resource figures known from PTX alone (the real ones come from nvJitLink).
+  uint32_t static_shared_bytes(const std::string& kernel) const;
+
+ private:
+  std::shared_ptr<const DecodedModule> decoded_;
+};
+
+struct FunctionalOptions {
+  bool count_lines = true;       // fill LaunchStats::by_ptx_line / by_src_line
+  uint64_t max_warp_instructions = 0;   // 0 = unlimited; else stop with a fault (runaway loops)
+};
+
+struct FunctionalResult {
+  LaunchStats stats;
+  std::optional<LaunchFault> fault;   // set when the launch stopped early; memory writes made
+                                      // before the fault remain
+};
+
+// Runs every block of the grid to completion (blocks in order, warps of a block interleaved at
+// barriers). Returns an Error only for a launch that cannot start (unknown kernel, wrong parameter
+// block size, too much shared memory, block larger than 1024 threads); a kernel's own faults come
+// back in FunctionalResult::fault.
+Expected<FunctionalResult> run_functional(const Program& program, DeviceMemory& memory,
+                                          const LaunchConfig& launch,
+                                          const FunctionalOptions& options = {});
+
+}  // namespace warplab::func

@@ -1,0 +1,42 @@
+// Device memory: the global-memory arena that kernels read and write.
+//
+// Buffers are allocated at 256-byte aligned device addresses (like cudaMalloc) in one address
+// range, with gaps between them, so an out-of-bounds access by a kernel lands outside every buffer
+// and is reported instead of silently touching a neighbour.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "sim/common/error.h"
+
+namespace warplab::func {
+
+struct BufferInfo {
+  std::string name;
+  uint64_t address = 0;   // device address of byte 0
+  uint64_t size = 0;      // bytes
+};
+
+class DeviceMemory {
+ public:
+  // Allocates `bytes` (zeroed) and returns its device address.
+  uint64_t allocate(const std::string& name, uint64_t bytes);
+  const std::vector<BufferInfo>& buffers() const { return buffers_; }
+  // The buffer containing [address, address+size), or nullptr.
+  const BufferInfo* find(uint64_t address, uint64_t size) const;
+  // Host view of a buffer's bytes.
+  uint8_t* data(uint64_t address);              // address must be inside a buffer
+  std::vector<uint8_t>& bytes(size_t buffer_index) { return storage_[buffer_index]; }
+  const std::vector<uint8_t>& bytes(size_t buffer_index) const { return storage_[buffer_index]; }
+  Status write(uint64_t address, const void* src, uint64_t n);
+  Status read(uint64_t address, void* dst, uint64_t n) const;
+
+ private:
+  std::vector<BufferInfo> buffers_;
+  std::vector<std::vector<uint8_t>> storage_;
+  uint64_t next_ = 0x7f0000000000ull;   // first device address handed out
+};
+
+}  // namespace warplab::func
