@@ -29,6 +29,8 @@ class Program {
   const DecodedModule& decoded() const { return *decoded_; }
   // Static resource figures known from PTX alone (the real ones come from nvJitLink).
   uint32_t static_shared_bytes(const std::string& kernel) const;
+  // Local memory per thread (__local_depot frames of the kernel and its callees), bytes.
+  uint64_t local_bytes(const std::string& kernel) const;
 
  private:
   std::shared_ptr<const DecodedModule> decoded_;

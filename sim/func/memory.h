@@ -17,6 +17,8 @@ struct BufferInfo {
   std::string name;
   uint64_t address = 0;   // device address of byte 0
   uint64_t size = 0;      // bytes
+  std::string symbol_key; // non-empty for a module's .global/.const variable (allocated by the
+                          // executor on first launch; `name` is then the PTX variable name)
 };
 
 class DeviceMemory {
@@ -26,6 +28,13 @@ class DeviceMemory {
   const std::vector<BufferInfo>& buffers() const { return buffers_; }
   // The buffer containing [address, address+size), or nullptr.
   const BufferInfo* find(uint64_t address, uint64_t size) const;
+  // Index of that buffer in buffers(), or -1 (binary search).
+  int find_index(uint64_t address, uint64_t size) const;
+  // The buffer nearest to `address` (for error reports), or nullptr when there are none.
+  const BufferInfo* nearest(uint64_t address) const;
+  // A module variable's buffer: found by `key`, else allocated as `name` with `init` copied in.
+  uint64_t module_variable(const std::string& key, const std::string& name, uint64_t bytes,
+                           const std::vector<uint8_t>& init);
   // Host view of a buffer's bytes.
   uint8_t* data(uint64_t address);              // address must be inside a buffer
   std::vector<uint8_t>& bytes(size_t buffer_index) { return storage_[buffer_index]; }

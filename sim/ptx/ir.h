@@ -99,6 +99,8 @@ struct Variable {
   bool is_visible = false;
   std::vector<uint8_t> init;   // initial bytes (empty = zeros)
   int32_t ptx_line = 0;
+  int32_t function = -1;       // declaring function (index into Module::functions) for
+                               // function-scope variables (demoted .shared, __local_depot), else -1
 };
 
 struct Param {

@@ -46,12 +46,17 @@ enum class MulMode : uint8_t { None, Lo, Hi, Wide };            // integer mul/m
 enum class ShflMode : uint8_t { None, Up, Down, Bfly, Idx };
 enum class VoteMode : uint8_t { None, All, Any, Uni, Ballot };
 enum class AtomOp : uint8_t { None, Add, Min, Max, Inc, Dec, Cas, Exch, And, Or, Xor };
-enum class BarMode : uint8_t { None, Sync, Arrive, Red };        // bar.sync == barrier.sync.aligned
+enum class BarMode : uint8_t { None, Sync, Arrive, Red, WarpSync };  // bar.sync == barrier.sync.aligned;
+                                                                   // WarpSync = bar.warp.sync (__syncwarp)
 enum class FnsMode : uint8_t { None };
 enum class TestpMode : uint8_t { None, Finite, Infinite, Number, NotANumber, Normal, Subnormal };
 enum class ShfMode : uint8_t { None, LeftWrap, LeftClamp, RightWrap, RightClamp };
 enum class PrmtMode : uint8_t { None, F4e, B4e, Rc8, Ecl, Ecr, Rc16 };
 enum class CacheOp : uint8_t { None, Ca, Cg, Cs, Lu, Cv, Wb, Wt };
+// Memory-consistency qualifiers of ld/st/atom/red/fence/membar (the functional model ignores them;
+// they are kept for the timing model, disassembly and lessons on the memory model).
+enum class MemScope : uint8_t { None, Cta, Gpu, Sys };            // membar.gl is Gpu
+enum class MemSem : uint8_t { None, Weak, Relaxed, Acquire, Release, AcqRel, Sc };
 
 // Every modifier an instruction can carry. Fields that do not apply stay at their defaults.
 struct Modifiers {
@@ -89,6 +94,8 @@ struct Modifiers {
   bool relu = false;                  // cvt .relu
   bool to_space = false;              // cvta.to.<space> (false: cvta.<space>, i.e. to generic)
   bool mode_l2_evict = false;         // cache-eviction hints are parsed and ignored
+  MemScope mem_scope = MemScope::None;  // .cta/.gpu/.sys (membar.gl/.cta/.sys too)
+  MemSem mem_sem = MemSem::None;        // .relaxed/.acquire/.release/.acq_rel/.sc/.weak
 };
 
 // The functional-unit classes the timing model has pipelines for.

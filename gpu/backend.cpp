@@ -1,0 +1,377 @@
+#include "gpu/backend.h"
+
+#include <cstdlib>
+#include <optional>
+
+#include "gpu/driver_api.h"
+#include "gpu/session.h"
+
+namespace warplab::gpu {
+
+#if WARPLAB_HAVE_CUDA_HEADERS
+
+namespace {
+
+// One block of 32 threads that only returns: what a launch costs when the kernel does nothing.
+constexpr const char* kEmptyKernelPtx =
+    ".version 7.0\n"
+    ".target sm_70\n"
+    ".address_size 64\n"
+    ".visible .entry warplab_empty()\n"
+    "{\n"
+    "  ret;\n"
+    "}\n";
+
+// "ptxas application ptx input, line 12; error : ..." -> 12 (0 when the log names no line).
+int first_error_line(const std::string& log) {
+  const size_t p = log.find(", line ");
+  if (p == std::string::npos) return 0;
+  return std::atoi(log.c_str() + p + 7);
+}
+
+}  // namespace
+
+struct Backend::State {
+  std::shared_ptr<detail::Session> session;
+  std::shared_ptr<detail::Profiler> profiler;  // opened on the first counter read
+  std::optional<GpuModule> empty_module;       // for launch_overhead()
+  std::optional<LaunchOverhead> overhead;
+  detail::DeviceMemory l2_flush;  // 2x L2, allocated on the first cold run
+  uint32_t flush_value = 0;
+
+  ~State() {
+    // The profiler and module hold the session; release them before it.
+    profiler.reset();
+    empty_module.reset();
+    l2_flush = detail::DeviceMemory();
+  }
+};
+
+Backend::Backend(std::unique_ptr<State> state) : state_(std::move(state)) {}
+Backend::~Backend() = default;
+Backend::Backend(Backend&&) noexcept = default;
+Backend& Backend::operator=(Backend&&) noexcept = default;
+
+Expected<Backend> Backend::open(int device, const OpenOptions& options) {
+  auto api = DriverApi::load(options.driver_library);
+  if (!api) return api.error();
+  DriverApi& a = **api;
+  if (CUresult r = a.cuInit(0); r != CUDA_SUCCESS) {
+    return Error{"", 0, "no CUDA device (cuInit: " + a.describe(r) + ")"};
+  }
+  int count = 0;
+  if (CUresult r = a.cuDeviceGetCount(&count); r != CUDA_SUCCESS || count == 0) {
+    return Error{"", 0, "no CUDA device (the driver reports none)"};
+  }
+  if (device < 0 || device >= count) {
+    return Error{"", 0,
+                 "no CUDA device " + std::to_string(device) + " (the driver reports " +
+                     std::to_string(count) + ")"};
+  }
+  int version = 0;
+  a.cuDriverGetVersion(&version);
+  const int needed =
+      driver_needed_for_ptx_isa(options.min_ptx_isa_major, options.min_ptx_isa_minor);
+  if (version < needed) {
+    return Error{"", 0,
+                 "driver too old for PTX ISA " + std::to_string(options.min_ptx_isa_major) + "." +
+                     std::to_string(options.min_ptx_isa_minor) + " (driver " +
+                     format_cuda_version(version) + ", needs " + format_cuda_version(needed) + ")"};
+  }
+
+  auto session = std::make_shared<detail::Session>();
+  session->api = *api;
+  if (CUresult r = a.cuDeviceGet(&session->device, device); r != CUDA_SUCCESS) {
+    return a.error(r, "cuDeviceGet");
+  }
+  if (CUresult r = a.cuDevicePrimaryCtxRetain(&session->ctx, session->device); r != CUDA_SUCCESS) {
+    session->ctx = nullptr;
+    return a.error(r, "cuDevicePrimaryCtxRetain");
+  }
+  if (Status st = session->make_current(); !st) return st.error();
+  auto info = detail::query_device_info(a, session->device, device);
+  if (!info) return info.error();
+  session->info = std::move(*info);
+
+  auto state = std::make_unique<State>();
+  state->session = std::move(session);
+  return Backend(std::move(state));
+}
+
+const DeviceInfo& Backend::device() const { return state_->session->info; }
+
+Expected<GpuModule> Backend::load_ptx(std::string_view ptx, std::string path) {
+  detail::Session& s = *state_->session;
+  if (Status st = s.make_current(); !st) return st.error();
+  auto version = read_ptx_version(ptx, path);
+  if (!version) return version.error();
+  const int needed = driver_needed_for_ptx_isa(version->major, version->minor);
+  if (s.info.driver_version < needed) {
+    return Error{path, 0,
+                 "driver too old for PTX ISA " + std::to_string(version->major) + "." +
+                     std::to_string(version->minor) + " (driver " +
+                     format_cuda_version(s.info.driver_version) + ", needs " +
+                     format_cuda_version(needed) + ")"};
+  }
+
+  // 1. JIT with both logs captured; the PTX must be NUL-terminated.
+  const std::string text(ptx);
+  std::vector<char> info_log(64 * 1024, 0), error_log(64 * 1024, 0);
+  CUjit_option opts[] = {CU_JIT_INFO_LOG_BUFFER, CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES,
+                         CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES,
+                         CU_JIT_LOG_VERBOSE};
+  void* values[] = {info_log.data(), reinterpret_cast<void*>(uintptr_t{info_log.size() - 1}),
+                    error_log.data(), reinterpret_cast<void*>(uintptr_t{error_log.size() - 1}),
+                    reinterpret_cast<void*>(uintptr_t{1})};
+  CUmodule mod = nullptr;
+  CUresult r = s.api->cuModuleLoadDataEx(&mod, text.c_str(), 5, opts, values);
+  const std::string errors(error_log.data());
+  if (r != CUDA_SUCCESS) {
+    std::string msg = "the CUDA driver could not compile this PTX: " + s.api->describe(r);
+    if (!errors.empty()) msg += "\n" + errors;
+    return Error{path, first_error_line(errors), msg};
+  }
+
+  // 2. Wrap it: unloaded when the last GpuModule copy goes.
+  auto loaded = std::make_shared<detail::LoadedModule>();
+  loaded->session = state_->session;
+  loaded->module = mod;
+  GpuModule m;
+  m.loaded_ = std::move(loaded);
+  m.path_ = std::move(path);
+  m.info_log_ = info_log.data();
+  m.isa_major_ = version->major;
+  m.isa_minor_ = version->minor;
+  return m;
+}
+
+Expected<GpuLaunchResult> Backend::run(const GpuModule& module, const GpuLaunch& launch,
+                                       std::vector<GpuBuffer>& buffers, const TimingOptions& timing,
+                                       bool read_counters) {
+  detail::Session& s = *state_->session;
+  DriverApi& api = *s.api;
+  if (Status st = s.make_current(); !st) return st.error();
+  if (!module.loaded_) return Error{module.path(), 0, "module not loaded"};
+  if (Status st = validate_launch(launch); !st) return st.error();
+
+  GpuLaunchResult result;
+  // 1. The kernel and what the JIT made of it.
+  CUfunction f = nullptr;
+  if (CUresult r = api.cuModuleGetFunction(&f, module.loaded_->module, launch.kernel.c_str());
+      r != CUDA_SUCCESS) {
+    return Error{module.path(), 0, "no kernel `" + launch.kernel + "` in the module"};
+  }
+  auto attrs = module.kernel_attributes(launch.kernel);
+  if (!attrs) return attrs.error();
+  result.attributes = *attrs;
+  if (launch.dynamic_shared_bytes > 48 * 1024) {
+    if (CUresult r = api.cuFuncSetAttribute(f, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                                            static_cast<int>(launch.dynamic_shared_bytes));
+        r != CUDA_SUCCESS) {
+      return api.error(r, "kernel " + launch.kernel + ": " +
+                              std::to_string(launch.dynamic_shared_bytes) +
+                              " bytes of dynamic shared memory");
+    }
+  }
+
+  // 2. Buffers: allocate, copy the initial contents in, keep pristine copies if asked to.
+  std::vector<detail::DeviceMemory> dev, pristine;
+  std::vector<uint64_t> addresses;
+  for (const GpuBuffer& b : buffers) {
+    dev.emplace_back(&api);
+    if (Status st = dev.back().allocate(b.bytes.size()); !st) {
+      return Error{"", 0, "buffer " + b.name + ": " + st.error().message};
+    }
+    addresses.push_back(dev.back().ptr());
+    if (!b.bytes.empty()) {
+      if (CUresult r = api.cuMemcpyHtoD(dev.back().ptr(), b.bytes.data(), b.bytes.size());
+          r != CUDA_SUCCESS) {
+        return api.error(r, "copying buffer " + b.name + " to the GPU");
+      }
+    }
+    if (timing.restore_buffers) {
+      pristine.emplace_back(&api);
+      if (Status st = pristine.back().allocate(b.bytes.size()); !st) return st.error();
+      if (!b.bytes.empty()) {
+        api.cuMemcpyDtoD(pristine.back().ptr(), dev.back().ptr(), b.bytes.size());
+      }
+    }
+  }
+  auto params = patch_params(launch, addresses);
+  if (!params) return params.error();
+  size_t params_size = params->size();
+  void* extra[] = {CU_LAUNCH_PARAM_BUFFER_POINTER, params->data(), CU_LAUNCH_PARAM_BUFFER_SIZE,
+                   &params_size, CU_LAUNCH_PARAM_END};
+  auto do_launch = [&]() -> Status {
+    CUresult r = api.cuLaunchKernel(f, launch.grid.x, launch.grid.y, launch.grid.z, launch.block.x,
+                                    launch.block.y, launch.block.z, launch.dynamic_shared_bytes,
+                                    nullptr, nullptr, params->empty() ? nullptr : extra);
+    if (r != CUDA_SUCCESS) return api.error(r, "cuLaunchKernel(" + launch.kernel + ")");
+    return Ok{};
+  };
+  auto restore = [&]() -> Status {
+    for (size_t i = 0; i < pristine.size(); ++i) {
+      if (!buffers[i].bytes.empty()) {
+        if (CUresult r = api.cuMemcpyDtoD(dev[i].ptr(), pristine[i].ptr(), buffers[i].bytes.size());
+            r != CUDA_SUCCESS) {
+          return api.error(r, "restoring buffer " + buffers[i].name);
+        }
+      }
+    }
+    return Ok{};
+  };
+
+  // 3. The correctness launch, on fresh buffers; its results go back to the caller.
+  if (Status st = do_launch(); !st) return st.error();
+  if (CUresult r = api.cuCtxSynchronize(); r != CUDA_SUCCESS) {
+    s.fault = "kernel " + launch.kernel + " failed: " + api.describe(r);
+    return Error{module.path(), 0, s.fault};
+  }
+  for (size_t i = 0; i < buffers.size(); ++i) {
+    if (buffers[i].bytes.empty()) continue;
+    if (CUresult r =
+            api.cuMemcpyDtoH(buffers[i].bytes.data(), dev[i].ptr(), buffers[i].bytes.size());
+        r != CUDA_SUCCESS) {
+      return api.error(r, "copying buffer " + buffers[i].name + " back from the GPU");
+    }
+  }
+
+  // 4. Timed launches; the flush and the restore run outside the timed events.
+  if (timing.flush_l2 && state_->l2_flush.size() == 0) {
+    detail::DeviceMemory flush(&api);
+    if (Status st = flush.allocate(2 * static_cast<size_t>(std::max(s.info.l2_bytes, 1 << 20)));
+        !st) {
+      return st.error();
+    }
+    state_->l2_flush = std::move(flush);
+  }
+  std::function<Status()> before_each;
+  if (timing.flush_l2 || timing.restore_buffers) {
+    before_each = [&]() -> Status {
+      if (timing.restore_buffers) {
+        if (Status st = restore(); !st) return st;
+      }
+      if (timing.flush_l2) {
+        const detail::DeviceMemory& fl = state_->l2_flush;
+        if (CUresult r = api.cuMemsetD32(fl.ptr(), ++state_->flush_value, fl.size() / 4);
+            r != CUDA_SUCCESS) {
+          return api.error(r, "flushing L2");
+        }
+      }
+      return Ok{};
+    };
+  }
+  if (timing.repeats > 0) {
+    auto t = detail::time_launches(s, do_launch, before_each, timing.warmup, timing.repeats);
+    if (!t) {
+      s.fault = t.error().message;
+      return t.error();
+    }
+    result.timing = std::move(*t);
+    result.timing.l2_flushed = timing.flush_l2;
+    result.timing.buffers_restored = timing.restore_buffers;
+  }
+
+  // 5. Counters: one more launch under the range profiler (kernel replay restores memory
+  //    between its passes, so one launch gives every metric).
+  if (read_counters) {
+    if (!state_->profiler) state_->profiler = detail::open_profiler(state_->session);
+    if (timing.restore_buffers) {
+      if (Status st = restore(); !st) return st.error();
+    }
+    result.counters = detail::read_counters(*state_->profiler, [&]() -> Status {
+      if (Status st = do_launch(); !st) return st;
+      if (CUresult r = api.cuCtxSynchronize(); r != CUDA_SUCCESS) {
+        return api.error(r, "kernel under the profiler");
+      }
+      return Ok{};
+    });
+  } else {
+    result.counters.reason = "not requested";
+  }
+  return result;
+}
+
+Expected<LaunchOverhead> Backend::launch_overhead() {
+  if (state_->overhead) return *state_->overhead;
+  detail::Session& s = *state_->session;
+  DriverApi& api = *s.api;
+  if (!state_->empty_module) {
+    auto m = load_ptx(kEmptyKernelPtx, "<warplab_empty>");
+    if (!m) return m.error();
+    state_->empty_module = std::move(*m);
+  }
+  if (Status st = s.make_current(); !st) return st.error();
+  CUfunction f = nullptr;
+  if (CUresult r =
+          api.cuModuleGetFunction(&f, state_->empty_module->loaded_->module, "warplab_empty");
+      r != CUDA_SUCCESS) {
+    return api.error(r, "cuModuleGetFunction(warplab_empty)");
+  }
+  auto launch = [&]() -> Status {
+    if (CUresult r = api.cuLaunchKernel(f, 1, 1, 1, 32, 1, 1, 0, nullptr, nullptr, nullptr);
+        r != CUDA_SUCCESS) {
+      return api.error(r, "cuLaunchKernel(warplab_empty)");
+    }
+    return Ok{};
+  };
+  // 1. Single launches, each between its own events.
+  auto single = detail::time_launches(s, launch, nullptr, 10, 50);
+  if (!single) return single.error();
+  // 2. Back to back: 100 launches between one pair of events.
+  detail::Event start(&api), stop(&api);
+  if (Status st = start.create(); !st) return st.error();
+  if (Status st = stop.create(); !st) return st.error();
+  constexpr int kBackToBack = 100;
+  api.cuEventRecord(start.get(), nullptr);
+  for (int i = 0; i < kBackToBack; ++i) {
+    if (Status st = launch(); !st) return st.error();
+  }
+  api.cuEventRecord(stop.get(), nullptr);
+  if (CUresult r = api.cuEventSynchronize(stop.get()); r != CUDA_SUCCESS) {
+    return api.error(r, "cuEventSynchronize");
+  }
+  float ms = 0;
+  api.cuEventElapsedTime(&ms, start.get(), stop.get());
+  LaunchOverhead o;
+  o.empty_kernel_us = single->median_us;
+  o.back_to_back_us = ms * 1000.0 / kBackToBack;
+  o.samples = static_cast<int>(single->samples_us.size());
+  state_->overhead = o;
+  return o;
+}
+
+#else  // !WARPLAB_HAVE_CUDA_HEADERS
+
+struct Backend::State {};
+Backend::Backend(std::unique_ptr<State> state) : state_(std::move(state)) {}
+Backend::~Backend() = default;
+Backend::Backend(Backend&&) noexcept = default;
+Backend& Backend::operator=(Backend&&) noexcept = default;
+
+namespace {
+Error no_headers() {
+  return Error{"", 0,
+               "WarpLab was built without the CUDA headers (/usr/local/cuda/include): no GPU "
+               "backend"};
+}
+}  // namespace
+
+Expected<Backend> Backend::open(int, const OpenOptions& options) {
+  if (Status st = probe_library(options.driver_library); !st) return st.error();
+  return no_headers();
+}
+const DeviceInfo& Backend::device() const {
+  static const DeviceInfo kNone;  // unreachable: no Backend can be opened
+  return kNone;
+}
+Expected<GpuModule> Backend::load_ptx(std::string_view, std::string) { return no_headers(); }
+Expected<GpuLaunchResult> Backend::run(const GpuModule&, const GpuLaunch&, std::vector<GpuBuffer>&,
+                                       const TimingOptions&, bool) {
+  return no_headers();
+}
+Expected<LaunchOverhead> Backend::launch_overhead() { return no_headers(); }
+
+#endif
+
+}  // namespace warplab::gpu

@@ -1,0 +1,64 @@
+#include "lab/bench.h"
+
+#include <cinttypes>
+#include <cstdio>
+#include <filesystem>
+
+namespace warplab::lab {
+
+#ifndef WARPLAB_SOURCE_DIR
+#define WARPLAB_SOURCE_DIR "."
+#endif
+
+std::string bench_dir() { return std::string(WARPLAB_SOURCE_DIR) + "/bench"; }
+
+std::vector<BenchWorkload> bench_workloads() {
+  return {
+      {"vec_add_2^24", "vec_add.toml", {"N=16777216"}, SimMode::Functional},
+      {"matmul_tiled_512", "matmul_tiled.toml", {"n=512"}, SimMode::Functional},
+  };
+}
+
+Expected<BenchResult> run_bench(const BenchWorkload& w, const Toolchain& toolchain) {
+  BenchResult out;
+  out.workload = w;
+  auto exp = load_experiment(bench_dir() + "/" + w.experiment);
+  if (!exp) return exp.error();
+  for (const std::string& s : w.set)
+    if (auto st = set_param(*exp, s); !st) return st.error();
+  if (exp->source_kind == Experiment::SourceKind::Cuda && !toolchain.has_nvrtc()) {
+    std::filesystem::path ptx = std::filesystem::path(exp->source).replace_extension(".ptx");
+    if (!std::filesystem::exists(ptx))
+      return Error{exp->path, exp->source_line, toolchain.why_no_nvrtc()};
+    exp->source = ptx.string();
+    exp->source_kind = Experiment::SourceKind::Ptx;
+    out.used_checked_in_ptx = true;
+  }
+  RunOptions opt;
+  opt.mode = w.mode;
+  opt.resources = false;
+  opt.count_lines = false;
+  Runner runner(toolchain, opt);
+  auto r = runner.run_once(*exp);
+  if (!r) return r.error();
+  for (const LaunchRecord& l : r->launches) {
+    if (l.fault)
+      return Error{exp->path, 0, "bench workload " + w.name + " faulted: " + l.fault->message};
+    if (l.stats) {
+      out.warp_instructions += l.stats->warp_instructions;
+      out.thread_instructions += l.stats->thread_instructions;
+    }
+    out.seconds += l.sim_wall_seconds;
+  }
+  return out;
+}
+
+std::string bench_line(const BenchResult& r) {
+  char b[256];
+  std::snprintf(b, sizeof b, "BENCH mode=%s workload=%s warp_inst_per_s=%.0f",
+                std::string(mode_name(r.workload.mode)).c_str(), r.workload.name.c_str(),
+                r.warp_inst_per_s());
+  return b;
+}
+
+}  // namespace warplab::lab

@@ -1,0 +1,120 @@
+#include "lab/buffers.h"
+
+#include <cmath>
+#include <cstring>
+
+namespace warplab::lab {
+
+uint64_t splitmix64_next(uint64_t& state) {
+  state += 0x9E3779B97F4A7C15ull;
+  uint64_t z = state;
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+
+std::vector<uint8_t> convert_elements(const NpyArray& a, ElemType type) {
+  if (a.type == type) return a.data;
+  uint64_t n = a.count();
+  std::vector<uint8_t> out(n * elem_size(type));
+  for (uint64_t i = 0; i < n; ++i) {
+    if (!elem_is_float(a.type) && !elem_is_float(type)) {
+      int64_t v = load_elem_int(a.type, a.data.data(), i);
+      uint64_t bits = static_cast<uint64_t>(v);
+      std::memcpy(out.data() + i * elem_size(type), &bits, elem_size(type));   // wrap, like C
+    } else {
+      store_elem(type, out.data(), i, load_elem(a.type, a.data.data(), i));
+    }
+  }
+  return out;
+}
+
+namespace {
+
+// Stores the largest value of b's float type that is below `hi`.
+void store_below(HostBuffer& b, uint64_t i, double hi) {
+  if (b.type == ElemType::F64) {
+    store_elem(b.type, b.bytes.data(), i, std::nextafter(hi, -INFINITY));
+  } else if (b.type == ElemType::F32) {
+    float f = static_cast<float>(hi);
+    while (f >= hi) f = std::nextafter(f, -INFINITY);
+    store_elem(b.type, b.bytes.data(), i, f);
+  } else {
+    uint16_t h = float_to_half(static_cast<float>(hi));
+    while (half_to_float(h) >= hi) h = (h & 0x8000) ? h + 1 : (h == 0 ? 0x8001 : h - 1);
+    std::memcpy(b.bytes.data() + i * 2, &h, 2);
+  }
+}
+
+void fill_uniform(HostBuffer& b, const BufferInit& init) {
+  uint64_t state = init.seed;
+  const double span = init.hi - init.lo;
+  for (uint64_t i = 0; i < b.count; ++i) {
+    double u = static_cast<double>(splitmix64_next(state) >> 11) * 0x1.0p-53;
+    if (elem_is_float(b.type)) {
+      double v = init.lo + span * u;
+      store_elem(b.type, b.bytes.data(), i, v);
+      // Rounding to f32/f16 may land on hi; the interval is half-open.
+      if (b.at(i) >= init.hi) store_below(b, i, init.hi);
+    } else {
+      double lo = std::ceil(init.lo), hi = std::ceil(init.hi);
+      store_elem(b.type, b.bytes.data(), i, lo + std::floor(u * (hi - lo)));
+    }
+  }
+}
+
+}  // namespace
+
+Expected<std::vector<HostBuffer>> make_buffers(const Experiment& exp, const Env& env) {
+  std::vector<HostBuffer> out;
+  for (size_t k = 0; k < exp.buffers.size(); ++k) {
+    const BufferDef& d = exp.buffers[k];
+    std::string key = "buffers[" + std::to_string(k) + "] (" + d.name + ")";
+    auto fail = [&](const std::string& what) { return Error{exp.path, d.line, key + ": " + what}; };
+    HostBuffer b;
+    b.name = d.name;
+    b.type = d.type;
+    NpyArray npy;
+    if (d.init.kind == BufferInit::Kind::Npy) {
+      auto a = read_npy(d.init.npy_path);
+      if (!a) return fail(a.error().to_string());
+      npy = std::move(*a);
+    }
+    if (d.count_from_npy) {
+      b.count = npy.count();
+    } else {
+      auto c = d.count.eval_int(env);
+      if (!c) return fail("count: " + c.error().message);
+      if (*c < 0) return fail("count = " + std::to_string(*c) + " is negative");
+      b.count = static_cast<uint64_t>(*c);
+    }
+    constexpr uint64_t kMaxBytes = uint64_t{16} << 30;
+    if (b.count * elem_size(b.type) > kMaxBytes)
+      return fail("count = " + std::to_string(b.count) + " is over the 16 GiB a buffer may hold");
+    b.bytes.assign(b.count * elem_size(b.type), 0);
+    switch (d.init.kind) {
+      case BufferInit::Kind::Zeros:
+        break;
+      case BufferInit::Kind::Constant:
+        for (uint64_t i = 0; i < b.count; ++i) store_elem(b.type, b.bytes.data(), i, d.init.constant);
+        break;
+      case BufferInit::Kind::Iota:
+        for (uint64_t i = 0; i < b.count; ++i)
+          store_elem(b.type, b.bytes.data(), i, d.init.start + static_cast<double>(i) * d.init.step);
+        break;
+      case BufferInit::Kind::Uniform:
+        fill_uniform(b, d.init);
+        break;
+      case BufferInit::Kind::Npy:
+        if (npy.count() != b.count)
+          return fail(d.init.npy_path + " has " + std::to_string(npy.count()) +
+                      " elements but count = " + std::to_string(b.count));
+        b.bytes = convert_elements(npy, b.type);
+        break;
+    }
+    out.push_back(std::move(b));
+  }
+  return out;
+}
+
+}  // namespace warplab::lab

@@ -1,0 +1,314 @@
+#include "lab/compile.h"
+
+#include <dlfcn.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <sstream>
+
+namespace warplab::lab {
+namespace {
+
+// The few NVRTC / nvJitLink entry points we use, declared here so building needs no CUDA headers.
+// Signatures as in nvrtc.h and nvJitLink.h of CUDA 13 (results are C enums: int, 0 = success).
+using NvrtcProgram = struct NvrtcProgramOpaque*;
+using NvrtcCreate = int (*)(NvrtcProgram*, const char*, const char*, int, const char* const*,
+                            const char* const*);
+using NvrtcDestroy = int (*)(NvrtcProgram*);
+using NvrtcCompile = int (*)(NvrtcProgram, int, const char* const*);
+using NvrtcGetSize = int (*)(NvrtcProgram, size_t*);
+using NvrtcGetText = int (*)(NvrtcProgram, char*);
+using NvrtcErrorString = const char* (*)(int);
+using NvrtcVersion = int (*)(int*, int*);
+
+using JitHandle = struct JitHandleOpaque*;
+constexpr int kJitInputPtx = 2;   // NVJITLINK_INPUT_PTX (NONE = 0, CUBIN = 1, PTX = 2)
+using JitCreate = int (*)(JitHandle*, uint32_t, const char**);
+using JitDestroy = int (*)(JitHandle*);
+using JitAddData = int (*)(JitHandle, int, const void*, size_t, const char*);
+using JitComplete = int (*)(JitHandle);
+using JitGetSize = int (*)(JitHandle, size_t*);
+using JitGetText = int (*)(JitHandle, char*);
+
+// dlopen by soname first (LD_LIBRARY_PATH, ld.so.cache), then the toolkit's default location.
+void* open_library(const char* soname, std::string& why) {
+  if (void* h = dlopen(soname, RTLD_NOW | RTLD_LOCAL)) return h;
+  std::string first = dlerror() ? "" : "";
+  std::vector<std::string> dirs;
+  if (const char* home = std::getenv("CUDA_HOME")) dirs.push_back(std::string(home) + "/lib64");
+  dirs.push_back("/usr/local/cuda/lib64");
+  for (const std::string& d : dirs) {
+    std::string p = d + "/" + soname;
+    if (void* h = dlopen(p.c_str(), RTLD_NOW | RTLD_LOCAL)) return h;
+  }
+  why = std::string(soname) + " was not found (looked on the loader path and in " + dirs.back() +
+        "); install the CUDA 13 toolkit or point LD_LIBRARY_PATH at its lib64.";
+  return nullptr;
+}
+
+template <class F>
+bool bind(void* lib, const char* name, F& out) {
+  out = reinterpret_cast<F>(dlsym(lib, name));
+  return out != nullptr;
+}
+
+}  // namespace
+
+class ToolchainImpl {
+ public:
+  void* nvrtc = nullptr;
+  void* jit = nullptr;
+  std::string why_nvrtc, why_jit;
+  NvrtcCreate create = nullptr;
+  NvrtcDestroy destroy = nullptr;
+  NvrtcCompile compile = nullptr;
+  NvrtcGetSize ptx_size = nullptr, log_size = nullptr;
+  NvrtcGetText get_ptx = nullptr, get_log = nullptr;
+  NvrtcErrorString error_string = nullptr;
+  NvrtcVersion version = nullptr;
+  JitCreate jit_create = nullptr;
+  JitDestroy jit_destroy = nullptr;
+  JitAddData jit_add = nullptr;
+  JitComplete jit_complete = nullptr;
+  JitGetSize jit_info_size = nullptr, jit_error_size = nullptr;
+  JitGetText jit_info = nullptr, jit_error = nullptr;
+
+  ToolchainImpl() {
+    nvrtc = open_library("libnvrtc.so.13", why_nvrtc);
+    if (nvrtc) {
+      bool ok = bind(nvrtc, "nvrtcCreateProgram", create) &&
+                bind(nvrtc, "nvrtcDestroyProgram", destroy) &&
+                bind(nvrtc, "nvrtcCompileProgram", compile) &&
+                bind(nvrtc, "nvrtcGetPTXSize", ptx_size) && bind(nvrtc, "nvrtcGetPTX", get_ptx) &&
+                bind(nvrtc, "nvrtcGetProgramLogSize", log_size) &&
+                bind(nvrtc, "nvrtcGetProgramLog", get_log) &&
+                bind(nvrtc, "nvrtcGetErrorString", error_string) &&
+                bind(nvrtc, "nvrtcVersion", version);
+      if (!ok) {
+        why_nvrtc = "libnvrtc.so.13 lacks an expected entry point (not a CUDA 13 NVRTC?)";
+        dlclose(nvrtc);
+        nvrtc = nullptr;
+      }
+    }
+    jit = open_library("libnvJitLink.so.13", why_jit);
+    if (jit) {
+      bool ok = bind(jit, "nvJitLinkCreate", jit_create) &&
+                bind(jit, "nvJitLinkDestroy", jit_destroy) &&
+                bind(jit, "nvJitLinkAddData", jit_add) &&
+                bind(jit, "nvJitLinkComplete", jit_complete) &&
+                bind(jit, "nvJitLinkGetInfoLogSize", jit_info_size) &&
+                bind(jit, "nvJitLinkGetInfoLog", jit_info) &&
+                bind(jit, "nvJitLinkGetErrorLogSize", jit_error_size) &&
+                bind(jit, "nvJitLinkGetErrorLog", jit_error);
+      if (!ok) {
+        why_jit = "libnvJitLink.so.13 lacks an expected entry point";
+        dlclose(jit);
+        jit = nullptr;
+      }
+    }
+  }
+  ~ToolchainImpl() {
+    if (nvrtc) dlclose(nvrtc);
+    if (jit) dlclose(jit);
+  }
+};
+
+Toolchain::Toolchain() : impl_(std::make_unique<ToolchainImpl>()) {}
+Toolchain::~Toolchain() = default;
+Toolchain::Toolchain(Toolchain&&) noexcept = default;
+Toolchain& Toolchain::operator=(Toolchain&&) noexcept = default;
+bool Toolchain::has_nvrtc() const { return impl_->nvrtc != nullptr; }
+bool Toolchain::has_nvjitlink() const { return impl_->jit != nullptr; }
+std::string Toolchain::why_no_nvrtc() const { return impl_->why_nvrtc; }
+std::string Toolchain::why_no_nvjitlink() const { return impl_->why_jit; }
+
+std::string Toolchain::nvrtc_version() const {
+  if (!impl_->nvrtc) return "";
+  int major = 0, minor = 0;
+  impl_->version(&major, &minor);
+  return std::to_string(major) + "." + std::to_string(minor);
+}
+
+std::string nvrtc_log_to_file_line(const std::string& log, int* first_line) {
+  // NVRTC writes "path(LINE): error: ..." (EDG style).
+  static const std::regex kLoc(R"(^(.*?)\((\d+)\): )");
+  std::istringstream in(log);
+  std::string line, out;
+  if (first_line) *first_line = 0;
+  while (std::getline(in, line)) {
+    std::smatch m;
+    if (std::regex_search(line, m, kLoc)) {
+      if (first_line && *first_line == 0 && line.find("error") != std::string::npos)
+        *first_line = std::stoi(m[2]);
+      line = m[1].str() + ":" + m[2].str() + ": " + m.suffix().str();
+    }
+    out += line + "\n";
+  }
+  while (!out.empty() && (out.back() == '\n' || out.back() == '\0')) out.pop_back();
+  return out;
+}
+
+Expected<CompiledPtx> Toolchain::compile_cuda(const std::string& source, const std::string& path,
+                                              const CompileOptions& options) const {
+  const ToolchainImpl& t = *impl_;
+  if (!t.nvrtc)
+    return Error{path, 0,
+                 "cannot compile CUDA: NVRTC is not available (" + t.why_nvrtc +
+                     ") .ptx experiments still run."};
+  std::vector<std::string> opts = {"--gpu-architecture=" + options.arch, "--std=c++17",
+                                   "--device-as-default-execution-space"};
+  if (options.line_info) opts.push_back("--generate-line-info");
+  std::string dir = std::filesystem::path(path).parent_path().string();
+  opts.push_back("-I" + (dir.empty() ? std::string(".") : dir));
+  for (const std::string& d : options.include_dirs) opts.push_back("-I" + d);
+  opts.insert(opts.end(), options.extra.begin(), options.extra.end());
+  std::vector<const char*> argv;
+  for (const std::string& o : opts) argv.push_back(o.c_str());
+
+  NvrtcProgram prog = nullptr;
+  if (int rc = t.create(&prog, source.c_str(), path.c_str(), 0, nullptr, nullptr); rc != 0)
+    return Error{path, 0, std::string("nvrtcCreateProgram failed: ") + t.error_string(rc)};
+  int rc = t.compile(prog, static_cast<int>(argv.size()), argv.data());
+  size_t n = 0;
+  t.log_size(prog, &n);
+  std::string log(n, '\0');
+  if (n) t.get_log(prog, log.data());
+  int first = 0;
+  std::string nice = nvrtc_log_to_file_line(log, &first);
+  if (rc != 0) {
+    t.destroy(&prog);
+    return Error{path, first,
+                 std::string("CUDA compile failed (") + t.error_string(rc) + "):\n" + nice};
+  }
+  CompiledPtx out;
+  out.log = nice;
+  t.ptx_size(prog, &n);
+  out.ptx.assign(n, '\0');
+  t.get_ptx(prog, out.ptx.data());
+  while (!out.ptx.empty() && out.ptx.back() == '\0') out.ptx.pop_back();
+  t.destroy(&prog);
+  return out;
+}
+
+Expected<CompiledPtx> Toolchain::compile_cuda_file(const std::string& path,
+                                                   const CompileOptions& options) const {
+  std::ifstream in(path);
+  if (!in) return Error{path, 0, "cannot open CUDA source"};
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return compile_cuda(ss.str(), path, options);
+}
+
+const KernelResources* ResourceReport::find(const std::string& kernel) const {
+  for (const KernelResources& k : kernels)
+    if (k.kernel == kernel) return &k;
+  return nullptr;
+}
+
+Expected<std::vector<KernelResources>> parse_ptxas_info(const std::string& log) {
+  // ptxas -v prints, per entry function:
+  //   ptxas info    : Compiling entry function '_Z3addPfS_' for 'sm_90'
+  //   ptxas info    : Function properties for _Z3addPfS_
+  //       0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
+  //   ptxas info    : Used 8 registers, used 1 barriers, 1024 bytes smem, 360 bytes cmem[0]
+  // ("used N barriers", "N bytes smem" and "N bytes lmem" appear only when nonzero.)
+  // nvJitLink then adds its own summary per kernel, from which we take only cmem[0] (its smem
+  // figure includes the 1 KiB per block that sm_90 reserves for the system, ptxas's does not):
+  //   info    : Function properties for '_Z3addPfS_':
+  //   info    : used 8 registers, used 1 barriers, 0 stack, 2048 bytes smem, 548 bytes cmem[0], ...
+  static const std::regex kEntry(R"(Compiling entry function '([^']+)')");
+  static const std::regex kProps(R"(Function properties for (\S+))");
+  static const std::regex kFrame(
+      R"((\d+) bytes stack frame, (\d+) bytes spill stores, (\d+) bytes spill loads)");
+  static const std::regex kUsed(R"(ptxas info\s*: Used (\d+) registers(.*))");
+  static const std::regex kLinkProps(R"(Function properties for '([^']+)':)");
+  static const std::regex kLinkUsed(R"(used \d+ registers.*?(\d+) bytes cmem\[0\])");
+  static const std::regex kItem(R"((\d+) bytes (smem|lmem|cmem\[0\])|used (\d+) barriers)");
+  std::vector<KernelResources> out;
+  std::istringstream in(log);
+  std::string line, props_for, link_props_for;
+  KernelResources* cur = nullptr;
+  while (std::getline(in, line)) {
+    std::smatch m;
+    if (std::regex_search(line, m, kLinkProps)) {
+      link_props_for = m[1];
+    } else if (line.rfind("ptxas", 0) != 0 && std::regex_search(line, m, kLinkUsed)) {
+      for (KernelResources& k : out)
+        if (k.kernel == link_props_for) k.const_bytes = std::stoull(m[1]);
+    } else if (std::regex_search(line, m, kEntry)) {
+      out.push_back(KernelResources{m[1]});
+      cur = &out.back();
+    } else if (std::regex_search(line, m, kProps)) {
+      props_for = m[1];
+    } else if (std::regex_search(line, m, kFrame)) {
+      if (cur && props_for == cur->kernel) {
+        cur->stack_frame_bytes = std::stoull(m[1]);
+        cur->spill_store_bytes = std::stoull(m[2]);
+        cur->spill_load_bytes = std::stoull(m[3]);
+      }
+    } else if (std::regex_search(line, m, kUsed)) {
+      if (!cur) continue;   // a .func's own usage (non-inlined device function)
+      cur->registers = std::stoi(m[1]);
+      std::string rest = m[2];
+      for (std::sregex_iterator it(rest.begin(), rest.end(), kItem), end; it != end; ++it) {
+        const std::smatch& im = *it;
+        if (im[3].matched) cur->barriers = std::stoi(im[3]);
+        else if (im[2] == "smem") cur->static_shared_bytes = std::stoull(im[1]);
+        else if (im[2] == "lmem") cur->local_bytes = std::stoull(im[1]);
+        else cur->const_bytes = std::stoull(im[1]);
+      }
+      cur = nullptr;   // the "Used" line closes the entry
+    }
+  }
+  for (const KernelResources& k : out)
+    if (k.registers == 0)
+      return Error{"", 0,
+                   "ptxas info log changed format: no \"Used N registers\" line for kernel '" +
+                       k.kernel + "'"};
+  if (out.empty() && log.find("ptxas") != std::string::npos)
+    return Error{"", 0,
+                 "ptxas info log changed format: no \"Compiling entry function\" lines found"};
+  for (KernelResources& k : out) k.local_bytes = std::max(k.local_bytes, k.stack_frame_bytes);
+  return out;
+}
+
+Expected<ResourceReport> Toolchain::resource_usage(const std::string& ptx, const std::string& path,
+                                                   const std::string& sass_arch) const {
+  const ToolchainImpl& t = *impl_;
+  if (!t.jit)
+    return Error{path, 0, "cannot report registers/shared memory: nvJitLink is not available (" +
+                              t.why_jit + ")"};
+  std::string arch_opt = "-arch=" + sass_arch;
+  const char* opts[] = {arch_opt.c_str(), "-verbose"};
+  JitHandle h = nullptr;
+  if (int rc = t.jit_create(&h, 2, opts); rc != 0)
+    return Error{path, 0, "nvJitLinkCreate failed (code " + std::to_string(rc) + ")"};
+  auto text = [&](JitGetSize size, JitGetText get) {
+    size_t n = 0;
+    size(h, &n);
+    std::string s(n, '\0');
+    if (n) get(h, s.data());
+    while (!s.empty() && s.back() == '\0') s.pop_back();
+    return s;
+  };
+  std::string ptx_z = ptx;   // nvJitLink wants the terminating NUL inside `size` for PTX
+  int rc = t.jit_add(h, kJitInputPtx, ptx_z.c_str(), ptx_z.size() + 1, path.c_str());
+  if (rc == 0) rc = t.jit_complete(h);
+  ResourceReport report;
+  report.sass_arch = sass_arch;
+  report.info_log = text(t.jit_info_size, t.jit_info);
+  if (rc != 0) {
+    std::string err = text(t.jit_error_size, t.jit_error);
+    t.jit_destroy(&h);
+    return Error{path, 0, "nvJitLink could not compile the PTX for " + sass_arch + ":\n" + err};
+  }
+  t.jit_destroy(&h);
+  auto kernels = parse_ptxas_info(report.info_log);
+  if (!kernels) return Error{path, 0, kernels.error().message};
+  report.kernels = std::move(*kernels);
+  return report;
+}
+
+}  // namespace warplab::lab

@@ -1,0 +1,93 @@
+// The compile pipeline: CUDA C++ -> PTX in process (NVRTC), PTX -> resource usage (nvJitLink).
+//
+// On a real GPU the driver's JIT (ptxas) turns PTX into SASS and decides how many registers each
+// thread gets, how much shared memory a block needs, how many named barriers it uses and how much
+// per-thread local memory (stack, spills) it touches. Those figures bound occupancy, so the timing
+// model needs the real ones: we ask nvJitLink (the toolkit's in-process linker, which embeds ptxas)
+// to compile the PTX for sm_90 with -verbose and read the "ptxas info" lines of its info log, the
+// same text `ptxas -v` prints. tests/505_compile.cpp pins that format so a toolkit update that
+// changes it fails loudly instead of giving wrong occupancy.
+//
+// Both libraries are opened with dlopen at run time (libnvrtc.so.13, libnvJitLink.so.13, from the
+// loader path or /usr/local/cuda/lib64), so every binary starts without the CUDA toolkit; .ptx
+// experiments still run there, and compiling .cu says plainly that NVRTC is missing.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "sim/common/error.h"
+
+namespace warplab::lab {
+
+struct CompileOptions {
+  std::string arch = "compute_90";        // NVRTC --gpu-architecture (virtual arch -> PTX)
+  std::vector<std::string> extra;         // more NVRTC options ("-use_fast_math", "-DTILE=16")
+  std::vector<std::string> include_dirs;  // -I (the source's directory is always added)
+  bool line_info = true;                  // --generate-line-info: .loc lines map PTX to CUDA
+};
+
+struct CompiledPtx {
+  std::string ptx;
+  std::string log;                        // NVRTC warnings ("" when none), file:line form
+};
+
+// What `ptxas -v` reports for one kernel.
+struct KernelResources {
+  std::string kernel;                     // PTX entry name (mangled for C++ kernels)
+  int registers = 0;                      // per thread
+  int barriers = 0;                       // named barriers used (bar.sync 0 counts as 1)
+  uint64_t static_shared_bytes = 0;       // smem
+  uint64_t local_bytes = 0;               // lmem: per-thread local memory (stack frame included)
+  uint64_t stack_frame_bytes = 0;
+  uint64_t spill_store_bytes = 0, spill_load_bytes = 0;
+  uint64_t const_bytes = 0;               // cmem[0]: kernel parameters and driver constants
+};
+
+struct ResourceReport {
+  std::string sass_arch;                  // "sm_90"
+  std::vector<KernelResources> kernels;
+  std::string info_log;                   // the raw nvJitLink -verbose text
+  const KernelResources* find(const std::string& kernel) const;
+};
+
+// Parses the "ptxas info" lines of an nvJitLink/ptxas -verbose log. Errors when a line it relies on
+// is missing or changed form (the format test calls this on a real log).
+Expected<std::vector<KernelResources>> parse_ptxas_info(const std::string& log);
+
+// Converts NVRTC's "file(12): error: ..." lines to "file:12: error: ..."; returns the first
+// error's line through `first_line` (0 when none).
+std::string nvrtc_log_to_file_line(const std::string& log, int* first_line);
+
+class ToolchainImpl;
+
+// The CUDA compile libraries, opened once per Toolchain object (no global state).
+class Toolchain {
+ public:
+  Toolchain();
+  ~Toolchain();
+  Toolchain(Toolchain&&) noexcept;
+  Toolchain& operator=(Toolchain&&) noexcept;
+
+  bool has_nvrtc() const;
+  bool has_nvjitlink() const;
+  std::string nvrtc_version() const;       // "13.0" or ""
+  std::string why_no_nvrtc() const;        // a sentence for the user ("" when present)
+  std::string why_no_nvjitlink() const;
+
+  // Compiles CUDA C++ `source` (named `path` in messages) to PTX. Compile errors come back with
+  // the first error's file:line and the whole log in file:line form.
+  Expected<CompiledPtx> compile_cuda(const std::string& source, const std::string& path,
+                                     const CompileOptions& options) const;
+  Expected<CompiledPtx> compile_cuda_file(const std::string& path,
+                                          const CompileOptions& options) const;
+  // Compiles PTX for `sass_arch` with nvJitLink -verbose and reads each kernel's resources.
+  Expected<ResourceReport> resource_usage(const std::string& ptx, const std::string& path,
+                                          const std::string& sass_arch = "sm_90") const;
+
+ private:
+  std::unique_ptr<ToolchainImpl> impl_;
+};
+
+}  // namespace warplab::lab

@@ -1,0 +1,34 @@
+// Reports: the readable summary `warplab run` prints, and the JSON it writes.
+//
+// The JSON schema ("warplab.run/1") is documented in lessons/FORMAT.md. Launch objects keep the
+// simulator's functional counts at top level and carry `sim` and `gpu` objects that the timing
+// model (cycles, time_us, ipc, occupancy, warp_states, memory) and the GPU backend fill.
+#pragma once
+
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "lab/runner.h"
+
+namespace warplab::lab {
+
+constexpr const char* kRunSchema = "warplab.run/1";
+
+nlohmann::json launch_json(const LaunchRecord& rec, const ptx::Module* module);
+nlohmann::json check_json(const CheckResult& c);
+nlohmann::json fault_json(const func::LaunchFault& f);
+nlohmann::json experiment_json(const Experiment& exp, const ExperimentResult& result);
+
+// The readable report of a fault (kernel, block, thread, address, PTX line, CUDA file:line).
+std::string format_fault(const LaunchRecord& rec);
+std::string format_launch(const LaunchRecord& rec);
+std::string format_check(const CheckResult& c, const std::string& experiment_path);
+std::string format_sweep_table(const SweepResult& sweep);
+// Everything `warplab run` prints: header, launches, faults, checks, sweep table, verdict.
+std::string format_summary(const Experiment& exp, const ExperimentResult& result);
+
+// "1,234,567"
+std::string group_thousands(uint64_t v);
+
+}  // namespace warplab::lab

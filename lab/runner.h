@@ -1,0 +1,141 @@
+// Running an experiment: compile, allocate, launch in order, check; and sweeps over parameters.
+//
+//   1. compile the source once per distinct set of -D defines (NVRTC; .ptx is read as is), parse
+//      the PTX and load it into the simulator; ask nvJitLink for each kernel's resource usage;
+//   2. resolve every launch's kernel and type-check its arguments (errors here are bad input);
+//   3. build the buffers (buffers.h) and hand them to the backend;
+//   4. run the launches in file order, each `repeat` times; a kernel fault stops the launch
+//      sequence but keeps everything gathered so far (the buffers still dump);
+//   5. read the buffers back and run the checks.
+// A sweep repeats 3-5 for every combination of the [sweep] values (the first axis varies slowest).
+//
+// Backends: the simulator ("sim", functional mode today; the timing model plugs in as another
+// mode of the same backend) and, later, the real GPU ("gpu"), both behind LaunchBackend so the
+// runner does not change when they arrive. A launch record keeps the simulator's functional counts
+// at top level and leaves `sim` / `gpu` JSON objects for the timing model and the GPU backend.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "lab/args.h"
+#include "lab/buffers.h"
+#include "lab/check.h"
+#include "lab/compile.h"
+#include "lab/experiment.h"
+#include "sim/func/executor.h"
+
+namespace warplab::lab {
+
+enum class BackendKind { Sim, Gpu, Both };
+enum class SimMode { Functional, Timing };
+std::string_view backend_name(BackendKind b);   // "sim", "gpu", "both"
+std::string_view mode_name(SimMode m);           // "functional", "timing"
+Expected<BackendKind> parse_backend(const std::string& s);
+Expected<SimMode> parse_mode(const std::string& s);
+
+struct RunOptions {
+  BackendKind backend = BackendKind::Sim;
+  SimMode mode = SimMode::Functional;
+  std::string config;                 // timing-model preset name or file ("" = the default)
+  bool count_lines = true;            // per PTX/CUDA line counts
+  bool resources = true;              // ask nvJitLink for registers/shared memory
+  std::string sass_arch = "sm_90";
+  uint64_t max_warp_instructions = 0; // per launch; 0 = unlimited
+};
+
+// One executed launch (one repeat of one [[launches]] entry).
+struct LaunchRecord {
+  size_t launch_index = 0;            // in Experiment::launches
+  int64_t repeat_index = 0;
+  std::string kernel;                 // as written in the experiment
+  std::string entry;                  // PTX entry name
+  func::Dim3 grid, block;
+  uint32_t shared_bytes = 0;          // dynamic
+  std::string backend;                // "sim", "gpu", "both"
+  std::vector<std::string> args;
+  std::optional<func::LaunchStats> stats;   // the simulator's counts
+  std::optional<func::LaunchFault> fault;
+  std::optional<KernelResources> resources;
+  uint32_t ptx_static_shared_bytes = 0;     // from the PTX alone (when nvJitLink is absent)
+  double sim_wall_seconds = 0;
+  nlohmann::json sim = nlohmann::json::object();   // backend extras: timing model's cycles,
+  nlohmann::json gpu = nlohmann::json::object();   // time_us, ipc, occupancy, ...; GPU times
+};
+
+struct CompiledUnit {
+  std::string defines_key;            // "-DTILE=16 ..." this unit was built with
+  std::string ptx;
+  std::string ptx_path;               // name used for PTX lines in messages
+  std::string compile_log;            // NVRTC warnings
+  std::shared_ptr<const func::Program> program;
+  std::optional<ResourceReport> resources;
+  std::string resources_note;         // why resources are missing ("" when present)
+};
+
+struct RunResult {
+  std::vector<std::pair<std::string, Value>> params;   // values used, in file order
+  std::vector<LaunchRecord> launches;
+  std::vector<CheckResult> checks;
+  std::vector<HostBuffer> buffers;    // final contents (for --dump)
+  std::shared_ptr<const CompiledUnit> unit;
+  bool faulted() const;
+  bool passed() const;                // no fault and every check passed
+};
+
+struct SweepResult {
+  std::vector<std::string> axes;      // swept parameter names
+  std::vector<RunResult> runs;        // one per combination
+};
+
+struct ExperimentResult {
+  std::string backend, mode;
+  std::optional<RunResult> run;       // without [sweep]
+  std::optional<SweepResult> sweep;   // with [sweep]
+  std::vector<std::string> notes;     // e.g. "resource usage unavailable: ..."
+  bool passed() const;
+};
+
+// A place a launch sequence runs: owns the device buffers for one run.
+class LaunchBackend {
+ public:
+  virtual ~LaunchBackend() = default;
+  virtual std::string_view name() const = 0;
+  // Allocates the buffers with their initial contents; returns their device addresses (the
+  // parameter blocks the runner builds use them; pointer_params marks where they appear).
+  virtual Expected<std::vector<uint64_t>> prepare(const std::vector<HostBuffer>& buffers) = 0;
+  // Runs one launch; fills rec (stats, fault, sim/gpu extras). An Error is a launch that could
+  // not start (bad input); a kernel's own fault goes into rec.fault.
+  virtual Status launch(const BoundLaunch& launch, LaunchRecord& rec) = 0;
+  // Copies the buffers' current contents back into `buffers` (same order as prepare).
+  virtual Status read_back(std::vector<HostBuffer>& buffers) = 0;
+};
+
+// Creates the backend for `options` (the simulator in functional mode today); other choices are
+// an Error that says plainly what is missing.
+Expected<std::unique_ptr<LaunchBackend>> make_backend(const RunOptions& options,
+                                                      std::shared_ptr<const func::Program> program);
+
+class Runner {
+ public:
+  Runner(const Toolchain& toolchain, RunOptions options);
+  // Compiles (cached per -D set) and checks every launch's kernel and arguments.
+  Expected<std::shared_ptr<const CompiledUnit>> compile(const Experiment& exp, const Env& env);
+  // One run with the experiment's current parameter values.
+  Expected<RunResult> run_once(const Experiment& exp);
+  // A whole experiment: one run, or every combination of the sweep.
+  Expected<ExperimentResult> run(const Experiment& exp);
+
+ private:
+  const Toolchain& toolchain_;
+  RunOptions options_;
+  std::map<std::string, std::shared_ptr<const CompiledUnit>> units_;
+};
+
+}  // namespace warplab::lab

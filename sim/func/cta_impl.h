@@ -1,0 +1,91 @@
+// The state of one resident block and the step loop that executes its warps.
+//
+// On the GPU a block (CTA) is resident on one SM: its warps share the block's shared memory and
+// barriers, each thread has private local memory, and the SM's warp schedulers pick one ready warp
+// per cycle per scheduler. Here CtaImpl holds that state; step() is one warp instruction: fetch at
+// the SIMT stack's pc, evaluate the guard predicate, count it, call the decoded handler, advance
+// the stack (reconverging where paths meet). Which warp steps when is the caller's choice:
+// run_functional runs each warp until it blocks, the timing model follows its schedulers.
+// Address spaces: global addresses are DeviceMemory addresses; shared and local are offsets in the
+// block's / thread's own arrays; in the generic space they appear in two disjoint windows
+// (kSharedWindow, kLocalWindow) below the device-memory range, as cvta maps them.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "sim/func/barrier.h"
+#include "sim/func/cta.h"
+#include "sim/func/decoded.h"
+#include "sim/func/exec.h"
+#include "sim/func/warp.h"
+
+namespace warplab::func {
+
+inline constexpr uint64_t kLocalWindow = 0x00007d0000000000ull;    // generic local window
+inline constexpr uint64_t kSharedWindow = 0x00007e0000000000ull;   // generic shared window
+inline constexpr uint64_t kWindowSize = 1ull << 32;
+
+// Per-pc counters of a launch (one slot per decoded instruction), turned into LaunchStats at
+// the end so that counting costs two adds per warp instruction.
+struct PcCounters {
+  std::vector<uint64_t> warp, thread;
+  void reset(size_t n) { warp.assign(n, 0); thread.assign(n, 0); }
+};
+
+class CtaImpl {
+ public:
+  // Binds the block to a program, memory and launch; checks the launch and sizes the storage.
+  Status bind(const Program& program, DeviceMemory& memory, const LaunchConfig& launch,
+              uint32_t sm_id);
+  // Makes this the fresh block `block_index` (registers, shared and local memory zeroed).
+  void reset(Dim3 block_index);
+  // Executes warp `w`'s next instruction. False when the kernel faulted (see `fault`).
+  bool step(Warp& w, StepInfo* info, uint64_t clock);
+
+  // ---- used by handlers ----
+  // Host pointer for a lane's access of `size` bytes at `addr` in `space` (Generic resolved by
+  // window), or nullptr after raising the fault. Sets `resolved` to the concrete space.
+  uint8_t* access(Exec& x, const DInst& d, int lane, uint64_t addr, uint32_t size, bool write,
+                  ptx::Space space, ptx::Space& resolved);
+  void raise(Exec& x, const DInst& d, LaunchFault::Kind kind, int lane, uint64_t addr,
+             uint32_t size, bool write, ptx::Space space, const std::string& what);
+  // Barrier arrival of warp x.w at bar.* instruction d (handler side of exec_warp/control).
+  void barrier(Exec& x, const DInst& d, int id, uint32_t expected, bool waits,
+               BarrierUnit::Red red, uint32_t pred);
+  // Bookkeeping after every lane of `w` exited (barriers stop waiting for it).
+  void after_exit(Warp& w);
+  // Wakes the warps that barrier `id` released (writing bar.red results).
+  void release(int id);
+  Dim3 thread_of(int warp, int lane) const;
+
+  const DecodedModule* mod = nullptr;
+  const DecodedKernel* k = nullptr;
+  DeviceMemory* mem = nullptr;
+  Dim3 grid, block, block_idx;
+  uint32_t dyn_shared = 0, sm_id = 0;
+  std::vector<uint8_t> params;             // the kernel parameter block
+  std::vector<uint64_t> global_addr;       // per Module::variables index: device address
+  std::vector<uint64_t> regs;
+  std::vector<uint32_t> preds;
+  std::vector<uint8_t> shared, local, lane_params;
+  uint64_t shared_bytes = 0;
+  std::vector<Warp> warps;
+  BarrierUnit bars;
+  int live_warps = 0;
+  std::optional<LaunchFault> fault;
+  PcCounters* counters = nullptr;          // per-pc counts (may be null)
+  // The last global buffer touched, [g_lo, g_hi) at host pointer g_base: most accesses of a warp
+  // instruction hit the same buffer, so this check replaces the search.
+  uint64_t g_lo = 0, g_hi = 0;
+  uint8_t* g_base = nullptr;
+};
+
+// Allocates (once per DeviceMemory) the module's .global/.const variables a kernel uses and
+// returns each variable's device address (indexed like Module::variables; 0 for others).
+Status bind_module_globals(const DecodedModule& mod, const DecodedKernel& k, DeviceMemory& mem,
+                           std::vector<uint64_t>& addr);
+
+}  // namespace warplab::func

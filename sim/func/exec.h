@@ -1,0 +1,80 @@
+// The execution context a handler sees, and the lane loop every handler is built on.
+//
+// An SM issues one instruction for a whole warp; each lane's ALU does the same operation on its
+// own registers, and lanes whose bit is clear in the active mask (or whose guard predicate is
+// false) do nothing. A handler here is one decoded instruction's semantics: it loops over the set
+// bits of `exec` on the warp's structure-of-arrays register file (slot * 32 + lane), so the
+// per-instruction cost is one indirect call plus a tight lane loop.
+#pragma once
+
+#include <bit>
+#include <cstdint>
+#include <string>
+
+#include "sim/func/cta.h"
+#include "sim/func/decoded.h"
+
+namespace warplab::func {
+
+class CtaImpl;
+struct Warp;
+
+struct Exec {
+  CtaImpl* cta = nullptr;
+  Warp* w = nullptr;
+  uint64_t* R = nullptr;      // the warp's data registers: R[slot * 32 + lane]
+  uint32_t* P = nullptr;      // the warp's predicates: one lane mask per predicate
+  uint32_t active = 0;        // lanes on the running SIMT path
+  uint32_t exec = 0;          // active lanes whose guard predicate is true
+  int32_t pc = 0;
+  bool control = false;       // the handler moved the warp's pc itself (branches, calls, ...)
+  bool failed = false;        // the handler raised a fault
+  bool diverged = false;      // the warp's mask changed (split or merge)
+  StepInfo* info = nullptr;   // filled for memory instructions when not null
+  uint64_t clock = 0;         // what %clock reads
+};
+
+inline uint64_t& reg(const Exec& x, int32_t slot, int lane) { return x.R[slot * 32 + lane]; }
+inline bool pred_bit(const Exec& x, const DInst& d, int i, int lane) {
+  return (((x.P[d.p[i]] >> lane) & 1u) != 0) != (((d.pneg >> i) & 1u) != 0);
+}
+// The lane mask of predicate source i (negation applied).
+inline uint32_t pred_mask(const Exec& x, const DInst& d, int i) {
+  const uint32_t m = x.P[d.p[i]];
+  return ((d.pneg >> i) & 1u) ? ~m : m;
+}
+// Writes `bits` to predicate `p` for the lanes of `exec` only.
+inline void write_pred(Exec& x, int32_t p, uint32_t bits) {
+  x.P[p] = (x.P[p] & ~x.exec) | (bits & x.exec);
+}
+
+// Population count without a library call (the build targets baseline x86-64, no POPCNT).
+inline int popc32(uint32_t v) {
+  v = v - ((v >> 1) & 0x55555555u);
+  v = (v & 0x33333333u) + ((v >> 2) & 0x33333333u);
+  return static_cast<int>((((v + (v >> 4)) & 0x0F0F0F0Fu) * 0x01010101u) >> 24);
+}
+
+template <class F>
+inline void for_lanes(uint32_t m, F&& f) {
+  if (m == 0xFFFFFFFFu) {
+    for (int l = 0; l < 32; ++l) f(l);
+  } else {
+    while (m) {
+      const int l = std::countr_zero(m);
+      m &= m - 1;
+      f(l);
+    }
+  }
+}
+
+// Handler pickers: each returns the handler for an instruction of its family (filling handler
+// constants in `d`), or nullptr with `why` set when the combination is not supported.
+Handler pick_int(const ptx::Instruction& in, DInst& d, std::string& why);      // exec_int.cpp
+Handler pick_float(const ptx::Instruction& in, DInst& d, std::string& why);    // exec_float.cpp
+Handler pick_move(const ptx::Instruction& in, DInst& d, std::string& why);     // exec_move.cpp
+Handler pick_memory(const ptx::Instruction& in, DInst& d, std::string& why);   // exec_memory.cpp
+Handler pick_control(const ptx::Instruction& in, DInst& d, std::string& why);  // exec_control.cpp
+Handler pick_warp(const ptx::Instruction& in, DInst& d, std::string& why);     // exec_warp.cpp
+
+}  // namespace warplab::func

@@ -1,0 +1,335 @@
+// Loads, stores, atomics and reductions in every state space.
+//
+// A warp-wide memory instruction gives each active lane its own address. The SM's load/store
+// unit sends global accesses through L1/L2 (the timing model coalesces them into sectors; here
+// they are just reads and writes), shared accesses to the block's shared-memory banks, local
+// accesses to the thread's stack in device memory, and parameter/constant reads to the constant
+// cache. Every lane's address is checked first: outside its buffer or segment, or misaligned, and
+// the launch stops with a report like compute-sanitizer's memcheck.
+// Atomics: the lanes of one warp instruction are applied one after another in lane order (the
+// hardware serialises same-address atomics in the L2 or shared-memory unit in some order; lane
+// order makes WarpLab deterministic).
+#include <cstring>
+#include <type_traits>
+
+#include "sim/func/cta_impl.h"
+#include "sim/func/exec.h"
+#include "sim/func/numeric.h"
+
+namespace warplab::func {
+namespace {
+
+using ptx::AtomOp;
+using ptx::Opcode;
+using ptx::Space;
+using ptx::Type;
+
+inline void note_addr(Exec& x, int lane, uint64_t a) {
+  if (x.info) x.info->addr[lane] = a;
+}
+
+// The host pointer for one lane's access; fast path for the last global buffer touched.
+inline uint8_t* lane_ptr(Exec& x, const DInst& d, int lane, uint64_t a, uint32_t bytes, bool write) {
+  CtaImpl& c = *x.cta;
+  if (d.space == Space::Global && a - c.g_lo <= c.g_hi - c.g_lo && a + bytes <= c.g_hi &&
+      (a & (bytes - 1)) == 0) {
+    note_addr(x, lane, a);
+    return c.g_base + (a - c.g_lo);
+  }
+  Space resolved;
+  uint8_t* p = c.access(x, d, lane, a, bytes, write, d.space, resolved);
+  if (p && x.info) {
+    x.info->space = resolved;
+    uint64_t rel = a;
+    if (d.space == Space::Generic && resolved == Space::Shared) rel = a - kSharedWindow;
+    if (d.space == Space::Generic && resolved == Space::Local) rel = a - kLocalWindow;
+    x.info->addr[lane] = rel;
+  }
+  return p;
+}
+
+void ld_h(Exec& x, const DInst& d) {
+  uint64_t* R = x.R;
+  const uint32_t size = d.size, total = size * d.vec;
+  const int sa = d.s[0] * 32;
+  const int64_t off = d.offset;
+  const uint64_t dmask = d.dmask;
+  const int bits = size * 8;
+  const uint32_t m = x.exec;
+  for (uint32_t mm = m; mm;) {
+    const int l = std::countr_zero(mm);
+    mm &= mm - 1;
+    const uint64_t a = R[sa + l] + off;
+    const uint8_t* p = lane_ptr(x, d, l, a, total, false);
+    if (!p) return;
+    for (int e = 0; e < d.nd; ++e) {
+      uint64_t v = 0;
+      std::memcpy(&v, p + e * size, size);
+      if (d.sign) v = static_cast<uint64_t>(num::sign_extend(v, bits));
+      R[d.d[e] * 32 + l] = v & dmask;
+    }
+  }
+}
+
+void st_h(Exec& x, const DInst& d) {
+  uint64_t* R = x.R;
+  const uint32_t size = d.size, total = size * d.vec;
+  const int sa = d.s[0] * 32;
+  const int64_t off = d.offset;
+  const int nv = d.ns - 1;
+  for (uint32_t mm = x.exec; mm;) {
+    const int l = std::countr_zero(mm);
+    mm &= mm - 1;
+    const uint64_t a = R[sa + l] + off;
+    uint8_t* p = lane_ptr(x, d, l, a, total, true);
+    if (!p) return;
+    for (int e = 0; e < nv; ++e) {
+      const uint64_t v = R[d.s[1 + e] * 32 + l];
+      std::memcpy(p + e * size, &v, size);
+    }
+  }
+}
+
+uint64_t atom_apply(AtomOp op, Type t, uint64_t old, uint64_t b, uint64_t c) {
+  const int bits = ptx::type_bits(t);
+  const uint64_t wm = num::width_mask(bits);
+  switch (op) {
+    case AtomOp::Add:
+      if (t == Type::F32) return num::f32_add(static_cast<uint32_t>(old), static_cast<uint32_t>(b), ptx::Rounding::Rn, true);
+      if (t == Type::F64) return num::f64_add(old, b);
+      if (t == Type::F16 || t == Type::F16x2 || t == Type::BF16 || t == Type::BF16x2)
+        return num::half_add(t, static_cast<uint32_t>(old), static_cast<uint32_t>(b));
+      return (old + b) & wm;
+    case AtomOp::Min: return num::int_min(old, b, t);
+    case AtomOp::Max: return num::int_max(old, b, t);
+    case AtomOp::Inc: return (old & wm) >= (b & wm) ? 0 : (old + 1) & wm;
+    case AtomOp::Dec: return ((old & wm) == 0 || (old & wm) > (b & wm)) ? b & wm : (old - 1) & wm;
+    case AtomOp::Cas: return (old & wm) == (b & wm) ? c & wm : old;
+    case AtomOp::Exch: return b & wm;
+    case AtomOp::And: return old & b & wm;
+    case AtomOp::Or: return (old | b) & wm;
+    case AtomOp::Xor: return (old ^ b) & wm;
+    case AtomOp::None: break;
+  }
+  return old;
+}
+
+// atom: d, [a], b {, c}; red: [a], b.
+template <bool kReturns>
+void atom_h(Exec& x, const DInst& d) {
+  uint64_t* R = x.R;
+  const uint32_t size = d.size;
+  const int base = kReturns ? 0 : 0;
+  const int sa = d.s[base] * 32, sb = d.s[base + 1] * 32;
+  const int sc = d.ns > 2 ? d.s[2] * 32 : sb;
+  const AtomOp op = d.ir->mod.atom;
+  const Type t = d.ir->type;
+  for (uint32_t mm = x.exec; mm;) {
+    const int l = std::countr_zero(mm);
+    mm &= mm - 1;
+    const uint64_t a = R[sa + l] + d.offset;
+    uint8_t* p = lane_ptr(x, d, l, a, size, true);
+    if (!p) return;
+    uint64_t old = 0;
+    std::memcpy(&old, p, size);
+    const uint64_t nv = atom_apply(op, t, old, R[sb + l], R[sc + l]);
+    std::memcpy(p, &nv, size);
+    if constexpr (kReturns) R[d.d[0] * 32 + l] = old & d.dmask;
+  }
+}
+
+// Fast paths: a global or shared access of a fixed size and vector width. The bounds check is
+// inline; anything unusual (another buffer, out of bounds, misaligned) takes lane_ptr's full path.
+template <Space S, uint32_t Size, int Vec>
+inline uint8_t* fast_ptr(Exec& x, const DInst& d, int l, uint64_t a, bool write) {
+  constexpr uint32_t total = Size * Vec;
+  CtaImpl& c = *x.cta;
+  if constexpr (S == Space::Shared) {
+    if (a + total <= c.shared_bytes && (a & (total - 1)) == 0) {
+      note_addr(x, l, a);
+      return c.shared.data() + a;
+    }
+  } else {
+    if (a - c.g_lo <= c.g_hi - c.g_lo && a + total <= c.g_hi && (a & (total - 1)) == 0) {
+      note_addr(x, l, a);
+      return c.g_base + (a - c.g_lo);
+    }
+  }
+  return lane_ptr(x, d, l, a, total, write);
+}
+template <class U>
+inline uint64_t load_as(const uint8_t* p) {
+  U v;
+  std::memcpy(&v, p, sizeof(U));
+  return v;
+}
+template <uint32_t Size>
+using UInt = std::conditional_t<Size == 1, uint8_t, std::conditional_t<Size == 2, uint16_t,
+             std::conditional_t<Size == 4, uint32_t, uint64_t>>>;
+
+template <Space S, uint32_t Size, int Vec>
+void ld_fast(Exec& x, const DInst& d) {
+  uint64_t* R = x.R;
+  const int sa = d.s[0] * 32;
+  const int64_t off = d.offset;
+  const bool sign = Size < 8 && d.sign;
+  for (uint32_t mm = x.exec; mm;) {
+    const int l = std::countr_zero(mm);
+    mm &= mm - 1;
+    const uint8_t* p = fast_ptr<S, Size, Vec>(x, d, l, R[sa + l] + off, false);
+    if (!p) return;
+    for (int e = 0; e < Vec; ++e) {
+      uint64_t v = load_as<UInt<Size>>(p + e * Size);
+      if (sign) v = static_cast<uint64_t>(num::sign_extend(v, Size * 8)) & d.dmask;
+      R[d.d[e] * 32 + l] = v;
+    }
+  }
+}
+template <Space S, uint32_t Size, int Vec>
+void st_fast(Exec& x, const DInst& d) {
+  uint64_t* R = x.R;
+  const int sa = d.s[0] * 32;
+  const int64_t off = d.offset;
+  for (uint32_t mm = x.exec; mm;) {
+    const int l = std::countr_zero(mm);
+    mm &= mm - 1;
+    uint8_t* p = fast_ptr<S, Size, Vec>(x, d, l, R[sa + l] + off, true);
+    if (!p) return;
+    for (int e = 0; e < Vec; ++e) {
+      const UInt<Size> v = static_cast<UInt<Size>>(R[d.s[1 + e] * 32 + l]);
+      std::memcpy(p + e * Size, &v, Size);
+    }
+  }
+}
+#define WL_FAST_TABLE(NAME, FN)                                                        \
+  template <Space S, int Vec>                                                          \
+  Handler NAME##_by_size(uint32_t size) {                                              \
+    switch (size) {                                                                    \
+      case 1: return FN<S, 1, Vec>;                                                    \
+      case 2: return FN<S, 2, Vec>;                                                    \
+      case 4: return FN<S, 4, Vec>;                                                    \
+      case 8: return FN<S, 8, Vec>;                                                    \
+      default: return nullptr;                                                         \
+    }                                                                                  \
+  }                                                                                    \
+  Handler NAME(Space s, uint32_t size, int vec) {                                      \
+    if (s != Space::Global && s != Space::Shared) return nullptr;                      \
+    const bool sh = s == Space::Shared;                                                \
+    switch (vec) {                                                                     \
+      case 1: return sh ? NAME##_by_size<Space::Shared, 1>(size) : NAME##_by_size<Space::Global, 1>(size); \
+      case 2: return sh ? NAME##_by_size<Space::Shared, 2>(size) : NAME##_by_size<Space::Global, 2>(size); \
+      case 4: return sh ? NAME##_by_size<Space::Shared, 4>(size) : NAME##_by_size<Space::Global, 4>(size); \
+      default: return nullptr;                                                         \
+    }                                                                                  \
+  }
+WL_FAST_TABLE(pick_ld_fast, ld_fast)
+WL_FAST_TABLE(pick_st_fast, st_fast)
+
+// ld.param of the kernel's parameter block: usually one uniform address for the whole warp.
+template <uint32_t Size>
+void ld_kernel_param(Exec& x, const DInst& d) {
+  uint64_t* R = x.R;
+  const int sa = d.s[0] * 32;
+  const std::vector<uint8_t>& pb = x.cta->params;
+  const uint32_t total = Size * d.vec;
+  for (uint32_t mm = x.exec; mm;) {
+    const int l = std::countr_zero(mm);
+    mm &= mm - 1;
+    const uint64_t a = R[sa + l] + d.offset;
+    const uint8_t* p;
+    if (a <= pb.size() && total <= pb.size() - a && (a & (Size - 1)) == 0) {
+      p = pb.data() + a;
+      note_addr(x, l, a);
+    } else if (!(p = lane_ptr(x, d, l, a, total, false))) {
+      return;
+    }
+    for (int e = 0; e < d.nd; ++e) {
+      uint64_t v = load_as<UInt<Size>>(p + e * Size);
+      if (Size < 8 && d.sign) v = static_cast<uint64_t>(num::sign_extend(v, Size * 8)) & d.dmask;
+      R[d.d[e] * 32 + l] = v;
+    }
+  }
+}
+
+void prefetch_h(Exec&, const DInst&) {}
+
+Space resolve_space(Space s) {
+  switch (s) {
+    case Space::None: case Space::Generic: return Space::Generic;
+    default: return s;
+  }
+}
+
+}  // namespace
+
+Handler pick_memory(const ptx::Instruction& in, DInst& d, std::string& why) {
+  const Type t = in.type;
+  d.space = resolve_space(in.space);
+  if (d.space == Space::SharedCluster || d.space == Space::Reg) {
+    why = "the ." + std::string(ptx::space_name(in.space)) + " space is not supported";
+    return nullptr;
+  }
+  const int bits = ptx::type_bits(t);
+  switch (in.op) {
+    case Opcode::Prefetch: case Opcode::Prefetchu:
+      return prefetch_h;
+    case Opcode::Ld: case Opcode::Ldu: {
+      if (d.nd < 1 || d.ns < 1 || bits < 8 || bits > 128 || t == Type::Pred) break;
+      if (bits == 128) { why = ".b128 loads are not supported"; return nullptr; }
+      if (in.mod.vec != d.nd && !(in.mod.vec <= 1 && d.nd == 1)) { why = "vector width does not match the operand"; return nullptr; }
+      if (d.dpred) { why = "loads into predicates are not supported"; return nullptr; }
+      if (d.space == Space::Param && !d.kernel_param && in.op == Opcode::Ldu) break;
+      d.size = static_cast<uint8_t>(bits / 8);
+      d.vec = static_cast<uint8_t>(d.nd);
+      d.sign = ptx::is_signed_int(t);
+      if (Handler h = pick_ld_fast(d.space, d.size, d.vec)) return h;
+      if (d.space == Space::Param && d.kernel_param) {
+        switch (d.size) {
+          case 1: return ld_kernel_param<1>;
+          case 2: return ld_kernel_param<2>;
+          case 4: return ld_kernel_param<4>;
+          case 8: return ld_kernel_param<8>;
+          default: break;
+        }
+      }
+      return ld_h;
+    }
+    case Opcode::St: {
+      if (d.ns < 2 || bits < 8 || bits > 64 || t == Type::Pred) break;
+      if (d.space == Space::Const) { why = "stores to .const are not allowed"; return nullptr; }
+      if (d.space == Space::Param && d.kernel_param) { why = "kernel parameters are read-only"; return nullptr; }
+      const int nv = d.ns - 1;
+      if (nv != std::max<int>(1, in.mod.vec)) { why = "vector width does not match the operand"; return nullptr; }
+      d.size = static_cast<uint8_t>(bits / 8);
+      d.vec = static_cast<uint8_t>(nv);
+      if (Handler h = pick_st_fast(d.space, d.size, d.vec)) return h;
+      return st_h;
+    }
+    case Opcode::Atom: case Opcode::Red: {
+      const bool ret = in.op == Opcode::Atom;
+      if ((ret && d.nd < 1) || d.ns < 2) break;
+      if (d.space != Space::Global && d.space != Space::Shared && d.space != Space::Generic) {
+        why = "atomics are only defined on global and shared memory";
+        return nullptr;
+      }
+      const auto op = in.mod.atom;
+      const bool f = ptx::is_float(t);
+      if (op == ptx::AtomOp::None || in.mod.vec > 1) break;
+      if (op == ptx::AtomOp::Cas && d.ns < 3) break;
+      if (bits != 32 && bits != 64 && !(bits == 16 && f)) break;
+      if (f && op != ptx::AtomOp::Add && op != ptx::AtomOp::Exch && op != ptx::AtomOp::Cas) {
+        why = "float atomics support add (and exch/cas on bits)";
+        return nullptr;
+      }
+      if ((op == ptx::AtomOp::Inc || op == ptx::AtomOp::Dec) && t != Type::U32) break;
+      d.size = static_cast<uint8_t>(bits / 8);
+      d.vec = 1;
+      return ret ? atom_h<true> : atom_h<false>;
+    }
+    default: break;
+  }
+  if (why.empty()) why = "unsupported type, vector width or operand form";
+  return nullptr;
+}
+
+}  // namespace warplab::func

@@ -1,0 +1,138 @@
+// Program loading and whole-grid functional execution.
+//
+// A real launch hands the grid to the GPU's block scheduler, which spreads blocks over SMs; their
+// warps then run concurrently. Functionally (no time), any order that respects barriers gives the
+// same results for race-free kernels, so run_functional runs blocks one after another in
+// linear block order and, inside a block, each warp until it blocks at a barrier or exits, then
+// the next. Counts are kept per instruction (two adds per warp instruction) and folded into
+// per-class, per-PTX-line and per-CUDA-line totals at the end.
+#include "sim/func/executor.h"
+
+#include <bit>
+
+#include "sim/func/cta_impl.h"
+#include "sim/func/decode.h"
+
+namespace warplab::func {
+
+Expected<Program> Program::load(ptx::Module module) {
+  auto decoded = decode_module(std::move(module));
+  if (!decoded) return decoded.error();
+  Program p;
+  p.decoded_ = std::move(*decoded);
+  return p;
+}
+
+const ptx::Module& Program::module() const { return decoded_->module; }
+
+const ptx::Function* Program::kernel(const std::string& name) const {
+  const ptx::Function* f = decoded_->module.find_function(name);
+  return f && f->is_entry ? f : nullptr;
+}
+
+uint32_t Program::static_shared_bytes(const std::string& kernel) const {
+  const DecodedKernel* k = decoded_->find(kernel);
+  return k ? static_cast<uint32_t>(k->static_shared_bytes) : 0;
+}
+
+uint64_t Program::local_bytes(const std::string& kernel) const {
+  const DecodedKernel* k = decoded_->find(kernel);
+  return k ? k->local_bytes : 0;
+}
+
+namespace {
+
+// Runs every warp of the current block to completion. False on a fault (cta.fault is set).
+bool run_block(CtaImpl& cta, uint64_t limit, uint64_t& issued) {
+  for (;;) {
+    bool progress = false;
+    for (Warp& w : cta.warps) {
+      while (w.status == WarpStatus::Ready) {
+        if (!cta.step(w, nullptr, w.issued)) return false;
+        ++w.issued;
+        progress = true;
+        if (limit && ++issued > limit) {
+          Exec x{&cta, &w, w.R, w.P, 0, 0, 0, false, false, false, nullptr, 0};
+          const int32_t pc = w.stack.empty() ? 0 : std::max(0, w.stack.top().pc);
+          cta.raise(x, cta.k->code[std::min<size_t>(pc, cta.k->code.size() - 1)],
+                    LaunchFault::Kind::Deadlock, 0, 0, 0, false, ptx::Space::None,
+                    "stopped after " + std::to_string(limit) +
+                        " warp instructions (FunctionalOptions::max_warp_instructions); "
+                        "the kernel may loop forever");
+          return false;
+        }
+      }
+    }
+    if (cta.live_warps == 0) return true;
+    if (!progress) {
+      // Every live warp waits at a barrier that cannot complete.
+      Warp* w = nullptr;
+      for (Warp& ww : cta.warps)
+        if (ww.status == WarpStatus::AtBarrier) { w = &ww; break; }
+      if (!w) w = &cta.warps[0];
+      Exec x{&cta, w, w->R, w->P, 0, 0, 0, false, false, false, nullptr, 0};
+      const int bid = std::max(0, w->bar_id);
+      cta.raise(x, cta.k->code[std::max(0, w->bar_pc)], LaunchFault::Kind::Deadlock, 0, 0, 0,
+                false, ptx::Space::None,
+                "deadlock: all " + std::to_string(cta.live_warps) +
+                    " live warps of the block wait at barriers that can never complete (barrier " +
+                    std::to_string(bid) + " has " + std::to_string(cta.bars.waiting_count(bid)) +
+                    " waiting warps)");
+      return false;
+    }
+  }
+}
+
+void fold_counts(const DecodedKernel& k, const PcCounters& c, bool lines, LaunchStats& s) {
+  for (size_t pc = 0; pc < k.code.size(); ++pc) {
+    const uint64_t w = c.warp[pc], t = c.thread[pc];
+    if (!w) continue;
+    const DInst& d = k.code[pc];
+    s.warp_instructions += w;
+    s.thread_instructions += t;
+    s.warp_by_class[d.cls] += w;
+    s.thread_by_class[d.cls] += t;
+    if (!lines) continue;
+    auto& pl = s.by_ptx_line[d.ir->ptx_line];
+    pl.warp_instructions += w;
+    pl.thread_instructions += t;
+    if (d.ir->user_loc.line > 0) {
+      auto& sl = s.by_src_line[{d.ir->user_loc.file, d.ir->user_loc.line}];
+      sl.warp_instructions += w;
+      sl.thread_instructions += t;
+    }
+  }
+}
+
+}  // namespace
+
+Expected<FunctionalResult> run_functional(const Program& program, DeviceMemory& memory,
+                                          const LaunchConfig& launch,
+                                          const FunctionalOptions& options) {
+  CtaImpl cta;
+  if (auto s = cta.bind(program, memory, launch, 0); !s) return s.error();
+  PcCounters counters;
+  counters.reset(cta.k->code.size());
+  cta.counters = &counters;
+  FunctionalResult result;
+  uint64_t issued = 0;
+  uint64_t blocks_done = 0;
+  for (uint32_t bz = 0; bz < launch.grid.z && !result.fault; ++bz)
+    for (uint32_t by = 0; by < launch.grid.y && !result.fault; ++by)
+      for (uint32_t bx = 0; bx < launch.grid.x; ++bx) {
+        cta.reset(Dim3{bx, by, bz});
+        if (!run_block(cta, options.max_warp_instructions, issued)) {
+          result.fault = cta.fault;
+          break;
+        }
+        ++blocks_done;
+      }
+  LaunchStats& s = result.stats;
+  fold_counts(*cta.k, counters, options.count_lines, s);
+  s.blocks = blocks_done;
+  s.warps = blocks_done * cta.warps.size();
+  s.threads = blocks_done * launch.block.count();
+  return result;
+}
+
+}  // namespace warplab::func

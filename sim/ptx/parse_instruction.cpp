@@ -1,0 +1,909 @@
+// Instructions of the PTX front end: mnemonic and modifiers (checked against isa.def and isa.h's
+// Modifiers), operands (registers, special registers, immediates, addresses, vectors, symbols,
+// labels) and call statements.
+//
+// A PTX mnemonic is "opcode.mod.mod.type[.type]"; the modifiers nvcc writes are accepted in any
+// order. An unknown opcode or modifier is an error naming it; tensor cores, cp.async, TMA and
+// clusters are rejected with a message that says they are out of scope.
+#include <charconv>
+#include <cstdlib>
+#include <cstring>
+
+#include "sim/ptx/parser_state.h"
+
+namespace warplab::ptx::detail {
+namespace {
+
+std::vector<std::string_view> split_dots(std::string_view s) {
+  std::vector<std::string_view> parts;
+  size_t begin = 0;
+  for (size_t i = 0; i <= s.size(); ++i) {
+    if (i == s.size() || s[i] == '.') {
+      parts.push_back(s.substr(begin, i - begin));
+      begin = i + 1;
+    }
+  }
+  return parts;
+}
+
+// Opcodes WarpLab leaves out on purpose, with the reason given in the error.
+std::string_view out_of_scope_reason(std::string_view mnemonic) {
+  struct Entry {
+    std::string_view mnemonic, reason;
+  };
+  static constexpr Entry kEntries[] = {
+      {"mma", "tensor cores (mma/wmma/wgmma) are out of scope"},
+      {"wmma", "tensor cores (mma/wmma/wgmma) are out of scope"},
+      {"wgmma", "tensor cores (mma/wmma/wgmma) are out of scope"},
+      {"ldmatrix", "tensor cores (mma/wmma/wgmma) and their matrix loads are out of scope"},
+      {"stmatrix", "tensor cores (mma/wmma/wgmma) and their matrix stores are out of scope"},
+      {"movmatrix", "tensor cores (mma/wmma/wgmma) are out of scope"},
+      {"tcgen05", "tensor cores (mma/wmma/wgmma/tcgen05) are out of scope"},
+      {"cp", "asynchronous copies (cp.async) and TMA bulk copies are out of scope"},
+      {"mbarrier", "mbarrier objects (used by cp.async and TMA) are out of scope"},
+      {"tensormap", "TMA (tensor memory accelerator) is out of scope"},
+      {"multimem", "multimem (NVLink multicast) is out of scope"},
+      {"elect", "elect.sync is out of scope"},
+      {"griddepcontrol", "programmatic dependent launch (griddepcontrol) is out of scope"},
+      {"setmaxnreg", "setmaxnreg is out of scope"},
+      {"clusterlaunchcontrol", "thread-block clusters are out of scope"},
+      {"applypriority", "cache-eviction priority control is out of scope"},
+      {"createpolicy", "cache-eviction policies (createpolicy) are out of scope"},
+      {"discard", "discard is out of scope"},
+  };
+  for (const Entry& e : kEntries)
+    if (e.mnemonic == mnemonic) return e.reason;
+  return {};
+}
+
+std::optional<Space> parse_space(std::string_view m) {
+  if (m == "global") return Space::Global;
+  if (m == "shared" || m == "shared::cta") return Space::Shared;
+  if (m == "shared::cluster") return Space::SharedCluster;
+  if (m == "local") return Space::Local;
+  if (m == "param" || m == "param::entry" || m == "param::func") return Space::Param;
+  if (m == "const") return Space::Const;
+  if (m == "generic") return Space::Generic;
+  return std::nullopt;
+}
+
+std::optional<Rounding> parse_rounding(std::string_view m) {
+  constexpr std::pair<std::string_view, Rounding> k[] = {
+      {"rn", Rounding::Rn},   {"rz", Rounding::Rz},   {"rm", Rounding::Rm},
+      {"rp", Rounding::Rp},   {"rni", Rounding::Rni}, {"rzi", Rounding::Rzi},
+      {"rmi", Rounding::Rmi}, {"rpi", Rounding::Rpi}, {"rna", Rounding::Rna}};
+  for (const auto& [name, r] : k)
+    if (name == m) return r;
+  return std::nullopt;
+}
+
+std::optional<CmpOp> parse_cmp(std::string_view m) {
+  for (int i = 1; i <= static_cast<int>(CmpOp::Nan); ++i)
+    if (cmp_name(static_cast<CmpOp>(i)) == m) return static_cast<CmpOp>(i);
+  return std::nullopt;
+}
+
+std::optional<AtomOp> parse_atom_op(std::string_view m) {
+  constexpr std::pair<std::string_view, AtomOp> k[] = {
+      {"add", AtomOp::Add}, {"min", AtomOp::Min}, {"max", AtomOp::Max},   {"inc", AtomOp::Inc},
+      {"dec", AtomOp::Dec}, {"cas", AtomOp::Cas}, {"exch", AtomOp::Exch}, {"and", AtomOp::And},
+      {"or", AtomOp::Or},   {"xor", AtomOp::Xor}};
+  for (const auto& [name, op] : k)
+    if (name == m) return op;
+  return std::nullopt;
+}
+
+bool is_memory_op(Opcode op) {
+  return op == Opcode::Ld || op == Opcode::Ldu || op == Opcode::St || op == Opcode::Atom ||
+         op == Opcode::Red || op == Opcode::Prefetch || op == Opcode::Prefetchu;
+}
+
+// How many operands an instruction takes ("d|p" counts as one), or -1 when it varies.
+int operand_count(const Instruction& inst) {
+  switch (inst.op) {
+    case Opcode::Add:
+    case Opcode::Sub:
+    case Opcode::Mul:
+    case Opcode::Div:
+    case Opcode::Rem:
+    case Opcode::Min:
+    case Opcode::Max:
+    case Opcode::And:
+    case Opcode::Or:
+    case Opcode::Xor:
+    case Opcode::Shl:
+    case Opcode::Shr:
+    case Opcode::Copysign:
+    case Opcode::Mul24:
+    case Opcode::Addc:
+    case Opcode::Subc:
+      return 3;
+    case Opcode::Setp:
+    case Opcode::Set:
+      return inst.mod.bool_op != BoolOp::None ? 4 : 3;
+    case Opcode::Mad:
+    case Opcode::Mad24:
+    case Opcode::Fma:
+    case Opcode::Bfe:
+    case Opcode::Sad:
+    case Opcode::Selp:
+    case Opcode::Slct:
+    case Opcode::Prmt:
+    case Opcode::Dp4a:
+    case Opcode::Dp2a:
+    case Opcode::Shf:
+    case Opcode::Fns:
+      return 4;
+    case Opcode::Bfi:
+    case Opcode::Lop3:
+      return 5;
+    case Opcode::Abs:
+    case Opcode::Neg:
+    case Opcode::Not:
+    case Opcode::Cnot:
+    case Opcode::Popc:
+    case Opcode::Clz:
+    case Opcode::Brev:
+    case Opcode::Bfind:
+    case Opcode::Rcp:
+    case Opcode::Sqrt:
+    case Opcode::Rsqrt:
+    case Opcode::Sin:
+    case Opcode::Cos:
+    case Opcode::Lg2:
+    case Opcode::Ex2:
+    case Opcode::Tanh:
+    case Opcode::Cvta:
+    case Opcode::Mov:
+    case Opcode::Testp:
+    case Opcode::Isspacep:
+    case Opcode::Ld:
+    case Opcode::Ldu:
+    case Opcode::St:
+      return 2;
+    case Opcode::Cvt:
+      return inst.type == Type::F16x2 || inst.type == Type::BF16x2 ? 3 : 2;
+    case Opcode::Atom:
+      return inst.mod.atom == AtomOp::Cas ? 4 : 3;
+    case Opcode::Red:
+      return 2;
+    case Opcode::Shfl:
+      return 5;
+    case Opcode::Vote:
+    case Opcode::Match:
+    case Opcode::Redux:
+      return 3;
+    case Opcode::Activemask:
+    case Opcode::Nanosleep:
+    case Opcode::Bra:
+    case Opcode::Prefetch:
+    case Opcode::Prefetchu:
+      return 1;
+    case Opcode::Membar:
+    case Opcode::Fence:
+    case Opcode::Ret:
+    case Opcode::Exit:
+    case Opcode::Trap:
+      return 0;
+    default:
+      return -1;  // bar (1 to 4), call (parsed separately)
+  }
+}
+
+std::string normalise_space(std::string_view s) {
+  std::string out;
+  out.reserve(s.size());
+  bool space = false;
+  for (char c : s) {
+    if (c == ' ' || c == '\t' || c == '\n' || c == '\r') {
+      space = !out.empty();
+      continue;
+    }
+    if (space && c != ',' && c != ';' && c != ')' && out.back() != '(') out.push_back(' ');
+    space = false;
+    out.push_back(c);
+    if (c == ',') space = true;  // "a,b" reads as "a, b"
+  }
+  return out;
+}
+
+}  // namespace
+
+// ---- the instruction ---------------------------------------------------------------------------
+
+void Parser::parse_instruction(int32_t guard, bool guard_neg, uint32_t start_offset) {
+  const Token& op_tok = expect_word("an instruction");
+  const std::string_view opcode_text = op_tok.text;
+  const int line = op_tok.line;
+  const std::vector<std::string_view> parts = split_dots(opcode_text);
+  const auto opcode = parse_opcode(parts[0]);
+  if (!opcode) {
+    std::string message =
+        "unsupported instruction '" + std::string(opcode_text) + "' in " + function_kind_and_name();
+    const std::string_view reason = out_of_scope_reason(parts[0]);
+    if (!reason.empty()) message += ": " + std::string(reason);
+    fail(line, message);
+  }
+  Instruction inst;
+  inst.op = *opcode;
+  inst.guard = guard;
+  inst.guard_neg = guard_neg;
+  inst.ptx_line = line;
+  inst.loc = loc_;
+  inst.user_loc = user_loc_;
+  apply_modifiers(inst, parts, opcode_text, line);
+  if (inst.op == Opcode::Call)
+    parse_call_operands(inst, opcode_text);
+  else
+    parse_operands(inst, opcode_text);
+  const Token& semicolon = tokens_[pos_ - 1];
+  inst.text = normalise_space(text_.substr(start_offset, semicolon.offset + 1 - start_offset));
+  fn().instructions.push_back(std::move(inst));
+}
+
+// ---- modifiers ---------------------------------------------------------------------------------
+
+void Parser::apply_modifiers(Instruction& inst, const std::vector<std::string_view>& parts,
+                             std::string_view opcode_text, int line) {
+  Modifiers& mod = inst.mod;
+  int types = 0;
+  bool shf_left = false, shf_right = false, shf_wrap = false, shf_clamp = false;
+  bool bar_warp = false, have_space = false;
+  const Opcode op = inst.op;
+  for (size_t i = 1; i < parts.size(); ++i) {
+    const std::string_view m = parts[i];
+    auto unknown = [&]() {
+      fail(line,
+           "unknown modifier '." + std::string(m) + "' in '" + std::string(opcode_text) + "'");
+    };
+    if (m.empty()) fail(line, "empty modifier in '" + std::string(opcode_text) + "'");
+    // 1. Types: the first is the instruction's type, the second (cvt, set, slct, dp4a) its type2.
+    if (const auto t = parse_type(m)) {
+      if (types == 0)
+        inst.type = *t;
+      else if (types == 1)
+        inst.type2 = *t;
+      else
+        fail(line, "too many types in '" + std::string(opcode_text) + "'");
+      ++types;
+      continue;
+    }
+    // 2. Opcode-specific modifiers.
+    bool done = true;
+    switch (op) {
+      case Opcode::Setp:
+      case Opcode::Set:
+        if (const auto c = parse_cmp(m))
+          mod.cmp = *c;
+        else if (m == "and")
+          mod.bool_op = BoolOp::And;
+        else if (m == "or")
+          mod.bool_op = BoolOp::Or;
+        else if (m == "xor")
+          mod.bool_op = BoolOp::Xor;
+        else
+          done = false;
+        break;
+      case Opcode::Mul:
+      case Opcode::Mad:
+      case Opcode::Mul24:
+      case Opcode::Mad24:
+      case Opcode::Dp2a:
+        if (m == "lo")
+          mod.mul = MulMode::Lo;
+        else if (m == "hi")
+          mod.mul = MulMode::Hi;
+        else if (m == "wide" && op != Opcode::Dp2a)
+          mod.mul = MulMode::Wide;
+        else
+          done = false;
+        break;
+      case Opcode::Shfl:
+        if (m == "up")
+          mod.shfl = ShflMode::Up;
+        else if (m == "down")
+          mod.shfl = ShflMode::Down;
+        else if (m == "bfly")
+          mod.shfl = ShflMode::Bfly;
+        else if (m == "idx")
+          mod.shfl = ShflMode::Idx;
+        else
+          done = false;
+        break;
+      case Opcode::Vote:
+        if (m == "all")
+          mod.vote = VoteMode::All;
+        else if (m == "any")
+          mod.vote = VoteMode::Any;
+        else if (m == "uni")
+          mod.vote = VoteMode::Uni;
+        else if (m == "ballot")
+          mod.vote = VoteMode::Ballot;
+        else
+          done = false;
+        break;
+      case Opcode::Match:
+        if (m == "any")
+          mod.match_all = false;
+        else if (m == "all")
+          mod.match_all = true;
+        else
+          done = false;
+        break;
+      case Opcode::Redux:
+        if (const auto a = parse_atom_op(m);
+            a && *a != AtomOp::Inc && *a != AtomOp::Dec && *a != AtomOp::Cas && *a != AtomOp::Exch)
+          mod.atom = *a;
+        else if (m == "abs")
+          mod.abs = true;
+        else if (m == "NaN")
+          mod.nan = true;
+        else
+          done = false;
+        break;
+      case Opcode::Atom:
+      case Opcode::Red:
+        if (const auto a = parse_atom_op(m))
+          mod.atom = *a;
+        else if (m == "noftz") {
+        } else
+          done = false;
+        break;
+      case Opcode::Bar:
+        if (m == "sync")
+          mod.bar = bar_warp ? BarMode::WarpSync : BarMode::Sync, mod.sync = true;
+        else if (m == "arrive")
+          mod.bar = BarMode::Arrive;
+        else if (m == "red")
+          mod.bar = BarMode::Red;
+        else if (m == "popc")
+          mod.popc = true;
+        else if (m == "and")
+          mod.bar_red = BoolOp::And;
+        else if (m == "or")
+          mod.bar_red = BoolOp::Or;
+        else if (m == "warp")
+          bar_warp = true;
+        else if (m == "cta") {
+        } else if (m == "cluster")
+          fail(line, "'" + std::string(opcode_text) + "': thread-block clusters are out of scope");
+        else
+          done = false;
+        break;
+      case Opcode::Testp:
+        if (m == "finite")
+          mod.testp = TestpMode::Finite;
+        else if (m == "infinite")
+          mod.testp = TestpMode::Infinite;
+        else if (m == "number")
+          mod.testp = TestpMode::Number;
+        else if (m == "notanumber")
+          mod.testp = TestpMode::NotANumber;
+        else if (m == "normal")
+          mod.testp = TestpMode::Normal;
+        else if (m == "subnormal")
+          mod.testp = TestpMode::Subnormal;
+        else
+          done = false;
+        break;
+      case Opcode::Shf:
+        if (m == "l")
+          shf_left = true;
+        else if (m == "r")
+          shf_right = true;
+        else if (m == "wrap")
+          shf_wrap = true;
+        else if (m == "clamp")
+          shf_clamp = true;
+        else
+          done = false;
+        break;
+      case Opcode::Prmt:
+        if (m == "f4e")
+          mod.prmt = PrmtMode::F4e;
+        else if (m == "b4e")
+          mod.prmt = PrmtMode::B4e;
+        else if (m == "rc8")
+          mod.prmt = PrmtMode::Rc8;
+        else if (m == "ecl")
+          mod.prmt = PrmtMode::Ecl;
+        else if (m == "ecr")
+          mod.prmt = PrmtMode::Ecr;
+        else if (m == "rc16")
+          mod.prmt = PrmtMode::Rc16;
+        else
+          done = false;
+        break;
+      case Opcode::Bra:
+      case Opcode::Call:
+      case Opcode::Ret:
+        if (m == "uni")
+          mod.uni = true;
+        else
+          done = false;
+        break;
+      case Opcode::Cvta:
+        if (m == "to")
+          mod.to_space = true;
+        else
+          done = false;
+        break;
+      case Opcode::Membar:
+        if (m == "gl")
+          mod.mem_scope = MemScope::Gpu;
+        else if (m == "cta")
+          mod.mem_scope = MemScope::Cta;
+        else if (m == "sys")
+          mod.mem_scope = MemScope::Sys;
+        else
+          done = false;
+        break;
+      case Opcode::Fence:
+        if (m == "proxy" || m == "mbarrier_init")
+          fail(line, "'" + std::string(opcode_text) +
+                         "': proxy fences (used with TMA and cp.async.bulk) are out of scope");
+        done = false;  // orders and scopes: memory modifiers below
+        break;
+      case Opcode::Bfind:
+        if (m == "shiftamt")
+          mod.shiftamt = true;
+        else
+          done = false;
+        break;
+      case Opcode::Min:
+      case Opcode::Max:
+        if (m == "NaN")
+          mod.nan = true;
+        else if (m == "xorsign")
+          mod.xorsign = true;
+        else if (m == "abs")
+          mod.abs = true;
+        else
+          done = false;
+        break;
+      case Opcode::Prefetch:
+      case Opcode::Prefetchu:
+        if (m == "L1" || m == "L2") {
+        } else if (m == "L2::evict_last" || m == "L2::evict_normal")
+          mod.mode_l2_evict = true;
+        else if (m == "tensormap")
+          fail(line, "'" + std::string(opcode_text) + "': TMA is out of scope");
+        else
+          done = false;
+        break;
+      default:
+        done = false;
+        break;
+    }
+    if (done) continue;
+    // 3. State spaces (memory instructions, cvta, isspacep).
+    if (const auto s = parse_space(m)) {
+      if (!is_memory_op(op) && op != Opcode::Cvta && op != Opcode::Isspacep) unknown();
+      if (*s == Space::SharedCluster)
+        fail(line, "'" + std::string(opcode_text) +
+                       "': the .shared::cluster space (thread-block clusters) is out of scope");
+      inst.space = *s;
+      have_space = true;
+      continue;
+    }
+    // 4. Memory-ordering, cache and vector qualifiers.
+    if ((is_memory_op(op) || op == Opcode::Fence) && apply_memory_modifier(inst, m)) continue;
+    if (m == "L2::cache_hint")
+      fail(line, "'" + std::string(opcode_text) + "': .L2::cache_hint is not supported");
+    if (m == "cluster")
+      fail(line, "'" + std::string(opcode_text) + "': thread-block clusters are out of scope");
+    // 5. Rounding and the flags many instructions share.
+    if (const auto r = parse_rounding(m)) {
+      mod.rounding = *r;
+      continue;
+    }
+    if (m == "ftz")
+      mod.ftz = true;
+    else if (m == "sat" || m == "satfinite")
+      mod.sat = true;
+    else if (m == "approx")
+      mod.approx = true;
+    else if (m == "full")
+      mod.full = true;
+    else if (m == "cc")
+      mod.carry_out = true;
+    else if (m == "relu")
+      mod.relu = true;
+    else if (m == "sync")
+      mod.sync = true;
+    else if (m == "aligned")
+      mod.aligned = true;
+    else
+      unknown();
+  }
+
+  // Checks and defaults after all modifiers are known.
+  const std::string quoted = "'" + std::string(opcode_text) + "'";
+  if (op == Opcode::Shf) {
+    if (shf_left == shf_right || shf_wrap == shf_clamp)
+      fail(line, quoted + " needs one of .l/.r and one of .wrap/.clamp");
+    mod.shf = shf_left ? (shf_wrap ? ShfMode::LeftWrap : ShfMode::LeftClamp)
+                       : (shf_wrap ? ShfMode::RightWrap : ShfMode::RightClamp);
+  }
+  if (op == Opcode::Bar) {
+    if (mod.bar == BarMode::None) fail(line, quoted + " needs .sync, .arrive or .red");
+    if (bar_warp && mod.bar != BarMode::WarpSync) fail(line, quoted + ": expected bar.warp.sync");
+    // bar.sync/bar.arrive/bar.red are the .aligned forms of barrier.*.
+    if (parts[0] == "bar" && mod.bar != BarMode::WarpSync) mod.aligned = true;
+    if (mod.bar == BarMode::Red && !mod.popc && mod.bar_red == BoolOp::None)
+      fail(line, quoted + " needs .popc, .and or .or");
+  }
+  if ((op == Opcode::Setp || op == Opcode::Set) && mod.cmp == CmpOp::None)
+    fail(line, quoted + " needs a comparison (.eq, .lt, ...)");
+  if (op == Opcode::Shfl && mod.shfl == ShflMode::None)
+    fail(line, quoted + " needs a mode (.up, .down, .bfly or .idx)");
+  if (op == Opcode::Vote && mod.vote == VoteMode::None)
+    fail(line, quoted + " needs a mode (.all, .any, .uni or .ballot)");
+  if ((op == Opcode::Atom || op == Opcode::Red || op == Opcode::Redux) && mod.atom == AtomOp::None)
+    fail(line, quoted + " needs an operation (.add, .min, .max, ...)");
+  if (op == Opcode::Testp && mod.testp == TestpMode::None)
+    fail(line, quoted + " needs a property (.finite, .infinite, .number, ...)");
+  if ((op == Opcode::Cvta || op == Opcode::Isspacep) && !have_space)
+    fail(line, quoted + " needs a state space (.global, .shared, .local, .const, .param)");
+  if (is_memory_op(op) && !have_space) inst.space = Space::Generic;
+  if (types == 0 && operand_count(inst) > 0 && op != Opcode::Prefetch && op != Opcode::Prefetchu &&
+      op != Opcode::Bra && op != Opcode::Isspacep)
+    fail(line, quoted + " needs a type (.s32, .f32, .b64, ...)");
+}
+
+bool Parser::apply_memory_modifier(Instruction& inst, std::string_view m) {
+  Modifiers& mod = inst.mod;
+  constexpr std::pair<std::string_view, CacheOp> kCache[] = {
+      {"ca", CacheOp::Ca}, {"cg", CacheOp::Cg}, {"cs", CacheOp::Cs}, {"lu", CacheOp::Lu},
+      {"cv", CacheOp::Cv}, {"wb", CacheOp::Wb}, {"wt", CacheOp::Wt}};
+  for (const auto& [name, c] : kCache)
+    if (m == name) return mod.cache = c, true;
+  constexpr std::pair<std::string_view, MemSem> kSem[] = {
+      {"weak", MemSem::Weak},       {"relaxed", MemSem::Relaxed}, {"acquire", MemSem::Acquire},
+      {"release", MemSem::Release}, {"acq_rel", MemSem::AcqRel},  {"sc", MemSem::Sc}};
+  for (const auto& [name, s] : kSem) {
+    if (m != name) continue;
+    mod.mem_sem = s;
+    mod.relaxed_or_acquire = s != MemSem::Weak;
+    return true;
+  }
+  if (m == "cta") return mod.mem_scope = MemScope::Cta, true;
+  if (m == "gpu") return mod.mem_scope = MemScope::Gpu, true;
+  if (m == "sys") return mod.mem_scope = MemScope::Sys, true;
+  if (m == "nc") return mod.nc = true, true;
+  if (m == "volatile" || m == "mmio") return mod.volatile_ = true, true;
+  if (m == "v2" || m == "v4") return mod.vec = static_cast<uint8_t>(m[1] - '0'), true;
+  if (m.rfind("L1::", 0) == 0 || m == "L2::evict_first" || m == "L2::evict_last" ||
+      m == "L2::evict_normal" || m == "L2::evict_unchanged" || m == "L2::64B" || m == "L2::128B" ||
+      m == "L2::256B")
+    return mod.mode_l2_evict = true, true;
+  return false;
+}
+
+// ---- operands ----------------------------------------------------------------------------------
+
+void Parser::parse_operands(Instruction& inst, std::string_view opcode_text) {
+  const int expected = operand_count(inst);
+  const std::string quoted = "'" + std::string(opcode_text) + "'";
+  int count = 0;
+  if (!peek().is(';')) {
+    while (true) {
+      inst.ops.push_back(
+          parse_operand(inst, PendingName::Where::Op, static_cast<int32_t>(inst.ops.size())));
+      ++count;
+      if (count == 1 && peek().is('|')) {
+        take();
+        inst.ops.push_back(
+            parse_operand(inst, PendingName::Where::Op, static_cast<int32_t>(inst.ops.size())));
+        inst.pair_dest = true;
+      }
+      if (peek().is(';')) break;
+      if (!peek().is(',')) {
+        const std::string after = " after operand " + std::to_string(count) + " of " + quoted;
+        if (expected < 0) fail_at(peek(), "',' or ';'" + after);
+        fail_at(peek(), (count < expected ? "','" : "';'") + after);
+      }
+      if (expected >= 0 && count >= expected)
+        fail(peek().line, quoted + " takes " + std::to_string(expected) + " operand" +
+                              (expected == 1 ? "" : "s") + ", found more");
+      take();
+    }
+  }
+  const Token& semi = take();  // ';'
+  if (expected >= 0 && count != expected)
+    fail(semi.line, quoted + " takes " + std::to_string(expected) + " operand" +
+                        (expected == 1 ? "" : "s") + ", found " + std::to_string(count));
+  // Where the address goes.
+  int addr_at = -1;
+  switch (inst.op) {
+    case Opcode::Ld:
+    case Opcode::Ldu:
+    case Opcode::Atom:
+      addr_at = 1;
+      break;
+    case Opcode::St:
+    case Opcode::Red:
+    case Opcode::Prefetch:
+    case Opcode::Prefetchu:
+      addr_at = 0;
+      break;
+    default:
+      break;
+  }
+  if (addr_at >= 0) {
+    const size_t at = static_cast<size_t>(addr_at) + (inst.pair_dest && addr_at > 0 ? 1 : 0);
+    if (at >= inst.ops.size() || inst.ops[at].kind != Operand::Kind::Addr)
+      fail(semi.line,
+           quoted + " needs an address '[...]' as operand " + std::to_string(addr_at + 1));
+  }
+  if (inst.op == Opcode::Bra && inst.ops[0].kind != Operand::Kind::Label)
+    fail(semi.line, quoted + " needs a label as its target");
+}
+
+Operand Parser::parse_operand(Instruction& inst, PendingName::Where where, int32_t index) {
+  const Token& t = peek();
+  Operand op;
+  if (t.is('!')) {
+    take();
+    const Token& r = expect_word("a predicate register after '!'");
+    const int32_t reg = find_reg(r.text);
+    if (reg < 0 || fn().regs[static_cast<size_t>(reg)].type != Type::Pred)
+      fail(r.line, "expected a declared .pred register after '!', found " + describe(r));
+    op.kind = Operand::Kind::Reg;
+    op.reg = reg;
+    op.neg = true;
+    return op;
+  }
+  if (t.is('{')) return parse_vector(inst.text.empty() ? std::string_view{} : inst.text);
+  if (t.is('[')) return parse_address({});
+  if (t.is('-')) {
+    take();
+    const Token& n = peek();
+    if (n.kind != Token::Kind::Number) fail_at(n, "a number after '-'");
+    take();
+    return parse_immediate(n, true);
+  }
+  if (t.kind == Token::Kind::Number) {
+    take();
+    return parse_immediate(t, false);
+  }
+  if (t.kind != Token::Kind::Word) fail_at(t, "an operand");
+  take();
+  const std::string_view name = t.text;
+  if (name == "_") {
+    op.kind = Operand::Kind::Sink;
+    return op;
+  }
+  if (const int32_t reg = find_reg(name); reg >= 0) {
+    op.kind = Operand::Kind::Reg;
+    op.reg = reg;
+    return op;
+  }
+  if (name[0] == '%') {
+    if (auto special = special_register(name)) return *special;
+    fail(t.line, "undeclared register '" + std::string(name) + "' in " + function_kind_and_name());
+  }
+  if (const auto sym = find_symbol(name)) {
+    op.kind = Operand::Kind::Symbol;
+    op.scope = sym->first;
+    op.symbol = sym->second;
+    return op;
+  }
+  // A label or a function, perhaps declared later: resolved when the function (module) ends.
+  op.kind = Operand::Kind::Label;
+  pending_labels_.push_back(PendingName{fn_index_, static_cast<int32_t>(fn().instructions.size()),
+                                        where, index, std::string(name), t.line});
+  return op;
+}
+
+Operand Parser::parse_address(std::string_view) {
+  const Token& open = expect('[', "to open an address");
+  Operand op;
+  op.kind = Operand::Kind::Addr;
+  const Token& t = peek();
+  if (t.kind == Token::Kind::Word) {
+    take();
+    if (const int32_t reg = find_reg(t.text); reg >= 0) {
+      op.reg = reg;
+    } else if (const auto sym = find_symbol(t.text)) {
+      op.scope = sym->first;
+      op.symbol = sym->second;
+    } else {
+      fail(t.line, "undeclared register or symbol '" + std::string(t.text) + "' in an address in " +
+                       function_kind_and_name());
+    }
+  } else if (t.kind == Token::Kind::Number) {
+    take();
+    const Operand imm = parse_immediate(t, false);
+    if (imm.imm_kind != Operand::ImmKind::Int) fail_at(t, "an integer address");
+    op.offset = static_cast<int64_t>(imm.bits);
+    expect(']', "to close the address");
+    return op;
+  } else {
+    fail_at(t, "a register, symbol or number after '['");
+  }
+  const bool plus = accept('+');
+  const bool minus = accept('-');
+  if (plus || minus) {
+    const Token& n = peek();
+    if (n.kind != Token::Kind::Number) fail_at(n, "an offset in the address");
+    take();
+    const Operand imm = parse_immediate(n, minus);
+    if (imm.imm_kind != Operand::ImmKind::Int) fail_at(n, "an integer offset in the address");
+    op.offset = static_cast<int64_t>(imm.bits);
+  }
+  if (!peek().is(']'))
+    fail_at(peek(), "']' to close the address opened at line " + std::to_string(open.line));
+  take();
+  return op;
+}
+
+Operand Parser::parse_vector(std::string_view) {
+  expect('{', "to open a vector");
+  Operand op;
+  op.kind = Operand::Kind::Vec;
+  while (true) {
+    const Token& t = peek();
+    if (t.kind != Token::Kind::Word) fail_at(t, "a register or '_' in the vector operand");
+    take();
+    int32_t reg = -1;
+    if (t.text != "_") {
+      reg = find_reg(t.text);
+      if (reg < 0)
+        fail(t.line, "undeclared register '" + std::string(t.text) + "' in a vector operand in " +
+                         function_kind_and_name());
+    }
+    if (op.vec_count >= 4) fail(t.line, "a vector operand holds at most 4 elements");
+    op.vec[op.vec_count++] = reg;
+    if (accept('}')) return op;
+    if (!peek().is(',')) fail_at(peek(), "',' or '}' in the vector operand");
+    take();
+  }
+}
+
+Operand Parser::parse_immediate(const Token& number, bool negative) {
+  Operand op;
+  op.kind = Operand::Kind::Imm;
+  std::string_view s = number.text;
+  auto hex_bits = [&](std::string_view digits, size_t width) -> uint64_t {
+    uint64_t v = 0;
+    if (digits.size() != width)
+      fail_at(number, std::to_string(width) + " hex digits after '0" + std::string(1, s[1]) + "'");
+    auto [p, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), v, 16);
+    if (ec != std::errc() || p != digits.data() + digits.size())
+      fail_at(number, "a hexadecimal literal");
+    return v;
+  };
+  if (s.size() >= 2 && s[0] == '0' && (s[1] == 'f' || s[1] == 'F')) {
+    op.imm_kind = Operand::ImmKind::F32;
+    op.bits = hex_bits(s.substr(2), 8) ^ (negative ? 0x80000000ull : 0);
+    return op;
+  }
+  if (s.size() >= 2 && s[0] == '0' && (s[1] == 'd' || s[1] == 'D')) {
+    op.imm_kind = Operand::ImmKind::F64;
+    op.bits = hex_bits(s.substr(2), 16) ^ (negative ? 0x8000000000000000ull : 0);
+    return op;
+  }
+  const bool hex = s.size() >= 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X');
+  const bool bin = s.size() >= 2 && s[0] == '0' && (s[1] == 'b' || s[1] == 'B');
+  if (!hex && s.find_first_of(".eE") != std::string_view::npos) {
+    const std::string str(s);
+    char* end = nullptr;
+    double d = std::strtod(str.c_str(), &end);
+    if (end != str.c_str() + str.size()) fail_at(number, "a number");
+    if (negative) d = -d;
+    op.imm_kind = Operand::ImmKind::F64;
+    std::memcpy(&op.bits, &d, 8);
+    return op;
+  }
+  if (!s.empty() && (s.back() == 'U' || s.back() == 'u')) s.remove_suffix(1);
+  int base = 10;
+  if (hex)
+    base = 16, s.remove_prefix(2);
+  else if (bin)
+    base = 2, s.remove_prefix(2);
+  else if (s.size() > 1 && s[0] == '0')
+    base = 8, s.remove_prefix(1);
+  uint64_t v = 0;
+  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v, base);
+  if (ec == std::errc::result_out_of_range)
+    fail(number.line, "integer literal " + describe(number) + " does not fit in 64 bits");
+  if (ec != std::errc() || p != s.data() + s.size() || s.empty()) fail_at(number, "a number");
+  op.imm_kind = Operand::ImmKind::Int;
+  op.bits = negative ? ~v + 1 : v;
+  return op;
+}
+
+std::optional<Operand> Parser::special_register(std::string_view name) const {
+  constexpr std::pair<std::string_view, SpecialReg> kVector[] = {{"%tid", SpecialReg::Tid},
+                                                                 {"%ntid", SpecialReg::Ntid},
+                                                                 {"%ctaid", SpecialReg::Ctaid},
+                                                                 {"%nctaid", SpecialReg::Nctaid}};
+  constexpr std::pair<std::string_view, SpecialReg> kScalar[] = {
+      {"%laneid", SpecialReg::Laneid},
+      {"%warpid", SpecialReg::Warpid},
+      {"%nwarpid", SpecialReg::Nwarpid},
+      {"%smid", SpecialReg::Smid},
+      {"%nsmid", SpecialReg::Nsmid},
+      {"%gridid", SpecialReg::Gridid},
+      {"%clock", SpecialReg::Clock},
+      {"%clock64", SpecialReg::Clock64},
+      {"%globaltimer", SpecialReg::Globaltimer},
+      {"%lanemask_eq", SpecialReg::LanemaskEq},
+      {"%lanemask_lt", SpecialReg::LanemaskLt},
+      {"%lanemask_le", SpecialReg::LanemaskLe},
+      {"%lanemask_gt", SpecialReg::LanemaskGt},
+      {"%lanemask_ge", SpecialReg::LanemaskGe},
+      {"%total_smem_size", SpecialReg::TotalSmemSize},
+      {"%dynamic_smem_size", SpecialReg::DynamicSmemSize}};
+  Operand op;
+  op.kind = Operand::Kind::Special;
+  const size_t dot = name.find('.');
+  const std::string_view base = name.substr(0, dot);
+  for (const auto& [n, r] : kVector) {
+    if (n != base) continue;
+    const std::string_view c = dot == name.npos ? std::string_view{} : name.substr(dot + 1);
+    if (c != "x" && c != "y" && c != "z")
+      fail(peek().line,
+           "special register '" + std::string(name) + "' needs a component .x, .y or .z");
+    op.special = r;
+    op.component = static_cast<uint8_t>(c[0] - 'x');
+    return op;
+  }
+  if (name.rfind("%cluster", 0) == 0 || name.rfind("%is_explicit_cluster", 0) == 0)
+    fail(peek().line,
+         "special register '" + std::string(name) + "': thread-block clusters are out of scope");
+  if (dot != name.npos) return std::nullopt;
+  for (const auto& [n, r] : kScalar) {
+    if (n != name) continue;
+    op.special = r;
+    return op;
+  }
+  return std::nullopt;
+}
+
+void Parser::parse_call_operands(Instruction& inst, std::string_view opcode_text) {
+  const std::string quoted = "'" + std::string(opcode_text) + "'";
+  const int32_t inst_index = static_cast<int32_t>(fn().instructions.size());
+  auto param_list = [&](std::vector<Operand>& out, PendingName::Where where,
+                        std::string_view what) {
+    expect('(', "to open the " + std::string(what) + " list of " + quoted);
+    if (accept(')')) return;
+    while (true) {
+      const Token& t = peek();
+      if (t.kind != Token::Kind::Word)
+        fail_at(t, "a parameter name in the " + std::string(what) + " list of " + quoted);
+      out.push_back(parse_operand(inst, where, static_cast<int32_t>(out.size())));
+      if (accept(')')) return;
+      if (!peek().is(','))
+        fail_at(peek(), "',' or ')' in the " + std::string(what) + " list of " + quoted);
+      take();
+    }
+  };
+  // call{.uni} [(ret), ] fname [, (args)] ;
+  if (peek().is('(')) {
+    param_list(inst.call_returns, PendingName::Where::CallReturn, "return");
+    expect(',', "after the return list of " + quoted);
+  }
+  const Token& callee = peek();
+  if (callee.kind != Token::Kind::Word) fail_at(callee, "a function name in " + quoted);
+  take();
+  if (find_reg(callee.text) >= 0)
+    fail(callee.line, "indirect calls through a register ('" + std::string(callee.text) +
+                          "') are not supported");
+  pending_functions_.push_back(PendingName{fn_index_, inst_index, PendingName::Where::Callee, 0,
+                                           std::string(callee.text), callee.line});
+  if (accept(',')) {
+    param_list(inst.call_args, PendingName::Where::CallArg, "argument");
+    if (accept(',')) fail(peek().line, "calls with a prototype (indirect calls) are not supported");
+  }
+  expect(';', "after " + quoted);
+  for (const Operand& op : inst.call_returns)
+    if (op.kind != Operand::Kind::Symbol || op.scope != Operand::Scope::CallParam)
+      fail(callee.line, quoted + ": return values must be .param variables of the call scope");
+  for (const Operand& op : inst.call_args)
+    if (op.kind == Operand::Kind::Label)
+      fail(callee.line, quoted + ": undeclared argument in the argument list");
+}
+
+}  // namespace warplab::ptx::detail

@@ -1,0 +1,89 @@
+// Sectored cache: see cache.h.
+#include "sim/timing/cache.h"
+
+#include <algorithm>
+#include <bit>
+
+namespace warplab::timing {
+
+SectoredCache::SectoredCache(uint64_t lines, int assoc, int sectors_per_line,
+                             const std::string& replacement)
+    : sets_(std::max<uint64_t>(1, lines / std::max(1, assoc))), assoc_(std::max(1, assoc)),
+      sectors_(sectors_per_line), tag_(sets_ * assoc_, 0), valid_(sets_ * assoc_, 0),
+      dirty_(sets_ * assoc_, 0), fill_(sets_ * assoc_ * sectors_per_line, 0),
+      policy_(make_replacement(replacement, sets_ * assoc_)) {
+  if (!policy_) policy_ = make_replacement("lru", sets_ * assoc_);
+}
+
+int64_t SectoredCache::find(uint64_t line) const {
+  const uint64_t first = (line % sets_) * assoc_;
+  for (int w = 0; w < assoc_; ++w)
+    if (tag_[first + w] == line + 1) return static_cast<int64_t>(first + w);
+  return -1;
+}
+
+CacheAccess SectoredCache::access(uint64_t line, uint32_t sector_mask, uint64_t now, bool allocate) {
+  CacheAccess r;
+  int64_t way = find(line);
+  // 1. Tag match: split the request into present and missing sectors.
+  if (way >= 0) {
+    r.hit_mask = sector_mask & valid_[way];
+    r.miss_mask = sector_mask & ~valid_[way];
+    for (uint32_t m = r.hit_mask; m; m &= m - 1) {
+      const uint64_t f = fill_[way * sectors_ + std::countr_zero(m)];
+      if (f > now) r.pending_mask |= 1u << std::countr_zero(m);
+      r.ready_at = std::max(r.ready_at, f);
+    }
+    policy_->on_hit(way, now);
+  } else {
+    r.miss_mask = sector_mask;
+    if (!allocate) return r;
+    // 2. Allocate: an invalid way first, else the policy's victim (write back its dirty sectors).
+    const uint64_t first = (line % sets_) * assoc_;
+    int pick = -1;
+    for (int w = 0; w < assoc_ && pick < 0; ++w)
+      if (tag_[first + w] == 0) pick = w;
+    if (pick < 0) {
+      pick = policy_->victim(first, assoc_);
+      r.evicted = true;
+      r.evicted_line = tag_[first + pick] - 1;
+      r.evicted_dirty = dirty_[first + pick];
+    }
+    way = static_cast<int64_t>(first + pick);
+    tag_[way] = line + 1;
+    valid_[way] = 0;
+    dirty_[way] = 0;
+    policy_->on_fill(way, now);
+  }
+  // 3. Missing sectors become valid now, their data arriving at the fill time set later.
+  if (allocate && r.miss_mask) {
+    valid_[way] |= r.miss_mask;
+    for (uint32_t m = r.miss_mask; m; m &= m - 1) fill_[way * sectors_ + std::countr_zero(m)] = kPending;
+  }
+  r.way = allocate || r.hit_mask ? way : -1;
+  return r;
+}
+
+void SectoredCache::set_fill(int64_t way, uint32_t sector_mask, uint64_t ready_at) {
+  if (way < 0) return;
+  for (uint32_t m = sector_mask; m; m &= m - 1) fill_[way * sectors_ + std::countr_zero(m)] = ready_at;
+}
+
+void SectoredCache::mark_dirty(int64_t way, uint32_t sector_mask) {
+  if (way >= 0) dirty_[way] |= sector_mask;
+}
+
+void SectoredCache::invalidate(uint64_t line, uint32_t sector_mask) {
+  const int64_t way = find(line);
+  if (way < 0) return;
+  valid_[way] &= ~sector_mask;
+  dirty_[way] &= ~sector_mask;
+  if (valid_[way] == 0) tag_[way] = 0;
+}
+
+bool SectoredCache::contains(uint64_t line, uint32_t sector_mask) const {
+  const int64_t way = find(line);
+  return way >= 0 && (valid_[way] & sector_mask) == sector_mask;
+}
+
+}  // namespace warplab::timing

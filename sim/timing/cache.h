@@ -1,0 +1,60 @@
+// A sectored, set-associative cache (used for the L1 of each SM and every L2 slice).
+//
+// Hardware: NVIDIA caches keep tags per 128-byte line but move data in 32-byte sectors, so a line
+// can be present with only some sectors valid. A request for sectors of a line "hits" the sectors
+// already there and "misses" the rest, which are fetched from the next level.
+//
+// Modelled: tags, per-sector valid and dirty bits, a fill time per sector (a sector whose data is
+// still on its way counts as a hit that waits for the fill: this is miss merging, what MSHRs do),
+// a replacement policy by name, write-back of dirty sectors on eviction.
+// Simplified: the cache updates its tags when a request is accepted, not when the data returns.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "sim/timing/replacement.h"
+
+namespace warplab::timing {
+
+struct CacheAccess {
+  uint32_t hit_mask = 0;        // requested sectors present (data ready at ready_at)
+  uint32_t pending_mask = 0;    // of hit_mask: sectors whose fill is still in flight (merged)
+  uint32_t miss_mask = 0;       // requested sectors absent
+  uint64_t ready_at = 0;        // latest fill time among hit sectors (0 if all long present)
+  bool evicted = false;         // allocating evicted a valid line
+  uint64_t evicted_line = 0;
+  uint32_t evicted_dirty = 0;   // dirty sectors of the evicted line (to write back)
+  int64_t way = -1;             // way index holding the line after the access (-1: not allocated)
+};
+
+class SectoredCache {
+ public:
+  // `lines` total lines (rounded down to whole sets), `sectors_per_line` <= 32.
+  SectoredCache(uint64_t lines, int assoc, int sectors_per_line, const std::string& replacement);
+
+  // Looks `line` up for `sector_mask`. With allocate, a miss claims a way (evicting if needed) and
+  // marks the missing sectors valid with fill time kPending; call set_fill() once it is known.
+  CacheAccess access(uint64_t line, uint32_t sector_mask, uint64_t now, bool allocate);
+  void set_fill(int64_t way, uint32_t sector_mask, uint64_t ready_at);
+  void mark_dirty(int64_t way, uint32_t sector_mask);
+  // Drops sectors of `line` if present (write-through L1 on a store: no stale data).
+  void invalidate(uint64_t line, uint32_t sector_mask);
+  bool contains(uint64_t line, uint32_t sector_mask) const;
+  uint64_t sets() const { return sets_; }
+
+  static constexpr uint64_t kPending = ~0ull;
+
+ private:
+  int64_t find(uint64_t line) const;
+  uint64_t sets_;
+  int assoc_, sectors_;
+  std::vector<uint64_t> tag_;      // line address + 1 (0 = invalid way)
+  std::vector<uint32_t> valid_, dirty_;
+  std::vector<uint64_t> fill_;     // per way x sector
+  std::unique_ptr<ReplacementPolicy> policy_;
+};
+
+}  // namespace warplab::timing

@@ -1,0 +1,335 @@
+// Preset files: a strict reader for the flat TOML subset the presets use, and the field table.
+//
+// sim/ must build with nothing but a C++20 compiler, so this is not a TOML library: it accepts
+// `[section]` headers, `key = value` lines (integers with optional `_` separators, decimals,
+// "strings") and `#` comments, and rejects everything else with the file and line.
+#include "sim/timing/config.h"
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <optional>
+#include <sstream>
+
+#ifndef WARPLAB_CONFIG_DIR
+#define WARPLAB_CONFIG_DIR "configs"
+#endif
+
+namespace warplab::timing {
+namespace {
+
+using Ref = std::variant<int64_t*, double*, std::string*>;
+
+struct Field {
+  const char* section;
+  const char* key;
+  const char* unit;
+  const char* description;
+  std::function<Ref(GpuConfig&)> ref;
+};
+
+#define F(SEC, KEY, UNIT, DESC, EXPR) \
+  Field{SEC, KEY, UNIT, DESC, [](GpuConfig& c) -> Ref { return &c.EXPR; }}
+#define PIPE(NAME, MEMBER, WHAT)                                                               \
+  F("pipes", NAME "_latency", "cycles", "issue-to-use latency of " WHAT, pipes.MEMBER.latency), \
+      F("pipes", NAME "_interval", "cycles", "cycles between two warp instructions on the " WHAT \
+        " pipe of one sub-partition", pipes.MEMBER.interval)
+
+std::vector<Field> fields() {
+  return {
+      F("", "name", "", "preset name", name),
+      F("", "description", "", "one-line description", description),
+      F("core", "sm_count", "SMs", "streaming multiprocessors", core.sm_count),
+      F("core", "clock_mhz", "MHz", "SM clock (cycles -> microseconds)", core.clock_mhz),
+      F("core", "sub_partitions", "per SM", "SM sub-partitions, each with one warp scheduler",
+        core.sub_partitions),
+      F("core", "max_warps_per_sm", "warps", "resident warps per SM", core.max_warps_per_sm),
+      F("core", "max_blocks_per_sm", "blocks", "resident blocks per SM", core.max_blocks_per_sm),
+      F("core", "max_threads_per_block", "threads", "largest block", core.max_threads_per_block),
+      F("core", "registers_per_sm", "registers", "32-bit registers per SM", core.registers_per_sm),
+      F("core", "register_alloc_unit", "registers", "per-warp register allocation granularity",
+        core.register_alloc_unit),
+      F("core", "max_registers_per_thread", "registers", "most registers a thread may use",
+        core.max_registers_per_thread),
+      F("core", "shared_per_sm", "bytes", "shared memory per SM", core.shared_per_sm),
+      F("core", "shared_per_block_max", "bytes", "most shared memory one block may use",
+        core.shared_per_block_max),
+      F("core", "shared_alloc_unit", "bytes", "shared memory allocation granularity",
+        core.shared_alloc_unit),
+      F("core", "shared_reserved_per_block", "bytes", "shared memory the driver reserves per block",
+        core.shared_reserved_per_block),
+      F("core", "warp_scheduler", "", "warp scheduling policy: lrr or gto", core.warp_scheduler),
+      F("core", "block_dispatch_interval", "cycles", "cycles between two block dispatches, GPU-wide",
+        core.block_dispatch_interval),
+      F("core", "block_launch_latency", "cycles", "from dispatch to a block's first issue",
+        core.block_launch_latency),
+      F("core", "launch_overhead_us", "us", "launch overhead added to time_us (event-timed)",
+        core.launch_overhead_us),
+      PIPE("fp32", fp32, "FP32"),
+      PIPE("int", integer, "INT"),
+      PIPE("fp64", fp64, "FP64"),
+      PIPE("half", half, "FP16/BF16"),
+      PIPE("sfu", sfu, "SFU (transcendentals)"),
+      PIPE("branch", branch, "branch (latency: cycles before the next fetch)"),
+      PIPE("warp", warp, "warp-level (shfl/vote/match/redux)"),
+      PIPE("barrier", barrier, "barrier (latency: last arrival to release)"),
+      PIPE("misc", misc, "miscellaneous"),
+      PIPE("ldst", ldst, "load/store (address generation)"),
+      F("shared", "banks", "banks", "shared memory banks", shared.banks),
+      F("shared", "bank_bytes", "bytes", "width of one bank", shared.bank_bytes),
+      F("shared", "latency", "cycles", "load-to-use latency of a one-wavefront shared load",
+        shared.latency),
+      F("shared", "wavefronts_per_cycle", "per cycle", "shared wavefronts per SM per cycle",
+        shared.wavefronts_per_cycle),
+      F("shared", "mio_queue", "instructions", "MIO queue depth per SM (stall_mio_throttle)",
+        shared.mio_queue),
+      F("l1", "size_bytes", "bytes", "L1 data cache capacity", l1.size_bytes),
+      F("l1", "line_bytes", "bytes", "cache line", l1.line_bytes),
+      F("l1", "sector_bytes", "bytes", "sector (unit of transfer)", l1.sector_bytes),
+      F("l1", "assoc", "ways", "associativity", l1.assoc),
+      F("l1", "hit_latency", "cycles", "load-to-use latency on an L1 hit", l1.hit_latency),
+      F("l1", "tag_lookups_per_cycle", "lines/cycle", "lines the L1 tag stage resolves per cycle",
+        l1.tag_lookups_per_cycle),
+      F("l1", "miss_lines_in_flight", "lines", "outstanding line misses per SM (MSHRs)",
+        l1.miss_lines_in_flight),
+      F("l1", "lsu_queue", "instructions", "LSU queue depth per SM (stall_lg_throttle)",
+        l1.lsu_queue),
+      F("l1", "replacement", "", "replacement policy: lru or fifo", l1.replacement),
+      F("l2", "size_bytes", "bytes", "L2 capacity", l2.size_bytes),
+      F("l2", "assoc", "ways", "associativity", l2.assoc),
+      F("l2", "slices", "slices", "independent L2 slices (address-interleaved)", l2.slices),
+      F("l2", "hit_latency", "cycles", "load-to-use latency on an L2 hit", l2.hit_latency),
+      F("l2", "sectors_per_cycle_per_slice", "sectors/cycle", "sectors one slice serves per cycle",
+        l2.sectors_per_cycle_per_slice),
+      F("l2", "atomic_latency", "cycles", "extra cycles for an atomic at the L2", l2.atomic_latency),
+      F("l2", "replacement", "", "replacement policy: lru or fifo", l2.replacement),
+      F("dram", "latency", "cycles", "cycles an L2 miss adds to the L2 hit latency", dram.latency),
+      F("dram", "bus_bits", "bits", "DRAM bus width", dram.bus_bits),
+      F("dram", "data_rate_mtps", "MT/s", "transfers per second per pin", dram.data_rate_mtps),
+      F("dram", "efficiency", "fraction", "fraction of peak bandwidth a stream sustains",
+        dram.efficiency),
+      F("dram", "channels", "channels", "independent DRAM channels", dram.channels),
+      F("dram", "interleave_bytes", "bytes", "address bytes per channel before the next",
+        dram.interleave_bytes),
+  };
+}
+#undef F
+#undef PIPE
+
+std::string trim(std::string s) {
+  const auto b = s.find_first_not_of(" \t\r");
+  if (b == std::string::npos) return "";
+  const auto e = s.find_last_not_of(" \t\r");
+  return s.substr(b, e - b + 1);
+}
+
+// Strips a trailing comment outside a string.
+std::string strip_comment(const std::string& s) {
+  bool in_str = false;
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (s[i] == '"') in_str = !in_str;
+    if (s[i] == '#' && !in_str) return s.substr(0, i);
+  }
+  return s;
+}
+
+std::optional<int64_t> parse_int(std::string v) {
+  v.erase(std::remove(v.begin(), v.end(), '_'), v.end());
+  if (v.empty()) return std::nullopt;
+  size_t i = (v[0] == '-' || v[0] == '+') ? 1 : 0;
+  if (i == v.size()) return std::nullopt;
+  for (size_t k = i; k < v.size(); ++k)
+    if (v[k] < '0' || v[k] > '9') return std::nullopt;
+  try { return std::stoll(v); } catch (...) { return std::nullopt; }
+}
+
+std::optional<double> parse_double(std::string v) {
+  v.erase(std::remove(v.begin(), v.end(), '_'), v.end());
+  if (v.empty()) return std::nullopt;
+  char* end = nullptr;
+  const double d = std::strtod(v.c_str(), &end);
+  if (end != v.c_str() + v.size() || !std::isfinite(d)) return std::nullopt;
+  return d;
+}
+
+std::optional<std::string> parse_string(const std::string& v) {
+  if (v.size() < 2 || v.front() != '"' || v.back() != '"') return std::nullopt;
+  const std::string inner = v.substr(1, v.size() - 2);
+  if (inner.find('"') != std::string::npos || inner.find('\\') != std::string::npos)
+    return std::nullopt;
+  return inner;
+}
+
+std::string value_text(const Ref& r) {
+  if (auto* p = std::get_if<int64_t*>(&r)) return std::to_string(**p);
+  if (auto* p = std::get_if<double*>(&r)) {
+    std::ostringstream o;
+    o << **p;
+    return o.str();
+  }
+  return "\"" + *std::get<std::string*>(r) + "\"";
+}
+
+Expected<GpuConfig> parse_impl(const std::string& text, const std::string& path,
+                               const std::string& config_dir, int depth) {
+  GpuConfig cfg;
+  const auto table = fields();
+  std::istringstream in(text);
+  std::string raw, section;
+  int line_no = 0;
+  std::vector<std::string> seen;
+  bool any_key = false;
+  while (std::getline(in, raw)) {
+    ++line_no;
+    const std::string line = trim(strip_comment(raw));
+    if (line.empty()) continue;
+    if (line.front() == '[') {
+      if (line.back() != ']') return Error{path, line_no, "malformed section header '" + line + "'"};
+      section = trim(line.substr(1, line.size() - 2));
+      static constexpr const char* kSections[] = {"core", "pipes", "shared", "l1", "l2", "dram"};
+      if (std::find_if(std::begin(kSections), std::end(kSections),
+                       [&](const char* s) { return section == s; }) == std::end(kSections))
+        return Error{path, line_no,
+                     "unknown section [" + section + "] (expected core, pipes, shared, l1, l2, dram)"};
+      continue;
+    }
+    const auto eq = line.find('=');
+    if (eq == std::string::npos)
+      return Error{path, line_no, "expected 'key = value' or '[section]', got '" + line + "'"};
+    const std::string key = trim(line.substr(0, eq));
+    const std::string value = trim(line.substr(eq + 1));
+    const std::string full = section.empty() ? key : section + "." + key;
+    if (std::find(seen.begin(), seen.end(), full) != seen.end())
+      return Error{path, line_no, "key '" + full + "' is set twice"};
+    seen.push_back(full);
+    if (section.empty() && key == "base") {
+      if (any_key) return Error{path, line_no, "'base' must come before every other key"};
+      auto name = parse_string(value);
+      if (!name) return Error{path, line_no, "base: expected a quoted preset name"};
+      if (depth > 4) return Error{path, line_no, "base presets nest too deeply"};
+      const std::string base_path = config_dir + "/" + *name + ".toml";
+      std::ifstream f(base_path);
+      if (!f) return Error{path, line_no, "base preset '" + *name + "' not found in " + config_dir};
+      std::stringstream ss;
+      ss << f.rdbuf();
+      auto base = parse_impl(ss.str(), base_path, config_dir, depth + 1);
+      if (!base) return base.error();
+      cfg = *base;
+      cfg.description.clear();
+      continue;
+    }
+    any_key = true;
+    const Field* field = nullptr;
+    for (const auto& f : table)
+      if (section == f.section && key == f.key) field = &f;
+    if (!field)
+      return Error{path, line_no, "unknown key '" + full + "'"};
+    const Ref r = field->ref(cfg);
+    if (auto* p = std::get_if<int64_t*>(&r)) {
+      auto v = parse_int(value);
+      if (!v) return Error{path, line_no, "'" + full + "' expects an integer, got '" + value + "'"};
+      if (*v < 0) return Error{path, line_no, "'" + full + "' must not be negative"};
+      **p = *v;
+    } else if (auto* p = std::get_if<double*>(&r)) {
+      auto v = parse_double(value);
+      if (!v) return Error{path, line_no, "'" + full + "' expects a number, got '" + value + "'"};
+      if (*v < 0) return Error{path, line_no, "'" + full + "' must not be negative"};
+      **p = *v;
+    } else {
+      auto v = parse_string(value);
+      if (!v) return Error{path, line_no, "'" + full + "' expects a quoted string, got '" + value + "'"};
+      *std::get<std::string*>(r) = *v;
+    }
+  }
+  cfg.source = path;
+  if (auto st = validate_config(cfg); !st) return Error{path, 0, st.error().message};
+  return cfg;
+}
+
+bool is_pow2(int64_t v) { return v > 0 && (v & (v - 1)) == 0; }
+
+}  // namespace
+
+std::vector<FieldView> describe_config(const GpuConfig& config) {
+  GpuConfig copy = config;
+  std::vector<FieldView> out;
+  for (const auto& f : fields())
+    out.push_back({f.section, f.key, f.unit, f.description, value_text(f.ref(copy))});
+  return out;
+}
+
+Status validate_config(const GpuConfig& c) {
+  auto bad = [](std::string m) -> Status { return Error{"", 0, m}; };
+  if (c.core.sm_count < 1) return bad("core.sm_count must be at least 1");
+  if (c.core.clock_mhz <= 0) return bad("core.clock_mhz must be positive");
+  if (c.core.sub_partitions < 1) return bad("core.sub_partitions must be at least 1");
+  if (c.core.max_warps_per_sm < 1 || c.core.max_blocks_per_sm < 1)
+    return bad("core.max_warps_per_sm and core.max_blocks_per_sm must be at least 1");
+  if (c.core.register_alloc_unit < 1 || c.core.shared_alloc_unit < 1)
+    return bad("allocation units must be at least 1");
+  if (c.shared.banks < 1 || c.shared.bank_bytes < 1 || c.shared.wavefronts_per_cycle < 1)
+    return bad("shared.banks, bank_bytes and wavefronts_per_cycle must be at least 1");
+  if (!is_pow2(c.l1.line_bytes) || !is_pow2(c.l1.sector_bytes) || c.l1.sector_bytes > c.l1.line_bytes ||
+      c.l1.line_bytes / c.l1.sector_bytes > 32)
+    return bad("l1.line_bytes and l1.sector_bytes must be powers of two, at most 32 sectors a line");
+  if (c.l1.assoc < 1 || c.l2.assoc < 1) return bad("associativity must be at least 1");
+  if (c.l1.size_bytes < c.l1.line_bytes * c.l1.assoc) return bad("l1.size_bytes below one set");
+  if (c.l2.size_bytes < c.l1.line_bytes * c.l2.assoc * c.l2.slices)
+    return bad("l2.size_bytes below one set per slice");
+  if (c.l1.tag_lookups_per_cycle < 1 || c.l1.miss_lines_in_flight < 1 || c.l1.lsu_queue < 1)
+    return bad("l1.tag_lookups_per_cycle, miss_lines_in_flight and lsu_queue must be at least 1");
+  if (c.l2.slices < 1 || c.l2.sectors_per_cycle_per_slice <= 0) return bad("l2 slices/throughput must be positive");
+  if (c.dram.channels < 1 || c.dram.bus_bits < 1 || c.dram.data_rate_mtps <= 0 ||
+      c.dram.efficiency <= 0 || c.dram.efficiency > 1 || c.dram.interleave_bytes < 1)
+    return bad("dram: channels, bus_bits, data_rate_mtps positive; efficiency in (0, 1]");
+  if (c.core.warp_scheduler != "lrr" && c.core.warp_scheduler != "gto")
+    return bad("core.warp_scheduler: unknown policy '" + c.core.warp_scheduler + "' (lrr, gto)");
+  for (const auto* r : {&c.l1.replacement, &c.l2.replacement})
+    if (*r != "lru" && *r != "fifo") return bad("replacement: unknown policy '" + *r + "' (lru, fifo)");
+  return Ok{};
+}
+
+std::string default_config_dir() { return WARPLAB_CONFIG_DIR; }
+
+Expected<GpuConfig> parse_config(const std::string& text, const std::string& path,
+                                 const std::string& config_dir) {
+  return parse_impl(text, path, config_dir.empty() ? default_config_dir() : config_dir, 0);
+}
+
+Expected<GpuConfig> load_config(const std::string& name_or_path, const std::string& config_dir) {
+  const std::string dir = config_dir.empty() ? default_config_dir() : config_dir;
+  std::string path = name_or_path;
+  const bool looks_like_path = name_or_path.find('/') != std::string::npos ||
+                               (
+                               name_or_path.size() > 5 &&
+                                   name_or_path.substr(name_or_path.size() - 5) == ".toml");
+  if (!looks_like_path) path = dir + "/" + name_or_path + ".toml";
+  std::ifstream f(path);
+  if (!f) {
+    std::string names;
+    for (const auto& c : list_configs(dir)) names += (names.empty() ? "" : ", ") + c.name;
+    return Error{"", 0, "unknown GPU config '" + name_or_path + "' (presets: " + names + ")"};
+  }
+  std::stringstream ss;
+  ss << f.rdbuf();
+  return parse_config(ss.str(), path, dir);
+}
+
+std::vector<ConfigInfo> list_configs(const std::string& config_dir) {
+  const std::string dir = config_dir.empty() ? default_config_dir() : config_dir;
+  std::vector<ConfigInfo> out;
+  std::error_code ec;
+  for (const auto& e : std::filesystem::directory_iterator(dir, ec)) {
+    if (e.path().extension() != ".toml") continue;
+    ConfigInfo info{e.path().stem().string(), e.path().string(), ""};
+    if (auto c = load_config(e.path().string(), dir)) info.description = c->description;
+    else info.description = "(invalid: " + c.error().to_string() + ")";
+    out.push_back(info);
+  }
+  std::sort(out.begin(), out.end(), [](auto& a, auto& b) { return a.name < b.name; });
+  return out;
+}
+
+}  // namespace warplab::timing

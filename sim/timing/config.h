@@ -1,0 +1,142 @@
+// GPU configuration: every number the timing model uses, one typed struct per hardware unit.
+//
+// A real GPU's behaviour is set by a few hundred hardware parameters (how many SMs, how fast the
+// clock runs, how big and how slow each cache is, how wide the DRAM bus is). WarpLab keeps the ones
+// its model needs in the structs below, loads them from named preset files (configs/NAME.toml), and
+// describes each field once (config_fields()) with its unit, so `warplab configs` and the UI can
+// show students what every number means.
+//
+// Simplified: one clock domain (everything counts SM cycles); L1/shared carve-out is fixed per
+// preset instead of chosen per kernel.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "sim/common/error.h"
+
+namespace warplab::timing {
+
+// SM core, block scheduling and launch. Defaults are the H100 SXM's.
+struct CoreConfig {
+  int64_t sm_count = 132;                  // streaming multiprocessors
+  double clock_mhz = 1980;                 // SM clock
+  int64_t sub_partitions = 4;              // SM sub-partitions (SMSPs), one warp scheduler each
+  int64_t max_warps_per_sm = 64;
+  int64_t max_blocks_per_sm = 32;
+  int64_t max_threads_per_block = 1024;
+  int64_t registers_per_sm = 65536;        // 32-bit registers
+  int64_t register_alloc_unit = 256;       // registers per warp are allocated in these units
+  int64_t max_registers_per_thread = 255;
+  int64_t shared_per_sm = 233472;          // bytes (228 KiB)
+  int64_t shared_per_block_max = 232448;   // bytes (227 KiB)
+  int64_t shared_alloc_unit = 128;         // bytes
+  int64_t shared_reserved_per_block = 1024;// bytes the driver reserves per block (sm_80+)
+  std::string warp_scheduler = "lrr";      // policy name (warp_scheduler.h)
+  double block_dispatch_interval = 1.25;   // cycles between two block dispatches, GPU-wide
+  int64_t block_launch_latency = 100;      // cycles from dispatch to the block's first issue
+  double launch_overhead_us = 4.0;         // host launch + event overhead added to time_us
+};
+
+// One functional-unit pipeline: how long until its result can be used, how often it accepts a warp.
+struct PipeConfig {
+  int64_t latency = 4;    // cycles from issue to a dependent instruction's issue
+  int64_t interval = 1;   // cycles between two warp instructions on this pipe (per sub-partition)
+};
+
+struct PipesConfig {
+  PipeConfig fp32{4, 1}, integer{4, 2}, fp64{8, 2}, half{4, 1}, sfu{18, 8};
+  PipeConfig branch{8, 1};     // latency: cycles before the next instruction can be fetched
+  PipeConfig warp{24, 2};      // shfl/vote/match/redux
+  PipeConfig barrier{20, 1};   // latency: cycles from the last arrival to release
+  PipeConfig misc{4, 1};
+  PipeConfig ldst{4, 1};       // latency: address generation; interval: LSU issue rate
+};
+
+struct SharedConfig {
+  int64_t banks = 32;
+  int64_t bank_bytes = 4;
+  int64_t latency = 24;               // cycles, load-to-use with one wavefront
+  int64_t wavefronts_per_cycle = 1;
+  int64_t mio_queue = 16;             // shared/SFU/shfl instructions waiting per SM (mio_throttle)
+};
+
+struct L1Config {
+  int64_t size_bytes = 212992;        // data capacity left for L1 after the shared carve-out
+  int64_t line_bytes = 128;
+  int64_t sector_bytes = 32;
+  int64_t assoc = 4;
+  int64_t hit_latency = 36;           // cycles, load-to-use on a hit
+  int64_t tag_lookups_per_cycle = 1;  // 128-byte lines the L1 t-stage resolves per cycle
+  int64_t miss_lines_in_flight = 256; // MSHRs: outstanding line misses per SM
+  int64_t lsu_queue = 32;             // global/local instructions waiting per SM (lg_throttle)
+  std::string replacement = "lru";    // policy name (replacement.h)
+};
+
+struct L2Config {
+  int64_t size_bytes = 52428800;      // 50 MiB
+  int64_t assoc = 16;
+  int64_t slices = 96;
+  int64_t hit_latency = 270;          // cycles, load-to-use from the SM on an L2 hit
+  double sectors_per_cycle_per_slice = 1.0;
+  int64_t atomic_latency = 12;        // cycles the slice's ALU adds for an atomic
+  std::string replacement = "lru";
+};
+
+struct DramConfig {
+  int64_t latency = 400;              // cycles added to an L2 miss (beyond the L2 hit latency)
+  int64_t bus_bits = 5120;
+  double data_rate_mtps = 5238;       // mega-transfers per second per pin (2 x memory clock)
+  double efficiency = 0.80;           // fraction of peak a streaming access pattern sustains
+  int64_t channels = 80;
+  int64_t interleave_bytes = 256;     // address bytes mapped to one channel before the next
+};
+
+struct GpuConfig {
+  std::string name = "h100-sxm";
+  std::string description;
+  std::string source;                 // file it was loaded from
+  CoreConfig core;
+  PipesConfig pipes;
+  SharedConfig shared;
+  L1Config l1;
+  L2Config l2;
+  DramConfig dram;
+
+  double peak_dram_bytes_per_second() const {
+    return double(dram.bus_bits) / 8.0 * dram.data_rate_mtps * 1e6;
+  }
+  double peak_dram_bytes_per_cycle() const {
+    return peak_dram_bytes_per_second() / (core.clock_mhz * 1e6);
+  }
+};
+
+// Describes every field (section, key, unit, description, current value as text).
+struct FieldView {
+  std::string section, key, unit, description, value;
+};
+std::vector<FieldView> describe_config(const GpuConfig& config);
+
+// Parses preset text (the flat TOML subset: [section], key = int | float | "string", # comments).
+// A top-level `base = "NAME"` starts from another preset. Unknown keys, repeated keys and bad
+// values are errors naming path:line. A base name is looked up in config_dir.
+Expected<GpuConfig> parse_config(const std::string& text, const std::string& path,
+                                 const std::string& config_dir);
+
+// Loads a preset by name ("h100-sxm", looked up in the config directory) or by file path.
+// config_dir "" means the built-in WARPLAB_CONFIG_DIR.
+Expected<GpuConfig> load_config(const std::string& name_or_path, const std::string& config_dir = "");
+
+struct ConfigInfo {
+  std::string name, path, description;
+};
+// The presets in the config directory, sorted by name.
+std::vector<ConfigInfo> list_configs(const std::string& config_dir = "");
+std::string default_config_dir();
+
+// Checks the values make sense together (powers of two where needed, nonzero sizes).
+Status validate_config(const GpuConfig& config);
+
+}  // namespace warplab::timing

@@ -1,0 +1,209 @@
+// The whole-GPU loop: see gpu_model.h.
+#include "sim/timing/gpu_model.h"
+
+#include <algorithm>
+
+#include "sim/timing/block_scheduler.h"
+#include "sim/timing/l2.h"
+#include "sim/timing/sm.h"
+
+namespace warplab::timing {
+
+double MemoryTable::global_ld_sectors_per_request() const {
+  return l1.global_ld_requests ? double(l1.global_ld_sectors) / l1.global_ld_requests : 0;
+}
+double MemoryTable::global_st_sectors_per_request() const {
+  return l1.global_st_requests ? double(l1.global_st_sectors) / l1.global_st_requests : 0;
+}
+double MemoryTable::l1_hit_rate() const {
+  return l1.global_ld_sectors ? double(l1.global_ld_sector_hits) / l1.global_ld_sectors : 0;
+}
+double MemoryTable::l2_hit_rate() const {
+  const uint64_t n = l2_read_sector_hits + l2_read_sector_misses;
+  return n ? double(l2_read_sector_hits) / n : 0;
+}
+
+std::vector<Metric> TimingResult::metrics() const {
+  std::vector<Metric> m = {
+      {"gpc__cycles_elapsed.max", double(cycles), "cycle"},
+      {"gpu__time_duration.sum", kernel_time_us, "us"},
+      {"smsp__inst_executed.sum", double(stats.warp_instructions), "inst"},
+      {"sm__inst_executed.avg.per_cycle_active", ipc, "inst/cycle"},
+      {"sm__warps_active.avg.pct_of_peak_sustained_active", 100 * achieved_occupancy, "%"},
+      {"sm__maximum_warps_per_active_cycle_pct", 100 * occupancy.theoretical, "%"},
+      {"launch__occupancy_limit_blocks", double(occupancy.limit_blocks), "block"},
+      {"launch__occupancy_limit_registers", double(occupancy.limit_registers), "block"},
+      {"launch__occupancy_limit_shared_mem", double(occupancy.limit_shared), "block"},
+      {"launch__occupancy_limit_warps", double(occupancy.limit_warps), "block"},
+      {"launch__waves_per_multiprocessor", waves, ""},
+      {"l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum", double(memory.l1.global_ld_requests), "request"},
+      {"l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum", double(memory.l1.global_ld_sectors), "sector"},
+      {"l1tex__t_sectors_pipe_lsu_mem_global_op_ld.ratio", memory.global_ld_sectors_per_request(), "sector/request"},
+      {"l1tex__t_requests_pipe_lsu_mem_global_op_st.sum", double(memory.l1.global_st_requests), "request"},
+      {"l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum", double(memory.l1.global_st_sectors), "sector"},
+      {"l1tex__t_sectors_pipe_lsu_mem_global_op_st.ratio", memory.global_st_sectors_per_request(), "sector/request"},
+      {"l1tex__t_sector_hit_rate.pct", 100 * memory.l1_hit_rate(), "%"},
+      {"lts__t_sector_hit_rate.pct", 100 * memory.l2_hit_rate(), "%"},
+      {"dram__bytes_read.sum", double(memory.dram_bytes_read), "byte"},
+      {"dram__bytes_write.sum", double(memory.dram_bytes_written), "byte"},
+      {"dram__throughput.avg.pct_of_peak_sustained_elapsed",
+       peak_dram_bytes_per_second > 0 ? 100 * dram_bytes_per_second / peak_dram_bytes_per_second : 0, "%"},
+      {"l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum", double(memory.l1.shared_ld_wavefronts), "wavefront"},
+      {"l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum", double(memory.l1.shared_st_wavefronts), "wavefront"},
+      {"l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum", double(memory.l1.shared_bank_conflicts), "conflict"},
+  };
+  for (int s = 0; s < kWarpStateCount; ++s)
+    m.push_back({"smsp__pcsamp_warps_issue_" + std::string(warp_state_name(WarpState(s))),
+                 double(warp_states[s]), "warp-cycle"});
+  return m;
+}
+
+Expected<TimingResult> run_timing(const func::Program& program, func::DeviceMemory& memory,
+                                  const func::LaunchConfig& launch, const GpuConfig& config,
+                                  const TimingOptions& options) {
+  if (auto st = validate_config(config); !st) return st.error();
+  const ptx::Function* kernel = program.kernel(launch.kernel);
+  if (!kernel) return Error{program.module().path, 0, "unknown kernel '" + launch.kernel + "'"};
+  TimingResult r;
+  r.kernel = launch.kernel;
+  r.config = config.name;
+  // 1. Occupancy: how many blocks fit per SM.
+  r.registers_per_thread = options.registers_per_thread > 0 ? options.registers_per_thread : 32;
+  const uint64_t threads = launch.block.count();
+  const uint64_t shared = uint64_t{program.static_shared_bytes(launch.kernel)} + launch.dynamic_shared_bytes;
+  auto occ = compute_occupancy(config.core, static_cast<int>(std::min<uint64_t>(threads, 1u << 30)),
+                               r.registers_per_thread, static_cast<int>(std::min<uint64_t>(shared, 1u << 30)));
+  if (!occ) return Error{"", 0, "launch of " + launch.kernel + ": " + occ.error().message};
+  r.occupancy = *occ;
+  r.waves = double(launch.grid.count()) / (double(occ->blocks_per_sm) * config.core.sm_count);
+  // 2. The machine: L2 + DRAM, SMs, block scheduler, per-line state table.
+  int32_t max_line = 0;
+  for (const auto& f : program.module().functions)
+    for (const auto& i : f.instructions) max_line = std::max(max_line, i.ptx_line);
+  std::vector<WarpStateCycles> by_line(max_line + 1, WarpStateCycles{});
+  L2 l2(config);
+  if (options.trace.enabled) {
+    r.trace.options = options.trace;
+    r.trace.kernel = launch.kernel;
+    r.trace.clock_mhz = config.core.clock_mhz;
+    r.trace.sm_count = static_cast<int32_t>(config.core.sm_count);
+  }
+  LaunchContext ctx{config, program, memory, launch, r.occupancy, r.stats, l2,
+                    options.trace.enabled ? &r.trace : nullptr, by_line};
+  std::vector<Sm> sms;
+  sms.reserve(config.core.sm_count);
+  for (int i = 0; i < config.core.sm_count; ++i) sms.emplace_back(i, ctx);
+  BlockScheduler blocks(launch.grid, config.core.block_dispatch_interval);
+  // Counter samples (trace): interval chosen so a run gives about 2000 samples.
+  uint64_t interval = options.trace.counter_interval;
+  CounterSample last{};
+  uint64_t next_sample = 0;
+  auto sample = [&](uint64_t cycle) {
+    CounterSample c{cycle, 0, 0, 0, 0};
+    for (const auto& sm : sms) {
+      c.l1_sectors += sm.l1tex().counters().global_ld_sectors + sm.l1tex().counters().global_st_sectors +
+                      sm.l1tex().counters().local_sectors;
+      c.warps_issued += sm.instructions();
+    }
+    c.l2_sectors = l2.counters().read_sector_hits + l2.counters().read_sector_misses + l2.counters().write_sectors;
+    c.dram_bytes = l2.dram().bytes_read() + l2.dram().bytes_written();
+    CounterSample d{cycle, c.l1_sectors - last.l1_sectors, c.l2_sectors - last.l2_sectors,
+                    c.dram_bytes - last.dram_bytes, c.warps_issued - last.warps_issued};
+    last = c;
+    r.trace.counters.push_back(d);
+  };
+  // 3. The clock: run every SM that has something to do this cycle, then jump to the next cycle
+  //    where anything can happen.
+  uint64_t now = 0, last_progress = 0, issued_before = 0;
+  for (;;) {
+    // 3a. Dispatch blocks that are due.
+    if (auto st = blocks.dispatch(now, sms); !st) return st.error();
+    // 3b. SMs in reverse order (no SM sees another's result of this cycle; they only share L2).
+    bool faulted = false;
+    for (auto it = sms.rbegin(); it != sms.rend(); ++it) {
+      Sm& sm = *it;
+      if (sm.busy() && sm.next_wake() <= now && !sm.tick(now)) { faulted = true; r.fault = sm.fault(); break; }
+      if (sm.fault()) { faulted = true; r.fault = sm.fault(); break; }
+    }
+    if (faulted) break;
+    // 3c. Done? Otherwise find the next interesting cycle.
+    bool any_busy = false;
+    uint64_t next = kNever;
+    bool room = false;
+    for (const Sm& sm : sms) {
+      if (sm.busy()) { any_busy = true; next = std::min(next, sm.next_wake()); }
+      room = room || sm.has_room();
+    }
+    if (!any_busy && blocks.done()) break;
+    if (!blocks.done() && room) next = std::min(next, std::max(blocks.next_due(), now + 1));
+    // 3d. Deadlock and limits: no warp issued for too long, or nothing left that could wake.
+    uint64_t issued = 0;
+    for (const Sm& sm : sms) issued += sm.instructions();
+    if (issued != issued_before) { issued_before = issued; last_progress = now; }
+    const bool stuck = next == kNever || now - last_progress > options.deadlock_cycles;
+    const bool over = options.max_cycles && now >= options.max_cycles;
+    if (stuck || over) {
+      func::LaunchFault f;
+      f.kind = func::LaunchFault::Kind::Deadlock;
+      f.kernel = launch.kernel;
+      f.message = over ? "timing: stopped at the cycle limit (" + std::to_string(options.max_cycles) + ")"
+                       : "timing: no warp can make progress at cycle " + std::to_string(now) +
+                             " (deadlock: a barrier some warps never reach?)";
+      r.fault = f;
+      break;
+    }
+    const uint64_t target = std::max(next, now + 1);
+    if (options.trace.enabled) {
+      if (interval == 0) interval = 256;   // refined below once the run length is known
+      while (next_sample + interval <= target) { next_sample += interval; sample(next_sample); }
+    }
+    now = target;
+  }
+  // 4. Results.
+  r.cycles = now;
+  for (auto& sm : sms) sm.flush(now);
+  if (options.trace.enabled) sample(now);
+  uint64_t active = 0, resident = 0;
+  for (const auto& sm : sms) {
+    for (int s = 0; s < kWarpStateCount; ++s) r.warp_states[s] += sm.state_cycles()[s];
+    r.memory.l1.add(sm.l1tex().counters());
+    active += sm.active_cycles();
+    resident += sm.resident_warp_cycles();
+  }
+  r.memory.l2_read_sector_hits = l2.counters().read_sector_hits;
+  r.memory.l2_read_sector_misses = l2.counters().read_sector_misses;
+  r.memory.l2_write_sectors = l2.counters().write_sectors;
+  r.memory.l2_atomic_requests = l2.counters().atomic_requests;
+  r.memory.dram_bytes_read = l2.dram().bytes_read();
+  r.memory.dram_bytes_written = l2.dram().bytes_written();
+  r.achieved_occupancy = active ? double(resident) / active / config.core.max_warps_per_sm : 0;
+  r.kernel_time_us = double(r.cycles) / config.core.clock_mhz;
+  r.time_us = r.kernel_time_us + config.core.launch_overhead_us;
+  const uint64_t instructions = issued_before;
+  r.gpu_ipc = r.cycles ? double(instructions) / r.cycles : 0;
+  r.ipc = active ? double(instructions) / (double(active)) : 0;
+  r.peak_dram_bytes_per_second = config.peak_dram_bytes_per_second();
+  r.dram_bytes_per_second = r.kernel_time_us > 0
+      ? double(r.memory.dram_bytes_read + r.memory.dram_bytes_written) / (r.kernel_time_us * 1e-6) : 0;
+  for (size_t line = 0; line < by_line.size(); ++line) {
+    const auto& c = by_line[line];
+    bool any = false;
+    for (auto v : c) any = any || v;
+    if (any) r.warp_states_by_ptx_line[static_cast<int32_t>(line)] = c;
+  }
+  for (const auto& f : program.module().functions)
+    for (const auto& i : f.instructions) {
+      auto it = r.warp_states_by_ptx_line.find(i.ptx_line);
+      if (it == r.warp_states_by_ptx_line.end() || i.user_loc.line <= 0) continue;
+      auto& dst = r.warp_states_by_src_line[{i.user_loc.file, i.user_loc.line}];
+      for (int s = 0; s < kWarpStateCount; ++s) dst[s] += it->second[s];
+    }
+  if (r.stats.blocks == 0) {
+    r.stats.blocks = blocks.dispatched();
+    r.stats.warps = blocks.dispatched() * r.occupancy.warps_per_block;
+    r.stats.threads = blocks.dispatched() * threads;
+  }
+  return r;
+}
+
+}  // namespace warplab::timing

@@ -1,0 +1,93 @@
+// The timing model's entry point: run one kernel launch on a simulated GPU, cycle by cycle.
+//
+// For the lab/CLI engineer (integration note):
+//   auto cfg = timing::load_config(name_or_path);          // "h100-sxm" (default), a .toml path
+//   if (!cfg) report(cfg.error());                          // file:line for bad presets
+//   timing::TimingOptions opt;
+//   opt.registers_per_thread = <from nvJitLink>;            // 0 = unknown (32 assumed)
+//   opt.trace.enabled = !trace_path.empty();                // --trace FILE.json
+//   auto r = timing::run_timing(program, memory, launch, *cfg, opt);
+//   if (!r) -> bad launch (exit 2);  r->fault -> kernel fault, as in functional mode
+//   r->stats is the same LaunchStats run_functional fills (instruction counts by class and line).
+//   write_result_json(*r, *cfg, jw) is not provided here (no JSON library in sim/): emit
+//   r->metrics() (name, value, unit) and the fields below into the launch's "cycles", "time_us",
+//   "ipc", "occupancy", "warp_states", "memory" objects; timing::write_chrome_trace(r->trace, os)
+//   writes the Perfetto file. timing::list_configs() for `warplab configs`;
+//   timing::describe_config(cfg) for every field with its unit.
+//   Bench line: warp_inst_per_s = r->stats.warp_instructions / wall seconds of run_timing.
+//
+// What it does: the block scheduler places blocks on SMs (occupancy.h), each SM's warp schedulers
+// issue instructions that the functional executor runs (so results equal functional mode), and
+// memory accesses travel through L1TEX, L2 and DRAM with their latencies and bandwidths. The
+// clock jumps over cycles where nothing can happen.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "sim/func/executor.h"
+#include "sim/timing/config.h"
+#include "sim/timing/l1tex.h"
+#include "sim/timing/occupancy.h"
+#include "sim/timing/trace.h"
+#include "sim/timing/warp_state.h"
+
+namespace warplab::timing {
+
+struct TimingOptions {
+  int registers_per_thread = 0;    // from ptxas/nvJitLink; 0 = unknown, assume 32
+  TraceOptions trace;
+  uint64_t max_cycles = 0;         // 0 = no limit; else stop with a Deadlock fault
+  uint64_t deadlock_cycles = 10'000'000;   // no instruction issued for this long = deadlock
+};
+
+struct MemoryTable {
+  MemoryCounters l1;               // summed over SMs (Nsight names in l1tex.h)
+  uint64_t l2_read_sector_hits = 0, l2_read_sector_misses = 0, l2_write_sectors = 0;
+  uint64_t l2_atomic_requests = 0;
+  uint64_t dram_bytes_read = 0, dram_bytes_written = 0;
+  double global_ld_sectors_per_request() const;
+  double global_st_sectors_per_request() const;
+  double l1_hit_rate() const;      // global load sectors, in [0, 1]
+  double l2_hit_rate() const;      // L2 read sectors, in [0, 1]
+};
+
+struct Metric {
+  std::string name;                // Nsight Compute name where one means the same
+  double value = 0;
+  std::string unit;
+};
+
+struct TimingResult {
+  std::string kernel;
+  std::string config;              // preset name
+  uint64_t cycles = 0;             // first dispatch to last warp done, SM cycles
+  double kernel_time_us = 0;       // cycles / clock
+  double time_us = 0;              // kernel_time_us + launch overhead (compares to CUDA events)
+  double ipc = 0;                  // warp instructions per cycle per active SM
+  double gpu_ipc = 0;              // warp instructions per cycle, whole GPU
+  func::LaunchStats stats;         // instruction counts (by class, per line), as functional mode
+  std::optional<func::LaunchFault> fault;
+  Occupancy occupancy;             // theoretical: limits and blocks per SM
+  double achieved_occupancy = 0;   // average resident warps / max warps over active SM cycles
+  double waves = 0;
+  int registers_per_thread = 0;    // the figure used
+  WarpStateCycles warp_states{};   // warp-cycles per state, all warps
+  std::map<int32_t, WarpStateCycles> warp_states_by_ptx_line;
+  std::map<std::pair<int32_t, int32_t>, WarpStateCycles> warp_states_by_src_line;  // (file, line)
+  MemoryTable memory;
+  double dram_bytes_per_second = 0;   // achieved (read + written) over kernel_time_us
+  double peak_dram_bytes_per_second = 0;
+  Trace trace;                     // empty unless TimingOptions::trace.enabled
+
+  std::vector<Metric> metrics() const;
+};
+
+Expected<TimingResult> run_timing(const func::Program& program, func::DeviceMemory& memory,
+                                  const func::LaunchConfig& launch, const GpuConfig& config,
+                                  const TimingOptions& options = {});
+
+}  // namespace warplab::timing

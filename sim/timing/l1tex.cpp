@@ -1,0 +1,166 @@
+// L1TEX: see l1tex.h.
+#include "sim/timing/l1tex.h"
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+
+namespace warplab::timing {
+
+void MemoryCounters::add(const MemoryCounters& o) {
+  global_ld_requests += o.global_ld_requests;
+  global_ld_sectors += o.global_ld_sectors;
+  global_ld_sector_hits += o.global_ld_sector_hits;
+  global_st_requests += o.global_st_requests;
+  global_st_sectors += o.global_st_sectors;
+  local_requests += o.local_requests;
+  local_sectors += o.local_sectors;
+  atomic_requests += o.atomic_requests;
+  line_lookups += o.line_lookups;
+  shared_ld_requests += o.shared_ld_requests;
+  shared_st_requests += o.shared_st_requests;
+  shared_ld_wavefronts += o.shared_ld_wavefronts;
+  shared_st_wavefronts += o.shared_st_wavefronts;
+  shared_bank_conflicts += o.shared_bank_conflicts;
+}
+
+L1Tex::L1Tex(const GpuConfig& c, L2& l2)
+    : config_(c), l2_(l2),
+      l1_(c.l1.size_bytes / c.l1.line_bytes, static_cast<int>(c.l1.assoc),
+          static_cast<int>(c.l1.line_bytes / c.l1.sector_bytes), c.l1.replacement) {}
+
+bool L1Tex::can_accept_global(uint64_t now, uint64_t& wake) {
+  // 1. Retire misses that have returned.
+  while (!misses_.empty() && misses_.top() <= now) misses_.pop();
+  // 2. LSU queue: lines waiting for the t-stage.
+  const double backlog = (tag_free_ - double(now)) * config_.l1.tag_lookups_per_cycle;
+  if (backlog > double(config_.l1.lsu_queue)) {
+    wake = now + static_cast<uint64_t>(std::ceil((backlog - config_.l1.lsu_queue) /
+                                                 config_.l1.tag_lookups_per_cycle));
+    return false;
+  }
+  // 3. MSHRs.
+  if (static_cast<int64_t>(misses_.size()) >= config_.l1.miss_lines_in_flight) {
+    wake = misses_.top();
+    return false;
+  }
+  return true;
+}
+
+bool L1Tex::can_accept_shared(uint64_t now, uint64_t& wake) const {
+  const double backlog = (shared_free_ - double(now)) * config_.shared.wavefronts_per_cycle;
+  if (backlog > double(config_.shared.mio_queue)) {
+    wake = now + static_cast<uint64_t>(std::ceil((backlog - config_.shared.mio_queue) /
+                                                 config_.shared.wavefronts_per_cycle));
+    return false;
+  }
+  return true;
+}
+
+uint64_t L1Tex::tag_stage(int lines, uint64_t now) {
+  const double start = std::max(double(now), tag_free_);
+  tag_free_ = start + double(lines) / config_.l1.tag_lookups_per_cycle;
+  counters_.line_lookups += lines;
+  return static_cast<uint64_t>(start);
+}
+
+uint64_t L1Tex::load(const CoalescedAccess& a, bool local, uint64_t now, AccessJourney* j) {
+  uint64_t ready = now;
+  if (local) {
+    ++counters_.local_requests;
+    counters_.local_sectors += a.sectors;
+  } else {
+    ++counters_.global_ld_requests;
+    counters_.global_ld_sectors += a.sectors;
+  }
+  AccessJourney jr;
+  jr.issue = now;
+  for (int i = 0; i < a.line_count; ++i) {
+    const LineRequest& r = a.lines[i];
+    // 1. The t-stage resolves this line's tags (one line per cycle per lookup port).
+    const uint64_t t = now + (tag_stage(1, now) - now);
+    if (i == 0) jr.tag_stage = t;
+    // 2. Hits return after the hit latency (or when a merged fill lands, if later).
+    CacheAccess c = l1_.access(r.line, r.sector_mask, t, true);
+    const int hits = std::popcount(c.hit_mask);
+    if (!local) counters_.global_ld_sector_hits += hits;
+    jr.l1_hit_sectors += hits;
+    uint64_t line_ready = t + config_.l1.hit_latency;
+    if (c.hit_mask && c.ready_at != SectoredCache::kPending) line_ready = std::max(line_ready, c.ready_at);
+    // 3. Misses take an MSHR and go to the L2; the fill lands in the L1 when the data returns.
+    if (c.miss_mask) {
+      int dram = 0;
+      const uint64_t back = l2_.read(r.line, c.miss_mask, t, &dram);
+      l1_.set_fill(c.way, c.miss_mask, back);
+      misses_.push(back);
+      line_ready = std::max(line_ready, back);
+      jr.l1_miss_sectors += std::popcount(c.miss_mask);
+      jr.dram_sectors += dram;
+    }
+    ready = std::max(ready, line_ready);
+  }
+  jr.lines = a.line_count;
+  jr.sectors = a.sectors;
+  jr.ready = ready;
+  if (j) *j = jr;
+  return ready;
+}
+
+uint64_t L1Tex::store(const CoalescedAccess& a, bool local, uint64_t now, AccessJourney* j) {
+  if (local) {
+    ++counters_.local_requests;
+    counters_.local_sectors += a.sectors;
+  } else {
+    ++counters_.global_st_requests;
+    counters_.global_st_sectors += a.sectors;
+  }
+  uint64_t done = now;
+  for (int i = 0; i < a.line_count; ++i) {
+    const LineRequest& r = a.lines[i];
+    // 1. t-stage; 2. write-through: drop stale L1 sectors; 3. write into the L2.
+    const uint64_t t = tag_stage(1, now);
+    l1_.invalidate(r.line, r.sector_mask);
+    done = std::max(done, l2_.write(r.line, r.sector_mask, t));
+  }
+  if (j) *j = AccessJourney{now, now, done, a.line_count, a.sectors, 0, 0, 0};
+  return done;
+}
+
+uint64_t L1Tex::atomic(const CoalescedAccess& a, const std::array<uint64_t, 32>& addr,
+                       uint32_t exec_mask, uint64_t now, AccessJourney* j) {
+  ++counters_.atomic_requests;
+  uint64_t ready = now;
+  for (int i = 0; i < a.line_count; ++i) {
+    const LineRequest& r = a.lines[i];
+    // Lanes on the same address are applied one after another by the L2 slice's ALU.
+    int ops = 1;
+    for (uint32_t m = r.lane_mask & exec_mask; m; m &= m - 1) {
+      int same = 0;
+      for (uint32_t k = r.lane_mask & exec_mask; k; k &= k - 1)
+        same += addr[std::countr_zero(k)] == addr[std::countr_zero(m)];
+      ops = std::max(ops, same);
+    }
+    const uint64_t t = tag_stage(1, now);
+    l1_.invalidate(r.line, r.sector_mask);
+    ready = std::max(ready, l2_.atomic(r.line, r.sector_mask, ops, t));
+  }
+  if (j) *j = AccessJourney{now, now, ready, a.line_count, a.sectors, 0, 0, 0};
+  return ready;
+}
+
+uint64_t L1Tex::shared(const SharedAccessCost& cost, bool is_store, uint64_t now) {
+  if (is_store) {
+    ++counters_.shared_st_requests;
+    counters_.shared_st_wavefronts += cost.wavefronts;
+  } else {
+    ++counters_.shared_ld_requests;
+    counters_.shared_ld_wavefronts += cost.wavefronts;
+  }
+  counters_.shared_bank_conflicts += cost.bank_conflicts();
+  // One wavefront per cycle through the banks; the data is usable after the last one.
+  const double start = std::max(double(now), shared_free_);
+  shared_free_ = start + double(std::max(cost.wavefronts, 1)) / config_.shared.wavefronts_per_cycle;
+  return static_cast<uint64_t>(start) + config_.shared.latency + std::max(cost.wavefronts, 1) - 1;
+}
+
+}  // namespace warplab::timing

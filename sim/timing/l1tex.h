@@ -1,0 +1,89 @@
+// L1TEX: one SM's load/store unit, L1 data cache and shared-memory pipe.
+//
+// Hardware: a warp's memory instruction goes from the scheduler into the LSU (MIO) queue. Global
+// and local accesses pass the coalescer and then the L1 "t-stage", which resolves one 128-byte
+// line's tags per cycle: a coalesced access takes one cycle there, a fully scattered one 32.
+// Sectors that hit return after the L1 hit latency; missing sectors take an MSHR and go to the L2
+// (one MSHR per missing line; later requests for a sector already on its way merge with it).
+// When the LSU queue or the MSHRs are full the warp cannot issue another memory instruction:
+// Nsight Compute calls that stall_lg_throttle. Shared memory uses the same unit's banks: one
+// wavefront per cycle, a bank conflict adding wavefronts (stall_mio_throttle when backed up).
+//
+// Modelled: the t-stage as a queue of line lookups, L1 write-through without allocation (a store
+// invalidates its sectors in L1), loads allocate in L1, a bounded number of line misses in flight
+// (a time-ordered queue of their return cycles), atomics bypass the L1 to the L2, shared memory
+// wavefront queue, and the Nsight-style counters.
+// Simplified: the queue limits are checked before an instruction issues (one instruction may
+// overshoot them); the texture path and ld.global.nc's separate cache are not modelled.
+#pragma once
+
+#include <cstdint>
+#include <queue>
+#include <vector>
+
+#include "sim/timing/cache.h"
+#include "sim/timing/coalescer.h"
+#include "sim/timing/config.h"
+#include "sim/timing/l2.h"
+#include "sim/timing/shared_banks.h"
+
+namespace warplab::timing {
+
+// Per-launch memory counters, named after the Nsight Compute metric they correspond to.
+struct MemoryCounters {
+  uint64_t global_ld_requests = 0;   // l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum
+  uint64_t global_ld_sectors = 0;    // l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum
+  uint64_t global_ld_sector_hits = 0;// l1tex__t_sectors_pipe_lsu_mem_global_op_ld_lookup_hit.sum
+  uint64_t global_st_requests = 0;   // l1tex__t_requests_pipe_lsu_mem_global_op_st.sum
+  uint64_t global_st_sectors = 0;    // l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum
+  uint64_t local_requests = 0, local_sectors = 0;
+  uint64_t atomic_requests = 0;      // l1tex__t_requests_pipe_lsu_mem_global_op_atom/red
+  uint64_t line_lookups = 0;         // t-stage cycles of work (lines)
+  uint64_t shared_ld_requests = 0;   // smsp__inst_executed_op_shared_ld.sum
+  uint64_t shared_st_requests = 0;   // smsp__inst_executed_op_shared_st.sum
+  uint64_t shared_ld_wavefronts = 0; // l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum
+  uint64_t shared_st_wavefronts = 0; // l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum
+  uint64_t shared_bank_conflicts = 0;// l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum
+  void add(const MemoryCounters& o);
+};
+
+// What one global access did, for the trace (a request's journey).
+struct AccessJourney {
+  uint64_t issue = 0, tag_stage = 0, ready = 0;
+  int lines = 0, sectors = 0, l1_hit_sectors = 0, l1_miss_sectors = 0, dram_sectors = 0;
+};
+
+class L1Tex {
+ public:
+  L1Tex(const GpuConfig& config, L2& l2);
+
+  // Whether a global/local memory instruction can enter the LSU at `now`; if not, `wake` is the
+  // earliest cycle it might.
+  bool can_accept_global(uint64_t now, uint64_t& wake);
+  bool can_accept_shared(uint64_t now, uint64_t& wake) const;
+
+  // A load (global or local): returns the cycle its data can be used.
+  uint64_t load(const CoalescedAccess& a, bool local, uint64_t now, AccessJourney* j = nullptr);
+  // A store: returns the cycle it is complete in the L2 (what a draining warp waits for).
+  uint64_t store(const CoalescedAccess& a, bool local, uint64_t now, AccessJourney* j = nullptr);
+  // An atomic or reduction, resolved at the L2: returns the cycle the old values are back.
+  uint64_t atomic(const CoalescedAccess& a, const std::array<uint64_t, 32>& addr, uint32_t exec_mask,
+                  uint64_t now, AccessJourney* j = nullptr);
+  // A shared-memory access costing `cost`: returns the cycle its data can be used.
+  uint64_t shared(const SharedAccessCost& cost, bool is_store, uint64_t now);
+
+  const MemoryCounters& counters() const { return counters_; }
+
+ private:
+  uint64_t tag_stage(int lines, uint64_t now);
+
+  const GpuConfig& config_;
+  L2& l2_;
+  SectoredCache l1_;
+  double tag_free_ = 0;        // cycle the t-stage is free again
+  double shared_free_ = 0;     // cycle the shared-memory pipe is free again
+  std::priority_queue<uint64_t, std::vector<uint64_t>, std::greater<>> misses_;  // return cycles
+  MemoryCounters counters_;
+};
+
+}  // namespace warplab::timing

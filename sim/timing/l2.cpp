@@ -1,0 +1,91 @@
+// L2 cache: see l2.h.
+#include "sim/timing/l2.h"
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+
+namespace warplab::timing {
+
+L2::L2(const GpuConfig& c)
+    : config_(c), slice_free_(c.l2.slices, 0.0), dram_(c),
+      line_bytes_(static_cast<uint32_t>(c.l1.line_bytes)),
+      sector_bytes_(static_cast<uint32_t>(c.l1.sector_bytes)) {
+  const uint64_t lines_per_slice = c.l2.size_bytes / c.l1.line_bytes / c.l2.slices;
+  slices_.reserve(c.l2.slices);
+  for (int64_t i = 0; i < c.l2.slices; ++i)
+    slices_.emplace_back(lines_per_slice, static_cast<int>(c.l2.assoc),
+                         static_cast<int>(c.l1.line_bytes / c.l1.sector_bytes), c.l2.replacement);
+}
+
+int L2::slice_of(uint64_t line) const {
+  const uint64_t h = line ^ (line >> 6) ^ (line >> 12) ^ (line >> 18);
+  return static_cast<int>(h % slices_.size());
+}
+
+uint64_t L2::occupy(int slice, double sectors, uint64_t now) {
+  const double start = std::max(double(now), slice_free_[slice]);
+  slice_free_[slice] = start + sectors / config_.l2.sectors_per_cycle_per_slice;
+  return static_cast<uint64_t>(start);
+}
+
+void L2::write_back(const CacheAccess& a, uint64_t now) {
+  if (!a.evicted || !a.evicted_dirty) return;
+  const int n = std::popcount(a.evicted_dirty);
+  counters_.writebacks += n;
+  dram_.write(a.evicted_line * line_bytes_, n * sector_bytes_, now);
+}
+
+uint64_t L2::read(uint64_t line, uint32_t sector_mask, uint64_t now, int* dram_sectors) {
+  const int slice = slice_of(line);
+  // 1. Queue at the slice for its sector rate.
+  const uint64_t start = occupy(slice, std::popcount(sector_mask), now);
+  // 2. Tag lookup: hits (possibly waiting for an earlier fill), misses allocate.
+  CacheAccess a = slices_[slice].access(line, sector_mask, start, true);
+  write_back(a, start);
+  counters_.read_sector_hits += std::popcount(a.hit_mask & ~a.pending_mask);
+  counters_.read_sector_misses += std::popcount(a.miss_mask | a.pending_mask);
+  uint64_t ready = start + config_.l2.hit_latency;
+  if (a.hit_mask) ready = std::max(ready, a.ready_at == SectoredCache::kPending ? ready : a.ready_at);
+  // 3. Misses go to DRAM; the sectors' fill time is when DRAM data reaches the SM.
+  if (a.miss_mask) {
+    const uint64_t back = dram_.read(line * line_bytes_, std::popcount(a.miss_mask) * sector_bytes_, start);
+    const uint64_t fill = back + config_.l2.hit_latency;
+    slices_[slice].set_fill(a.way, a.miss_mask, fill);
+    ready = std::max(ready, fill);
+  }
+  if (dram_sectors) *dram_sectors = std::popcount(a.miss_mask);
+  return ready;
+}
+
+uint64_t L2::write(uint64_t line, uint32_t sector_mask, uint64_t now) {
+  const int slice = slice_of(line);
+  const uint64_t start = occupy(slice, std::popcount(sector_mask), now);
+  CacheAccess a = slices_[slice].access(line, sector_mask, start, true);
+  write_back(a, start);
+  // Write-allocate without fetch: the stored sectors are valid and dirty from now.
+  slices_[slice].set_fill(a.way, a.miss_mask, start);
+  slices_[slice].mark_dirty(a.way, sector_mask);
+  counters_.write_sectors += std::popcount(sector_mask);
+  return start + config_.l2.hit_latency / 2;
+}
+
+uint64_t L2::atomic(uint64_t line, uint32_t sector_mask, int ops, uint64_t now) {
+  const int slice = slice_of(line);
+  ++counters_.atomic_requests;
+  // The slice's ALU applies the lanes' operations one after another.
+  const uint64_t start = occupy(slice, std::max(ops, std::popcount(sector_mask)), now);
+  CacheAccess a = slices_[slice].access(line, sector_mask, start, true);
+  write_back(a, start);
+  uint64_t ready = start + config_.l2.hit_latency + config_.l2.atomic_latency + (ops - 1);
+  if (a.hit_mask && a.ready_at != SectoredCache::kPending) ready = std::max(ready, a.ready_at + config_.l2.atomic_latency);
+  if (a.miss_mask) {
+    const uint64_t back = dram_.read(line * line_bytes_, std::popcount(a.miss_mask) * sector_bytes_, start);
+    slices_[slice].set_fill(a.way, a.miss_mask, back);
+    ready = std::max(ready, back + config_.l2.hit_latency + config_.l2.atomic_latency);
+  }
+  slices_[slice].mark_dirty(a.way, sector_mask);
+  return ready;
+}
+
+}  // namespace warplab::timing

@@ -1,0 +1,57 @@
+// The L2 cache: shared by all SMs, split into address-interleaved slices, backed by DRAM.
+//
+// Hardware: every SM's L1 misses, stores and atomics travel over the on-chip network to one L2
+// slice chosen by address. Each slice is a sectored cache with its own tags and a limited rate
+// (sectors per cycle); together the slices give the L2 several TB/s. On a miss the slice asks DRAM
+// for the missing sectors. Stores are written into the L2 (write-back); dirty sectors go to DRAM
+// when their line is evicted. Atomics are executed by ALUs next to the slice.
+//
+// Modelled: slices with a sectors-per-cycle queue each, a sectored cache per slice (write-back,
+// write-allocate without fetching: stores mark their sectors valid and dirty), a fixed hit latency
+// (as seen from the SM, so the network is folded in), DRAM on a miss, atomics serialized per slice.
+// Simplified: no network contention of its own; partial-sector writes are treated as full.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "sim/timing/cache.h"
+#include "sim/timing/config.h"
+#include "sim/timing/dram.h"
+
+namespace warplab::timing {
+
+struct L2Counters {
+  uint64_t read_sector_hits = 0, read_sector_misses = 0;   // misses include merged ones
+  uint64_t write_sectors = 0, atomic_requests = 0;
+  uint64_t writebacks = 0;                                 // dirty sectors written to DRAM
+};
+
+class L2 {
+ public:
+  explicit L2(const GpuConfig& config);
+  // A read of `sector_mask` of `line` arriving at cycle `now`: the cycle its data is back at the SM.
+  // `dram_sectors` (optional) gets the number of sectors fetched from DRAM.
+  uint64_t read(uint64_t line, uint32_t sector_mask, uint64_t now, int* dram_sectors = nullptr);
+  // A store of `sector_mask` arriving at `now`: the cycle it is complete in the L2.
+  uint64_t write(uint64_t line, uint32_t sector_mask, uint64_t now);
+  // An atomic with `ops` serialized operations on `line`: the cycle its result is back at the SM.
+  uint64_t atomic(uint64_t line, uint32_t sector_mask, int ops, uint64_t now);
+
+  const L2Counters& counters() const { return counters_; }
+  const Dram& dram() const { return dram_; }
+
+ private:
+  int slice_of(uint64_t line) const;
+  uint64_t occupy(int slice, double sectors, uint64_t now);
+  void write_back(const CacheAccess& a, uint64_t now);
+
+  const GpuConfig& config_;
+  std::vector<SectoredCache> slices_;
+  std::vector<double> slice_free_;
+  Dram dram_;
+  L2Counters counters_;
+  uint32_t line_bytes_, sector_bytes_;
+};
+
+}  // namespace warplab::timing

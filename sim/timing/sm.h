@@ -1,0 +1,109 @@
+// The streaming multiprocessor (SM): where warps are scheduled and instructions issue.
+//
+// Hardware: an SM holds up to 64 warps from up to 32 blocks. Its four sub-partitions each own a
+// quarter of the warps and one warp scheduler that issues at most one instruction per cycle. A
+// warp can issue when its next instruction is fetched, its source and destination registers are
+// not waiting for an earlier result (the scoreboard), and the functional-unit pipeline it needs
+// (FP32, INT, FP64, SFU, load/store, branch ...) can accept it. Results come back after a fixed
+// latency (ALU pipes) or a variable one (memory). With enough ready warps, the scheduler always
+// finds one to issue while the others wait: that is how GPUs hide latency.
+//
+// Modelled: per-warp scoreboard of pending register writes (kind: fixed latency, MIO, L1TEX),
+// per-sub-partition pipelines with latency and issue interval, branch resolution and divergence
+// (each serialized path issues its own instructions), bar.sync, exited warps draining their
+// stores, the L1TEX unit (l1tex.h), one warp state per resident warp per cycle. The SM runs a
+// cycle only when something can happen: when no warp can issue, it sleeps until the earliest
+// cycle one could (the simulation cost follows the work, not the cycle count).
+// Simplified: the functional executor runs each instruction when the warp *fetches* it (one
+// instruction ahead of issue), which keeps results identical for race-free kernels; no
+// instruction cache; a single dispatch port per sub-partition.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include "sim/func/cta.h"
+#include "sim/timing/config.h"
+#include "sim/timing/l1tex.h"
+#include "sim/timing/occupancy.h"
+#include "sim/timing/trace.h"
+#include "sim/timing/warp_scheduler.h"
+#include "sim/timing/warp_state.h"
+
+namespace warplab::timing {
+
+inline constexpr uint64_t kNever = ~0ull;
+
+// What every SM of one launch shares.
+struct LaunchContext {
+  const GpuConfig& config;
+  const func::Program& program;
+  func::DeviceMemory& memory;
+  const func::LaunchConfig& launch;
+  const Occupancy& occupancy;
+  func::LaunchStats& stats;
+  L2& l2;
+  Trace* trace = nullptr;                       // nullptr: no detail recording
+  std::vector<WarpStateCycles>& by_ptx_line;    // indexed by PTX line
+  uint64_t next_access_id = 0;
+};
+
+class Sm {
+ public:
+  Sm(int id, LaunchContext& ctx);
+  Sm(Sm&&) noexcept;
+  ~Sm();
+
+  bool has_room() const;
+  bool busy() const { return resident_blocks_ > 0; }
+  // Places block `index` (linear index `linear`) on this SM at cycle `now`.
+  Status launch_block(func::Dim3 index, uint64_t linear, uint64_t now);
+  // Simulates cycle `now` (requires now >= next_wake()). Returns false when the kernel faulted.
+  bool tick(uint64_t now);
+  uint64_t next_wake() const { return next_wake_; }
+  // Accounts warp states up to `now` (end of the run).
+  void flush(uint64_t now);
+
+  int id() const { return id_; }
+  uint64_t instructions() const { return instructions_; }
+  uint64_t active_cycles() const { return active_cycles_; }
+  uint64_t resident_warp_cycles() const { return resident_warp_cycles_; }
+  uint64_t blocks_completed() const { return blocks_completed_; }
+  const WarpStateCycles& state_cycles() const { return state_cycles_; }
+  const L1Tex& l1tex() const { return l1tex_; }
+  const std::optional<func::LaunchFault>& fault() const { return fault_; }
+
+ private:
+  struct Pending;
+  struct Warp;
+  struct Block;
+
+  WarpState evaluate(Warp& w, uint64_t now, uint64_t& wake);
+  bool issue(int slot, uint64_t now);
+  bool fetch(Warp& w, uint64_t now);
+  void exit_warp(int slot, uint64_t now);
+  void try_release_barrier(Block& b, uint64_t now);
+  void free_warp(int slot);
+  void account(Warp& w, int slot, uint64_t now);
+
+  int id_;
+  LaunchContext& ctx_;
+  L1Tex l1tex_;
+  std::vector<Warp> warps_;                 // warp slots
+  std::vector<Block> blocks_;               // block slots
+  std::vector<std::unique_ptr<WarpSchedulerPolicy>> schedulers_;
+  std::vector<std::array<uint64_t, 11>> pipe_free_;   // [sub-partition][UnitClass]
+  std::vector<Candidate> candidates_;
+  int resident_blocks_ = 0;
+  int resident_warps_ = 0;
+  uint64_t next_wake_ = kNever;
+  uint64_t last_account_ = 0;
+  uint64_t age_counter_ = 0;
+  uint64_t instructions_ = 0, active_cycles_ = 0, resident_warp_cycles_ = 0, blocks_completed_ = 0;
+  WarpStateCycles state_cycles_{};
+  std::optional<func::LaunchFault> fault_;
+};
+
+}  // namespace warplab::timing

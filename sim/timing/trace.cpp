@@ -1,0 +1,116 @@
+// The timing trace and its Chrome trace-event export: see trace.h.
+#include "sim/timing/trace.h"
+
+#include <algorithm>
+#include <bit>
+#include <set>
+
+#include "sim/timing/json_writer.h"
+
+namespace warplab::timing {
+
+bool Trace::wants(int sm, uint64_t cycle) const {
+  return cycle >= options.cycle_begin && cycle < options.cycle_end &&
+         std::find(options.sms.begin(), options.sms.end(), sm) != options.sms.end();
+}
+
+int32_t Trace::intern(const std::string& s) {
+  // Linear search is fine: a kernel has at most a few thousand distinct instructions, and the
+  // SM caches the index per instruction.
+  for (size_t i = 0; i < strings.size(); ++i)
+    if (strings[i] == s) return static_cast<int32_t>(i);
+  strings.push_back(s);
+  return static_cast<int32_t>(strings.size() - 1);
+}
+
+namespace {
+const char* access_name(AccessRecord::Kind k) {
+  switch (k) {
+    case AccessRecord::Kind::GlobalLoad: return "global load";
+    case AccessRecord::Kind::GlobalStore: return "global store";
+    case AccessRecord::Kind::Atomic: return "atomic";
+    case AccessRecord::Kind::LocalLoad: return "local load";
+    case AccessRecord::Kind::LocalStore: return "local store";
+    case AccessRecord::Kind::SharedLoad: return "shared load";
+    case AccessRecord::Kind::SharedStore: return "shared store";
+  }
+  return "access";
+}
+}  // namespace
+
+Status write_chrome_trace(const Trace& t, std::ostream& out) {
+  JsonWriter j(out);
+  j.begin_object();
+  j.field("displayTimeUnit", "ns");
+  j.key("otherData").begin_object();
+  j.field("kernel", t.kernel).field("time_unit", "SM cycles (shown as us)");
+  j.field("clock_mhz", t.clock_mhz).field("truncated", t.truncated).end_object();
+  j.key("traceEvents").begin_array();
+  const int gpu_pid = t.sm_count;
+  // 1. Metadata: process per traced SM, thread per warp slot seen.
+  std::set<std::pair<int, int>> threads;
+  for (const auto& s : t.spans) threads.insert({s.sm, s.slot});
+  for (const auto& s : t.issues) threads.insert({s.sm, s.slot});
+  std::set<int> pids;
+  for (auto [pid, tid] : threads) pids.insert(pid);
+  for (int pid : pids) {
+    j.begin_object().field("ph", "M").field("name", "process_name").field("pid", pid).field("tid", 0);
+    j.key("args").begin_object().field("name", "SM " + std::to_string(pid)).end_object().end_object();
+  }
+  for (auto [pid, tid] : threads) {
+    j.begin_object().field("ph", "M").field("name", "thread_name").field("pid", pid).field("tid", tid);
+    j.key("args").begin_object().field("name", "warp slot " + std::to_string(tid)).end_object().end_object();
+  }
+  j.begin_object().field("ph", "M").field("name", "process_name").field("pid", gpu_pid).field("tid", 0);
+  j.key("args").begin_object().field("name", "GPU memory traffic").end_object().end_object();
+  // 2. Warp state spans (complete events).
+  for (const auto& s : t.spans) {
+    j.begin_object().field("ph", "X").field("cat", "warp_state");
+    j.field("name", warp_state_name(s.state)).field("pid", s.sm).field("tid", s.slot);
+    j.field("ts", s.begin).field("dur", s.end - s.begin);
+    j.key("args").begin_object().field("ptx_line", s.ptx_line).end_object().end_object();
+  }
+  // 3. Issued instructions (instant events on the warp's track).
+  for (const auto& i : t.issues) {
+    j.begin_object().field("ph", "i").field("s", "t").field("cat", "issue");
+    j.field("name", i.text >= 0 && i.text < int32_t(t.strings.size()) ? t.strings[i.text] : "inst");
+    j.field("pid", i.sm).field("tid", i.slot).field("ts", i.cycle);
+    j.key("args").begin_object().field("ptx_line", i.ptx_line).field("block", i.block);
+    j.field("warp_in_block", i.warp_in_block).field("active_lanes", std::popcount(i.active_mask));
+    j.field("exec_lanes", std::popcount(i.exec_mask)).end_object().end_object();
+  }
+  // 4. Memory journeys (async begin/end pairs: issue -> data back).
+  for (const auto& a : t.accesses) {
+    for (int phase = 0; phase < 2; ++phase) {
+      j.begin_object().field("ph", phase == 0 ? "b" : "e").field("cat", "memory");
+      j.field("name", access_name(a.kind)).field("id", a.id).field("pid", a.sm).field("tid", a.slot);
+      j.field("ts", phase == 0 ? a.issue : std::max(a.ready, a.issue));
+      if (phase == 0) {
+        j.key("args").begin_object().field("ptx_line", a.ptx_line);
+        j.field("lanes", std::popcount(a.exec_mask)).field("access_bytes", a.access_bytes);
+        j.field("first_address", a.first_address).field("tag_stage_cycle", a.tag_stage);
+        j.field("lines", a.lines).field("sectors", a.sectors);
+        j.field("l1_hit_sectors", a.l1_hit_sectors).field("l1_miss_sectors", a.l1_miss_sectors);
+        j.field("dram_sectors", a.dram_sectors).field("wavefronts", a.wavefronts);
+        j.field("bank_conflicts", a.bank_conflicts).field("ready_cycle", a.ready).end_object();
+      }
+      j.end_object();
+    }
+  }
+  // 5. Counter tracks.
+  for (const auto& c : t.counters) {
+    j.begin_object().field("ph", "C").field("name", "sectors").field("pid", gpu_pid).field("tid", 0);
+    j.field("ts", c.cycle).key("args").begin_object().field("L1", c.l1_sectors).field("L2", c.l2_sectors);
+    j.end_object().end_object();
+    j.begin_object().field("ph", "C").field("name", "DRAM bytes").field("pid", gpu_pid).field("tid", 0);
+    j.field("ts", c.cycle).key("args").begin_object().field("DRAM", c.dram_bytes).end_object().end_object();
+    j.begin_object().field("ph", "C").field("name", "warp instructions").field("pid", gpu_pid).field("tid", 0);
+    j.field("ts", c.cycle).key("args").begin_object().field("issued", c.warps_issued).end_object().end_object();
+  }
+  j.end_array().end_object();
+  out << '\n';
+  if (!out) return Error{"", 0, "failed writing the trace"};
+  return Ok{};
+}
+
+}  // namespace warplab::timing

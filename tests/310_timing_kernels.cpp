@@ -1,0 +1,257 @@
+// Whole kernels on the timing model: exact issue cycles, results equal to functional mode,
+// determinism (sim/timing/gpu_model.h). Small PTX embedded as strings.
+#include <doctest/doctest.h>
+
+#include <cstring>
+#include <sstream>
+
+#include "sim/func/executor.h"
+#include "sim/ptx/parser.h"
+#include "sim/timing/gpu_model.h"
+
+using namespace warplab;
+using namespace warplab::timing;
+
+namespace {
+
+constexpr const char* kChain = R"(.version 9.0
+.target sm_90
+.address_size 64
+.visible .entry chain(.param .u64 out)
+{
+  .reg .f32 %f<10>;
+  .reg .b64 %rd<3>;
+  ld.param.u64 %rd1, [out];
+  cvta.to.global.u64 %rd2, %rd1;
+  mov.f32 %f1, 0f3F800000;
+  add.f32 %f2, %f1, %f1;
+  add.f32 %f3, %f2, %f1;
+  add.f32 %f4, %f3, %f1;
+  add.f32 %f5, %f4, %f1;
+  add.f32 %f6, %f5, %f1;
+  st.global.f32 [%rd2], %f6;
+  ret;
+}
+)";
+// Lines of the add instructions in kChain: 11..15.
+
+constexpr const char* kReload = R"(.version 9.0
+.target sm_90
+.address_size 64
+.visible .entry reload(.param .u64 in, .param .u64 out)
+{
+  .reg .f32 %f<10>;
+  .reg .b64 %rd<5>;
+  ld.param.u64 %rd1, [in];
+  ld.param.u64 %rd3, [out];
+  cvta.to.global.u64 %rd2, %rd1;
+  cvta.to.global.u64 %rd4, %rd3;
+  ld.global.f32 %f1, [%rd2];
+  add.f32 %f2, %f1, %f1;
+  ld.global.f32 %f3, [%rd2+4];
+  add.f32 %f4, %f3, %f2;
+  st.global.f32 [%rd4], %f4;
+  ret;
+}
+)";
+// Lines: first load 12, its use 13, second load (an L1 hit) 14, its use 15.
+
+constexpr const char* kVecAdd = R"(.version 9.0
+.target sm_90
+.address_size 64
+.visible .entry vec_add(.param .u64 x, .param .u64 y, .param .u64 z, .param .u32 n)
+{
+  .reg .pred %p<2>;
+  .reg .f32 %f<4>;
+  .reg .b32 %r<6>;
+  .reg .b64 %rd<11>;
+  ld.param.u64 %rd1, [x];
+  ld.param.u64 %rd2, [y];
+  ld.param.u64 %rd3, [z];
+  ld.param.u32 %r2, [n];
+  mov.u32 %r3, %ctaid.x;
+  mov.u32 %r4, %ntid.x;
+  mov.u32 %r5, %tid.x;
+  mad.lo.s32 %r1, %r3, %r4, %r5;
+  setp.ge.s32 %p1, %r1, %r2;
+  @%p1 bra $L_end;
+  cvta.to.global.u64 %rd4, %rd1;
+  mul.wide.s32 %rd5, %r1, 4;
+  add.s64 %rd6, %rd4, %rd5;
+  cvta.to.global.u64 %rd7, %rd2;
+  add.s64 %rd8, %rd7, %rd5;
+  ld.global.f32 %f1, [%rd6];
+  ld.global.f32 %f2, [%rd8];
+  add.f32 %f3, %f1, %f2;
+  cvta.to.global.u64 %rd9, %rd3;
+  add.s64 %rd10, %rd9, %rd5;
+  st.global.f32 [%rd10], %f3;
+$L_end:
+  ret;
+}
+)";
+
+Expected<func::Program> load(const char* text) {
+  auto m = ptx::parse_module(text, "test.ptx");
+  if (!m) return m.error();
+  return func::Program::load(std::move(*m));
+}
+
+template <class T>
+void put(std::vector<uint8_t>& p, T v) {
+  const size_t at = (p.size() + sizeof(T) - 1) / sizeof(T) * sizeof(T);
+  p.resize(at + sizeof(T));
+  std::memcpy(p.data() + at, &v, sizeof(T));
+}
+
+std::vector<uint64_t> issue_cycles(const TimingResult& r, int32_t line) {
+  std::vector<uint64_t> out;
+  for (const auto& i : r.trace.issues)
+    if (i.ptx_line == line && i.slot == 0) out.push_back(i.cycle);
+  return out;
+}
+
+TimingOptions traced() {
+  TimingOptions o;
+  o.trace.enabled = true;
+  return o;
+}
+
+}  // namespace
+
+TEST_CASE("310 a chain of dependent FP32 adds issues exactly every fp32_latency cycles") {
+  auto prog = load(kChain);
+  REQUIRE_MESSAGE(prog, (prog ? "" : prog.error().to_string()));
+  for (int latency : {4, 6}) {
+    GpuConfig cfg;
+    cfg.pipes.fp32.latency = latency;
+    func::DeviceMemory mem;
+    const uint64_t out = mem.allocate("out", 4);
+    func::LaunchConfig launch{"chain", {1, 1, 1}, {32, 1, 1}, 0, {}};
+    put(launch.params, out);
+    auto r = run_timing(*prog, mem, launch, cfg, traced());
+    REQUIRE_MESSAGE(r, (r ? "" : r.error().to_string()));
+    REQUIRE_FALSE(r->fault);
+    std::vector<uint64_t> adds;
+    for (int line = 11; line <= 15; ++line) {
+      auto c = issue_cycles(*r, line);
+      REQUIRE(c.size() == 1);
+      adds.push_back(c[0]);
+    }
+    for (size_t i = 1; i < adds.size(); ++i) CHECK(adds[i] - adds[i - 1] == uint64_t(latency));
+    float v = 0;
+    REQUIRE(mem.read(out, &v, 4));
+    CHECK(v == 6.0f);
+  }
+}
+
+TEST_CASE("310 a dependent use of an L1 hit issues exactly hit_latency cycles after the load") {
+  auto prog = load(kReload);
+  REQUIRE_MESSAGE(prog, (prog ? "" : prog.error().to_string()));
+  GpuConfig cfg;
+  func::DeviceMemory mem;
+  const uint64_t in = mem.allocate("in", 128), out = mem.allocate("out", 4);
+  const float vals[2] = {1.5f, 2.0f};
+  REQUIRE(mem.write(in, vals, 8));
+  func::LaunchConfig launch{"reload", {1, 1, 1}, {32, 1, 1}, 0, {}};
+  put(launch.params, in);
+  put(launch.params, out);
+  auto r = run_timing(*prog, mem, launch, cfg, traced());
+  REQUIRE(r);
+  REQUIRE_FALSE(r->fault);
+  const auto ld1 = issue_cycles(*r, 12), use1 = issue_cycles(*r, 13);
+  const auto ld2 = issue_cycles(*r, 14), use2 = issue_cycles(*r, 15);
+  REQUIRE(ld1.size() == 1);
+  REQUIRE(use2.size() == 1);
+  CHECK(use1[0] - ld1[0] >= uint64_t(cfg.l2.hit_latency + cfg.dram.latency));   // cold miss
+  CHECK(use2[0] - ld2[0] == uint64_t(cfg.l1.hit_latency));                      // L1 hit
+  CHECK(r->memory.l1.global_ld_requests == 2);
+  CHECK(r->memory.l1.global_ld_sector_hits == 1);
+  float v = 0;
+  REQUIRE(mem.read(out, &v, 4));
+  CHECK(v == 5.0f);
+}
+
+TEST_CASE("310 vec_add: timing results equal functional results; counters add up; deterministic") {
+  auto prog = load(kVecAdd);
+  REQUIRE(prog);
+  const uint32_t n = 100000;
+  auto run = [&](bool timing, std::string* trace_json, TimingResult* out) {
+    func::DeviceMemory mem;
+    const uint64_t x = mem.allocate("x", n * 4), y = mem.allocate("y", n * 4), z = mem.allocate("z", n * 4);
+    std::vector<float> hx(n), hy(n);
+    for (uint32_t i = 0; i < n; ++i) { hx[i] = float(i) * 0.5f; hy[i] = 3.0f - float(i % 7); }
+    REQUIRE(mem.write(x, hx.data(), n * 4));
+    REQUIRE(mem.write(y, hy.data(), n * 4));
+    func::LaunchConfig launch{"vec_add", {(n + 255) / 256, 1, 1}, {256, 1, 1}, 0, {}};
+    put(launch.params, x);
+    put(launch.params, y);
+    put(launch.params, z);
+    put(launch.params, n);
+    if (timing) {
+      TimingOptions o = traced();
+      o.registers_per_thread = 16;
+      auto cfg = load_config("h100-sxm");
+      REQUIRE(cfg);
+      auto r = run_timing(*prog, mem, launch, *cfg, o);
+      REQUIRE(r);
+      REQUIRE_FALSE(r->fault);
+      std::ostringstream os;
+      REQUIRE(write_chrome_trace(r->trace, os));
+      *trace_json = os.str();
+      *out = std::move(*r);
+    } else {
+      auto r = func::run_functional(*prog, mem, launch);
+      REQUIRE(r);
+      REQUIRE_FALSE(r->fault);
+    }
+    std::vector<float> hz(n);
+    REQUIRE(mem.read(z, hz.data(), n * 4));
+    for (uint32_t i = 0; i < n; ++i) REQUIRE(hz[i] == hx[i] + hy[i]);
+    return hz;
+  };
+  std::string j1, j2;
+  TimingResult r1, r2;
+  const auto zt = run(true, &j1, &r1);
+  const auto zf = run(false, nullptr, nullptr);
+  CHECK(zt == zf);
+  run(true, &j2, &r2);
+  CHECK(r1.cycles == r2.cycles);
+  CHECK(j1 == j2);
+  // Coalescing: 2 loads and 1 store per warp, 4 sectors each.
+  const uint64_t warps = (n + 31) / 32;
+  CHECK(r1.memory.l1.global_ld_requests == 2 * warps);
+  CHECK(r1.memory.global_ld_sectors_per_request() == doctest::Approx(4.0));
+  CHECK(r1.memory.global_st_sectors_per_request() == doctest::Approx(4.0));
+  CHECK(r1.memory.dram_bytes_read == 2ull * n * 4);
+  CHECK(r1.occupancy.blocks_per_sm == 8);
+  CHECK(r1.waves == doctest::Approx(391.0 / (8 * 132)));
+  // Every resident warp-cycle is in exactly one state.
+  uint64_t state_sum = 0;
+  for (auto v : r1.warp_states) state_sum += v;
+  CHECK(state_sum > 0);
+  CHECK(r1.warp_states[int(WarpState::Selected)] == r1.stats.warp_instructions);
+  CHECK(r1.warp_states[int(WarpState::LongScoreboard)] > r1.warp_states[int(WarpState::Wait)]);
+  CHECK(r1.time_us > r1.kernel_time_us);
+}
+
+TEST_CASE("310 the teaching GPU runs vec_add and a bad launch is an error") {
+  auto prog = load(kVecAdd);
+  REQUIRE(prog);
+  auto cfg = load_config("teaching");
+  REQUIRE(cfg);
+  func::DeviceMemory mem;
+  const uint32_t n = 1000;
+  const uint64_t x = mem.allocate("x", n * 4), y = mem.allocate("y", n * 4), z = mem.allocate("z", n * 4);
+  func::LaunchConfig launch{"vec_add", {(n + 127) / 128, 1, 1}, {128, 1, 1}, 0, {}};
+  put(launch.params, x);
+  put(launch.params, y);
+  put(launch.params, z);
+  put(launch.params, n);
+  auto r = run_timing(*prog, mem, launch, *cfg);
+  REQUIRE(r);
+  CHECK_FALSE(r->fault);
+  CHECK(r->occupancy.blocks_per_sm == 2);
+  launch.block = {2048, 1, 1};
+  CHECK_FALSE(run_timing(*prog, mem, launch, *cfg));
+}

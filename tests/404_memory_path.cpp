@@ -1,0 +1,116 @@
+// L1TEX -> L2 -> DRAM with synthetic requests: exact latencies, bandwidth, bounded misses.
+#include <doctest/doctest.h>
+
+#include "sim/timing/dram.h"
+#include "sim/timing/l1tex.h"
+#include "sim/timing/l2.h"
+
+using namespace warplab::timing;
+
+namespace {
+CoalescedAccess warp_line(uint64_t base) {
+  std::array<uint64_t, 32> a{};
+  for (int l = 0; l < 32; ++l) a[l] = base + 4 * l;
+  CoalescedAccess c;
+  coalesce(a, 0xffffffffu, 4, 128, 32, c);
+  return c;
+}
+}  // namespace
+
+TEST_CASE("404 an L1 hit returns at exactly the configured latency") {
+  GpuConfig cfg;   // H100 defaults
+  L2 l2(cfg);
+  L1Tex l1(cfg, l2);
+  const auto a = warp_line(0x10000);
+  const uint64_t first = l1.load(a, false, 0);
+  CHECK(first > uint64_t(cfg.l2.hit_latency + cfg.dram.latency));   // cold: from DRAM
+  const uint64_t t = first + 10;
+  CHECK(l1.load(a, false, t) == t + cfg.l1.hit_latency);
+  CHECK(l1.counters().global_ld_sectors == 8);
+  CHECK(l1.counters().global_ld_sector_hits == 4);
+}
+
+TEST_CASE("404 an L2 hit from another SM returns at exactly the L2 latency; a cold miss adds DRAM") {
+  GpuConfig cfg;
+  L2 l2(cfg);
+  L1Tex sm0(cfg, l2), sm1(cfg, l2);
+  const auto a = warp_line(0x20000);
+  const uint64_t cold = sm0.load(a, false, 0);
+  const uint64_t transfer = cold - cfg.l2.hit_latency - cfg.dram.latency;
+  CHECK(transfer >= 1);
+  CHECK(transfer <= 16);   // 128 bytes on one channel
+  CHECK(sm1.load(a, false, 5000) == 5000 + uint64_t(cfg.l2.hit_latency));
+  CHECK(l2.counters().read_sector_hits == 4);
+  CHECK(l2.counters().read_sector_misses == 4);
+  CHECK(l2.dram().bytes_read() == 128);
+}
+
+TEST_CASE("404 a second request for sectors in flight merges instead of refetching") {
+  GpuConfig cfg;
+  L2 l2(cfg);
+  L1Tex l1(cfg, l2);
+  const auto a = warp_line(0x30000);
+  const uint64_t r0 = l1.load(a, false, 0);
+  const uint64_t r1 = l1.load(a, false, 3);
+  CHECK(r1 == r0);
+  CHECK(l2.dram().bytes_read() == 128);
+}
+
+TEST_CASE("404 DRAM sustains bus width x rate x efficiency") {
+  GpuConfig cfg;
+  Dram d(cfg);
+  const uint64_t n = 200000;
+  uint64_t last = 0;
+  for (uint64_t i = 0; i < n; ++i) last = std::max(last, d.read(i * 32, 32, 0));
+  const double cycles = double(last - cfg.dram.latency);
+  const double expect = double(n * 32) / (cfg.peak_dram_bytes_per_cycle() * cfg.dram.efficiency);
+  CHECK(cycles == doctest::Approx(expect).epsilon(0.03));
+  CHECK(d.bytes_read() == n * 32);
+}
+
+TEST_CASE("404 misses in flight are bounded: the LSU refuses until one returns") {
+  GpuConfig cfg;
+  cfg.l1.miss_lines_in_flight = 4;
+  L2 l2(cfg);
+  L1Tex l1(cfg, l2);
+  uint64_t wake = 0, first = 0;
+  for (int i = 0; i < 4; ++i) {
+    REQUIRE(l1.can_accept_global(i, wake));
+    const uint64_t r = l1.load(warp_line(0x100000 + 4096 * i), false, i);
+    if (i == 0) first = r;
+  }
+  CHECK_FALSE(l1.can_accept_global(4, wake));
+  CHECK(wake == first);
+  CHECK(l1.can_accept_global(first, wake));
+}
+
+TEST_CASE("404 a scattered load occupies the L1 tag stage one line per cycle") {
+  GpuConfig cfg;
+  cfg.l1.lsu_queue = 40;
+  L2 l2(cfg);
+  L1Tex l1(cfg, l2);
+  std::array<uint64_t, 32> a{};
+  for (int l = 0; l < 32; ++l) a[l] = 0x200000 + 128 * l;
+  CoalescedAccess c;
+  coalesce(a, 0xffffffffu, 4, 128, 32, c);
+  l1.load(c, false, 0);
+  uint64_t wake = 0;
+  CHECK(l1.can_accept_global(0, wake));   // 32 lines queued <= 40
+  l1.load(c, false, 0);                   // now 64 queued
+  CHECK_FALSE(l1.can_accept_global(0, wake));
+  CHECK(wake == 24);
+  CHECK(l1.counters().line_lookups == 64);
+}
+
+TEST_CASE("404 stores write through to the L2 and dirty data reaches DRAM on eviction") {
+  GpuConfig cfg;
+  cfg.l2.size_bytes = 128 * 16 * 2;   // 2 slices x 1 set x 16 ways
+  cfg.l2.slices = 2;
+  L2 l2(cfg);
+  L1Tex l1(cfg, l2);
+  for (int i = 0; i < 64; ++i) l1.store(warp_line(0x400000 + 128 * i), false, i);
+  CHECK(l1.counters().global_st_sectors == 64 * 4);
+  CHECK(l2.counters().write_sectors == 64 * 4);
+  CHECK(l2.dram().bytes_read() == 0);
+  CHECK(l2.dram().bytes_written() == (64 - 32) * 128);
+}

@@ -1,0 +1,69 @@
+// `warplab bench`: simulator throughput on the built-in workloads (see lab/bench.h).
+#include <algorithm>
+#include <cstdio>
+#include <iostream>
+#include <memory>
+
+#include "lab/bench.h"
+#include "lab/report.h"
+#include "ui/cli/commands.h"
+
+namespace warplab::cli {
+namespace {
+
+struct BenchArgs {
+  std::vector<std::string> workloads;
+  std::string mode;     // "" = every mode
+  bool list = false;
+};
+
+int run(const BenchArgs& a) {
+  std::vector<lab::BenchWorkload> table = lab::bench_workloads();
+  if (a.list) {
+    for (const lab::BenchWorkload& w : table)
+      std::cout << w.name << "  mode=" << lab::mode_name(w.mode) << "  " << w.experiment << "\n";
+    return kExitOk;
+  }
+  if (!a.mode.empty())
+    if (auto m = lab::parse_mode(a.mode); !m) return report_error(m.error());
+  for (const std::string& name : a.workloads) {
+    bool known = false;
+    for (const lab::BenchWorkload& w : table) known = known || w.name == name;
+    if (!known) return report_error(Error{"", 0, "unknown workload '" + name + "' (see --list)"});
+  }
+  lab::Toolchain toolchain;
+  int ran = 0;
+  for (const lab::BenchWorkload& w : table) {
+    if (!a.mode.empty() && lab::mode_name(w.mode) != a.mode) continue;
+    if (!a.workloads.empty() &&
+        std::find(a.workloads.begin(), a.workloads.end(), w.name) == a.workloads.end())
+      continue;
+    auto r = lab::run_bench(w, toolchain);
+    if (!r) return report_error(r.error());
+    ++ran;
+    char detail[256];
+    std::snprintf(detail, sizeof detail, "# %s: %s warp instructions, %s thread instructions in %.3f s%s",
+                  w.name.c_str(), lab::group_thousands(r->warp_instructions).c_str(),
+                  lab::group_thousands(r->thread_instructions).c_str(), r->seconds,
+                  r->used_checked_in_ptx ? " (checked-in PTX: NVRTC unavailable)" : "");
+    std::cout << detail << "\n" << lab::bench_line(*r) << "\n" << std::flush;
+  }
+  if (ran == 0) return report_error(Error{"", 0, "no workload matches"});
+  return kExitOk;
+}
+
+}  // namespace
+
+Command add_bench_command(CLI::App& app) {
+  auto args = std::make_shared<BenchArgs>();
+  CLI::App* sub = app.add_subcommand(
+      "bench", "Measure simulator throughput (warp instructions per second, one core) on the "
+               "built-in workloads; prints 'BENCH mode=... workload=... warp_inst_per_s=...'");
+  sub->add_option("--workload", args->workloads, "Run only this workload (repeatable)")
+      ->allow_extra_args(false);
+  sub->add_option("--mode", args->mode, "Only this mode: functional or timing");
+  sub->add_flag("--list", args->list, "List the workloads");
+  return {sub, [args] { return run(*args); }};
+}
+
+}  // namespace warplab::cli

@@ -1,0 +1,101 @@
+// `warplab ptx FILE.cu`: the PTX NVRTC makes of a CUDA file, and each kernel's resource usage.
+#include <fstream>
+#include <iostream>
+#include <memory>
+#include <sstream>
+
+#include "lab/args.h"
+#include "lab/compile.h"
+#include "sim/func/executor.h"
+#include "sim/ptx/parser.h"
+#include "ui/cli/commands.h"
+
+namespace warplab::cli {
+namespace {
+
+struct PtxArgs {
+  std::string file;
+  std::string arch = "compute_90";
+  std::string sass_arch = "sm_90";
+  std::vector<std::string> options;
+  std::string out;
+  bool resources_only = false;
+};
+
+int run(const PtxArgs& a) {
+  lab::Toolchain toolchain;
+  std::string ptx, ptx_name;
+  bool is_ptx = a.file.size() > 4 && a.file.substr(a.file.size() - 4) == ".ptx";
+  if (is_ptx) {
+    std::ifstream in(a.file);
+    if (!in) return report_error(Error{a.file, 0, "cannot open PTX file"});
+    std::stringstream ss;
+    ss << in.rdbuf();
+    ptx = ss.str();
+    ptx_name = a.file;
+  } else {
+    lab::CompileOptions co;
+    co.arch = a.arch;
+    co.extra = a.options;
+    auto r = toolchain.compile_cuda_file(a.file, co);
+    if (!r) return report_error(r.error());
+    if (!r->log.empty()) std::cerr << r->log << "\n";
+    ptx = std::move(r->ptx);
+    ptx_name = a.file + ".ptx";
+  }
+  if (!a.out.empty()) {
+    std::ofstream out(a.out);
+    if (!out || !(out << ptx)) return report_error(Error{a.out, 0, "cannot write PTX"});
+  } else if (!a.resources_only) {
+    std::cout << ptx;
+    if (!ptx.empty() && ptx.back() != '\n') std::cout << "\n";
+  }
+  // Resource usage, as `ptxas -v` reports it, written as PTX comments so the output stays PTX.
+  std::cout << "\n// ---- resource usage (nvJitLink -arch=" << a.sass_arch << ") ----\n";
+  auto res = toolchain.resource_usage(ptx, ptx_name, a.sass_arch);
+  if (!res) {
+    std::cout << "// unavailable: " << res.error().to_string() << "\n";
+  } else {
+    for (const lab::KernelResources& k : res->kernels)
+      std::cout << "// " << lab::demangled_base_name(k.kernel)
+                << (k.kernel != lab::demangled_base_name(k.kernel) ? " (" + k.kernel + ")" : "")
+                << ": " << k.registers << " registers, " << k.barriers << " barriers, "
+                << k.static_shared_bytes << " bytes static shared, " << k.local_bytes
+                << " bytes local (stack " << k.stack_frame_bytes << ", spill stores "
+                << k.spill_store_bytes << ", spill loads " << k.spill_load_bytes << "), "
+                << k.const_bytes << " bytes cmem[0]\n";
+  }
+  // Can the simulator run it? (An unsupported instruction is named here, with its PTX line.)
+  auto module = ptx::parse_module(ptx, ptx_name);
+  if (!module) {
+    std::cerr << "warplab: the simulator cannot read this PTX: " << module.error().to_string()
+              << "\n";
+    return kExitOk;
+  }
+  auto program = func::Program::load(std::move(*module));
+  if (!program)
+    std::cerr << "warplab: the simulator cannot run this PTX: " << program.error().to_string()
+              << "\n";
+  return kExitOk;
+}
+
+}  // namespace
+
+Command add_ptx_command(CLI::App& app) {
+  auto args = std::make_shared<PtxArgs>();
+  CLI::App* sub = app.add_subcommand(
+      "ptx", "Compile a CUDA file to PTX (NVRTC) and show each kernel's registers, shared memory, "
+             "barriers and local memory; a .ptx file shows its resource usage");
+  sub->add_option("file", args->file, "CUDA (.cu) or PTX (.ptx) file")->required();
+  sub->add_option("--arch", args->arch, "Virtual architecture for NVRTC")->capture_default_str();
+  sub->add_option("--sass-arch", args->sass_arch, "Real architecture for resource usage")
+      ->capture_default_str();
+  sub->add_option("-X,--nvrtc-option", args->options,
+                  "Extra NVRTC option, e.g. -X -use_fast_math -X -DTILE=32 (repeatable)")
+      ->allow_extra_args(false);
+  sub->add_option("-o,--output", args->out, "Write the PTX to this file instead of stdout");
+  sub->add_flag("--resources-only", args->resources_only, "Print only the resource usage");
+  return {sub, [args] { return run(*args); }};
+}
+
+}  // namespace warplab::cli

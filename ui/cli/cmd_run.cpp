@@ -1,0 +1,124 @@
+// `warplab run FILE.toml`: run an experiment headless.
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <memory>
+
+#include "lab/experiment.h"
+#include "lab/npy.h"
+#include "lab/report.h"
+#include "lab/runner.h"
+#include "ui/cli/commands.h"
+
+namespace warplab::cli {
+namespace {
+
+struct RunArgs {
+  std::string file;
+  std::string backend = "sim";
+  std::string mode = "functional";
+  std::string config;
+  std::vector<std::string> set;
+  std::string json_out;
+  std::string dump_dir;
+  bool quiet = false;
+  bool no_lines = false;
+};
+
+Status dump_run(const lab::RunResult& r, const std::string& dir) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) return Error{dir, 0, "cannot create dump directory: " + ec.message()};
+  for (const lab::HostBuffer& b : r.buffers)
+    if (auto s = lab::write_npy(dir + "/" + b.name + ".npy", b.to_npy()); !s) return s;
+  if (r.unit) {
+    std::string name = std::filesystem::path(r.unit->ptx_path).filename().string();
+    if (name.size() < 4 || name.substr(name.size() - 4) != ".ptx") name += ".ptx";
+    std::ofstream(dir + "/" + name) << r.unit->ptx;
+  }
+  return Ok{};
+}
+
+int run(const RunArgs& a) {
+  auto exp = lab::load_experiment(a.file);
+  if (!exp) return report_error(exp.error());
+  for (const std::string& s : a.set)
+    if (auto st = lab::set_param(*exp, s); !st) return report_error(st.error());
+  lab::RunOptions opt;
+  auto backend = lab::parse_backend(a.backend);
+  if (!backend) return report_error(backend.error());
+  auto mode = lab::parse_mode(a.mode);
+  if (!mode) return report_error(mode.error());
+  opt.backend = *backend;
+  opt.mode = *mode;
+  opt.config = a.config;
+  opt.count_lines = !a.no_lines;
+
+  lab::Toolchain toolchain;
+  lab::Runner runner(toolchain, opt);
+  auto result = runner.run(*exp);
+  if (!result) return report_error(result.error());
+
+  if (!a.quiet) std::cout << lab::format_summary(*exp, *result) << std::flush;
+  int status = kExitOk;
+  if (!a.json_out.empty()) {
+    std::string text = lab::experiment_json(*exp, *result).dump(2) + "\n";
+    if (a.json_out == "-") {
+      std::cout << text;
+    } else {
+      std::ofstream out(a.json_out);
+      if (!out || !(out << text)) status = report_error(Error{a.json_out, 0, "cannot write JSON"});
+    }
+  }
+  if (!a.dump_dir.empty()) {
+    if (result->run) {
+      if (auto s = dump_run(*result->run, a.dump_dir); !s) status = report_error(s.error());
+    } else {
+      for (size_t i = 0; i < result->sweep->runs.size(); ++i)
+        if (auto s = dump_run(result->sweep->runs[i], a.dump_dir + "/run_" + std::to_string(i)); !s)
+          status = report_error(s.error());
+    }
+  }
+  if (status != kExitOk) return status;
+  if (result->passed()) return kExitOk;
+  // Say on stderr why the run failed, so scripts and --quiet users see it.
+  auto explain = [&](const lab::RunResult& r) {
+    for (const lab::LaunchRecord& l : r.launches)
+      if (l.fault) std::cerr << "warplab: " << lab::format_fault(l);
+    for (const lab::CheckResult& c : r.checks)
+      if (!c.passed)
+        std::cerr << "warplab: " << exp->path << ":" << c.line << ": check " << c.buffer << " vs "
+                  << c.expected << " failed ("
+                  << (c.note.empty() ? std::to_string(c.mismatch_count) + " of " +
+                                           std::to_string(c.count) + " elements differ"
+                                     : c.note)
+                  << ")\n";
+  };
+  if (result->run) explain(*result->run);
+  else
+    for (const lab::RunResult& r : result->sweep->runs) explain(r);
+  return kExitFailed;
+}
+
+}  // namespace
+
+Command add_run_command(CLI::App& app) {
+  auto args = std::make_shared<RunArgs>();
+  CLI::App* sub = app.add_subcommand("run", "Run an experiment file (TOML) and check its results");
+  sub->add_option("file", args->file, "Experiment file (see lessons/FORMAT.md)")->required();
+  sub->add_option("--backend", args->backend, "Where kernels run: sim, gpu or both")
+      ->capture_default_str();
+  sub->add_option("--mode", args->mode, "Simulator mode: functional or timing")
+      ->capture_default_str();
+  sub->add_option("--config", args->config, "GPU configuration preset or file (timing mode)");
+  sub->add_option("--set", args->set, "Override a parameter: --set NAME=VALUE (repeatable)")
+      ->allow_extra_args(false);
+  sub->add_option("--json", args->json_out, "Write the results as JSON to this file ('-': stdout)");
+  sub->add_option("--dump", args->dump_dir,
+                  "Write every buffer after the run as DIR/NAME.npy (and the PTX)");
+  sub->add_flag("-q,--quiet", args->quiet, "Print nothing but errors and failures");
+  sub->add_flag("--no-line-counts", args->no_lines, "Skip per PTX/CUDA line counts (faster)");
+  return {sub, [args] { return run(*args); }};
+}
+
+}  // namespace warplab::cli

@@ -1,0 +1,35 @@
+// The `warplab` command's subcommands. Each registers its options on the CLI11 app and returns
+// the process exit status when run:
+//   0  everything ran and every check passed
+//   1  a check failed or a kernel faulted (the run itself completed; outputs are written)
+//   2  bad input (unreadable or invalid experiment, compile error, bad option); nothing ran
+// Only this directory prints; the library returns warplab::Error values.
+#pragma once
+
+#include <functional>
+#include <string>
+
+#include <CLI/CLI.hpp>
+
+#include "sim/common/error.h"
+
+namespace warplab::cli {
+
+constexpr int kExitOk = 0;
+constexpr int kExitFailed = 1;
+constexpr int kExitBadInput = 2;
+
+// Prints "warplab: <file:line: message>" on stderr and returns kExitBadInput.
+int report_error(const Error& e);
+
+// A registered subcommand and what to do when it was chosen (returns the exit status).
+struct Command {
+  CLI::App* app = nullptr;
+  std::function<int()> run;
+};
+
+Command add_run_command(CLI::App& app);
+Command add_ptx_command(CLI::App& app);
+Command add_bench_command(CLI::App& app);
+
+}  // namespace warplab::cli
