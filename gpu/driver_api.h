@@ -55,8 +55,8 @@ namespace warplab::gpu {
   X(cuEventSynchronize)                  \
   X(cuEventElapsedTime)
 
-// The dlopen handle and the resolved function pointers. Create with load(); closes the library
-// when destroyed. Not copyable: share it through std::shared_ptr.
+// The dlopen handle and the resolved function pointers. Create with load(). The library stays
+// loaded for the life of the process (see the destructor). Not copyable: share it via shared_ptr.
 class DriverApi {
  public:
 #define WARPLAB_DECLARE_PFN(name) decltype(&::name) name = nullptr;

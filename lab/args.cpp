@@ -89,7 +89,7 @@ Status pack_scalar(const ptx::Param& p, const Value& v, uint8_t* dst, const std:
     float f = static_cast<float>(v.as_double());
     uint32_t x;
     std::memcpy(&x, &f, 4);
-    uint16_t b = static_cast<uint16_t>((x + 0x7fff + ((x >> 16) & 1)) >> 16);   // round to even
+    uint16_t b = static_cast<uint16_t>((x + 0x7fff + ((x >> 16) & 1)) >> 16);  // round to even
     std::memcpy(dst, &b, 2);
     return Ok{};
   }
@@ -106,13 +106,16 @@ Status pack_scalar(const ptx::Param& p, const Value& v, uint8_t* dst, const std:
   } else {
     int64_t umax = (int64_t{1} << bits) - 1, smin = -(int64_t{1} << (bits - 1)),
             smax = (int64_t{1} << (bits - 1)) - 1;
-    if (ptx::is_unsigned_int(t)) fits = x >= 0 && x <= umax;
-    else if (ptx::is_signed_int(t)) fits = x >= smin && x <= smax;
-    else fits = x >= smin && x <= umax;   // .bN: either reading
+    if (ptx::is_unsigned_int(t))
+      fits = x >= 0 && x <= umax;
+    else if (ptx::is_signed_int(t))
+      fits = x >= smin && x <= smax;
+    else
+      fits = x >= smin && x <= umax;  // .bN: either reading
   }
   if (!fits) return Error{"", 0, what + ": the value " + std::to_string(x) + " does not fit"};
   uint64_t u = static_cast<uint64_t>(x);
-  std::memcpy(dst, &u, static_cast<size_t>(bits / 8));   // little-endian: low bytes first
+  std::memcpy(dst, &u, static_cast<size_t>(bits / 8));  // little-endian: low bytes first
   return Ok{};
 }
 
@@ -137,7 +140,8 @@ Status check_signature(const Experiment& exp, size_t index, const ptx::Function&
     if (is_aggregate(p))
       return Error{exp.path, a.line,
                    akey + ": " + param_desc(k, i) + " is passed by value as " +
-                       std::to_string(p.size) + " bytes (a struct); WarpLab passes only scalars "
+                       std::to_string(p.size) +
+                       " bytes (a struct); WarpLab passes only scalars "
                        "and pointers"};
     if (a.kind == ArgDef::Kind::Buffer && !is_64bit_int(p))
       return Error{exp.path, a.line,

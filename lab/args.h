@@ -30,14 +30,14 @@ Expected<const ptx::Function*> find_kernel(const ptx::Module& module, const std:
 std::string demangled_base_name(const std::string& entry);
 
 struct BoundLaunch {
-  size_t index = 0;                       // in Experiment::launches
+  size_t index = 0;  // in Experiment::launches
   const ptx::Function* kernel = nullptr;
-  func::LaunchConfig config;              // grid, block, dynamic shared, params (sim addresses)
+  func::LaunchConfig config;  // grid, block, dynamic shared, params (sim addresses)
   int64_t repeat = 1;
   // Parameters that hold a buffer's device address: (byte offset in config.params, buffer index).
   // Other backends (the real GPU) rewrite these with their own addresses.
   std::vector<std::pair<uint64_t, int>> pointer_params;
-  std::vector<std::string> arg_text;      // each argument as "x" (buffer) or "N=1024"
+  std::vector<std::string> arg_text;  // each argument as "x" (buffer) or "N=1024"
 };
 
 // Checks launch `index` against `kernel`'s signature: count, and buffer vs scalar kind. Called once

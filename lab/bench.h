@@ -16,9 +16,9 @@
 namespace warplab::lab {
 
 struct BenchWorkload {
-  std::string name;                     // "vec_add_2^24"
-  std::string experiment;               // file under bench/
-  std::vector<std::string> set;         // parameter overrides, as for --set
+  std::string name;              // "vec_add_2^24"
+  std::string experiment;        // file under bench/
+  std::vector<std::string> set;  // parameter overrides, as for --set
   SimMode mode = SimMode::Functional;
 };
 
@@ -29,7 +29,7 @@ struct BenchResult {
   BenchWorkload workload;
   uint64_t warp_instructions = 0;
   uint64_t thread_instructions = 0;
-  double seconds = 0;                   // simulation wall time
+  double seconds = 0;  // simulation wall time
   double warp_inst_per_s() const { return seconds > 0 ? warp_instructions / seconds : 0; }
   bool used_checked_in_ptx = false;
 };

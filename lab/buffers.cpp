@@ -21,7 +21,7 @@ std::vector<uint8_t> convert_elements(const NpyArray& a, ElemType type) {
     if (!elem_is_float(a.type) && !elem_is_float(type)) {
       int64_t v = load_elem_int(a.type, a.data.data(), i);
       uint64_t bits = static_cast<uint64_t>(v);
-      std::memcpy(out.data() + i * elem_size(type), &bits, elem_size(type));   // wrap, like C
+      std::memcpy(out.data() + i * elem_size(type), &bits, elem_size(type));  // wrap, like C
     } else {
       store_elem(type, out.data(), i, load_elem(a.type, a.data.data(), i));
     }
@@ -96,11 +96,13 @@ Expected<std::vector<HostBuffer>> make_buffers(const Experiment& exp, const Env&
       case BufferInit::Kind::Zeros:
         break;
       case BufferInit::Kind::Constant:
-        for (uint64_t i = 0; i < b.count; ++i) store_elem(b.type, b.bytes.data(), i, d.init.constant);
+        for (uint64_t i = 0; i < b.count; ++i)
+          store_elem(b.type, b.bytes.data(), i, d.init.constant);
         break;
       case BufferInit::Kind::Iota:
         for (uint64_t i = 0; i < b.count; ++i)
-          store_elem(b.type, b.bytes.data(), i, d.init.start + static_cast<double>(i) * d.init.step);
+          store_elem(b.type, b.bytes.data(), i,
+                     d.init.start + static_cast<double>(i) * d.init.step);
         break;
       case BufferInit::Kind::Uniform:
         fill_uniform(b, d.init);

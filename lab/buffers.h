@@ -27,7 +27,7 @@ struct HostBuffer {
   std::string name;
   ElemType type = ElemType::F32;
   uint64_t count = 0;
-  std::vector<uint8_t> bytes;   // count * elem_size(type)
+  std::vector<uint8_t> bytes;  // count * elem_size(type)
 
   double at(uint64_t i) const { return load_elem(type, bytes.data(), i); }
   NpyArray to_npy() const { return NpyArray{type, {count}, bytes}; }

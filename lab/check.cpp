@@ -86,7 +86,8 @@ std::vector<CheckResult> run_checks(const Experiment& exp, const std::vector<Hos
   for (const CheckDef& c : exp.checks) {
     const HostBuffer& got = buffers.at(static_cast<size_t>(exp.buffer_index(c.buffer)));
     if (!c.expect_buffer.empty()) {
-      out.push_back(compare_buffers(c, got, buffers.at(static_cast<size_t>(exp.buffer_index(c.expect_buffer)))));
+      out.push_back(compare_buffers(
+          c, got, buffers.at(static_cast<size_t>(exp.buffer_index(c.expect_buffer)))));
       continue;
     }
     auto a = read_npy(c.expect_npy);

@@ -26,16 +26,16 @@ struct Mismatch {
 
 struct CheckResult {
   std::string buffer;
-  std::string expected;            // the reference: buffer name or .npy path
-  int line = 0;                    // the [[checks]] entry in the experiment file
+  std::string expected;  // the reference: buffer name or .npy path
+  int line = 0;          // the [[checks]] entry in the experiment file
   bool passed = false;
   bool exact = false;
   double atol = 0, rtol = 0;
-  uint64_t count = 0;              // elements compared
+  uint64_t count = 0;  // elements compared
   uint64_t mismatch_count = 0;
   double max_abs_error = 0, max_rel_error = 0;
-  std::vector<Mismatch> mismatches;   // the worst ones, at most CheckDef::show
-  std::string note;                // why the check could not compare (size mismatch, ...)
+  std::vector<Mismatch> mismatches;  // the worst ones, at most CheckDef::show
+  std::string note;                  // why the check could not compare (size mismatch, ...)
 };
 
 // Compares `got` with `expected` under the rule of `def`.

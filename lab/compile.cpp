@@ -24,7 +24,7 @@ using NvrtcErrorString = const char* (*)(int);
 using NvrtcVersion = int (*)(int*, int*);
 
 using JitHandle = struct JitHandleOpaque*;
-constexpr int kJitInputPtx = 2;   // NVJITLINK_INPUT_PTX (NONE = 0, CUBIN = 1, PTX = 2)
+constexpr int kJitInputPtx = 2;  // NVJITLINK_INPUT_PTX (NONE = 0, CUBIN = 1, PTX = 2)
 using JitCreate = int (*)(JitHandle*, uint32_t, const char**);
 using JitDestroy = int (*)(JitHandle*);
 using JitAddData = int (*)(JitHandle, int, const void*, size_t, const char*);
@@ -78,14 +78,13 @@ class ToolchainImpl {
   ToolchainImpl() {
     nvrtc = open_library("libnvrtc.so.13", why_nvrtc);
     if (nvrtc) {
-      bool ok = bind(nvrtc, "nvrtcCreateProgram", create) &&
-                bind(nvrtc, "nvrtcDestroyProgram", destroy) &&
-                bind(nvrtc, "nvrtcCompileProgram", compile) &&
-                bind(nvrtc, "nvrtcGetPTXSize", ptx_size) && bind(nvrtc, "nvrtcGetPTX", get_ptx) &&
-                bind(nvrtc, "nvrtcGetProgramLogSize", log_size) &&
-                bind(nvrtc, "nvrtcGetProgramLog", get_log) &&
-                bind(nvrtc, "nvrtcGetErrorString", error_string) &&
-                bind(nvrtc, "nvrtcVersion", version);
+      bool ok =
+          bind(nvrtc, "nvrtcCreateProgram", create) &&
+          bind(nvrtc, "nvrtcDestroyProgram", destroy) &&
+          bind(nvrtc, "nvrtcCompileProgram", compile) && bind(nvrtc, "nvrtcGetPTXSize", ptx_size) &&
+          bind(nvrtc, "nvrtcGetPTX", get_ptx) && bind(nvrtc, "nvrtcGetProgramLogSize", log_size) &&
+          bind(nvrtc, "nvrtcGetProgramLog", get_log) &&
+          bind(nvrtc, "nvrtcGetErrorString", error_string) && bind(nvrtc, "nvrtcVersion", version);
       if (!ok) {
         why_nvrtc = "libnvrtc.so.13 lacks an expected entry point (not a CUDA 13 NVRTC?)";
         dlclose(nvrtc);
@@ -94,14 +93,13 @@ class ToolchainImpl {
     }
     jit = open_library("libnvJitLink.so.13", why_jit);
     if (jit) {
-      bool ok = bind(jit, "nvJitLinkCreate", jit_create) &&
-                bind(jit, "nvJitLinkDestroy", jit_destroy) &&
-                bind(jit, "nvJitLinkAddData", jit_add) &&
-                bind(jit, "nvJitLinkComplete", jit_complete) &&
-                bind(jit, "nvJitLinkGetInfoLogSize", jit_info_size) &&
-                bind(jit, "nvJitLinkGetInfoLog", jit_info) &&
-                bind(jit, "nvJitLinkGetErrorLogSize", jit_error_size) &&
-                bind(jit, "nvJitLinkGetErrorLog", jit_error);
+      bool ok =
+          bind(jit, "nvJitLinkCreate", jit_create) && bind(jit, "nvJitLinkDestroy", jit_destroy) &&
+          bind(jit, "nvJitLinkAddData", jit_add) && bind(jit, "nvJitLinkComplete", jit_complete) &&
+          bind(jit, "nvJitLinkGetInfoLogSize", jit_info_size) &&
+          bind(jit, "nvJitLinkGetInfoLog", jit_info) &&
+          bind(jit, "nvJitLinkGetErrorLogSize", jit_error_size) &&
+          bind(jit, "nvJitLinkGetErrorLog", jit_error);
       if (!ok) {
         why_jit = "libnvJitLink.so.13 lacks an expected entry point";
         dlclose(jit);
@@ -249,17 +247,21 @@ Expected<std::vector<KernelResources>> parse_ptxas_info(const std::string& log) 
         cur->spill_load_bytes = std::stoull(m[3]);
       }
     } else if (std::regex_search(line, m, kUsed)) {
-      if (!cur) continue;   // a .func's own usage (non-inlined device function)
+      if (!cur) continue;  // a .func's own usage (non-inlined device function)
       cur->registers = std::stoi(m[1]);
       std::string rest = m[2];
       for (std::sregex_iterator it(rest.begin(), rest.end(), kItem), end; it != end; ++it) {
         const std::smatch& im = *it;
-        if (im[3].matched) cur->barriers = std::stoi(im[3]);
-        else if (im[2] == "smem") cur->static_shared_bytes = std::stoull(im[1]);
-        else if (im[2] == "lmem") cur->local_bytes = std::stoull(im[1]);
-        else cur->const_bytes = std::stoull(im[1]);
+        if (im[3].matched)
+          cur->barriers = std::stoi(im[3]);
+        else if (im[2] == "smem")
+          cur->static_shared_bytes = std::stoull(im[1]);
+        else if (im[2] == "lmem")
+          cur->local_bytes = std::stoull(im[1]);
+        else
+          cur->const_bytes = std::stoull(im[1]);
       }
-      cur = nullptr;   // the "Used" line closes the entry
+      cur = nullptr;  // the "Used" line closes the entry
     }
   }
   for (const KernelResources& k : out)
@@ -278,8 +280,9 @@ Expected<ResourceReport> Toolchain::resource_usage(const std::string& ptx, const
                                                    const std::string& sass_arch) const {
   const ToolchainImpl& t = *impl_;
   if (!t.jit)
-    return Error{path, 0, "cannot report registers/shared memory: nvJitLink is not available (" +
-                              t.why_jit + ")"};
+    return Error{
+        path, 0,
+        "cannot report registers/shared memory: nvJitLink is not available (" + t.why_jit + ")"};
   std::string arch_opt = "-arch=" + sass_arch;
   const char* opts[] = {arch_opt.c_str(), "-verbose"};
   JitHandle h = nullptr;
@@ -293,7 +296,7 @@ Expected<ResourceReport> Toolchain::resource_usage(const std::string& ptx, const
     while (!s.empty() && s.back() == '\0') s.pop_back();
     return s;
   };
-  std::string ptx_z = ptx;   // nvJitLink wants the terminating NUL inside `size` for PTX
+  std::string ptx_z = ptx;  // nvJitLink wants the terminating NUL inside `size` for PTX
   int rc = t.jit_add(h, kJitInputPtx, ptx_z.c_str(), ptx_z.size() + 1, path.c_str());
   if (rc == 0) rc = t.jit_complete(h);
   ResourceReport report;

@@ -30,25 +30,25 @@ struct CompileOptions {
 
 struct CompiledPtx {
   std::string ptx;
-  std::string log;                        // NVRTC warnings ("" when none), file:line form
+  std::string log;  // NVRTC warnings ("" when none), file:line form
 };
 
 // What `ptxas -v` reports for one kernel.
 struct KernelResources {
-  std::string kernel;                     // PTX entry name (mangled for C++ kernels)
-  int registers = 0;                      // per thread
-  int barriers = 0;                       // named barriers used (bar.sync 0 counts as 1)
-  uint64_t static_shared_bytes = 0;       // smem
-  uint64_t local_bytes = 0;               // lmem: per-thread local memory (stack frame included)
+  std::string kernel;                // PTX entry name (mangled for C++ kernels)
+  int registers = 0;                 // per thread
+  int barriers = 0;                  // named barriers used (bar.sync 0 counts as 1)
+  uint64_t static_shared_bytes = 0;  // smem
+  uint64_t local_bytes = 0;          // lmem: per-thread local memory (stack frame included)
   uint64_t stack_frame_bytes = 0;
   uint64_t spill_store_bytes = 0, spill_load_bytes = 0;
-  uint64_t const_bytes = 0;               // cmem[0]: kernel parameters and driver constants
+  uint64_t const_bytes = 0;  // cmem[0]: kernel parameters and driver constants
 };
 
 struct ResourceReport {
-  std::string sass_arch;                  // "sm_90"
+  std::string sass_arch;  // "sm_90"
   std::vector<KernelResources> kernels;
-  std::string info_log;                   // the raw nvJitLink -verbose text
+  std::string info_log;  // the raw nvJitLink -verbose text
   const KernelResources* find(const std::string& kernel) const;
 };
 
@@ -72,8 +72,8 @@ class Toolchain {
 
   bool has_nvrtc() const;
   bool has_nvjitlink() const;
-  std::string nvrtc_version() const;       // "13.0" or ""
-  std::string why_no_nvrtc() const;        // a sentence for the user ("" when present)
+  std::string nvrtc_version() const;  // "13.0" or ""
+  std::string why_no_nvrtc() const;   // a sentence for the user ("" when present)
   std::string why_no_nvjitlink() const;
 
   // Compiles CUDA C++ `source` (named `path` in messages) to PTX. Compile errors come back with

@@ -80,20 +80,23 @@ std::optional<ElemType> elem_type_from_npy(std::string_view descr) {
     if (ti.npy == descr) return ti.type;
     // One-byte types may be written with any byte-order mark; "=" means native (little here).
     std::string_view body = ti.npy.substr(1);
-    if (descr.size() == 3 && descr.substr(1) == body && (descr[0] == '=' || descr[0] == '|' ||
-                                                         descr[0] == '<'))
+    if (descr.size() == 3 && descr.substr(1) == body &&
+        (descr[0] == '=' || descr[0] == '|' || descr[0] == '<'))
       return ti.type;
   }
-  if (descr == "|b1") return ElemType::U8;   // numpy bool: one byte 0/1
+  if (descr == "|b1") return ElemType::U8;  // numpy bool: one byte 0/1
   return std::nullopt;
 }
 
 float half_to_float(uint16_t h) {
   uint32_t sign = (h >> 15) & 1, exp = (h >> 10) & 0x1f, mant = h & 0x3ff;
   float v;
-  if (exp == 0) v = std::ldexp(static_cast<float>(mant), -24);
-  else if (exp == 31) v = mant ? NAN : INFINITY;
-  else v = std::ldexp(static_cast<float>(mant | 0x400), static_cast<int>(exp) - 25);
+  if (exp == 0)
+    v = std::ldexp(static_cast<float>(mant), -24);
+  else if (exp == 31)
+    v = mant ? NAN : INFINITY;
+  else
+    v = std::ldexp(static_cast<float>(mant | 0x400), static_cast<int>(exp) - 25);
   return sign ? -v : v;
 }
 
@@ -117,54 +120,96 @@ uint16_t float_to_half(float f) {
   }
   uint32_t half = (static_cast<uint32_t>(e) << 10) | (mant >> 13);
   uint32_t rem = mant & 0x1fff;
-  if (rem > 0x1000 || (rem == 0x1000 && (half & 1))) ++half;   // may carry into exponent: fine
+  if (rem > 0x1000 || (rem == 0x1000 && (half & 1))) ++half;  // may carry into exponent: fine
   return static_cast<uint16_t>(sign | half);
 }
 
 double load_elem(ElemType t, const uint8_t* d, uint64_t i) {
   switch (t) {
-    case ElemType::F16: return half_to_float(read_as<uint16_t>(d, i));
-    case ElemType::F32: return read_as<float>(d, i);
-    case ElemType::F64: return read_as<double>(d, i);
-    case ElemType::I8: return read_as<int8_t>(d, i);
-    case ElemType::I16: return read_as<int16_t>(d, i);
-    case ElemType::I32: return read_as<int32_t>(d, i);
-    case ElemType::I64: return static_cast<double>(read_as<int64_t>(d, i));
-    case ElemType::U8: return read_as<uint8_t>(d, i);
-    case ElemType::U16: return read_as<uint16_t>(d, i);
-    case ElemType::U32: return read_as<uint32_t>(d, i);
-    case ElemType::U64: return static_cast<double>(read_as<uint64_t>(d, i));
+    case ElemType::F16:
+      return half_to_float(read_as<uint16_t>(d, i));
+    case ElemType::F32:
+      return read_as<float>(d, i);
+    case ElemType::F64:
+      return read_as<double>(d, i);
+    case ElemType::I8:
+      return read_as<int8_t>(d, i);
+    case ElemType::I16:
+      return read_as<int16_t>(d, i);
+    case ElemType::I32:
+      return read_as<int32_t>(d, i);
+    case ElemType::I64:
+      return static_cast<double>(read_as<int64_t>(d, i));
+    case ElemType::U8:
+      return read_as<uint8_t>(d, i);
+    case ElemType::U16:
+      return read_as<uint16_t>(d, i);
+    case ElemType::U32:
+      return read_as<uint32_t>(d, i);
+    case ElemType::U64:
+      return static_cast<double>(read_as<uint64_t>(d, i));
   }
   return 0;
 }
 
 int64_t load_elem_int(ElemType t, const uint8_t* d, uint64_t i) {
   switch (t) {
-    case ElemType::I8: return read_as<int8_t>(d, i);
-    case ElemType::I16: return read_as<int16_t>(d, i);
-    case ElemType::I32: return read_as<int32_t>(d, i);
-    case ElemType::I64: return read_as<int64_t>(d, i);
-    case ElemType::U8: return read_as<uint8_t>(d, i);
-    case ElemType::U16: return read_as<uint16_t>(d, i);
-    case ElemType::U32: return read_as<uint32_t>(d, i);
-    case ElemType::U64: return static_cast<int64_t>(read_as<uint64_t>(d, i));
-    default: return static_cast<int64_t>(load_elem(t, d, i));
+    case ElemType::I8:
+      return read_as<int8_t>(d, i);
+    case ElemType::I16:
+      return read_as<int16_t>(d, i);
+    case ElemType::I32:
+      return read_as<int32_t>(d, i);
+    case ElemType::I64:
+      return read_as<int64_t>(d, i);
+    case ElemType::U8:
+      return read_as<uint8_t>(d, i);
+    case ElemType::U16:
+      return read_as<uint16_t>(d, i);
+    case ElemType::U32:
+      return read_as<uint32_t>(d, i);
+    case ElemType::U64:
+      return static_cast<int64_t>(read_as<uint64_t>(d, i));
+    default:
+      return static_cast<int64_t>(load_elem(t, d, i));
   }
 }
 
 void store_elem(ElemType t, uint8_t* d, uint64_t i, double v) {
   switch (t) {
-    case ElemType::F16: write_as<uint16_t>(d, i, float_to_half(static_cast<float>(v))); break;
-    case ElemType::F32: write_as<float>(d, i, static_cast<float>(v)); break;
-    case ElemType::F64: write_as<double>(d, i, v); break;
-    case ElemType::I8: write_as<int8_t>(d, i, to_int<int8_t>(v)); break;
-    case ElemType::I16: write_as<int16_t>(d, i, to_int<int16_t>(v)); break;
-    case ElemType::I32: write_as<int32_t>(d, i, to_int<int32_t>(v)); break;
-    case ElemType::I64: write_as<int64_t>(d, i, to_int<int64_t>(v)); break;
-    case ElemType::U8: write_as<uint8_t>(d, i, to_int<uint8_t>(v)); break;
-    case ElemType::U16: write_as<uint16_t>(d, i, to_int<uint16_t>(v)); break;
-    case ElemType::U32: write_as<uint32_t>(d, i, to_int<uint32_t>(v)); break;
-    case ElemType::U64: write_as<uint64_t>(d, i, to_int<uint64_t>(v)); break;
+    case ElemType::F16:
+      write_as<uint16_t>(d, i, float_to_half(static_cast<float>(v)));
+      break;
+    case ElemType::F32:
+      write_as<float>(d, i, static_cast<float>(v));
+      break;
+    case ElemType::F64:
+      write_as<double>(d, i, v);
+      break;
+    case ElemType::I8:
+      write_as<int8_t>(d, i, to_int<int8_t>(v));
+      break;
+    case ElemType::I16:
+      write_as<int16_t>(d, i, to_int<int16_t>(v));
+      break;
+    case ElemType::I32:
+      write_as<int32_t>(d, i, to_int<int32_t>(v));
+      break;
+    case ElemType::I64:
+      write_as<int64_t>(d, i, to_int<int64_t>(v));
+      break;
+    case ElemType::U8:
+      write_as<uint8_t>(d, i, to_int<uint8_t>(v));
+      break;
+    case ElemType::U16:
+      write_as<uint16_t>(d, i, to_int<uint16_t>(v));
+      break;
+    case ElemType::U32:
+      write_as<uint32_t>(d, i, to_int<uint32_t>(v));
+      break;
+    case ElemType::U64:
+      write_as<uint64_t>(d, i, to_int<uint64_t>(v));
+      break;
   }
 }
 

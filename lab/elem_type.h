@@ -14,13 +14,13 @@ namespace warplab::lab {
 
 enum class ElemType : uint8_t { F16, F32, F64, I8, I16, I32, I64, U8, U16, U32, U64 };
 
-std::string_view elem_type_name(ElemType t);              // "f32"
-std::optional<ElemType> parse_elem_type(std::string_view name);   // "f32", also "float", "int"...
-std::string elem_type_names();                            // "f16 f32 f64 i8 ..." for errors
-uint32_t elem_size(ElemType t);                           // bytes
+std::string_view elem_type_name(ElemType t);                     // "f32"
+std::optional<ElemType> parse_elem_type(std::string_view name);  // "f32", also "float", "int"...
+std::string elem_type_names();                                   // "f16 f32 f64 i8 ..." for errors
+uint32_t elem_size(ElemType t);                                  // bytes
 bool elem_is_float(ElemType t);
 bool elem_is_signed(ElemType t);
-std::string_view npy_descr(ElemType t);                   // "<f4"
+std::string_view npy_descr(ElemType t);  // "<f4"
 std::optional<ElemType> elem_type_from_npy(std::string_view descr);
 
 // Reads element `index` of `data` as a double / writes a double into it (rounded to nearest for

@@ -1,13 +1,13 @@
 // Reading experiment files with toml++ (source regions give every node's line).
 #include "lab/experiment.h"
 
+#include <toml++/toml.h>
+
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <set>
 #include <sstream>
-
-#include <toml++/toml.h>
 
 namespace warplab::lab {
 namespace fs = std::filesystem;
@@ -130,8 +130,8 @@ class Reader {
 
 Status read_experiment_table(const Reader& r, const toml::table& t, Experiment& exp) {
   const std::string w = "experiment";
-  if (auto s = r.only_keys(t, w, {"name", "description", "source", "ptx", "arch", "options",
-                                  "defines"});
+  if (auto s =
+          r.only_keys(t, w, {"name", "description", "source", "ptx", "arch", "options", "defines"});
       !s)
     return s;
   if (auto* n = t.get("name")) {
@@ -193,10 +193,12 @@ Status read_params(const Reader& r, const toml::table& t, Experiment& exp) {
     p.name = std::string(k.str());
     p.line = line_of(v);
     std::string key = "params." + p.name;
-    if (auto bad = std::find_if(p.name.begin(), p.name.end(),
-                                [](char c) { return !std::isalnum(static_cast<unsigned char>(c)) && c != '_'; });
+    if (auto bad = std::find_if(
+            p.name.begin(), p.name.end(),
+            [](char c) { return !std::isalnum(static_cast<unsigned char>(c)) && c != '_'; });
         bad != p.name.end() || std::isdigit(static_cast<unsigned char>(p.name[0])))
-      return r.err(v, key, "a parameter name must be letters, digits and '_' (used in expressions)");
+      return r.err(v, key,
+                   "a parameter name must be letters, digits and '_' (used in expressions)");
     if (const toml::table* pt = v.as_table()) {
       if (auto s = r.only_keys(*pt, key, {"value", "choices", "min", "max", "description"}); !s)
         return s;
@@ -247,8 +249,10 @@ Status read_init(const Reader& r, const toml::node& n, const std::string& key, B
   BufferInit& init = b.init;
   if (n.is_string()) {
     std::string s = *n.value<std::string>();
-    if (s == "zeros") init.kind = BufferInit::Kind::Zeros;
-    else if (s == "iota") init.kind = BufferInit::Kind::Iota;
+    if (s == "zeros")
+      init.kind = BufferInit::Kind::Zeros;
+    else if (s == "iota")
+      init.kind = BufferInit::Kind::Iota;
     else if (s.size() > 4 && s.substr(s.size() - 4) == ".npy") {
       auto f = r.file(n, key, exp.dir);
       if (!f) return f.error();
@@ -334,8 +338,9 @@ Status read_buffers(const Reader& r, const toml::array& arr, Experiment& exp) {
     if (!tys) return tys.error();
     auto et = parse_elem_type(*tys);
     if (!et)
-      return r.err(*ty, key + ".type",
-                   "unknown element type '" + *tys + "' (expected one of " + elem_type_names() + ")");
+      return r.err(
+          *ty, key + ".type",
+          "unknown element type '" + *tys + "' (expected one of " + elem_type_names() + ")");
     b.type = *et;
     if (const toml::node* in = t->get("init"))
       if (auto s = read_init(r, *in, key + ".init", b, exp); !s) return s;
@@ -379,7 +384,8 @@ Status read_launches(const Reader& r, const toml::array& arr, Experiment& exp) {
     std::string key = "launches[" + std::to_string(k) + "]";
     const toml::table* t = n.as_table();
     if (!t) return r.err(n, key, "expected a table ([[launches]])");
-    if (auto s = r.only_keys(*t, key, {"kernel", "grid", "block", "shared_bytes", "args", "repeat"});
+    if (auto s =
+            r.only_keys(*t, key, {"kernel", "grid", "block", "shared_bytes", "args", "repeat"});
         !s)
       return s;
     LaunchDef l;
@@ -393,8 +399,8 @@ Status read_launches(const Reader& r, const toml::array& arr, Experiment& exp) {
     for (const char* dim : {"grid", "block"}) {
       const toml::node* d = t->get(dim);
       if (!d) return r.err(n, key, std::string("missing '") + dim + "'");
-      if (auto s = read_dims(r, *d, key + "." + dim, std::string(dim) == "grid" ? l.grid : l.block,
-                             exp);
+      if (auto s =
+              read_dims(r, *d, key + "." + dim, std::string(dim) == "grid" ? l.grid : l.block, exp);
           !s)
         return s;
     }
@@ -563,7 +569,8 @@ Expected<Experiment> parse_experiment(const std::string& text, const std::string
     return Error{path, static_cast<int>(e.source().begin.line),
                  "TOML syntax error: " + std::string(e.description())};
   }
-  if (auto s = r.only_keys(root, "", {"experiment", "params", "buffers", "launches", "checks", "sweep"});
+  if (auto s =
+          r.only_keys(root, "", {"experiment", "params", "buffers", "launches", "checks", "sweep"});
       !s)
     return s.error();
   exp.name = fs::path(path).stem().string();

@@ -26,9 +26,9 @@ namespace warplab::lab {
 // A named parameter: [params] N = 1024, or block = { value = 256, choices = [...] }.
 struct ParamDef {
   std::string name;
-  Value value;                       // default (after --set overrides: the current value)
-  std::vector<Value> choices;        // allowed values (empty = any)
-  std::optional<Value> min, max;     // inclusive range (for sliders); either may be absent
+  Value value;                    // default (after --set overrides: the current value)
+  std::vector<Value> choices;     // allowed values (empty = any)
+  std::optional<Value> min, max;  // inclusive range (for sliders); either may be absent
   std::string description;
   int line = 0;
 };
@@ -36,17 +36,17 @@ struct ParamDef {
 struct BufferInit {
   enum class Kind { Zeros, Constant, Iota, Uniform, Npy };
   Kind kind = Kind::Zeros;
-  double constant = 0.0;             // Constant
-  double start = 0.0, step = 1.0;    // Iota: element i = start + i * step
-  double lo = 0.0, hi = 1.0;         // Uniform: [lo, hi)
-  uint64_t seed = 0;                 // Uniform
-  std::string npy_path;              // Npy: absolute or relative to the working directory
+  double constant = 0.0;           // Constant
+  double start = 0.0, step = 1.0;  // Iota: element i = start + i * step
+  double lo = 0.0, hi = 1.0;       // Uniform: [lo, hi)
+  uint64_t seed = 0;               // Uniform
+  std::string npy_path;            // Npy: absolute or relative to the working directory
 };
 
 struct BufferDef {
   std::string name;
   ElemType type = ElemType::F32;
-  Expr count;                        // elements; with init = npy and no count: the file's count
+  Expr count;  // elements; with init = npy and no count: the file's count
   bool count_from_npy = false;
   BufferInit init;
   int line = 0;
@@ -56,17 +56,17 @@ struct BufferDef {
 struct ArgDef {
   enum class Kind { Buffer, Scalar };
   Kind kind = Kind::Scalar;
-  std::string buffer;                // Buffer
-  Expr expr;                         // Scalar
-  std::string text;                  // as written, for messages
+  std::string buffer;  // Buffer
+  Expr expr;           // Scalar
+  std::string text;    // as written, for messages
   int line = 0;
 };
 
 struct LaunchDef {
-  std::string kernel;                // as written: the C++ name or the PTX (mangled) entry name
-  std::array<Expr, 3> grid, block;   // missing dimensions are 1
-  Expr shared_bytes;                 // dynamic shared memory in bytes
-  Expr repeat;                       // how many times to launch (default 1)
+  std::string kernel;               // as written: the C++ name or the PTX (mangled) entry name
+  std::array<Expr, 3> grid, block;  // missing dimensions are 1
+  Expr shared_bytes;                // dynamic shared memory in bytes
+  Expr repeat;                      // how many times to launch (default 1)
   std::vector<ArgDef> args;
   int line = 0;
   int kernel_line = 0, args_line = 0;
@@ -74,11 +74,11 @@ struct LaunchDef {
 
 struct CheckDef {
   std::string buffer;
-  std::string expect_buffer;         // one of expect_buffer / expect_npy is set
+  std::string expect_buffer;  // one of expect_buffer / expect_npy is set
   std::string expect_npy;
   double atol = 0.0, rtol = 0.0;
-  bool exact = false;                // bit-exact (floats: same bits, NaN == NaN of the same bits)
-  int show = 8;                      // how many worst mismatches to report
+  bool exact = false;  // bit-exact (floats: same bits, NaN == NaN of the same bits)
+  int show = 8;        // how many worst mismatches to report
   int line = 0;
 };
 
@@ -89,26 +89,26 @@ struct SweepAxis {
 };
 
 struct Experiment {
-  std::string path;                  // the TOML file as given
-  std::string dir;                   // its directory (relative paths in it resolve from here)
+  std::string path;  // the TOML file as given
+  std::string dir;   // its directory (relative paths in it resolve from here)
   std::string name, description;
   enum class SourceKind { Cuda, Ptx };
   SourceKind source_kind = SourceKind::Cuda;
-  std::string source;                // resolved path of the .cu or .ptx
+  std::string source;  // resolved path of the .cu or .ptx
   int source_line = 0;
-  std::string arch = "compute_90";   // NVRTC --gpu-architecture
-  std::vector<std::string> options;  // extra NVRTC options
-  std::vector<std::pair<std::string, Expr>> defines;   // -DNAME=<value>, evaluated per run
+  std::string arch = "compute_90";                    // NVRTC --gpu-architecture
+  std::vector<std::string> options;                   // extra NVRTC options
+  std::vector<std::pair<std::string, Expr>> defines;  // -DNAME=<value>, evaluated per run
   std::vector<ParamDef> params;
   std::vector<BufferDef> buffers;
   std::vector<LaunchDef> launches;
   std::vector<CheckDef> checks;
-  std::vector<SweepAxis> sweep;      // empty = no sweep
+  std::vector<SweepAxis> sweep;  // empty = no sweep
 
   const ParamDef* find_param(const std::string& name) const;
   const BufferDef* find_buffer(const std::string& name) const;
-  int buffer_index(const std::string& name) const;   // -1 when absent
-  Env env() const;                   // parameter name -> current value
+  int buffer_index(const std::string& name) const;  // -1 when absent
+  Env env() const;                                  // parameter name -> current value
 };
 
 Expected<Experiment> load_experiment(const std::string& path);

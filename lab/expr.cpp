@@ -13,10 +13,10 @@ namespace warplab::lab {
 
 struct Expr::Node {
   enum class Kind { Number, Name, Unary, Binary, Call } kind = Kind::Number;
-  Value value;                // Number
-  std::string name;           // Name, Call (function name)
-  char op = 0;                // Unary: '-'; Binary: + - * / % < (<<) > (>>)
-  std::vector<int> kids;      // Unary: 1, Binary: 2, Call: arguments
+  Value value;            // Number
+  std::string name;       // Name, Call (function name)
+  char op = 0;            // Unary: '-'; Binary: + - * / % < (<<) > (>>)
+  std::vector<int> kids;  // Unary: 1, Binary: 2, Call: arguments
 };
 
 std::string Value::to_string() const {
@@ -56,8 +56,8 @@ class Parser {
   size_t pos_ = 0;
 
   Error fail(const std::string& what) const {
-    return Error{"", 0,
-                 "bad expression \"" + s_ + "\": " + what + " at column " + std::to_string(pos_ + 1)};
+    return Error{
+        "", 0, "bad expression \"" + s_ + "\": " + what + " at column " + std::to_string(pos_ + 1)};
   }
   void skip_ws() {
     while (pos_ < s_.size() && std::isspace(static_cast<unsigned char>(s_[pos_]))) ++pos_;
@@ -257,24 +257,32 @@ Expected<Value> eval_node(const std::vector<Expr::Node>& nodes, int at, const En
       if (n.op == '<' || n.op == '>') {
         if (a->is_float || b->is_float) return fail("shifts need integers");
         if (b->i < 0 || b->i > 63) return fail("shift by " + std::to_string(b->i));
-        return Value::integer(n.op == '<' ? static_cast<int64_t>(static_cast<uint64_t>(a->i) << b->i)
-                                          : a->i >> b->i);
+        return Value::integer(
+            n.op == '<' ? static_cast<int64_t>(static_cast<uint64_t>(a->i) << b->i) : a->i >> b->i);
       }
       if (a->is_float || b->is_float) {
         double x = a->as_double(), y = b->as_double();
         switch (n.op) {
-          case '+': return Value::real(x + y);
-          case '-': return Value::real(x - y);
-          case '*': return Value::real(x * y);
-          case '/': return Value::real(x / y);
-          case '%': return Value::real(std::fmod(x, y));
+          case '+':
+            return Value::real(x + y);
+          case '-':
+            return Value::real(x - y);
+          case '*':
+            return Value::real(x * y);
+          case '/':
+            return Value::real(x / y);
+          case '%':
+            return Value::real(std::fmod(x, y));
         }
       }
       int64_t x = a->i, y = b->i;
       switch (n.op) {
-        case '+': return Value::integer(x + y);
-        case '-': return Value::integer(x - y);
-        case '*': return Value::integer(x * y);
+        case '+':
+          return Value::integer(x + y);
+        case '-':
+          return Value::integer(x - y);
+        case '*':
+          return Value::integer(x * y);
         case '/':
           if (y == 0) return fail("division by zero");
           return Value::integer(x / y);
@@ -312,8 +320,10 @@ Expected<Value> eval_node(const std::vector<Expr::Node>& nodes, int at, const En
         bool take = any_float ? (is_min ? v.as_double() < best.as_double()
                                         : v.as_double() > best.as_double())
                               : (is_min ? v.i < best.i : v.i > best.i);
-        if (any_float) best = Value::real(take ? v.as_double() : best.as_double());
-        else if (take) best = v;
+        if (any_float)
+          best = Value::real(take ? v.as_double() : best.as_double());
+        else if (take)
+          best = v;
       }
       return best;
     }

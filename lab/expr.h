@@ -35,7 +35,7 @@ struct Value {
   static Value integer(int64_t v) { return Value{false, v, static_cast<double>(v)}; }
   static Value real(double v) { return Value{true, static_cast<int64_t>(v), v}; }
   double as_double() const { return is_float ? f : static_cast<double>(i); }
-  std::string to_string() const;   // "256", "1.5"
+  std::string to_string() const;  // "256", "1.5"
   bool operator==(const Value& o) const {
     return is_float == o.is_float && (is_float ? f == o.f : i == o.i);
   }

@@ -26,7 +26,9 @@ std::string dict_value(const std::string& header, const std::string& key) {
 }  // namespace
 
 Expected<NpyArray> parse_npy(const std::vector<uint8_t>& b, const std::string& path) {
-  auto fail = [&](const std::string& what) { return Error{path, 0, "not a valid .npy file: " + what}; };
+  auto fail = [&](const std::string& what) {
+    return Error{path, 0, "not a valid .npy file: " + what};
+  };
   static constexpr uint8_t kMagic[6] = {0x93, 'N', 'U', 'M', 'P', 'Y'};
   if (b.size() < 10 || std::memcmp(b.data(), kMagic, 6) != 0)
     return fail("missing the \\x93NUMPY magic");
@@ -90,24 +92,35 @@ Expected<NpyArray> parse_npy(const std::vector<uint8_t>& b, const std::string& p
 Expected<NpyArray> read_npy(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) return Error{path, 0, "cannot open .npy file"};
-  std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)),
+                             std::istreambuf_iterator<char>());
   return parse_npy(bytes, path);
 }
 
 std::vector<uint8_t> encode_npy(const NpyArray& a) {
   std::string shape = "(";
   for (size_t k = 0; k < a.shape.size(); ++k) shape += std::to_string(a.shape[k]) + ", ";
-  if (a.shape.size() > 1) shape.resize(shape.size() - 2);
-  else if (a.shape.size() == 1) shape.resize(shape.size() - 1);   // "(1024,)"
+  if (a.shape.size() > 1)
+    shape.resize(shape.size() - 2);
+  else if (a.shape.size() == 1)
+    shape.resize(shape.size() - 1);  // "(1024,)"
   shape += ")";
   std::string header = "{'descr': '" + std::string(npy_descr(a.type)) +
                        "', 'fortran_order': False, 'shape': " + shape + ", }";
   size_t total = 10 + header.size() + 1;
   header.append((64 - total % 64) % 64, ' ');
   header += '\n';
-  std::vector<uint8_t> out = {0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0,
+  std::vector<uint8_t> out = {0x93,
+                              'N',
+                              'U',
+                              'M',
+                              'P',
+                              'Y',
+                              1,
+                              0,
                               static_cast<uint8_t>(header.size() & 0xff),
                               static_cast<uint8_t>(header.size() >> 8)};
+  out.reserve(out.size() + header.size() + a.data.size());
   out.insert(out.end(), header.begin(), header.end());
   out.insert(out.end(), a.data.begin(), a.data.end());
   return out;
@@ -120,7 +133,8 @@ Status write_npy(const std::string& path, const NpyArray& a) {
   {
     std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
     if (!out) return Error{path, 0, "cannot write .npy file"};
-    out.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+    out.write(reinterpret_cast<const char*>(bytes.data()),
+              static_cast<std::streamsize>(bytes.size()));
     if (!out) return Error{path, 0, "write failed"};
   }
   if (std::rename(tmp.c_str(), path.c_str()) != 0) return Error{path, 0, "cannot rename " + tmp};

@@ -18,8 +18,8 @@ namespace warplab::lab {
 
 struct NpyArray {
   ElemType type = ElemType::F32;
-  std::vector<uint64_t> shape;   // empty = a scalar (one element)
-  std::vector<uint8_t> data;     // count() * elem_size(type) bytes, little-endian, C order
+  std::vector<uint64_t> shape;  // empty = a scalar (one element)
+  std::vector<uint8_t> data;    // count() * elem_size(type) bytes, little-endian, C order
 
   uint64_t count() const {
     uint64_t n = 1;

@@ -32,12 +32,18 @@ std::string fmt(double v) {
 
 std::string_view fault_kind_name(func::LaunchFault::Kind k) {
   switch (k) {
-    case func::LaunchFault::Kind::OutOfBounds: return "out_of_bounds";
-    case func::LaunchFault::Kind::Misaligned: return "misaligned";
-    case func::LaunchFault::Kind::Trap: return "trap";
-    case func::LaunchFault::Kind::InvalidAddress: return "invalid_address";
-    case func::LaunchFault::Kind::Deadlock: return "deadlock";
-    case func::LaunchFault::Kind::BadLaunch: return "bad_launch";
+    case func::LaunchFault::Kind::OutOfBounds:
+      return "out_of_bounds";
+    case func::LaunchFault::Kind::Misaligned:
+      return "misaligned";
+    case func::LaunchFault::Kind::Trap:
+      return "trap";
+    case func::LaunchFault::Kind::InvalidAddress:
+      return "invalid_address";
+    case func::LaunchFault::Kind::Deadlock:
+      return "deadlock";
+    case func::LaunchFault::Kind::BadLaunch:
+      return "bad_launch";
   }
   return "unknown";
 }
@@ -137,7 +143,8 @@ json launch_json(const LaunchRecord& r, const ptx::Module* module) {
 json check_json(const CheckResult& c) {
   json mm = json::array();
   for (const Mismatch& m : c.mismatches)
-    mm.push_back({{"index", m.index}, {"got", number_json(m.got)}, {"expected", number_json(m.expected)}});
+    mm.push_back(
+        {{"index", m.index}, {"got", number_json(m.got)}, {"expected", number_json(m.expected)}});
   json j{{"buffer", c.buffer},
          {"expected", c.expected},
          {"passed", c.passed},
@@ -156,7 +163,9 @@ json check_json(const CheckResult& c) {
 json experiment_json(const Experiment& exp, const ExperimentResult& result) {
   json j{{"schema", kRunSchema},
          {"experiment",
-          {{"name", exp.name}, {"file", exp.path}, {"description", exp.description},
+          {{"name", exp.name},
+           {"file", exp.path},
+           {"description", exp.description},
            {"source", exp.source}}},
          {"backend", result.backend},
          {"mode", result.mode}};
@@ -217,22 +226,24 @@ std::string format_fault(const LaunchRecord& r) {
   std::ostringstream o;
   char addr[32];
   std::snprintf(addr, sizeof addr, "0x%" PRIx64, f.address);
-  o << "KERNEL FAULT in launch " << r.launch_index << " (" << r.kernel << "): "
-    << fault_kind_name(f.kind);
+  o << "KERNEL FAULT in launch " << r.launch_index << " (" << r.kernel
+    << "): " << fault_kind_name(f.kind);
   if (f.size) {
     o << ", " << (f.is_write ? "write" : "read") << " of " << f.size << " bytes";
     if (f.space != ptx::Space::None) o << " (" << ptx::space_name(f.space) << ")";
     o << " at " << addr;
   }
-  o << "\n    block " << dim_text(f.block) << ", thread " << dim_text(f.thread) << "\n";
-  o << "    PTX line " << f.ptx_line;
-  if (!f.src_file.empty()) o << ", CUDA " << f.src_file << ":" << f.src_line;
   o << "\n";
-  if (!f.message.empty()) {
+  if (!f.message.empty()) {  // the executor's full report (block, thread, PTX and CUDA lines)
     std::istringstream in(f.message);
     std::string line;
     while (std::getline(in, line)) o << "    " << line << "\n";
+    return o.str();
   }
+  o << "    block " << dim_text(f.block) << ", thread " << dim_text(f.thread) << "\n";
+  o << "    PTX line " << f.ptx_line;
+  if (!f.src_file.empty()) o << ", CUDA " << f.src_file << ":" << f.src_line;
+  o << "\n";
   return o.str();
 }
 
@@ -251,7 +262,8 @@ std::string format_launch(const LaunchRecord& r) {
       << r.resources->static_shared_bytes << " B   local " << r.resources->local_bytes
       << " B   barriers " << r.resources->barriers << "\n";
   for (const auto& [k, v] : r.sim.items())
-    if (k != "wall_s" && k != "mode" && v.is_primitive()) o << "    " << k << " " << v.dump() << "\n";
+    if (k != "wall_s" && k != "mode" && v.is_primitive())
+      o << "    " << k << " " << v.dump() << "\n";
   return o.str();
 }
 
@@ -288,7 +300,8 @@ std::string format_sweep_table(const SweepResult& s) {
   if (!s.runs.empty())
     for (const LaunchRecord& l : s.runs.front().launches) {
       std::string tag = "L" + std::to_string(l.launch_index) +
-                        (l.repeat_index ? "." + std::to_string(l.repeat_index) : "") + " " + l.kernel;
+                        (l.repeat_index ? "." + std::to_string(l.repeat_index) : "") + " " +
+                        l.kernel;
       head.push_back(tag + " warp_inst");
       for (const std::string& k : extra_keys)
         if (l.sim.contains(k)) head.push_back(tag + " " + k);
@@ -345,8 +358,8 @@ std::string format_summary(const Experiment& exp, const ExperimentResult& result
   };
   if (result.run) print_run(*result.run);
   if (result.sweep) {
-    o << "sweep over " << result.sweep->axes.size() << " parameter(s), " << result.sweep->runs.size()
-      << " runs:\n";
+    o << "sweep over " << result.sweep->axes.size() << " parameter(s), "
+      << result.sweep->runs.size() << " runs:\n";
     o << format_sweep_table(*result.sweep);
     for (const RunResult& r : result.sweep->runs)
       if (!r.passed()) {

@@ -5,9 +5,8 @@
 // model (cycles, time_us, ipc, occupancy, warp_states, memory) and the GPU backend fill.
 #pragma once
 
-#include <string>
-
 #include <nlohmann/json.hpp>
+#include <string>
 
 #include "lab/runner.h"
 

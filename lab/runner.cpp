@@ -10,9 +10,12 @@ namespace warplab::lab {
 
 std::string_view backend_name(BackendKind b) {
   switch (b) {
-    case BackendKind::Sim: return "sim";
-    case BackendKind::Gpu: return "gpu";
-    case BackendKind::Both: return "both";
+    case BackendKind::Sim:
+      return "sim";
+    case BackendKind::Gpu:
+      return "gpu";
+    case BackendKind::Both:
+      return "both";
   }
   return "?";
 }
@@ -110,12 +113,13 @@ std::string read_text(const std::string& path, bool& ok) {
 
 }  // namespace
 
-Expected<std::unique_ptr<LaunchBackend>> make_backend(const RunOptions& options,
-                                                      std::shared_ptr<const func::Program> program) {
+Expected<std::unique_ptr<LaunchBackend>> make_backend(
+    const RunOptions& options, std::shared_ptr<const func::Program> program) {
   if (options.backend != BackendKind::Sim)
-    return Error{"", 0,
-                 "--backend " + std::string(backend_name(options.backend)) +
-                     ": the real-GPU backend is not built into this WarpLab yet; use --backend sim"};
+    return Error{
+        "", 0,
+        "--backend " + std::string(backend_name(options.backend)) +
+            ": the real-GPU backend is not built into this WarpLab yet; use --backend sim"};
   if (options.mode == SimMode::Timing)
     return Error{"", 0,
                  "--mode timing: the timing model is not available in this build yet; use "
@@ -133,7 +137,9 @@ Expected<std::shared_ptr<const CompiledUnit>> Runner::compile(const Experiment& 
   std::string key;
   for (const auto& [name, expr] : exp.defines) {
     auto v = expr.eval(env);
-    if (!v) return Error{exp.path, exp.source_line, "experiment.defines." + name + ": " + v.error().message};
+    if (!v)
+      return Error{exp.path, exp.source_line,
+                   "experiment.defines." + name + ": " + v.error().message};
     defines.push_back("-D" + name + "=" + v->to_string());
     key += defines.back() + " ";
   }
@@ -167,12 +173,15 @@ Expected<std::shared_ptr<const CompiledUnit>> Runner::compile(const Experiment& 
   // 4. Resource usage, as ptxas reports it.
   if (options_.resources) {
     if (!toolchain_.has_nvjitlink()) {
-      unit->resources_note = "registers/shared memory per kernel unavailable: " +
-                             toolchain_.why_no_nvjitlink();
+      unit->resources_note =
+          "registers/shared memory per kernel unavailable: " + toolchain_.why_no_nvjitlink();
     } else {
       auto r = toolchain_.resource_usage(unit->ptx, unit->ptx_path, options_.sass_arch);
-      if (r) unit->resources = std::move(*r);
-      else unit->resources_note = "registers/shared memory per kernel unavailable: " + r.error().to_string();
+      if (r)
+        unit->resources = std::move(*r);
+      else
+        unit->resources_note =
+            "registers/shared memory per kernel unavailable: " + r.error().to_string();
     }
   }
   // 5. Every launch names a kernel of this module and matches its signature.
@@ -209,7 +218,7 @@ Expected<RunResult> Runner::run_once(const Experiment& exp) {
   bool stop = false;
   for (size_t i = 0; i < exp.launches.size() && !stop; ++i) {
     const LaunchDef& l = exp.launches[i];
-    const ptx::Function* kernel = *find_kernel(program.module(), l.kernel);   // checked in compile
+    const ptx::Function* kernel = *find_kernel(program.module(), l.kernel);  // checked in compile
     auto bound = bind_launch(exp, i, *kernel, env, *addresses);
     if (!bound) return bound.error();
     for (int64_t r = 0; r < bound->repeat && !stop; ++r) {
@@ -225,14 +234,13 @@ Expected<RunResult> Runner::run_once(const Experiment& exp) {
       rec.args = bound->arg_text;
       rec.ptx_static_shared_bytes = program.static_shared_bytes(kernel->name);
       if ((*unit)->resources)
-        if (const KernelResources* kr = (*unit)->resources->find(kernel->name))
-          rec.resources = *kr;
+        if (const KernelResources* kr = (*unit)->resources->find(kernel->name)) rec.resources = *kr;
       if (auto s = (*backend)->launch(*bound, rec); !s) {
         Error e = s.error();
         return Error{exp.path, l.line,
                      "launches[" + std::to_string(i) + "] (" + l.kernel + "): " + e.to_string()};
       }
-      stop = rec.fault.has_value();   // later launches would read a half-written state
+      stop = rec.fault.has_value();  // later launches would read a half-written state
       result.launches.push_back(std::move(rec));
     }
   }
@@ -283,7 +291,8 @@ Expected<ExperimentResult> Runner::run(const Experiment& exp) {
     out.sweep = std::move(sweep);
   }
   const RunResult& first = out.run ? *out.run : out.sweep->runs.front();
-  if (first.unit && !first.unit->resources_note.empty()) out.notes.push_back(first.unit->resources_note);
+  if (first.unit && !first.unit->resources_note.empty())
+    out.notes.push_back(first.unit->resources_note);
   return out;
 }
 

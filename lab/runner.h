@@ -18,11 +18,10 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "lab/args.h"
 #include "lab/buffers.h"
@@ -35,70 +34,70 @@ namespace warplab::lab {
 
 enum class BackendKind { Sim, Gpu, Both };
 enum class SimMode { Functional, Timing };
-std::string_view backend_name(BackendKind b);   // "sim", "gpu", "both"
-std::string_view mode_name(SimMode m);           // "functional", "timing"
+std::string_view backend_name(BackendKind b);  // "sim", "gpu", "both"
+std::string_view mode_name(SimMode m);         // "functional", "timing"
 Expected<BackendKind> parse_backend(const std::string& s);
 Expected<SimMode> parse_mode(const std::string& s);
 
 struct RunOptions {
   BackendKind backend = BackendKind::Sim;
   SimMode mode = SimMode::Functional;
-  std::string config;                 // timing-model preset name or file ("" = the default)
-  bool count_lines = true;            // per PTX/CUDA line counts
-  bool resources = true;              // ask nvJitLink for registers/shared memory
+  std::string config;       // timing-model preset name or file ("" = the default)
+  bool count_lines = true;  // per PTX/CUDA line counts
+  bool resources = true;    // ask nvJitLink for registers/shared memory
   std::string sass_arch = "sm_90";
-  uint64_t max_warp_instructions = 0; // per launch; 0 = unlimited
+  uint64_t max_warp_instructions = 0;  // per launch; 0 = unlimited
 };
 
 // One executed launch (one repeat of one [[launches]] entry).
 struct LaunchRecord {
-  size_t launch_index = 0;            // in Experiment::launches
+  size_t launch_index = 0;  // in Experiment::launches
   int64_t repeat_index = 0;
-  std::string kernel;                 // as written in the experiment
-  std::string entry;                  // PTX entry name
+  std::string kernel;  // as written in the experiment
+  std::string entry;   // PTX entry name
   func::Dim3 grid, block;
-  uint32_t shared_bytes = 0;          // dynamic
-  std::string backend;                // "sim", "gpu", "both"
+  uint32_t shared_bytes = 0;  // dynamic
+  std::string backend;        // "sim", "gpu", "both"
   std::vector<std::string> args;
-  std::optional<func::LaunchStats> stats;   // the simulator's counts
+  std::optional<func::LaunchStats> stats;  // the simulator's counts
   std::optional<func::LaunchFault> fault;
   std::optional<KernelResources> resources;
-  uint32_t ptx_static_shared_bytes = 0;     // from the PTX alone (when nvJitLink is absent)
+  uint32_t ptx_static_shared_bytes = 0;  // from the PTX alone (when nvJitLink is absent)
   double sim_wall_seconds = 0;
-  nlohmann::json sim = nlohmann::json::object();   // backend extras: timing model's cycles,
-  nlohmann::json gpu = nlohmann::json::object();   // time_us, ipc, occupancy, ...; GPU times
+  nlohmann::json sim = nlohmann::json::object();  // backend extras: timing model's cycles,
+  nlohmann::json gpu = nlohmann::json::object();  // time_us, ipc, occupancy, ...; GPU times
 };
 
 struct CompiledUnit {
-  std::string defines_key;            // "-DTILE=16 ..." this unit was built with
+  std::string defines_key;  // "-DTILE=16 ..." this unit was built with
   std::string ptx;
-  std::string ptx_path;               // name used for PTX lines in messages
-  std::string compile_log;            // NVRTC warnings
+  std::string ptx_path;     // name used for PTX lines in messages
+  std::string compile_log;  // NVRTC warnings
   std::shared_ptr<const func::Program> program;
   std::optional<ResourceReport> resources;
-  std::string resources_note;         // why resources are missing ("" when present)
+  std::string resources_note;  // why resources are missing ("" when present)
 };
 
 struct RunResult {
-  std::vector<std::pair<std::string, Value>> params;   // values used, in file order
+  std::vector<std::pair<std::string, Value>> params;  // values used, in file order
   std::vector<LaunchRecord> launches;
   std::vector<CheckResult> checks;
-  std::vector<HostBuffer> buffers;    // final contents (for --dump)
+  std::vector<HostBuffer> buffers;  // final contents (for --dump)
   std::shared_ptr<const CompiledUnit> unit;
   bool faulted() const;
-  bool passed() const;                // no fault and every check passed
+  bool passed() const;  // no fault and every check passed
 };
 
 struct SweepResult {
-  std::vector<std::string> axes;      // swept parameter names
-  std::vector<RunResult> runs;        // one per combination
+  std::vector<std::string> axes;  // swept parameter names
+  std::vector<RunResult> runs;    // one per combination
 };
 
 struct ExperimentResult {
   std::string backend, mode;
-  std::optional<RunResult> run;       // without [sweep]
-  std::optional<SweepResult> sweep;   // with [sweep]
-  std::vector<std::string> notes;     // e.g. "resource usage unavailable: ..."
+  std::optional<RunResult> run;      // without [sweep]
+  std::optional<SweepResult> sweep;  // with [sweep]
+  std::vector<std::string> notes;    // e.g. "resource usage unavailable: ..."
   bool passed() const;
 };
 

@@ -24,7 +24,7 @@ TEST_CASE("500 expr: integer arithmetic follows C") {
   CHECK(eval("-7 / 2").i == -3);
   CHECK(eval("-7 % 3").i == -1);
   CHECK(eval("1 << 20").i == 1048576);
-  CHECK(eval("1 << 4 + 1").i == 32);   // shifts bind looser than +, as in C
+  CHECK(eval("1 << 4 + 1").i == 32);  // shifts bind looser than +, as in C
   CHECK(eval("256 >> 2").i == 64);
   CHECK(eval("0x100").i == 256);
   CHECK(eval("1_000_000").i == 1000000);

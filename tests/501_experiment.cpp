@@ -76,7 +76,7 @@ TEST_CASE("501 experiment: a complete file parses into the typed struct") {
   CHECK(e->name == "vec_add");
   CHECK(e->source_kind == Experiment::SourceKind::Cuda);
   REQUIRE(e->params.size() == 3);
-  CHECK(e->params[0].name == "N");   // file order, not key order
+  CHECK(e->params[0].name == "N");  // file order, not key order
   CHECK(e->params[1].choices.size() == 6);
   CHECK(e->params[2].value.is_float);
   REQUIRE(e->buffers.size() == 3);
@@ -101,7 +101,7 @@ TEST_CASE("501 experiment: --set overrides and validates") {
   auto bad_choice = set_param(*e, "block=100");
   REQUIRE_FALSE(bad_choice.has_value());
   CHECK(bad_choice.error().message.find("not one of its choices") != std::string::npos);
-  CHECK_FALSE(set_param(*e, "scale=5").has_value());   // above max
+  CHECK_FALSE(set_param(*e, "scale=5").has_value());  // above max
   auto unknown = set_param(*e, "M=3");
   REQUIRE_FALSE(unknown.has_value());
   CHECK(unknown.error().message.find("unknown parameter 'M'") != std::string::npos);

@@ -10,16 +10,26 @@
 
 using namespace warplab::lab;
 
+namespace {
+ParamDef param_def(const std::string& name, Value v) {
+  ParamDef p;
+  p.name = name;
+  p.value = v;
+  return p;
+}
+}  // namespace
+
 TEST_CASE("502 npy: round trip for every element type and shape") {
   auto dir = std::filesystem::temp_directory_path() / "warplab_502";
   std::filesystem::create_directories(dir);
-  for (ElemType t : {ElemType::F16, ElemType::F32, ElemType::F64, ElemType::I8, ElemType::I16,
-                     ElemType::I32, ElemType::I64, ElemType::U8, ElemType::U16, ElemType::U32,
-                     ElemType::U64}) {
+  for (ElemType t :
+       {ElemType::F16, ElemType::F32, ElemType::F64, ElemType::I8, ElemType::I16, ElemType::I32,
+        ElemType::I64, ElemType::U8, ElemType::U16, ElemType::U32, ElemType::U64}) {
     CAPTURE(elem_type_name(t));
     NpyArray a{t, {3, 5}, {}};
     a.data.resize(15 * elem_size(t));
-    for (uint64_t i = 0; i < 15; ++i) store_elem(t, a.data.data(), i, static_cast<double>(i) - 3.0 * elem_is_signed(t));
+    for (uint64_t i = 0; i < 15; ++i)
+      store_elem(t, a.data.data(), i, static_cast<double>(i) - 3.0 * elem_is_signed(t));
     std::string path = (dir / (std::string(elem_type_name(t)) + ".npy")).string();
     REQUIRE(write_npy(path, a).has_value());
     auto b = read_npy(path);
@@ -28,7 +38,7 @@ TEST_CASE("502 npy: round trip for every element type and shape") {
     CHECK(b->shape == std::vector<uint64_t>{3, 5});
     CHECK(b->data == a.data);
     auto raw = encode_npy(a);
-    CHECK((raw.size() - a.data.size()) % 64 == 0);   // header padded to 64 bytes
+    CHECK((raw.size() - a.data.size()) % 64 == 0);  // header padded to 64 bytes
   }
   std::filesystem::remove_all(dir);
 }
@@ -72,7 +82,7 @@ TEST_CASE("502 buffers: SplitMix64 matches the published reference values") {
 TEST_CASE("502 buffers: every init kind") {
   Experiment exp;
   exp.path = "t.toml";
-  exp.params.push_back(ParamDef{"N", Value::integer(10000)});
+  exp.params.push_back(param_def("N", Value::integer(10000)));
   auto def = [](const std::string& name, ElemType t, BufferInit init) {
     BufferDef b;
     b.name = name;
@@ -95,8 +105,8 @@ TEST_CASE("502 buffers: every init kind") {
   uni_int.lo = 0;
   uni_int.hi = 4;
   exp.buffers = {def("z", ElemType::F32, zeros), def("c", ElemType::F64, constant),
-                 def("i", ElemType::I32, iota), def("u", ElemType::F32, uni),
-                 def("h", ElemType::F16, uni), def("k", ElemType::U8, uni_int)};
+                 def("i", ElemType::I32, iota),  def("u", ElemType::F32, uni),
+                 def("h", ElemType::F16, uni),   def("k", ElemType::U8, uni_int)};
   auto bufs = make_buffers(exp, exp.env());
   REQUIRE_MESSAGE(bufs.has_value(), (bufs ? "" : bufs.error().to_string()));
   const auto& b = *bufs;

@@ -58,12 +58,13 @@ TEST_CASE("503 check: |got - expected| <= atol + rtol * |expected|") {
 }
 
 TEST_CASE("503 check: worst mismatches first, at most `show`") {
-  auto r = compare_buffers(rule(0, 0, false, 2), f32("z", {1, 5, 3, 10, 2}), f32("ref", {0, 0, 0, 0, 0}));
+  auto r = compare_buffers(rule(0, 0, false, 2), f32("z", {1, 5, 3, 10, 2}),
+                           f32("ref", {0, 0, 0, 0, 0}));
   CHECK(r.mismatch_count == 5);
   REQUIRE(r.mismatches.size() == 2);
   CHECK(r.mismatches[0].index == 3);
   CHECK(r.mismatches[1].index == 1);
-  CHECK(std::isinf(r.max_rel_error));   // expected 0, got nonzero
+  CHECK(std::isinf(r.max_rel_error));  // expected 0, got nonzero
 }
 
 TEST_CASE("503 check: NaN, Inf and signed zero") {

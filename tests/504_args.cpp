@@ -9,6 +9,15 @@ using namespace warplab;
 using namespace warplab::lab;
 
 namespace {
+ParamDef param_def(const std::string& name, Value v) {
+  ParamDef p;
+  p.name = name;
+  p.value = v;
+  return p;
+}
+}  // namespace
+
+namespace {
 
 ptx::Param param(const std::string& name, ptx::Type t, uint64_t offset, uint64_t size = 0) {
   ptx::Param p;
@@ -43,7 +52,7 @@ ptx::Module module() {
 Experiment experiment(std::vector<std::string> args) {
   Experiment e;
   e.path = "k.toml";
-  e.params = {ParamDef{"n", Value::integer(1000)}, ParamDef{"a", Value::real(2.5)}};
+  e.params = {param_def("n", Value::integer(1000)), param_def("a", Value::real(2.5))};
   BufferDef x, y;
   x.name = "x";
   y.name = "y";
@@ -82,7 +91,7 @@ TEST_CASE("504 args: kernels are found by C++ name or PTX name") {
   CHECK((*find_kernel(m, "saxpy"))->name == "_Z5saxpyfPKfPfj");
   CHECK((*find_kernel(m, "_Z5saxpyfPKfPfj"))->name == "_Z5saxpyfPKfPfj");
   CHECK((*find_kernel(m, "plain"))->name == "plain");
-  auto missing = find_kernel(m, "helper");   // a .func is not a kernel
+  auto missing = find_kernel(m, "helper");  // a .func is not a kernel
   REQUIRE_FALSE(missing.has_value());
   CHECK(missing.error().message.find("unknown kernel 'helper'") != std::string::npos);
   CHECK(missing.error().message.find("saxpy (_Z5saxpyfPKfPfj)") != std::string::npos);

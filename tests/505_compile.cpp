@@ -65,7 +65,7 @@ TEST_CASE("505 compile: CUDA -> PTX with line info, and real resource usage") {
   auto ptx = tc.compile_cuda_file(data("smem_reduce.cu"), {});
   REQUIRE_MESSAGE(ptx.has_value(), (ptx ? "" : ptx.error().to_string()));
   CHECK(ptx->ptx.find(".target sm_90") != std::string::npos);
-  CHECK(ptx->ptx.find(".loc") != std::string::npos);   // -lineinfo
+  CHECK(ptx->ptx.find(".loc") != std::string::npos);  // -lineinfo
   CHECK(ptx->ptx.find(".file") != std::string::npos);
   CHECK(ptx->ptx.find("_Z9block_sumPKfPfi") != std::string::npos);
 
@@ -79,7 +79,7 @@ TEST_CASE("505 compile: CUDA -> PTX with line info, and real resource usage") {
   CHECK(k.registers >= 4);
   CHECK(k.registers <= 64);
   CHECK(k.barriers == 1);
-  CHECK(k.static_shared_bytes == 1024);   // float tile[256]
+  CHECK(k.static_shared_bytes == 1024);  // float tile[256]
   CHECK(k.local_bytes == 0);
   CHECK(k.const_bytes > 0);
   CHECK(res->find("_Z9block_sumPKfPfi") != nullptr);
@@ -91,8 +91,9 @@ TEST_CASE("505 compile: compile errors are shown at file:line") {
     MESSAGE("skipped (needs NVRTC): " << tc.why_no_nvrtc());
     return;
   }
-  auto r = tc.compile_cuda("__global__ void k(float* p) {\n  p[0] = 1.0f;\n  p[1] = undefined_name;\n}\n",
-                           "broken.cu", {});
+  auto r = tc.compile_cuda(
+      "__global__ void k(float* p) {\n  p[0] = 1.0f;\n  p[1] = undefined_name;\n}\n", "broken.cu",
+      {});
   REQUIRE_FALSE(r.has_value());
   CHECK(r.error().file == "broken.cu");
   CHECK(r.error().line == 3);

@@ -63,16 +63,17 @@ TEST_CASE("506 run: a CUDA experiment with checks, resources and a sweep") {
   REQUIRE(l.resources);
   CHECK(l.resources->registers > 0);
   REQUIRE(l.stats);
-  CHECK_FALSE(l.stats->by_src_line.empty());   // -lineinfo reached the counts
+  CHECK_FALSE(l.stats->by_src_line.empty());  // -lineinfo reached the counts
   // A sweep: every combination runs; compiled once.
-  exp->sweep.push_back(SweepAxis{"block", {Value::integer(64), Value::integer(128), Value::integer(1024)}});
+  exp->sweep.push_back(
+      SweepAxis{"block", {Value::integer(64), Value::integer(128), Value::integer(1024)}});
   exp->sweep.push_back(SweepAxis{"N", {Value::integer(100), Value::integer(1000)}});
-  exp->checks.erase(exp->checks.begin());   // the .npy holds 1000 elements
+  exp->checks.erase(exp->checks.begin());  // the .npy holds 1000 elements
   auto s = runner.run(*exp);
   REQUIRE_MESSAGE(s.has_value(), (s ? "" : s.error().to_string()));
   REQUIRE(s->sweep);
   CHECK(s->sweep->runs.size() == 6);
-  CHECK(s->sweep->runs[1].params[0].second.i == 1000);   // the last axis varies fastest
+  CHECK(s->sweep->runs[1].params[0].second.i == 1000);  // the last axis varies fastest
   CHECK(s->passed());
   std::string table = format_sweep_table(*s->sweep);
   CHECK(table.find("block") != std::string::npos);
@@ -95,7 +96,7 @@ TEST_CASE("506 run: an out-of-bounds store is a fault report, and nothing is los
   REQUIRE_MESSAGE(r.has_value(), (r ? "" : r.error().to_string()));
   CHECK_FALSE(r->passed());
   REQUIRE(r->run->faulted());
-  REQUIRE(r->run->launches.size() == 1);   // the launch after the fault did not run
+  REQUIRE(r->run->launches.size() == 1);  // the launch after the fault did not run
   const LaunchRecord& l = r->run->launches[0];
   REQUIRE(l.fault);
   CHECK(l.fault->is_write);

@@ -1,6 +1,5 @@
 // The `warplab` command's exit statuses: 0 pass, 1 failed check or fault, 2 bad input.
 #include <doctest/doctest.h>
-
 #include <unistd.h>
 
 #include <cstdio>
@@ -60,8 +59,8 @@ TEST_CASE("507 cli: help and usage errors") {
   CHECK(run("run --help").status == 0);
   CHECK(run("ptx --help").status == 0);
   CHECK(run("bench --list").status == 0);
-  CHECK(run("").status == 2);                        // no subcommand
-  CHECK(run("run").status == 2);                     // no file
+  CHECK(run("").status == 2);     // no subcommand
+  CHECK(run("run").status == 2);  // no file
   CHECK(run("frobnicate").status == 2);
 }
 

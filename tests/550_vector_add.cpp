@@ -21,7 +21,7 @@ std::vector<float> cpu_vec_add(const std::vector<float>& x, const std::vector<fl
 TEST_CASE("550 vector add: lesson 1's vec_add, N not a multiple of the block") {
   auto run = run_lesson("lessons/01-threads-and-warps/vec_add.toml", {"N=5000", "block=128"});
   if (!run) return;
-  CHECK(run->checks_passed);   // the file's own check: z == 0, 3, 6, ...
+  CHECK(run->checks_passed);  // the file's own check: z == 0, 3, 6, ...
   CHECK_BITS_EQUAL(as_f32(run->buffer("z")),
                    cpu_vec_add(as_f32(run->buffer("x")), as_f32(run->buffer("y"))));
 }
@@ -30,7 +30,7 @@ TEST_CASE("550 vector add: random inputs (every rounding case of add.f32)") {
   // Replace the file's iota inputs with random floats of mixed magnitudes.
   auto run = run_lesson("lessons/01-threads-and-warps/vec_add.toml", {"N=4099", "block=256"},
                         [](warplab::lab::Experiment& exp) {
-                          exp.checks.clear();   // the file's check expects its iota inputs
+                          exp.checks.clear();  // the file's check expects its iota inputs
                           set_uniform(exp, "x", -1000.0, 1000.0, 11);
                           set_uniform(exp, "y", -1.0, 1.0, 12);
                         });
@@ -40,10 +40,10 @@ TEST_CASE("550 vector add: random inputs (every rounding case of add.f32)") {
 }
 
 TEST_CASE("550 vector add: lesson 3's block-size sweep, every block size") {
+  Lesson lesson("lessons/03-block-size/block-size-sweep.toml");  // compiled once
   for (int block : {32, 64, 128, 256, 512, 1024}) {
     CAPTURE(block);
-    auto run = run_lesson("lessons/03-block-size/block-size-sweep.toml",
-                          {"N=3000", "block=" + std::to_string(block)});
+    auto run = lesson.run({"N=3000", "block=" + std::to_string(block)});
     if (!run) return;
     CHECK(run->checks_passed);
     CHECK_BITS_EQUAL(as_f32(run->buffer("z")),
@@ -55,7 +55,7 @@ TEST_CASE("550 vector add: lesson 3's block-size sweep, every block size") {
 }
 
 TEST_CASE("550 whoami: global index, block, warp and lane of every thread") {
-  const int n = 1000, block = 96;   // 3 warps per block; the last block is partial
+  const int n = 1000, block = 96;  // 3 warps per block; the last block is partial
   auto run = run_lesson("lessons/01-threads-and-warps/whoami.toml",
                         {"N=" + std::to_string(n), "block=" + std::to_string(block)});
   if (!run) return;

@@ -75,11 +75,11 @@ TEST_CASE("551 GELU: the fused kernel against GELU in double, and the file's own
     CAPTURE(n);
     auto run = run_lesson("lessons/06-operator-fusion/gelu.toml", {"N=" + std::to_string(n)});
     if (!run) return;
-    CHECK(run->checks_passed);   // y_fused vs y_nine within 1e-5
+    CHECK(run->checks_passed);  // y_fused vs y_nine within 1e-5
     const auto x = as_f32(run->buffer("x"));
     std::vector<double> g(n);
     for (int i = 0; i < n; ++i) g[i] = gelu_exact(x[i]);
     CHECK_CLOSE(as_f32(run->buffer("y_fused")), g, 1e-5, 1e-5);
-    REQUIRE(run->launches.size() == 10);   // nine + one
+    REQUIRE(run->launches.size() == 10);  // nine + one
   }
 }

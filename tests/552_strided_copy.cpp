@@ -19,11 +19,12 @@ std::vector<float> cpu_strided_copy(const std::vector<float>& x, int stride) {
   return y;
 }
 
-void check_stride(int n, int block, int stride) {
+constexpr char kSweep[] = "lessons/02-coalescing/stride-sweep.toml";
+
+void check_stride(Lesson& lesson, int n, int block, int stride) {
   CAPTURE(n);
   CAPTURE(stride);
-  auto run = run_lesson("lessons/02-coalescing/stride-sweep.toml",
-                        {"N=" + std::to_string(n), "block=" + std::to_string(block),
+  auto run = lesson.run({"N=" + std::to_string(n), "block=" + std::to_string(block),
                          "stride=" + std::to_string(stride)});
   if (!run) return;
   const std::vector<float> x = as_f32(run->buffer("x"));
@@ -33,12 +34,14 @@ void check_stride(int n, int block, int stride) {
 }  // namespace
 
 TEST_CASE("552 strided copy: every stride of the lesson's sweep, n = 4096") {
-  for (int stride : {1, 2, 4, 8, 16, 32, 64}) check_stride(4096, 256, stride);
+  Lesson lesson(kSweep);  // compiled once for all strides
+  for (int stride : {1, 2, 4, 8, 16, 32, 64}) check_stride(lesson, 4096, 256, stride);
 }
 
 TEST_CASE("552 strided copy: n not a multiple of the block or the stride") {
-  check_stride(5000, 128, 3);    // gcd(3, 5000) = 1: every element is written once
-  check_stride(5000, 128, 64);   // gcd = 8: every 8th element
+  Lesson lesson(kSweep);
+  check_stride(lesson, 5000, 128, 3);   // gcd(3, 5000) = 1: every element is written once
+  check_stride(lesson, 5000, 128, 64);  // gcd = 8: every 8th element
 }
 
 TEST_CASE("552 copy: the checked stride-1 copy experiment") {

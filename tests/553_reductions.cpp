@@ -89,5 +89,5 @@ TEST_CASE("553 reductions: shared-memory tree and warp shuffle, n = 65536, block
 
 TEST_CASE("553 reductions: partial last block, other block sizes") {
   check_reduce(50000, 512);
-  check_reduce(4000, 64);    // 63 partial sums: the second pass has a partial block too
+  check_reduce(4000, 64);  // 63 partial sums: the second pass has a partial block too
 }

@@ -1,8 +1,9 @@
 // Whole-kernel tests: lesson 7b's row softmax.
 //
 // The kernel uses expf, which CUDA computes with ex2.approx (max error 2 ulp, CUDA's documented
-// bound), then sums up to cols terms in a tree of depth ~log2(block) + cols/block, and multiplies by
-// a correctly rounded reciprocal. Every output is positive, so a relative bound fits: ~2 ulp (expf)
+// bound), then sums up to cols terms in a tree of depth ~log2(block) + cols/block, and multiplies
+// by a correctly rounded reciprocal. Every output is positive, so a relative bound fits: ~2 ulp
+// (expf)
 // + ~20 roundings (sum) + 2 (reciprocal, multiply) is ~2.5e-6 relative; 1e-5 leaves a 4x margin.
 // The reference is computed in double from the same float inputs.
 #include <doctest/doctest.h>

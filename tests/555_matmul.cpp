@@ -30,9 +30,9 @@ void check_matmul(int M, int N, int K) {
   CAPTURE(M);
   CAPTURE(N);
   CAPTURE(K);
-  auto run = run_lesson("lessons/05-shared-memory-tiling/matmul.toml",
-                        {"M=" + std::to_string(M), "N=" + std::to_string(N),
-                         "K=" + std::to_string(K)});
+  auto run =
+      run_lesson("lessons/05-shared-memory-tiling/matmul.toml",
+                 {"M=" + std::to_string(M), "N=" + std::to_string(N), "K=" + std::to_string(K)});
   if (!run) return;
   const auto C = cpu_matmul(as_f32(run->buffer("A")), as_f32(run->buffer("B")), M, N, K);
   CHECK_BITS_EQUAL(as_f32(run->buffer("C_naive")), C);

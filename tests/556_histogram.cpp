@@ -12,9 +12,9 @@ void check_histogram(int n, int block, int bins) {
   CAPTURE(n);
   CAPTURE(block);
   CAPTURE(bins);
-  auto run = run_lesson("lessons/08-atomics-histogram/histogram.toml",
-                        {"N=" + std::to_string(n), "block=" + std::to_string(block),
-                         "bins=" + std::to_string(bins)});
+  auto run = run_lesson(
+      "lessons/08-atomics-histogram/histogram.toml",
+      {"N=" + std::to_string(n), "block=" + std::to_string(block), "bins=" + std::to_string(bins)});
   if (!run) return;
   const warplab::lab::HostBuffer& data = run->buffer("data");
   REQUIRE(data.bytes.size() == size_t(n));
@@ -33,5 +33,5 @@ TEST_CASE("556 histogram: 256 bins, global and shared-memory atomics") {
 
 TEST_CASE("556 histogram: few bins (heavy contention), partial last block, small blocks") {
   check_histogram(10000, 128, 16);
-  check_histogram(10000, 64, 1);   // every thread adds to the same counter
+  check_histogram(10000, 64, 1);  // every thread adds to the same counter
 }

@@ -11,12 +11,11 @@ using namespace warplab::test;
 void check_transpose(int rows, int cols, bool random_input) {
   CAPTURE(rows);
   CAPTURE(cols);
-  auto run = run_lesson(
-      "lessons/05-shared-memory-tiling/transpose.toml",
-      {"rows=" + std::to_string(rows), "cols=" + std::to_string(cols)},
-      [&](warplab::lab::Experiment& exp) {
-        if (random_input) set_uniform(exp, "input", -1.0, 1.0, 5);
-      });
+  auto run = run_lesson("lessons/05-shared-memory-tiling/transpose.toml",
+                        {"rows=" + std::to_string(rows), "cols=" + std::to_string(cols)},
+                        [&](warplab::lab::Experiment& exp) {
+                          if (random_input) set_uniform(exp, "input", -1.0, 1.0, 5);
+                        });
   if (!run) return;
   const auto in = as_f32(run->buffer("input"));
   std::vector<float> out(in.size());

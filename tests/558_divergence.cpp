@@ -29,7 +29,7 @@ void check_divergence(int n, int block) {
   const std::vector<float> x = as_f32(run->buffer("x"));
   std::vector<float> div(n), uni(n);
   for (int i = 0; i < n; ++i) {
-    int tid = i % block;   // threadIdx.x
+    int tid = i % block;  // threadIdx.x
     div[i] = (tid % 2 == 0) ? side_even(x[i]) : side_odd(x[i]);
     uni[i] = ((tid / 32) % 2 == 0) ? side_even(x[i]) : side_odd(x[i]);
   }
@@ -43,7 +43,7 @@ void check_divergence(int n, int block) {
   const auto& d = run->launches[0];
   const auto& u = run->launches[1];
   const int fp32 = static_cast<int>(warplab::ptx::InstClass::Fp32);
-  const uint64_t warps = (uint64_t(n) + 31) / 32;   // n and block are multiples of 64 here
+  const uint64_t warps = (uint64_t(n) + 31) / 32;  // n and block are multiples of 64 here
   CHECK(u.warp_by_class[fp32] == 64 * warps);
   CHECK(d.warp_by_class[fp32] == 2 * 64 * warps);
   CHECK(d.thread_by_class[fp32] == u.thread_by_class[fp32]);

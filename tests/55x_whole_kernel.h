@@ -50,7 +50,8 @@ inline std::string lesson_path(const std::string& relative) {
 // One lesson experiment, compiled once and run as often as a test likes.
 class Lesson {
  public:
-  explicit Lesson(const std::string& toml) : path_(lesson_path(toml)), runner_(toolchain_, options()) {}
+  explicit Lesson(const std::string& toml)
+      : path_(lesson_path(toml)), runner_(toolchain_, options()) {}
 
   // Runs with `sets` ("N=4096") applied and `edit` then applied to the loaded experiment. Returns
   // nullopt after a MESSAGE (no NVRTC) or a failed CHECK (bad file, compile error, kernel fault).
@@ -104,9 +105,9 @@ class Lesson {
     lab::RunOptions o;
     o.backend = lab::BackendKind::Sim;
     o.mode = lab::SimMode::Functional;
-    o.resources = false;      // occupancy figures are not what these tests check
+    o.resources = false;  // occupancy figures are not what these tests check
     o.count_lines = false;
-    o.max_warp_instructions = 50'000'000;   // a runaway loop fails instead of hanging CI
+    o.max_warp_instructions = 50'000'000;  // a runaway loop fails instead of hanging CI
     return o;
   }
 
@@ -171,7 +172,8 @@ inline std::string bits_mismatch(const std::vector<float>& got, const std::vecto
     return "size " + std::to_string(got.size()) + ", expected " + std::to_string(want.size());
   size_t bad = 0, first = 0;
   for (size_t i = 0; i < got.size(); ++i)
-    if (std::bit_cast<uint32_t>(got[i]) != std::bit_cast<uint32_t>(want[i]) && bad++ == 0) first = i;
+    if (std::bit_cast<uint32_t>(got[i]) != std::bit_cast<uint32_t>(want[i]) && bad++ == 0)
+      first = i;
   if (bad == 0) return "";
   return std::to_string(bad) + " of " + std::to_string(got.size()) + " differ; first at [" +
          std::to_string(first) + "]: got " + describe(got[first]) + ", expected " +
@@ -190,7 +192,7 @@ std::string close_mismatch(const std::vector<float>& got, const std::vector<E>& 
     double w = static_cast<double>(want[i]);
     double err = std::abs(static_cast<double>(got[i]) - w);
     double excess = err - (atol + rtol * std::abs(w));
-    if (!(excess <= 0)) {   // NaN counts as a mismatch
+    if (!(excess <= 0)) {  // NaN counts as a mismatch
       ++bad;
       if (!(excess <= worst_excess)) worst_excess = excess, worst = i;
     }

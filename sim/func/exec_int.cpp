@@ -102,6 +102,7 @@ WL_LANES2(max_gen, num::int_max(a, b, t))
 WL_LANES1(popc_gen, num::popc(a, t))
 WL_LANES1(clz_gen, num::clz(a, t))
 WL_LANES1(brev_gen, num::brev(a, t))
+WL_LANES1(bfind_gen, num::bfind(a, t, md.shiftamt))
 WL_LANES3(bfe_gen, num::bfe(a, static_cast<uint32_t>(b), static_cast<uint32_t>(c), t))
 WL_LANES2(shl_gen, num::shl(a, static_cast<uint32_t>(b), t))
 WL_LANES2(shr_gen, num::shr(a, static_cast<uint32_t>(b), t))
@@ -340,6 +341,7 @@ Handler pick_int(const ptx::Instruction& in, DInst& d, std::string& why) {
       return in.op == Opcode::Min ? min_gen : max_gen;
     case Opcode::Popc: return need(1, 1) && w3264 ? popc_gen : nullptr;
     case Opcode::Clz: return need(1, 1) && w3264 ? clz_gen : nullptr;
+    case Opcode::Bfind: return need(1, 1) && w3264 ? bfind_gen : nullptr;
     case Opcode::Brev: return need(1, 1) && w3264 ? brev_gen : nullptr;
     case Opcode::Bfe: return need(1, 3) && w3264 ? bfe_gen : nullptr;
     case Opcode::Bfi: return need(1, 4) && w3264 ? bfi_gen : nullptr;

@@ -13,7 +13,7 @@ namespace {
 
 struct BenchArgs {
   std::vector<std::string> workloads;
-  std::string mode;     // "" = every mode
+  std::string mode;  // "" = every mode
   bool list = false;
 };
 
@@ -42,8 +42,9 @@ int run(const BenchArgs& a) {
     if (!r) return report_error(r.error());
     ++ran;
     char detail[256];
-    std::snprintf(detail, sizeof detail, "# %s: %s warp instructions, %s thread instructions in %.3f s%s",
-                  w.name.c_str(), lab::group_thousands(r->warp_instructions).c_str(),
+    std::snprintf(detail, sizeof detail,
+                  "# %s: %s warp instructions, %s thread instructions in %.3f s%s", w.name.c_str(),
+                  lab::group_thousands(r->warp_instructions).c_str(),
                   lab::group_thousands(r->thread_instructions).c_str(), r->seconds,
                   r->used_checked_in_ptx ? " (checked-in PTX: NVRTC unavailable)" : "");
     std::cout << detail << "\n" << lab::bench_line(*r) << "\n" << std::flush;
@@ -57,8 +58,9 @@ int run(const BenchArgs& a) {
 Command add_bench_command(CLI::App& app) {
   auto args = std::make_shared<BenchArgs>();
   CLI::App* sub = app.add_subcommand(
-      "bench", "Measure simulator throughput (warp instructions per second, one core) on the "
-               "built-in workloads; prints 'BENCH mode=... workload=... warp_inst_per_s=...'");
+      "bench",
+      "Measure simulator throughput (warp instructions per second, one core) on the "
+      "built-in workloads; prints 'BENCH mode=... workload=... warp_inst_per_s=...'");
   sub->add_option("--workload", args->workloads, "Run only this workload (repeatable)")
       ->allow_extra_args(false);
   sub->add_option("--mode", args->mode, "Only this mode: functional or timing");

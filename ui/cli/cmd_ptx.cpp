@@ -84,8 +84,9 @@ int run(const PtxArgs& a) {
 Command add_ptx_command(CLI::App& app) {
   auto args = std::make_shared<PtxArgs>();
   CLI::App* sub = app.add_subcommand(
-      "ptx", "Compile a CUDA file to PTX (NVRTC) and show each kernel's registers, shared memory, "
-             "barriers and local memory; a .ptx file shows its resource usage");
+      "ptx",
+      "Compile a CUDA file to PTX (NVRTC) and show each kernel's registers, shared memory, "
+      "barriers and local memory; a .ptx file shows its resource usage");
   sub->add_option("file", args->file, "CUDA (.cu) or PTX (.ptx) file")->required();
   sub->add_option("--arch", args->arch, "Virtual architecture for NVRTC")->capture_default_str();
   sub->add_option("--sass-arch", args->sass_arch, "Real architecture for resource usage")

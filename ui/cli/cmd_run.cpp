@@ -66,6 +66,9 @@ int run(const RunArgs& a) {
     if (a.json_out == "-") {
       std::cout << text;
     } else {
+      std::filesystem::path parent = std::filesystem::path(a.json_out).parent_path();
+      std::error_code ec;
+      if (!parent.empty()) std::filesystem::create_directories(parent, ec);
       std::ofstream out(a.json_out);
       if (!out || !(out << text)) status = report_error(Error{a.json_out, 0, "cannot write JSON"});
     }
@@ -94,7 +97,8 @@ int run(const RunArgs& a) {
                                      : c.note)
                   << ")\n";
   };
-  if (result->run) explain(*result->run);
+  if (result->run)
+    explain(*result->run);
   else
     for (const lab::RunResult& r : result->sweep->runs) explain(r);
   return kExitFailed;

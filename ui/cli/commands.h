@@ -6,10 +6,9 @@
 // Only this directory prints; the library returns warplab::Error values.
 #pragma once
 
+#include <CLI/CLI.hpp>
 #include <functional>
 #include <string>
-
-#include <CLI/CLI.hpp>
 
 #include "sim/common/error.h"
 

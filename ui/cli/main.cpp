@@ -15,19 +15,20 @@ int report_error(const Error& e) {
 
 int main(int argc, char** argv) {
   using namespace warplab::cli;
-  CLI::App app{"WarpLab: see how a GPU executes your CUDA kernels, on a PTX simulator.\n"
-               "Exit status: 0 all checks pass, 1 a check failed or a kernel faulted, 2 bad input."};
+  CLI::App app{
+      "WarpLab: see how a GPU executes your CUDA kernels, on a PTX simulator.\n"
+      "Exit status: 0 all checks pass, 1 a check failed or a kernel faulted, 2 bad input."};
   app.name("warplab");
   app.set_version_flag("--version", "warplab 0.1");
   app.require_subcommand(1);
   std::vector<Command> commands = {add_run_command(app), add_ptx_command(app),
-                                               add_bench_command(app)};
+                                   add_bench_command(app)};
   try {
     app.parse(argc, argv);
   } catch (const CLI::Success& e) {
-    return app.exit(e);   // --help, --version
+    return app.exit(e);  // --help, --version
   } catch (const CLI::ParseError& e) {
-    app.exit(e);          // prints the message and the usage hint
+    app.exit(e);  // prints the message and the usage hint
     return kExitBadInput;
   }
   for (const Command& c : commands)
