@@ -9,10 +9,14 @@
 //   5. read the buffers back and run the checks.
 // A sweep repeats 3-5 for every combination of the [sweep] values (the first axis varies slowest).
 //
-// Backends: the simulator ("sim", functional mode today; the timing model plugs in as another
-// mode of the same backend) and, later, the real GPU ("gpu"), both behind LaunchBackend so the
-// runner does not change when they arrive. A launch record keeps the simulator's functional counts
-// at top level and leaves `sim` / `gpu` JSON objects for the timing model and the GPU backend.
+// Backends (lab/sim_backend.cpp, lab/gpu_backend.cpp), all behind LaunchBackend:
+//   sim   the simulator, functional mode (exact results, instruction counts) or timing mode (the
+//         cycle-level model of sim/timing: cycles, occupancy, warp states, memory);
+//   gpu   the same PTX, buffers and launches on a real NVIDIA GPU (gpu/): times and counters;
+//   both  the two in lockstep: after every launch the GPU's buffers are compared with the
+//         simulator's (bit-exact, or within a tolerance for kernels using .approx instructions).
+// A launch record keeps the simulator's functional counts at top level and the backends' figures
+// in its `sim` and `gpu` JSON objects (lab/metrics_json.h; documented in lessons/FORMAT.md).
 #pragma once
 
 #include <functional>
@@ -29,6 +33,12 @@
 #include "lab/compile.h"
 #include "lab/experiment.h"
 #include "sim/func/executor.h"
+#include "sim/timing/config.h"
+
+namespace warplab::gpu {
+class Backend;
+class GpuModule;
+}  // namespace warplab::gpu
 
 namespace warplab::lab {
 
@@ -39,10 +49,21 @@ std::string_view mode_name(SimMode m);         // "functional", "timing"
 Expected<BackendKind> parse_backend(const std::string& s);
 Expected<SimMode> parse_mode(const std::string& s);
 
+// How the real GPU is timed and read (--gpu-repeats, --gpu-cold, --counters).
+struct GpuRunOptions {
+  int warmup = 3;                 // untimed launches before the timed ones
+  int repeats = 20;               // timed launches (median, min, max reported)
+  bool cold = false;              // flush L2 before each timed launch
+  std::optional<bool> counters;   // read hardware counters; unset = on with `both`, off with `gpu`
+};
+
 struct RunOptions {
   BackendKind backend = BackendKind::Sim;
-  SimMode mode = SimMode::Functional;
-  std::string config;       // timing-model preset name or file ("" = the default)
+  SimMode mode = SimMode::Functional;  // the library's default; `warplab run` defaults to timing
+  std::string config;       // timing-model preset name or file ("" = the default, h100-sxm)
+  std::string trace_path;   // timing mode: write this launch's Chrome trace-event JSON here
+  size_t trace_launch = 0;  // which executed launch to trace (0 = the first; a sweep's first row)
+  GpuRunOptions gpu;
   bool count_lines = true;  // per PTX/CUDA line counts
   bool resources = true;    // ask nvJitLink for registers/shared memory
   std::string sass_arch = "sm_90";
@@ -66,6 +87,10 @@ struct LaunchRecord {
   double sim_wall_seconds = 0;
   nlohmann::json sim = nlohmann::json::object();  // backend extras: timing model's cycles,
   nlohmann::json gpu = nlohmann::json::object();  // time_us, ipc, occupancy, ...; GPU times
+  // --backend both/gpu: the GPU could not run the launch, or its buffers differ from the
+  // simulator's after it (details in gpu["error"] / gpu["compare"]). Either fails the run.
+  bool gpu_failed = false;
+  bool backends_differ = false;
 };
 
 struct CompiledUnit {
@@ -98,6 +123,9 @@ struct ExperimentResult {
   std::optional<RunResult> run;      // without [sweep]
   std::optional<SweepResult> sweep;  // with [sweep]
   std::vector<std::string> notes;    // e.g. "resource usage unavailable: ..."
+  std::string config;                // timing mode: the preset's name
+  std::string gpu_device;            // gpu/both: the device's one-line name
+  nlohmann::json gpu_info = nlohmann::json::object();  // gpu/both: device facts, launch overhead
   bool passed() const;
 };
 
@@ -116,8 +144,21 @@ class LaunchBackend {
   virtual Status read_back(std::vector<HostBuffer>& buffers) = 0;
 };
 
-// Creates the backend for `options` (the simulator in functional mode today); other choices are
-// an Error that says plainly what is missing.
+// What a backend needs beyond the options: the compiled unit (program and PTX text), the loaded
+// timing preset, and the opened GPU with this unit's module. The Runner fills it once per run.
+struct BackendContext {
+  std::shared_ptr<const CompiledUnit> unit;
+  std::shared_ptr<const timing::GpuConfig> config;  // timing mode
+  std::shared_ptr<gpu::Backend> gpu;                // gpu / both
+  std::shared_ptr<const gpu::GpuModule> gpu_module; // unit->ptx loaded on the GPU
+  bool trace = false;                               // this run writes options.trace_path
+};
+
+// Creates the backend for `options`. A choice that cannot work here (timing mode without a
+// preset, the GPU without its device) is an Error that says plainly what is missing.
+Expected<std::unique_ptr<LaunchBackend>> make_backend(const RunOptions& options,
+                                                      const BackendContext& context);
+// The simulator in functional or timing mode (the default preset), with no GPU.
 Expected<std::unique_ptr<LaunchBackend>> make_backend(const RunOptions& options,
                                                       std::shared_ptr<const func::Program> program);
 
@@ -132,9 +173,16 @@ class Runner {
   Expected<ExperimentResult> run(const Experiment& exp);
 
  private:
+  // Loads the preset (timing mode) and opens the GPU (gpu/both) once per Runner.
+  Status prepare_backends();
+
   const Toolchain& toolchain_;
   RunOptions options_;
   std::map<std::string, std::shared_ptr<const CompiledUnit>> units_;
+  std::shared_ptr<const timing::GpuConfig> config_;
+  std::shared_ptr<gpu::Backend> gpu_;
+  std::map<std::string, std::shared_ptr<const gpu::GpuModule>> gpu_modules_;  // per defines key
+  bool traced_ = false;  // the trace was written (only the first run of a sweep is traced)
 };
 
 }  // namespace warplab::lab

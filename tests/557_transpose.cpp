@@ -8,11 +8,12 @@ namespace {
 
 using namespace warplab::test;
 
-void check_transpose(int rows, int cols, bool random_input) {
+void check_transpose(int rows, int cols, bool random_input, int pad = 1) {
   CAPTURE(rows);
   CAPTURE(cols);
   auto run = run_lesson("lessons/05-shared-memory-tiling/transpose.toml",
-                        {"rows=" + std::to_string(rows), "cols=" + std::to_string(cols)},
+                        {"rows=" + std::to_string(rows), "cols=" + std::to_string(cols),
+                         "pad=" + std::to_string(pad)},
                         [&](warplab::lab::Experiment& exp) {
                           if (random_input) set_uniform(exp, "input", -1.0, 1.0, 5);
                         });
@@ -33,4 +34,8 @@ TEST_CASE("557 transpose: square, whole tiles") { check_transpose(128, 128, fals
 TEST_CASE("557 transpose: rectangular, partial tiles at both edges, random values") {
   check_transpose(100, 70, true);
   check_transpose(33, 200, true);
+}
+
+TEST_CASE("557 transpose: unpadded tile (pad = 0, compiled with -DPAD=0) gives the same result") {
+  check_transpose(96, 64, true, 0);
 }

@@ -3,10 +3,15 @@
 // The naive kernel reads rows of `in` (coalesced) but writes columns of `out`: neighbouring lanes
 // write addresses `rows` floats apart, one sector each. The tiled kernel reads a 32 x 32 tile into
 // shared memory with coalesced loads, then writes it out transposed with coalesced stores; the
-// transposition happens in shared memory. The tile has one extra column (TILE + 1) so that reading
-// a column of the tile hits 32 different shared-memory banks instead of the same one 32 times.
+// transposition happens in shared memory. The tile has an extra column (TILE + PAD, PAD = 1) so
+// that reading a column of the tile hits 32 different shared-memory banks instead of the same one
+// 32 times.
 
 #define TILE 32
+#ifndef PAD
+#define PAD \
+  1  // extra columns per tile row; transpose.toml's `pad` sets it (-DPAD=0: bank conflicts)
+#endif
 
 // One thread per element. Launch with a 2-D grid: x covers columns of `in`, y covers rows.
 extern "C" __global__ void transpose_naive(const float* in, float* out, int rows, int cols) {
@@ -19,7 +24,7 @@ extern "C" __global__ void transpose_naive(const float* in, float* out, int rows
 
 // Launch with blocks of 32 x 8 threads: each block moves one 32 x 32 tile, each thread 4 elements.
 extern "C" __global__ void transpose_tiled(const float* in, float* out, int rows, int cols) {
-  __shared__ float tile[TILE][TILE + 1];
+  __shared__ float tile[TILE][TILE + PAD];
 
   int x = blockIdx.x * TILE + threadIdx.x;
   int y = blockIdx.y * TILE + threadIdx.y;

@@ -59,8 +59,9 @@ std::vector<SpanBox> prepare_row(const std::vector<timing::WarpSpan>& row, const
     const bool thin = x1 - x0 < min_px;
     if (!boxes.empty()) {
       SpanBox& b = boxes.back();
-      const bool open = b.x1 - b.x0 < min_px;  // the previous box still wants to grow
-      if ((thin || open) && x0 - b.x1 <= 1.0f && (b.merged() || b.x1 - b.x0 < min_px)) {
+      // A thin span joins a box that is itself made of thin spans (or is thin), when no visible
+      // gap separates them; a wide span always gets a box of its own.
+      if (thin && x0 - b.x1 <= 1.0f && (b.merged() || b.x1 - b.x0 < min_px)) {
         b.x1 = std::max(b.x1, x1);
         weight[static_cast<int>(s.state)] += double(s.end - s.begin);
         ++b.count;

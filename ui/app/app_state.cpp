@@ -1,0 +1,86 @@
+#include "ui/app/app_state.h"
+
+namespace warplab::app {
+
+void AppState::select_lesson(int i) {
+  if (i < 0 || i >= static_cast<int>(lessons.size())) return;
+  lesson = i;
+  experiments.clear();
+  for (const std::string& path : lessons[i].experiments) {
+    ExperimentSlot slot;
+    slot.path = path;
+    auto e = lab::load_experiment(path);
+    if (e)
+      slot.exp = std::move(*e);
+    else
+      slot.error = e.error().to_string();
+    experiments.push_back(std::move(slot));
+  }
+  // Prefer an experiment without a sweep: the app runs one point.
+  experiment = 0;
+  for (size_t k = 0; k < experiments.size(); ++k)
+    if (experiments[k].exp && experiments[k].exp->sweep.empty()) {
+      experiment = static_cast<int>(k);
+      break;
+    }
+  select_page(0);
+}
+
+void AppState::select_page(int i) {
+  if (lesson < 0) return;
+  const auto& pages = lessons[lesson].pages;
+  if (i < 0 || i >= static_cast<int>(pages.size())) return;
+  page = i;
+  doc = parse_markdown(read_file_text(pages[i]));
+}
+
+void AppState::start_run() {
+  if (experiment < 0 || experiment >= static_cast<int>(experiments.size())) return;
+  const ExperimentSlot& slot = experiments[experiment];
+  if (!slot.exp) return;
+  RunRequest req;
+  req.experiment = *slot.exp;
+  worker.start(std::move(req));
+}
+
+void AppState::poll_worker() {
+  if (worker.generation() == seen_generation) return;
+  seen_generation = worker.generation();
+  run = worker.latest();
+  select_launch(0);
+}
+
+void AppState::select_launch(int i) {
+  launch = i;
+  index = {};
+  selected_row = -1;
+  selected_access.reset();
+  playing = false;
+  view_fitted = false;
+  if (const timing::Trace* t = trace()) {
+    index = build_trace_index(*t);
+    cursor = static_cast<double>(index.first_cycle);
+    if (!index.rows.empty()) selected_row = 0;
+  }
+}
+
+const timing::TimingResult* AppState::timing() const {
+  if (!run || launch < 0 || launch >= static_cast<int>(run->launches.size())) return nullptr;
+  const auto& t = run->launches[launch].timing;
+  return t ? &*t : nullptr;
+}
+
+const timing::Trace* AppState::trace() const {
+  const timing::TimingResult* t = timing();
+  return t ? &t->trace : nullptr;
+}
+
+std::optional<uint32_t> AppState::access_for_memory_panel() const {
+  if (selected_access) return selected_access;
+  const timing::Trace* t = trace();
+  if (!t || index.rows.empty()) return std::nullopt;
+  const size_t row = selected_row >= 0 ? static_cast<size_t>(selected_row) : 0;
+  return index.access_near(*t, row, cursor);
+}
+
+}  // namespace warplab::app

@@ -1,0 +1,88 @@
+// The desktop app's state: what is selected, the run being shown and the view onto its trace.
+// Panels (one file each, declared at the bottom) read it and change only selections and views;
+// runs are started through the RunWorker and arrive as immutable snapshots.
+#pragma once
+
+#include <imgui.h>
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "lab/experiment.h"
+#include "ui/app/model/lesson_catalog.h"
+#include "ui/app/model/markdown_doc.h"
+#include "ui/app/model/run_snapshot.h"
+#include "ui/app/model/run_worker.h"
+#include "ui/app/model/timeline_view.h"
+#include "ui/app/model/trace_index.h"
+
+namespace warplab::app {
+
+struct Fonts {
+  ImFont* body = nullptr;
+  ImFont* bold = nullptr;
+  ImFont* italic = nullptr;
+  ImFont* mono = nullptr;
+  ImFont* small = nullptr;
+  ImFont* h1 = nullptr;
+  ImFont* h2 = nullptr;
+  ImFont* h3 = nullptr;
+};
+
+struct ExperimentSlot {
+  std::string path;
+  std::optional<lab::Experiment> exp;  // loaded and validated; parameters edited in place
+  std::string error;                   // why it did not load
+};
+
+struct AppState {
+  Fonts fonts;
+  std::string lessons_root;
+  std::vector<LessonEntry> lessons;
+  int lesson = -1, page = 0;
+  MdDoc doc;
+  std::vector<ExperimentSlot> experiments;
+  int experiment = 0;
+
+  RunWorker worker;
+  uint64_t seen_generation = 0;
+  std::shared_ptr<const RunSnapshot> run;  // the run on screen (immutable)
+  int launch = 0;                          // which of its launches the trace panels show
+  TraceIndex index;                        // over that launch's trace
+
+  TimelineView view;
+  bool view_fitted = false;
+  double cursor = 0;                       // the cycle cursor
+  bool playing = false;
+  float play_speed = 2000.0f;              // cycles per second of wall time
+  int selected_row = -1;                   // in index.rows
+  std::optional<uint32_t> selected_access; // index into the trace's accesses
+  int focus_ptx_line = 0;                  // the instruction under the cursor/hover (0 = none)
+  int center_tab = 0;                      // 0 = page, 1 = kernel source (request to switch)
+
+  void select_lesson(int i);
+  void select_page(int i);
+  void start_run();
+  // Picks up a finished run from the worker (call once per frame).
+  void poll_worker();
+  void select_launch(int i);
+  const timing::Trace* trace() const;
+  const timing::TimingResult* timing() const;
+  // The access the memory panel shows: the selected one, else the one near the cursor on the
+  // selected (or first) row.
+  std::optional<uint32_t> access_for_memory_panel() const;
+};
+
+// Panels: one file each.
+void draw_lesson_browser(AppState& s);     // lesson_browser.cpp
+void draw_page_view(AppState& s);          // page_view.cpp (page + kernel source tabs)
+void draw_markdown(const MdDoc& doc, const Fonts& f);  // markdown_view.cpp
+void draw_source_view(AppState& s);        // source_panel.cpp
+void draw_experiment_panel(AppState& s);   // experiment_panel.cpp
+void draw_timeline_panel(AppState& s);     // timeline_panel.cpp
+void draw_memory_panel(AppState& s);       // memory_panel.cpp
+void draw_counters_panel(AppState& s);     // counters_panel.cpp
+
+}  // namespace warplab::app

@@ -1,0 +1,54 @@
+#include "ui/app/model/run_worker.h"
+
+#include <chrono>
+
+namespace warplab::app {
+
+namespace {
+int64_t now_ns() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+}  // namespace
+
+RunWorker::~RunWorker() {
+  if (thread_.joinable()) thread_.join();
+}
+
+bool RunWorker::start(RunRequest request) {
+  if (busy_.exchange(true, std::memory_order_acq_rel)) return false;
+  if (thread_.joinable()) thread_.join();  // the previous run has finished (busy_ was false)
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    what_ = request.experiment.name.empty() ? request.experiment.path : request.experiment.name;
+  }
+  started_ns_.store(now_ns(), std::memory_order_release);
+  thread_ = std::thread([this, req = std::move(request)]() {
+    auto snap = std::make_shared<const RunSnapshot>(run_traced(req));
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      latest_ = std::move(snap);
+    }
+    generation_.fetch_add(1, std::memory_order_acq_rel);
+    busy_.store(false, std::memory_order_release);
+  });
+  return true;
+}
+
+double RunWorker::elapsed_s() const {
+  if (!busy()) return 0;
+  return static_cast<double>(now_ns() - started_ns_.load(std::memory_order_acquire)) * 1e-9;
+}
+
+std::shared_ptr<const RunSnapshot> RunWorker::latest() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return latest_;
+}
+
+std::string RunWorker::running_what() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return what_;
+}
+
+}  // namespace warplab::app

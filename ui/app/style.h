@@ -1,0 +1,41 @@
+// One written style for the whole app: colours, spacing and fonts are set here and nowhere else.
+#pragma once
+
+#include <imgui.h>
+
+#include "sim/timing/warp_state.h"
+#include "ui/app/app_state.h"
+
+namespace warplab::app {
+
+// Loads DejaVu fonts when installed (else ImGui's built-in font at every role).
+Fonts load_fonts(ImGuiIO& io);
+void apply_style();
+
+// Palette.
+namespace color {
+constexpr ImU32 kText = IM_COL32(220, 223, 228, 255);
+constexpr ImU32 kDim = IM_COL32(140, 146, 156, 255);
+constexpr ImU32 kAccent = IM_COL32(118, 185, 0, 255);    // NVIDIA-ish green, used sparingly
+constexpr ImU32 kCursor = IM_COL32(255, 214, 64, 255);
+constexpr ImU32 kLink = IM_COL32(110, 170, 255, 255);
+constexpr ImU32 kCodeBg = IM_COL32(30, 33, 39, 255);
+constexpr ImU32 kGrid = IM_COL32(255, 255, 255, 22);
+constexpr ImU32 kPanelBg = IM_COL32(22, 24, 28, 255);
+constexpr ImU32 kHit = IM_COL32(80, 190, 120, 255);
+constexpr ImU32 kL2 = IM_COL32(90, 150, 230, 255);
+constexpr ImU32 kDram = IM_COL32(230, 110, 80, 255);
+constexpr ImU32 kFail = IM_COL32(235, 90, 80, 255);
+}  // namespace color
+
+ImU32 warp_state_color(timing::WarpState s);
+// One sentence: what the state means on real hardware.
+const char* warp_state_meaning(timing::WarpState s);
+// A legend of every warp state (one line, wrapping).
+void draw_warp_state_legend();
+// "(?)" with a tooltip.
+void help_marker(const char* text);
+// A section title in the panel's body.
+void section_title(const Fonts& f, const char* text);
+
+}  // namespace warplab::app
