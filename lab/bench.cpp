@@ -10,12 +10,24 @@ namespace warplab::lab {
 #define WARPLAB_SOURCE_DIR "."
 #endif
 
-std::string bench_dir() { return std::string(WARPLAB_SOURCE_DIR) + "/bench"; }
+std::string bench_dir() {
+  // The source tree it was built from, else ./bench (a binary carried to another machine).
+  const std::string built = std::string(WARPLAB_SOURCE_DIR) + "/bench";
+  std::error_code ec;
+  if (std::filesystem::exists(built + "/vec_add.toml", ec) || !std::filesystem::exists("bench/vec_add.toml", ec))
+    return built;
+  return (std::filesystem::current_path() / "bench").string();
+}
 
 std::vector<BenchWorkload> bench_workloads() {
   return {
       {"vec_add_2^24", "vec_add.toml", {"N=16777216"}, SimMode::Functional},
       {"matmul_tiled_512", "matmul_tiled.toml", {"n=512"}, SimMode::Functional},
+      // The timing model, single-threaded: cost should grow linearly with the work.
+      {"vec_add_2^20", "vec_add.toml", {"N=1048576"}, SimMode::Timing},
+      {"vec_add_2^22", "vec_add.toml", {"N=4194304"}, SimMode::Timing},
+      {"vec_add_2^24", "vec_add.toml", {"N=16777216"}, SimMode::Timing},
+      {"matmul_tiled_512", "matmul_tiled.toml", {"n=512"}, SimMode::Timing},
   };
 }
 

@@ -2,8 +2,12 @@
 
 #include <cinttypes>
 #include <cmath>
+#include <algorithm>
+#include <functional>
 #include <cstdio>
 #include <sstream>
+
+#include "lab/metrics_json.h"
 
 namespace warplab::lab {
 namespace {
@@ -57,6 +61,173 @@ std::string group_thousands(uint64_t v) {
     out += s[i];
   }
   return out;
+}
+
+
+namespace {
+
+double num(const json& j, const char* key, double dflt = 0) {
+  return j.is_object() && j.contains(key) && j[key].is_number() ? j[key].get<double>() : dflt;
+}
+
+std::string printf_str(const char* f, double v) {
+  char b[64];
+  std::snprintf(b, sizeof b, f, v);
+  return b;
+}
+
+// 1234567 -> "1.23 MB"
+std::string bytes_text(double v) {
+  const char* units[] = {"B", "KB", "MB", "GB", "TB"};
+  int u = 0;
+  while (v >= 1000 && u < 4) v /= 1000, ++u;
+  char b[64];
+  std::snprintf(b, sizeof b, u ? "%.2f %s" : "%.0f %s", v, units[u]);
+  return b;
+}
+
+// A value for a table cell: integers grouped, fractions with 3 significant decimals.
+std::string cell(std::optional<double> v, const std::string& unit = "") {
+  if (!v) return "n/a";
+  if (unit == "%") return printf_str("%.1f%%", *v);
+  if (unit == "us") return printf_str("%.2f", *v);
+  if (std::fabs(*v - std::round(*v)) < 1e-9 && std::fabs(*v) < 1e18)
+    return (*v < 0 ? "-" : "") + group_thousands(static_cast<uint64_t>(std::fabs(std::round(*v))));
+  return printf_str("%.4g", *v);
+}
+
+std::string table(const std::vector<std::vector<std::string>>& rows, const std::string& indent,
+                  size_t left_aligned = 1) {
+  std::vector<size_t> w;
+  for (const auto& r : rows)
+    for (size_t c = 0; c < r.size(); ++c) {
+      if (w.size() <= c) w.push_back(0);
+      w[c] = std::max(w[c], r[c].size());
+    }
+  std::ostringstream o;
+  for (const auto& r : rows) {
+    o << indent;
+    for (size_t c = 0; c < r.size(); ++c) {
+      const std::string pad(w[c] - r[c].size(), ' ');
+      o << (c ? "  " : "") << (c < left_aligned ? r[c] + pad : pad + r[c]);
+    }
+    o << "\n";
+  }
+  return o.str();
+}
+
+}  // namespace
+
+std::string format_timing(const LaunchRecord& r) {
+  const json& s = r.sim;
+  std::ostringstream o;
+  o << "    timing (" << s.value("config", std::string("?")) << "): "
+    << group_thousands(static_cast<uint64_t>(num(s, "cycles"))) << " cycles = "
+    << printf_str("%.2f", num(s, "kernel_time_us")) << " us (+ "
+    << printf_str("%.1f", num(s, "launch_overhead_us")) << " us launch = "
+    << printf_str("%.2f", num(s, "time_us")) << " us)   IPC " << printf_str("%.2f", num(s, "ipc"))
+    << " per SM (" << printf_str("%.1f", num(s, "gpu_ipc")) << " GPU-wide)\n";
+  const json& occ = s["occupancy"];
+  o << "    occupancy: theoretical " << printf_str("%.1f%%", 100 * num(occ, "theoretical"))
+    << " (" << occ.value("blocks_per_sm", 0) << " blocks/SM, limited by "
+    << occ.value("limiter", std::string("?")) << "), achieved "
+    << printf_str("%.1f%%", 100 * num(occ, "achieved")) << ", waves "
+    << printf_str("%.2f", num(occ, "waves")) << ", " << occ.value("registers_per_thread", 0)
+    << " registers/thread\n";
+  std::string classes;
+  for (const auto& [k, v] : s["instructions_by_class"].items())
+    if (v.is_number() && v.get<double>() > 0)
+      classes += (classes.empty() ? "" : ", ") + k + " " + cell(v.get<double>());
+  o << "    instructions by class: " << (classes.empty() ? "none" : classes) << "\n";
+  // Warp states: the largest shares of warp-cycles.
+  const json& total = s["warp_states"]["total"];
+  const double all = num(s["warp_states"], "warp_cycles");
+  std::vector<std::pair<double, std::string>> st;
+  for (const auto& [k, v] : total.items())
+    if (v.is_number() && v.get<double>() > 0) st.emplace_back(v.get<double>(), k);
+  std::sort(st.rbegin(), st.rend());
+  o << "    warp states (share of " << cell(all) << " warp-cycles):";
+  for (size_t i = 0; i < st.size() && i < 6; ++i)
+    o << (i ? "," : "") << " " << st[i].second << " " << printf_str("%.1f%%", all > 0 ? 100 * st[i].first / all : 0);
+  o << "\n";
+  const json& m = s["memory"];
+  std::vector<std::vector<std::string>> rows = {{"memory", "requests", "sectors", "sectors/req"}};
+  for (const char* k : {"global_load", "global_store"})
+    rows.push_back({std::string(k) == "global_load" ? "global load" : "global store",
+                    cell(num(m[k], "requests")), cell(num(m[k], "sectors")),
+                    printf_str("%.2f", num(m[k], "sectors_per_request"))});
+  o << table(rows, "    ");
+  o << "    L1 hit rate " << printf_str("%.1f%%", 100 * num(m, "l1_hit_rate")) << "   L2 hit rate "
+    << printf_str("%.1f%%", 100 * num(m, "l2_hit_rate")) << "   DRAM read "
+    << bytes_text(num(m, "dram_bytes_read")) << ", written " << bytes_text(num(m, "dram_bytes_written"))
+    << "\n    DRAM bandwidth " << printf_str("%.1f", num(m, "dram_bytes_per_second") / 1e9)
+    << " GB/s achieved of " << printf_str("%.0f", num(m, "peak_dram_bytes_per_second") / 1e9)
+    << " GB/s peak (" << printf_str("%.1f%%", num(m, "dram_pct_of_peak")) << ")\n";
+  const json& sh = m["shared"];
+  if (num(sh, "load_requests") + num(sh, "store_requests") > 0)
+    o << "    shared: " << cell(num(sh, "load_requests")) << " load / "
+      << cell(num(sh, "store_requests")) << " store requests, " << cell(num(sh, "load_wavefronts"))
+      << " / " << cell(num(sh, "store_wavefronts")) << " wavefronts, "
+      << cell(num(sh, "bank_conflicts")) << " bank conflicts\n";
+  if (num(m, "atomic_requests") > 0) o << "    atomics: " << cell(num(m, "atomic_requests")) << " requests\n";
+  if (s.contains("note")) o << "    note: " << s["note"].get<std::string>() << "\n";
+  if (s.contains("trace_file"))
+    o << "    trace written to " << s["trace_file"].get<std::string>()
+      << (s.value("trace_truncated", false) ? " (detail truncated at the event limit)" : "") << "\n";
+  return o.str();
+}
+
+std::string format_gpu(const LaunchRecord& r) {
+  const json& g = r.gpu;
+  std::ostringstream o;
+  if (g.contains("error")) {
+    o << "    GPU: launch failed: " << g["error"].get<std::string>() << "\n";
+    return o.str();
+  }
+  if (g.contains("skipped")) {
+    o << "    GPU: skipped (" << g["skipped"].get<std::string>() << ")\n";
+    return o.str();
+  }
+  o << "    GPU: median " << printf_str("%.2f", num(g, "time_us")) << " us (min "
+    << printf_str("%.2f", num(g, "min_us")) << ", max " << printf_str("%.2f", num(g, "max_us"))
+    << ") over " << g.value("repeats", 0) << " timed launches after " << g.value("warmup", 0)
+    << " warm-up" << (g.value("l2_flushed", false) ? ", L2 flushed before each" : ", warm L2")
+    << "; " << g.value("registers", 0) << " registers/thread\n";
+  const json& c = g["counters"];
+  if (!c.value("available", false))
+    o << "    GPU counters unavailable: " << c.value("reason", std::string("not requested")) << "\n";
+  std::vector<std::vector<std::string>> rows = {{"metric", "simulator", "GPU", "sim/GPU"}};
+  for (const SideBySideRow& row :
+       side_by_side_rows(r.sim, g, r.stats ? std::optional<uint64_t>(r.stats->warp_instructions)
+                                           : std::nullopt)) {
+    if (!row.sim && !row.gpu) continue;
+    std::string ratio = "-";
+    if (row.sim && row.gpu && *row.gpu != 0 && row.unit != "%")
+      ratio = printf_str("%.2f", *row.sim / *row.gpu);
+    rows.push_back({row.metric + (row.unit.empty() || row.unit == "%" ? "" : " (" + row.unit + ")"),
+                    cell(row.sim, row.unit), cell(row.gpu, row.unit), ratio});
+  }
+  o << table(rows, "    ");
+  if (g.contains("compare")) {
+    size_t differ = 0;
+    for (const json& cb : g["compare"]) {
+      if (cb.value("passed", true)) continue;
+      ++differ;
+      o << "    GPU vs simulator: buffer " << cb.value("buffer", std::string()) << ": "
+        << cell(num(cb, "mismatches")) << " of " << cell(num(cb, "elements"))
+        << " elements differ (max abs error " << printf_str("%.3g", num(cb, "max_abs_error"))
+        << ", max ULP " << cell(num(cb, "max_ulp_error")) << ")\n";
+      for (const json& w : cb["worst"])
+        o << "      [" << w.value("index", 0) << "] gpu " << w.value("gpu", std::string())
+          << "  sim " << w.value("sim", std::string()) << "\n";
+    }
+    if (!differ)
+      o << "    GPU vs simulator: all " << g["compare"].size() << " buffers equal ("
+        << (g.value("approximate_math", false) ? "within rel 1e-5 / 4 ULP / abs 1e-6: the kernel uses approximate math"
+                                                : "bit-exact")
+        << ")\n";
+  }
+  return o.str();
 }
 
 json fault_json(const func::LaunchFault& f) {
@@ -136,7 +307,11 @@ json launch_json(const LaunchRecord& r, const ptx::Module* module) {
   }
   if (r.fault) j["fault"] = fault_json(*r.fault);
   j["sim"] = r.sim;
-  if (!r.gpu.empty()) j["gpu"] = r.gpu;
+  if (!r.gpu.empty()) {
+    j["gpu"] = r.gpu;
+    j["gpu_failed"] = r.gpu_failed;
+    j["backends_differ"] = r.backends_differ;
+  }
   return j;
 }
 
@@ -169,6 +344,8 @@ json experiment_json(const Experiment& exp, const ExperimentResult& result) {
            {"source", exp.source}}},
          {"backend", result.backend},
          {"mode", result.mode}};
+  if (!result.config.empty()) j["config"] = result.config;
+  if (!result.gpu_info.empty()) j["gpu_device"] = result.gpu_info;
   json params = json::object();
   for (const ParamDef& p : exp.params) params[p.name] = value_json(p.value);
   j["params"] = params;
@@ -261,9 +438,8 @@ std::string format_launch(const LaunchRecord& r) {
     o << "    registers " << r.resources->registers << "   static shared "
       << r.resources->static_shared_bytes << " B   local " << r.resources->local_bytes
       << " B   barriers " << r.resources->barriers << "\n";
-  for (const auto& [k, v] : r.sim.items())
-    if (k != "wall_s" && k != "mode" && v.is_primitive())
-      o << "    " << k << " " << v.dump() << "\n";
+  if (r.sim.value("mode", "") == "timing") o << format_timing(r);
+  if (!r.gpu.empty()) o << format_gpu(r);
   return o.str();
 }
 
@@ -292,55 +468,116 @@ std::string format_check(const CheckResult& c, const std::string& path) {
 }
 
 std::string format_sweep_table(const SweepResult& s) {
-  // Columns: swept parameters, then per launch its warp instructions (and any numeric sim
-  // metric the timing model adds: cycles, time_us), then the verdict.
-  std::vector<std::string> head = s.axes;
-  std::vector<std::vector<std::string>> rows;
-  std::vector<std::string> extra_keys = {"cycles", "time_us"};
-  if (!s.runs.empty())
-    for (const LaunchRecord& l : s.runs.front().launches) {
-      std::string tag = "L" + std::to_string(l.launch_index) +
-                        (l.repeat_index ? "." + std::to_string(l.repeat_index) : "") + " " +
-                        l.kernel;
-      head.push_back(tag + " warp_inst");
-      for (const std::string& k : extra_keys)
-        if (l.sim.contains(k)) head.push_back(tag + " " + k);
+  // Columns: swept parameters, then per launch its warp instructions and, when the timing model
+  // ran, cycles, µs, global-load sectors per request, DRAM bandwidth and achieved occupancy; with
+  // a GPU, its median µs and the ratio simulated / measured. Then the verdict.
+  struct Col {
+    std::string head;
+    std::function<std::string(const LaunchRecord&)> get;
+    size_t launch = 0;  // position in each run's launches
+  };
+  std::vector<Col> cols;
+  const bool timing = !s.runs.empty() && !s.runs.front().launches.empty() &&
+                      s.runs.front().launches.front().sim.value("mode", "") == "timing";
+  bool gpu = false;
+  for (const RunResult& r : s.runs)
+    for (const LaunchRecord& l : r.launches) gpu = gpu || l.gpu.contains("time_us");
+  auto metric = [](const char* obj, const char* key) {
+    return [=](const LaunchRecord& l) -> std::optional<double> {
+      const json& o = obj ? l.sim.value(obj, json::object()) : l.sim;
+      if (!o.is_object() || !o.contains(key) || !o[key].is_number()) return std::nullopt;
+      return o[key].get<double>();
+    };
+  };
+  const size_t per_run = s.runs.empty() ? 0 : s.runs.front().launches.size();
+  for (size_t i = 0; i < per_run; ++i) {
+    const LaunchRecord& l = s.runs.front().launches[i];
+    const std::string tag = per_run > 1 ? "L" + std::to_string(l.launch_index) +
+                                              (l.repeat_index ? "." + std::to_string(l.repeat_index) : "") + " "
+                                        : "";
+    const size_t before = cols.size();
+    cols.push_back({tag + "warp_inst", [](const LaunchRecord& l) {
+                      return l.stats ? group_thousands(l.stats->warp_instructions) : std::string("-");
+                    }});
+    if (timing) {
+      auto cycles = metric(nullptr, "cycles");
+      auto us = metric(nullptr, "time_us");
+      auto spr = [](const LaunchRecord& l) -> std::optional<double> {
+        const json m = l.sim.value("memory", json::object());
+        if (!m.contains("global_load")) return std::nullopt;
+        return num(m["global_load"], "sectors_per_request");
+      };
+      auto bw = metric("memory", "dram_bytes_per_second");
+      auto occ = metric("occupancy", "achieved");
+      cols.push_back({tag + "cycles", [=](const LaunchRecord& l) { return cell(cycles(l)); }});
+      cols.push_back({tag + "sim_us", [=](const LaunchRecord& l) { return cell(us(l), "us"); }});
+      cols.push_back({tag + "ld_sect/req", [=](const LaunchRecord& l) {
+                        auto v = spr(l);
+                        return v ? printf_str("%.2f", *v) : std::string("-");
+                      }});
+      cols.push_back({tag + "DRAM_GB/s", [=](const LaunchRecord& l) {
+                        auto v = bw(l);
+                        return v ? printf_str("%.0f", *v / 1e9) : std::string("-");
+                      }});
+      cols.push_back({tag + "occ", [=](const LaunchRecord& l) {
+                        auto v = occ(l);
+                        return v ? printf_str("%.0f%%", 100 * *v) : std::string("-");
+                      }});
     }
+    if (gpu) {
+      cols.push_back({tag + "gpu_us", [](const LaunchRecord& l) {
+                        return l.gpu.contains("time_us") ? cell(num(l.gpu, "time_us"), "us")
+                                                         : std::string("-");
+                      }});
+      if (timing)
+        cols.push_back({tag + "sim/gpu", [](const LaunchRecord& l) {
+                          const double g = num(l.gpu, "time_us");
+                          return g > 0 && l.sim.contains("time_us")
+                                     ? printf_str("%.2f", num(l.sim, "time_us") / g)
+                                     : std::string("-");
+                        }});
+    }
+    for (size_t c = before; c < cols.size(); ++c) cols[c].launch = i;
+  }
+  std::vector<std::vector<std::string>> rows;
+  std::vector<std::string> head = s.axes;
+  for (const Col& c : cols) head.push_back(c.head);
   head.push_back("result");
+  rows.push_back(head);
   for (const RunResult& r : s.runs) {
     std::vector<std::string> row;
     for (const std::string& a : s.axes)
       for (const auto& [name, v] : r.params)
         if (name == a) row.push_back(v.to_string());
-    for (const LaunchRecord& l : r.launches) {
-      row.push_back(l.stats ? group_thousands(l.stats->warp_instructions) : "-");
-      for (const std::string& k : extra_keys)
-        if (l.sim.contains(k)) row.push_back(l.sim[k].dump());
+    for (size_t c = 0; c < cols.size(); ++c) {
+      const size_t li = cols[c].launch;
+      row.push_back(li < r.launches.size() ? cols[c].get(r.launches[li]) : "-");
     }
     row.resize(head.size() - 1, "-");
-    row.push_back(r.faulted() ? "FAULT" : r.passed() ? "pass" : "FAIL");
+    bool differ = false, gpu_failed = false;
+    for (const LaunchRecord& l : r.launches) {
+      differ = differ || l.backends_differ;
+      gpu_failed = gpu_failed || l.gpu_failed;
+    }
+    row.push_back(r.faulted() ? "FAULT" : gpu_failed ? "GPU-FAIL" : differ ? "DIFFER" : r.passed() ? "pass" : "FAIL");
     rows.push_back(std::move(row));
   }
-  std::vector<size_t> w(head.size(), 0);
-  for (size_t c = 0; c < head.size(); ++c) {
-    w[c] = head[c].size();
-    for (const auto& row : rows) w[c] = std::max(w[c], row[c].size());
-  }
-  std::ostringstream o;
-  auto line = [&](const std::vector<std::string>& cells) {
-    for (size_t c = 0; c < cells.size(); ++c)
-      o << (c ? "  " : "") << std::string(w[c] - cells[c].size(), ' ') << cells[c];
-    o << "\n";
-  };
-  line(head);
-  for (const auto& row : rows) line(row);
-  return o.str();
+  return table(rows, "", 0);
 }
 
 std::string format_summary(const Experiment& exp, const ExperimentResult& result) {
   std::ostringstream o;
-  o << exp.name << " (" << exp.path << ")  backend " << result.backend << ", mode " << result.mode
-    << "\n";
+  o << exp.name << " (" << exp.path << ")  backend " << result.backend;
+  if (result.backend != "gpu") o << ", mode " << result.mode;
+  if (!result.config.empty()) o << ", config " << result.config;
+  o << "\n";
+  if (!result.gpu_device.empty()) {
+    o << "  GPU: " << result.gpu_device;
+    if (result.gpu_info.contains("launch_overhead_us"))
+      o << " (empty-kernel launch " << printf_str("%.2f", num(result.gpu_info["launch_overhead_us"], "empty_kernel"))
+        << " us)";
+    o << "\n";
+  }
   if (!exp.description.empty()) o << "  " << exp.description << "\n";
   auto params_line = [](const std::vector<std::pair<std::string, Value>>& ps) {
     std::string s;

@@ -22,6 +22,11 @@ nlohmann::json experiment_json(const Experiment& exp, const ExperimentResult& re
 // The readable report of a fault (kernel, block, thread, address, PTX line, CUDA file:line).
 std::string format_fault(const LaunchRecord& rec);
 std::string format_launch(const LaunchRecord& rec);
+// The timing model's block of a launch (cycles, occupancy, classes, warp states, memory table).
+std::string format_timing(const LaunchRecord& rec);
+// The GPU's block: times, the side-by-side table (metric | simulator | GPU | ratio), and the
+// comparison of the GPU's buffers with the simulator's.
+std::string format_gpu(const LaunchRecord& rec);
 std::string format_check(const CheckResult& c, const std::string& experiment_path);
 std::string format_sweep_table(const SweepResult& sweep);
 // Everything `warplab run` prints: header, launches, faults, checks, sweep table, verdict.

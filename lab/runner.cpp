@@ -4,6 +4,9 @@
 #include <fstream>
 #include <sstream>
 
+#include "gpu/backend.h"
+#include "lab/backends.h"
+#include "lab/presets.h"
 #include "sim/ptx/parser.h"
 
 namespace warplab::lab {
@@ -40,6 +43,8 @@ bool RunResult::faulted() const {
 }
 bool RunResult::passed() const {
   if (faulted()) return false;
+  for (const LaunchRecord& l : launches)
+    if (l.gpu_failed || l.backends_differ) return false;
   for (const CheckResult& c : checks)
     if (!c.passed) return false;
   return true;
@@ -54,55 +59,6 @@ bool ExperimentResult::passed() const {
 
 namespace {
 
-// The simulator, functional mode: every thread executed exactly, instructions counted.
-class SimFunctionalBackend : public LaunchBackend {
- public:
-  SimFunctionalBackend(std::shared_ptr<const func::Program> program, const RunOptions& options)
-      : program_(std::move(program)) {
-    fopts_.count_lines = options.count_lines;
-    fopts_.max_warp_instructions = options.max_warp_instructions;
-  }
-  std::string_view name() const override { return "sim"; }
-
-  Expected<std::vector<uint64_t>> prepare(const std::vector<HostBuffer>& buffers) override {
-    for (const HostBuffer& b : buffers) {
-      uint64_t addr = memory_.allocate(b.name, b.bytes.size());
-      if (!b.bytes.empty())
-        if (auto s = memory_.write(addr, b.bytes.data(), b.bytes.size()); !s) return s.error();
-      addresses_.push_back(addr);
-    }
-    return addresses_;
-  }
-
-  Status launch(const BoundLaunch& l, LaunchRecord& rec) override {
-    auto t0 = std::chrono::steady_clock::now();
-    auto r = func::run_functional(*program_, memory_, l.config, fopts_);
-    rec.sim_wall_seconds =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    if (!r) return r.error();
-    rec.stats = std::move(r->stats);
-    rec.fault = std::move(r->fault);
-    rec.sim["wall_s"] = rec.sim_wall_seconds;
-    rec.sim["mode"] = "functional";
-    return Ok{};
-  }
-
-  Status read_back(std::vector<HostBuffer>& buffers) override {
-    for (size_t i = 0; i < buffers.size(); ++i)
-      if (!buffers[i].bytes.empty())
-        if (auto s = memory_.read(addresses_[i], buffers[i].bytes.data(), buffers[i].bytes.size());
-            !s)
-          return s;
-    return Ok{};
-  }
-
- private:
-  std::shared_ptr<const func::Program> program_;
-  func::DeviceMemory memory_;
-  func::FunctionalOptions fopts_;
-  std::vector<uint64_t> addresses_;
-};
-
 std::string read_text(const std::string& path, bool& ok) {
   std::ifstream in(path);
   ok = static_cast<bool>(in);
@@ -113,18 +69,39 @@ std::string read_text(const std::string& path, bool& ok) {
 
 }  // namespace
 
+Expected<std::unique_ptr<LaunchBackend>> make_backend(const RunOptions& options,
+                                                      const BackendContext& context) {
+  if (!context.unit || !context.unit->program) return Error{"", 0, "no compiled program"};
+  if (options.mode == SimMode::Timing && !context.config && options.backend != BackendKind::Gpu)
+    return Error{"", 0, "--mode timing: no GPU configuration loaded"};
+  if (options.backend != BackendKind::Sim && (!context.gpu || !context.gpu_module))
+    return Error{"", 0,
+                 "--backend " + std::string(backend_name(options.backend)) + ": no GPU opened"};
+  switch (options.backend) {
+    case BackendKind::Sim:
+      return make_sim_backend(options, context);
+    case BackendKind::Gpu:
+      return make_gpu_backend(options, context);
+    case BackendKind::Both:
+      return make_both_backend(make_sim_backend(options, context), options, context);
+  }
+  return Error{"", 0, "unknown backend"};
+}
+
 Expected<std::unique_ptr<LaunchBackend>> make_backend(
     const RunOptions& options, std::shared_ptr<const func::Program> program) {
-  if (options.backend != BackendKind::Sim)
-    return Error{
-        "", 0,
-        "--backend " + std::string(backend_name(options.backend)) +
-            ": the real-GPU backend is not built into this WarpLab yet; use --backend sim"};
-  if (options.mode == SimMode::Timing)
-    return Error{"", 0,
-                 "--mode timing: the timing model is not available in this build yet; use "
-                 "--mode functional"};
-  return std::unique_ptr<LaunchBackend>(new SimFunctionalBackend(std::move(program), options));
+  RunOptions o = options;
+  o.backend = BackendKind::Sim;
+  auto unit = std::make_shared<CompiledUnit>();
+  unit->program = std::move(program);
+  BackendContext ctx;
+  ctx.unit = unit;
+  if (o.mode == SimMode::Timing) {
+    auto cfg = load_gpu_config(o.config);
+    if (!cfg) return cfg.error();
+    ctx.config = *cfg;
+  }
+  return make_backend(o, ctx);
 }
 
 Runner::Runner(const Toolchain& toolchain, RunOptions options)
@@ -210,7 +187,23 @@ Expected<RunResult> Runner::run_once(const Experiment& exp) {
   auto buffers = make_buffers(exp, env);
   if (!buffers) return buffers.error();
   result.buffers = std::move(*buffers);
-  auto backend = make_backend(options_, (*unit)->program);
+  if (auto s = prepare_backends(); !s) return s.error();
+  BackendContext ctx;
+  ctx.unit = *unit;
+  ctx.config = config_;
+  ctx.gpu = gpu_;
+  if (gpu_) {
+    auto& mod = gpu_modules_[(*unit)->defines_key];
+    if (!mod) {
+      auto m = gpu_->load_ptx((*unit)->ptx, (*unit)->ptx_path);
+      if (!m) return m.error();
+      mod = std::make_shared<const gpu::GpuModule>(std::move(*m));
+    }
+    ctx.gpu_module = mod;
+  }
+  ctx.trace = !options_.trace_path.empty() && !traced_;
+  traced_ = traced_ || ctx.trace;
+  auto backend = make_backend(options_, ctx);
   if (!backend) return backend.error();
   auto addresses = (*backend)->prepare(result.buffers);
   if (!addresses) return addresses.error();
@@ -249,10 +242,55 @@ Expected<RunResult> Runner::run_once(const Experiment& exp) {
   return result;
 }
 
+Status Runner::prepare_backends() {
+  if (!options_.trace_path.empty() && options_.mode != SimMode::Timing)
+    return Error{"", 0, "--trace needs the timing model (--mode timing)"};
+  if (!options_.trace_path.empty() && options_.backend == BackendKind::Gpu)
+    return Error{"", 0, "--trace records the simulator's timing model: use --backend sim or both"};
+  if (options_.mode == SimMode::Timing && !config_ && options_.backend != BackendKind::Gpu) {
+    auto cfg = load_gpu_config(options_.config);
+    if (!cfg) {
+      Error e = cfg.error();
+      e.message = "--config: " + e.message;
+      return e;
+    }
+    config_ = *cfg;
+  }
+  if (options_.backend != BackendKind::Sim && !gpu_) {
+    auto g = gpu::Backend::open();
+    if (!g)
+      return Error{"", 0,
+                   "--backend " + std::string(backend_name(options_.backend)) +
+                       ": the real GPU is not available: " + g.error().message};
+    gpu_ = std::make_shared<gpu::Backend>(std::move(*g));
+  }
+  return Ok{};
+}
+
 Expected<ExperimentResult> Runner::run(const Experiment& exp) {
   ExperimentResult out;
   out.backend = std::string(backend_name(options_.backend));
   out.mode = std::string(mode_name(options_.mode));
+  // Before compiling anything: a bad preset or a missing GPU is bad input (exit 2).
+  if (auto s = prepare_backends(); !s) return s.error();
+  if (config_ && options_.backend != BackendKind::Gpu) out.config = config_->name;
+  if (gpu_) {
+    const gpu::DeviceInfo& d = gpu_->device();
+    out.gpu_device = d.name;
+    out.gpu_info = {{"name", d.name},
+                    {"compute_capability", std::to_string(d.cc_major) + "." + std::to_string(d.cc_minor)},
+                    {"sm_count", d.sm_count},
+                    {"sm_clock_mhz", d.sm_clock_khz / 1000},
+                    {"l2_bytes", d.l2_bytes},
+                    {"dram_bandwidth_gbps", d.dram_bandwidth_gbps()},
+                    {"driver_version", d.driver_version},
+                    {"warmup", options_.gpu.warmup},
+                    {"repeats", options_.gpu.repeats},
+                    {"l2_flushed", options_.gpu.cold}};
+    if (auto ov = gpu_->launch_overhead())
+      out.gpu_info["launch_overhead_us"] = {{"empty_kernel", ov->empty_kernel_us},
+                                            {"back_to_back", ov->back_to_back_us}};
+  }
   if (exp.sweep.empty()) {
     auto r = run_once(exp);
     if (!r) return r.error();
@@ -293,6 +331,16 @@ Expected<ExperimentResult> Runner::run(const Experiment& exp) {
   const RunResult& first = out.run ? *out.run : out.sweep->runs.front();
   if (first.unit && !first.unit->resources_note.empty())
     out.notes.push_back(first.unit->resources_note);
+  if (!options_.trace_path.empty()) {
+    bool written = false;
+    for (const LaunchRecord& l : first.launches) written = written || l.sim.contains("trace_file");
+    out.notes.push_back(written ? "trace of launch " + std::to_string(options_.trace_launch) +
+                                      " written to " + options_.trace_path +
+                                      (out.sweep ? " (first sweep row)" : "")
+                                : "--trace-launch " + std::to_string(options_.trace_launch) +
+                                      ": only " + std::to_string(first.launches.size()) +
+                                      " launch(es) ran; no trace written");
+  }
   return out;
 }
 

@@ -40,6 +40,10 @@ struct PendingName {
   int line = 0;
 };
 
+// How many operands an instruction takes ("d|p" counts as one), or -1 when it varies
+// (parse_operands.cpp).
+int operand_count(const Instruction& inst);
+
 class Parser {
  public:
   Parser(std::string_view text, std::vector<Token> tokens, std::string path);

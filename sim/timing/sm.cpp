@@ -32,7 +32,6 @@ struct Sm::Warp {
   WarpState state = WarpState::NoInstruction;
   uint64_t since = 0;
   int32_t line = 0;
-  uint64_t wake = 0;
   uint64_t span_begin = 0;      // trace: current span
   WarpState span_state = WarpState::Count_;
   int32_t span_line = 0;
@@ -78,7 +77,7 @@ bool is_memory_op(Opcode op) {
 
 Sm::Sm(int id, LaunchContext& ctx)
     : id_(id), ctx_(ctx), l1tex_(ctx.config, ctx.l2),
-      warps_(ctx.config.core.max_warps_per_sm), blocks_(ctx.occupancy.blocks_per_sm),
+      warps_(ctx.config.core.max_warps_per_sm), wake_(warps_.size(), kNever), blocks_(ctx.occupancy.blocks_per_sm),
       pipe_free_(ctx.config.core.sub_partitions) {
   for (int64_t i = 0; i < ctx.config.core.sub_partitions; ++i)
     schedulers_.push_back(make_warp_scheduler(ctx.config.core.warp_scheduler));
@@ -104,9 +103,7 @@ Status Sm::launch_block(func::Dim3 index, uint64_t linear, uint64_t now) {
   block.slots.clear();
   block.arrived = 0;
   const int n = block.cta->warp_count();
-  // Account the cycles before the block arrived (resident set changes now).
-  for (int s = 0; s < static_cast<int>(warps_.size()); ++s)
-    if (warps_[s].used) account(warps_[s], s, now);
+  // SM-level accounting up to now (the resident set changes now). Warps account lazily.
   if (resident_warps_ > 0 && now > last_account_) {
     active_cycles_ += now - last_account_;
     resident_warp_cycles_ += (now - last_account_) * resident_warps_;
@@ -118,6 +115,7 @@ Status Sm::launch_block(func::Dim3 index, uint64_t linear, uint64_t now) {
     Warp& warp = warps_[slot];
     warp = Warp{};
     warp.used = true;
+    wake_[slot] = 0;
     warp.block = b;
     warp.index = w;
     warp.age = age_counter_++;
@@ -213,10 +211,10 @@ bool Sm::tick(uint64_t now) {
     resident_warp_cycles_ += (now - last_account_) * resident_warps_;
   }
   last_account_ = now;
-  // 2. Barrier releases and finished drains.
+  // 2. Barrier releases and finished drains (only warps whose wake cycle has come).
   for (int s = 0; s < static_cast<int>(warps_.size()); ++s) {
+    if (wake_[s] > now) continue;   // also every free slot (kNever)
     Warp& w = warps_[s];
-    if (!w.used) continue;
     if (w.at_barrier && w.barrier_release <= now) {
       Block& b = blocks_[w.block];
       if (b.cta->status(w.index) == func::WarpStatus::AtBarrier) {
@@ -233,19 +231,22 @@ bool Sm::tick(uint64_t now) {
       free_warp(s);
     }
   }
-  // 3. Each sub-partition's scheduler: evaluate its warps, issue one.
+  // 3. Each sub-partition's scheduler: evaluate its warps, issue one. A warp whose wake cycle
+  //    has not come keeps its state: everything that blocks it (its own scoreboard and fetch,
+  //    a busy pipe or a full queue that nobody can refill while it is full) holds until then.
   bool issued_any = false;
-  uint64_t wake_min = kNever;
+  uint64_t wake_min = release_wake_;
+  release_wake_ = kNever;
   const int nsp = static_cast<int>(pipe_free_.size());
   for (int sp = 0; sp < nsp; ++sp) {
     candidates_.clear();
     for (int s = sp; s < static_cast<int>(warps_.size()); s += nsp) {
+      if (wake_[s] > now) { wake_min = std::min(wake_min, wake_[s]); continue; }
       Warp& w = warps_[s];
-      if (!w.used) continue;
       account(w, s, now);
       uint64_t wake = kNever;
       w.state = evaluate(w, now, wake);
-      w.wake = wake;
+      wake_[s] = wake;
       w.line = w.has_next && w.next.inst ? w.next.inst->ptx_line : 0;
       if (w.state == WarpState::NotSelected) candidates_.push_back({s, w.age});
       else wake_min = std::min(wake_min, wake);
@@ -254,6 +255,7 @@ bool Sm::tick(uint64_t now) {
       const int pick = candidates_[schedulers_[sp]->pick(candidates_)].slot;
       schedulers_[sp]->on_issue(pick);
       warps_[pick].state = WarpState::Selected;
+      wake_[pick] = now;   // look at it again next cycle
       if (!issue(pick, now)) return false;
       issued_any = true;
     }
@@ -273,9 +275,7 @@ bool Sm::tick(uint64_t now) {
     }
   }
   // 5. Sleep until something can happen.
-  next_wake_ = issued_any ? now + 1 : std::max(wake_min, now + 1);
-  for (const Warp& w : warps_)
-    if (w.used && w.at_barrier) next_wake_ = std::min(next_wake_, std::max(w.barrier_release, now + 1));
+  next_wake_ = issued_any ? now + 1 : std::max(std::min(wake_min, release_wake_), now + 1);
   if (resident_warps_ == 0) next_wake_ = kNever;
   return true;
 }
@@ -403,8 +403,11 @@ void Sm::try_release_barrier(Block& b, uint64_t now) {
   if (b.arrived == 0 || b.arrived < b.live) return;
   const uint64_t release = now + ctx_.config.pipes.barrier.latency;
   for (int s : b.slots)
-    if (warps_[s].used && warps_[s].at_barrier && warps_[s].barrier_release == kNever)
+    if (warps_[s].used && warps_[s].at_barrier && warps_[s].barrier_release == kNever) {
       warps_[s].barrier_release = release;
+      wake_[s] = std::min(wake_[s], release);
+    }
+  release_wake_ = std::min(release_wake_, release);
   b.arrived = 0;
 }
 
@@ -428,6 +431,7 @@ void Sm::free_warp(int slot) {
       w.since > w.span_begin && ctx_.trace->room())
     ctx_.trace->spans.push_back({id_, slot, w.span_state, w.span_begin, w.since, w.span_line});
   w.used = false;
+  wake_[slot] = kNever;
   --resident_warps_;
   if (--b.used_slots == 0) {
     b.cta.reset();

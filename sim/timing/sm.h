@@ -92,6 +92,9 @@ class Sm {
   LaunchContext& ctx_;
   L1Tex l1tex_;
   std::vector<Warp> warps_;                 // warp slots
+  // Per slot: the cycle the warp must be looked at again (kNever: free slot, or asleep until an
+  // event sets it). Kept apart from Warp so that the per-cycle scan touches one small array.
+  std::vector<uint64_t> wake_;
   std::vector<Block> blocks_;               // block slots
   std::vector<std::unique_ptr<WarpSchedulerPolicy>> schedulers_;
   std::vector<std::array<uint64_t, 11>> pipe_free_;   // [sub-partition][UnitClass]
@@ -99,6 +102,7 @@ class Sm {
   int resident_blocks_ = 0;
   int resident_warps_ = 0;
   uint64_t next_wake_ = kNever;
+  uint64_t release_wake_ = kNever;          // earliest barrier release set since the last tick
   uint64_t last_account_ = 0;
   uint64_t age_counter_ = 0;
   uint64_t instructions_ = 0, active_cycles_ = 0, resident_warp_cycles_ = 0, blocks_completed_ = 0;

@@ -24,8 +24,9 @@ int run(const BenchArgs& a) {
       std::cout << w.name << "  mode=" << lab::mode_name(w.mode) << "  " << w.experiment << "\n";
     return kExitOk;
   }
-  if (!a.mode.empty())
-    if (auto m = lab::parse_mode(a.mode); !m) return report_error(m.error());
+  if (!a.mode.empty() && a.mode != "all")
+    if (auto m = lab::parse_mode(a.mode); !m)
+      return report_error(Error{"", 0, "--mode: " + m.error().message + " (or all)"});
   for (const std::string& name : a.workloads) {
     bool known = false;
     for (const lab::BenchWorkload& w : table) known = known || w.name == name;
@@ -34,7 +35,7 @@ int run(const BenchArgs& a) {
   lab::Toolchain toolchain;
   int ran = 0;
   for (const lab::BenchWorkload& w : table) {
-    if (!a.mode.empty() && lab::mode_name(w.mode) != a.mode) continue;
+    if (!a.mode.empty() && a.mode != "all" && lab::mode_name(w.mode) != a.mode) continue;
     if (!a.workloads.empty() &&
         std::find(a.workloads.begin(), a.workloads.end(), w.name) == a.workloads.end())
       continue;
@@ -63,7 +64,7 @@ Command add_bench_command(CLI::App& app) {
       "built-in workloads; prints 'BENCH mode=... workload=... warp_inst_per_s=...'");
   sub->add_option("--workload", args->workloads, "Run only this workload (repeatable)")
       ->allow_extra_args(false);
-  sub->add_option("--mode", args->mode, "Only this mode: functional or timing");
+  sub->add_option("--mode", args->mode, "Which modes: functional, timing or all (default all)");
   sub->add_flag("--list", args->list, "List the workloads");
   return {sub, [args] { return run(*args); }};
 }

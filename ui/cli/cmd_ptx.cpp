@@ -66,16 +66,19 @@ int run(const PtxArgs& a) {
                 << k.const_bytes << " bytes cmem[0]\n";
   }
   // Can the simulator run it? (An unsupported instruction is named here, with its PTX line.)
+  // The PTX is printed either way, but a module WarpLab cannot simulate is bad input: exit 2.
   auto module = ptx::parse_module(ptx, ptx_name);
   if (!module) {
     std::cerr << "warplab: the simulator cannot read this PTX: " << module.error().to_string()
               << "\n";
-    return kExitOk;
+    return kExitBadInput;
   }
   auto program = func::Program::load(std::move(*module));
-  if (!program)
+  if (!program) {
     std::cerr << "warplab: the simulator cannot run this PTX: " << program.error().to_string()
               << "\n";
+    return kExitBadInput;
+  }
   return kExitOk;
 }
 

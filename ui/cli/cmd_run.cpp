@@ -16,8 +16,14 @@ namespace {
 struct RunArgs {
   std::string file;
   std::string backend = "sim";
-  std::string mode = "functional";
+  std::string mode = "timing";
   std::string config;
+  std::string trace;
+  size_t trace_launch = 0;
+  int gpu_repeats = 20;
+  int gpu_warmup = 3;
+  bool gpu_cold = false;
+  bool counters = false, no_counters = false;
   std::vector<std::string> set;
   std::string json_out;
   std::string dump_dir;
@@ -53,6 +59,14 @@ int run(const RunArgs& a) {
   opt.mode = *mode;
   opt.config = a.config;
   opt.count_lines = !a.no_lines;
+  opt.trace_path = a.trace;
+  opt.trace_launch = a.trace_launch;
+  if (a.gpu_repeats < 1) return report_error(Error{"", 0, "--gpu-repeats must be at least 1"});
+  opt.gpu.repeats = a.gpu_repeats;
+  opt.gpu.warmup = a.gpu_warmup;
+  opt.gpu.cold = a.gpu_cold;
+  if (a.counters) opt.gpu.counters = true;
+  if (a.no_counters) opt.gpu.counters = false;
 
   lab::Toolchain toolchain;
   lab::Runner runner(toolchain, opt);
@@ -112,9 +126,27 @@ Command add_run_command(CLI::App& app) {
   sub->add_option("file", args->file, "Experiment file (see lessons/FORMAT.md)")->required();
   sub->add_option("--backend", args->backend, "Where kernels run: sim, gpu or both")
       ->capture_default_str();
-  sub->add_option("--mode", args->mode, "Simulator mode: functional or timing")
+  sub->add_option("--mode", args->mode,
+                  "Simulator mode: timing (cycle-level model) or functional (results and "
+                  "instruction counts only, faster)")
       ->capture_default_str();
-  sub->add_option("--config", args->config, "GPU configuration preset or file (timing mode)");
+  sub->add_option("--config", args->config,
+                  "GPU configuration for the timing model: a preset name (warplab configs) or a "
+                  ".toml file (default h100-sxm)");
+  sub->add_option("--trace", args->trace,
+                  "Write the timing model's event trace of one launch as Chrome trace-event JSON "
+                  "(open in ui.perfetto.dev)");
+  sub->add_option("--trace-launch", args->trace_launch,
+                  "Which executed launch --trace records (0 = the first; a sweep's first row)")
+      ->capture_default_str();
+  sub->add_option("--gpu-repeats", args->gpu_repeats, "GPU: timed launches per launch (median reported)")
+      ->capture_default_str();
+  sub->add_option("--gpu-warmup", args->gpu_warmup, "GPU: untimed warm-up launches")
+      ->capture_default_str();
+  sub->add_flag("--gpu-cold", args->gpu_cold, "GPU: flush L2 before every timed launch");
+  sub->add_flag("--counters", args->counters,
+                "GPU: read hardware counters (CUPTI); the default with --backend both");
+  sub->add_flag("--no-counters", args->no_counters, "GPU: do not read hardware counters");
   sub->add_option("--set", args->set, "Override a parameter: --set NAME=VALUE (repeatable)")
       ->allow_extra_args(false);
   sub->add_option("--json", args->json_out, "Write the results as JSON to this file ('-': stdout)");

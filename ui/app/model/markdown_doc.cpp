@@ -93,7 +93,7 @@ struct Builder {
         if (!lists.empty() && lists.back().ordered)
           b.marker = std::to_string(lists.back().next++) + ".";
         else
-          b.marker = "-";
+          b.marker.assign(1, '-');
         break;
       }
       case MD_BLOCK_QUOTE:

@@ -1,0 +1,166 @@
+// The real GPU as a LaunchBackend, and `both`: the simulator and the GPU in lockstep.
+//
+// The GPU runs the very PTX the simulator runs (loaded once per compiled unit by the Runner), on
+// buffers with the same initial contents, with the same grid, block, dynamic shared memory and
+// parameter block: the runner's parameter block holds the simulator's buffer addresses, and each
+// pointer parameter becomes a gpu::BufferPatch so the GPU's own addresses go there instead.
+// gpu::Backend::run copies the host contents in, runs the correctness launch, copies the results
+// back, then times warm-up + N launches and (optionally) reads the counters. The host copies held
+// here therefore carry each launch's results into the next, as device memory would.
+#include <set>
+
+#include "gpu/backend.h"
+#include "lab/backends.h"
+#include "lab/metrics_json.h"
+
+namespace warplab::lab {
+namespace {
+
+using nlohmann::json;
+
+gpu::TimingOptions timing_options(const RunOptions& o) {
+  gpu::TimingOptions t;
+  t.warmup = o.gpu.warmup;
+  t.repeats = o.gpu.repeats;
+  t.flush_l2 = o.gpu.cold;
+  return t;
+}
+
+class GpuLaunchBackend : public LaunchBackend {
+ public:
+  GpuLaunchBackend(const RunOptions& options, const BackendContext& ctx)
+      : ctx_(ctx), timing_(timing_options(options)) {
+    counters_ = options.gpu.counters.value_or(options.backend == BackendKind::Both);
+  }
+  std::string_view name() const override { return "gpu"; }
+
+  Expected<std::vector<uint64_t>> prepare(const std::vector<HostBuffer>& buffers) override {
+    std::vector<uint64_t> placeholders;
+    for (size_t i = 0; i < buffers.size(); ++i) {
+      host_.push_back({buffers[i].name, buffers[i].bytes});
+      placeholders.push_back(0x7000'0000'0000ull + (uint64_t{i} << 32));  // replaced by patches
+    }
+    return placeholders;
+  }
+
+  Status launch(const BoundLaunch& l, LaunchRecord& rec) override {
+    gpu::GpuLaunch g;
+    g.kernel = l.config.kernel;
+    g.grid = {l.config.grid.x, l.config.grid.y, l.config.grid.z};
+    g.block = {l.config.block.x, l.config.block.y, l.config.block.z};
+    g.dynamic_shared_bytes = l.config.dynamic_shared_bytes;
+    g.params = l.config.params;
+    for (const auto& [offset, buffer] : l.pointer_params)
+      g.buffer_params.push_back({static_cast<uint32_t>(offset), static_cast<uint32_t>(buffer), 0});
+    auto r = ctx_.gpu->run(*ctx_.gpu_module, g, host_, timing_, counters_);
+    if (!r) {
+      rec.gpu = json{{"error", r.error().to_string()}};
+      rec.gpu_failed = true;
+      return Ok{};
+    }
+    rec.gpu = gpu_json(*r, timing_);
+    return Ok{};
+  }
+
+  Status read_back(std::vector<HostBuffer>& buffers) override {
+    for (size_t i = 0; i < buffers.size() && i < host_.size(); ++i)
+      if (host_[i].bytes.size() == buffers[i].bytes.size()) buffers[i].bytes = host_[i].bytes;
+    return Ok{};
+  }
+
+  const std::vector<gpu::GpuBuffer>& buffers() const { return host_; }
+
+ private:
+  BackendContext ctx_;
+  gpu::TimingOptions timing_;
+  bool counters_ = false;
+  std::vector<gpu::GpuBuffer> host_;
+};
+
+class BothBackend : public LaunchBackend {
+ public:
+  BothBackend(std::unique_ptr<LaunchBackend> sim, const RunOptions& options,
+              const BackendContext& ctx)
+      : sim_(std::move(sim)), gpu_(options, ctx), ctx_(ctx) {}
+  std::string_view name() const override { return "both"; }
+
+  Expected<std::vector<uint64_t>> prepare(const std::vector<HostBuffer>& buffers) override {
+    shapes_ = buffers;  // names, types and sizes for read-backs and comparisons
+    if (auto g = gpu_.prepare(buffers); !g) return g.error();
+    return sim_->prepare(buffers);
+  }
+
+  Status launch(const BoundLaunch& l, LaunchRecord& rec) override {
+    if (auto s = sim_->launch(l, rec); !s) return s;
+    if (rec.fault) {
+      // The GPU would read or write outside its buffers too; that can end its context.
+      rec.gpu = json{{"skipped", "the simulator reported a kernel fault in this launch"}};
+      return Ok{};
+    }
+    if (auto s = gpu_.launch(l, rec); !s) return s;
+    if (rec.gpu_failed) return Ok{};
+    // Compare every buffer after the launch: bit-exact unless the kernel uses approximate math.
+    std::vector<HostBuffer> sim_now = shapes_;
+    if (auto s = sim_->read_back(sim_now); !s) return s;
+    const bool approx = uses_approximate_math(ctx_.unit->program->module(), *l.kernel);
+    json cmp = json::array();
+    for (size_t i = 0; i < sim_now.size(); ++i) {
+      const std::string tname(elem_type_name(sim_now[i].type));
+      auto t = gpu::parse_elem_type(tname);
+      if (!t) continue;
+      const bool is_float = *t == gpu::ElemType::F16 || *t == gpu::ElemType::F32 ||
+                            *t == gpu::ElemType::F64 || *t == gpu::ElemType::BF16;
+      // PTX bounds approximate functions by an absolute error near 0 (sin/cos.approx: 2^-20.9)
+      // and a relative one elsewhere (ex2/rcp/sqrt/rsqrt.approx: a few ULP; tanh: 2^-10.7 in
+      // f16 terms, well under 1e-5 relative in f32 results that pass through later math).
+      const gpu::Tolerance tol = approx && is_float ? gpu::Tolerance::within(1e-6, 1e-5, 4)
+                                                    : gpu::Tolerance::bit_exact();
+      gpu::CompareResult c =
+          gpu::compare_buffers(gpu_.buffers()[i].bytes, sim_now[i].bytes, *t, tol);
+      if (!c.passed) rec.backends_differ = true;
+      cmp.push_back(compare_json(sim_now[i].name, c, tol));
+    }
+    rec.gpu["compare"] = cmp;
+    rec.gpu["approximate_math"] = approx;
+    return Ok{};
+  }
+
+  Status read_back(std::vector<HostBuffer>& buffers) override { return sim_->read_back(buffers); }
+
+ private:
+  std::unique_ptr<LaunchBackend> sim_;
+  GpuLaunchBackend gpu_;
+  BackendContext ctx_;
+  std::vector<HostBuffer> shapes_;
+};
+
+}  // namespace
+
+bool uses_approximate_math(const ptx::Module& module, const ptx::Function& kernel) {
+  std::set<const ptx::Function*> seen;
+  std::vector<const ptx::Function*> todo = {&kernel};
+  while (!todo.empty()) {
+    const ptx::Function* f = todo.back();
+    todo.pop_back();
+    if (!seen.insert(f).second) continue;
+    for (const ptx::Instruction& in : f->instructions) {
+      if (in.mod.approx || in.mod.full) return true;
+      if (in.callee >= 0 && static_cast<size_t>(in.callee) < module.functions.size())
+        todo.push_back(&module.functions[in.callee]);
+    }
+  }
+  return false;
+}
+
+std::unique_ptr<LaunchBackend> make_gpu_backend(const RunOptions& options,
+                                                const BackendContext& context) {
+  return std::make_unique<GpuLaunchBackend>(options, context);
+}
+
+std::unique_ptr<LaunchBackend> make_both_backend(std::unique_ptr<LaunchBackend> sim,
+                                                 const RunOptions& options,
+                                                 const BackendContext& context) {
+  return std::make_unique<BothBackend>(std::move(sim), options, context);
+}
+
+}  // namespace warplab::lab

@@ -1,0 +1,102 @@
+// The simulator as a LaunchBackend: functional mode counts instructions; timing mode runs the
+// cycle-level model (sim/timing/gpu_model.h) and records its figures in the launch's `sim` object.
+#include <chrono>
+#include <fstream>
+
+#include "lab/backends.h"
+#include "lab/metrics_json.h"
+#include "sim/timing/gpu_model.h"
+
+namespace warplab::lab {
+namespace {
+
+class SimBackend : public LaunchBackend {
+ public:
+  SimBackend(const RunOptions& options, const BackendContext& ctx)
+      : options_(options), ctx_(ctx) {
+    fopts_.count_lines = options.count_lines;
+    fopts_.max_warp_instructions = options.max_warp_instructions;
+  }
+  std::string_view name() const override { return "sim"; }
+
+  Expected<std::vector<uint64_t>> prepare(const std::vector<HostBuffer>& buffers) override {
+    for (const HostBuffer& b : buffers) {
+      uint64_t addr = memory_.allocate(b.name, b.bytes.size());
+      if (!b.bytes.empty())
+        if (auto s = memory_.write(addr, b.bytes.data(), b.bytes.size()); !s) return s.error();
+      addresses_.push_back(addr);
+    }
+    return addresses_;
+  }
+
+  Status launch(const BoundLaunch& l, LaunchRecord& rec) override {
+    const size_t index = launches_++;
+    if (options_.mode == SimMode::Timing) return launch_timing(l, rec, index);
+    auto t0 = std::chrono::steady_clock::now();
+    auto r = func::run_functional(program(), memory_, l.config, fopts_);
+    rec.sim_wall_seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    if (!r) return r.error();
+    rec.stats = std::move(r->stats);
+    rec.fault = std::move(r->fault);
+    rec.sim["wall_s"] = rec.sim_wall_seconds;
+    rec.sim["mode"] = "functional";
+    return Ok{};
+  }
+
+  Status read_back(std::vector<HostBuffer>& buffers) override {
+    for (size_t i = 0; i < buffers.size(); ++i)
+      if (!buffers[i].bytes.empty())
+        if (auto s = memory_.read(addresses_[i], buffers[i].bytes.data(), buffers[i].bytes.size());
+            !s)
+          return s;
+    return Ok{};
+  }
+
+ private:
+  const func::Program& program() const { return *ctx_.unit->program; }
+
+  Status launch_timing(const BoundLaunch& l, LaunchRecord& rec, size_t index) {
+    timing::TimingOptions to;
+    to.registers_per_thread = rec.resources ? rec.resources->registers : 0;
+    const bool trace = ctx_.trace && index == options_.trace_launch;
+    to.trace.enabled = trace;
+    auto t0 = std::chrono::steady_clock::now();
+    auto r = timing::run_timing(program(), memory_, l.config, *ctx_.config, to);
+    rec.sim_wall_seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    if (!r) return r.error();
+    rec.sim = timing_json(*r, *ctx_.config, program().module());
+    rec.sim["wall_s"] = rec.sim_wall_seconds;
+    if (!rec.resources)
+      rec.sim["note"] = "registers per thread unknown (nvJitLink unavailable): 32 assumed";
+    if (trace) {
+      std::ofstream out(options_.trace_path);
+      if (!out) return Error{options_.trace_path, 0, "cannot write the trace file"};
+      if (auto s = timing::write_chrome_trace(r->trace, out); !s) return s;
+      out.close();
+      if (!out) return Error{options_.trace_path, 0, "cannot write the trace file"};
+      rec.sim["trace_file"] = options_.trace_path;
+      rec.sim["trace_truncated"] = r->trace.truncated;
+    }
+    rec.stats = std::move(r->stats);
+    rec.fault = std::move(r->fault);
+    return Ok{};
+  }
+
+  RunOptions options_;
+  BackendContext ctx_;
+  func::DeviceMemory memory_;
+  func::FunctionalOptions fopts_;
+  std::vector<uint64_t> addresses_;
+  size_t launches_ = 0;
+};
+
+}  // namespace
+
+std::unique_ptr<LaunchBackend> make_sim_backend(const RunOptions& options,
+                                                const BackendContext& context) {
+  return std::make_unique<SimBackend>(options, context);
+}
+
+}  // namespace warplab::lab

@@ -1,0 +1,237 @@
+// warplab-app: the desktop app. Lessons on the left, the page and the experiment on top, the
+// simulator's warp timeline, memory journey and counters below.
+//
+//   warplab-app [--lesson NAME] [--run] [--frames N] [--screenshot OUT.png] [--size WxH]
+//
+// --screenshot renders a few frames (after the run, with --run), reads the framebuffer back,
+// writes a PNG and exits: the headless self-check under Xvfb. --frames N exits after N frames.
+// Dear ImGui's GLFW and OpenGL3 backends are used as shipped (Debian libimgui-dev).
+#include <GLFW/glfw3.h>
+#include <imgui.h>
+
+#include <backends/imgui_impl_glfw.h>
+#include <backends/imgui_impl_opengl3.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+
+#include "ui/app/app_state.h"
+#include "ui/app/screenshot.h"
+#include "ui/app/style.h"
+
+namespace warplab::app {
+namespace {
+
+struct Args {
+  std::string lesson = "02-coalescing";  // the default lesson (lessons/README.md)
+  std::string screenshot;
+  std::string lessons_root = std::string(WARPLAB_SOURCE_DIR) + "/lessons";
+  bool run = false;
+  long frames = -1;
+  int width = 1600, height = 1000;
+};
+
+bool parse_args(int argc, char** argv, Args& a) {
+  for (int i = 1; i < argc; ++i) {
+    const std::string k = argv[i];
+    auto next = [&]() -> const char* { return i + 1 < argc ? argv[++i] : nullptr; };
+    if (k == "--lesson") {
+      const char* v = next();
+      if (!v) return false;
+      a.lesson = v;
+    } else if (k == "--screenshot") {
+      const char* v = next();
+      if (!v) return false;
+      a.screenshot = v;
+    } else if (k == "--lessons") {
+      const char* v = next();
+      if (!v) return false;
+      a.lessons_root = v;
+    } else if (k == "--frames") {
+      const char* v = next();
+      if (!v) return false;
+      a.frames = std::strtol(v, nullptr, 10);
+    } else if (k == "--size") {
+      const char* v = next();
+      if (!v || std::sscanf(v, "%dx%d", &a.width, &a.height) != 2) return false;
+    } else if (k == "--run") {
+      a.run = true;
+    } else {
+      return false;
+    }
+  }
+  return true;
+}
+
+// Fixed tiling, recomputed from the window size every frame.
+void layout_and_draw(AppState& s, float w, float h) {
+  const ImGuiWindowFlags fixed = ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoResize |
+                                 ImGuiWindowFlags_NoCollapse | ImGuiWindowFlags_NoSavedSettings;
+  float top = 0;
+  if (ImGui::BeginMainMenuBar()) {
+    ImGui::PushFont(s.fonts.bold);
+    ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(color::kAccent), "WarpLab");
+    ImGui::PopFont();
+    ImGui::TextDisabled("how GPUs execute code");
+    ImGui::SameLine(w - 470);
+    ImGui::TextDisabled("simulator: WarpLab PTX timing model of an H100 (not measurements)");
+    top = ImGui::GetWindowSize().y;
+    ImGui::EndMainMenuBar();
+  }
+  const float left_w = 250, top_h = std::floor((h - top) * 0.47f), bottom_y = top + top_h;
+  const float page_w = std::floor((w - left_w) * 0.46f);
+  const float tl_w = std::floor(w * 0.60f);
+  const float mem_h = std::floor((h - bottom_y) * 0.56f);
+  auto place = [&](float x, float y, float ww, float hh) {
+    ImGui::SetNextWindowPos(ImVec2(x, y));
+    ImGui::SetNextWindowSize(ImVec2(ww, hh));
+  };
+  place(0, top, left_w, top_h);
+  if (ImGui::Begin("Lessons", nullptr, fixed | ImGuiWindowFlags_NoTitleBar)) draw_lesson_browser(s);
+  ImGui::End();
+  place(left_w, top, page_w, top_h);
+  if (ImGui::Begin("Page", nullptr, fixed | ImGuiWindowFlags_NoTitleBar)) draw_page_view(s);
+  ImGui::End();
+  place(left_w + page_w, top, w - left_w - page_w, top_h);
+  if (ImGui::Begin("Experiment", nullptr, fixed | ImGuiWindowFlags_NoTitleBar)) draw_experiment_panel(s);
+  ImGui::End();
+  place(0, bottom_y, tl_w, h - bottom_y);
+  if (ImGui::Begin("Warp timeline (simulated, traced SM)", nullptr, fixed | ImGuiWindowFlags_NoScrollbar |
+                                                                  ImGuiWindowFlags_NoScrollWithMouse))
+    draw_timeline_panel(s);
+  ImGui::End();
+  place(tl_w, bottom_y, w - tl_w, mem_h);
+  if (ImGui::Begin("Memory", nullptr, fixed | ImGuiWindowFlags_NoTitleBar)) draw_memory_panel(s);
+  ImGui::End();
+  place(tl_w, bottom_y + mem_h, w - tl_w, h - bottom_y - mem_h);
+  if (ImGui::Begin("Counters", nullptr, fixed | ImGuiWindowFlags_NoTitleBar)) draw_counters_panel(s);
+  ImGui::End();
+}
+
+// For the screenshot: a state that shows every panel at work (cursor a third in, the first
+// warp slot's access there selected, the view on the first half of the kernel).
+void stage_for_screenshot(AppState& s) {
+  const timing::Trace* t = s.trace();
+  if (!t || s.index.rows.empty()) return;
+  const double first = double(s.index.first_cycle), last = double(s.index.last_cycle);
+  s.view.fit(s.index.first_cycle, s.index.first_cycle + uint64_t((last - first) * 0.12) + 1, s.view.width_px);
+  s.view_fitted = true;
+  s.cursor = first + (last - first) * 0.05;
+  s.selected_row = 0;
+  s.selected_access = s.index.access_near(*t, 0, s.cursor);
+  if (s.selected_access) s.cursor = double(t->accesses[*s.selected_access].issue) + 1;
+}
+
+int run_app(const Args& args) {
+  glfwSetErrorCallback([](int code, const char* msg) { std::fprintf(stderr, "glfw error %d: %s\n", code, msg); });
+  if (!glfwInit()) {
+    std::fprintf(stderr, "warplab-app: cannot initialise GLFW (no display? try xvfb-run)\n");
+    return 2;
+  }
+  glfwWindowHint(GLFW_CONTEXT_VERSION_MAJOR, 3);
+  glfwWindowHint(GLFW_CONTEXT_VERSION_MINOR, 0);
+  GLFWwindow* window = glfwCreateWindow(args.width, args.height, "WarpLab", nullptr, nullptr);
+  if (!window) {
+    std::fprintf(stderr, "warplab-app: cannot create an OpenGL 3.0 window\n");
+    glfwTerminate();
+    return 2;
+  }
+  glfwMakeContextCurrent(window);
+  glfwSwapInterval(args.screenshot.empty() ? 1 : 0);
+
+  IMGUI_CHECKVERSION();
+  ImGui::CreateContext();
+  ImGuiIO& io = ImGui::GetIO();
+  io.IniFilename = nullptr;
+  int rc = 0;
+  {
+    AppState s;  // destroyed (worker joined) before ImGui goes away
+    s.fonts = load_fonts(io);
+    apply_style();
+    ImGui_ImplGlfw_InitForOpenGL(window, true);
+    ImGui_ImplOpenGL3_Init("#version 130");
+
+    s.lessons_root = args.lessons_root;
+    s.lessons = scan_lessons(args.lessons_root);
+    int l = find_lesson(s.lessons, args.lesson);
+    if (l < 0 && !s.lessons.empty()) {
+      std::fprintf(stderr, "warplab-app: no lesson '%s' in %s; showing the first\n", args.lesson.c_str(),
+                   args.lessons_root.c_str());
+      l = 0;
+    }
+    s.select_lesson(l);
+    if (args.run) s.start_run();
+
+    const auto t0 = std::chrono::steady_clock::now();
+    long frame = 0, settle = -1;
+    bool staged = false;
+    while (!glfwWindowShouldClose(window)) {
+      glfwPollEvents();
+      s.poll_worker();
+      ImGui_ImplOpenGL3_NewFrame();
+      ImGui_ImplGlfw_NewFrame();
+      ImGui::NewFrame();
+      int fb_w = 0, fb_h = 0;
+      glfwGetFramebufferSize(window, &fb_w, &fb_h);
+      layout_and_draw(s, io.DisplaySize.x, io.DisplaySize.y);
+      ImGui::Render();
+      glViewport(0, 0, fb_w, fb_h);
+      glClearColor(0.06f, 0.065f, 0.075f, 1.0f);
+      glClear(GL_COLOR_BUFFER_BIT);
+      ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
+      ++frame;
+
+      if (!args.screenshot.empty()) {
+        // Wait for the run (if asked), stage the panels, let layout settle, then capture.
+        const double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        const bool run_done = !args.run || (!s.worker.busy() && s.run);
+        if (run_done && !staged) {
+          stage_for_screenshot(s);
+          staged = true;
+          settle = frame + 6;
+        }
+        if (!run_done && waited > 900) {
+          std::fprintf(stderr, "warplab-app: the run did not finish in 900 s; capturing anyway\n");
+          settle = frame;
+        }
+        if (settle >= 0 && frame >= settle) {
+          std::string err;
+          if (!write_framebuffer_png(args.screenshot, fb_w, fb_h, err)) {
+            std::fprintf(stderr, "warplab-app: screenshot: %s\n", err.c_str());
+            rc = 1;
+          } else {
+            std::printf("wrote %s (%dx%d, %ld frames, %.1f s)\n", args.screenshot.c_str(), fb_w, fb_h, frame, waited);
+          }
+          break;
+        }
+        if (!run_done) glfwWaitEventsTimeout(0.05);
+      } else if (args.frames >= 0 && frame >= args.frames) {
+        break;
+      }
+      glfwSwapBuffers(window);
+    }
+    ImGui_ImplOpenGL3_Shutdown();
+    ImGui_ImplGlfw_Shutdown();
+  }
+  ImGui::DestroyContext();
+  glfwDestroyWindow(window);
+  glfwTerminate();
+  return rc;
+}
+
+}  // namespace
+}  // namespace warplab::app
+
+int main(int argc, char** argv) {
+  warplab::app::Args args;
+  if (!warplab::app::parse_args(argc, argv, args)) {
+    std::fprintf(stderr,
+                 "usage: warplab-app [--lesson NAME] [--run] [--frames N] [--screenshot OUT.png] "
+                 "[--size WxH] [--lessons DIR]\n");
+    return 2;
+  }
+  return warplab::app::run_app(args);
+}

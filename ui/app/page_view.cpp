@@ -1,0 +1,27 @@
+// The centre panel: the lesson page (Markdown) and, in a second tab, the kernel source with the
+// last run's per-line counts (source_panel.cpp).
+#include "ui/app/app_state.h"
+#include "ui/app/style.h"
+
+namespace warplab::app {
+
+void draw_page_view(AppState& s) {
+  if (!ImGui::BeginTabBar("center_tabs")) return;
+  const int want = s.center_tab;
+  if (ImGui::BeginTabItem("Lesson page", nullptr, want == 0 ? ImGuiTabItemFlags_SetSelected : 0)) {
+    ImGui::BeginChild("page_scroll", ImVec2(0, 0), false);
+    ImGui::PushTextWrapPos(0.0f);
+    draw_markdown(s.doc, s.fonts);
+    ImGui::PopTextWrapPos();
+    ImGui::EndChild();
+    ImGui::EndTabItem();
+  }
+  if (ImGui::BeginTabItem("Kernel source", nullptr, want == 1 ? ImGuiTabItemFlags_SetSelected : 0)) {
+    draw_source_view(s);
+    ImGui::EndTabItem();
+  }
+  s.center_tab = -1;  // a request is applied once; the user's clicks take over
+  ImGui::EndTabBar();
+}
+
+}  // namespace warplab::app

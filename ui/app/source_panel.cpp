@@ -1,0 +1,85 @@
+// The kernel's CUDA source with, per line, the warp instructions the last run issued there and the
+// warp-cycles its warps spent stalled on it (every state but "selected"), from the timing model.
+// The line under the timeline's cursor or hover is highlighted.
+#include <algorithm>
+#include <sstream>
+
+#include "ui/app/app_state.h"
+#include "ui/app/model/lesson_catalog.h"
+#include "ui/app/style.h"
+
+namespace warplab::app {
+
+void draw_source_view(AppState& s) {
+  // Without a run: the selected experiment's source, no counts.
+  std::vector<std::string> fallback;
+  const std::vector<std::string>* lines = nullptr;
+  std::string path;
+  if (s.run && !s.run->source_lines.empty()) {
+    lines = &s.run->source_lines;
+    path = s.run->source_path;
+  } else if (s.experiment < static_cast<int>(s.experiments.size()) && s.experiments[s.experiment].exp) {
+    path = s.experiments[s.experiment].exp->source;
+    std::istringstream in(read_file_text(path));
+    for (std::string line; std::getline(in, line);) fallback.push_back(line);
+    lines = &fallback;
+  }
+  if (!lines) {
+    ImGui::TextDisabled("No kernel source: pick an experiment.");
+    return;
+  }
+  const auto stats = s.run ? s.run->source_line_stats() : std::map<int32_t, RunSnapshot::SourceLineStat>{};
+  uint64_t max_stall = 1;
+  for (const auto& [line, st] : stats) max_stall = std::max(max_stall, st.stall_cycles);
+  int focus_line = 0;
+  if (s.run && s.focus_ptx_line > 0)
+    if (auto it = s.run->ptx_to_src.find(s.focus_ptx_line); it != s.run->ptx_to_src.end())
+      focus_line = it->second;
+
+  ImGui::TextDisabled("%s", path.c_str());
+  help_marker(
+      "Counts come from the simulator's last run, summed over its launches. 'warp inst' counts "
+      "PTX instructions issued per warp (the simulator executes PTX, not the SASS a real GPU "
+      "runs, so real instruction counts differ). 'stall' is warp-cycles spent on the line in "
+      "any state but selected.");
+  const ImGuiTableFlags flags = ImGuiTableFlags_ScrollY | ImGuiTableFlags_RowBg |
+                                ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_SizingFixedFit;
+  if (!ImGui::BeginTable("source", 4, flags, ImVec2(0, 0))) return;
+  ImGui::TableSetupScrollFreeze(0, 1);
+  ImGui::TableSetupColumn("line", ImGuiTableColumnFlags_WidthFixed, 38);
+  ImGui::TableSetupColumn("warp inst", ImGuiTableColumnFlags_WidthFixed, 80);
+  ImGui::TableSetupColumn("stall cycles", ImGuiTableColumnFlags_WidthFixed, 110);
+  ImGui::TableSetupColumn("source", ImGuiTableColumnFlags_WidthStretch);
+  ImGui::TableHeadersRow();
+  ImGui::PushFont(s.fonts.mono);
+  ImGuiListClipper clip;
+  clip.Begin(static_cast<int>(lines->size()));
+  while (clip.Step()) {
+    for (int i = clip.DisplayStart; i < clip.DisplayEnd; ++i) {
+      const int line = i + 1;
+      ImGui::TableNextRow();
+      if (line == focus_line)
+        ImGui::TableSetBgColor(ImGuiTableBgTarget_RowBg0, IM_COL32(90, 80, 20, 160));
+      ImGui::TableSetColumnIndex(0);
+      ImGui::TextDisabled("%d", line);
+      auto it = stats.find(line);
+      ImGui::TableSetColumnIndex(1);
+      if (it != stats.end() && it->second.warp_instructions)
+        ImGui::Text("%llu", static_cast<unsigned long long>(it->second.warp_instructions));
+      ImGui::TableSetColumnIndex(2);
+      if (it != stats.end() && it->second.stall_cycles) {
+        const ImVec2 p = ImGui::GetCursorScreenPos();
+        const float w = 104.0f * static_cast<float>(it->second.stall_cycles) / static_cast<float>(max_stall);
+        ImGui::GetWindowDrawList()->AddRectFilled(p, ImVec2(p.x + w, p.y + ImGui::GetTextLineHeight()),
+                                                  IM_COL32(228, 92, 62, 90));
+        ImGui::Text("%llu", static_cast<unsigned long long>(it->second.stall_cycles));
+      }
+      ImGui::TableSetColumnIndex(3);
+      ImGui::TextUnformatted((*lines)[i].c_str());
+    }
+  }
+  ImGui::PopFont();
+  ImGui::EndTable();
+}
+
+}  // namespace warplab::app

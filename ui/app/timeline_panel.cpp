@@ -1,0 +1,277 @@
+// The warp timeline: one row per warp slot of the traced SM, x = SM cycles, a coloured span per
+// warp state (Nsight Compute's names), memory accesses as ticks. Wheel zooms around the mouse,
+// drag pans, click places the cycle cursor and selects the row's access there; Play animates the
+// cursor. Drawing is two-phase: prepare_row() (model/timeline_view.h) culls and merges the spans
+// of each visible row into boxes, then this file paints them.
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+#include "ui/app/app_state.h"
+#include "ui/app/style.h"
+
+namespace warplab::app {
+
+namespace {
+
+constexpr float kLabelW = 78.0f;
+constexpr float kRowH = 14.0f;
+constexpr float kRulerH = 20.0f;
+
+std::string lab_cycles(double c) {
+  // "12,345" for the cursor readout.
+  std::string digits = std::to_string(static_cast<long long>(std::llround(c)));
+  std::string out;
+  int n = 0;
+  for (auto it = digits.rbegin(); it != digits.rend(); ++it) {
+    if (n && n % 3 == 0 && *it != '-') out.insert(out.begin(), ',');
+    out.insert(out.begin(), *it);
+    ++n;
+  }
+  return out;
+}
+
+void toolbar(AppState& s) {
+  if (ImGui::Button(s.playing ? "Pause" : "Play", ImVec2(56, 0))) {
+    if (!s.playing && s.cursor >= static_cast<double>(s.index.last_cycle))
+      s.cursor = static_cast<double>(s.index.first_cycle);
+    s.playing = !s.playing;
+  }
+  ImGui::SameLine();
+  if (ImGui::Button("|<")) s.cursor = static_cast<double>(s.index.first_cycle);
+  ImGui::SameLine();
+  if (ImGui::Button("Fit")) s.view_fitted = false;
+  ImGui::SameLine();
+  ImGui::SetNextItemWidth(150);
+  ImGui::SliderFloat("##speed", &s.play_speed, 10.0f, 1e6f, "%.0f cycles/s", ImGuiSliderFlags_Logarithmic);
+  ImGui::SameLine();
+  ImGui::Text("cycle %s", lab_cycles(s.cursor).c_str());
+  ImGui::SameLine();
+  ImGui::TextDisabled("of %s", format_cycles(static_cast<double>(s.index.last_cycle)).c_str());
+  if (s.run && s.run->launches.size() > 1) {
+    ImGui::SameLine();
+    ImGui::SetNextItemWidth(180);
+    const std::string cur = std::to_string(s.launch) + ": " + s.run->launches[s.launch].kernel;
+    if (ImGui::BeginCombo("##launch", cur.c_str())) {
+      for (int i = 0; i < static_cast<int>(s.run->launches.size()); ++i) {
+        const std::string l = std::to_string(i) + ": " + s.run->launches[i].kernel;
+        if (ImGui::Selectable(l.c_str(), i == s.launch)) s.select_launch(i);
+      }
+      ImGui::EndCombo();
+    }
+  }
+  const timing::Trace* t = s.trace();
+  if (t) {
+    ImGui::SameLine();
+    ImGui::TextDisabled("| SM %d in detail, %zu warp slots%s", t->options.sms.empty() ? 0 : t->options.sms[0],
+                        s.index.rows.size(), t->truncated ? ", trace truncated (event limit)" : "");
+    help_marker(
+        "Simulated: each row is one warp slot of the traced SM; a slot holds many warps over the "
+        "kernel as blocks retire and new ones arrive. Instructions are PTX, not the SASS a real "
+        "GPU runs. Wheel: zoom. Drag: pan. Shift+wheel: scroll rows. Click: move the cursor and "
+        "pick the access shown in the memory panel.");
+  }
+}
+
+}  // namespace
+
+void draw_timeline_panel(AppState& s) {
+  const timing::Trace* t = s.trace();
+  if (!t || s.index.rows.empty()) {
+    section_title(s.fonts, "Warp timeline");
+    ImGui::TextDisabled(s.worker.busy() ? "Simulating..." : "Run an experiment to record a trace (timing model).");
+    draw_warp_state_legend();
+    return;
+  }
+  toolbar(s);
+  draw_warp_state_legend();
+
+  // Animation: the cursor advances with wall time.
+  const double first = static_cast<double>(s.index.first_cycle);
+  const double last = static_cast<double>(s.index.last_cycle);
+  if (s.playing) {
+    s.cursor += s.play_speed * ImGui::GetIO().DeltaTime;
+    if (s.cursor >= last) {
+      s.cursor = last;
+      s.playing = false;
+    }
+  }
+
+  const ImVec2 avail = ImGui::GetContentRegionAvail();
+  const ImVec2 origin = ImGui::GetCursorScreenPos();
+  const float track_w = std::max(50.0f, avail.x - kLabelW);
+  const float tracks_h = std::max(40.0f, avail.y - kRulerH);
+  s.view.width_px = track_w;
+  if (!s.view_fitted) {
+    s.view.fit(s.index.first_cycle, s.index.last_cycle, track_w);
+    s.view_fitted = true;
+  }
+  if (s.playing) {  // keep the cursor on screen
+    const double x = s.view.x_of(s.cursor);
+    if (x < 0 || x > track_w * 0.9) s.view.first_cycle = s.cursor - 0.1 * track_w * s.view.cycles_per_px;
+  }
+
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  const float tx0 = origin.x + kLabelW;  // track area left edge
+
+  // Interaction over the ruler and tracks.
+  ImGui::InvisibleButton("timeline_area", ImVec2(avail.x, kRulerH + tracks_h),
+                         ImGuiButtonFlags_MouseButtonLeft);
+  const bool hovered = ImGui::IsItemHovered();
+  ImGuiIO& io = ImGui::GetIO();
+  static_assert(kRowH > 0);
+  float& scroll_y = *ImGui::GetStateStorage()->GetFloatRef(ImGui::GetID("row_scroll"), 0.0f);
+  const float content_h = static_cast<float>(s.index.rows.size()) * kRowH;
+  if (hovered && io.MouseWheel != 0) {
+    if (io.KeyShift)
+      scroll_y -= io.MouseWheel * kRowH * 3;
+    else
+      s.view.zoom_at(io.MousePos.x - tx0, std::pow(0.8, io.MouseWheel), 0.02,
+                     std::max(1.0, (last - first) / track_w * 4));
+  }
+  scroll_y = std::clamp(scroll_y, 0.0f, std::max(0.0f, content_h - tracks_h));
+  if (ImGui::IsItemActive() && ImGui::IsMouseDragging(ImGuiMouseButton_Left, 3.0f)) {
+    s.view.pan_px(io.MouseDelta.x);
+    scroll_y = std::clamp(scroll_y - io.MouseDelta.y, 0.0f, std::max(0.0f, content_h - tracks_h));
+  }
+  s.view.clamp_to(s.index.first_cycle, s.index.last_cycle);
+
+  // Ruler.
+  const ImVec2 rul0(tx0, origin.y), rul1(tx0 + track_w, origin.y + kRulerH);
+  dl->AddRectFilled(ImVec2(origin.x, origin.y), rul1, IM_COL32(28, 31, 36, 255));
+  const double step = tick_step(s.view.cycles_per_px, 90.0);
+  const double c0 = std::floor(s.view.first_cycle / step) * step;
+  ImGui::PushFont(s.fonts.small);
+  for (double c = c0; c < s.view.last_cycle(); c += step) {
+    const float x = tx0 + static_cast<float>(s.view.x_of(c));
+    if (x < tx0) continue;
+    dl->AddLine(ImVec2(x, rul1.y - 6), ImVec2(x, rul1.y), color::kDim);
+    dl->AddLine(ImVec2(x, rul1.y), ImVec2(x, rul1.y + tracks_h), color::kGrid);
+    const std::string label = format_cycles(c);
+    dl->AddText(ImVec2(x + 3, origin.y + 2), color::kDim, label.c_str());
+  }
+  dl->AddText(ImVec2(origin.x + 4, origin.y + 2), color::kDim, "cycle");
+  ImGui::PopFont();
+
+  // Tracks (clipped).
+  const ImVec2 trk0(origin.x, rul1.y), trk1(tx0 + track_w, rul1.y + tracks_h);
+  dl->PushClipRect(trk0, trk1, true);
+  const int first_row = static_cast<int>(scroll_y / kRowH);
+  const int last_row = std::min(static_cast<int>(s.index.rows.size()),
+                                static_cast<int>((scroll_y + tracks_h) / kRowH) + 1);
+  int hover_row = -1;
+  if (hovered && io.MousePos.y >= trk0.y) {
+    hover_row = static_cast<int>((io.MousePos.y - trk0.y + scroll_y) / kRowH);
+    if (hover_row >= static_cast<int>(s.index.rows.size())) hover_row = -1;
+  }
+  ImGui::PushFont(s.fonts.small);
+  for (int r = first_row; r < last_row; ++r) {
+    const TraceRow& row = s.index.rows[r];
+    const float y = trk0.y + r * kRowH - scroll_y;
+    if (r == s.selected_row)
+      dl->AddRectFilled(ImVec2(origin.x, y), ImVec2(trk1.x, y + kRowH), IM_COL32(255, 255, 255, 18));
+    char label[32];
+    std::snprintf(label, sizeof label, "SM%d  w%02d", row.sm, row.slot);
+    dl->AddText(ImVec2(origin.x + 4, y + 1), r == s.selected_row ? color::kText : color::kDim, label);
+    // Phase 1: prepare (cull + merge); phase 2: paint.
+    const std::vector<SpanBox> boxes = prepare_row(row.spans, s.view, 2.0f);
+    for (const SpanBox& b : boxes) {
+      ImU32 c = warp_state_color(b.state);
+      if (b.merged()) c = (c & 0x00FFFFFF) | 0xB0000000;
+      dl->AddRectFilled(ImVec2(tx0 + b.x0, y + 2), ImVec2(tx0 + std::max(b.x1, b.x0 + 1.0f), y + kRowH - 1), c);
+    }
+    // Memory accesses: a tick at each issue, when there is room to tell them apart.
+    if (s.view.cycles_per_px < 8.0) {
+      auto& acc = row.accesses;
+      auto it = std::partition_point(acc.begin(), acc.end(), [&](uint32_t a) {
+        return static_cast<double>(t->accesses[a].issue) < s.view.first_cycle;
+      });
+      for (; it != acc.end(); ++it) {
+        const timing::AccessRecord& a = t->accesses[*it];
+        const double x = s.view.x_of(static_cast<double>(a.issue));
+        if (x > track_w) break;
+        dl->AddTriangleFilled(ImVec2(tx0 + float(x) - 3, y), ImVec2(tx0 + float(x) + 3, y),
+                              ImVec2(tx0 + float(x), y + 5), IM_COL32(255, 255, 255, 200));
+      }
+    }
+  }
+  ImGui::PopFont();
+  // The selected access: its lifetime bracketed on its row.
+  if (s.selected_access && *s.selected_access < t->accesses.size()) {
+    const timing::AccessRecord& a = t->accesses[*s.selected_access];
+    const int r = s.index.row_of(a.sm, a.slot);
+    if (r >= 0) {
+      const float y = trk0.y + r * kRowH - scroll_y;
+      const float x0 = tx0 + float(s.view.x_of(double(a.issue)));
+      const float x1 = tx0 + float(s.view.x_of(double(a.ready)));
+      dl->AddRect(ImVec2(x0, y), ImVec2(std::max(x1, x0 + 2), y + kRowH), IM_COL32(255, 255, 255, 230), 0, 0, 2.0f);
+    }
+  }
+  // Cursor.
+  const float cx = tx0 + static_cast<float>(s.view.x_of(s.cursor));
+  dl->AddLine(ImVec2(cx, trk0.y), ImVec2(cx, trk1.y), color::kCursor, 1.5f);
+  dl->PopClipRect();
+  if (cx >= tx0 && cx <= trk1.x) dl->AddTriangleFilled(ImVec2(cx - 5, rul1.y - 7), ImVec2(cx + 5, rul1.y - 7), ImVec2(cx, rul1.y), color::kCursor);
+  dl->AddLine(ImVec2(tx0, trk0.y), ImVec2(tx0, trk1.y), IM_COL32(255, 255, 255, 40));
+
+  // Click: cursor, row and access selection.
+  if (ImGui::IsItemDeactivated() && !ImGui::IsMouseDragPastThreshold(ImGuiMouseButton_Left, 3.0f) &&
+      io.MousePos.x >= tx0) {
+    s.cursor = std::clamp(s.view.cycle_at(io.MousePos.x - tx0), first, last);
+    if (hover_row >= 0) {
+      s.selected_row = hover_row;
+      s.selected_access = s.index.access_near(*t, hover_row, s.cursor);
+    }
+  }
+
+  // Focus line for the source panel: the span under the mouse, else under the cursor.
+  s.focus_ptx_line = 0;
+  if (s.selected_row >= 0)
+    if (const timing::WarpSpan* sp = s.index.span_at(s.selected_row, s.cursor)) s.focus_ptx_line = sp->ptx_line;
+
+  // Hover tooltip.
+  if (hover_row >= 0 && io.MousePos.x >= tx0) {
+    const double hc = s.view.cycle_at(io.MousePos.x - tx0);
+    // Within a couple of pixels, so that thin spans can be hovered when zoomed out.
+    const timing::WarpSpan* sp = s.index.span_at(hover_row, hc);
+    if (!sp) sp = s.index.span_at(hover_row, hc - 2 * s.view.cycles_per_px);
+    if (sp) {
+      s.focus_ptx_line = sp->ptx_line;
+      const TraceRow& row = s.index.rows[hover_row];
+      ImGui::BeginTooltip();
+      ImGui::PushFont(s.fonts.bold);
+      ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(warp_state_color(sp->state)), "%s",
+                         timing::warp_state_name(sp->state).data());
+      ImGui::PopFont();
+      ImGui::TextUnformatted(warp_state_meaning(sp->state));
+      ImGui::Text("SM %d, warp slot %d", row.sm, row.slot);
+      ImGui::Text("cycles %s - %s  (%s cycles)", lab_cycles(double(sp->begin)).c_str(),
+                  lab_cycles(double(sp->end)).c_str(), lab_cycles(double(sp->end - sp->begin)).c_str());
+      if (auto is = s.index.issue_at_or_before(*t, hover_row, double(sp->end))) {
+        const timing::IssueRecord& ir = t->issues[*is];
+        ImGui::Text("block %u, warp %d of the block", ir.block, ir.warp_in_block);
+      }
+      if (s.run && sp->ptx_line > 0) {
+        auto it = s.run->ptx_text.find(sp->ptx_line);
+        ImGui::Separator();
+        ImGui::Text("PTX line %d:", sp->ptx_line);
+        ImGui::PushFont(s.fonts.mono);
+        ImGui::TextUnformatted(it != s.run->ptx_text.end() ? it->second.c_str() : "?");
+        ImGui::PopFont();
+        if (auto src = s.run->ptx_to_src.find(sp->ptx_line); src != s.run->ptx_to_src.end()) {
+          const int line = src->second;
+          ImGui::Text("%s:%d", file_name(s.run->source_path).c_str(), line);
+          if (line >= 1 && line <= static_cast<int>(s.run->source_lines.size())) {
+            ImGui::PushFont(s.fonts.mono);
+            ImGui::TextUnformatted(s.run->source_lines[line - 1].c_str());
+            ImGui::PopFont();
+          }
+        }
+      }
+      ImGui::TextDisabled("simulated: PTX instructions, not SASS");
+      ImGui::EndTooltip();
+    }
+  }
+}
+
+}  // namespace warplab::app
