@@ -492,11 +492,11 @@ std::string format_sweep_table(const SweepResult& s) {
   const size_t per_run = s.runs.empty() ? 0 : s.runs.front().launches.size();
   for (size_t i = 0; i < per_run; ++i) {
     const LaunchRecord& l = s.runs.front().launches[i];
-    const std::string tag = per_run > 1 ? "L" + std::to_string(l.launch_index) +
-                                              (l.repeat_index ? "." + std::to_string(l.repeat_index) : "") + " "
-                                        : "";
+    const std::string tag = "L" + std::to_string(l.launch_index) +
+                            (l.repeat_index ? "." + std::to_string(l.repeat_index) : "") + " " +
+                            (per_run > 1 ? l.kernel + " " : "");
     const size_t before = cols.size();
-    cols.push_back({tag + "warp_inst", [](const LaunchRecord& l) {
+    cols.push_back({tag + (per_run > 1 ? "" : l.kernel + " ") + "warp_inst", [](const LaunchRecord& l) {
                       return l.stats ? group_thousands(l.stats->warp_instructions) : std::string("-");
                     }});
     if (timing) {

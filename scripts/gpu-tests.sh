@@ -9,7 +9,9 @@
 #    $DOCTEST_DIR, e.g. a carried .gl-carry/).
 # 2. Runs it: the GPU-free tests, then the whole kernels on the GPU (results bit-exact, timing,
 #    launch overhead, counters). Lines starting with MEASURE are the measurements.
-# 3. Once the CLI exists (build/warplab), runs every lesson experiment with --backend both.
+# 3. Once the CLI exists (build-gpu-tests/warplab, or $WARPLAB: a binary built elsewhere and
+#    carried here), runs every lesson experiment with --backend both, unless
+#    WARPLAB_SKIP_EXPERIMENTS=1 (when the caller runs them itself with its own sizes).
 # Logs go to LOG_DIR (default: $OUT when set, else ./gpu-test-logs).
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -18,6 +20,7 @@ mkdir -p "$LOG_DIR"
 BUILD=build-gpu-tests
 CUDA_INC=/usr/local/cuda/include
 status=0
+WARPLAB="${WARPLAB:-}"
 
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv 2>&1 | tee "$LOG_DIR/nvidia-smi.txt"
 
@@ -54,7 +57,9 @@ fi
 grep -A20 "MEASURE" "$LOG_DIR/test_6xx.log" | grep -v "^===" > "$LOG_DIR/measurements.txt" || true
 
 # 3. Lesson experiments on both backends, when the CLI exists.
-if [ -n "${WARPLAB:-}" ]; then
+if [ "${WARPLAB_SKIP_EXPERIMENTS:-0}" = 1 ]; then
+  echo "lesson experiments skipped here (WARPLAB_SKIP_EXPERIMENTS=1)"
+elif [ -n "${WARPLAB:-}" ]; then
   for f in lessons/*/*.toml lessons/*.toml; do
     [ -f "$f" ] || continue
     echo "== $f"

@@ -2,6 +2,7 @@
 // simulator's warp timeline, memory journey and counters below.
 //
 //   warplab-app [--lesson NAME] [--run] [--frames N] [--screenshot OUT.png] [--size WxH]
+//               [--lessons DIR] [--show-source]
 //
 // --screenshot renders a few frames (after the run, with --run), reads the framebuffer back,
 // writes a PNG and exits: the headless self-check under Xvfb. --frames N exits after N frames.
@@ -30,6 +31,7 @@ struct Args {
   std::string screenshot;
   std::string lessons_root = std::string(WARPLAB_SOURCE_DIR) + "/lessons";
   bool run = false;
+  bool show_source = false;  // open the kernel-source tab (for screenshots)
   long frames = -1;
   int width = 1600, height = 1000;
 };
@@ -57,6 +59,8 @@ bool parse_args(int argc, char** argv, Args& a) {
     } else if (k == "--size") {
       const char* v = next();
       if (!v || std::sscanf(v, "%dx%d", &a.width, &a.height) != 2) return false;
+    } else if (k == "--show-source") {
+      a.show_source = true;
     } else if (k == "--run") {
       a.run = true;
     } else {
@@ -99,7 +103,7 @@ void layout_and_draw(AppState& s, float w, float h) {
   if (ImGui::Begin("Experiment", nullptr, fixed | ImGuiWindowFlags_NoTitleBar)) draw_experiment_panel(s);
   ImGui::End();
   place(0, bottom_y, tl_w, h - bottom_y);
-  if (ImGui::Begin("Warp timeline (simulated, traced SM)", nullptr, fixed | ImGuiWindowFlags_NoScrollbar |
+  if (ImGui::Begin("Warp timeline", nullptr, fixed | ImGuiWindowFlags_NoTitleBar | ImGuiWindowFlags_NoScrollbar |
                                                                   ImGuiWindowFlags_NoScrollWithMouse))
     draw_timeline_panel(s);
   ImGui::End();
@@ -164,6 +168,7 @@ int run_app(const Args& args) {
     }
     s.select_lesson(l);
     if (args.run) s.start_run();
+    if (args.show_source) s.center_tab = 1;
 
     const auto t0 = std::chrono::steady_clock::now();
     long frame = 0, settle = -1;
@@ -230,7 +235,7 @@ int main(int argc, char** argv) {
   if (!warplab::app::parse_args(argc, argv, args)) {
     std::fprintf(stderr,
                  "usage: warplab-app [--lesson NAME] [--run] [--frames N] [--screenshot OUT.png] "
-                 "[--size WxH] [--lessons DIR]\n");
+                 "[--size WxH] [--lessons DIR] [--show-source]\n");
     return 2;
   }
   return warplab::app::run_app(args);

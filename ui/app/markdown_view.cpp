@@ -45,8 +45,14 @@ void flow_runs(const std::vector<TextRun>& runs, const Fonts& f, ImFont* base = 
       }
       // A token: a word and the spaces after it (inline code keeps its spaces as one piece).
       size_t j = i;
-      while (j < t.size() && t[j] != ' ' && t[j] != '\n') ++j;
-      while (j < t.size() && t[j] == ' ') ++j;
+      if (r.code) {  // inline code stays in one piece (unless it is wider than the column)
+        while (j < t.size() && t[j] != '\n') ++j;
+        if (font->CalcTextSizeA(size, FLT_MAX, 0.0f, t.data() + i, t.data() + j).x > width) j = i;
+      }
+      if (j == i) {
+        while (j < t.size() && t[j] != ' ' && t[j] != '\n') ++j;
+        while (j < t.size() && t[j] == ' ') ++j;
+      }
       const char* b = t.data() + i;
       const char* e = t.data() + j;
       ImVec2 sz = font->CalcTextSizeA(size, FLT_MAX, 0.0f, b, e);

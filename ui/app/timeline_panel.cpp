@@ -32,6 +32,8 @@ std::string lab_cycles(double c) {
 }
 
 void toolbar(AppState& s) {
+  section_title(s.fonts, "Warp timeline");
+  ImGui::SameLine(0, 16);
   if (ImGui::Button(s.playing ? "Pause" : "Play", ImVec2(56, 0))) {
     if (!s.playing && s.cursor >= static_cast<double>(s.index.last_cycle))
       s.cursor = static_cast<double>(s.index.first_cycle);
@@ -62,9 +64,12 @@ void toolbar(AppState& s) {
   }
   const timing::Trace* t = s.trace();
   if (t) {
+    char info[128];
+    std::snprintf(info, sizeof info, "SM %d in detail, %zu warp slots%s", t->options.sms.empty() ? 0 : t->options.sms[0],
+                  s.index.rows.size(), t->truncated ? ", trace truncated (event limit)" : "");
     ImGui::SameLine();
-    ImGui::TextDisabled("| SM %d in detail, %zu warp slots%s", t->options.sms.empty() ? 0 : t->options.sms[0],
-                        s.index.rows.size(), t->truncated ? ", trace truncated (event limit)" : "");
+    if (ImGui::GetContentRegionAvail().x < ImGui::CalcTextSize(info).x + 40) ImGui::NewLine();
+    ImGui::TextDisabled("%s", info);
     help_marker(
         "Simulated: each row is one warp slot of the traced SM; a slot holds many warps over the "
         "kernel as blocks retire and new ones arrive. Instructions are PTX, not the SASS a real "
@@ -130,7 +135,12 @@ void draw_timeline_panel(AppState& s) {
                      std::max(1.0, (last - first) / track_w * 4));
   }
   scroll_y = std::clamp(scroll_y, 0.0f, std::max(0.0f, content_h - tracks_h));
+  bool& dragged = *ImGui::GetStateStorage()->GetBoolRef(ImGui::GetID("dragged"), false);
+  const bool released = ImGui::IsItemDeactivated();
+  const bool was_click = released && !dragged;
+  if (released) dragged = false;
   if (ImGui::IsItemActive() && ImGui::IsMouseDragging(ImGuiMouseButton_Left, 3.0f)) {
+    dragged = true;
     s.view.pan_px(io.MouseDelta.x);
     scroll_y = std::clamp(scroll_y - io.MouseDelta.y, 0.0f, std::max(0.0f, content_h - tracks_h));
   }
@@ -215,8 +225,7 @@ void draw_timeline_panel(AppState& s) {
   dl->AddLine(ImVec2(tx0, trk0.y), ImVec2(tx0, trk1.y), IM_COL32(255, 255, 255, 40));
 
   // Click: cursor, row and access selection.
-  if (ImGui::IsItemDeactivated() && !ImGui::IsMouseDragPastThreshold(ImGuiMouseButton_Left, 3.0f) &&
-      io.MousePos.x >= tx0) {
+  if (was_click && io.MousePos.x >= tx0) {
     s.cursor = std::clamp(s.view.cycle_at(io.MousePos.x - tx0), first, last);
     if (hover_row >= 0) {
       s.selected_row = hover_row;

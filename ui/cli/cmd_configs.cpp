@@ -43,13 +43,13 @@ int show(const std::string& name) {
   size_t wk = 0, wv = 0, wu = 0;
   for (const auto& f : fields) {
     wk = std::max(wk, f.key.size());
-    wv = std::max(wv, f.value.size());
+    if (f.value.size() <= 16) wv = std::max(wv, f.value.size());  // long strings overflow
     wu = std::max(wu, f.unit.size());
   }
   for (const auto& f : fields) {
     if (f.section != section) std::cout << "\n[" << (section = f.section) << "]\n";
     std::cout << "  " << f.key << std::string(wk + 2 - f.key.size(), ' ')
-              << std::string(wv - f.value.size(), ' ') << f.value << " " << f.unit
+              << std::string(wv - std::min(wv, f.value.size()), ' ') << f.value << " " << f.unit
               << std::string(wu + 2 - f.unit.size(), ' ') << f.description << "\n";
   }
   return kExitOk;

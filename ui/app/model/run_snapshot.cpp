@@ -117,7 +117,7 @@ RunSnapshot run_traced(const RunRequest& req) {
       }
     addresses.push_back(addr);
   }
-  auto config = timing::load_config(req.config);
+  auto config = timing::load_config(snap.config);
   if (!config) {
     snap.error = config.error().to_string();
     return finish();

@@ -1,0 +1,52 @@
+// The app's run path (ui/app/model/run_worker.h, run_snapshot.h): an experiment runs on the
+// worker thread in the timing model with the trace on, and arrives as one immutable snapshot.
+// Needs NVRTC to compile the lesson's kernel; skipped without it.
+#include <doctest/doctest.h>
+
+#include <chrono>
+#include <thread>
+
+#include "lab/compile.h"
+#include "ui/app/model/run_worker.h"
+#include "ui/app/model/trace_index.h"
+
+using namespace warplab;
+
+TEST_CASE("704 a small coalesced copy runs on the worker and arrives with its trace") {
+  if (!lab::Toolchain().has_nvrtc()) {
+    MESSAGE("skipped: no NVRTC");
+    return;
+  }
+  auto exp = lab::load_experiment(std::string(WARPLAB_SOURCE_DIR) + "/lessons/02-coalescing/copy.toml");
+  REQUIRE(exp);
+  REQUIRE(lab::set_param(*exp, "N=8192"));
+  app::RunWorker worker;
+  app::RunRequest req;
+  req.experiment = *exp;
+  req.probe_gpu = false;
+  REQUIRE(worker.start(req));
+  CHECK_FALSE(worker.start(req));  // one run at a time (refused while busy, or already done)
+  while (worker.busy()) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  CHECK(worker.generation() == 1);
+  auto snap = worker.latest();
+  REQUIRE(snap);
+  INFO(snap->error);
+  REQUIRE(snap->ok());
+  REQUIRE(snap->launches.size() == 1);
+  const app::LaunchView& l = snap->launches[0];
+  REQUIRE(l.timing);
+  CHECK(l.timing->cycles > 0);
+  CHECK(l.timing->stats.warp_instructions == 256 * 20);  // 20 PTX instructions per warp, as `warplab run` counts
+  CHECK_FALSE(l.timing->trace.spans.empty());
+  CHECK_FALSE(l.timing->trace.accesses.empty());
+  REQUIRE(snap->checks.size() == 1);
+  CHECK(snap->checks[0].passed);
+  // Every span is a whole number of cycles and the index sees the traced SM only.
+  const app::TraceIndex ix = app::build_trace_index(l.timing->trace);
+  REQUIRE_FALSE(ix.rows.empty());
+  for (const auto& r : ix.rows) CHECK(r.sm == 0);
+  CHECK(ix.last_cycle <= l.timing->cycles + 1);
+  // The kernel's source lines carry the instruction counts.
+  CHECK_FALSE(snap->source_line_stats().empty());
+  CHECK(snap->ptx_text.count(l.timing->trace.accesses[0].ptx_line) == 1);
+}
