@@ -201,7 +201,7 @@ Expected<RunResult> Runner::run_once(const Experiment& exp) {
     }
     ctx.gpu_module = mod;
   }
-  ctx.trace = !options_.trace_path.empty() && !traced_;
+  ctx.trace = options_.trace.has_value() && !traced_;
   traced_ = traced_ || ctx.trace;
   auto backend = make_backend(options_, ctx);
   if (!backend) return backend.error();
@@ -243,10 +243,12 @@ Expected<RunResult> Runner::run_once(const Experiment& exp) {
 }
 
 Status Runner::prepare_backends() {
-  if (!options_.trace_path.empty() && options_.mode != SimMode::Timing)
+  if (options_.trace && options_.mode != SimMode::Timing)
     return Error{"", 0, "--trace needs the timing model (--mode timing)"};
-  if (!options_.trace_path.empty() && options_.backend == BackendKind::Gpu)
+  if (options_.trace && options_.backend == BackendKind::Gpu)
     return Error{"", 0, "--trace records the simulator's timing model: use --backend sim or both"};
+  if (options_.trace && !options_.trace->path.empty() && !options_.trace->launch)
+    return Error{"", 0, "--trace FILE records one launch: say which (--trace-launch)"};
   if (options_.mode == SimMode::Timing && !config_ && options_.backend != BackendKind::Gpu) {
     auto cfg = load_gpu_config(options_.config);
     if (!cfg) {
@@ -331,14 +333,14 @@ Expected<ExperimentResult> Runner::run(const Experiment& exp) {
   const RunResult& first = out.run ? *out.run : out.sweep->runs.front();
   if (first.unit && !first.unit->resources_note.empty())
     out.notes.push_back(first.unit->resources_note);
-  if (!options_.trace_path.empty()) {
+  if (options_.trace && !options_.trace->path.empty()) {
+    const std::string which = std::to_string(*options_.trace->launch);
     bool written = false;
     for (const LaunchRecord& l : first.launches) written = written || l.sim.contains("trace_file");
-    out.notes.push_back(written ? "trace of launch " + std::to_string(options_.trace_launch) +
-                                      " written to " + options_.trace_path +
-                                      (out.sweep ? " (first sweep row)" : "")
-                                : "--trace-launch " + std::to_string(options_.trace_launch) +
-                                      ": only " + std::to_string(first.launches.size()) +
+    out.notes.push_back(written ? "trace of launch " + which + " written to " +
+                                      options_.trace->path + (out.sweep ? " (first sweep row)" : "")
+                                : "--trace-launch " + which + ": only " +
+                                      std::to_string(first.launches.size()) +
                                       " launch(es) ran; no trace written");
   }
   return out;

@@ -34,6 +34,7 @@
 #include "lab/experiment.h"
 #include "sim/func/executor.h"
 #include "sim/timing/config.h"
+#include "sim/timing/gpu_model.h"
 
 namespace warplab::gpu {
 class Backend;
@@ -57,12 +58,21 @@ struct GpuRunOptions {
   std::optional<bool> counters;   // read hardware counters; unset = on with `both`, off with `gpu`
 };
 
+// Capturing the timing model's event trace (sim/timing/trace.h), for `warplab run --trace` and the
+// desktop app alike. Each traced launch's record keeps the trace in `timing->trace`; with a path,
+// the one traced launch is also written there as Chrome trace-event JSON (ui.perfetto.dev).
+// Only the first run of a sweep is traced.
+struct TraceCapture {
+  timing::TraceOptions options;  // SMs in full detail, cycle window, event budget (enabled implied)
+  std::optional<size_t> launch;  // which executed launch (0 = the first); unset = every launch
+  std::string path;              // "" = keep in memory only; else needs `launch` (one file)
+};
+
 struct RunOptions {
   BackendKind backend = BackendKind::Sim;
   SimMode mode = SimMode::Functional;  // the library's default; `warplab run` defaults to timing
   std::string config;       // timing-model preset name or file ("" = the default, h100-sxm)
-  std::string trace_path;   // timing mode: write this launch's Chrome trace-event JSON here
-  size_t trace_launch = 0;  // which executed launch to trace (0 = the first; a sweep's first row)
+  std::optional<TraceCapture> trace;  // timing mode: capture the model's event trace (unset = off)
   GpuRunOptions gpu;
   bool count_lines = true;  // per PTX/CUDA line counts
   bool resources = true;    // ask nvJitLink for registers/shared memory
@@ -85,6 +95,9 @@ struct LaunchRecord {
   std::optional<KernelResources> resources;
   uint32_t ptx_static_shared_bytes = 0;  // from the PTX alone (when nvJitLink is absent)
   double sim_wall_seconds = 0;
+  // Timing mode: the model's whole result (cycles, warp states by line, memory table), with the
+  // event trace when this launch was traced (RunOptions::trace); shared so copies stay cheap.
+  std::shared_ptr<const timing::TimingResult> timing;
   nlohmann::json sim = nlohmann::json::object();  // backend extras: timing model's cycles,
   nlohmann::json gpu = nlohmann::json::object();  // time_us, ipc, occupancy, ...; GPU times
   // --backend both/gpu: the GPU could not run the launch, or its buffers differ from the
@@ -151,7 +164,7 @@ struct BackendContext {
   std::shared_ptr<const timing::GpuConfig> config;  // timing mode
   std::shared_ptr<gpu::Backend> gpu;                // gpu / both
   std::shared_ptr<const gpu::GpuModule> gpu_module; // unit->ptx loaded on the GPU
-  bool trace = false;                               // this run writes options.trace_path
+  bool trace = false;                               // this run captures options.trace
 };
 
 // Creates the backend for `options`. A choice that cannot work here (timing mode without a
@@ -171,18 +184,19 @@ class Runner {
   Expected<RunResult> run_once(const Experiment& exp);
   // A whole experiment: one run, or every combination of the sweep.
   Expected<ExperimentResult> run(const Experiment& exp);
-
- private:
-  // Loads the preset (timing mode) and opens the GPU (gpu/both) once per Runner.
+  // Loads the preset (timing mode) and opens the GPU (gpu/both) once per Runner; run() and
+  // run_once() call it first. Public so a caller can learn early that the GPU is missing (the
+  // Error says why) and fall back to the simulator, as the desktop app does.
   Status prepare_backends();
 
+ private:
   const Toolchain& toolchain_;
   RunOptions options_;
   std::map<std::string, std::shared_ptr<const CompiledUnit>> units_;
   std::shared_ptr<const timing::GpuConfig> config_;
   std::shared_ptr<gpu::Backend> gpu_;
   std::map<std::string, std::shared_ptr<const gpu::GpuModule>> gpu_modules_;  // per defines key
-  bool traced_ = false;  // the trace was written (only the first run of a sweep is traced)
+  bool traced_ = false;  // the trace was captured (only the first run of a sweep is traced)
 };
 
 }  // namespace warplab::lab

@@ -59,7 +59,9 @@ class SimBackend : public LaunchBackend {
   Status launch_timing(const BoundLaunch& l, LaunchRecord& rec, size_t index) {
     timing::TimingOptions to;
     to.registers_per_thread = rec.resources ? rec.resources->registers : 0;
-    const bool trace = ctx_.trace && index == options_.trace_launch;
+    const TraceCapture* capture = ctx_.trace && options_.trace ? &*options_.trace : nullptr;
+    const bool trace = capture && (!capture->launch || *capture->launch == index);
+    if (trace) to.trace = capture->options;
     to.trace.enabled = trace;
     auto t0 = std::chrono::steady_clock::now();
     auto r = timing::run_timing(program(), memory_, l.config, *ctx_.config, to);
@@ -70,17 +72,19 @@ class SimBackend : public LaunchBackend {
     rec.sim["wall_s"] = rec.sim_wall_seconds;
     if (!rec.resources)
       rec.sim["note"] = "registers per thread unknown (nvJitLink unavailable): 32 assumed";
-    if (trace) {
-      std::ofstream out(options_.trace_path);
-      if (!out) return Error{options_.trace_path, 0, "cannot write the trace file"};
+    if (trace && !capture->path.empty()) {
+      const std::string& path = capture->path;
+      std::ofstream out(path);
+      if (!out) return Error{path, 0, "cannot write the trace file"};
       if (auto s = timing::write_chrome_trace(r->trace, out); !s) return s;
       out.close();
-      if (!out) return Error{options_.trace_path, 0, "cannot write the trace file"};
-      rec.sim["trace_file"] = options_.trace_path;
-      rec.sim["trace_truncated"] = r->trace.truncated;
+      if (!out) return Error{path, 0, "cannot write the trace file"};
+      rec.sim["trace_file"] = path;
     }
-    rec.stats = std::move(r->stats);
-    rec.fault = std::move(r->fault);
+    if (trace) rec.sim["trace_truncated"] = r->trace.truncated;
+    rec.stats = r->stats;
+    rec.fault = r->fault;
+    rec.timing = std::make_shared<const timing::TimingResult>(std::move(*r));
     return Ok{};
   }
 

@@ -6,9 +6,17 @@
 // under lessons/calibration/lesson_*.ptx with `nvcc -ptx -arch=compute_90 -lineinfo`; the register
 // counts below are what `ptxas -arch=sm_90 -v` reports for that PTX. Times are time_us, which
 // includes the config's launch overhead, as CUDA-event timings do (nine kernels = nine launches).
+// Protocol, as measured: the launch sequence of an experiment runs once to warm up, then again
+// timed, on one L2 kept across the launches (TimingOptions::l2), so data that fits in the L2 (the
+// matrices of matmul) is found there, as by the H100's timed launches after its warm-up launches.
 // Sizes: n = 2^24 floats (three 64 MiB buffers: more than the 50 MiB L2, as on the H100) for the
 // memory-bound experiments; the divergence kernels are compute-bound and run at n = 2^22; matmul
 // runs at 512^3 (the H100 figure is 2048^3, which would take hours here).
+//
+// Known gap (2026-11-22): strided copy at stride 32 (10.8 vs 15.6, -31%) and 64 (10.2 vs 20.6,
+// -50%) come out too fast. From stride 16 on, every warp access touches one sector per line, so
+// DRAM traffic and L2 work stop growing in the model; the H100 keeps slowing down, most likely from
+// DRAM row-buffer misses and TLB misses (a warp spans 8 KiB at stride 64), neither modelled yet.
 //
 // Slow (minutes): runs only with WARPLAB_CALIBRATE=1 in the environment. Each experiment is its own
 // test case, so `test_3xx -tc='330*stride*'` runs one.
@@ -26,6 +34,7 @@
 #include "sim/func/executor.h"
 #include "sim/ptx/parser.h"
 #include "sim/timing/gpu_model.h"
+#include "sim/timing/l2.h"
 
 using namespace warplab;
 using namespace warplab::timing;
@@ -70,7 +79,7 @@ Arg i32(int32_t v) { return {Arg::Kind::Int, 0, v, 0}; }
 Arg f32(float v) { return {Arg::Kind::Float, 0, 0, v}; }
 
 // time_us of one launch (kernel time + the config's launch overhead).
-double time_us(const func::Program& prog, func::DeviceMemory& mem, const GpuConfig& cfg,
+double time_us(const func::Program& prog, func::DeviceMemory& mem, const GpuConfig& cfg, L2& l2,
                const char* kernel, func::Dim3 grid, func::Dim3 block, int registers,
                std::initializer_list<Arg> args) {
   func::LaunchConfig launch{kernel, grid, block, 0, {}};
@@ -81,6 +90,7 @@ double time_us(const func::Program& prog, func::DeviceMemory& mem, const GpuConf
   }
   TimingOptions o;
   o.registers_per_thread = registers;
+  o.l2 = &l2;
   auto r = run_timing(prog, mem, launch, cfg, o);
   REQUIRE_MESSAGE(r, (r ? "" : r.error().to_string()));
   REQUIRE_FALSE(r->fault);
@@ -113,18 +123,25 @@ TEST_CASE("330 vec_add block-size sweep vs the H100 (WARPLAB_CALIBRATE=1)") {
   const auto prog = lesson_program("vec_add");
   const uint32_t n = 1u << 24;
   func::DeviceMemory mem;
+  L2 l2(*cfg);
   const uint64_t x = mem.allocate("x", n * 4ull), y = mem.allocate("y", n * 4ull),
                  z = mem.allocate("z", n * 4ull);
   auto run = [&](uint32_t b) {
-    return time_us(prog, mem, *cfg, "vec_add", {cdiv(n, b), 1, 1}, {b, 1, 1}, 12,
+    return time_us(prog, mem, *cfg, l2, "vec_add", {cdiv(n, b), 1, 1}, {b, 1, 1}, 12,
                    {ptr(x), ptr(y), ptr(z), i32(static_cast<int32_t>(n))});
   };
-  const double t256 = run(256);
+  auto timed = [&](uint32_t b) {   // a warm-up launch, then the timed one
+    run(b);
+    return run(b);
+  };
+  const double t256 = timed(256);
   std::ostringstream table;
   table << kHeader;
-  const std::pair<uint32_t, double> h100[] = {{32, 323}, {64, 165}, {128, 86.0}, {512, 82.0}, {1024, 86.5}};
+  const std::pair<uint32_t, double> h100[] = {
+      {32, 323}, {64, 165}, {128, 86.0}, {512, 82.0}, {1024, 86.5}};
   for (auto [b, us] : h100)
-    row(table, "vec_add block " + std::to_string(b) + " / block 256", "n = 2^24", run(b) / t256, us / 79.4);
+    row(table, "vec_add block " + std::to_string(b) + " / block 256", "n = 2^24", timed(b) / t256,
+        us / 79.4);
   table << "(block 256: " << t256 << " us simulated, 79.4 us on the H100)\n";
   MESSAGE(table.str());
 }
@@ -136,17 +153,24 @@ TEST_CASE("330 strided copy stride sweep vs the H100 (WARPLAB_CALIBRATE=1)") {
   const auto prog = lesson_program("coalescing");
   const uint32_t n = 1u << 24;
   func::DeviceMemory mem;
+  L2 l2(*cfg);
   const uint64_t x = mem.allocate("x", n * 4ull), y = mem.allocate("y", n * 4ull);
   auto run = [&](int32_t s) {
-    return time_us(prog, mem, *cfg, "strided_copy", {cdiv(n, 256), 1, 1}, {256, 1, 1}, 12,
+    return time_us(prog, mem, *cfg, l2, "strided_copy", {cdiv(n, 256), 1, 1}, {256, 1, 1}, 12,
                    {ptr(x), ptr(y), i32(static_cast<int32_t>(n)), i32(s)});
   };
-  const double t1 = run(1);
+  auto timed = [&](int32_t s) {   // a warm-up launch, then the timed one
+    run(s);
+    return run(s);
+  };
+  const double t1 = timed(1);
   std::ostringstream table;
   table << kHeader;
-  const std::pair<int32_t, double> h100[] = {{2, 2.01}, {4, 3.96}, {8, 7.85}, {16, 10.9}, {32, 15.6}, {64, 20.6}};
+  const std::pair<int32_t, double> h100[] = {{2, 2.01},  {4, 3.96},  {8, 7.85},
+                                             {16, 10.9}, {32, 15.6}, {64, 20.6}};
   for (auto [s, ratio] : h100)
-    row(table, "strided copy stride " + std::to_string(s) + " / stride 1", "n = 2^24", run(s) / t1, ratio);
+    row(table, "strided copy stride " + std::to_string(s) + " / stride 1", "n = 2^24",
+        timed(s) / t1, ratio);
   MESSAGE(table.str());
 }
 
@@ -158,21 +182,36 @@ TEST_CASE("330 GELU nine kernels vs fused vs the H100 (WARPLAB_CALIBRATE=1)") {
   const uint32_t n = 1u << 24;
   const int32_t ni = static_cast<int32_t>(n);
   func::DeviceMemory mem;
-  std::vector<uint64_t> t(11);   // x, t1..t8, y_nine, y_fused (as lessons/06-operator-fusion/gelu.toml)
+  L2 l2(*cfg);
+  // x, t1..t8, y_nine, y_fused (as lessons/06-operator-fusion/gelu.toml)
+  std::vector<uint64_t> t(11);
   for (size_t i = 0; i < t.size(); ++i) t[i] = mem.allocate("b" + std::to_string(i), n * 4ull);
   const func::Dim3 grid{cdiv(n, 256), 1, 1}, block{256, 1, 1};
   const uint64_t x = t[0];
-  double nine = 0;
-  nine += time_us(prog, mem, *cfg, "ew_mul", grid, block, 12, {ptr(x), ptr(x), ptr(t[1]), i32(ni)});
-  nine += time_us(prog, mem, *cfg, "ew_mul", grid, block, 12, {ptr(t[1]), ptr(x), ptr(t[2]), i32(ni)});
-  nine += time_us(prog, mem, *cfg, "ew_scale", grid, block, 10, {ptr(t[2]), f32(0.044715f), ptr(t[3]), i32(ni)});
-  nine += time_us(prog, mem, *cfg, "ew_add", grid, block, 12, {ptr(x), ptr(t[3]), ptr(t[4]), i32(ni)});
-  nine += time_us(prog, mem, *cfg, "ew_scale", grid, block, 10, {ptr(t[4]), f32(0.7978845608f), ptr(t[5]), i32(ni)});
-  nine += time_us(prog, mem, *cfg, "ew_tanh", grid, block, 14, {ptr(t[5]), ptr(t[6]), i32(ni)});
-  nine += time_us(prog, mem, *cfg, "ew_add_scalar", grid, block, 10, {ptr(t[6]), f32(1.0f), ptr(t[7]), i32(ni)});
-  nine += time_us(prog, mem, *cfg, "ew_mul", grid, block, 12, {ptr(x), ptr(t[7]), ptr(t[8]), i32(ni)});
-  nine += time_us(prog, mem, *cfg, "ew_scale", grid, block, 10, {ptr(t[8]), f32(0.5f), ptr(t[9]), i32(ni)});
-  const double fused = time_us(prog, mem, *cfg, "gelu_fused", grid, block, 14, {ptr(x), ptr(t[10]), i32(ni)});
+  double nine = 0, fused = 0;
+  for (int pass = 0; pass < 2; ++pass) {  // warm-up pass, timed pass
+    nine = 0;
+    nine += time_us(prog, mem, *cfg, l2, "ew_mul", grid, block, 12,
+                    {ptr(x), ptr(x), ptr(t[1]), i32(ni)});
+    nine += time_us(prog, mem, *cfg, l2, "ew_mul", grid, block, 12,
+                    {ptr(t[1]), ptr(x), ptr(t[2]), i32(ni)});
+    nine += time_us(prog, mem, *cfg, l2, "ew_scale", grid, block, 10,
+                    {ptr(t[2]), f32(0.044715f), ptr(t[3]), i32(ni)});
+    nine += time_us(prog, mem, *cfg, l2, "ew_add", grid, block, 12,
+                    {ptr(x), ptr(t[3]), ptr(t[4]), i32(ni)});
+    nine += time_us(prog, mem, *cfg, l2, "ew_scale", grid, block, 10,
+                    {ptr(t[4]), f32(0.7978845608f), ptr(t[5]), i32(ni)});
+    nine +=
+        time_us(prog, mem, *cfg, l2, "ew_tanh", grid, block, 14, {ptr(t[5]), ptr(t[6]), i32(ni)});
+    nine += time_us(prog, mem, *cfg, l2, "ew_add_scalar", grid, block, 10,
+                    {ptr(t[6]), f32(1.0f), ptr(t[7]), i32(ni)});
+    nine += time_us(prog, mem, *cfg, l2, "ew_mul", grid, block, 12,
+                    {ptr(x), ptr(t[7]), ptr(t[8]), i32(ni)});
+    nine += time_us(prog, mem, *cfg, l2, "ew_scale", grid, block, 10,
+                    {ptr(t[8]), f32(0.5f), ptr(t[9]), i32(ni)});
+    fused =
+        time_us(prog, mem, *cfg, l2, "gelu_fused", grid, block, 14, {ptr(x), ptr(t[10]), i32(ni)});
+  }
   std::ostringstream table;
   table << kHeader;
   row(table, "GELU nine kernels / fused", "n = 2^24", nine / fused, 9.51);
@@ -187,11 +226,14 @@ TEST_CASE("330 divergent vs uniform branch vs the H100 (WARPLAB_CALIBRATE=1)") {
   const auto prog = lesson_program("branch");
   const uint32_t n = 1u << 22;
   func::DeviceMemory mem;
+  L2 l2(*cfg);
   const uint64_t x = mem.allocate("x", n * 4ull), y = mem.allocate("y", n * 4ull);
   auto run = [&](const char* kernel) {
-    return time_us(prog, mem, *cfg, kernel, {cdiv(n, 256), 1, 1}, {256, 1, 1}, 8,
+    return time_us(prog, mem, *cfg, l2, kernel, {cdiv(n, 256), 1, 1}, {256, 1, 1}, 8,
                    {ptr(x), ptr(y), i32(static_cast<int32_t>(n))});
   };
+  run("branch_divergent");  // warm-up launches, then timed ones
+  run("branch_uniform");
   const double div = run("branch_divergent"), uni = run("branch_uniform");
   std::ostringstream table;
   table << kHeader;
@@ -208,12 +250,15 @@ TEST_CASE("330 matmul naive vs tiled vs the H100 (WARPLAB_CALIBRATE=1)") {
   const uint32_t m = 512;
   const int32_t mi = static_cast<int32_t>(m);
   func::DeviceMemory mem;
+  L2 l2(*cfg);
   const uint64_t a = mem.allocate("A", m * m * 4ull), b = mem.allocate("B", m * m * 4ull),
                  c = mem.allocate("C", m * m * 4ull);
   auto run = [&](const char* kernel) {
-    return time_us(prog, mem, *cfg, kernel, {m / 16, m / 16, 1}, {16, 16, 1}, 32,
+    return time_us(prog, mem, *cfg, l2, kernel, {m / 16, m / 16, 1}, {16, 16, 1}, 32,
                    {ptr(a), ptr(b), ptr(c), i32(mi), i32(mi), i32(mi)});
   };
+  run("matmul_naive");  // warm-up launches, then timed ones
+  run("matmul_tiled");
   const double naive = run("matmul_naive"), tiled = run("matmul_tiled");
   std::ostringstream table;
   table << kHeader;

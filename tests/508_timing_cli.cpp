@@ -111,10 +111,54 @@ TEST_CASE("508 runner: unknown --config and --trace without timing are bad input
   CHECK(r.error().message.find("h100-sxm") != std::string::npos);  // lists the presets
   RunOptions fopt;
   fopt.mode = SimMode::Functional;
-  fopt.trace_path = "/tmp/x.json";
+  fopt.trace = TraceCapture{};
+  fopt.trace->launch = 0;
+  fopt.trace->path = "/tmp/x.json";
   auto t = Runner(tc, fopt).run(*exp);
   REQUIRE_FALSE(t.has_value());
   CHECK(t.error().message.find("--trace") != std::string::npos);
+  // A trace file holds one launch: a path without a launch named is refused before running.
+  RunOptions nopt;
+  nopt.mode = SimMode::Timing;
+  nopt.trace = TraceCapture{};
+  nopt.trace->path = "/tmp/x.json";
+  auto n = Runner(tc, nopt).prepare_backends();
+  REQUIRE_FALSE(n.has_value());
+  CHECK(n.error().message.find("--trace-launch") != std::string::npos);
+}
+
+TEST_CASE("508 runner: the trace and the timing result stay in the launch records") {
+  using namespace warplab::lab;
+  auto exp = load_experiment(data("vec_add_ptx.toml"));
+  REQUIRE(exp.has_value());
+  Toolchain tc;
+  RunOptions opt;
+  opt.mode = SimMode::Timing;
+  opt.resources = false;
+  opt.trace = TraceCapture{};
+  opt.trace->launch = 1;  // in memory only: no path
+  auto r = Runner(tc, opt).run(*exp);
+  REQUIRE_MESSAGE(r.has_value(), r.error().to_string());
+  REQUIRE(r->run->launches.size() == 2);
+  for (const LaunchRecord& l : r->run->launches) {
+    REQUIRE(l.timing);  // every timing-mode launch keeps the model's result
+    CHECK(l.timing->cycles == l.sim["cycles"].get<uint64_t>());
+    CHECK(l.timing->stats.warp_instructions == l.stats->warp_instructions);
+    CHECK_FALSE(l.sim.contains("trace_file"));
+  }
+  CHECK(r->run->launches[0].timing->trace.spans.empty());  // not the traced launch
+  CHECK_FALSE(r->run->launches[1].timing->trace.spans.empty());
+  CHECK(r->run->launches[1].sim.contains("trace_truncated"));
+  // Unset launch: every launch is traced.
+  opt.trace->launch.reset();
+  auto all = Runner(tc, opt).run(*exp);
+  REQUIRE(all.has_value());
+  for (const LaunchRecord& l : all->run->launches) CHECK_FALSE(l.timing->trace.spans.empty());
+  // Functional mode keeps no timing result.
+  RunOptions fopt;
+  auto f = Runner(tc, fopt).run(*exp);
+  REQUIRE(f.has_value());
+  for (const LaunchRecord& l : f->run->launches) CHECK_FALSE(l.timing);
 }
 
 TEST_CASE("508 cli: timing is the default mode; JSON carries the timing objects") {

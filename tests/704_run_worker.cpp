@@ -23,7 +23,7 @@ TEST_CASE("704 a small coalesced copy runs on the worker and arrives with its tr
   app::RunWorker worker;
   app::RunRequest req;
   req.experiment = *exp;
-  req.probe_gpu = false;
+  req.use_gpu = false;
   REQUIRE(worker.start(req));
   CHECK_FALSE(worker.start(req));  // one run at a time (refused while busy, or already done)
   while (worker.busy()) std::this_thread::sleep_for(std::chrono::milliseconds(5));

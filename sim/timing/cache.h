@@ -10,6 +10,7 @@
 // Simplified: the cache updates its tags when a request is accepted, not when the data returns.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -43,6 +44,8 @@ class SectoredCache {
   // Drops sectors of `line` if present (write-through L1 on a store: no stale data).
   void invalidate(uint64_t line, uint32_t sector_mask);
   bool contains(uint64_t line, uint32_t sector_mask) const;
+  // Keeps the contents but forgets fill times (the next launch counts cycles from 0 again).
+  void clear_fill_times() { std::fill(fill_.begin(), fill_.end(), 0); }
   uint64_t sets() const { return sets_; }
 
   static constexpr uint64_t kPending = ~0ull;

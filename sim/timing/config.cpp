@@ -104,6 +104,10 @@ std::vector<Field> fields() {
       F("l2", "sectors_per_cycle_per_slice", "sectors/cycle", "sectors one slice serves per cycle",
         l2.sectors_per_cycle_per_slice),
       F("l2", "atomic_latency", "cycles", "extra cycles for an atomic at the L2", l2.atomic_latency),
+      F("l2", "fetch_bytes", "bytes",
+        "a read miss fetches the aligned group of this many bytes around each missing sector "
+        "(32 = just the sector; 64 = sector pairs, the H100's default L2 fetch granularity)",
+        l2.fetch_bytes),
       F("l2", "replacement", "", "replacement policy: lru or fifo", l2.replacement),
       F("dram", "latency", "cycles", "cycles an L2 miss adds to the L2 hit latency", dram.latency),
       F("dram", "bus_bits", "bits", "DRAM bus width", dram.bus_bits),
@@ -280,6 +284,9 @@ Status validate_config(const GpuConfig& c) {
     return bad("l2.size_bytes below one set per slice");
   if (c.l1.tag_lookups_per_cycle < 1 || c.l1.miss_lines_in_flight < 1 || c.l1.lsu_queue < 1)
     return bad("l1.tag_lookups_per_cycle, miss_lines_in_flight and lsu_queue must be at least 1");
+  if (c.l2.fetch_bytes < c.l1.sector_bytes || c.l2.fetch_bytes > c.l1.line_bytes ||
+      c.l2.fetch_bytes % c.l1.sector_bytes != 0 || (c.l1.line_bytes / c.l1.sector_bytes) % (c.l2.fetch_bytes / c.l1.sector_bytes) != 0)
+    return bad("l2.fetch_bytes must be a whole number of sectors that divides the line");
   if (c.l2.slices < 1 || c.l2.sectors_per_cycle_per_slice <= 0) return bad("l2 slices/throughput must be positive");
   if (c.dram.channels < 1 || c.dram.bus_bits < 1 || c.dram.data_rate_mtps <= 0 ||
       c.dram.efficiency <= 0 || c.dram.efficiency > 1 || c.dram.interleave_bytes < 1)

@@ -82,6 +82,7 @@ struct L2Config {
   int64_t hit_latency = 270;          // cycles, load-to-use from the SM on an L2 hit
   double sectors_per_cycle_per_slice = 1.0;
   int64_t atomic_latency = 12;        // cycles the slice's ALU adds for an atomic
+  int64_t fetch_bytes = 32;           // bytes a read miss fetches from DRAM (aligned sector group)
   std::string replacement = "lru";
 };
 

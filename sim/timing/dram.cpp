@@ -22,6 +22,11 @@ double Dram::occupy(uint64_t address, uint32_t bytes, uint64_t now) {
   return channel_free_[ch];
 }
 
+void Dram::begin_launch() {
+  std::fill(channel_free_.begin(), channel_free_.end(), 0.0);
+  bytes_read_ = bytes_written_ = 0;
+}
+
 uint64_t Dram::read(uint64_t address, uint32_t bytes, uint64_t now) {
   bytes_read_ += bytes;
   return static_cast<uint64_t>(std::ceil(occupy(address, bytes, now))) + latency_;

@@ -27,6 +27,9 @@ class Dram {
   // Writes back `bytes` (consumes bandwidth; returns the cycle the write completes).
   uint64_t write(uint64_t address, uint32_t bytes, uint64_t now);
 
+  // A new launch: cycles count from 0 again and the byte counters restart.
+  void begin_launch();
+
   uint64_t bytes_read() const { return bytes_read_; }
   uint64_t bytes_written() const { return bytes_written_; }
 

@@ -81,7 +81,10 @@ Expected<TimingResult> run_timing(const func::Program& program, func::DeviceMemo
   for (const auto& f : program.module().functions)
     for (const auto& i : f.instructions) max_line = std::max(max_line, i.ptx_line);
   std::vector<WarpStateCycles> by_line(max_line + 1, WarpStateCycles{});
-  L2 l2(config);
+  std::optional<L2> own_l2;
+  if (!options.l2) own_l2.emplace(config);
+  L2& l2 = options.l2 ? *options.l2 : *own_l2;
+  if (options.l2) l2.begin_launch();
   if (options.trace.enabled) {
     r.trace.options = options.trace;
     r.trace.kernel = launch.kernel;

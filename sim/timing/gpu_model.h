@@ -6,6 +6,7 @@
 //   timing::TimingOptions opt;
 //   opt.registers_per_thread = <from nvJitLink>;            // 0 = unknown (32 assumed)
 //   opt.trace.enabled = !trace_path.empty();                // --trace FILE.json
+//   opt.l2 = &kept_l2;   // optional: timing::L2 kept across launches (warm, as back-to-back runs)
 //   auto r = timing::run_timing(program, memory, launch, *cfg, opt);
 //   if (!r) -> bad launch (exit 2);  r->fault -> kernel fault, as in functional mode
 //   r->stats is the same LaunchStats run_functional fills (instruction counts by class and line).
@@ -31,6 +32,7 @@
 #include "sim/func/executor.h"
 #include "sim/timing/config.h"
 #include "sim/timing/l1tex.h"
+#include "sim/timing/l2.h"
 #include "sim/timing/occupancy.h"
 #include "sim/timing/trace.h"
 #include "sim/timing/warp_state.h"
@@ -42,6 +44,10 @@ struct TimingOptions {
   TraceOptions trace;
   uint64_t max_cycles = 0;         // 0 = no limit; else stop with a Deadlock fault
   uint64_t deadlock_cycles = 10'000'000;   // no instruction issued for this long = deadlock
+  // nullptr: a cold L2 (nothing cached). Else an L2 built for the same config, kept by the caller
+  // across launches: back-to-back launches find the data the previous ones left (what CUDA-event
+  // timings after warm-up launches measure). The L1s are always cold: a launch invalidates them.
+  L2* l2 = nullptr;
 };
 
 struct MemoryTable {

@@ -18,6 +18,24 @@ L2::L2(const GpuConfig& c)
                          static_cast<int>(c.l1.line_bytes / c.l1.sector_bytes), c.l2.replacement);
 }
 
+void L2::begin_launch() {
+  std::fill(slice_free_.begin(), slice_free_.end(), 0.0);
+  for (auto& s : slices_) s.clear_fill_times();
+  dram_.begin_launch();
+  counters_ = L2Counters{};
+}
+
+uint32_t L2::fetch_groups(uint32_t sector_mask) const {
+  const int sectors = static_cast<int>(line_bytes_ / sector_bytes_);
+  const int g = static_cast<int>(config_.l2.fetch_bytes / sector_bytes_);
+  if (g <= 1) return sector_mask;
+  const uint32_t group = (1u << g) - 1;
+  uint32_t m = sector_mask;
+  for (int s = 0; s < sectors; s += g)
+    if (sector_mask & (group << s)) m |= group << s;
+  return m;
+}
+
 int L2::slice_of(uint64_t line) const {
   const uint64_t h = line ^ (line >> 6) ^ (line >> 12) ^ (line >> 18);
   return static_cast<int>(h % slices_.size());
@@ -40,11 +58,13 @@ uint64_t L2::read(uint64_t line, uint32_t sector_mask, uint64_t now, int* dram_s
   const int slice = slice_of(line);
   // 1. Queue at the slice for its sector rate.
   const uint64_t start = occupy(slice, std::popcount(sector_mask), now);
-  // 2. Tag lookup: hits (possibly waiting for an earlier fill), misses allocate.
-  CacheAccess a = slices_[slice].access(line, sector_mask, start, true);
+  // 2. Tag lookup of the requested sectors widened to whole fetch groups: hits (possibly waiting
+  //    for an earlier fill), misses allocate.
+  const uint32_t fetch = fetch_groups(sector_mask);
+  CacheAccess a = slices_[slice].access(line, fetch, start, true);
   write_back(a, start);
-  counters_.read_sector_hits += std::popcount(a.hit_mask & ~a.pending_mask);
-  counters_.read_sector_misses += std::popcount(a.miss_mask | a.pending_mask);
+  counters_.read_sector_hits += std::popcount(a.hit_mask & ~a.pending_mask & sector_mask);
+  counters_.read_sector_misses += std::popcount((a.miss_mask | a.pending_mask) & sector_mask);
   uint64_t ready = start + config_.l2.hit_latency;
   if (a.hit_mask) ready = std::max(ready, a.ready_at == SectoredCache::kPending ? ready : a.ready_at);
   // 3. Misses go to DRAM; the sectors' fill time is when DRAM data reaches the SM.

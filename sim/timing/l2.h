@@ -9,6 +9,10 @@
 // Modelled: slices with a sectors-per-cycle queue each, a sectored cache per slice (write-back,
 // write-allocate without fetching: stores mark their sectors valid and dirty), a fixed hit latency
 // (as seen from the SM, so the network is folded in), DRAM on a miss, atomics serialized per slice.
+// A read miss fetches whole aligned groups of l2.fetch_bytes (the H100 fetches 64-byte sector
+// pairs by default), so a warp that uses one float per sector moves twice the bytes it needs.
+// Its contents outlive a launch when the caller keeps one L2 across launches
+// (TimingOptions::l2): a kernel launched again finds what the previous launch left there.
 // Simplified: no network contention of its own; partial-sector writes are treated as full.
 #pragma once
 
@@ -38,11 +42,16 @@ class L2 {
   // An atomic with `ops` serialized operations on `line`: the cycle its result is back at the SM.
   uint64_t atomic(uint64_t line, uint32_t sector_mask, int ops, uint64_t now);
 
+  // A new launch on a warm L2 (back-to-back launches, as CUDA-event timings see them): the lines
+  // and dirty sectors stay; queues, fill times and counters start again at cycle 0.
+  void begin_launch();
+
   const L2Counters& counters() const { return counters_; }
   const Dram& dram() const { return dram_; }
 
  private:
   int slice_of(uint64_t line) const;
+  uint32_t fetch_groups(uint32_t sector_mask) const;   // widened to aligned fetch_bytes groups
   uint64_t occupy(int slice, double sectors, uint64_t now);
   void write_back(const CacheAccess& a, uint64_t now);
 

@@ -13,7 +13,9 @@
 // (each serialized path issues its own instructions), bar.sync, exited warps draining their
 // stores, the L1TEX unit (l1tex.h), one warp state per resident warp per cycle. The SM runs a
 // cycle only when something can happen: when no warp can issue, it sleeps until the earliest
-// cycle one could (the simulation cost follows the work, not the cycle count).
+// cycle one could (the simulation cost follows the work, not the cycle count). Within a cycle only
+// the warps whose wake cycle has come are looked at; a stalled warp keeps its state (and its
+// cycles are counted in one step) until then, since what stalls it cannot clear any earlier.
 // Simplified: the functional executor runs each instruction when the warp *fetches* it (one
 // instruction ahead of issue), which keeps results identical for race-free kernels; no
 // instruction cache; a single dispatch port per sub-partition.

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cinttypes>
 #include <cmath>
+#include <optional>
 #include <string>
 
 #include "lab/report.h"
@@ -82,7 +83,13 @@ void warp_state_bar(const timing::WarpStateCycles& c, float width) {
   }
 }
 
-void row(const char* name, const std::string& sim, const std::string& gpu, const char* help = nullptr) {
+std::string fmt(const char* f, double v);
+
+// One row of a "simulator | real GPU | sim/GPU" table; an empty cell draws as a dim dash. The
+// ratio is shown when both figures are there (not for percentages, where it would mislead).
+void row(const char* name, const std::string& sim, const std::string& gpu,
+         const char* help = nullptr, std::optional<double> sim_v = std::nullopt,
+         std::optional<double> gpu_v = std::nullopt) {
   ImGui::TableNextRow();
   ImGui::TableSetColumnIndex(0);
   ImGui::TextUnformatted(name);
@@ -94,6 +101,11 @@ void row(const char* name, const std::string& sim, const std::string& gpu, const
     ImGui::TextDisabled("-");
   else
     ImGui::TextUnformatted(gpu.c_str());
+  ImGui::TableSetColumnIndex(3);
+  if (sim_v && gpu_v && *gpu_v != 0)
+    ImGui::Text("%.2fx", *sim_v / *gpu_v);
+  else
+    ImGui::TextDisabled("-");
 }
 
 std::string fmt(const char* f, double v) {
@@ -107,6 +119,51 @@ std::string bytes(uint64_t b) {
   return std::to_string(b) + " B";
 }
 
+// The real GPU's block of a launch: how it was timed, whether its buffers matched the
+// simulator's, and every counter beside the simulator's figure (lab::side_by_side_rows).
+void gpu_details(const GpuLaunchView& g, const std::string& kernel) {
+  if (!g.problem.empty()) {
+    ImGui::PushStyleColor(ImGuiCol_Text, color::kFail);
+    ImGui::TextWrapped("%s", g.problem.c_str());
+    ImGui::PopStyleColor();
+  }
+  if (g.time_us)
+    ImGui::TextDisabled("real GPU: median %.2f us (min %.2f, max %.2f) over %d timed launches",
+                        *g.time_us, g.min_us.value_or(0), g.max_us.value_or(0), g.repeats);
+  if (!g.compare.empty()) {
+    ImGui::PushStyleColor(ImGuiCol_Text, color::kHit);
+    ImGui::TextWrapped("%s", g.compare.c_str());
+    ImGui::PopStyleColor();
+  }
+  if (!g.counters_note.empty()) ImGui::TextDisabled("GPU counters unavailable: %s", g.counters_note.c_str());
+  if (g.rows.empty()) return;
+  const std::string label = "counters: simulator vs real GPU##" + kernel;
+  if (!ImGui::TreeNode(label.c_str())) return;
+  const ImGuiTableFlags flags = ImGuiTableFlags_BordersInnerH | ImGuiTableFlags_RowBg |
+                                ImGuiTableFlags_SizingStretchProp;
+  if (ImGui::BeginTable("side_by_side", 4, flags)) {
+    ImGui::TableSetupColumn("metric", ImGuiTableColumnFlags_WidthStretch, 1.3f);
+    ImGui::TableSetupColumn("simulator", ImGuiTableColumnFlags_WidthStretch, 1.0f);
+    ImGui::TableSetupColumn("real GPU", ImGuiTableColumnFlags_WidthStretch, 1.0f);
+    ImGui::TableSetupColumn("sim/GPU", ImGuiTableColumnFlags_WidthStretch, 0.5f);
+    ImGui::TableHeadersRow();
+    auto cell = [](std::optional<double> v, const std::string& unit) -> std::string {
+      if (!v) return "";
+      if (unit == "%") return fmt("%.1f%%", *v);
+      if (unit == "us") return fmt("%.2f us", *v);
+      if (unit == "B") return bytes(static_cast<uint64_t>(*v));
+      return lab::group_thousands(static_cast<uint64_t>(*v));
+    };
+    for (const lab::SideBySideRow& r : g.rows) {
+      const bool pct = r.unit == "%";
+      row(r.metric.c_str(), cell(r.sim, r.unit), cell(r.gpu, r.unit), nullptr,
+          pct ? std::nullopt : r.sim, pct ? std::nullopt : r.gpu);
+    }
+    ImGui::EndTable();
+  }
+  ImGui::TreePop();
+}
+
 void launch_summary(AppState& s, const RunSnapshot& run, int li) {
   const LaunchView& l = run.launches[li];
   char title[256];
@@ -117,10 +174,8 @@ void launch_summary(AppState& s, const RunSnapshot& run, int li) {
   if (run.launches.size() > 1 && li != s.launch) {
     if (ImGui::SmallButton("show in timeline")) s.select_launch(li);
   }
-  if (!l.error.empty()) {
-    ImGui::PushStyleColor(ImGuiCol_Text, color::kFail);
-    ImGui::TextWrapped("%s", l.error.c_str());
-    ImGui::PopStyleColor();
+  if (!l.timing) {
+    ImGui::TextDisabled("no timing result for this launch");
     ImGui::PopID();
     return;
   }
@@ -132,26 +187,41 @@ void launch_summary(AppState& s, const RunSnapshot& run, int li) {
   }
   const ImGuiTableFlags flags = ImGuiTableFlags_BordersInnerH | ImGuiTableFlags_RowBg |
                                 ImGuiTableFlags_SizingStretchProp;
-  if (ImGui::BeginTable("summary", 3, flags)) {
+  const GpuLaunchView* g = l.gpu ? &*l.gpu : nullptr;
+  auto gpu_cell = [&](std::optional<double> v, const char* f) { return v ? fmt(f, *v) : ""; };
+  if (ImGui::BeginTable("summary", 4, flags)) {
     ImGui::TableSetupColumn("", ImGuiTableColumnFlags_WidthStretch, 1.3f);
     ImGui::TableSetupColumn("simulator", ImGuiTableColumnFlags_WidthStretch, 1.0f);
     ImGui::TableSetupColumn("real GPU", ImGuiTableColumnFlags_WidthStretch, 1.0f);
+    ImGui::TableSetupColumn("sim/GPU", ImGuiTableColumnFlags_WidthStretch, 0.5f);
     ImGui::TableHeadersRow();
-    const std::string gpu_t = l.gpu_time_us ? fmt("%.2f us", *l.gpu_time_us) : "";
-    row("cycles", lab::group_thousands(t.cycles), "", "SM cycles from first block dispatch to last warp done");
-    row("time", fmt("%.2f us", t.time_us), gpu_t,
-        "simulator: cycles / clock + launch overhead (comparable to CUDA events)");
+    const auto none = std::optional<double>();
+    const auto gcycles = g ? g->cycles : none;
+    const auto gtime = g ? g->time_us : none;
+    const auto gwi = g ? g->warp_instructions : none;
+    const auto gocc = g ? g->achieved_occupancy_pct : none;
+    row("cycles", lab::group_thousands(t.cycles),
+        gcycles ? lab::group_thousands(static_cast<uint64_t>(*gcycles)) : "",
+        "SM cycles from first block dispatch to last warp done (GPU: sm__cycles_elapsed.max)",
+        static_cast<double>(t.cycles), gcycles);
+    row("time", fmt("%.2f us", t.time_us), gpu_cell(gtime, "%.2f us"),
+        "simulator: cycles / clock + launch overhead; GPU: median of the timed launches (CUDA "
+        "events)",
+        t.time_us, gtime);
     row("IPC", fmt("%.2f", t.ipc), "", "warp instructions per cycle per active SM (PTX instructions, not SASS)");
     row("occupancy (theor.)", fmt("%.0f%%", 100 * t.occupancy.theoretical) + " (" + t.occupancy.limiter + ")", "");
-    row("occupancy (achieved)", fmt("%.0f%%", 100 * t.achieved_occupancy), "");
+    row("occupancy (achieved)", fmt("%.0f%%", 100 * t.achieved_occupancy), gpu_cell(gocc, "%.0f%%"));
     row("waves", fmt("%.2f", t.waves), "");
     row("registers / thread", t.registers_per_thread ? std::to_string(t.registers_per_thread) : "?", "",
         "from nvJitLink when available; 32 assumed otherwise");
-    row("warp instructions", lab::group_thousands(t.stats.warp_instructions), "",
-        "simulated: PTX instructions, not SASS");
+    row("warp instructions", lab::group_thousands(t.stats.warp_instructions),
+        gwi ? lab::group_thousands(static_cast<uint64_t>(*gwi)) : "",
+        "simulated: PTX instructions; GPU: SASS instructions (smsp__inst_executed.sum)",
+        static_cast<double>(t.stats.warp_instructions), gwi);
     row("thread instructions", lab::group_thousands(t.stats.thread_instructions), "");
     ImGui::EndTable();
   }
+  if (g) gpu_details(*g, l.timing->kernel);
   ImGui::TextDisabled("warp states (all warps, share of warp-cycles)");
   warp_state_bar(t.warp_states, ImGui::GetContentRegionAvail().x);
 
@@ -229,12 +299,14 @@ void draw_experiment_panel(AppState& s) {
   if (busy)
     ImGui::Text("simulating %s ... %.1f s", s.worker.running_what().c_str(), s.worker.elapsed_s());
   else
-    ImGui::TextDisabled("timing model, h100-sxm preset, trace of SM 0");
+    ImGui::TextDisabled("timing model, h100-sxm preset, trace of SM 0; real GPU when present");
   help_marker(
-      "Runs every launch in WarpLab's timing model: the functional simulator executes the PTX "
-      "exactly, and a cycle-level model of an H100's SMs, L1, L2 and DRAM decides when each warp "
-      "issues. It is a model: instruction counts are PTX, not SASS, and latencies and bandwidths "
-      "are calibrated approximations of the real chip.");
+      "Runs every launch in WarpLab's timing model (the same lab runner as `warplab run --trace`): "
+      "the functional simulator executes the PTX exactly, and a cycle-level model of an H100's "
+      "SMs, L1, L2 and DRAM decides when each warp issues. It is a model: instruction counts are "
+      "PTX, not SASS, and latencies and bandwidths are calibrated approximations of the real chip. "
+      "When a real NVIDIA GPU is present the same PTX and buffers run there too (backend both): "
+      "its times and counters fill the \"real GPU\" column.");
 
   if (!s.run) return;
   const RunSnapshot& run = *s.run;
@@ -249,11 +321,12 @@ void draw_experiment_panel(AppState& s) {
   ImGui::Text("%s", run.experiment_name.c_str());
   ImGui::SameLine();
   ImGui::TextDisabled("%s  (%s)", params.c_str(), run.config.c_str());
-  if (!run.gpu_note.empty()) {
-    ImGui::PushStyleColor(ImGuiCol_Text, color::kDim);
-    ImGui::TextWrapped("%s", run.gpu_note.c_str());
-    ImGui::PopStyleColor();
-  }
+  ImGui::PushStyleColor(ImGuiCol_Text, color::kDim);
+  if (!run.gpu_device.empty())
+    ImGui::TextWrapped("real GPU: %s (backend %s)", run.gpu_device.c_str(), run.backend.c_str());
+  else if (run.ok())
+    ImGui::TextWrapped("real GPU column empty (simulator only): %s", run.gpu_note.c_str());
+  ImGui::PopStyleColor();
   for (const std::string& n : run.notes) ImGui::TextDisabled("note: %s", n.c_str());
   for (int i = 0; i < static_cast<int>(run.launches.size()); ++i) launch_summary(s, run, i);
   for (const lab::CheckResult& c : run.checks) {

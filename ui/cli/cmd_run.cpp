@@ -59,8 +59,12 @@ int run(const RunArgs& a) {
   opt.mode = *mode;
   opt.config = a.config;
   opt.count_lines = !a.no_lines;
-  opt.trace_path = a.trace;
-  opt.trace_launch = a.trace_launch;
+  if (!a.trace.empty()) {
+    lab::TraceCapture capture;  // the default detail: SM 0, the whole launch, 1M events
+    capture.launch = a.trace_launch;
+    capture.path = a.trace;
+    opt.trace = std::move(capture);
+  }
   if (a.gpu_repeats < 1) return report_error(Error{"", 0, "--gpu-repeats must be at least 1"});
   opt.gpu.repeats = a.gpu_repeats;
   opt.gpu.warmup = a.gpu_warmup;

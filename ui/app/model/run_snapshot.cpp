@@ -4,18 +4,15 @@
 #include <filesystem>
 #include <sstream>
 
-#include "gpu/backend.h"
-#include "lab/args.h"
-#include "lab/buffers.h"
 #include "lab/compile.h"
 #include "lab/runner.h"
-#include "sim/func/memory.h"
-#include "sim/timing/config.h"
 #include "ui/app/model/lesson_catalog.h"
 
 namespace warplab::app {
 
 namespace {
+
+using nlohmann::json;
 
 // The source file's index in the module's .file table: the entry with the same file name.
 int32_t find_source_file(const ptx::Module& m, const std::string& source) {
@@ -26,12 +23,72 @@ int32_t find_source_file(const ptx::Module& m, const std::string& source) {
   return -1;
 }
 
-std::string probe_gpu() {
-  auto gpu = gpu::Backend::open();
-  if (!gpu) return "real GPU: not available (" + gpu.error().message + ")";
-  return "real GPU: " + gpu->device().name +
-         " found, but the lab runner does not hand GPU times to the app yet (warplab run "
-         "--backend gpu)";
+// The timing model with every launch traced in full detail on one SM.
+lab::RunOptions run_options(const RunRequest& req, lab::BackendKind backend) {
+  lab::RunOptions o;
+  o.backend = backend;
+  o.mode = lab::SimMode::Timing;
+  o.config = req.config;
+  lab::TraceCapture trace;
+  trace.options.sms = {req.trace_sm};
+  trace.options.max_events = req.max_trace_events;
+  o.trace = std::move(trace);
+  return o;
+}
+
+std::optional<double> number(const json& obj, const char* key) {
+  if (!obj.is_object() || !obj.contains(key) || !obj[key].is_number()) return std::nullopt;
+  return obj[key].get<double>();
+}
+
+// The runner's `gpu` record of one launch (lab/metrics_json.h, lessons/FORMAT.md), for drawing.
+GpuLaunchView gpu_view(const lab::LaunchRecord& rec) {
+  const json& g = rec.gpu;
+  GpuLaunchView v;
+  if (g.contains("error")) v.problem = "the GPU could not run this launch: " + g.value("error", "");
+  if (g.contains("skipped")) v.problem = "GPU skipped this launch: " + g.value("skipped", "");
+  v.time_us = number(g, "time_us");
+  v.min_us = number(g, "min_us");
+  v.max_us = number(g, "max_us");
+  v.repeats = g.value("repeats", 0);
+  const json counters = g.value("counters", json::object());
+  if (!counters.value("available", false))
+    v.counters_note = counters.value("reason", std::string("not read"));
+  const json values = counters.value("values", json::object());
+  v.cycles = number(values, "elapsed_cycles");
+  v.warp_instructions = number(values, "warp_instructions");
+  v.achieved_occupancy_pct = number(values, "achieved_occupancy_pct");
+  if (g.contains("compare")) {
+    std::string differ;
+    for (const json& b : g["compare"])
+      if (!b.value("passed", true)) differ += (differ.empty() ? "" : ", ") + b.value("buffer", "");
+    if (!differ.empty())
+      v.problem = "after this launch the GPU's buffers differ from the simulator's: " + differ;
+    else
+      v.compare = "all " + std::to_string(g["compare"].size()) +
+                  " buffers equal the simulator's (" +
+                  (g.value("approximate_math", false) ? "within tolerance: approximate math"
+                                                      : "bit-exact") +
+                  ")";
+  }
+  const std::optional<uint64_t> wi =
+      rec.stats ? std::optional<uint64_t>(rec.stats->warp_instructions) : std::nullopt;
+  for (lab::SideBySideRow& r : lab::side_by_side_rows(rec.sim, g, wi))
+    if (r.sim || r.gpu) v.rows.push_back(std::move(r));
+  return v;
+}
+
+LaunchView launch_view(const lab::LaunchRecord& rec) {
+  LaunchView v;
+  v.kernel = rec.kernel;
+  v.entry = rec.entry;
+  v.grid = rec.grid;
+  v.block = rec.block;
+  v.registers = rec.resources ? rec.resources->registers : 0;
+  v.timing = rec.timing;
+  v.sim_wall_s = rec.sim_wall_seconds;
+  if (!rec.gpu.empty()) v.gpu = gpu_view(rec);
+  return v;
 }
 
 }  // namespace
@@ -59,8 +116,14 @@ std::map<int32_t, RunSnapshot::SourceLineStat> RunSnapshot::source_line_stats() 
 
 RunSnapshot run_traced(const RunRequest& req) {
   const auto t0 = std::chrono::steady_clock::now();
-  const lab::Experiment& exp = req.experiment;
   RunSnapshot snap;
+  // The app runs the current parameter values only; a [sweep] would run every point.
+  lab::Experiment exp = req.experiment;
+  if (!exp.sweep.empty())
+    snap.notes.push_back(
+        "this experiment has a [sweep]; the app runs the current parameter "
+        "values only (warplab run runs every point)");
+  exp.sweep.clear();
   snap.experiment_path = exp.path;
   snap.experiment_name = exp.name;
   snap.config = req.config.empty() ? "h100-sxm" : req.config;
@@ -70,111 +133,56 @@ RunSnapshot run_traced(const RunRequest& req) {
     for (std::string line; std::getline(in, line);) snap.source_lines.push_back(line);
   }
   for (const lab::ParamDef& p : exp.params) snap.params.emplace_back(p.name, p.value.to_string());
-  if (!exp.sweep.empty())
-    snap.notes.push_back("this experiment has a [sweep]; the app runs the current parameter "
-                         "values only (warplab run runs every point)");
   auto finish = [&]() -> RunSnapshot {
     snap.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    if (req.probe_gpu) snap.gpu_note = probe_gpu();
     return std::move(snap);
   };
 
-  // 1. Compile (NVRTC) and load the PTX into the simulator; resource usage from nvJitLink.
+  // 1. The runner, on the simulator and a real GPU in lockstep when one opens; else the
+  //    simulator alone, keeping the reason for the empty "real GPU" column.
   lab::Toolchain toolchain;
-  lab::RunOptions ro;
-  lab::Runner runner(toolchain, ro);
-  const lab::Env env = exp.env();
-  auto unit = runner.compile(exp, env);
-  if (!unit) {
-    snap.error = unit.error().to_string();
+  std::optional<lab::Runner> runner;
+  if (req.use_gpu) {
+    runner.emplace(toolchain, run_options(req, lab::BackendKind::Both));
+    if (auto s = runner->prepare_backends(); !s) {
+      // "--backend both: the real GPU is not available: ..." without the CLI's flag.
+      std::string why = s.error().message;
+      if (const size_t at = why.find(": ");
+          why.rfind("--backend", 0) == 0 && at != std::string::npos)
+        why = why.substr(at + 2);
+      snap.gpu_note = why;
+      runner.reset();
+    }
+  } else {
+    snap.gpu_note = "the real GPU was not asked for";
+  }
+  if (!runner) runner.emplace(toolchain, run_options(req, lab::BackendKind::Sim));
+
+  // 2. One run: compile, buffers, launches (timing model, traced), read back, checks.
+  auto result = runner->run(exp);
+  if (!result) {
+    snap.error = result.error().to_string();
     return finish();
   }
-  if (!(*unit)->resources_note.empty()) snap.notes.push_back((*unit)->resources_note);
-  const func::Program& program = *(*unit)->program;
-  const ptx::Module& module = program.module();
-  snap.source_file_index = find_source_file(module, exp.source);
-  for (const ptx::Function& f : module.functions)
-    for (const ptx::Instruction& in : f.instructions) {
-      snap.ptx_text[in.ptx_line] = in.text;
-      if (in.user_loc.file == snap.source_file_index && in.user_loc.line > 0)
-        snap.ptx_to_src[in.ptx_line] = in.user_loc.line;
-    }
+  snap.backend = result->backend;
+  snap.gpu_device = result->gpu_device;
+  if (!result->config.empty()) snap.config = result->config;
+  for (const std::string& n : result->notes) snap.notes.push_back(n);
+  const lab::RunResult& run = *result->run;
 
-  // 2. Buffers with their initial contents, in simulated device memory.
-  auto buffers = lab::make_buffers(exp, env);
-  if (!buffers) {
-    snap.error = buffers.error().to_string();
-    return finish();
-  }
-  func::DeviceMemory memory;
-  std::vector<uint64_t> addresses;
-  for (const lab::HostBuffer& b : *buffers) {
-    const uint64_t addr = memory.allocate(b.name, b.bytes.size());
-    if (!b.bytes.empty())
-      if (auto s = memory.write(addr, b.bytes.data(), b.bytes.size()); !s) {
-        snap.error = s.error().to_string();
-        return finish();
-      }
-    addresses.push_back(addr);
-  }
-  auto config = timing::load_config(snap.config);
-  if (!config) {
-    snap.error = config.error().to_string();
-    return finish();
-  }
-
-  // 3. The launches in file order, each `repeat` times, in the timing model with the trace on.
-  bool stop = false;
-  for (size_t i = 0; i < exp.launches.size() && !stop; ++i) {
-    const lab::LaunchDef& l = exp.launches[i];
-    auto kernel = lab::find_kernel(module, l.kernel);
-    if (!kernel) {
-      snap.error = kernel.error().to_string();
-      return finish();
-    }
-    auto bound = lab::bind_launch(exp, i, **kernel, env, addresses);
-    if (!bound) {
-      snap.error = bound.error().to_string();
-      return finish();
-    }
-    for (int64_t r = 0; r < bound->repeat && !stop; ++r) {
-      LaunchView v;
-      v.kernel = l.kernel;
-      v.entry = (*kernel)->name;
-      v.grid = bound->config.grid;
-      v.block = bound->config.block;
-      if ((*unit)->resources)
-        if (const lab::KernelResources* kr = (*unit)->resources->find(v.entry))
-          v.registers = kr->registers;
-      timing::TimingOptions opt;
-      opt.registers_per_thread = v.registers;
-      opt.trace.enabled = true;
-      opt.trace.sms = {req.trace_sm};
-      opt.trace.max_events = req.max_trace_events;
-      const auto l0 = std::chrono::steady_clock::now();
-      auto res = timing::run_timing(program, memory, bound->config, *config, opt);
-      v.sim_wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - l0).count();
-      if (!res) {
-        v.error = res.error().to_string();
-        stop = true;
-      } else {
-        stop = res->fault.has_value();
-        v.timing = std::move(*res);
-      }
-      snap.launches.push_back(std::move(v));
-    }
-  }
-
-  // 4. Read back and check.
-  for (size_t i = 0; i < buffers->size(); ++i) {
-    lab::HostBuffer& b = (*buffers)[i];
-    if (!b.bytes.empty())
-      if (auto s = memory.read(addresses[i], b.bytes.data(), b.bytes.size()); !s) {
-        snap.error = s.error().to_string();
-        return finish();
+  // 3. Reshape for drawing: PTX text and PTX -> source lines, per-launch views, checks.
+  if (run.unit && run.unit->program) {
+    const ptx::Module& module = run.unit->program->module();
+    snap.source_file_index = find_source_file(module, exp.source);
+    for (const ptx::Function& f : module.functions)
+      for (const ptx::Instruction& in : f.instructions) {
+        snap.ptx_text[in.ptx_line] = in.text;
+        if (in.user_loc.file == snap.source_file_index && in.user_loc.line > 0)
+          snap.ptx_to_src[in.ptx_line] = in.user_loc.line;
       }
   }
-  snap.checks = lab::run_checks(exp, *buffers);
+  for (const lab::LaunchRecord& rec : run.launches) snap.launches.push_back(launch_view(rec));
+  snap.checks = run.checks;
   return finish();
 }
 

@@ -2,14 +2,15 @@
 // worker thread and handed to the UI whole (run_worker.h). The UI never sees the simulator's live
 // state, only this.
 //
-// run_traced() runs the experiment's launches in the timing model with trace capture on, using
-// the lab's public pieces in the same order as lab::Runner::run_once (compile, buffers, bind each
-// launch, run, read back, check). It exists because lab::RunOptions has no way to ask for the
-// trace yet; when it does, this should become a call to the runner.
+// run_traced() is one call to lab::Runner, the same path as `warplab run --trace`: the current
+// parameter values, the timing model with the trace captured for every launch, and the real GPU
+// beside it (backend "both") when one opens; otherwise the simulator alone, with the reason kept
+// in gpu_note. The snapshot only reshapes the runner's result for drawing.
 #pragma once
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
@@ -17,6 +18,7 @@
 
 #include "lab/check.h"
 #include "lab/experiment.h"
+#include "lab/metrics_json.h"
 #include "sim/func/launch.h"
 #include "sim/timing/gpu_model.h"
 
@@ -27,17 +29,29 @@ struct RunRequest {
   std::string config;              // timing-model preset ("" = the default, h100-sxm)
   int trace_sm = 0;                // the SM traced in full detail
   uint64_t max_trace_events = 400'000;
-  bool probe_gpu = true;           // ask the GPU backend whether a real GPU is there
+  bool use_gpu = true;             // run on a real GPU too (backend both) when one opens
+};
+
+// The real GPU's figures for one launch (backend both), from the runner's `gpu` record.
+struct GpuLaunchView {
+  std::optional<double> time_us, min_us, max_us;  // median of the timed launches, and the range
+  int repeats = 0;
+  // Hardware counters under the simulator's names (gpu/counters.h), when they were read.
+  std::optional<double> cycles, warp_instructions, achieved_occupancy_pct;
+  std::string counters_note;       // why hardware counters are missing ("" when read)
+  std::string problem;             // the GPU failed or skipped this launch, or buffers differ
+  std::string compare;             // "all 3 buffers equal (bit-exact)" ...
+  // Each figure beside the simulator's (lab/metrics_json.h): time, cycles, instructions, memory.
+  std::vector<lab::SideBySideRow> rows;
 };
 
 struct LaunchView {
   std::string kernel, entry;       // as written; PTX entry
   func::Dim3 grid, block;
   int registers = 0;               // from nvJitLink (0 = unknown)
-  std::optional<timing::TimingResult> timing;  // with its trace
-  std::string error;               // the launch could not run (bad input / model error)
+  std::shared_ptr<const timing::TimingResult> timing;  // the runner's, with its trace
   double sim_wall_s = 0;
-  std::optional<double> gpu_time_us;  // a real GPU's time, when one was measured
+  std::optional<GpuLaunchView> gpu;  // when the run used a real GPU
 };
 
 struct RunSnapshot {
@@ -46,7 +60,9 @@ struct RunSnapshot {
   std::vector<std::pair<std::string, std::string>> params;  // name, value used
   std::vector<LaunchView> launches;
   std::vector<lab::CheckResult> checks;
-  std::string gpu_note;            // why real-GPU times are missing ("" when present)
+  std::string backend;             // the runner's backend: "both" or "sim"
+  std::string gpu_device;          // the real GPU's name ("" without one)
+  std::string gpu_note;            // why there is no real GPU column ("" with one)
   std::vector<std::string> notes;  // sweeps, resource usage, compile warnings
   std::string source_path;         // the kernel's CUDA (or PTX) file
   std::vector<std::string> source_lines;
