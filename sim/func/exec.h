@@ -77,4 +77,42 @@ Handler pick_memory(const ptx::Instruction& in, DInst& d, std::string& why);   /
 Handler pick_control(const ptx::Instruction& in, DInst& d, std::string& why);  // exec_control.cpp
 Handler pick_warp(const ptx::Instruction& in, DInst& d, std::string& why);     // exec_warp.cpp
 
+// Lane-loop builders: define a handler NAME that computes EXPR for every executing lane, from
+// sources a (, b, c) into the first destination; t is the instruction type and md its modifiers.
+#define WL_LANES1(NAME, EXPR)                                                  \
+  void NAME(Exec& x, const DInst& d) {                                         \
+    [[maybe_unused]] const Type t = d.ir->type;                                \
+    [[maybe_unused]] const auto& md = d.ir->mod;                               \
+    uint64_t* R = x.R;                                                         \
+    const int o = d.d[0] * 32, sa = d.s[0] * 32;                               \
+    for_lanes(x.exec, [&](int l) {                                             \
+      const uint64_t a = R[sa + l];                                            \
+      R[o + l] = (EXPR);                                                       \
+    });                                                                        \
+  }
+#define WL_LANES2(NAME, EXPR)                                                  \
+  void NAME(Exec& x, const DInst& d) {                                         \
+    [[maybe_unused]] const Type t = d.ir->type;                                \
+    [[maybe_unused]] const auto& md = d.ir->mod;                               \
+    uint64_t* R = x.R;                                                         \
+    const int o = d.d[0] * 32, sa = d.s[0] * 32, sb = d.s[1] * 32;             \
+    for_lanes(x.exec, [&](int l) {                                             \
+      const uint64_t a = R[sa + l], b = R[sb + l];                             \
+      R[o + l] = (EXPR);                                                       \
+    });                                                                        \
+  }
+#define WL_LANES3(NAME, EXPR)                                                  \
+  void NAME(Exec& x, const DInst& d) {                                         \
+    [[maybe_unused]] const Type t = d.ir->type;                                \
+    [[maybe_unused]] const auto& md = d.ir->mod;                               \
+    uint64_t* R = x.R;                                                         \
+    const int o = d.d[0] * 32, sa = d.s[0] * 32, sb = d.s[1] * 32,             \
+              sc = d.s[2] * 32;                                                \
+    for_lanes(x.exec, [&](int l) {                                             \
+      const uint64_t a = R[sa + l], b = R[sb + l], c = R[sc + l];              \
+      R[o + l] = (EXPR);                                                       \
+    });                                                                        \
+  }
+
+
 }  // namespace warplab::func

@@ -19,40 +19,6 @@ using ptx::Opcode;
 using ptx::Rounding;
 using ptx::Type;
 
-#define WL_F1(NAME, EXPR)                                                      \
-  void NAME(Exec& x, const DInst& d) {                                         \
-    [[maybe_unused]] const Type t = d.ir->type;                                \
-    [[maybe_unused]] const auto& md = d.ir->mod;                               \
-    uint64_t* R = x.R;                                                         \
-    const int o = d.d[0] * 32, sa = d.s[0] * 32;                               \
-    for_lanes(x.exec, [&](int l) {                                             \
-      const uint64_t a = R[sa + l];                                            \
-      R[o + l] = (EXPR);                                                       \
-    });                                                                        \
-  }
-#define WL_F2(NAME, EXPR)                                                      \
-  void NAME(Exec& x, const DInst& d) {                                         \
-    [[maybe_unused]] const Type t = d.ir->type;                                \
-    [[maybe_unused]] const auto& md = d.ir->mod;                               \
-    uint64_t* R = x.R;                                                         \
-    const int o = d.d[0] * 32, sa = d.s[0] * 32, sb = d.s[1] * 32;             \
-    for_lanes(x.exec, [&](int l) {                                             \
-      const uint64_t a = R[sa + l], b = R[sb + l];                             \
-      R[o + l] = (EXPR);                                                       \
-    });                                                                        \
-  }
-#define WL_F3(NAME, EXPR)                                                      \
-  void NAME(Exec& x, const DInst& d) {                                         \
-    [[maybe_unused]] const Type t = d.ir->type;                                \
-    [[maybe_unused]] const auto& md = d.ir->mod;                               \
-    uint64_t* R = x.R;                                                         \
-    const int o = d.d[0] * 32, sa = d.s[0] * 32, sb = d.s[1] * 32,             \
-              sc = d.s[2] * 32;                                                \
-    for_lanes(x.exec, [&](int l) {                                             \
-      const uint64_t a = R[sa + l], b = R[sb + l], c = R[sc + l];              \
-      R[o + l] = (EXPR);                                                       \
-    });                                                                        \
-  }
 
 inline uint32_t u32(uint64_t v) { return static_cast<uint32_t>(v); }
 
@@ -95,51 +61,51 @@ WL_PICK4(mul_f32_rn)
 WL_PICK4(fma_f32_rn)
 
 // ---- f32 general --------------------------------------------------------------------------------
-WL_F2(add_f32, num::f32_add(u32(a), u32(b), md.rounding, md.ftz, md.sat))
-WL_F2(sub_f32, num::f32_sub(u32(a), u32(b), md.rounding, md.ftz, md.sat))
-WL_F2(mul_f32, num::f32_mul(u32(a), u32(b), md.rounding, md.ftz, md.sat))
-WL_F3(fma_f32, num::f32_fma(u32(a), u32(b), u32(c), md.rounding, md.ftz, md.sat))
-WL_F2(div_f32, num::f32_div(u32(a), u32(b), md.rounding, md.approx, md.full, md.ftz))
-WL_F1(abs_f32, num::f32_abs(u32(a), md.ftz))
-WL_F1(neg_f32, num::f32_neg(u32(a), md.ftz))
-WL_F2(min_f32, num::f32_min(u32(a), u32(b), md.ftz, md.nan, md.xorsign))
-WL_F2(max_f32, num::f32_max(u32(a), u32(b), md.ftz, md.nan, md.xorsign))
-WL_F1(rcp_f32, num::f32_rcp(u32(a), md.rounding, md.approx, md.ftz))
-WL_F1(sqrt_f32, num::f32_sqrt(u32(a), md.rounding, md.approx, md.ftz))
-WL_F1(rsqrt_f32, num::f32_rsqrt(u32(a), md.ftz))
-WL_F1(sin_f32, num::f32_sin(u32(a), md.ftz))
-WL_F1(cos_f32, num::f32_cos(u32(a), md.ftz))
-WL_F1(lg2_f32, num::f32_lg2(u32(a), md.ftz))
-WL_F1(ex2_f32, num::f32_ex2(u32(a), md.ftz))
-WL_F1(tanh_f32, num::f32_tanh(u32(a), md.ftz))
-WL_F2(copysign_f32, num::f32_copysign(u32(a), u32(b)))
+WL_LANES2(add_f32, num::f32_add(u32(a), u32(b), md.rounding, md.ftz, md.sat))
+WL_LANES2(sub_f32, num::f32_sub(u32(a), u32(b), md.rounding, md.ftz, md.sat))
+WL_LANES2(mul_f32, num::f32_mul(u32(a), u32(b), md.rounding, md.ftz, md.sat))
+WL_LANES3(fma_f32, num::f32_fma(u32(a), u32(b), u32(c), md.rounding, md.ftz, md.sat))
+WL_LANES2(div_f32, num::f32_div(u32(a), u32(b), md.rounding, md.approx, md.full, md.ftz))
+WL_LANES1(abs_f32, num::f32_abs(u32(a), md.ftz))
+WL_LANES1(neg_f32, num::f32_neg(u32(a), md.ftz))
+WL_LANES2(min_f32, num::f32_min(u32(a), u32(b), md.ftz, md.nan, md.xorsign))
+WL_LANES2(max_f32, num::f32_max(u32(a), u32(b), md.ftz, md.nan, md.xorsign))
+WL_LANES1(rcp_f32, num::f32_rcp(u32(a), md.rounding, md.approx, md.ftz))
+WL_LANES1(sqrt_f32, num::f32_sqrt(u32(a), md.rounding, md.approx, md.ftz))
+WL_LANES1(rsqrt_f32, num::f32_rsqrt(u32(a), md.ftz))
+WL_LANES1(sin_f32, num::f32_sin(u32(a), md.ftz))
+WL_LANES1(cos_f32, num::f32_cos(u32(a), md.ftz))
+WL_LANES1(lg2_f32, num::f32_lg2(u32(a), md.ftz))
+WL_LANES1(ex2_f32, num::f32_ex2(u32(a), md.ftz))
+WL_LANES1(tanh_f32, num::f32_tanh(u32(a), md.ftz))
+WL_LANES2(copysign_f32, num::f32_copysign(u32(a), u32(b)))
 
 // ---- f64 ---------------------------------------------------------------------------------------
-WL_F2(add_f64, num::f64_add(a, b, md.rounding))
-WL_F2(sub_f64, num::f64_sub(a, b, md.rounding))
-WL_F2(mul_f64, num::f64_mul(a, b, md.rounding))
-WL_F3(fma_f64, num::f64_fma(a, b, c, md.rounding))
-WL_F2(div_f64, num::f64_div(a, b, md.rounding))
-WL_F1(abs_f64, num::f64_abs(a))
-WL_F1(neg_f64, num::f64_neg(a))
-WL_F2(min_f64, num::f64_min(a, b, md.nan))
-WL_F2(max_f64, num::f64_max(a, b, md.nan))
-WL_F1(rcp_f64, num::f64_rcp(a, md.rounding, md.approx))
-WL_F1(sqrt_f64, num::f64_sqrt(a, md.rounding))
-WL_F1(rsqrt_f64, num::f64_rsqrt(a))
-WL_F2(copysign_f64, num::f64_copysign(a, b))
+WL_LANES2(add_f64, num::f64_add(a, b, md.rounding))
+WL_LANES2(sub_f64, num::f64_sub(a, b, md.rounding))
+WL_LANES2(mul_f64, num::f64_mul(a, b, md.rounding))
+WL_LANES3(fma_f64, num::f64_fma(a, b, c, md.rounding))
+WL_LANES2(div_f64, num::f64_div(a, b, md.rounding))
+WL_LANES1(abs_f64, num::f64_abs(a))
+WL_LANES1(neg_f64, num::f64_neg(a))
+WL_LANES2(min_f64, num::f64_min(a, b, md.nan))
+WL_LANES2(max_f64, num::f64_max(a, b, md.nan))
+WL_LANES1(rcp_f64, num::f64_rcp(a, md.rounding, md.approx))
+WL_LANES1(sqrt_f64, num::f64_sqrt(a, md.rounding))
+WL_LANES1(rsqrt_f64, num::f64_rsqrt(a))
+WL_LANES2(copysign_f64, num::f64_copysign(a, b))
 
 // ---- f16 / bf16 (scalar and x2) -----------------------------------------------------------------
-WL_F2(add_half, num::half_add(t, u32(a), u32(b), md.rounding, md.ftz, md.sat))
-WL_F2(sub_half, num::half_sub(t, u32(a), u32(b), md.rounding, md.ftz, md.sat))
-WL_F2(mul_half, num::half_mul(t, u32(a), u32(b), md.rounding, md.ftz, md.sat))
-WL_F3(fma_half, num::half_fma(t, u32(a), u32(b), u32(c), md.rounding, md.ftz, md.sat, md.relu))
-WL_F1(neg_half, num::half_neg(t, u32(a), md.ftz))
-WL_F1(abs_half, num::half_abs(t, u32(a), md.ftz))
-WL_F2(min_half, num::half_min(t, u32(a), u32(b), md.ftz, md.nan, md.xorsign, md.relu))
-WL_F2(max_half, num::half_max(t, u32(a), u32(b), md.ftz, md.nan, md.xorsign, md.relu))
-WL_F1(ex2_half, num::half_ex2(t, u32(a), md.ftz))
-WL_F1(tanh_half, num::half_tanh(t, u32(a)))
+WL_LANES2(add_half, num::half_add(t, u32(a), u32(b), md.rounding, md.ftz, md.sat))
+WL_LANES2(sub_half, num::half_sub(t, u32(a), u32(b), md.rounding, md.ftz, md.sat))
+WL_LANES2(mul_half, num::half_mul(t, u32(a), u32(b), md.rounding, md.ftz, md.sat))
+WL_LANES3(fma_half, num::half_fma(t, u32(a), u32(b), u32(c), md.rounding, md.ftz, md.sat, md.relu))
+WL_LANES1(neg_half, num::half_neg(t, u32(a), md.ftz))
+WL_LANES1(abs_half, num::half_abs(t, u32(a), md.ftz))
+WL_LANES2(min_half, num::half_min(t, u32(a), u32(b), md.ftz, md.nan, md.xorsign, md.relu))
+WL_LANES2(max_half, num::half_max(t, u32(a), u32(b), md.ftz, md.nan, md.xorsign, md.relu))
+WL_LANES1(ex2_half, num::half_ex2(t, u32(a), md.ftz))
+WL_LANES1(tanh_half, num::half_tanh(t, u32(a)))
 
 // ---- compares, selects, tests ------------------------------------------------------------------
 inline uint32_t combine(uint32_t r, uint32_t c, ptx::BoolOp op) {

@@ -18,42 +18,6 @@ using ptx::MulMode;
 using ptx::Opcode;
 using ptx::Type;
 
-// ---- lane-loop builders ------------------------------------------------------------------------
-#define WL_LANES1(NAME, EXPR)                                                  \
-  void NAME(Exec& x, const DInst& d) {                                         \
-    [[maybe_unused]] const Type t = d.ir->type;                                \
-    [[maybe_unused]] const auto& md = d.ir->mod;                               \
-    uint64_t* R = x.R;                                                         \
-    const int o = d.d[0] * 32, sa = d.s[0] * 32;                               \
-    for_lanes(x.exec, [&](int l) {                                             \
-      const uint64_t a = R[sa + l];                                            \
-      R[o + l] = (EXPR);                                                       \
-    });                                                                        \
-  }
-#define WL_LANES2(NAME, EXPR)                                                  \
-  void NAME(Exec& x, const DInst& d) {                                         \
-    [[maybe_unused]] const Type t = d.ir->type;                                \
-    [[maybe_unused]] const auto& md = d.ir->mod;                               \
-    uint64_t* R = x.R;                                                         \
-    const int o = d.d[0] * 32, sa = d.s[0] * 32, sb = d.s[1] * 32;             \
-    for_lanes(x.exec, [&](int l) {                                             \
-      const uint64_t a = R[sa + l], b = R[sb + l];                             \
-      R[o + l] = (EXPR);                                                       \
-    });                                                                        \
-  }
-#define WL_LANES3(NAME, EXPR)                                                  \
-  void NAME(Exec& x, const DInst& d) {                                         \
-    [[maybe_unused]] const Type t = d.ir->type;                                \
-    [[maybe_unused]] const auto& md = d.ir->mod;                               \
-    uint64_t* R = x.R;                                                         \
-    const int o = d.d[0] * 32, sa = d.s[0] * 32, sb = d.s[1] * 32,             \
-              sc = d.s[2] * 32;                                                \
-    for_lanes(x.exec, [&](int l) {                                             \
-      const uint64_t a = R[sa + l], b = R[sb + l], c = R[sc + l];              \
-      R[o + l] = (EXPR);                                                       \
-    });                                                                        \
-  }
-
 // ---- fast paths (32/64-bit) --------------------------------------------------------------------
 WL_LANES2(add_u32, static_cast<uint32_t>(a + b))
 WL_LANES2(add_u64, a + b)
