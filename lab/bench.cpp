@@ -14,7 +14,8 @@ std::string bench_dir() {
   // The source tree it was built from, else ./bench (a binary carried to another machine).
   const std::string built = std::string(WARPLAB_SOURCE_DIR) + "/bench";
   std::error_code ec;
-  if (std::filesystem::exists(built + "/vec_add.toml", ec) || !std::filesystem::exists("bench/vec_add.toml", ec))
+  if (std::filesystem::exists(built + "/vec_add.toml", ec) ||
+      !std::filesystem::exists("bench/vec_add.toml", ec))
     return built;
   return (std::filesystem::current_path() / "bench").string();
 }

@@ -142,7 +142,7 @@ class BothBackend : public LaunchBackend {
   GpuLaunchBackend gpu_;
   BackendContext ctx_;
   std::vector<HostBuffer> shapes_;
-  std::vector<bool> approx_;   // per buffer: holds results of approximate math (see launch)
+  std::vector<bool> approx_;  // per buffer: holds results of approximate math (see launch)
 };
 
 }  // namespace

@@ -79,35 +79,34 @@ json timing_json(const timing::TimingResult& r, const timing::GpuConfig& cfg,
   j["warp_states"] = ws;
   // Memory: the Nsight-style table.
   const double peak = r.peak_dram_bytes_per_second;
-  j["memory"] = {
-      {"global_load",
-       {{"requests", m.l1.global_ld_requests},
-        {"sectors", m.l1.global_ld_sectors},
-        {"sectors_per_request", finite(m.global_ld_sectors_per_request())},
-        {"l1_sector_hits", m.l1.global_ld_sector_hits}}},
-      {"global_store",
-       {{"requests", m.l1.global_st_requests},
-        {"sectors", m.l1.global_st_sectors},
-        {"sectors_per_request", finite(m.global_st_sectors_per_request())}}},
-      {"local", {{"requests", m.l1.local_requests}, {"sectors", m.l1.local_sectors}}},
-      {"atomic_requests", m.l1.atomic_requests},
-      {"l1_hit_rate", finite(m.l1_hit_rate())},
-      {"l2_hit_rate", finite(m.l2_hit_rate())},
-      {"l2_read_sector_hits", m.l2_read_sector_hits},
-      {"l2_read_sector_misses", m.l2_read_sector_misses},
-      {"l2_write_sectors", m.l2_write_sectors},
-      {"l2_atomic_requests", m.l2_atomic_requests},
-      {"dram_bytes_read", m.dram_bytes_read},
-      {"dram_bytes_written", m.dram_bytes_written},
-      {"dram_bytes_per_second", finite(r.dram_bytes_per_second)},
-      {"peak_dram_bytes_per_second", peak},
-      {"dram_pct_of_peak", peak > 0 ? 100 * r.dram_bytes_per_second / peak : 0.0},
-      {"shared",
-       {{"load_requests", m.l1.shared_ld_requests},
-        {"store_requests", m.l1.shared_st_requests},
-        {"load_wavefronts", m.l1.shared_ld_wavefronts},
-        {"store_wavefronts", m.l1.shared_st_wavefronts},
-        {"bank_conflicts", m.l1.shared_bank_conflicts}}}};
+  j["memory"] = {{"global_load",
+                  {{"requests", m.l1.global_ld_requests},
+                   {"sectors", m.l1.global_ld_sectors},
+                   {"sectors_per_request", finite(m.global_ld_sectors_per_request())},
+                   {"l1_sector_hits", m.l1.global_ld_sector_hits}}},
+                 {"global_store",
+                  {{"requests", m.l1.global_st_requests},
+                   {"sectors", m.l1.global_st_sectors},
+                   {"sectors_per_request", finite(m.global_st_sectors_per_request())}}},
+                 {"local", {{"requests", m.l1.local_requests}, {"sectors", m.l1.local_sectors}}},
+                 {"atomic_requests", m.l1.atomic_requests},
+                 {"l1_hit_rate", finite(m.l1_hit_rate())},
+                 {"l2_hit_rate", finite(m.l2_hit_rate())},
+                 {"l2_read_sector_hits", m.l2_read_sector_hits},
+                 {"l2_read_sector_misses", m.l2_read_sector_misses},
+                 {"l2_write_sectors", m.l2_write_sectors},
+                 {"l2_atomic_requests", m.l2_atomic_requests},
+                 {"dram_bytes_read", m.dram_bytes_read},
+                 {"dram_bytes_written", m.dram_bytes_written},
+                 {"dram_bytes_per_second", finite(r.dram_bytes_per_second)},
+                 {"peak_dram_bytes_per_second", peak},
+                 {"dram_pct_of_peak", peak > 0 ? 100 * r.dram_bytes_per_second / peak : 0.0},
+                 {"shared",
+                  {{"load_requests", m.l1.shared_ld_requests},
+                   {"store_requests", m.l1.shared_st_requests},
+                   {"load_wavefronts", m.l1.shared_ld_wavefronts},
+                   {"store_wavefronts", m.l1.shared_st_wavefronts},
+                   {"bank_conflicts", m.l1.shared_bank_conflicts}}}};
   // The keys the GPU's counters use (gpu/counters.h), for the side-by-side table.
   j["counters"] = {{"elapsed_cycles", r.cycles},
                    {"gpu_time_ns", r.kernel_time_us * 1000},
@@ -153,7 +152,8 @@ json gpu_json(const gpu::GpuLaunchResult& r, const gpu::TimingOptions& t) {
     for (const gpu::CounterValue& v : c.values) {
       if (v.value) {
         values[v.key] = *v.value;
-        if (v.key.rfind("shared_bank_conflicts", 0) == 0) conflicts = conflicts.value_or(0) + *v.value;
+        if (v.key.rfind("shared_bank_conflicts", 0) == 0)
+          conflicts = conflicts.value_or(0) + *v.value;
       } else {
         values[v.key] = nullptr;
         notes[v.key] = v.note;
@@ -167,10 +167,12 @@ json gpu_json(const gpu::GpuLaunchResult& r, const gpu::TimingOptions& t) {
   return j;
 }
 
-json compare_json(const std::string& buffer, const gpu::CompareResult& c, const gpu::Tolerance& tol) {
+json compare_json(const std::string& buffer, const gpu::CompareResult& c,
+                  const gpu::Tolerance& tol) {
   json worst = json::array();
   for (const gpu::Mismatch& m : c.worst)
-    worst.push_back({{"index", m.index}, {"gpu", m.gpu}, {"sim", m.sim}, {"abs_error", finite(m.abs_error)}});
+    worst.push_back(
+        {{"index", m.index}, {"gpu", m.gpu}, {"sim", m.sim}, {"abs_error", finite(m.abs_error)}});
   json j{{"buffer", buffer},
          {"passed", c.passed},
          {"elements", c.elements},
@@ -196,12 +198,13 @@ std::vector<SideBySideRow> side_by_side_rows(const json& sim, const json& gpu,
                        ? gpu["counters"]["values"]
                        : none;
   std::vector<SideBySideRow> rows;
-  rows.push_back({"time (events / model + launch)", "us", num(sim, "time_us"), num(gpu, "time_us")});
-  rows.push_back({"kernel duration", "us",
-                  num(sim, "kernel_time_us"),
+  rows.push_back(
+      {"time (events / model + launch)", "us", num(sim, "time_us"), num(gpu, "time_us")});
+  rows.push_back({"kernel duration", "us", num(sim, "kernel_time_us"),
                   num(gc, "gpu_time_ns") ? std::optional<double>(*num(gc, "gpu_time_ns") / 1000)
                                          : std::nullopt});
-  rows.push_back({"cycles (elapsed)", "cycles", num(sc, "elapsed_cycles"), num(gc, "elapsed_cycles")});
+  rows.push_back(
+      {"cycles (elapsed)", "cycles", num(sc, "elapsed_cycles"), num(gc, "elapsed_cycles")});
   auto wi = num(sc, "warp_instructions");
   if (!wi && warp_instructions) wi = double(*warp_instructions);
   rows.push_back({"warp instructions", "inst", wi, num(gc, "warp_instructions")});
@@ -217,7 +220,7 @@ std::vector<SideBySideRow> side_by_side_rows(const json& sim, const json& gpu,
       {"shared_bank_conflicts", "shared bank conflicts"},
       {"achieved_occupancy_pct", "achieved occupancy"}};
   for (const auto& [k, label] : keys) {
-    std::string unit = std::string(k).find("pct") != std::string::npos ? "%"
+    std::string unit = std::string(k).find("pct") != std::string::npos     ? "%"
                        : std::string(k).find("bytes") != std::string::npos ? "B"
                                                                            : "";
     rows.push_back({label, unit, num(sc, k), num(gc, k)});

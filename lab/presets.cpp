@@ -1,7 +1,7 @@
 #include "lab/presets.h"
 
-#include <cstdio>
 #include <cctype>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 
@@ -10,7 +10,8 @@ namespace fs = std::filesystem;
 
 std::string config_dir() {
   std::vector<fs::path> candidates;
-  if (const char* env = std::getenv("WARPLAB_CONFIG_DIR"); env && *env) candidates.emplace_back(env);
+  if (const char* env = std::getenv("WARPLAB_CONFIG_DIR"); env && *env)
+    candidates.emplace_back(env);
   candidates.emplace_back(timing::default_config_dir());
   candidates.emplace_back(fs::current_path() / "configs");
   std::error_code ec;
@@ -24,14 +25,16 @@ std::string config_dir() {
   return "";
 }
 
-Expected<std::shared_ptr<const timing::GpuConfig>> load_gpu_config(const std::string& name_or_path) {
+Expected<std::shared_ptr<const timing::GpuConfig>> load_gpu_config(
+    const std::string& name_or_path) {
   const std::string dir = config_dir();
   const std::string name = name_or_path.empty() ? "h100-sxm" : name_or_path;
   if (dir.empty() && name.find('/') == std::string::npos &&
       !(name.size() > 5 && name.substr(name.size() - 5) == ".toml"))
     return Error{"", 0,
-                 "GPU config '" + name + "': no preset directory found (set WARPLAB_CONFIG_DIR "
-                 "to the configs/ folder of the source tree)"};
+                 "GPU config '" + name +
+                     "': no preset directory found (set WARPLAB_CONFIG_DIR "
+                     "to the configs/ folder of the source tree)"};
   auto cfg = timing::load_config(name, dir);
   if (!cfg) return cfg.error();
   return std::make_shared<const timing::GpuConfig>(std::move(*cfg));
@@ -47,16 +50,18 @@ std::string preset_from_device(const gpu::DeviceInfo& d) {
     s += l + "# " + comment + "\n";
   };
   std::string name;
-  for (char c : d.name) name += (std::isalnum(static_cast<unsigned char>(c)) ? char(std::tolower(c)) : '-');
+  for (char c : d.name)
+    name += (std::isalnum(static_cast<unsigned char>(c)) ? char(std::tolower(c)) : '-');
   s += "# Derived from the GPU in this machine by `warplab configs --from-gpu`: " + d.name +
        " (compute " + std::to_string(d.cc_major) + "." + std::to_string(d.cc_minor) +
-       ").\n# Sizes and counts come from the driver (cuDeviceGetAttribute); latencies and pipelines,\n"
+       ").\n# Sizes and counts come from the driver (cuDeviceGetAttribute); latencies and "
+       "pipelines,\n"
        "# which no driver reports, are those of the base preset.\n";
   line("base", "\"" + std::string(base) + "\"", "preset this one starts from");
   line("name", "\"" + name + "\"", "preset name");
-  std::snprintf(b, sizeof b, "\"%s: %d SMs at %d MHz, %d MiB L2, %.0f GB/s DRAM (from the driver)\"",
-                d.name.c_str(), d.sm_count, d.sm_clock_khz / 1000, d.l2_bytes >> 20,
-                d.dram_bandwidth_gbps());
+  std::snprintf(
+      b, sizeof b, "\"%s: %d SMs at %d MHz, %d MiB L2, %.0f GB/s DRAM (from the driver)\"",
+      d.name.c_str(), d.sm_count, d.sm_clock_khz / 1000, d.l2_bytes >> 20, d.dram_bandwidth_gbps());
   line("description", b, "one line for `warplab configs`");
   s += "\n[core]\n";
   line("sm_count", std::to_string(d.sm_count), "streaming multiprocessors");

@@ -1,10 +1,10 @@
 #include "lab/report.h"
 
+#include <algorithm>
 #include <cinttypes>
 #include <cmath>
-#include <algorithm>
-#include <functional>
 #include <cstdio>
+#include <functional>
 #include <sstream>
 
 #include "lab/metrics_json.h"
@@ -63,7 +63,6 @@ std::string group_thousands(uint64_t v) {
   return out;
 }
 
-
 namespace {
 
 double num(const json& j, const char* key, double dflt = 0) {
@@ -121,15 +120,16 @@ std::string table(const std::vector<std::vector<std::string>>& rows, const std::
 std::string format_timing(const LaunchRecord& r) {
   const json& s = r.sim;
   std::ostringstream o;
-  o << "    timing (" << s.value("config", std::string("?")) << "): "
-    << group_thousands(static_cast<uint64_t>(num(s, "cycles"))) << " cycles = "
-    << printf_str("%.2f", num(s, "kernel_time_us")) << " us (+ "
-    << printf_str("%.1f", num(s, "launch_overhead_us")) << " us launch = "
-    << printf_str("%.2f", num(s, "time_us")) << " us)   IPC " << printf_str("%.2f", num(s, "ipc"))
-    << " per SM (" << printf_str("%.1f", num(s, "gpu_ipc")) << " GPU-wide)\n";
+  o << "    timing (" << s.value("config", std::string("?"))
+    << "): " << group_thousands(static_cast<uint64_t>(num(s, "cycles")))
+    << " cycles = " << printf_str("%.2f", num(s, "kernel_time_us")) << " us (+ "
+    << printf_str("%.1f", num(s, "launch_overhead_us"))
+    << " us launch = " << printf_str("%.2f", num(s, "time_us")) << " us)   IPC "
+    << printf_str("%.2f", num(s, "ipc")) << " per SM (" << printf_str("%.1f", num(s, "gpu_ipc"))
+    << " GPU-wide)\n";
   const json& occ = s["occupancy"];
-  o << "    occupancy: theoretical " << printf_str("%.1f%%", 100 * num(occ, "theoretical"))
-    << " (" << occ.value("blocks_per_sm", 0) << " blocks/SM, limited by "
+  o << "    occupancy: theoretical " << printf_str("%.1f%%", 100 * num(occ, "theoretical")) << " ("
+    << occ.value("blocks_per_sm", 0) << " blocks/SM, limited by "
     << occ.value("limiter", std::string("?")) << "), achieved "
     << printf_str("%.1f%%", 100 * num(occ, "achieved")) << ", waves "
     << printf_str("%.2f", num(occ, "waves")) << ", " << occ.value("registers_per_thread", 0)
@@ -148,7 +148,8 @@ std::string format_timing(const LaunchRecord& r) {
   std::sort(st.rbegin(), st.rend());
   o << "    warp states (share of " << cell(all) << " warp-cycles):";
   for (size_t i = 0; i < st.size() && i < 6; ++i)
-    o << (i ? "," : "") << " " << st[i].second << " " << printf_str("%.1f%%", all > 0 ? 100 * st[i].first / all : 0);
+    o << (i ? "," : "") << " " << st[i].second << " "
+      << printf_str("%.1f%%", all > 0 ? 100 * st[i].first / all : 0);
   o << "\n";
   const json& m = s["memory"];
   std::vector<std::vector<std::string>> rows = {{"memory", "requests", "sectors", "sectors/req"}};
@@ -159,21 +160,24 @@ std::string format_timing(const LaunchRecord& r) {
   o << table(rows, "    ");
   o << "    L1 hit rate " << printf_str("%.1f%%", 100 * num(m, "l1_hit_rate")) << "   L2 hit rate "
     << printf_str("%.1f%%", 100 * num(m, "l2_hit_rate")) << "   DRAM read "
-    << bytes_text(num(m, "dram_bytes_read")) << ", written " << bytes_text(num(m, "dram_bytes_written"))
-    << "\n    DRAM bandwidth " << printf_str("%.1f", num(m, "dram_bytes_per_second") / 1e9)
-    << " GB/s achieved of " << printf_str("%.0f", num(m, "peak_dram_bytes_per_second") / 1e9)
-    << " GB/s peak (" << printf_str("%.1f%%", num(m, "dram_pct_of_peak")) << ")\n";
+    << bytes_text(num(m, "dram_bytes_read")) << ", written "
+    << bytes_text(num(m, "dram_bytes_written")) << "\n    DRAM bandwidth "
+    << printf_str("%.1f", num(m, "dram_bytes_per_second") / 1e9) << " GB/s achieved of "
+    << printf_str("%.0f", num(m, "peak_dram_bytes_per_second") / 1e9) << " GB/s peak ("
+    << printf_str("%.1f%%", num(m, "dram_pct_of_peak")) << ")\n";
   const json& sh = m["shared"];
   if (num(sh, "load_requests") + num(sh, "store_requests") > 0)
     o << "    shared: " << cell(num(sh, "load_requests")) << " load / "
       << cell(num(sh, "store_requests")) << " store requests, " << cell(num(sh, "load_wavefronts"))
       << " / " << cell(num(sh, "store_wavefronts")) << " wavefronts, "
       << cell(num(sh, "bank_conflicts")) << " bank conflicts\n";
-  if (num(m, "atomic_requests") > 0) o << "    atomics: " << cell(num(m, "atomic_requests")) << " requests\n";
+  if (num(m, "atomic_requests") > 0)
+    o << "    atomics: " << cell(num(m, "atomic_requests")) << " requests\n";
   if (s.contains("note")) o << "    note: " << s["note"].get<std::string>() << "\n";
   if (s.contains("trace_file"))
     o << "    trace written to " << s["trace_file"].get<std::string>()
-      << (s.value("trace_truncated", false) ? " (detail truncated at the event limit)" : "") << "\n";
+      << (s.value("trace_truncated", false) ? " (detail truncated at the event limit)" : "")
+      << "\n";
   return o.str();
 }
 
@@ -195,11 +199,12 @@ std::string format_gpu(const LaunchRecord& r) {
     << "; " << g.value("registers", 0) << " registers/thread\n";
   const json& c = g["counters"];
   if (!c.value("available", false))
-    o << "    GPU counters unavailable: " << c.value("reason", std::string("not requested")) << "\n";
+    o << "    GPU counters unavailable: " << c.value("reason", std::string("not requested"))
+      << "\n";
   std::vector<std::vector<std::string>> rows = {{"metric", "simulator", "GPU", "sim/GPU"}};
-  for (const SideBySideRow& row :
-       side_by_side_rows(r.sim, g, r.stats ? std::optional<uint64_t>(r.stats->warp_instructions)
-                                           : std::nullopt)) {
+  for (const SideBySideRow& row : side_by_side_rows(
+           r.sim, g,
+           r.stats ? std::optional<uint64_t>(r.stats->warp_instructions) : std::nullopt)) {
     if (!row.sim && !row.gpu) continue;
     std::string ratio = "-";
     if (row.sim && row.gpu && *row.gpu != 0 && row.unit != "%")
@@ -223,8 +228,10 @@ std::string format_gpu(const LaunchRecord& r) {
     }
     if (!differ)
       o << "    GPU vs simulator: all " << g["compare"].size() << " buffers equal ("
-        << (g.value("approximate_math", false) ? "within rel 1e-5 / 4 ULP / abs 1e-6: approximate math (ex2, tanh, rcp.approx ...) reached these buffers"
-                                                : "bit-exact")
+        << (g.value("approximate_math", false)
+                ? "within rel 1e-5 / 4 ULP / abs 1e-6: approximate math (ex2, tanh, rcp.approx "
+                  "...) reached these buffers"
+                : "bit-exact")
         << ")\n";
   }
   return o.str();
@@ -496,9 +503,10 @@ std::string format_sweep_table(const SweepResult& s) {
                             (l.repeat_index ? "." + std::to_string(l.repeat_index) : "") + " " +
                             (per_run > 1 ? l.kernel + " " : "");
     const size_t before = cols.size();
-    cols.push_back({tag + (per_run > 1 ? "" : l.kernel + " ") + "warp_inst", [](const LaunchRecord& l) {
-                      return l.stats ? group_thousands(l.stats->warp_instructions) : std::string("-");
-                    }});
+    cols.push_back(
+        {tag + (per_run > 1 ? "" : l.kernel + " ") + "warp_inst", [](const LaunchRecord& l) {
+           return l.stats ? group_thousands(l.stats->warp_instructions) : std::string("-");
+         }});
     if (timing) {
       auto cycles = metric(nullptr, "cycles");
       auto us = metric(nullptr, "time_us");
@@ -559,7 +567,11 @@ std::string format_sweep_table(const SweepResult& s) {
       differ = differ || l.backends_differ;
       gpu_failed = gpu_failed || l.gpu_failed;
     }
-    row.push_back(r.faulted() ? "FAULT" : gpu_failed ? "GPU-FAIL" : differ ? "DIFFER" : r.passed() ? "pass" : "FAIL");
+    row.push_back(r.faulted()  ? "FAULT"
+                  : gpu_failed ? "GPU-FAIL"
+                  : differ     ? "DIFFER"
+                  : r.passed() ? "pass"
+                               : "FAIL");
     rows.push_back(std::move(row));
   }
   return table(rows, "", 0);
@@ -574,8 +586,8 @@ std::string format_summary(const Experiment& exp, const ExperimentResult& result
   if (!result.gpu_device.empty()) {
     o << "  GPU: " << result.gpu_device;
     if (result.gpu_info.contains("launch_overhead_us"))
-      o << " (empty-kernel launch " << printf_str("%.2f", num(result.gpu_info["launch_overhead_us"], "empty_kernel"))
-        << " us)";
+      o << " (empty-kernel launch "
+        << printf_str("%.2f", num(result.gpu_info["launch_overhead_us"], "empty_kernel")) << " us)";
     o << "\n";
   }
   if (!exp.description.empty()) o << "  " << exp.description << "\n";

@@ -279,16 +279,17 @@ Expected<ExperimentResult> Runner::run(const Experiment& exp) {
   if (gpu_) {
     const gpu::DeviceInfo& d = gpu_->device();
     out.gpu_device = d.name;
-    out.gpu_info = {{"name", d.name},
-                    {"compute_capability", std::to_string(d.cc_major) + "." + std::to_string(d.cc_minor)},
-                    {"sm_count", d.sm_count},
-                    {"sm_clock_mhz", d.sm_clock_khz / 1000},
-                    {"l2_bytes", d.l2_bytes},
-                    {"dram_bandwidth_gbps", d.dram_bandwidth_gbps()},
-                    {"driver_version", d.driver_version},
-                    {"warmup", options_.gpu.warmup},
-                    {"repeats", options_.gpu.repeats},
-                    {"l2_flushed", options_.gpu.cold}};
+    out.gpu_info = {
+        {"name", d.name},
+        {"compute_capability", std::to_string(d.cc_major) + "." + std::to_string(d.cc_minor)},
+        {"sm_count", d.sm_count},
+        {"sm_clock_mhz", d.sm_clock_khz / 1000},
+        {"l2_bytes", d.l2_bytes},
+        {"dram_bandwidth_gbps", d.dram_bandwidth_gbps()},
+        {"driver_version", d.driver_version},
+        {"warmup", options_.gpu.warmup},
+        {"repeats", options_.gpu.repeats},
+        {"l2_flushed", options_.gpu.cold}};
     if (auto ov = gpu_->launch_overhead())
       out.gpu_info["launch_overhead_us"] = {{"empty_kernel", ov->empty_kernel_us},
                                             {"back_to_back", ov->back_to_back_us}};

@@ -52,10 +52,10 @@ Expected<SimMode> parse_mode(const std::string& s);
 
 // How the real GPU is timed and read (--gpu-repeats, --gpu-cold, --counters).
 struct GpuRunOptions {
-  int warmup = 3;                 // untimed launches before the timed ones
-  int repeats = 20;               // timed launches (median, min, max reported)
-  bool cold = false;              // flush L2 before each timed launch
-  std::optional<bool> counters;   // read hardware counters; unset = on with `both`, off with `gpu`
+  int warmup = 3;                // untimed launches before the timed ones
+  int repeats = 20;              // timed launches (median, min, max reported)
+  bool cold = false;             // flush L2 before each timed launch
+  std::optional<bool> counters;  // read hardware counters; unset = on with `both`, off with `gpu`
 };
 
 // Capturing the timing model's event trace (sim/timing/trace.h), for `warplab run --trace` and the
@@ -71,7 +71,7 @@ struct TraceCapture {
 struct RunOptions {
   BackendKind backend = BackendKind::Sim;
   SimMode mode = SimMode::Functional;  // the library's default; `warplab run` defaults to timing
-  std::string config;       // timing-model preset name or file ("" = the default, h100-sxm)
+  std::string config;  // timing-model preset name or file ("" = the default, h100-sxm)
   std::optional<TraceCapture> trace;  // timing mode: capture the model's event trace (unset = off)
   GpuRunOptions gpu;
   bool count_lines = true;  // per PTX/CUDA line counts
@@ -133,11 +133,11 @@ struct SweepResult {
 
 struct ExperimentResult {
   std::string backend, mode;
-  std::optional<RunResult> run;      // without [sweep]
-  std::optional<SweepResult> sweep;  // with [sweep]
-  std::vector<std::string> notes;    // e.g. "resource usage unavailable: ..."
-  std::string config;                // timing mode: the preset's name
-  std::string gpu_device;            // gpu/both: the device's one-line name
+  std::optional<RunResult> run;                        // without [sweep]
+  std::optional<SweepResult> sweep;                    // with [sweep]
+  std::vector<std::string> notes;                      // e.g. "resource usage unavailable: ..."
+  std::string config;                                  // timing mode: the preset's name
+  std::string gpu_device;                              // gpu/both: the device's one-line name
   nlohmann::json gpu_info = nlohmann::json::object();  // gpu/both: device facts, launch overhead
   bool passed() const;
 };
@@ -161,10 +161,10 @@ class LaunchBackend {
 // timing preset, and the opened GPU with this unit's module. The Runner fills it once per run.
 struct BackendContext {
   std::shared_ptr<const CompiledUnit> unit;
-  std::shared_ptr<const timing::GpuConfig> config;  // timing mode
-  std::shared_ptr<gpu::Backend> gpu;                // gpu / both
-  std::shared_ptr<const gpu::GpuModule> gpu_module; // unit->ptx loaded on the GPU
-  bool trace = false;                               // this run captures options.trace
+  std::shared_ptr<const timing::GpuConfig> config;   // timing mode
+  std::shared_ptr<gpu::Backend> gpu;                 // gpu / both
+  std::shared_ptr<const gpu::GpuModule> gpu_module;  // unit->ptx loaded on the GPU
+  bool trace = false;                                // this run captures options.trace
 };
 
 // Creates the backend for `options`. A choice that cannot work here (timing mode without a

@@ -12,8 +12,7 @@ namespace {
 
 class SimBackend : public LaunchBackend {
  public:
-  SimBackend(const RunOptions& options, const BackendContext& ctx)
-      : options_(options), ctx_(ctx) {
+  SimBackend(const RunOptions& options, const BackendContext& ctx) : options_(options), ctx_(ctx) {
     fopts_.count_lines = options.count_lines;
     fopts_.max_warp_instructions = options.max_warp_instructions;
   }

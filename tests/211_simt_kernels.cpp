@@ -531,7 +531,7 @@ TEST_CASE("loop with break and continue") {
   Sim s(kDiv, "div.ptx");
   const int n = 64;
   std::vector<int> in(n);
-  for (int i = 0; i < n; ++i) in[i] = (i * 37) % 120;   // some never break (>= 100)
+  for (int i = 0; i < n; ++i) in[i] = (i * 37) % 120;  // some never break (>= 100)
   const uint64_t I = s.buffer("in", in), O = s.zeros<int>("out", n);
   auto r = s.run("_Z5loopsPKiPi", {1, 1, 1}, {n, 1, 1}, {I, O});
   REQUIRE(!r.fault);
@@ -549,7 +549,7 @@ TEST_CASE("loop with break and continue") {
 
 TEST_CASE("early return and a data-dependent while loop, partial warps (block 48)") {
   Sim s(kDiv, "div.ptx");
-  const int n = 130;   // 3 blocks of 48 = 144 threads; the last 14 return at once
+  const int n = 130;  // 3 blocks of 48 = 144 threads; the last 14 return at once
   std::vector<int> in(144);
   for (int i = 0; i < 144; ++i) in[i] = (i % 9 == 4) ? -i : i * 3 + 1;
   const uint64_t I = s.buffer("in", in), O = s.buffer("out", std::vector<int>(144, 77));
@@ -564,7 +564,10 @@ TEST_CASE("early return and a data-dependent while loop, partial warps (block 48
       want = -1;
     } else {
       int v = in[t], steps = 0;
-      while (v > 1) { v = (v & 1) ? 3 * v + 1 : v / 2; ++steps; }
+      while (v > 1) {
+        v = (v & 1) ? 3 * v + 1 : v / 2;
+        ++steps;
+      }
       want = steps;
     }
     REQUIRE(out[t] == want);

@@ -35,7 +35,9 @@ struct Sim {
     return a;
   }
   template <class T>
-  uint64_t zeros(const std::string& name, size_t n) { return buffer(name, std::vector<T>(n)); }
+  uint64_t zeros(const std::string& name, size_t n) {
+    return buffer(name, std::vector<T>(n));
+  }
   template <class T>
   std::vector<T> read(uint64_t address, size_t n) const {
     std::vector<T> out(n);
@@ -50,7 +52,8 @@ struct Sim {
     REQUIRE(f->params.size() == args.size());
     std::vector<uint8_t> block(f->param_bytes);
     for (size_t i = 0; i < args.size(); ++i)
-      std::memcpy(block.data() + f->params[i].offset, &args[i], std::min<size_t>(8, f->params[i].size));
+      std::memcpy(block.data() + f->params[i].offset, &args[i],
+                  std::min<size_t>(8, f->params[i].size));
     return block;
   }
 
@@ -64,6 +67,10 @@ struct Sim {
   }
 };
 
-inline uint64_t f32_bits(float f) { uint32_t u; std::memcpy(&u, &f, 4); return u; }
+inline uint64_t f32_bits(float f) {
+  uint32_t u;
+  std::memcpy(&u, &f, 4);
+  return u;
+}
 
 }  // namespace warplab::test

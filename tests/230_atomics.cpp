@@ -29,7 +29,7 @@ TEST_CASE("atomics: shared and global histograms, min/max, CAS loop, __device__ 
     mn = std::min(mn, k);
   }
   for (int i = 0; i < 16; ++i) CHECK(h[i] == want_hist[i]);
-  for (int i = 0; i < 8; ++i) CHECK(h[16 + i] == want_sh[i]);   // summed over the blocks
+  for (int i = 0; i < 8; ++i) CHECK(h[16 + i] == want_sh[i]);  // summed over the blocks
   CHECK(g[0] == static_cast<int>(sum));
   CHECK(g[1] == mx);
   CHECK(g[2] == mn);

@@ -16,8 +16,8 @@ __global__ void atomics(int* hist, const int* keys, int* gsum, unsigned* cas_out
   atomicMax(gsum + 1, k);
   atomicMin(gsum + 2, k);
   unsigned old = cas_out[0], assumed;
-  do { assumed = old; old = atomicCAS(cas_out, assumed, assumed * 3u + 1u); } while (old != assumed);
-  atomicAdd(&counter, 1);
+  do { assumed = old; old = atomicCAS(cas_out, assumed, assumed * 3u + 1u); } while (old !=
+assumed); atomicAdd(&counter, 1);
   __syncthreads();
   if (t < 8) atomicAdd(&hist[16 + t], sh[t]);
   if (t == 0) hist[24] = counter;

@@ -14,7 +14,7 @@ TEST_CASE("out-of-bounds global write: kernel, block, thread, address, PTX and C
   CHECK(f.kind == func::LaunchFault::Kind::OutOfBounds);
   CHECK(f.kernel == "_Z3oobPfi");
   CHECK(f.block.x == 1);
-  CHECK(f.thread.x == 36);   // first lane of block 1 past element 99: t = 64 + 36 = 100
+  CHECK(f.thread.x == 36);  // first lane of block 1 past element 99: t = 64 + 36 = 100
   CHECK(f.address == A + 400);
   CHECK(f.size == 4);
   CHECK(f.is_write);

@@ -42,7 +42,8 @@ std::string kernel(const std::string& body) {
   mov.b64 %fd2, %rd2;
   mov.u64 %rd3, 0;
   mov.u32 %r3, 0;
-)" + body + R"(
+)" + body +
+         R"(
   cvt.u64.u32 %rd11, %r3;
   or.b64 %rd3, %rd3, %rd11;
   st.global.u64 [%rd10], %rd3;
@@ -60,7 +61,11 @@ std::vector<uint64_t> run(const std::string& body, const std::vector<uint64_t>& 
   return s.read<uint64_t>(C, a.size());
 }
 
-uint64_t f(float v) { uint32_t u; std::memcpy(&u, &v, 4); return u; }
+uint64_t f(float v) {
+  uint32_t u;
+  std::memcpy(&u, &v, 4);
+  return u;
+}
 
 }  // namespace
 
@@ -80,7 +85,7 @@ TEST_CASE("integer: shifts past the width, division by zero, mul.hi, bit ops") {
     CHECK(shr_s[i] == uint32_t(int32_t(x) >> std::min(n, 31u)));
     CHECK(shr_u[i] == (n >= 32 ? 0u : x >> n));
     CHECK(div_u[i] == (n == 0 ? 0xFFFFFFFFu : x / n));
-    if (n != 0) CHECK(rem_s[i] == uint32_t(int32_t(x) % int32_t(n)));   // x % 0: undefined in PTX
+    if (n != 0) CHECK(rem_s[i] == uint32_t(int32_t(x) % int32_t(n)));  // x % 0: undefined in PTX
     CHECK(mulhi[i] == uint32_t((int64_t(int32_t(x)) * int64_t(int32_t(n))) >> 32));
   }
   auto popc = run("popc.b32 %r3, %r1;", a, b);
@@ -107,7 +112,8 @@ TEST_CASE("64-bit add through a carry chain (add.cc / addc)") {
   add.cc.u32 %r3, %r1, %r5;
   addc.u32 %r4, %r2, %r6;
   mov.b64 %rd3, {%r3, %r4};
-  mov.u32 %r3, 0;)", a, b);
+  mov.u32 %r3, 0;)",
+               a, b);
   for (size_t i = 0; i < a.size(); ++i) CHECK(r[i] == a[i] + b[i]);
 }
 

@@ -16,7 +16,8 @@ TEST_CASE("call with .param arguments, divergent call sites, local array, __cons
   for (int i = 0; i < n; ++i) in[i] = 0.125f * static_cast<float>(i % 23) - 1.0f;
   const uint64_t I = s.buffer("in", in), O = s.zeros<float>("out", n);
   const int sel = 21;
-  auto r = s.run("_Z11calls_localPKfPfii", {2, 1, 1}, {40, 1, 1}, {I, O, uint64_t(n), uint64_t(sel)});
+  auto r =
+      s.run("_Z11calls_localPKfPfii", {2, 1, 1}, {40, 1, 1}, {I, O, uint64_t(n), uint64_t(sel)});
   REQUIRE(!r.fault);
   auto out = s.read<float>(O, n);
   const float coef[4] = {1.5f, -2.0f, 0.25f, 8.0f};
@@ -78,12 +79,13 @@ TEST_CASE("an external function (printf) is rejected at load time with file and 
 	} // callseq 0
 	ret;
 }
-)", "hello.ptx");
+)",
+                             "hello.ptx");
   REQUIRE(m);
   auto p = func::Program::load(std::move(*m));
   REQUIRE(!p);
   CHECK(p.error().file == "hello.ptx");
-  CHECK(p.error().line == 35);   // the call.uni line
+  CHECK(p.error().line == 35);  // the call.uni line
   CHECK(p.error().message.find("unsupported instruction") != std::string::npos);
   CHECK(p.error().message.find("vprintf") != std::string::npos);
   CHECK(p.error().message.find("_Z5helloi") != std::string::npos);
@@ -91,9 +93,11 @@ TEST_CASE("an external function (printf) is rejected at load time with file and 
 
 TEST_CASE("unsupported type/modifier combinations are load errors naming the kernel") {
   auto load = [](const std::string& inst) {
-    const std::string text = ".version 9.0\n.target sm_90\n.address_size 64\n"
-                             ".visible .entry kern()\n{\n.reg .f32 %f<4>;\n.reg .b32 %r<4>;\n"
-                             ".reg .pred %p<2>;\n.reg .b64 %rd<3>;\n" + inst + "\nret;\n}\n";
+    const std::string text =
+        ".version 9.0\n.target sm_90\n.address_size 64\n"
+        ".visible .entry kern()\n{\n.reg .f32 %f<4>;\n.reg .b32 %r<4>;\n"
+        ".reg .pred %p<2>;\n.reg .b64 %rd<3>;\n" +
+        inst + "\nret;\n}\n";
     auto m = ptx::parse_module(text, "u.ptx");
     if (!m) return std::string("parse: ") + m.error().to_string();
     auto p = func::Program::load(std::move(*m));
@@ -104,7 +108,7 @@ TEST_CASE("unsupported type/modifier combinations are load errors naming the ker
                            "shfl.up.b32 %r1, %r2, 1, 0;", "atom.global.inc.u64 %rd1, [%rd2], 5;"}) {
     const std::string e = load(inst);
     INFO(inst << " -> " << e);
-    if (e.rfind("parse:", 0) == 0) continue;   // the parser already refuses it: fine too
+    if (e.rfind("parse:", 0) == 0) continue;  // the parser already refuses it: fine too
     CHECK(e.find("u.ptx:10: unsupported instruction") == 0);
     CHECK(e.find("kernel 'kern'") != std::string::npos);
   }

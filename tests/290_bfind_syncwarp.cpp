@@ -53,9 +53,10 @@ $L__BB0_2:
 TEST_CASE("290 bfind.shiftamt and bar.warp.sync: __ffs and __clz of every lane") {
   using namespace warplab;
   test::Sim sim(kFfsPtx);
-  const int n = 70;   // a partial third warp
+  const int n = 70;  // a partial third warp
   std::vector<uint32_t> x(n);
-  for (int i = 0; i < n; ++i) x[i] = i == 0 ? 0u : (0x80000000u >> (i % 32)) | (i > 40 ? 1u << 31 : 0u);
+  for (int i = 0; i < n; ++i)
+    x[i] = i == 0 ? 0u : (0x80000000u >> (i % 32)) | (i > 40 ? 1u << 31 : 0u);
   const uint64_t dx = sim.buffer("x", x), dy = sim.zeros<int32_t>("y", n);
   auto r = sim.run("ffs_sync", {3, 1, 1}, {32, 1, 1}, {dx, dy, uint64_t(n)});
   REQUIRE_FALSE(r.fault.has_value());

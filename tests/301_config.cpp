@@ -30,7 +30,7 @@ TEST_CASE("301 h100-sxm matches the measured device facts") {
   CHECK(c->peak_dram_bytes_per_second() == doctest::Approx(3.35e12).epsilon(0.01));
   auto h200 = load_config("h200");
   REQUIRE(h200);
-  CHECK(h200->core.sm_count == 132);   // inherited from the base preset
+  CHECK(h200->core.sm_count == 132);  // inherited from the base preset
   CHECK(h200->l2.size_bytes == 60 * 1024 * 1024);
   auto t = load_config("teaching");
   REQUIRE(t);

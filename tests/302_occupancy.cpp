@@ -12,21 +12,25 @@
 using namespace warplab::timing;
 
 TEST_CASE("302 occupancy matches the CUDA occupancy calculator (sm_90)") {
-  struct Case { int threads, regs, smem, blocks; double occ; const char* limiter; };
+  struct Case {
+    int threads, regs, smem, blocks;
+    double occ;
+    const char* limiter;
+  };
   const Case cases[] = {
-      {256, 32, 0, 8, 1.0, "warps"},           // 8 warps/block; regs 1024/warp -> 64 warps
-      {128, 64, 0, 8, 0.5, "registers"},       // 2048/warp -> 8 per SMSP -> 32 warps / 4
-      {32, 16, 0, 32, 0.5, "blocks"},          // 32 blocks of 1 warp
-      {256, 40, 0, 6, 0.75, "registers"},      // 1280/warp -> 12 per SMSP -> 48 warps / 8
+      {256, 32, 0, 8, 1.0, "warps"},       // 8 warps/block; regs 1024/warp -> 64 warps
+      {128, 64, 0, 8, 0.5, "registers"},   // 2048/warp -> 8 per SMSP -> 32 warps / 4
+      {32, 16, 0, 32, 0.5, "blocks"},      // 32 blocks of 1 warp
+      {256, 40, 0, 6, 0.75, "registers"},  // 1280/warp -> 12 per SMSP -> 48 warps / 8
       {1024, 32, 0, 2, 1.0, "warps"},
-      {256, 32, 49152, 4, 0.5, "shared memory"},   // 50176 B/block -> floor(233472/50176) = 4
-      {128, 255, 0, 2, 0.125, "registers"},    // 8160 -> 8192/warp -> 2 per SMSP -> 8 warps
-      {96, 33, 100, 16, 0.75, "registers"},    // 1056 -> 1280 -> 48 warps / 3; smem 1152 B
+      {256, 32, 49152, 4, 0.5, "shared memory"},  // 50176 B/block -> floor(233472/50176) = 4
+      {128, 255, 0, 2, 0.125, "registers"},       // 8160 -> 8192/warp -> 2 per SMSP -> 8 warps
+      {96, 33, 100, 16, 0.75, "registers"},       // 1056 -> 1280 -> 48 warps / 3; smem 1152 B
       {512, 64, 0, 2, 0.5, "registers"},
-      {64, 32, 232448, 1, 2.0 / 64, "shared memory"},   // 227 KiB + 1 KiB = all 228 KiB
+      {64, 32, 232448, 1, 2.0 / 64, "shared memory"},  // 227 KiB + 1 KiB = all 228 KiB
       {192, 24, 16384, 10, 60.0 / 64, "warps"},  // 6 warps -> floor(64/6) = 10; smem 17408 -> 13
   };
-  GpuConfig cfg;   // H100 SXM = sm_90
+  GpuConfig cfg;  // H100 SXM = sm_90
   for (const auto& c : cases) {
     CAPTURE(c.threads);
     CAPTURE(c.regs);

@@ -163,13 +163,47 @@ TEST_CASE("310 a dependent use of an L1 hit issues exactly hit_latency cycles af
   const auto ld2 = issue_cycles(*r, 14), use2 = issue_cycles(*r, 15);
   REQUIRE(ld1.size() == 1);
   REQUIRE(use2.size() == 1);
-  CHECK(use1[0] - ld1[0] >= uint64_t(cfg.l2.hit_latency + cfg.dram.latency));   // cold miss
-  CHECK(use2[0] - ld2[0] == uint64_t(cfg.l1.hit_latency));                      // L1 hit
+  CHECK(use1[0] - ld1[0] >= uint64_t(cfg.l2.hit_latency + cfg.dram.latency));  // cold miss
+  CHECK(use2[0] - ld2[0] == uint64_t(cfg.l1.hit_latency));                     // L1 hit
   CHECK(r->memory.l1.global_ld_requests == 2);
   CHECK(r->memory.l1.global_ld_sector_hits == 1);
   float v = 0;
   REQUIRE(mem.read(out, &v, 4));
   CHECK(v == 5.0f);
+}
+
+TEST_CASE("310 the trace records each access's lines, sector masks and where sectors came from") {
+  auto prog = load(kReload);
+  REQUIRE(prog);
+  GpuConfig cfg;
+  func::DeviceMemory mem;
+  const uint64_t in = mem.allocate("in", 128), out = mem.allocate("out", 4);
+  func::LaunchConfig launch{"reload", {1, 1, 1}, {32, 1, 1}, 0, {}};
+  put(launch.params, in);
+  put(launch.params, out);
+  auto r = run_timing(*prog, mem, launch, cfg, traced());
+  REQUIRE(r);
+  const Trace& t = r->trace;
+  REQUIRE(t.accesses.size() == 3);   // load, load, store
+  auto line_of = [&](const AccessRecord& a) -> const AccessLine& {
+    REQUIRE(a.line_count == 1);
+    return t.access_lines[a.line_begin];
+  };
+  // Every lane reads in[0] (sector 0 of one line): cold, so from DRAM.
+  const AccessLine& l0 = line_of(t.accesses[0]);
+  CHECK(l0.address == in / 128 * 128);
+  CHECK(l0.lane_mask == 0xffffffffu);
+  CHECK(l0.sector_mask == 1);
+  CHECK(l0.source(0) == SectorSource::Dram);
+  CHECK(l0.source(1) == SectorSource::None);
+  CHECK(t.accesses[0].lane_sectors == ((in % 128) / 32) * 0x5555555555555555ull);
+  // in[1]: the same sector, now in this SM's L1.
+  CHECK(line_of(t.accesses[1]).source(0) == SectorSource::L1);
+  // The store goes into the L2.
+  const AccessLine& st = line_of(t.accesses[2]);
+  CHECK(st.address == out / 128 * 128);
+  CHECK(st.source(static_cast<int>((out % 128) / 32)) == SectorSource::L2);
+  CHECK(t.access_lines.size() == 3);
 }
 
 TEST_CASE("310 vec_add: timing results equal functional results; counters add up; deterministic") {
@@ -178,9 +212,13 @@ TEST_CASE("310 vec_add: timing results equal functional results; counters add up
   const uint32_t n = 100000;
   auto run = [&](bool timing, std::string* trace_json, TimingResult* out) {
     func::DeviceMemory mem;
-    const uint64_t x = mem.allocate("x", n * 4), y = mem.allocate("y", n * 4), z = mem.allocate("z", n * 4);
+    const uint64_t x = mem.allocate("x", n * 4), y = mem.allocate("y", n * 4),
+                   z = mem.allocate("z", n * 4);
     std::vector<float> hx(n), hy(n);
-    for (uint32_t i = 0; i < n; ++i) { hx[i] = float(i) * 0.5f; hy[i] = 3.0f - float(i % 7); }
+    for (uint32_t i = 0; i < n; ++i) {
+      hx[i] = float(i) * 0.5f;
+      hy[i] = 3.0f - float(i % 7);
+    }
     REQUIRE(mem.write(x, hx.data(), n * 4));
     REQUIRE(mem.write(y, hy.data(), n * 4));
     func::LaunchConfig launch{"vec_add", {(n + 255) / 256, 1, 1}, {256, 1, 1}, 0, {}};
@@ -242,7 +280,8 @@ TEST_CASE("310 the teaching GPU runs vec_add and a bad launch is an error") {
   REQUIRE(cfg);
   func::DeviceMemory mem;
   const uint32_t n = 1000;
-  const uint64_t x = mem.allocate("x", n * 4), y = mem.allocate("y", n * 4), z = mem.allocate("z", n * 4);
+  const uint64_t x = mem.allocate("x", n * 4), y = mem.allocate("y", n * 4),
+                 z = mem.allocate("z", n * 4);
   func::LaunchConfig launch{"vec_add", {(n + 127) / 128, 1, 1}, {128, 1, 1}, 0, {}};
   put(launch.params, x);
   put(launch.params, y);

@@ -75,7 +75,13 @@ TEST_CASE("320 pointer-chase latencies match the H100 within 10%") {
   REQUIRE_MESSAGE(prog, "lessons/calibration/calibration.ptx must load");
   auto cfg = load_config("h100-sxm");
   REQUIRE(cfg);
-  struct Row { const char* what; const char* kernel; uint64_t footprint; uint32_t warm, n, stride; double measured; };
+  struct Row {
+    const char* what;
+    const char* kernel;
+    uint64_t footprint;
+    uint32_t warm, n, stride;
+    double measured;
+  };
   const Row rows[] = {
       {"shared memory", "chase_shared", 4096, 0, 512, 1, 28.8},
       {"4 KiB global (L1 hit)", "chase_global", 4096, 64, 512, 32, 41.6},
@@ -86,9 +92,11 @@ TEST_CASE("320 pointer-chase latencies match the H100 within 10%") {
   std::ostringstream table;
   table << "\n| footprint | simulated cycles | H100 measured | error |\n|---|---|---|---|\n";
   for (const auto& row : rows) {
-    const double sim = per_step(*prog, *cfg, row.kernel, row.footprint, row.warm, row.n, row.stride);
+    const double sim =
+        per_step(*prog, *cfg, row.kernel, row.footprint, row.warm, row.n, row.stride);
     const double err = (sim - row.measured) / row.measured;
-    table << "| " << row.what << " | " << sim << " | " << row.measured << " | " << 100 * err << "% |\n";
+    table << "| " << row.what << " | " << sim << " | " << row.measured << " | " << 100 * err
+          << "% |\n";
     const std::string what = row.what;
     CAPTURE(what);
     CHECK(std::abs(err) <= 0.10);
@@ -105,12 +113,13 @@ TEST_CASE("320 streaming vec_add bandwidth (WARPLAB_CALIBRATE=1)") {
   const uint32_t n = 1u << 24;
   std::ostringstream table;
   table << "\n| block | simulated us | H100 us |\n|---|---|---|\n";
-  const std::pair<uint32_t, double> blocks[] = {{32, 323}, {64, 165}, {128, 86.0}, {256, 79.4},
-                                                {512, 82.0}, {1024, 86.5}};
+  const std::pair<uint32_t, double> blocks[] = {{32, 323},   {64, 165},   {128, 86.0},
+                                                {256, 79.4}, {512, 82.0}, {1024, 86.5}};
   for (auto [block, measured] : blocks) {
     if (block != 256 && !std::getenv("WARPLAB_CALIBRATE_SWEEP")) continue;
     func::DeviceMemory mem;
-    const uint64_t x = mem.allocate("x", n * 4ull), y = mem.allocate("y", n * 4ull), z = mem.allocate("z", n * 4ull);
+    const uint64_t x = mem.allocate("x", n * 4ull), y = mem.allocate("y", n * 4ull),
+                   z = mem.allocate("z", n * 4ull);
     func::LaunchConfig launch{"stream_add", {(n + block - 1) / block, 1, 1}, {block, 1, 1}, 0, {}};
     put(launch.params, x);
     put(launch.params, y);
@@ -125,7 +134,8 @@ TEST_CASE("320 streaming vec_add bandwidth (WARPLAB_CALIBRATE=1)") {
     if (block == 256) {
       const double tbps = 3.0 * n * 4 / (r->time_us * 1e-6) / 1e12;
       table << "achieved (3 x n x 4 bytes / time_us): " << tbps << " TB/s vs 2.54 measured; DRAM "
-            << r->dram_bytes_per_second / 1e12 << " TB/s of " << r->peak_dram_bytes_per_second / 1e12 << " peak\n";
+            << r->dram_bytes_per_second / 1e12 << " TB/s of "
+            << r->peak_dram_bytes_per_second / 1e12 << " peak\n";
       CHECK(r->time_us == doctest::Approx(79.4).epsilon(0.10));
     }
   }

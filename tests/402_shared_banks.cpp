@@ -40,7 +40,10 @@ TEST_CASE("402 same word from every lane is a broadcast") {
 
 TEST_CASE("402 64-bit and 128-bit accesses need 2 and 4 wavefronts without conflicts") {
   std::array<uint64_t, 32> a8{}, a16{};
-  for (int l = 0; l < 32; ++l) { a8[l] = l * 8; a16[l] = l * 16; }
+  for (int l = 0; l < 32; ++l) {
+    a8[l] = l * 8;
+    a16[l] = l * 16;
+  }
   const auto c8 = shared_access_cost(a8, 0xffffffffu, 8, 32, 4);
   const auto c16 = shared_access_cost(a16, 0xffffffffu, 16, 32, 4);
   CHECK(c8.wavefronts == 2);

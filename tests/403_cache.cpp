@@ -6,7 +6,7 @@
 using namespace warplab::timing;
 
 TEST_CASE("403 miss allocates, second access hits the same sectors only") {
-  SectoredCache c(8, 2, 4, "lru");   // 4 sets x 2 ways
+  SectoredCache c(8, 2, 4, "lru");  // 4 sets x 2 ways
   auto a = c.access(10, 0x3u, 0, true);
   CHECK(a.miss_mask == 0x3u);
   CHECK(a.hit_mask == 0u);
@@ -30,19 +30,21 @@ TEST_CASE("403 a sector still being filled is a merged hit that waits for the fi
 
 TEST_CASE("403 LRU evicts the least recently used way of the set, FIFO the oldest fill") {
   for (const char* policy : {"lru", "fifo"}) {
-    SectoredCache c(4, 2, 4, policy);   // 2 sets x 2 ways; lines 0, 2, 4 share set 0
+    SectoredCache c(4, 2, 4, policy);  // 2 sets x 2 ways; lines 0, 2, 4 share set 0
     c.set_fill(c.access(0, 0xf, 1, true).way, 0xf, 1);
     c.set_fill(c.access(2, 0xf, 2, true).way, 0xf, 2);
-    c.access(0, 0x1, 3, true);                       // touch line 0
-    auto e = c.access(4, 0x1, 4, true);              // evicts
+    c.access(0, 0x1, 3, true);           // touch line 0
+    auto e = c.access(4, 0x1, 4, true);  // evicts
     CHECK(e.evicted);
-    if (std::string(policy) == "lru") CHECK(e.evicted_line == 2);
-    else CHECK(e.evicted_line == 0);
+    if (std::string(policy) == "lru")
+      CHECK(e.evicted_line == 2);
+    else
+      CHECK(e.evicted_line == 0);
   }
 }
 
 TEST_CASE("403 dirty sectors come back on eviction; invalidate drops sectors") {
-  SectoredCache c(2, 1, 4, "lru");   // 2 sets x 1 way
+  SectoredCache c(2, 1, 4, "lru");  // 2 sets x 1 way
   auto a = c.access(0, 0x5, 0, true);
   c.mark_dirty(a.way, 0x4);
   auto e = c.access(2, 0x1, 1, true);
@@ -50,7 +52,7 @@ TEST_CASE("403 dirty sectors come back on eviction; invalidate drops sectors") {
   CHECK(e.evicted_dirty == 0x4u);
   c.invalidate(2, 0x1);
   CHECK_FALSE(c.contains(2, 0x1));
-  auto n = c.access(7, 0x1, 2, false);   // no allocation
+  auto n = c.access(7, 0x1, 2, false);  // no allocation
   CHECK(n.way == -1);
   CHECK_FALSE(c.contains(7, 0x1));
 }

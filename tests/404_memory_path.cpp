@@ -18,27 +18,29 @@ CoalescedAccess warp_line(uint64_t base) {
 }  // namespace
 
 TEST_CASE("404 an L1 hit returns at exactly the configured latency") {
-  GpuConfig cfg;   // H100 defaults
+  GpuConfig cfg;  // H100 defaults
   L2 l2(cfg);
   L1Tex l1(cfg, l2);
   const auto a = warp_line(0x10000);
   const uint64_t first = l1.load(a, false, 0);
-  CHECK(first > uint64_t(cfg.l2.hit_latency + cfg.dram.latency));   // cold: from DRAM
+  CHECK(first > uint64_t(cfg.l2.hit_latency + cfg.dram.latency));  // cold: from DRAM
   const uint64_t t = first + 10;
   CHECK(l1.load(a, false, t) == t + cfg.l1.hit_latency);
   CHECK(l1.counters().global_ld_sectors == 8);
   CHECK(l1.counters().global_ld_sector_hits == 4);
 }
 
-TEST_CASE("404 an L2 hit from another SM returns at exactly the L2 latency; a cold miss adds DRAM") {
+TEST_CASE(
+    "404 an L2 hit from another SM returns at exactly the L2 latency; a cold miss adds DRAM") {
   GpuConfig cfg;
   L2 l2(cfg);
   L1Tex sm0(cfg, l2), sm1(cfg, l2);
   const auto a = warp_line(0x20000);
   const uint64_t cold = sm0.load(a, false, 0);
-  const uint64_t transfer = cold - cfg.l2.hit_latency - cfg.dram.latency;
+  // Cold DRAM: the bank is closed, so it activates the row (t_rcd) before the transfer.
+  const uint64_t transfer = cold - cfg.l2.hit_latency - cfg.dram.latency - cfg.dram.t_rcd;
   CHECK(transfer >= 1);
-  CHECK(transfer <= 16);   // 128 bytes on one channel
+  CHECK(transfer <= 20);  // 128 bytes on one pseudo-channel (~8 bytes per cycle)
   CHECK(sm1.load(a, false, 5000) == 5000 + uint64_t(cfg.l2.hit_latency));
   CHECK(l2.counters().read_sector_hits == 4);
   CHECK(l2.counters().read_sector_misses == 4);
@@ -95,8 +97,8 @@ TEST_CASE("404 a scattered load occupies the L1 tag stage one line per cycle") {
   coalesce(a, 0xffffffffu, 4, 128, 32, c);
   l1.load(c, false, 0);
   uint64_t wake = 0;
-  CHECK(l1.can_accept_global(0, wake));   // 32 lines queued <= 40
-  l1.load(c, false, 0);                   // now 64 queued
+  CHECK(l1.can_accept_global(0, wake));  // 32 lines queued <= 40
+  l1.load(c, false, 0);                  // now 64 queued
   CHECK_FALSE(l1.can_accept_global(0, wake));
   CHECK(wake == 24);
   CHECK(l1.counters().line_lookups == 64);
@@ -104,7 +106,7 @@ TEST_CASE("404 a scattered load occupies the L1 tag stage one line per cycle") {
 
 TEST_CASE("404 stores write through to the L2 and dirty data reaches DRAM on eviction") {
   GpuConfig cfg;
-  cfg.l2.size_bytes = 128 * 16 * 2;   // 2 slices x 1 set x 16 ways
+  cfg.l2.size_bytes = 128 * 16 * 2;  // 2 slices x 1 set x 16 ways
   cfg.l2.slices = 2;
   L2 l2(cfg);
   L1Tex l1(cfg, l2);

@@ -192,11 +192,14 @@ TEST_CASE("508 cli: --config errors and a config file") {
   CHECK(bad.err.find("unknown GPU config 'nosuch'") != std::string::npos);
   fs::path dir = temp_dir("cfg");
   std::ofstream(dir / "broken.toml") << "base = \"h100-sxm\"\n[core]\nsm_count = 4\nbogus = 1\n";
-  Outcome broken = run("run " + data("vec_add_ptx.toml") + " --config " + (dir / "broken.toml").string());
+  Outcome broken =
+      run("run " + data("vec_add_ptx.toml") + " --config " + (dir / "broken.toml").string());
   CHECK(broken.status == 2);
   CHECK(broken.err.find("broken.toml:4") != std::string::npos);
-  std::ofstream(dir / "small.toml") << "base = \"h100-sxm\"\nname = \"small\"\n[core]\nsm_count = 2\n";
-  Outcome small = run("run " + data("vec_add_ptx.toml") + " --config " + (dir / "small.toml").string());
+  std::ofstream(dir / "small.toml")
+      << "base = \"h100-sxm\"\nname = \"small\"\n[core]\nsm_count = 2\n";
+  Outcome small =
+      run("run " + data("vec_add_ptx.toml") + " --config " + (dir / "small.toml").string());
   CHECK(small.status == 0);
   CHECK(small.out.find("config small") != std::string::npos);
   Outcome teach = run("run " + data("vec_add_ptx.toml") + " --config teaching");
@@ -208,8 +211,8 @@ TEST_CASE("508 cli: --trace writes Chrome trace-event JSON") {
   if (!have_binary()) return;
   fs::path dir = temp_dir("trace");
   const fs::path trace = dir / "t.json";
-  Outcome o = run("run " + data("vec_add_ptx.toml") + " --trace " + trace.string() +
-                  " --trace-launch 1");
+  Outcome o =
+      run("run " + data("vec_add_ptx.toml") + " --trace " + trace.string() + " --trace-launch 1");
   CHECK(o.status == 0);
   CHECK(o.out.find("trace of launch 1 written") != std::string::npos);
   json t = read_json(trace);
@@ -228,8 +231,8 @@ TEST_CASE("508 cli: --trace writes Chrome trace-event JSON") {
     complete += e["ph"] == "X";
   }
   CHECK(complete > 0);
-  Outcome none = run("run " + data("vec_add_ptx.toml") + " --trace " + trace.string() +
-                     " --trace-launch 9");
+  Outcome none =
+      run("run " + data("vec_add_ptx.toml") + " --trace " + trace.string() + " --trace-launch 9");
   CHECK(none.status == 0);
   CHECK(none.out.find("no trace written") != std::string::npos);
   CHECK(run("run " + data("vec_add_ptx.toml") + " --mode functional --trace " + trace.string())

@@ -32,14 +32,17 @@ TEST_CASE("509 sweep in timing mode: a table with cycles, us and the memory metr
 }
 
 TEST_CASE("509 side by side: rows pair the simulator's and the GPU's counters by key") {
-  nlohmann::json sim = {{"time_us", 10.0},
-                        {"kernel_time_us", 6.0},
-                        {"counters", {{"elapsed_cycles", 1000}, {"warp_instructions", 500},
-                                      {"global_load_sectors", 64}}}};
-  nlohmann::json gpu = {{"time_us", 8.0},
-                        {"counters", {{"available", true},
-                                      {"values", {{"elapsed_cycles", 2000}, {"gpu_time_ns", 5000},
-                                                  {"warp_instructions", 500}}}}}};
+  nlohmann::json sim = {
+      {"time_us", 10.0},
+      {"kernel_time_us", 6.0},
+      {"counters",
+       {{"elapsed_cycles", 1000}, {"warp_instructions", 500}, {"global_load_sectors", 64}}}};
+  nlohmann::json gpu = {
+      {"time_us", 8.0},
+      {"counters",
+       {{"available", true},
+        {"values",
+         {{"elapsed_cycles", 2000}, {"gpu_time_ns", 5000}, {"warp_instructions", 500}}}}}};
   auto rows = lab::side_by_side_rows(sim, gpu, std::nullopt);
   auto find = [&](const std::string& m) -> const lab::SideBySideRow* {
     for (const auto& r : rows)

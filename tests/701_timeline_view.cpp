@@ -74,10 +74,10 @@ TEST_CASE("701 prepare_row keeps wide spans and merges sub-pixel runs") {
   v.fit(0, 1000, 100);  // 10 cycles per pixel
   std::vector<WarpSpan> row;
   row.push_back(span(0, 200, WarpState::LongScoreboard));  // 20 px
-  for (uint64_t c = 200; c < 300; c += 2)                   // 50 spans of 0.2 px
+  for (uint64_t c = 200; c < 300; c += 2)                  // 50 spans of 0.2 px
     row.push_back(span(c, c + 2, c % 4 ? WarpState::Selected : WarpState::Wait));
-  row.push_back(span(300, 302, WarpState::Wait));           // one more thin span
-  row.push_back(span(302, 600, WarpState::Barrier));        // ~30 px
+  row.push_back(span(300, 302, WarpState::Wait));     // one more thin span
+  row.push_back(span(302, 600, WarpState::Barrier));  // ~30 px
   const auto boxes = warplab::app::prepare_row(row, v, 1.0f);
   REQUIRE(boxes.size() == 3);
   CHECK(boxes[0].state == WarpState::LongScoreboard);

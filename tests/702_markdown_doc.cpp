@@ -35,7 +35,8 @@ TEST_CASE("702 headings and paragraphs with bold, italic, code and links") {
 }
 
 TEST_CASE("702 code blocks keep their text and language") {
-  const auto doc = parse_markdown("Run:\n\n    build/warplab run x.toml\n\n```cuda\nint i;\nfloat f;\n```\n");
+  const auto doc =
+      parse_markdown("Run:\n\n    build/warplab run x.toml\n\n```cuda\nint i;\nfloat f;\n```\n");
   REQUIRE(doc.blocks.size() == 3);
   CHECK(doc.blocks[1].kind == MdBlock::Kind::Code);
   CHECK(doc.blocks[1].code == "build/warplab run x.toml");
@@ -58,7 +59,8 @@ TEST_CASE("702 lists: markers, numbering and nesting") {
 }
 
 TEST_CASE("702 tables: header row and cells") {
-  const auto doc = parse_markdown("| stride | 2 | 4 |\n|---|---|---|\n| H100 | 2.01 | **3.96** |\n");
+  const auto doc =
+      parse_markdown("| stride | 2 | 4 |\n|---|---|---|\n| H100 | 2.01 | **3.96** |\n");
   REQUIRE(doc.blocks.size() == 1);
   const MdBlock& t = doc.blocks[0];
   CHECK(t.kind == MdBlock::Kind::Table);

@@ -17,7 +17,8 @@ TEST_CASE("704 a small coalesced copy runs on the worker and arrives with its tr
     MESSAGE("skipped: no NVRTC");
     return;
   }
-  auto exp = lab::load_experiment(std::string(WARPLAB_SOURCE_DIR) + "/lessons/02-coalescing/copy.toml");
+  auto exp =
+      lab::load_experiment(std::string(WARPLAB_SOURCE_DIR) + "/lessons/02-coalescing/copy.toml");
   REQUIRE(exp);
   REQUIRE(lab::set_param(*exp, "N=8192"));
   app::RunWorker worker;
@@ -36,7 +37,8 @@ TEST_CASE("704 a small coalesced copy runs on the worker and arrives with its tr
   const app::LaunchView& l = snap->launches[0];
   REQUIRE(l.timing);
   CHECK(l.timing->cycles > 0);
-  CHECK(l.timing->stats.warp_instructions == 256 * 20);  // 20 PTX instructions per warp, as `warplab run` counts
+  CHECK(l.timing->stats.warp_instructions ==
+        256 * 20);  // 20 PTX instructions per warp, as `warplab run` counts
   CHECK_FALSE(l.timing->trace.spans.empty());
   CHECK_FALSE(l.timing->trace.accesses.empty());
   REQUIRE(snap->checks.size() == 1);

@@ -34,17 +34,26 @@ struct Error {
 template <class T>
 class Expected {
  public:
-  Expected(T value) : v_(std::move(value)) {}                // NOLINT: implicit by design
-  Expected(Error error) : v_(std::move(error)) {}            // NOLINT: implicit by design
+  Expected(T value) : v_(std::move(value)) {}      // NOLINT: implicit by design
+  Expected(Error error) : v_(std::move(error)) {}  // NOLINT: implicit by design
   bool has_value() const { return v_.index() == 0; }
   explicit operator bool() const { return has_value(); }
-  T& value() { assert(has_value()); return std::get<0>(v_); }
-  const T& value() const { assert(has_value()); return std::get<0>(v_); }
+  T& value() {
+    assert(has_value());
+    return std::get<0>(v_);
+  }
+  const T& value() const {
+    assert(has_value());
+    return std::get<0>(v_);
+  }
   T& operator*() { return value(); }
   const T& operator*() const { return value(); }
   T* operator->() { return &value(); }
   const T* operator->() const { return &value(); }
-  const Error& error() const { assert(!has_value()); return std::get<1>(v_); }
+  const Error& error() const {
+    assert(!has_value());
+    return std::get<1>(v_);
+  }
 
  private:
   std::variant<T, Error> v_;

@@ -45,10 +45,18 @@ bool BarrierUnit::complete_if_ready(Bar& b, int live_warps) {
                                 : b.arrived_warps >= static_cast<uint32_t>(live_warps);
   if (!ready) return false;
   switch (b.red) {
-    case Red::Popc: b.result = b.popc; break;
-    case Red::And: b.result = b.all ? 1 : 0; break;
-    case Red::Or: b.result = b.any ? 1 : 0; break;
-    case Red::None: b.result = 0; break;
+    case Red::Popc:
+      b.result = b.popc;
+      break;
+    case Red::And:
+      b.result = b.all ? 1 : 0;
+      break;
+    case Red::Or:
+      b.result = b.any ? 1 : 0;
+      break;
+    case Red::None:
+      b.result = 0;
+      break;
   }
   b.released.swap(b.waiting);
   b.waiting.clear();

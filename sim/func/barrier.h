@@ -38,10 +38,10 @@ class BarrierUnit {
 
  private:
   struct Bar {
-    uint32_t arrived_threads = 0;   // 32 per arriving warp
+    uint32_t arrived_threads = 0;  // 32 per arriving warp
     uint32_t arrived_warps = 0;
-    uint32_t expected = 0;          // 0 = every live warp
-    std::vector<int> waiting;       // warps blocked on it
+    uint32_t expected = 0;     // 0 = every live warp
+    std::vector<int> waiting;  // warps blocked on it
     std::vector<int> released;
     Red red = Red::None;
     uint32_t popc = 0;

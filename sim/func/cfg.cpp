@@ -12,8 +12,8 @@ bool ends_path(ptx::Opcode op) {
 }
 
 struct Graph {
-  std::vector<int32_t> start;                // first instruction of each block
-  std::vector<std::vector<int32_t>> succ;    // block successors; `exit` = start.size()
+  std::vector<int32_t> start;              // first instruction of each block
+  std::vector<std::vector<int32_t>> succ;  // block successors; `exit` = start.size()
 };
 
 Graph build(const ptx::Function& f) {
@@ -24,7 +24,8 @@ Graph build(const ptx::Function& f) {
     const auto& in = f.instructions[i];
     if (in.op == ptx::Opcode::Bra) {
       for (const auto& o : in.ops)
-        if (o.kind == ptx::Operand::Kind::Label && o.label >= 0 && o.label <= n) leader[o.label] = 1;
+        if (o.kind == ptx::Operand::Kind::Label && o.label >= 0 && o.label <= n)
+          leader[o.label] = 1;
       leader[i + 1] = 1;
     } else if (ends_path(in.op)) {
       leader[i + 1] = 1;
@@ -38,7 +39,7 @@ Graph build(const ptx::Function& f) {
   }
   const int32_t nb = static_cast<int32_t>(g.start.size());
   const int32_t exit = nb;
-  block_of[n] = exit;   // falling off the end leaves the function
+  block_of[n] = exit;  // falling off the end leaves the function
   g.succ.resize(nb);
   for (int32_t b = 0; b < nb; ++b) {
     const int32_t last = (b + 1 < nb ? g.start[b + 1] : n) - 1;

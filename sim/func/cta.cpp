@@ -1,10 +1,9 @@
-#include "sim/func/cta_impl.h"
-
 #include <algorithm>
 #include <bit>
 #include <cstdio>
 #include <cstring>
 
+#include "sim/func/cta_impl.h"
 #include "sim/func/executor.h"
 
 namespace warplab::func {
@@ -12,9 +11,9 @@ namespace warplab::func {
 namespace {
 
 constexpr uint32_t kMaxThreadsPerBlock = 1024;
-constexpr uint64_t kMaxSharedPerBlock = 227 * 1024;   // H100: 227 KB usable per block
-constexpr uint32_t kSmCount = 132;                     // what %nsmid reads (H100 SXM)
-constexpr uint32_t kWarpSlots = 64;                    // what %nwarpid reads (warps per SM)
+constexpr uint64_t kMaxSharedPerBlock = 227 * 1024;  // H100: 227 KB usable per block
+constexpr uint32_t kSmCount = 132;                   // what %nsmid reads (H100 SXM)
+constexpr uint32_t kWarpSlots = 64;                  // what %nwarpid reads (warps per SM)
 
 std::string hex(uint64_t v) {
   char buf[32];
@@ -26,12 +25,18 @@ std::string dim(Dim3 d) {
 }
 const char* space_word(ptx::Space s) {
   switch (s) {
-    case ptx::Space::Global: return "__global__";
-    case ptx::Space::Shared: return "__shared__";
-    case ptx::Space::Local: return "__local__";
-    case ptx::Space::Const: return "__constant__";
-    case ptx::Space::Param: return "parameter";
-    default: return "generic";
+    case ptx::Space::Global:
+      return "__global__";
+    case ptx::Space::Shared:
+      return "__shared__";
+    case ptx::Space::Local:
+      return "__local__";
+    case ptx::Space::Const:
+      return "__constant__";
+    case ptx::Space::Param:
+      return "parameter";
+    default:
+      return "generic";
   }
 }
 
@@ -43,7 +48,8 @@ Status bind_module_globals(const DecodedModule& mod, const DecodedKernel& k, Dev
   for (int32_t v : k.global_vars) {
     const auto& var = mod.module.variables[v];
     const std::string key = mod.module.path + "\x1f" + var.name + "\x1f" +
-                            std::to_string(var.size) + "\x1f" + std::string(ptx::space_name(var.space));
+                            std::to_string(var.size) + "\x1f" +
+                            std::string(ptx::space_name(var.space));
     addr[v] = mem.module_variable(key, var.name, var.size, var.init);
   }
   return Ok{};
@@ -57,28 +63,32 @@ Status CtaImpl::bind(const Program& program, DeviceMemory& memory, const LaunchC
   if (!k) {
     std::string names;
     for (const auto& kk : mod->kernels) names += (names.empty() ? "" : ", ") + kk.name;
-    return Error{path, 0, "unknown kernel '" + launch.kernel + "' (kernels in the module: " +
-                              (names.empty() ? "none" : names) + ")"};
+    return Error{path, 0,
+                 "unknown kernel '" + launch.kernel +
+                     "' (kernels in the module: " + (names.empty() ? "none" : names) + ")"};
   }
   const auto& f = mod->module.functions[k->module_index];
   const uint64_t threads = launch.block.count();
   if (threads == 0 || launch.grid.count() == 0)
     return Error{path, f.ptx_line, "launch of '" + k->name + "' with an empty grid or block"};
   if (threads > kMaxThreadsPerBlock || launch.block.z > 64)
-    return Error{path, f.ptx_line, "block " + dim(launch.block) + " of '" + k->name + "' has " +
-                                       std::to_string(threads) + " threads; the limit is 1024 (z <= 64)"};
+    return Error{path, f.ptx_line,
+                 "block " + dim(launch.block) + " of '" + k->name + "' has " +
+                     std::to_string(threads) + " threads; the limit is 1024 (z <= 64)"};
   if (launch.params.size() != k->param_bytes)
-    return Error{path, f.ptx_line, "kernel '" + k->name + "' takes a " +
-                                       std::to_string(k->param_bytes) + "-byte parameter block; the launch passes " +
-                                       std::to_string(launch.params.size()) + " bytes"};
+    return Error{path, f.ptx_line,
+                 "kernel '" + k->name + "' takes a " + std::to_string(k->param_bytes) +
+                     "-byte parameter block; the launch passes " +
+                     std::to_string(launch.params.size()) + " bytes"};
   const uint64_t dyn_base = (k->static_shared_bytes + k->dynamic_shared_align - 1) /
                             k->dynamic_shared_align * k->dynamic_shared_align;
-  const uint64_t total_shared = launch.dynamic_shared_bytes ? dyn_base + launch.dynamic_shared_bytes
-                                                            : k->static_shared_bytes;
+  const uint64_t total_shared =
+      launch.dynamic_shared_bytes ? dyn_base + launch.dynamic_shared_bytes : k->static_shared_bytes;
   if (total_shared > kMaxSharedPerBlock)
-    return Error{path, f.ptx_line, "kernel '" + k->name + "' needs " + std::to_string(total_shared) +
-                                       " bytes of shared memory per block; the limit is " +
-                                       std::to_string(kMaxSharedPerBlock)};
+    return Error{path, f.ptx_line,
+                 "kernel '" + k->name + "' needs " + std::to_string(total_shared) +
+                     " bytes of shared memory per block; the limit is " +
+                     std::to_string(kMaxSharedPerBlock)};
   mem = &memory;
   grid = launch.grid;
   block = launch.block;
@@ -148,24 +158,60 @@ void CtaImpl::reset(Dim3 block_index) {
         uint64_t v = 0;
         const uint32_t lm = 1u << l;
         switch (c.special) {
-          case ptx::SpecialReg::Tid: v = comp(t); break;
-          case ptx::SpecialReg::Ntid: v = comp(block); break;
-          case ptx::SpecialReg::Ctaid: v = comp(block_idx); break;
-          case ptx::SpecialReg::Nctaid: v = comp(grid); break;
-          case ptx::SpecialReg::Laneid: v = l; break;
-          case ptx::SpecialReg::Warpid: v = wi; break;
-          case ptx::SpecialReg::Nwarpid: v = kWarpSlots; break;
-          case ptx::SpecialReg::Smid: v = sm_id; break;
-          case ptx::SpecialReg::Nsmid: v = kSmCount; break;
-          case ptx::SpecialReg::Gridid: v = 1; break;
-          case ptx::SpecialReg::LanemaskEq: v = lm; break;
-          case ptx::SpecialReg::LanemaskLt: v = lm - 1; break;
-          case ptx::SpecialReg::LanemaskLe: v = (lm - 1) | lm; break;
-          case ptx::SpecialReg::LanemaskGt: v = ~((lm - 1) | lm); break;
-          case ptx::SpecialReg::LanemaskGe: v = ~(lm - 1); break;
-          case ptx::SpecialReg::TotalSmemSize: v = shared_bytes; break;
-          case ptx::SpecialReg::DynamicSmemSize: v = dyn_shared; break;
-          default: v = 0; break;
+          case ptx::SpecialReg::Tid:
+            v = comp(t);
+            break;
+          case ptx::SpecialReg::Ntid:
+            v = comp(block);
+            break;
+          case ptx::SpecialReg::Ctaid:
+            v = comp(block_idx);
+            break;
+          case ptx::SpecialReg::Nctaid:
+            v = comp(grid);
+            break;
+          case ptx::SpecialReg::Laneid:
+            v = l;
+            break;
+          case ptx::SpecialReg::Warpid:
+            v = wi;
+            break;
+          case ptx::SpecialReg::Nwarpid:
+            v = kWarpSlots;
+            break;
+          case ptx::SpecialReg::Smid:
+            v = sm_id;
+            break;
+          case ptx::SpecialReg::Nsmid:
+            v = kSmCount;
+            break;
+          case ptx::SpecialReg::Gridid:
+            v = 1;
+            break;
+          case ptx::SpecialReg::LanemaskEq:
+            v = lm;
+            break;
+          case ptx::SpecialReg::LanemaskLt:
+            v = lm - 1;
+            break;
+          case ptx::SpecialReg::LanemaskLe:
+            v = (lm - 1) | lm;
+            break;
+          case ptx::SpecialReg::LanemaskGt:
+            v = ~((lm - 1) | lm);
+            break;
+          case ptx::SpecialReg::LanemaskGe:
+            v = ~(lm - 1);
+            break;
+          case ptx::SpecialReg::TotalSmemSize:
+            v = shared_bytes;
+            break;
+          case ptx::SpecialReg::DynamicSmemSize:
+            v = dyn_shared;
+            break;
+          default:
+            v = 0;
+            break;
         }
         s[l] = v & 0xFFFFFFFFu;
       }
@@ -178,8 +224,9 @@ bool CtaImpl::step(Warp& w, StepInfo* info, uint64_t clock) {
   const int32_t pc = top.pc;
   if (pc < 0 || pc >= static_cast<int32_t>(k->code.size())) {
     Exec x{this, &w, w.R, w.P, top.mask, top.mask, 0, false, false, false, nullptr, clock};
-    raise(x, k->code.back(), LaunchFault::Kind::InvalidAddress, std::countr_zero(top.mask | 0x80000000u), 0, 0,
-          false, ptx::Space::None, "a warp path reached an invalid pc (internal SIMT-stack error)");
+    raise(x, k->code.back(), LaunchFault::Kind::InvalidAddress,
+          std::countr_zero(top.mask | 0x80000000u), 0, 0, false, ptx::Space::None,
+          "a warp path reached an invalid pc (internal SIMT-stack error)");
     return false;
   }
   const DInst& d = k->code[pc];
@@ -204,8 +251,8 @@ bool CtaImpl::step(Warp& w, StepInfo* info, uint64_t clock) {
     info->is_store = op == ptx::Opcode::St;
     info->is_atomic = op == ptx::Opcode::Atom || op == ptx::Opcode::Red;
     info->access_bytes = info->is_memory ? static_cast<uint32_t>(d.size) * d.vec : 0;
-    info->is_branch = op == ptx::Opcode::Bra || op == ptx::Opcode::Call ||
-                      op == ptx::Opcode::Ret || op == ptx::Opcode::Exit;
+    info->is_branch = op == ptx::Opcode::Bra || op == ptx::Opcode::Call || op == ptx::Opcode::Ret ||
+                      op == ptx::Opcode::Exit;
     info->is_barrier = op == ptx::Opcode::Bar;
     info->dst_count = info->src_count = 0;
     for (int i = 0; i < d.nd && info->dst_count < 8; ++i) {
@@ -230,9 +277,12 @@ uint8_t* CtaImpl::access(Exec& x, const DInst& d, int lane, uint64_t addr, uint3
                          bool write, ptx::Space space, ptx::Space& resolved) {
   const uint64_t orig = addr;
   if (space == ptx::Space::Generic) {
-    if (addr - kSharedWindow < kWindowSize) space = ptx::Space::Shared, addr -= kSharedWindow;
-    else if (addr - kLocalWindow < kWindowSize) space = ptx::Space::Local, addr -= kLocalWindow;
-    else space = ptx::Space::Global;
+    if (addr - kSharedWindow < kWindowSize)
+      space = ptx::Space::Shared, addr -= kSharedWindow;
+    else if (addr - kLocalWindow < kWindowSize)
+      space = ptx::Space::Local, addr -= kLocalWindow;
+    else
+      space = ptx::Space::Global;
   }
   resolved = space;
   if (size > 1 && (addr & (size - 1)) != 0) {
@@ -325,14 +375,15 @@ void CtaImpl::raise(Exec& x, const DInst& d, LaunchFault::Kind kind, int lane, u
   if (d.ir) {
     const auto& loc = d.ir->user_loc.line > 0 ? d.ir->user_loc : d.ir->loc;
     const auto& files = mod->module.files;
-    if (loc.file >= 0 && loc.file < static_cast<int32_t>(files.size())) f.src_file = files[loc.file];
+    if (loc.file >= 0 && loc.file < static_cast<int32_t>(files.size()))
+      f.src_file = files[loc.file];
     f.src_line = loc.line;
   }
   std::string head;
   if (kind == LaunchFault::Kind::OutOfBounds || kind == LaunchFault::Kind::Misaligned ||
       kind == LaunchFault::Kind::InvalidAddress)
-    head = std::string("Invalid ") + space_word(space) + (write ? " write" : " read") + " of size " +
-           std::to_string(size) + (size == 1 ? " byte" : " bytes");
+    head = std::string("Invalid ") + space_word(space) + (write ? " write" : " read") +
+           " of size " + std::to_string(size) + (size == 1 ? " byte" : " bytes");
   else if (kind == LaunchFault::Kind::Trap)
     head = "Trap (the kernel executed trap, e.g. a failed assert)";
   else
@@ -341,8 +392,8 @@ void CtaImpl::raise(Exec& x, const DInst& d, LaunchFault::Kind kind, int lane, u
                                        : f.src_file + ":" + std::to_string(f.src_line);
   f.message = head + "\n    at kernel " + f.kernel + ", PTX " + mod->module.path + ":" +
               std::to_string(f.ptx_line) + (d.ir ? "  " + d.ir->text : std::string()) +
-              "\n    in " + src + "\n    by thread " + dim(f.thread) + " in block " +
-              dim(f.block) + "\n    " + what;
+              "\n    in " + src + "\n    by thread " + dim(f.thread) + " in block " + dim(f.block) +
+              "\n    " + what;
   fault = std::move(f);
 }
 
@@ -385,7 +436,8 @@ void CtaImpl::after_exit(Warp& w) {
   for (int id : bars.on_warp_exit(live_warps)) release(id);
 }
 
-// ---- Cta: the public face for the timing model ---------------------------------------------------
+// ---- Cta: the public face for the timing model
+// ---------------------------------------------------
 
 Expected<Cta> Cta::create(const Program& program, DeviceMemory& memory, const LaunchConfig& launch,
                           Dim3 block_index, uint32_t sm_id) {
@@ -393,8 +445,8 @@ Expected<Cta> Cta::create(const Program& program, DeviceMemory& memory, const La
   if (auto s = impl->bind(program, memory, launch, sm_id); !s) return s.error();
   if (block_index.x >= launch.grid.x || block_index.y >= launch.grid.y ||
       block_index.z >= launch.grid.z)
-    return Error{program.module().path, 0, "block index " + dim(block_index) +
-                                               " is outside the grid " + dim(launch.grid)};
+    return Error{program.module().path, 0,
+                 "block index " + dim(block_index) + " is outside the grid " + dim(launch.grid)};
   impl->reset(block_index);
   return Cta(std::move(impl));
 }

@@ -16,32 +16,34 @@
 namespace warplab::func {
 
 enum class WarpStatus : uint8_t {
-  Ready,        // has a next instruction to issue
-  AtBarrier,    // waiting at bar.sync for the rest of the block
-  Exited,       // every lane has exited
+  Ready,      // has a next instruction to issue
+  AtBarrier,  // waiting at bar.sync for the rest of the block
+  Exited,     // every lane has exited
 };
 
 // What one issued warp instruction did.
 struct StepInfo {
-  const ptx::Instruction* inst = nullptr;   // the IR instruction (op, types, ptx_line, loc)
-  int32_t pc = 0;                 // instruction index within its function
-  int32_t function = 0;           // index into Module::functions
-  uint32_t active_mask = 0;       // lanes that were active at issue (SIMT mask)
-  uint32_t exec_mask = 0;         // lanes that executed it (active and guard predicate true)
+  const ptx::Instruction* inst = nullptr;  // the IR instruction (op, types, ptx_line, loc)
+  int32_t pc = 0;                          // instruction index within its function
+  int32_t function = 0;                    // index into Module::functions
+  uint32_t active_mask = 0;                // lanes that were active at issue (SIMT mask)
+  uint32_t exec_mask = 0;  // lanes that executed it (active and guard predicate true)
   // Memory: for ld/st/atom/red/ldu/prefetch, per-lane byte addresses (state-space relative for
   // shared/local; device addresses for global), valid for lanes in exec_mask.
   bool is_memory = false;
-  ptx::Space space = ptx::Space::None;   // resolved space (generic accesses resolved per warp;
-                                         // if lanes mix spaces, the global lanes are reported)
+  ptx::Space space = ptx::Space::None;  // resolved space (generic accesses resolved per warp;
+                                        // if lanes mix spaces, the global lanes are reported)
   bool is_store = false, is_atomic = false;
-  uint32_t access_bytes = 0;      // bytes per lane (vector width included, e.g. 16 for ld.v4.f32)
+  uint32_t access_bytes = 0;  // bytes per lane (vector width included, e.g. 16 for ld.v4.f32)
   std::array<uint64_t, 32> addr{};
   // Registers: destination and source register indices (function-local), for the scoreboard.
-  std::array<int32_t, 8> dst_regs{};  int dst_count = 0;
-  std::array<int32_t, 8> src_regs{};  int src_count = 0;
-  bool is_branch = false;         // bra/call/ret/exit
-  bool diverged = false;          // a branch split the warp (or a path ended and another resumed)
-  bool is_barrier = false;        // bar.sync/bar.arrive/bar.red
+  std::array<int32_t, 8> dst_regs{};
+  int dst_count = 0;
+  std::array<int32_t, 8> src_regs{};
+  int src_count = 0;
+  bool is_branch = false;   // bra/call/ret/exit
+  bool diverged = false;    // a branch split the warp (or a path ended and another resumed)
+  bool is_barrier = false;  // bar.sync/bar.arrive/bar.red
 };
 
 class CtaImpl;

@@ -24,15 +24,18 @@
 
 namespace warplab::func {
 
-inline constexpr uint64_t kLocalWindow = 0x00007d0000000000ull;    // generic local window
-inline constexpr uint64_t kSharedWindow = 0x00007e0000000000ull;   // generic shared window
+inline constexpr uint64_t kLocalWindow = 0x00007d0000000000ull;   // generic local window
+inline constexpr uint64_t kSharedWindow = 0x00007e0000000000ull;  // generic shared window
 inline constexpr uint64_t kWindowSize = 1ull << 32;
 
 // Per-pc counters of a launch (one slot per decoded instruction), turned into LaunchStats at
 // the end so that counting costs two adds per warp instruction.
 struct PcCounters {
   std::vector<uint64_t> warp, thread;
-  void reset(size_t n) { warp.assign(n, 0); thread.assign(n, 0); }
+  void reset(size_t n) {
+    warp.assign(n, 0);
+    thread.assign(n, 0);
+  }
 };
 
 class CtaImpl {
@@ -53,8 +56,8 @@ class CtaImpl {
   void raise(Exec& x, const DInst& d, LaunchFault::Kind kind, int lane, uint64_t addr,
              uint32_t size, bool write, ptx::Space space, const std::string& what);
   // Barrier arrival of warp x.w at bar.* instruction d (handler side of exec_warp/control).
-  void barrier(Exec& x, const DInst& d, int id, uint32_t expected, bool waits,
-               BarrierUnit::Red red, uint32_t pred);
+  void barrier(Exec& x, const DInst& d, int id, uint32_t expected, bool waits, BarrierUnit::Red red,
+               uint32_t pred);
   // Bookkeeping after every lane of `w` exited (barriers stop waiting for it).
   void after_exit(Warp& w);
   // Wakes the warps that barrier `id` released (writing bar.red results).
@@ -66,8 +69,8 @@ class CtaImpl {
   DeviceMemory* mem = nullptr;
   Dim3 grid, block, block_idx;
   uint32_t dyn_shared = 0, sm_id = 0;
-  std::vector<uint8_t> params;             // the kernel parameter block
-  std::vector<uint64_t> global_addr;       // per Module::variables index: device address
+  std::vector<uint8_t> params;        // the kernel parameter block
+  std::vector<uint64_t> global_addr;  // per Module::variables index: device address
   std::vector<uint64_t> regs;
   std::vector<uint32_t> preds;
   std::vector<uint8_t> shared, local, lane_params;
@@ -76,7 +79,7 @@ class CtaImpl {
   BarrierUnit bars;
   int live_warps = 0;
   std::optional<LaunchFault> fault;
-  PcCounters* counters = nullptr;          // per-pc counts (may be null)
+  PcCounters* counters = nullptr;  // per-pc counts (may be null)
   // The last global buffer touched, [g_lo, g_hi) at host pointer g_base: most accesses of a warp
   // instruction hit the same buffer, so this check replaces the search.
   uint64_t g_lo = 0, g_hi = 0;

@@ -29,43 +29,89 @@ bool is_dynamic_special(ptx::SpecialReg r) {
 // Number of destination operands at the front of Instruction::ops.
 int dest_count(const ptx::Instruction& in) {
   switch (in.op) {
-    case Opcode::St: case Opcode::Red: case Opcode::Bra: case Opcode::Prefetch:
-    case Opcode::Prefetchu: case Opcode::Membar: case Opcode::Fence: case Opcode::Exit:
-    case Opcode::Ret: case Opcode::Trap: case Opcode::Nanosleep: case Opcode::Call:
+    case Opcode::St:
+    case Opcode::Red:
+    case Opcode::Bra:
+    case Opcode::Prefetch:
+    case Opcode::Prefetchu:
+    case Opcode::Membar:
+    case Opcode::Fence:
+    case Opcode::Exit:
+    case Opcode::Ret:
+    case Opcode::Trap:
+    case Opcode::Nanosleep:
+    case Opcode::Call:
       return 0;
-    case Opcode::Bar: return in.mod.bar == ptx::BarMode::Red ? 1 : 0;
-    default: return in.ops.empty() ? 0 : 1 + (in.pair_dest ? 1 : 0);
+    case Opcode::Bar:
+      return in.mod.bar == ptx::BarMode::Red ? 1 : 0;
+    default:
+      return in.ops.empty() ? 0 : 1 + (in.pair_dest ? 1 : 0);
   }
 }
 
 // The float type immediates of this instruction's sources are read as (None: integers/bits).
 Type source_float_type(const ptx::Instruction& in) {
-  Type t = (in.op == Opcode::Cvt || in.op == Opcode::Set || in.op == Opcode::Slct) ? in.type2
-                                                                                     : in.type;
+  Type t =
+      (in.op == Opcode::Cvt || in.op == Opcode::Set || in.op == Opcode::Slct) ? in.type2 : in.type;
   return (t == Type::F32 || t == Type::F64) ? t : Type::None;
 }
 
 Handler pick_handler(const ptx::Instruction& in, DInst& d, std::string& why) {
   switch (in.op) {
-    case Opcode::Mov: case Opcode::Cvt: case Opcode::Cvta: case Opcode::Isspacep:
+    case Opcode::Mov:
+    case Opcode::Cvt:
+    case Opcode::Cvta:
+    case Opcode::Isspacep:
       return pick_move(in, d, why);
-    case Opcode::Ld: case Opcode::Ldu: case Opcode::St: case Opcode::Prefetch:
-    case Opcode::Prefetchu: case Opcode::Atom: case Opcode::Red:
+    case Opcode::Ld:
+    case Opcode::Ldu:
+    case Opcode::St:
+    case Opcode::Prefetch:
+    case Opcode::Prefetchu:
+    case Opcode::Atom:
+    case Opcode::Red:
       return pick_memory(in, d, why);
-    case Opcode::Bra: case Opcode::Call: case Opcode::Ret: case Opcode::Exit: case Opcode::Trap:
-    case Opcode::Bar: case Opcode::Membar: case Opcode::Fence: case Opcode::Nanosleep:
+    case Opcode::Bra:
+    case Opcode::Call:
+    case Opcode::Ret:
+    case Opcode::Exit:
+    case Opcode::Trap:
+    case Opcode::Bar:
+    case Opcode::Membar:
+    case Opcode::Fence:
+    case Opcode::Nanosleep:
       return pick_control(in, d, why);
-    case Opcode::Shfl: case Opcode::Vote: case Opcode::Match: case Opcode::Redux:
+    case Opcode::Shfl:
+    case Opcode::Vote:
+    case Opcode::Match:
+    case Opcode::Redux:
     case Opcode::Activemask:
       return pick_warp(in, d, why);
-    case Opcode::Fma: case Opcode::Rcp: case Opcode::Sqrt: case Opcode::Rsqrt: case Opcode::Sin:
-    case Opcode::Cos: case Opcode::Lg2: case Opcode::Ex2: case Opcode::Tanh:
-    case Opcode::Copysign: case Opcode::Testp:
+    case Opcode::Fma:
+    case Opcode::Rcp:
+    case Opcode::Sqrt:
+    case Opcode::Rsqrt:
+    case Opcode::Sin:
+    case Opcode::Cos:
+    case Opcode::Lg2:
+    case Opcode::Ex2:
+    case Opcode::Tanh:
+    case Opcode::Copysign:
+    case Opcode::Testp:
       return pick_float(in, d, why);
-    case Opcode::Set: case Opcode::Slct:
+    case Opcode::Set:
+    case Opcode::Slct:
       return ptx::is_float(in.type2) ? pick_float(in, d, why) : pick_int(in, d, why);
-    case Opcode::Add: case Opcode::Sub: case Opcode::Mul: case Opcode::Mad: case Opcode::Div:
-    case Opcode::Abs: case Opcode::Neg: case Opcode::Min: case Opcode::Max: case Opcode::Setp:
+    case Opcode::Add:
+    case Opcode::Sub:
+    case Opcode::Mul:
+    case Opcode::Mad:
+    case Opcode::Div:
+    case Opcode::Abs:
+    case Opcode::Neg:
+    case Opcode::Min:
+    case Opcode::Max:
+    case Opcode::Setp:
       return ptx::is_float(in.type) ? pick_float(in, d, why) : pick_int(in, d, why);
     default:
       return pick_int(in, d, why);
@@ -122,7 +168,7 @@ class KernelBuilder {
 
   // Functions reachable from the kernel, in DFS order, rejecting recursion and extern calls.
   Status collect(int32_t fi) {
-    std::vector<int> state(m_.functions.size(), 0);   // 0 new, 1 on the DFS path, 2 done
+    std::vector<int> state(m_.functions.size(), 0);  // 0 new, 1 on the DFS path, 2 done
     return visit(fi, state);
   }
   Status visit(int32_t fi, std::vector<int>& state) {
@@ -191,8 +237,9 @@ class KernelBuilder {
     for (const auto& df : k_.funcs)
       for (const auto& in : m_.functions[df.module_index].instructions)
         for (const auto& o : in.ops)
-          if ((o.kind == Kind::Addr || o.kind == Kind::Symbol) && o.scope == Operand::Scope::Variable &&
-              o.symbol >= 0 && o.symbol < static_cast<int32_t>(m_.variables.size()))
+          if ((o.kind == Kind::Addr || o.kind == Kind::Symbol) &&
+              o.scope == Operand::Scope::Variable && o.symbol >= 0 &&
+              o.symbol < static_cast<int32_t>(m_.variables.size()))
             used.insert(o.symbol);
     uint64_t shared = 0, local = 0;
     uint32_t dyn_align = 16;
@@ -252,14 +299,13 @@ class KernelBuilder {
         }
         const auto& var = m_.variables[o.symbol];
         if (var.space == Space::Global || var.space == Space::Const) {
-          slot = const_slot(ConstSlot{ConstSlot::Kind::GlobalVar, 0, ptx::SpecialReg::None, 0,
-                                      o.symbol});
+          slot = const_slot(
+              ConstSlot{ConstSlot::Kind::GlobalVar, 0, ptx::SpecialReg::None, 0, o.symbol});
           return true;
         }
         if (var.space == Space::Shared || var.space == Space::Local) {
           uint64_t v = var_off_[o.symbol];
-          if (generic && !own_space)
-            v += var.space == Space::Shared ? kSharedWindow : kLocalWindow;
+          if (generic && !own_space) v += var.space == Space::Shared ? kSharedWindow : kLocalWindow;
           slot = value_slot(v);
           return true;
         }
@@ -342,7 +388,9 @@ class KernelBuilder {
         if (!decode_call(fi, in, d, why)) return error(in, why);
       }
       Handler h = pick_handler(in, d, why);
-      if (!h) return error(in, why.empty() ? "this type/modifier/operand combination is not supported" : why);
+      if (!h)
+        return error(in,
+                     why.empty() ? "this type/modifier/operand combination is not supported" : why);
       d.fn = h;
     }
     // The implicit return after the last instruction (a function that runs off its end returns).
@@ -383,13 +431,20 @@ class KernelBuilder {
     };
     for (size_t i = 0; i < in.call_args.size(); ++i) {
       uint64_t off = 0;
-      if (!slot_off(in.call_args[i], off)) { why = "call arguments must be call-scope .param"; return false; }
-      cs.args.push_back({static_cast<uint32_t>(off), static_cast<uint32_t>(callee.param_base + cf.params[i].offset),
+      if (!slot_off(in.call_args[i], off)) {
+        why = "call arguments must be call-scope .param";
+        return false;
+      }
+      cs.args.push_back({static_cast<uint32_t>(off),
+                         static_cast<uint32_t>(callee.param_base + cf.params[i].offset),
                          static_cast<uint32_t>(cf.params[i].size)});
     }
     for (size_t i = 0; i < in.call_returns.size(); ++i) {
       uint64_t off = 0;
-      if (!slot_off(in.call_returns[i], off)) { why = "call return values must be call-scope .param"; return false; }
+      if (!slot_off(in.call_returns[i], off)) {
+        why = "call return values must be call-scope .param";
+        return false;
+      }
       cs.returns.push_back({static_cast<uint32_t>(callee.return_base + cf.returns[i].offset),
                             static_cast<uint32_t>(off), static_cast<uint32_t>(cf.returns[i].size)});
     }
@@ -415,19 +470,21 @@ class KernelBuilder {
           } else {
             if (!reg_ok(r)) return false;
             if (is_pred(r)) d.dpred |= 1u << d.nd;
-            if (!is_pred(r))
-              d.dmask = num::width_mask(std::max(8, ptx::type_bits(f.regs[r].type)));
+            if (!is_pred(r)) d.dmask = num::width_mask(std::max(8, ptx::type_bits(f.regs[r].type)));
             d.d[d.nd++] = slot_of_[fi][r];
           }
           return true;
         };
         bool ok = true;
-        if (o.kind == Kind::Reg) ok = add_dest(o.reg);
+        if (o.kind == Kind::Reg)
+          ok = add_dest(o.reg);
         else if (o.kind == Kind::Sink) {
           // A sink stands in for a predicate in "_|%p" and for data elsewhere.
           const bool pred_sink = in.pair_dest ? (in.op == Opcode::Setp) : false;
-          if (pred_sink) d.dpred |= 1u << d.nd, d.d[d.nd++] = k_.sink_pred;
-          else d.d[d.nd++] = k_.sink_slot;
+          if (pred_sink)
+            d.dpred |= 1u << d.nd, d.d[d.nd++] = k_.sink_pred;
+          else
+            d.d[d.nd++] = k_.sink_slot;
         } else if (o.kind == Kind::Vec) {
           for (int e = 0; e < o.vec_count && ok; ++e) ok = add_dest(o.vec[e]);
           d.vec = o.vec_count;
@@ -444,18 +501,30 @@ class KernelBuilder {
       }
       switch (o.kind) {
         case Kind::Reg:
-          if (!reg_ok(o.reg)) { why = "bad register"; return false; }
+          if (!reg_ok(o.reg)) {
+            why = "bad register";
+            return false;
+          }
           if (is_pred(o.reg)) {
-            if (d.np >= 3) { why = "too many predicate operands"; return false; }
+            if (d.np >= 3) {
+              why = "too many predicate operands";
+              return false;
+            }
             if (o.neg) d.pneg |= 1u << d.np;
             d.p[d.np++] = slot_of_[fi][o.reg];
           } else {
-            if (d.ns >= 6) { why = "too many operands"; return false; }
+            if (d.ns >= 6) {
+              why = "too many operands";
+              return false;
+            }
             d.s[d.ns++] = slot_of_[fi][o.reg];
           }
           break;
         case Kind::Imm:
-          if (d.ns >= 6) { why = "too many operands"; return false; }
+          if (d.ns >= 6) {
+            why = "too many operands";
+            return false;
+          }
           d.s[d.ns++] = imm_slot(o, ft);
           break;
         case Kind::Special:
@@ -467,14 +536,21 @@ class KernelBuilder {
             d.aux = static_cast<uint64_t>(o.special);
             k_.uses_clock = true;
           } else {
-            d.s[d.ns++] = const_slot(ConstSlot{ConstSlot::Kind::Special, 0, o.special, o.component, -1});
+            d.s[d.ns++] =
+                const_slot(ConstSlot{ConstSlot::Kind::Special, 0, o.special, o.component, -1});
           }
           break;
         case Kind::Addr: {
-          if (d.ns >= 6) { why = "too many operands"; return false; }
+          if (d.ns >= 6) {
+            why = "too many operands";
+            return false;
+          }
           int32_t slot = -1;
           if (o.reg >= 0) {
-            if (!reg_ok(o.reg) || is_pred(o.reg)) { why = "bad address register"; return false; }
+            if (!reg_ok(o.reg) || is_pred(o.reg)) {
+              why = "bad address register";
+              return false;
+            }
             slot = slot_of_[fi][o.reg];
             if (in.space == Space::Param && f.is_entry) d.kernel_param = true;
           } else if (o.symbol >= 0) {
@@ -487,7 +563,10 @@ class KernelBuilder {
           break;
         }
         case Kind::Symbol: {
-          if (d.ns >= 6) { why = "too many operands"; return false; }
+          if (d.ns >= 6) {
+            why = "too many operands";
+            return false;
+          }
           int32_t slot = -1;
           bool kp = false;
           if (!symbol_slot(fi, in, o, Space::None, true, slot, kp, why)) return false;
@@ -496,10 +575,19 @@ class KernelBuilder {
         }
         case Kind::Vec:
           for (int e = 0; e < o.vec_count; ++e) {
-            if (d.ns >= 6) { why = "too many operands"; return false; }
+            if (d.ns >= 6) {
+              why = "too many operands";
+              return false;
+            }
             const int32_t r = o.vec[e];
-            if (r < 0) { d.s[d.ns++] = value_slot(0); continue; }
-            if (!reg_ok(r) || is_pred(r)) { why = "bad vector element"; return false; }
+            if (r < 0) {
+              d.s[d.ns++] = value_slot(0);
+              continue;
+            }
+            if (!reg_ok(r) || is_pred(r)) {
+              why = "bad vector element";
+              return false;
+            }
             d.s[d.ns++] = slot_of_[fi][r];
           }
           d.vec = o.vec_count;

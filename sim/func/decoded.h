@@ -30,42 +30,42 @@ struct DInst;
 // One warp instruction's semantics: loops over the lanes of x.exec (see exec.h).
 using Handler = void (*)(Exec& x, const DInst& d);
 
-constexpr int32_t kNoPc = -2;   // "never reconverges" (the immediate post-dominator is the exit)
+constexpr int32_t kNoPc = -2;  // "never reconverges" (the immediate post-dominator is the exit)
 
 // What a const slot holds; filled per warp (lane values) when the warp is created.
 struct ConstSlot {
   enum class Kind : uint8_t { Value, Special, GlobalVar } kind = Kind::Value;
-  uint64_t value = 0;            // Value: the bits; GlobalVar: byte offset added to the address
+  uint64_t value = 0;  // Value: the bits; GlobalVar: byte offset added to the address
   ptx::SpecialReg special = ptx::SpecialReg::None;
   uint8_t component = 0;
-  int32_t variable = -1;         // GlobalVar: index into Module::variables
+  int32_t variable = -1;  // GlobalVar: index into Module::variables
 };
 
 struct DInst {
   Handler fn = nullptr;
-  int32_t d[4] = {-1, -1, -1, -1};   // destination register slots (or predicate indices)
-  int32_t s[6] = {-1, -1, -1, -1, -1, -1};   // source register slots
-  int32_t p[3] = {-1, -1, -1};       // predicate source indices
-  uint8_t pneg = 0;                  // bit i: predicate source i is negated ("!%p")
-  uint8_t nd = 0, ns = 0, np = 0;    // counts of d, s, p
-  uint8_t vec = 1;                   // ld/st vector width, mov pack/unpack element count
-  uint8_t size = 0;                  // memory: bytes per element; else result bytes
-  uint8_t cls = 0;                   // ptx::InstClass for counting
+  int32_t d[4] = {-1, -1, -1, -1};          // destination register slots (or predicate indices)
+  int32_t s[6] = {-1, -1, -1, -1, -1, -1};  // source register slots
+  int32_t p[3] = {-1, -1, -1};              // predicate source indices
+  uint8_t pneg = 0;                         // bit i: predicate source i is negated ("!%p")
+  uint8_t nd = 0, ns = 0, np = 0;           // counts of d, s, p
+  uint8_t vec = 1;                          // ld/st vector width, mov pack/unpack element count
+  uint8_t size = 0;                         // memory: bytes per element; else result bytes
+  uint8_t cls = 0;                          // ptx::InstClass for counting
   bool guard_neg = false;
-  uint8_t dpred = 0;                 // bit i: d[i] is a predicate index
-  bool sign = false;                 // loads: sign-extend into the register
-  ptx::Space space = ptx::Space::None;   // memory: resolved space (Generic for generic)
-  bool kernel_param = false;         // ld.param reads the kernel's parameter block
-  int32_t guard = -1;                // predicate index, -1 when unguarded
-  int64_t offset = 0;                // memory: address offset
-  int32_t target = -1;               // bra: target pc; call: callee entry pc
-  int32_t rpc = kNoPc;               // bra: reconvergence pc
-  int32_t callee = -1;               // call: index into DecodedKernel::funcs
-  int32_t func = 0;                  // index into DecodedKernel::funcs of the owning function
-  uint64_t aux = 0;                  // handler-specific constant
-  uint64_t dmask = ~0ull;            // destination register width mask
+  uint8_t dpred = 0;                    // bit i: d[i] is a predicate index
+  bool sign = false;                    // loads: sign-extend into the register
+  ptx::Space space = ptx::Space::None;  // memory: resolved space (Generic for generic)
+  bool kernel_param = false;            // ld.param reads the kernel's parameter block
+  int32_t guard = -1;                   // predicate index, -1 when unguarded
+  int64_t offset = 0;                   // memory: address offset
+  int32_t target = -1;                  // bra: target pc; call: callee entry pc
+  int32_t rpc = kNoPc;                  // bra: reconvergence pc
+  int32_t callee = -1;                  // call: index into DecodedKernel::funcs
+  int32_t func = 0;                     // index into DecodedKernel::funcs of the owning function
+  uint64_t aux = 0;                     // handler-specific constant
+  uint64_t dmask = ~0ull;               // destination register width mask
   const ptx::Instruction* ir = nullptr;
-  int32_t local_pc = 0;              // index within its function
+  int32_t local_pc = 0;  // index within its function
 };
 
 // A call site's parameter copies (offsets in the per-lane .param area).
@@ -73,43 +73,43 @@ struct ParamCopy {
   uint32_t from = 0, to = 0, size = 0;
 };
 struct CallSite {
-  std::vector<ParamCopy> args;      // caller's call-scope .param -> callee's parameters (at call)
-  std::vector<ParamCopy> returns;   // callee's return values -> caller's call-scope .param (at ret)
+  std::vector<ParamCopy> args;     // caller's call-scope .param -> callee's parameters (at call)
+  std::vector<ParamCopy> returns;  // callee's return values -> caller's call-scope .param (at ret)
 };
 
 // A function as placed in a kernel's code array.
 struct DFunc {
-  int32_t module_index = 0;          // into Module::functions
-  int32_t entry_pc = 0;              // first pc in DecodedKernel::code
-  int32_t reg_base = 0;              // first data slot of its registers
+  int32_t module_index = 0;  // into Module::functions
+  int32_t entry_pc = 0;      // first pc in DecodedKernel::code
+  int32_t reg_base = 0;      // first data slot of its registers
   int32_t pred_base = 0;
-  uint32_t param_base = 0;           // per-lane parameter area: its .param arguments
-  uint32_t return_base = 0;          // ... its return values
-  uint32_t call_param_base = 0;      // ... the .param slots of its call scopes
+  uint32_t param_base = 0;       // per-lane parameter area: its .param arguments
+  uint32_t return_base = 0;      // ... its return values
+  uint32_t call_param_base = 0;  // ... the .param slots of its call scopes
 };
 
 struct DecodedKernel {
   std::string name;
-  int32_t module_index = 0;          // into Module::functions
+  int32_t module_index = 0;  // into Module::functions
   std::vector<DInst> code;
-  std::vector<DFunc> funcs;          // funcs[0] is the kernel itself
-  std::vector<int32_t> reg_width;    // per data slot: register width in bits
-  std::vector<int32_t> slot_reg;     // per data slot: the function-local register index, or -1
-  std::vector<int32_t> pred_reg;     // per predicate slot: the function-local register index, or -1
-  int32_t data_slots = 0;            // function registers + specials + consts + sink
+  std::vector<DFunc> funcs;        // funcs[0] is the kernel itself
+  std::vector<int32_t> reg_width;  // per data slot: register width in bits
+  std::vector<int32_t> slot_reg;   // per data slot: the function-local register index, or -1
+  std::vector<int32_t> pred_reg;   // per predicate slot: the function-local register index, or -1
+  int32_t data_slots = 0;          // function registers + specials + consts + sink
   int32_t pred_slots = 0;
   int32_t sink_slot = 0, sink_pred = 0;
-  int32_t first_const_slot = 0;      // [first_const_slot, data_slots-1): const slots
-  std::vector<ConstSlot> consts;     // one per const slot
-  std::vector<CallSite> calls;       // indexed by DInst::aux of call instructions
-  uint64_t param_bytes = 0;          // kernel parameter block size
-  uint32_t lane_param_bytes = 0;     // per-lane .param area (device-function calls)
+  int32_t first_const_slot = 0;   // [first_const_slot, data_slots-1): const slots
+  std::vector<ConstSlot> consts;  // one per const slot
+  std::vector<CallSite> calls;    // indexed by DInst::aux of call instructions
+  uint64_t param_bytes = 0;       // kernel parameter block size
+  uint32_t lane_param_bytes = 0;  // per-lane .param area (device-function calls)
   uint64_t static_shared_bytes = 0;
   uint32_t dynamic_shared_align = 16;
   uint64_t local_bytes = 0;          // per thread (__local_depot)
   std::vector<int32_t> global_vars;  // module variables (.global/.const) the kernel references
   bool uses_clock = false;
-  std::vector<std::unique_ptr<ptx::Instruction>> synthetic;   // implicit returns (end of function)
+  std::vector<std::unique_ptr<ptx::Instruction>> synthetic;  // implicit returns (end of function)
 };
 
 class DecodedModule {

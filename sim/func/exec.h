@@ -22,16 +22,16 @@ struct Warp;
 struct Exec {
   CtaImpl* cta = nullptr;
   Warp* w = nullptr;
-  uint64_t* R = nullptr;      // the warp's data registers: R[slot * 32 + lane]
-  uint32_t* P = nullptr;      // the warp's predicates: one lane mask per predicate
-  uint32_t active = 0;        // lanes on the running SIMT path
-  uint32_t exec = 0;          // active lanes whose guard predicate is true
+  uint64_t* R = nullptr;  // the warp's data registers: R[slot * 32 + lane]
+  uint32_t* P = nullptr;  // the warp's predicates: one lane mask per predicate
+  uint32_t active = 0;    // lanes on the running SIMT path
+  uint32_t exec = 0;      // active lanes whose guard predicate is true
   int32_t pc = 0;
-  bool control = false;       // the handler moved the warp's pc itself (branches, calls, ...)
-  bool failed = false;        // the handler raised a fault
-  bool diverged = false;      // the warp's mask changed (split or merge)
-  StepInfo* info = nullptr;   // filled for memory instructions when not null
-  uint64_t clock = 0;         // what %clock reads
+  bool control = false;      // the handler moved the warp's pc itself (branches, calls, ...)
+  bool failed = false;       // the handler raised a fault
+  bool diverged = false;     // the warp's mask changed (split or merge)
+  StepInfo* info = nullptr;  // filled for memory instructions when not null
+  uint64_t clock = 0;        // what %clock reads
 };
 
 inline uint64_t& reg(const Exec& x, int32_t slot, int lane) { return x.R[slot * 32 + lane]; }
@@ -79,40 +79,38 @@ Handler pick_warp(const ptx::Instruction& in, DInst& d, std::string& why);     /
 
 // Lane-loop builders: define a handler NAME that computes EXPR for every executing lane, from
 // sources a (, b, c) into the first destination; t is the instruction type and md its modifiers.
-#define WL_LANES1(NAME, EXPR)                                                  \
-  void NAME(Exec& x, const DInst& d) {                                         \
-    [[maybe_unused]] const Type t = d.ir->type;                                \
-    [[maybe_unused]] const auto& md = d.ir->mod;                               \
-    uint64_t* R = x.R;                                                         \
-    const int o = d.d[0] * 32, sa = d.s[0] * 32;                               \
-    for_lanes(x.exec, [&](int l) {                                             \
-      const uint64_t a = R[sa + l];                                            \
-      R[o + l] = (EXPR);                                                       \
-    });                                                                        \
+#define WL_LANES1(NAME, EXPR)                    \
+  void NAME(Exec& x, const DInst& d) {           \
+    [[maybe_unused]] const Type t = d.ir->type;  \
+    [[maybe_unused]] const auto& md = d.ir->mod; \
+    uint64_t* R = x.R;                           \
+    const int o = d.d[0] * 32, sa = d.s[0] * 32; \
+    for_lanes(x.exec, [&](int l) {               \
+      const uint64_t a = R[sa + l];              \
+      R[o + l] = (EXPR);                         \
+    });                                          \
   }
-#define WL_LANES2(NAME, EXPR)                                                  \
-  void NAME(Exec& x, const DInst& d) {                                         \
-    [[maybe_unused]] const Type t = d.ir->type;                                \
-    [[maybe_unused]] const auto& md = d.ir->mod;                               \
-    uint64_t* R = x.R;                                                         \
-    const int o = d.d[0] * 32, sa = d.s[0] * 32, sb = d.s[1] * 32;             \
-    for_lanes(x.exec, [&](int l) {                                             \
-      const uint64_t a = R[sa + l], b = R[sb + l];                             \
-      R[o + l] = (EXPR);                                                       \
-    });                                                                        \
+#define WL_LANES2(NAME, EXPR)                                      \
+  void NAME(Exec& x, const DInst& d) {                             \
+    [[maybe_unused]] const Type t = d.ir->type;                    \
+    [[maybe_unused]] const auto& md = d.ir->mod;                   \
+    uint64_t* R = x.R;                                             \
+    const int o = d.d[0] * 32, sa = d.s[0] * 32, sb = d.s[1] * 32; \
+    for_lanes(x.exec, [&](int l) {                                 \
+      const uint64_t a = R[sa + l], b = R[sb + l];                 \
+      R[o + l] = (EXPR);                                           \
+    });                                                            \
   }
-#define WL_LANES3(NAME, EXPR)                                                  \
-  void NAME(Exec& x, const DInst& d) {                                         \
-    [[maybe_unused]] const Type t = d.ir->type;                                \
-    [[maybe_unused]] const auto& md = d.ir->mod;                               \
-    uint64_t* R = x.R;                                                         \
-    const int o = d.d[0] * 32, sa = d.s[0] * 32, sb = d.s[1] * 32,             \
-              sc = d.s[2] * 32;                                                \
-    for_lanes(x.exec, [&](int l) {                                             \
-      const uint64_t a = R[sa + l], b = R[sb + l], c = R[sc + l];              \
-      R[o + l] = (EXPR);                                                       \
-    });                                                                        \
+#define WL_LANES3(NAME, EXPR)                                                        \
+  void NAME(Exec& x, const DInst& d) {                                               \
+    [[maybe_unused]] const Type t = d.ir->type;                                      \
+    [[maybe_unused]] const auto& md = d.ir->mod;                                     \
+    uint64_t* R = x.R;                                                               \
+    const int o = d.d[0] * 32, sa = d.s[0] * 32, sb = d.s[1] * 32, sc = d.s[2] * 32; \
+    for_lanes(x.exec, [&](int l) {                                                   \
+      const uint64_t a = R[sa + l], b = R[sb + l], c = R[sc + l];                    \
+      R[o + l] = (EXPR);                                                             \
+    });                                                                              \
   }
-
 
 }  // namespace warplab::func

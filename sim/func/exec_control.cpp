@@ -65,7 +65,7 @@ void ret_h(Exec& x, const DInst&) {
     return;
   }
   const int32_t call_pc = x.w->stack.innermost_call_pc();
-  if (call_pc < 0) {   // returning from the kernel ends the thread
+  if (call_pc < 0) {  // returning from the kernel ends the thread
     exit_lanes(x, x.exec);
     return;
   }
@@ -97,7 +97,7 @@ void bar_h(Exec& x, const DInst& d) {
   BarrierUnit::Red red = BarrierUnit::Red::None;
   uint32_t pred = 0;
   if (mode == ptx::BarMode::Red) {
-    red = d.ir->mod.popc ? BarrierUnit::Red::Popc
+    red = d.ir->mod.popc                          ? BarrierUnit::Red::Popc
           : d.ir->mod.bar_red == ptx::BoolOp::And ? BarrierUnit::Red::And
                                                   : BarrierUnit::Red::Or;
     pred = pred_mask(x, d, 0);
@@ -111,14 +111,21 @@ void nop_h(Exec&, const DInst&) {}
 
 Handler pick_control(const ptx::Instruction& in, DInst& d, std::string& why) {
   switch (in.op) {
-    case Opcode::Bra: return bra_h;
+    case Opcode::Bra:
+      return bra_h;
     case Opcode::Call:
       if (d.callee < 0) break;
       return call_h;
-    case Opcode::Ret: return ret_h;
-    case Opcode::Exit: return exit_h;
-    case Opcode::Trap: return trap_h;
-    case Opcode::Membar: case Opcode::Fence: case Opcode::Nanosleep: return nop_h;
+    case Opcode::Ret:
+      return ret_h;
+    case Opcode::Exit:
+      return exit_h;
+    case Opcode::Trap:
+      return trap_h;
+    case Opcode::Membar:
+    case Opcode::Fence:
+    case Opcode::Nanosleep:
+      return nop_h;
     case Opcode::Bar: {
       if (d.ns < 1) break;
       const auto mode = in.mod.bar;
@@ -129,14 +136,24 @@ Handler pick_control(const ptx::Instruction& in, DInst& d, std::string& why) {
       if (mode == ptx::BarMode::Red) {
         if (d.nd < 1 || d.np < 1) break;
         if (!in.mod.popc && in.mod.bar_red == ptx::BoolOp::None) break;
-        if (in.mod.popc && (d.dpred & 1)) { why = "bar.red.popc needs a .u32 destination"; return nullptr; }
-        if (!in.mod.popc && !(d.dpred & 1)) { why = "bar.red.and/or needs a predicate destination"; return nullptr; }
+        if (in.mod.popc && (d.dpred & 1)) {
+          why = "bar.red.popc needs a .u32 destination";
+          return nullptr;
+        }
+        if (!in.mod.popc && !(d.dpred & 1)) {
+          why = "bar.red.and/or needs a predicate destination";
+          return nullptr;
+        }
         return bar_h;
       }
-      if (mode == ptx::BarMode::Arrive && d.ns < 2) { why = "bar.arrive needs a thread count"; return nullptr; }
+      if (mode == ptx::BarMode::Arrive && d.ns < 2) {
+        why = "bar.arrive needs a thread count";
+        return nullptr;
+      }
       return bar_h;
     }
-    default: break;
+    default:
+      break;
   }
   if (why.empty()) why = "unsupported control-flow form";
   return nullptr;

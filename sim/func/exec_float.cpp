@@ -19,7 +19,6 @@ using ptx::Opcode;
 using ptx::Rounding;
 using ptx::Type;
 
-
 inline uint32_t u32(uint64_t v) { return static_cast<uint32_t>(v); }
 
 // ---- f32 fast paths (round to nearest), specialised on ftz/sat ---------------------------------
@@ -27,19 +26,25 @@ template <bool F, bool S>
 void add_f32_rn(Exec& x, const DInst& d) {
   uint64_t* R = x.R;
   const int o = d.d[0] * 32, sa = d.s[0] * 32, sb = d.s[1] * 32;
-  for_lanes(x.exec, [&](int l) { R[o + l] = num::f32_add(u32(R[sa + l]), u32(R[sb + l]), Rounding::Rn, F, S); });
+  for_lanes(x.exec, [&](int l) {
+    R[o + l] = num::f32_add(u32(R[sa + l]), u32(R[sb + l]), Rounding::Rn, F, S);
+  });
 }
 template <bool F, bool S>
 void sub_f32_rn(Exec& x, const DInst& d) {
   uint64_t* R = x.R;
   const int o = d.d[0] * 32, sa = d.s[0] * 32, sb = d.s[1] * 32;
-  for_lanes(x.exec, [&](int l) { R[o + l] = num::f32_sub(u32(R[sa + l]), u32(R[sb + l]), Rounding::Rn, F, S); });
+  for_lanes(x.exec, [&](int l) {
+    R[o + l] = num::f32_sub(u32(R[sa + l]), u32(R[sb + l]), Rounding::Rn, F, S);
+  });
 }
 template <bool F, bool S>
 void mul_f32_rn(Exec& x, const DInst& d) {
   uint64_t* R = x.R;
   const int o = d.d[0] * 32, sa = d.s[0] * 32, sb = d.s[1] * 32;
-  for_lanes(x.exec, [&](int l) { R[o + l] = num::f32_mul(u32(R[sa + l]), u32(R[sb + l]), Rounding::Rn, F, S); });
+  for_lanes(x.exec, [&](int l) {
+    R[o + l] = num::f32_mul(u32(R[sa + l]), u32(R[sb + l]), Rounding::Rn, F, S);
+  });
 }
 template <bool F, bool S>
 void fma_f32_rn(Exec& x, const DInst& d) {
@@ -48,11 +53,12 @@ void fma_f32_rn(Exec& x, const DInst& d) {
   for_lanes(x.exec, [&](int l) {
     uint32_t a = u32(R[sa + l]), b = u32(R[sb + l]), c = u32(R[sc + l]);
     if constexpr (F) a = num::f32_flush(a), b = num::f32_flush(b), c = num::f32_flush(c);
-    R[o + l] = num::detail::f32_finish(std::fma(num::as_f32(a), num::as_f32(b), num::as_f32(c)), F, S);
+    R[o + l] =
+        num::detail::f32_finish(std::fma(num::as_f32(a), num::as_f32(b), num::as_f32(c)), F, S);
   });
 }
-#define WL_PICK4(FN)                                                                          \
-  Handler pick_##FN(bool f, bool s) {                                                         \
+#define WL_PICK4(FN)                                                                              \
+  Handler pick_##FN(bool f, bool s) {                                                             \
     return f ? (s ? FN<true, true> : FN<true, false>) : (s ? FN<false, true> : FN<false, false>); \
   }
 WL_PICK4(add_f32_rn)
@@ -110,10 +116,14 @@ WL_LANES1(tanh_half, num::half_tanh(t, u32(a)))
 // ---- compares, selects, tests ------------------------------------------------------------------
 inline uint32_t combine(uint32_t r, uint32_t c, ptx::BoolOp op) {
   switch (op) {
-    case ptx::BoolOp::And: return r & c;
-    case ptx::BoolOp::Or: return r | c;
-    case ptx::BoolOp::Xor: return r ^ c;
-    default: return r;
+    case ptx::BoolOp::And:
+      return r & c;
+    case ptx::BoolOp::Or:
+      return r | c;
+    case ptx::BoolOp::Xor:
+      return r ^ c;
+    default:
+      return r;
   }
 }
 void setp_float(Exec& x, const DInst& d) {
@@ -137,7 +147,8 @@ void setp_x2(Exec& x, const DInst& d) {
   const uint64_t* R = x.R;
   uint32_t lo = 0, hi = 0;
   for_lanes(x.exec, [&](int l) {
-    const unsigned v = num::fcmp_x2(u32(R[d.s[0] * 32 + l]), u32(R[d.s[1] * 32 + l]), t, c, d.ir->mod.ftz);
+    const unsigned v =
+        num::fcmp_x2(u32(R[d.s[0] * 32 + l]), u32(R[d.s[1] * 32 + l]), t, c, d.ir->mod.ftz);
     lo |= (v & 1u) << l;
     hi |= ((v >> 1) & 1u) << l;
   });
@@ -152,7 +163,9 @@ void set_float(Exec& x, const DInst& d) {
   uint64_t* R = x.R;
   uint32_t r = 0;
   for_lanes(x.exec, [&](int l) {
-    r |= static_cast<uint32_t>(num::fcmp(R[d.s[0] * 32 + l], R[d.s[1] * 32 + l], st, c, d.ir->mod.ftz)) << l;
+    r |= static_cast<uint32_t>(
+             num::fcmp(R[d.s[0] * 32 + l], R[d.s[1] * 32 + l], st, c, d.ir->mod.ftz))
+         << l;
   });
   r = combine(r, d.np ? pred_mask(x, d, 0) : 0, d.ir->mod.bool_op);
   const uint64_t one = dt == Type::F32 ? 0x3F800000u : num::width_mask(ptx::type_bits(dt));
@@ -204,7 +217,9 @@ Handler pick_float(const ptx::Instruction& in, DInst& d, std::string& why) {
     return nullptr;
   }
   switch (in.op) {
-    case Opcode::Add: case Opcode::Sub: case Opcode::Mul:
+    case Opcode::Add:
+    case Opcode::Sub:
+    case Opcode::Mul:
       if (!need(1, 2)) return nullptr;
       if (f32) {
         if (is_rn(m.rounding)) {
@@ -220,7 +235,8 @@ Handler pick_float(const ptx::Instruction& in, DInst& d, std::string& why) {
       }
       if (half) return in.op == Opcode::Add ? add_half : in.op == Opcode::Sub ? sub_half : mul_half;
       break;
-    case Opcode::Fma: case Opcode::Mad:
+    case Opcode::Fma:
+    case Opcode::Mad:
       if (!need(1, 3)) return nullptr;
       if (f32) return is_rn(m.rounding) ? pick_fma_f32_rn(m.ftz, m.sat) : fma_f32;
       if (f64) return m.ftz || m.sat ? nullptr : fma_f64;
@@ -237,26 +253,43 @@ Handler pick_float(const ptx::Instruction& in, DInst& d, std::string& why) {
       }
       if (f64) return div_f64;
       break;
-    case Opcode::Abs: return !need(1, 1) ? nullptr : f32 ? abs_f32 : f64 ? abs_f64 : half ? abs_half : nullptr;
-    case Opcode::Neg: return !need(1, 1) ? nullptr : f32 ? neg_f32 : f64 ? neg_f64 : half ? neg_half : nullptr;
-    case Opcode::Min: return !need(1, 2) ? nullptr : f32 ? min_f32 : f64 ? min_f64 : half ? min_half : nullptr;
-    case Opcode::Max: return !need(1, 2) ? nullptr : f32 ? max_f32 : f64 ? max_f64 : half ? max_half : nullptr;
+    case Opcode::Abs:
+      return !need(1, 1) ? nullptr : f32 ? abs_f32 : f64 ? abs_f64 : half ? abs_half : nullptr;
+    case Opcode::Neg:
+      return !need(1, 1) ? nullptr : f32 ? neg_f32 : f64 ? neg_f64 : half ? neg_half : nullptr;
+    case Opcode::Min:
+      return !need(1, 2) ? nullptr : f32 ? min_f32 : f64 ? min_f64 : half ? min_half : nullptr;
+    case Opcode::Max:
+      return !need(1, 2) ? nullptr : f32 ? max_f32 : f64 ? max_f64 : half ? max_half : nullptr;
     case Opcode::Rcp:
       if (!need(1, 1)) return nullptr;
-      if (!m.approx && m.rounding == Rounding::None) { why = "rcp needs .approx or a rounding mode"; return nullptr; }
+      if (!m.approx && m.rounding == Rounding::None) {
+        why = "rcp needs .approx or a rounding mode";
+        return nullptr;
+      }
       return f32 ? rcp_f32 : f64 ? rcp_f64 : nullptr;
     case Opcode::Sqrt:
       if (!need(1, 1)) return nullptr;
-      if (!m.approx && m.rounding == Rounding::None) { why = "sqrt needs .approx or a rounding mode"; return nullptr; }
+      if (!m.approx && m.rounding == Rounding::None) {
+        why = "sqrt needs .approx or a rounding mode";
+        return nullptr;
+      }
       if (f64 && m.approx) break;
       return f32 ? sqrt_f32 : f64 ? sqrt_f64 : nullptr;
-    case Opcode::Rsqrt: return !need(1, 1) ? nullptr : f32 ? rsqrt_f32 : f64 ? rsqrt_f64 : nullptr;
-    case Opcode::Sin: return need(1, 1) && f32 ? sin_f32 : nullptr;
-    case Opcode::Cos: return need(1, 1) && f32 ? cos_f32 : nullptr;
-    case Opcode::Lg2: return need(1, 1) && f32 ? lg2_f32 : nullptr;
-    case Opcode::Ex2: return !need(1, 1) ? nullptr : f32 ? ex2_f32 : half ? ex2_half : nullptr;
-    case Opcode::Tanh: return !need(1, 1) ? nullptr : f32 ? tanh_f32 : half ? tanh_half : nullptr;
-    case Opcode::Copysign: return !need(1, 2) ? nullptr : f32 ? copysign_f32 : f64 ? copysign_f64 : nullptr;
+    case Opcode::Rsqrt:
+      return !need(1, 1) ? nullptr : f32 ? rsqrt_f32 : f64 ? rsqrt_f64 : nullptr;
+    case Opcode::Sin:
+      return need(1, 1) && f32 ? sin_f32 : nullptr;
+    case Opcode::Cos:
+      return need(1, 1) && f32 ? cos_f32 : nullptr;
+    case Opcode::Lg2:
+      return need(1, 1) && f32 ? lg2_f32 : nullptr;
+    case Opcode::Ex2:
+      return !need(1, 1) ? nullptr : f32 ? ex2_f32 : half ? ex2_half : nullptr;
+    case Opcode::Tanh:
+      return !need(1, 1) ? nullptr : f32 ? tanh_f32 : half ? tanh_half : nullptr;
+    case Opcode::Copysign:
+      return !need(1, 2) ? nullptr : f32 ? copysign_f32 : f64 ? copysign_f64 : nullptr;
     case Opcode::Testp:
       if (!need(1, 1) || !(d.dpred & 1) || m.testp == ptx::TestpMode::None) break;
       return f32 || f64 ? testp_float : nullptr;

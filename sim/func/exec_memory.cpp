@@ -29,7 +29,8 @@ inline void note_addr(Exec& x, int lane, uint64_t a) {
 }
 
 // The host pointer for one lane's access; fast path for the last global buffer touched.
-inline uint8_t* lane_ptr(Exec& x, const DInst& d, int lane, uint64_t a, uint32_t bytes, bool write) {
+inline uint8_t* lane_ptr(Exec& x, const DInst& d, int lane, uint64_t a, uint32_t bytes,
+                         bool write) {
   CtaImpl& c = *x.cta;
   if (d.space == Space::Global && a - c.g_lo <= c.g_hi - c.g_lo && a + bytes <= c.g_hi &&
       (a & (bytes - 1)) == 0) {
@@ -95,21 +96,33 @@ uint64_t atom_apply(AtomOp op, Type t, uint64_t old, uint64_t b, uint64_t c) {
   const uint64_t wm = num::width_mask(bits);
   switch (op) {
     case AtomOp::Add:
-      if (t == Type::F32) return num::f32_add(static_cast<uint32_t>(old), static_cast<uint32_t>(b), ptx::Rounding::Rn, true);
+      if (t == Type::F32)
+        return num::f32_add(static_cast<uint32_t>(old), static_cast<uint32_t>(b), ptx::Rounding::Rn,
+                            true);
       if (t == Type::F64) return num::f64_add(old, b);
       if (t == Type::F16 || t == Type::F16x2 || t == Type::BF16 || t == Type::BF16x2)
         return num::half_add(t, static_cast<uint32_t>(old), static_cast<uint32_t>(b));
       return (old + b) & wm;
-    case AtomOp::Min: return num::int_min(old, b, t);
-    case AtomOp::Max: return num::int_max(old, b, t);
-    case AtomOp::Inc: return (old & wm) >= (b & wm) ? 0 : (old + 1) & wm;
-    case AtomOp::Dec: return ((old & wm) == 0 || (old & wm) > (b & wm)) ? b & wm : (old - 1) & wm;
-    case AtomOp::Cas: return (old & wm) == (b & wm) ? c & wm : old;
-    case AtomOp::Exch: return b & wm;
-    case AtomOp::And: return old & b & wm;
-    case AtomOp::Or: return (old | b) & wm;
-    case AtomOp::Xor: return (old ^ b) & wm;
-    case AtomOp::None: break;
+    case AtomOp::Min:
+      return num::int_min(old, b, t);
+    case AtomOp::Max:
+      return num::int_max(old, b, t);
+    case AtomOp::Inc:
+      return (old & wm) >= (b & wm) ? 0 : (old + 1) & wm;
+    case AtomOp::Dec:
+      return ((old & wm) == 0 || (old & wm) > (b & wm)) ? b & wm : (old - 1) & wm;
+    case AtomOp::Cas:
+      return (old & wm) == (b & wm) ? c & wm : old;
+    case AtomOp::Exch:
+      return b & wm;
+    case AtomOp::And:
+      return old & b & wm;
+    case AtomOp::Or:
+      return (old | b) & wm;
+    case AtomOp::Xor:
+      return (old ^ b) & wm;
+    case AtomOp::None:
+      break;
   }
   return old;
 }
@@ -164,8 +177,9 @@ inline uint64_t load_as(const uint8_t* p) {
   return v;
 }
 template <uint32_t Size>
-using UInt = std::conditional_t<Size == 1, uint8_t, std::conditional_t<Size == 2, uint16_t,
-             std::conditional_t<Size == 4, uint32_t, uint64_t>>>;
+using UInt = std::conditional_t<
+    Size == 1, uint8_t,
+    std::conditional_t<Size == 2, uint16_t, std::conditional_t<Size == 4, uint32_t, uint64_t>>>;
 
 template <Space S, uint32_t Size, int Vec>
 void ld_fast(Exec& x, const DInst& d) {
@@ -201,26 +215,38 @@ void st_fast(Exec& x, const DInst& d) {
     }
   }
 }
-#define WL_FAST_TABLE(NAME, FN)                                                        \
-  template <Space S, int Vec>                                                          \
-  Handler NAME##_by_size(uint32_t size) {                                              \
-    switch (size) {                                                                    \
-      case 1: return FN<S, 1, Vec>;                                                    \
-      case 2: return FN<S, 2, Vec>;                                                    \
-      case 4: return FN<S, 4, Vec>;                                                    \
-      case 8: return FN<S, 8, Vec>;                                                    \
-      default: return nullptr;                                                         \
-    }                                                                                  \
-  }                                                                                    \
-  Handler NAME(Space s, uint32_t size, int vec) {                                      \
-    if (s != Space::Global && s != Space::Shared) return nullptr;                      \
-    const bool sh = s == Space::Shared;                                                \
-    switch (vec) {                                                                     \
-      case 1: return sh ? NAME##_by_size<Space::Shared, 1>(size) : NAME##_by_size<Space::Global, 1>(size); \
-      case 2: return sh ? NAME##_by_size<Space::Shared, 2>(size) : NAME##_by_size<Space::Global, 2>(size); \
-      case 4: return sh ? NAME##_by_size<Space::Shared, 4>(size) : NAME##_by_size<Space::Global, 4>(size); \
-      default: return nullptr;                                                         \
-    }                                                                                  \
+#define WL_FAST_TABLE(NAME, FN)                                   \
+  template <Space S, int Vec>                                     \
+  Handler NAME##_by_size(uint32_t size) {                         \
+    switch (size) {                                               \
+      case 1:                                                     \
+        return FN<S, 1, Vec>;                                     \
+      case 2:                                                     \
+        return FN<S, 2, Vec>;                                     \
+      case 4:                                                     \
+        return FN<S, 4, Vec>;                                     \
+      case 8:                                                     \
+        return FN<S, 8, Vec>;                                     \
+      default:                                                    \
+        return nullptr;                                           \
+    }                                                             \
+  }                                                               \
+  Handler NAME(Space s, uint32_t size, int vec) {                 \
+    if (s != Space::Global && s != Space::Shared) return nullptr; \
+    const bool sh = s == Space::Shared;                           \
+    switch (vec) {                                                \
+      case 1:                                                     \
+        return sh ? NAME##_by_size<Space::Shared, 1>(size)        \
+                  : NAME##_by_size<Space::Global, 1>(size);       \
+      case 2:                                                     \
+        return sh ? NAME##_by_size<Space::Shared, 2>(size)        \
+                  : NAME##_by_size<Space::Global, 2>(size);       \
+      case 4:                                                     \
+        return sh ? NAME##_by_size<Space::Shared, 4>(size)        \
+                  : NAME##_by_size<Space::Global, 4>(size);       \
+      default:                                                    \
+        return nullptr;                                           \
+    }                                                             \
   }
 WL_FAST_TABLE(pick_ld_fast, ld_fast)
 WL_FAST_TABLE(pick_st_fast, st_fast)
@@ -255,8 +281,11 @@ void prefetch_h(Exec&, const DInst&) {}
 
 Space resolve_space(Space s) {
   switch (s) {
-    case Space::None: case Space::Generic: return Space::Generic;
-    default: return s;
+    case Space::None:
+    case Space::Generic:
+      return Space::Generic;
+    default:
+      return s;
   }
 }
 
@@ -271,13 +300,24 @@ Handler pick_memory(const ptx::Instruction& in, DInst& d, std::string& why) {
   }
   const int bits = ptx::type_bits(t);
   switch (in.op) {
-    case Opcode::Prefetch: case Opcode::Prefetchu:
+    case Opcode::Prefetch:
+    case Opcode::Prefetchu:
       return prefetch_h;
-    case Opcode::Ld: case Opcode::Ldu: {
+    case Opcode::Ld:
+    case Opcode::Ldu: {
       if (d.nd < 1 || d.ns < 1 || bits < 8 || bits > 128 || t == Type::Pred) break;
-      if (bits == 128) { why = ".b128 loads are not supported"; return nullptr; }
-      if (in.mod.vec != d.nd && !(in.mod.vec <= 1 && d.nd == 1)) { why = "vector width does not match the operand"; return nullptr; }
-      if (d.dpred) { why = "loads into predicates are not supported"; return nullptr; }
+      if (bits == 128) {
+        why = ".b128 loads are not supported";
+        return nullptr;
+      }
+      if (in.mod.vec != d.nd && !(in.mod.vec <= 1 && d.nd == 1)) {
+        why = "vector width does not match the operand";
+        return nullptr;
+      }
+      if (d.dpred) {
+        why = "loads into predicates are not supported";
+        return nullptr;
+      }
       if (d.space == Space::Param && !d.kernel_param && in.op == Opcode::Ldu) break;
       d.size = static_cast<uint8_t>(bits / 8);
       d.vec = static_cast<uint8_t>(d.nd);
@@ -285,27 +325,42 @@ Handler pick_memory(const ptx::Instruction& in, DInst& d, std::string& why) {
       if (Handler h = pick_ld_fast(d.space, d.size, d.vec)) return h;
       if (d.space == Space::Param && d.kernel_param) {
         switch (d.size) {
-          case 1: return ld_kernel_param<1>;
-          case 2: return ld_kernel_param<2>;
-          case 4: return ld_kernel_param<4>;
-          case 8: return ld_kernel_param<8>;
-          default: break;
+          case 1:
+            return ld_kernel_param<1>;
+          case 2:
+            return ld_kernel_param<2>;
+          case 4:
+            return ld_kernel_param<4>;
+          case 8:
+            return ld_kernel_param<8>;
+          default:
+            break;
         }
       }
       return ld_h;
     }
     case Opcode::St: {
       if (d.ns < 2 || bits < 8 || bits > 64 || t == Type::Pred) break;
-      if (d.space == Space::Const) { why = "stores to .const are not allowed"; return nullptr; }
-      if (d.space == Space::Param && d.kernel_param) { why = "kernel parameters are read-only"; return nullptr; }
+      if (d.space == Space::Const) {
+        why = "stores to .const are not allowed";
+        return nullptr;
+      }
+      if (d.space == Space::Param && d.kernel_param) {
+        why = "kernel parameters are read-only";
+        return nullptr;
+      }
       const int nv = d.ns - 1;
-      if (nv != std::max<int>(1, in.mod.vec)) { why = "vector width does not match the operand"; return nullptr; }
+      if (nv != std::max<int>(1, in.mod.vec)) {
+        why = "vector width does not match the operand";
+        return nullptr;
+      }
       d.size = static_cast<uint8_t>(bits / 8);
       d.vec = static_cast<uint8_t>(nv);
       if (Handler h = pick_st_fast(d.space, d.size, d.vec)) return h;
       return st_h;
     }
-    case Opcode::Atom: case Opcode::Red: {
+    case Opcode::Atom:
+    case Opcode::Red: {
       const bool ret = in.op == Opcode::Atom;
       if ((ret && d.nd < 1) || d.ns < 2) break;
       if (d.space != Space::Global && d.space != Space::Shared && d.space != Space::Generic) {
@@ -326,7 +381,8 @@ Handler pick_memory(const ptx::Instruction& in, DInst& d, std::string& why) {
       d.vec = 1;
       return ret ? atom_h<true> : atom_h<false>;
     }
-    default: break;
+    default:
+      break;
   }
   if (why.empty()) why = "unsupported type, vector width or operand form";
   return nullptr;

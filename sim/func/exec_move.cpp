@@ -34,7 +34,7 @@ void mov_clock(Exec& x, const DInst& d) {
   const auto r = static_cast<ptx::SpecialReg>(d.aux);
   uint64_t v = x.clock;
   if (r == ptx::SpecialReg::Clock) v &= 0xFFFFFFFFu;
-  if (r == ptx::SpecialReg::Globaltimer) v *= 1;   // one "nanosecond" per cycle, simplified
+  if (r == ptx::SpecialReg::Globaltimer) v *= 1;  // one "nanosecond" per cycle, simplified
   for_lanes(x.exec, [&](int l) { x.R[d.d[0] * 32 + l] = v & d.dmask; });
 }
 // mov.b64 %rd, {%r1, %r2}: element 0 in the low bits.
@@ -62,7 +62,8 @@ void cvt_gen(Exec& x, const DInst& d) {
   const int o = d.d[0] * 32, sa = d.s[0] * 32;
   for_lanes(x.exec, [&](int l) {
     R[o + l] = num::cvt(R[sa + l], in.type, in.type2, in.mod.rounding, in.mod.sat, in.mod.ftz,
-                        in.mod.relu) & d.dmask;
+                        in.mod.relu) &
+               d.dmask;
   });
 }
 // Integer widening/narrowing without .sat: the common cvt.u64.u32 / cvt.s64.s32 / cvt.u32.u64.
@@ -73,7 +74,8 @@ void cvt_zext(Exec& x, const DInst& d) {
 void cvt_sext(Exec& x, const DInst& d) {
   const int sb = static_cast<int>(d.aux);
   for_lanes(x.exec, [&](int l) {
-    x.R[d.d[0] * 32 + l] = static_cast<uint64_t>(num::sign_extend(x.R[d.s[0] * 32 + l], sb)) & d.dmask;
+    x.R[d.d[0] * 32 + l] =
+        static_cast<uint64_t>(num::sign_extend(x.R[d.s[0] * 32 + l], sb)) & d.dmask;
   });
 }
 void cvt_pack(Exec& x, const DInst& d) {
@@ -87,10 +89,12 @@ void cvt_pack(Exec& x, const DInst& d) {
 
 // cvta: d.aux = window base, added (to generic) or subtracted (to the space); d.dmask = width.
 void cvta_add(Exec& x, const DInst& d) {
-  for_lanes(x.exec, [&](int l) { x.R[d.d[0] * 32 + l] = (x.R[d.s[0] * 32 + l] + d.aux) & d.dmask; });
+  for_lanes(x.exec,
+            [&](int l) { x.R[d.d[0] * 32 + l] = (x.R[d.s[0] * 32 + l] + d.aux) & d.dmask; });
 }
 void cvta_sub(Exec& x, const DInst& d) {
-  for_lanes(x.exec, [&](int l) { x.R[d.d[0] * 32 + l] = (x.R[d.s[0] * 32 + l] - d.aux) & d.dmask; });
+  for_lanes(x.exec,
+            [&](int l) { x.R[d.d[0] * 32 + l] = (x.R[d.s[0] * 32 + l] - d.aux) & d.dmask; });
 }
 void isspacep_h(Exec& x, const DInst& d) {
   const Space sp = d.ir->space;
@@ -99,9 +103,12 @@ void isspacep_h(Exec& x, const DInst& d) {
     const uint64_t a = x.R[d.s[0] * 32 + l];
     const bool sh = a - kSharedWindow < kWindowSize, lo = a - kLocalWindow < kWindowSize;
     bool v = false;
-    if (sp == Space::Shared) v = sh;
-    else if (sp == Space::Local) v = lo;
-    else v = !sh && !lo;   // global / const
+    if (sp == Space::Shared)
+      v = sh;
+    else if (sp == Space::Local)
+      v = lo;
+    else
+      v = !sh && !lo;  // global / const
     r |= static_cast<uint32_t>(v) << l;
   });
   write_pred(x, d.d[0], r);
@@ -120,12 +127,12 @@ Handler pick_move(const ptx::Instruction& in, DInst& d, std::string& why) {
         break;
       }
       if (d.nd == 1 && d.ns == 0 && d.aux != 0) return mov_clock;
-      if (d.nd > 1) {   // unpack
+      if (d.nd > 1) {  // unpack
         if (d.ns != 1) break;
         d.aux = static_cast<uint64_t>(ptx::type_bits(t) / d.nd);
         return mov_unpack;
       }
-      if (d.ns > 1) {   // pack
+      if (d.ns > 1) {  // pack
         d.aux = static_cast<uint64_t>(ptx::type_bits(t) / d.ns);
         return mov_pack;
       }
@@ -159,11 +166,19 @@ Handler pick_move(const ptx::Instruction& in, DInst& d, std::string& why) {
       if (d.nd < 1 || d.ns < 1) break;
       d.dmask = num::width_mask(ptx::type_bits(t) == 32 ? 32 : 64);
       switch (in.space) {
-        case Space::Global: case Space::Const: d.aux = 0; break;
-        case Space::Shared: d.aux = kSharedWindow; break;
-        case Space::Local: d.aux = kLocalWindow; break;
+        case Space::Global:
+        case Space::Const:
+          d.aux = 0;
+          break;
+        case Space::Shared:
+          d.aux = kSharedWindow;
+          break;
+        case Space::Local:
+          d.aux = kLocalWindow;
+          break;
         default:
-          why = "cvta on the ." + std::string(ptx::space_name(in.space)) + " space is not supported";
+          why =
+              "cvta on the ." + std::string(ptx::space_name(in.space)) + " space is not supported";
           return nullptr;
       }
       return in.mod.to_space ? cvta_sub : cvta_add;
@@ -171,7 +186,8 @@ Handler pick_move(const ptx::Instruction& in, DInst& d, std::string& why) {
     case Opcode::Isspacep:
       if (d.nd < 1 || d.ns < 1 || !(d.dpred & 1)) break;
       return isspacep_h;
-    default: break;
+    default:
+      break;
   }
   if (why.empty()) why = "unsupported operand or type combination";
   return nullptr;

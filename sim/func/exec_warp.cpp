@@ -37,12 +37,24 @@ void shfl_h(Exec& x, const DInst& d) {
     int32_t j = l;
     bool p = false;
     switch (mode) {
-      case ptx::ShflMode::Up: j = l - static_cast<int32_t>(b & 0x1F); p = j >= static_cast<int32_t>(max_lane); break;
-      case ptx::ShflMode::Down: j = l + static_cast<int32_t>(b & 0x1F); p = j <= static_cast<int32_t>(max_lane); break;
-      case ptx::ShflMode::Bfly: j = l ^ static_cast<int32_t>(b & 0x1F); p = j <= static_cast<int32_t>(max_lane); break;
-      default: j = static_cast<int32_t>(min_lane | (b & 0x1F & ~seg)); p = j <= static_cast<int32_t>(max_lane); break;
+      case ptx::ShflMode::Up:
+        j = l - static_cast<int32_t>(b & 0x1F);
+        p = j >= static_cast<int32_t>(max_lane);
+        break;
+      case ptx::ShflMode::Down:
+        j = l + static_cast<int32_t>(b & 0x1F);
+        p = j <= static_cast<int32_t>(max_lane);
+        break;
+      case ptx::ShflMode::Bfly:
+        j = l ^ static_cast<int32_t>(b & 0x1F);
+        p = j <= static_cast<int32_t>(max_lane);
+        break;
+      default:
+        j = static_cast<int32_t>(min_lane | (b & 0x1F & ~seg));
+        p = j <= static_cast<int32_t>(max_lane);
+        break;
     }
-    if (!p || j < 0 || j > 31) j = l;   // PTX: an out-of-range source reads the lane's own value
+    if (!p || j < 0 || j > 31) j = l;  // PTX: an out-of-range source reads the lane's own value
     val[l] = R[d.s[0] * 32 + j] & 0xFFFFFFFFu;
     pbits |= static_cast<uint32_t>(p) << l;
   });
@@ -58,10 +70,17 @@ void vote_h(Exec& x, const DInst& d) {
     case ptx::VoteMode::Ballot:
       for_lanes(x.exec, [&](int l) { x.R[d.d[0] * 32 + l] = a; });
       return;
-    case ptx::VoteMode::All: write_pred(x, d.d[0], a == members ? ~0u : 0u); return;
-    case ptx::VoteMode::Any: write_pred(x, d.d[0], a != 0 ? ~0u : 0u); return;
-    case ptx::VoteMode::Uni: write_pred(x, d.d[0], (a == 0 || a == members) ? ~0u : 0u); return;
-    default: return;
+    case ptx::VoteMode::All:
+      write_pred(x, d.d[0], a == members ? ~0u : 0u);
+      return;
+    case ptx::VoteMode::Any:
+      write_pred(x, d.d[0], a != 0 ? ~0u : 0u);
+      return;
+    case ptx::VoteMode::Uni:
+      write_pred(x, d.d[0], (a == 0 || a == members) ? ~0u : 0u);
+      return;
+    default:
+      return;
   }
 }
 
@@ -79,7 +98,8 @@ void match_h(Exec& x, const DInst& d) {
   for_lanes(x.exec, [&](int l) {
     uint32_t m = 0;
     const uint64_t v = R[d.s[0] * 32 + l] & wm;
-    for_lanes(members, [&](int k) { m |= static_cast<uint32_t>((R[d.s[0] * 32 + k] & wm) == v) << k; });
+    for_lanes(members,
+              [&](int k) { m |= static_cast<uint32_t>((R[d.s[0] * 32 + k] & wm) == v) << k; });
     out[l] = d.ir->mod.match_all ? (all_equal ? members : 0u) : m;
   });
   for_lanes(x.exec, [&](int l) { R[d.d[0] * 32 + l] = out[l]; });
@@ -96,15 +116,32 @@ void redux_h(Exec& x, const DInst& d) {
   uint64_t acc = 0;
   for_lanes(members, [&](int l) {
     const uint64_t v = R[d.s[0] * 32 + l] & 0xFFFFFFFFu;
-    if (first) { acc = v; first = false; return; }
+    if (first) {
+      acc = v;
+      first = false;
+      return;
+    }
     switch (op) {
-      case ptx::AtomOp::Add: acc = (acc + v) & 0xFFFFFFFFu; break;
-      case ptx::AtomOp::Min: acc = num::int_min(acc, v, t); break;
-      case ptx::AtomOp::Max: acc = num::int_max(acc, v, t); break;
-      case ptx::AtomOp::And: acc &= v; break;
-      case ptx::AtomOp::Or: acc |= v; break;
-      case ptx::AtomOp::Xor: acc ^= v; break;
-      default: break;
+      case ptx::AtomOp::Add:
+        acc = (acc + v) & 0xFFFFFFFFu;
+        break;
+      case ptx::AtomOp::Min:
+        acc = num::int_min(acc, v, t);
+        break;
+      case ptx::AtomOp::Max:
+        acc = num::int_max(acc, v, t);
+        break;
+      case ptx::AtomOp::And:
+        acc &= v;
+        break;
+      case ptx::AtomOp::Or:
+        acc |= v;
+        break;
+      case ptx::AtomOp::Xor:
+        acc ^= v;
+        break;
+      default:
+        break;
     }
   });
   for_lanes(x.exec, [&](int l) { R[d.d[0] * 32 + l] = acc; });
@@ -122,11 +159,17 @@ Handler pick_warp(const ptx::Instruction& in, DInst& d, std::string& why) {
   switch (in.op) {
     case Opcode::Shfl:
       if (d.nd < 1 || d.ns < 3 || bits != 32 || in.mod.shfl == ptx::ShflMode::None) break;
-      if (d.ns == 3) { why = "shfl without .sync (pre-Volta) is not supported; use shfl.sync"; return nullptr; }
+      if (d.ns == 3) {
+        why = "shfl without .sync (pre-Volta) is not supported; use shfl.sync";
+        return nullptr;
+      }
       return shfl_h;
     case Opcode::Vote:
       if (d.nd < 1 || d.np < 1 || in.mod.vote == ptx::VoteMode::None) break;
-      if (d.ns < 1) { why = "vote without .sync (pre-Volta) is not supported; use vote.sync"; return nullptr; }
+      if (d.ns < 1) {
+        why = "vote without .sync (pre-Volta) is not supported; use vote.sync";
+        return nullptr;
+      }
       if ((in.mod.vote == ptx::VoteMode::Ballot) == ((d.dpred & 1) != 0)) break;
       return vote_h;
     case Opcode::Match:
@@ -142,7 +185,8 @@ Handler pick_warp(const ptx::Instruction& in, DInst& d, std::string& why) {
     case Opcode::Activemask:
       if (d.nd < 1) break;
       return activemask_h;
-    default: break;
+    default:
+      break;
   }
   if (why.empty()) why = "unsupported warp-level form";
   return nullptr;

@@ -68,12 +68,15 @@ bool run_block(CtaImpl& cta, uint64_t limit, uint64_t& issued) {
       // Every live warp waits at a barrier that cannot complete.
       Warp* w = nullptr;
       for (Warp& ww : cta.warps)
-        if (ww.status == WarpStatus::AtBarrier) { w = &ww; break; }
+        if (ww.status == WarpStatus::AtBarrier) {
+          w = &ww;
+          break;
+        }
       if (!w) w = &cta.warps[0];
       Exec x{&cta, w, w->R, w->P, 0, 0, 0, false, false, false, nullptr, 0};
       const int bid = std::max(0, w->bar_id);
-      cta.raise(x, cta.k->code[std::max(0, w->bar_pc)], LaunchFault::Kind::Deadlock, 0, 0, 0,
-                false, ptx::Space::None,
+      cta.raise(x, cta.k->code[std::max(0, w->bar_pc)], LaunchFault::Kind::Deadlock, 0, 0, 0, false,
+                ptx::Space::None,
                 "deadlock: all " + std::to_string(cta.live_warps) +
                     " live warps of the block wait at barriers that can never complete (barrier " +
                     std::to_string(bid) + " has " + std::to_string(cta.bars.waiting_count(bid)) +

@@ -37,14 +37,14 @@ class Program {
 };
 
 struct FunctionalOptions {
-  bool count_lines = true;       // fill LaunchStats::by_ptx_line / by_src_line
-  uint64_t max_warp_instructions = 0;   // 0 = unlimited; else stop with a fault (runaway loops)
+  bool count_lines = true;             // fill LaunchStats::by_ptx_line / by_src_line
+  uint64_t max_warp_instructions = 0;  // 0 = unlimited; else stop with a fault (runaway loops)
 };
 
 struct FunctionalResult {
   LaunchStats stats;
-  std::optional<LaunchFault> fault;   // set when the launch stopped early; memory writes made
-                                      // before the fault remain
+  std::optional<LaunchFault> fault;  // set when the launch stopped early; memory writes made
+                                     // before the fault remain
 };
 
 // Runs every block of the grid to completion (blocks in order, warps of a block interleaved at

@@ -23,10 +23,10 @@ struct Dim3 {
 };
 
 struct LaunchConfig {
-  std::string kernel;                 // entry name in the module
+  std::string kernel;  // entry name in the module
   Dim3 grid, block;
   uint32_t dynamic_shared_bytes = 0;
-  std::vector<uint8_t> params;        // the kernel's parameter block, laid out per ptx::Param::offset
+  std::vector<uint8_t> params;  // the kernel's parameter block, laid out per ptx::Param::offset
 };
 
 // Counts for one PTX line or one CUDA source line.
@@ -36,13 +36,14 @@ struct LineCounts {
 };
 
 struct LaunchStats {
-  uint64_t warp_instructions = 0;     // instructions issued per warp (a diverged path counts again)
-  uint64_t thread_instructions = 0;   // sum over issued warp instructions of active lanes
+  uint64_t warp_instructions = 0;    // instructions issued per warp (a diverged path counts again)
+  uint64_t thread_instructions = 0;  // sum over issued warp instructions of active lanes
   std::array<uint64_t, ptx::kInstClassCount> warp_by_class{};
   std::array<uint64_t, ptx::kInstClassCount> thread_by_class{};
-  std::map<int32_t, LineCounts> by_ptx_line;                     // PTX line -> counts
-  std::map<std::pair<int32_t, int32_t>, LineCounts> by_src_line;  // (file index, line) -> counts
-                                                                  // (user_loc: the kernel's own lines)
+  std::map<int32_t, LineCounts> by_ptx_line;  // PTX line -> counts
+  std::map<std::pair<int32_t, int32_t>, LineCounts>
+      by_src_line;  // (file index, line) -> counts
+                    // (user_loc: the kernel's own lines)
   uint64_t blocks = 0, warps = 0, threads = 0;
 };
 
@@ -51,15 +52,15 @@ struct LaunchFault {
   enum class Kind { OutOfBounds, Misaligned, Trap, InvalidAddress, Deadlock, BadLaunch };
   Kind kind = Kind::OutOfBounds;
   std::string kernel;
-  Dim3 block, thread;                 // block and thread indices of the faulting lane
+  Dim3 block, thread;  // block and thread indices of the faulting lane
   uint64_t address = 0;
-  uint32_t size = 0;                  // access size in bytes
+  uint32_t size = 0;  // access size in bytes
   bool is_write = false;
   ptx::Space space = ptx::Space::None;
   int32_t ptx_line = 0;
-  std::string src_file;               // CUDA source file ("" when unknown)
+  std::string src_file;  // CUDA source file ("" when unknown)
   int32_t src_line = 0;
-  std::string message;                // full human-readable report
+  std::string message;  // full human-readable report
 };
 
 }  // namespace warplab::func

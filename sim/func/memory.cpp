@@ -5,8 +5,8 @@
 
 namespace warplab::func {
 namespace {
-constexpr uint64_t kAlign = 256;          // cudaMalloc's alignment
-constexpr uint64_t kGap = 1ull << 20;     // unmapped bytes between buffers (catches overruns)
+constexpr uint64_t kAlign = 256;       // cudaMalloc's alignment
+constexpr uint64_t kGap = 1ull << 20;  // unmapped bytes between buffers (catches overruns)
 uint64_t align_up(uint64_t v, uint64_t a) { return (v + a - 1) / a * a; }
 }  // namespace
 
@@ -56,8 +56,9 @@ uint8_t* DeviceMemory::data(uint64_t address) {
 Status DeviceMemory::write(uint64_t address, const void* src, uint64_t n) {
   const int i = find_index(address, n);
   if (i < 0)
-    return Error{"", 0, "device write of " + std::to_string(n) + " bytes at 0x" +
-                            std::to_string(address) + " is outside every buffer"};
+    return Error{"", 0,
+                 "device write of " + std::to_string(n) + " bytes at 0x" + std::to_string(address) +
+                     " is outside every buffer"};
   if (n) std::memcpy(storage_[i].data() + (address - buffers_[i].address), src, n);
   return Ok{};
 }
@@ -65,8 +66,9 @@ Status DeviceMemory::write(uint64_t address, const void* src, uint64_t n) {
 Status DeviceMemory::read(uint64_t address, void* dst, uint64_t n) const {
   const int i = find_index(address, n);
   if (i < 0)
-    return Error{"", 0, "device read of " + std::to_string(n) + " bytes at 0x" +
-                            std::to_string(address) + " is outside every buffer"};
+    return Error{"", 0,
+                 "device read of " + std::to_string(n) + " bytes at 0x" + std::to_string(address) +
+                     " is outside every buffer"};
   if (n) std::memcpy(dst, storage_[i].data() + (address - buffers_[i].address), n);
   return Ok{};
 }

@@ -15,10 +15,10 @@ namespace warplab::func {
 
 struct BufferInfo {
   std::string name;
-  uint64_t address = 0;   // device address of byte 0
-  uint64_t size = 0;      // bytes
-  std::string symbol_key; // non-empty for a module's .global/.const variable (allocated by the
-                          // executor on first launch; `name` is then the PTX variable name)
+  uint64_t address = 0;    // device address of byte 0
+  uint64_t size = 0;       // bytes
+  std::string symbol_key;  // non-empty for a module's .global/.const variable (allocated by the
+                           // executor on first launch; `name` is then the PTX variable name)
 };
 
 class DeviceMemory {
@@ -36,7 +36,7 @@ class DeviceMemory {
   uint64_t module_variable(const std::string& key, const std::string& name, uint64_t bytes,
                            const std::vector<uint8_t>& init);
   // Host view of a buffer's bytes.
-  uint8_t* data(uint64_t address);              // address must be inside a buffer
+  uint8_t* data(uint64_t address);  // address must be inside a buffer
   std::vector<uint8_t>& bytes(size_t buffer_index) { return storage_[buffer_index]; }
   const std::vector<uint8_t>& bytes(size_t buffer_index) const { return storage_[buffer_index]; }
   Status write(uint64_t address, const void* src, uint64_t n);
@@ -45,7 +45,7 @@ class DeviceMemory {
  private:
   std::vector<BufferInfo> buffers_;
   std::vector<std::vector<uint8_t>> storage_;
-  uint64_t next_ = 0x7f0000000000ull;   // first device address handed out
+  uint64_t next_ = 0x7f0000000000ull;  // first device address handed out
 };
 
 }  // namespace warplab::func

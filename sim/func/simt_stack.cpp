@@ -4,7 +4,7 @@
 
 namespace warplab::func {
 namespace {
-constexpr int32_t kParked = -3;   // an entry whose lanes all leave by exit/ret, never resumed
+constexpr int32_t kParked = -3;  // an entry whose lanes all leave by exit/ret, never resumed
 }
 
 void SimtStack::reset(int32_t entry_pc, uint32_t mask) {

@@ -22,10 +22,10 @@
 namespace warplab::func {
 
 struct SimtEntry {
-  int32_t pc = 0;          // next instruction of this path
-  int32_t rpc = -1;        // reconvergence pc (kNoPc: none; the path ends by exiting/returning)
-  uint32_t mask = 0;       // lanes on this path
-  int32_t call_pc = -1;    // >= 0: this entry is a call frame pushed by the call at that pc
+  int32_t pc = 0;        // next instruction of this path
+  int32_t rpc = -1;      // reconvergence pc (kNoPc: none; the path ends by exiting/returning)
+  uint32_t mask = 0;     // lanes on this path
+  int32_t call_pc = -1;  // >= 0: this entry is a call frame pushed by the call at that pc
 };
 
 class SimtStack {

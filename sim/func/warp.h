@@ -16,18 +16,18 @@
 namespace warplab::func {
 
 struct Warp {
-  int32_t index = 0;             // warp index within the block (%warpid)
-  uint64_t* R = nullptr;         // data registers, R[slot * 32 + lane]
-  uint32_t* P = nullptr;         // predicates, one lane mask each
-  uint8_t* lane_params = nullptr;   // per-lane .param area of device-function calls
+  int32_t index = 0;               // warp index within the block (%warpid)
+  uint64_t* R = nullptr;           // data registers, R[slot * 32 + lane]
+  uint32_t* P = nullptr;           // predicates, one lane mask each
+  uint8_t* lane_params = nullptr;  // per-lane .param area of device-function calls
   SimtStack stack;
-  uint32_t valid = 0;            // lanes that exist (a partial last warp has fewer than 32)
-  uint32_t exited = 0;           // lanes that executed exit (or returned from the kernel)
+  uint32_t valid = 0;   // lanes that exist (a partial last warp has fewer than 32)
+  uint32_t exited = 0;  // lanes that executed exit (or returned from the kernel)
   WarpStatus status = WarpStatus::Ready;
-  int32_t bar_id = -1;           // barrier being waited on
-  int32_t bar_pc = -1;           // pc of the bar instruction being waited on (bar.red result)
-  uint32_t bar_lanes = 0;        // lanes that executed it
-  uint64_t issued = 0;           // warp instructions issued (functional-mode %clock)
+  int32_t bar_id = -1;     // barrier being waited on
+  int32_t bar_pc = -1;     // pc of the bar instruction being waited on (bar.red result)
+  uint32_t bar_lanes = 0;  // lanes that executed it
+  uint64_t issued = 0;     // warp instructions issued (functional-mode %clock)
 };
 
 }  // namespace warplab::func

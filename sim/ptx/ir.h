@@ -15,11 +15,29 @@
 namespace warplab::ptx {
 
 enum class SpecialReg : uint8_t {
-  None, Tid, Ntid, Ctaid, Nctaid, Laneid, Warpid, Nwarpid, Smid, Nsmid, Gridid,
-  Clock, Clock64, Globaltimer, LanemaskEq, LanemaskLt, LanemaskLe, LanemaskGt, LanemaskGe,
-  TotalSmemSize, DynamicSmemSize,
+  None,
+  Tid,
+  Ntid,
+  Ctaid,
+  Nctaid,
+  Laneid,
+  Warpid,
+  Nwarpid,
+  Smid,
+  Nsmid,
+  Gridid,
+  Clock,
+  Clock64,
+  Globaltimer,
+  LanemaskEq,
+  LanemaskLt,
+  LanemaskLe,
+  LanemaskGt,
+  LanemaskGe,
+  TotalSmemSize,
+  DynamicSmemSize,
 };
-std::string_view special_reg_name(SpecialReg r);   // "%tid"
+std::string_view special_reg_name(SpecialReg r);  // "%tid"
 
 struct Operand {
   enum class Kind : uint8_t {
@@ -37,37 +55,37 @@ struct Operand {
 
   Kind kind = Kind::None;
   ImmKind imm_kind = ImmKind::Int;
-  bool neg = false;                 // predicate negation "!%p"
+  bool neg = false;  // predicate negation "!%p"
   uint8_t vec_count = 0;
-  uint8_t component = 0;            // special register component
+  uint8_t component = 0;  // special register component
   SpecialReg special = SpecialReg::None;
-  int32_t reg = -1;                 // Reg, Addr base register
+  int32_t reg = -1;  // Reg, Addr base register
   enum class Scope : uint8_t {
-    Variable,     // symbol indexes Module::variables (.global/.shared/.const/.local, any scope)
-    Param,        // symbol indexes the current Function::params
-    Return,       // symbol indexes the current Function::returns (func_retval0)
-    CallParam,    // symbol indexes Function::call_params (".param" declared in a call scope { })
-    Function,     // symbol indexes Module::functions (a function's address)
+    Variable,   // symbol indexes Module::variables (.global/.shared/.const/.local, any scope)
+    Param,      // symbol indexes the current Function::params
+    Return,     // symbol indexes the current Function::returns (func_retval0)
+    CallParam,  // symbol indexes Function::call_params (".param" declared in a call scope { })
+    Function,   // symbol indexes Module::functions (a function's address)
   };
-  Scope scope = Scope::Variable;    // Addr/Symbol: what `symbol` indexes
-  int32_t symbol = -1;              // Addr/Symbol: index (see scope); -1 with Addr = absolute/reg
-  int32_t label = -1;               // Label: instruction index
-  int64_t offset = 0;               // Addr: byte offset
-  uint64_t bits = 0;                // Imm: value (Int: two's complement; F32/F64: IEEE bits)
+  Scope scope = Scope::Variable;  // Addr/Symbol: what `symbol` indexes
+  int32_t symbol = -1;            // Addr/Symbol: index (see scope); -1 with Addr = absolute/reg
+  int32_t label = -1;             // Label: instruction index
+  int64_t offset = 0;             // Addr: byte offset
+  uint64_t bits = 0;              // Imm: value (Int: two's complement; F32/F64: IEEE bits)
   std::array<int32_t, 4> vec{-1, -1, -1, -1};
 };
 
 struct SourceLoc {
-  int32_t file = -1;   // index into Module::files, -1 when unknown
+  int32_t file = -1;  // index into Module::files, -1 when unknown
   int32_t line = 0;
   int32_t column = 0;
 };
 
 struct Instruction {
   Opcode op = Opcode::Mov;
-  Type type = Type::None;    // main type: add.f32 -> F32; cvt.f32.s32 -> F32 (destination)
-  Type type2 = Type::None;   // second type: cvt.f32.s32 -> S32 (source); setp.lt.f32 -> None
-  Space space = Space::None; // ld/st/atom/red/cvta/isspacep/prefetch state space
+  Type type = Type::None;     // main type: add.f32 -> F32; cvt.f32.s32 -> F32 (destination)
+  Type type2 = Type::None;    // second type: cvt.f32.s32 -> S32 (source); setp.lt.f32 -> None
+  Space space = Space::None;  // ld/st/atom/red/cvta/isspacep/prefetch state space
   Modifiers mod;
   int32_t guard = -1;        // predicate register guarding the instruction (@%p), -1 when none
   bool guard_neg = false;    // @!%p
@@ -75,12 +93,13 @@ struct Instruction {
                              // two operands (the second after the first) and `pair_dest` is set
   bool pair_dest = false;    // setp/shfl/... wrote "%d|%p": ops[1] is the second destination
   int32_t callee = -1;       // Call: index into Module::functions
-  std::vector<Operand> call_returns;  // Call: the (retval) params, Symbol operands, Scope::CallParam
-  std::vector<Operand> call_args;     // Call: argument params, Symbol operands, Scope::CallParam
-  int32_t ptx_line = 0;      // line in the PTX text (1-based)
-  SourceLoc loc;             // innermost .loc (may be an inlined header function)
-  SourceLoc user_loc;        // outermost .loc (inlined_at chain resolved to the kernel's own file)
-  std::string text;          // the instruction as written (for disassembly and errors)
+  std::vector<Operand>
+      call_returns;                // Call: the (retval) params, Symbol operands, Scope::CallParam
+  std::vector<Operand> call_args;  // Call: argument params, Symbol operands, Scope::CallParam
+  int32_t ptx_line = 0;            // line in the PTX text (1-based)
+  SourceLoc loc;                   // innermost .loc (may be an inlined header function)
+  SourceLoc user_loc;  // outermost .loc (inlined_at chain resolved to the kernel's own file)
+  std::string text;    // the instruction as written (for disassembly and errors)
 };
 
 struct RegInfo {
@@ -90,27 +109,27 @@ struct RegInfo {
 
 struct Variable {
   std::string name;
-  Space space = Space::None;   // Global, Shared, Const, Local, Param
-  Type type = Type::B8;        // element type
-  uint32_t align = 1;          // bytes
-  uint64_t size = 0;           // bytes; 0 with is_extern for dynamic shared memory
-  uint64_t count = 1;          // elements (size / element size), 0 for unsized arrays
+  Space space = Space::None;  // Global, Shared, Const, Local, Param
+  Type type = Type::B8;       // element type
+  uint32_t align = 1;         // bytes
+  uint64_t size = 0;          // bytes; 0 with is_extern for dynamic shared memory
+  uint64_t count = 1;         // elements (size / element size), 0 for unsized arrays
   bool is_extern = false;
   bool is_visible = false;
-  std::vector<uint8_t> init;   // initial bytes (empty = zeros)
+  std::vector<uint8_t> init;  // initial bytes (empty = zeros)
   int32_t ptx_line = 0;
-  int32_t function = -1;       // declaring function (index into Module::functions) for
-                               // function-scope variables (demoted .shared, __local_depot), else -1
+  int32_t function = -1;  // declaring function (index into Module::functions) for
+                          // function-scope variables (demoted .shared, __local_depot), else -1
 };
 
 struct Param {
   std::string name;
-  Type type = Type::B8;        // element type
-  uint32_t align = 0;          // 0 = natural
-  uint64_t size = 0;           // bytes (arrays: elements * element size)
-  uint64_t offset = 0;         // byte offset in the function's parameter block (kernel params
-                               // are laid out with natural/declared alignment, as the driver does)
-  bool is_ptr = false;         // .ptr attribute present (rare in nvcc output)
+  Type type = Type::B8;  // element type
+  uint32_t align = 0;    // 0 = natural
+  uint64_t size = 0;     // bytes (arrays: elements * element size)
+  uint64_t offset = 0;   // byte offset in the function's parameter block (kernel params
+                         // are laid out with natural/declared alignment, as the driver does)
+  bool is_ptr = false;   // .ptr attribute present (rare in nvcc output)
 };
 
 struct PerformanceHints {
@@ -122,15 +141,15 @@ struct PerformanceHints {
 
 struct Function {
   std::string name;
-  bool is_entry = false;       // .entry (kernel) vs .func
+  bool is_entry = false;  // .entry (kernel) vs .func
   bool is_visible = false;
   bool is_extern = false;      // declaration only
   std::vector<Param> params;   // kernel parameters / function arguments
   std::vector<Param> returns;  // .func return values
   uint64_t param_bytes = 0;    // total size of the parameter block
   std::vector<RegInfo> regs;
-  std::vector<Param> call_params; // .param declared inside call scopes { ... } (param0, retval0);
-                                  // each gets its own slot even when names repeat across scopes
+  std::vector<Param> call_params;  // .param declared inside call scopes { ... } (param0, retval0);
+                                   // each gets its own slot even when names repeat across scopes
   std::vector<Instruction> instructions;
   std::vector<std::pair<std::string, int32_t>> labels;  // name -> instruction index
   PerformanceHints hints;
@@ -138,9 +157,9 @@ struct Function {
 };
 
 struct Module {
-  std::string path;                 // file the PTX came from (for errors)
+  std::string path;  // file the PTX came from (for errors)
   int version_major = 0, version_minor = 0;
-  std::string target;               // "sm_90"
+  std::string target;  // "sm_90"
   int address_size = 64;
   std::vector<std::string> files;   // .file index -> path (index 0 unused if .file starts at 1)
   std::vector<Variable> variables;  // module-scope .global/.shared/.const variables, plus
@@ -148,7 +167,7 @@ struct Module {
   std::vector<Function> functions;
 
   const Function* find_function(std::string_view name) const;
-  int32_t find_variable(std::string_view name) const;   // -1 when absent
+  int32_t find_variable(std::string_view name) const;  // -1 when absent
 };
 
 }  // namespace warplab::ptx

@@ -21,13 +21,13 @@ struct TypeName {
   int bits;
 };
 constexpr std::array<TypeName, 21> kTypes = {{
-    {Type::None, "", 0},        {Type::Pred, "pred", 1},    {Type::B8, "b8", 8},
-    {Type::B16, "b16", 16},     {Type::B32, "b32", 32},     {Type::B64, "b64", 64},
-    {Type::B128, "b128", 128},  {Type::U8, "u8", 8},        {Type::U16, "u16", 16},
-    {Type::U32, "u32", 32},     {Type::U64, "u64", 64},     {Type::S8, "s8", 8},
-    {Type::S16, "s16", 16},     {Type::S32, "s32", 32},     {Type::S64, "s64", 64},
-    {Type::F16, "f16", 16},     {Type::F16x2, "f16x2", 32}, {Type::BF16, "bf16", 16},
-    {Type::BF16x2, "bf16x2", 32}, {Type::F32, "f32", 32},   {Type::F64, "f64", 64},
+    {Type::None, "", 0},          {Type::Pred, "pred", 1},    {Type::B8, "b8", 8},
+    {Type::B16, "b16", 16},       {Type::B32, "b32", 32},     {Type::B64, "b64", 64},
+    {Type::B128, "b128", 128},    {Type::U8, "u8", 8},        {Type::U16, "u16", 16},
+    {Type::U32, "u32", 32},       {Type::U64, "u64", 64},     {Type::S8, "s8", 8},
+    {Type::S16, "s16", 16},       {Type::S32, "s32", 32},     {Type::S64, "s64", 64},
+    {Type::F16, "f16", 16},       {Type::F16x2, "f16x2", 32}, {Type::BF16, "bf16", 16},
+    {Type::BF16x2, "bf16x2", 32}, {Type::F32, "f32", 32},     {Type::F64, "f64", 64},
 }};
 
 }  // namespace
@@ -49,21 +49,30 @@ bool is_bits(Type t) { return t >= Type::B8 && t <= Type::B128; }
 
 std::string_view space_name(Space s) {
   switch (s) {
-    case Space::None: return "";
-    case Space::Reg: return "reg";
-    case Space::Global: return "global";
-    case Space::Shared: return "shared";
-    case Space::Local: return "local";
-    case Space::Param: return "param";
-    case Space::Const: return "const";
-    case Space::Generic: return "generic";
-    case Space::SharedCluster: return "shared::cluster";
+    case Space::None:
+      return "";
+    case Space::Reg:
+      return "reg";
+    case Space::Global:
+      return "global";
+    case Space::Shared:
+      return "shared";
+    case Space::Local:
+      return "local";
+    case Space::Param:
+      return "param";
+    case Space::Const:
+      return "const";
+    case Space::Generic:
+      return "generic";
+    case Space::SharedCluster:
+      return "shared::cluster";
   }
   return "";
 }
 
 std::string_view rounding_name(Rounding r) {
-  constexpr std::array<std::string_view, 10> n = {"", "rn", "rz", "rm", "rp",
+  constexpr std::array<std::string_view, 10> n = {"",    "rn",  "rz",  "rm",  "rp",
                                                   "rni", "rzi", "rmi", "rpi", "rna"};
   return n[static_cast<int>(r)];
 }
@@ -76,8 +85,8 @@ std::string_view cmp_name(CmpOp c) {
 }
 
 std::string_view unit_name(UnitClass u) {
-  constexpr std::array<std::string_view, 11> n = {"typed", "int",     "fp32", "fp64",   "half", "sfu",
-                                                  "ldst",  "barrier", "warp", "branch", "misc"};
+  constexpr std::array<std::string_view, 11> n = {
+      "typed", "int", "fp32", "fp64", "half", "sfu", "ldst", "barrier", "warp", "branch", "misc"};
   return n[static_cast<int>(u)];
 }
 
@@ -104,40 +113,62 @@ UnitClass unit_of(const Instruction& inst) {
     return UnitClass::Int;
   }
   switch (t) {
-    case Type::F32: return UnitClass::Fp32;
-    case Type::F64: return UnitClass::Fp64;
-    case Type::F16: case Type::F16x2: case Type::BF16: case Type::BF16x2: return UnitClass::Half;
-    default: return UnitClass::Int;
+    case Type::F32:
+      return UnitClass::Fp32;
+    case Type::F64:
+      return UnitClass::Fp64;
+    case Type::F16:
+    case Type::F16x2:
+    case Type::BF16:
+    case Type::BF16x2:
+      return UnitClass::Half;
+    default:
+      return UnitClass::Int;
   }
 }
 
 std::string_view inst_class_name(InstClass c) {
   constexpr std::array<std::string_view, kInstClassCount> n = {
-      "int", "fp32", "fp64", "half", "sfu", "load", "store", "atomic",
-      "shared", "barrier", "warp", "control", "misc"};
+      "int",    "fp32",   "fp64",    "half", "sfu",     "load", "store",
+      "atomic", "shared", "barrier", "warp", "control", "misc"};
   return n[static_cast<int>(c)];
 }
 
 InstClass class_of(const Instruction& inst) {
   switch (inst.op) {
-    case Opcode::Ld: case Opcode::Ldu:
+    case Opcode::Ld:
+    case Opcode::Ldu:
       return inst.space == Space::Shared ? InstClass::Shared : InstClass::Load;
     case Opcode::St:
       return inst.space == Space::Shared ? InstClass::Shared : InstClass::Store;
-    case Opcode::Atom: case Opcode::Red: return InstClass::Atomic;
-    case Opcode::Prefetch: case Opcode::Prefetchu: return InstClass::Load;
-    default: break;
+    case Opcode::Atom:
+    case Opcode::Red:
+      return InstClass::Atomic;
+    case Opcode::Prefetch:
+    case Opcode::Prefetchu:
+      return InstClass::Load;
+    default:
+      break;
   }
   switch (unit_of(inst)) {
-    case UnitClass::Int: return InstClass::Int;
-    case UnitClass::Fp32: return InstClass::Fp32;
-    case UnitClass::Fp64: return InstClass::Fp64;
-    case UnitClass::Half: return InstClass::Half;
-    case UnitClass::Sfu: return InstClass::Sfu;
-    case UnitClass::Barrier: return InstClass::Barrier;
-    case UnitClass::Warp: return InstClass::Warp;
-    case UnitClass::Branch: return InstClass::Control;
-    default: return InstClass::Misc;
+    case UnitClass::Int:
+      return InstClass::Int;
+    case UnitClass::Fp32:
+      return InstClass::Fp32;
+    case UnitClass::Fp64:
+      return InstClass::Fp64;
+    case UnitClass::Half:
+      return InstClass::Half;
+    case UnitClass::Sfu:
+      return InstClass::Sfu;
+    case UnitClass::Barrier:
+      return InstClass::Barrier;
+    case UnitClass::Warp:
+      return InstClass::Warp;
+    case UnitClass::Branch:
+      return InstClass::Control;
+    default:
+      return InstClass::Misc;
   }
 }
 
@@ -154,11 +185,27 @@ int32_t Module::find_variable(std::string_view name) const {
 }
 
 std::string_view special_reg_name(SpecialReg r) {
-  constexpr std::array<std::string_view, 21> n = {
-      "",          "%tid",        "%ntid",       "%ctaid",      "%nctaid",     "%laneid",
-      "%warpid",   "%nwarpid",    "%smid",       "%nsmid",      "%gridid",     "%clock",
-      "%clock64",  "%globaltimer", "%lanemask_eq", "%lanemask_lt", "%lanemask_le",
-      "%lanemask_gt", "%lanemask_ge", "%total_smem_size", "%dynamic_smem_size"};
+  constexpr std::array<std::string_view, 21> n = {"",
+                                                  "%tid",
+                                                  "%ntid",
+                                                  "%ctaid",
+                                                  "%nctaid",
+                                                  "%laneid",
+                                                  "%warpid",
+                                                  "%nwarpid",
+                                                  "%smid",
+                                                  "%nsmid",
+                                                  "%gridid",
+                                                  "%clock",
+                                                  "%clock64",
+                                                  "%globaltimer",
+                                                  "%lanemask_eq",
+                                                  "%lanemask_lt",
+                                                  "%lanemask_le",
+                                                  "%lanemask_gt",
+                                                  "%lanemask_ge",
+                                                  "%total_smem_size",
+                                                  "%dynamic_smem_size"};
   return n[static_cast<int>(r)];
 }
 

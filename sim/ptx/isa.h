@@ -12,42 +12,89 @@
 namespace warplab::ptx {
 
 enum class Type : uint8_t {
-  None, Pred,
-  B8, B16, B32, B64, B128,
-  U8, U16, U32, U64,
-  S8, S16, S32, S64,
-  F16, F16x2, BF16, BF16x2, F32, F64,
+  None,
+  Pred,
+  B8,
+  B16,
+  B32,
+  B64,
+  B128,
+  U8,
+  U16,
+  U32,
+  U64,
+  S8,
+  S16,
+  S32,
+  S64,
+  F16,
+  F16x2,
+  BF16,
+  BF16x2,
+  F32,
+  F64,
 };
 
-int type_bits(Type t);          // storage width in bits (Pred: 1, None: 0)
-bool is_float(Type t);          // f16, f16x2, bf16, bf16x2, f32, f64
-bool is_signed_int(Type t);     // s8..s64
-bool is_unsigned_int(Type t);   // u8..u64
-bool is_bits(Type t);           // b8..b128
-std::string_view type_name(Type t);                    // ".f32" -> "f32"
+int type_bits(Type t);                                  // storage width in bits (Pred: 1, None: 0)
+bool is_float(Type t);                                  // f16, f16x2, bf16, bf16x2, f32, f64
+bool is_signed_int(Type t);                             // s8..s64
+bool is_unsigned_int(Type t);                           // u8..u64
+bool is_bits(Type t);                                   // b8..b128
+std::string_view type_name(Type t);                     // ".f32" -> "f32"
 std::optional<Type> parse_type(std::string_view name);  // "f32" -> F32 (no leading dot)
 
-enum class Space : uint8_t { None, Reg, Global, Shared, Local, Param, Const, Generic, SharedCluster };
+enum class Space : uint8_t {
+  None,
+  Reg,
+  Global,
+  Shared,
+  Local,
+  Param,
+  Const,
+  Generic,
+  SharedCluster
+};
 std::string_view space_name(Space s);
 
 enum class Rounding : uint8_t { None, Rn, Rz, Rm, Rp, Rni, Rzi, Rmi, Rpi, Rna };
 std::string_view rounding_name(Rounding r);
 
 enum class CmpOp : uint8_t {
-  None, Eq, Ne, Lt, Le, Gt, Ge,   // ordered (float) or plain (integer)
-  Lo, Ls, Hi, Hs,                  // unsigned integer
-  Equ, Neu, Ltu, Leu, Gtu, Geu,    // unordered float: true if either operand is NaN
-  Num, Nan,                        // both not NaN / either NaN
+  None,
+  Eq,
+  Ne,
+  Lt,
+  Le,
+  Gt,
+  Ge,  // ordered (float) or plain (integer)
+  Lo,
+  Ls,
+  Hi,
+  Hs,  // unsigned integer
+  Equ,
+  Neu,
+  Ltu,
+  Leu,
+  Gtu,
+  Geu,  // unordered float: true if either operand is NaN
+  Num,
+  Nan,  // both not NaN / either NaN
 };
 std::string_view cmp_name(CmpOp c);
 
-enum class BoolOp : uint8_t { None, And, Or, Xor };             // setp/set combining op
-enum class MulMode : uint8_t { None, Lo, Hi, Wide };            // integer mul/mad/mul24
+enum class BoolOp : uint8_t { None, And, Or, Xor };   // setp/set combining op
+enum class MulMode : uint8_t { None, Lo, Hi, Wide };  // integer mul/mad/mul24
 enum class ShflMode : uint8_t { None, Up, Down, Bfly, Idx };
 enum class VoteMode : uint8_t { None, All, Any, Uni, Ballot };
 enum class AtomOp : uint8_t { None, Add, Min, Max, Inc, Dec, Cas, Exch, And, Or, Xor };
-enum class BarMode : uint8_t { None, Sync, Arrive, Red, WarpSync };  // bar.sync == barrier.sync.aligned;
-                                                                   // WarpSync = bar.warp.sync (__syncwarp)
+enum class BarMode : uint8_t {
+  None,
+  Sync,
+  Arrive,
+  Red,
+  WarpSync
+};  // bar.sync == barrier.sync.aligned;
+    // WarpSync = bar.warp.sync (__syncwarp)
 enum class FnsMode : uint8_t { None };
 enum class TestpMode : uint8_t { None, Finite, Infinite, Number, NotANumber, Normal, Subnormal };
 enum class ShfMode : uint8_t { None, LeftWrap, LeftClamp, RightWrap, RightClamp };
@@ -55,51 +102,63 @@ enum class PrmtMode : uint8_t { None, F4e, B4e, Rc8, Ecl, Ecr, Rc16 };
 enum class CacheOp : uint8_t { None, Ca, Cg, Cs, Lu, Cv, Wb, Wt };
 // Memory-consistency qualifiers of ld/st/atom/red/fence/membar (the functional model ignores them;
 // they are kept for the timing model, disassembly and lessons on the memory model).
-enum class MemScope : uint8_t { None, Cta, Gpu, Sys };            // membar.gl is Gpu
+enum class MemScope : uint8_t { None, Cta, Gpu, Sys };  // membar.gl is Gpu
 enum class MemSem : uint8_t { None, Weak, Relaxed, Acquire, Release, AcqRel, Sc };
 
 // Every modifier an instruction can carry. Fields that do not apply stay at their defaults.
 struct Modifiers {
   Rounding rounding = Rounding::None;
   CmpOp cmp = CmpOp::None;
-  BoolOp bool_op = BoolOp::None;     // setp.lt.and..., set.*.and
+  BoolOp bool_op = BoolOp::None;  // setp.lt.and..., set.*.and
   MulMode mul = MulMode::None;
   ShflMode shfl = ShflMode::None;
   VoteMode vote = VoteMode::None;
-  AtomOp atom = AtomOp::None;         // atom/red op; redux.sync op (add/min/max/and/or/xor)
+  AtomOp atom = AtomOp::None;  // atom/red op; redux.sync op (add/min/max/and/or/xor)
   BarMode bar = BarMode::None;
-  BoolOp bar_red = BoolOp::None;      // bar.red.and/or (.popc uses popc = true)
+  BoolOp bar_red = BoolOp::None;  // bar.red.and/or (.popc uses popc = true)
   TestpMode testp = TestpMode::None;
   ShfMode shf = ShfMode::None;
   PrmtMode prmt = PrmtMode::None;
   CacheOp cache = CacheOp::None;
-  uint8_t vec = 1;                    // .v2 / .v4 vector width of ld/st (1 = scalar)
+  uint8_t vec = 1;  // .v2 / .v4 vector width of ld/st (1 = scalar)
   bool ftz = false;
   bool sat = false;
   bool approx = false;
-  bool full = false;                  // div.full.f32
-  bool carry_out = false;             // .cc (add.cc, sub.cc, addc.cc, mad.cc ...)
-  bool uni = false;                   // bra.uni, call.uni
-  bool sync = false;                  // .sync variants of shfl/vote/match/redux/bar
-  bool aligned = false;               // barrier.sync.aligned
-  bool nc = false;                    // ld.global.nc (read-only data path)
+  bool full = false;       // div.full.f32
+  bool carry_out = false;  // .cc (add.cc, sub.cc, addc.cc, mad.cc ...)
+  bool uni = false;        // bra.uni, call.uni
+  bool sync = false;       // .sync variants of shfl/vote/match/redux/bar
+  bool aligned = false;    // barrier.sync.aligned
+  bool nc = false;         // ld.global.nc (read-only data path)
   bool volatile_ = false;
-  bool relaxed_or_acquire = false;    // ld/st/atom memory-order qualifiers (sem ignored by the model)
-  bool popc = false;                  // bar.red.popc
-  bool shiftamt = false;              // bfind.shiftamt (unused), kept for completeness
-  bool abs = false;                   // min/max .abs (unused by nvcc), kept for completeness
-  bool nan = false;                   // min/max .NaN
-  bool xorsign = false;               // min/max .xorsign.abs
-  bool match_all = false;             // match.all (false: match.any)
-  bool relu = false;                  // cvt .relu
-  bool to_space = false;              // cvta.to.<space> (false: cvta.<space>, i.e. to generic)
-  bool mode_l2_evict = false;         // cache-eviction hints are parsed and ignored
+  bool relaxed_or_acquire = false;  // ld/st/atom memory-order qualifiers (sem ignored by the model)
+  bool popc = false;                // bar.red.popc
+  bool shiftamt = false;            // bfind.shiftamt (unused), kept for completeness
+  bool abs = false;                 // min/max .abs (unused by nvcc), kept for completeness
+  bool nan = false;                 // min/max .NaN
+  bool xorsign = false;             // min/max .xorsign.abs
+  bool match_all = false;           // match.all (false: match.any)
+  bool relu = false;                // cvt .relu
+  bool to_space = false;            // cvta.to.<space> (false: cvta.<space>, i.e. to generic)
+  bool mode_l2_evict = false;       // cache-eviction hints are parsed and ignored
   MemScope mem_scope = MemScope::None;  // .cta/.gpu/.sys (membar.gl/.cta/.sys too)
   MemSem mem_sem = MemSem::None;        // .relaxed/.acquire/.release/.acq_rel/.sc/.weak
 };
 
 // The functional-unit classes the timing model has pipelines for.
-enum class UnitClass : uint8_t { Typed, Int, Fp32, Fp64, Half, Sfu, Ldst, Barrier, Warp, Branch, Misc };
+enum class UnitClass : uint8_t {
+  Typed,
+  Int,
+  Fp32,
+  Fp64,
+  Half,
+  Sfu,
+  Ldst,
+  Barrier,
+  Warp,
+  Branch,
+  Misc
+};
 std::string_view unit_name(UnitClass u);
 
 enum class Opcode : uint16_t {
@@ -111,13 +170,13 @@ enum class Opcode : uint16_t {
 
 struct OpcodeInfo {
   Opcode op;
-  std::string_view name;         // PTX mnemonic, e.g. "add"
-  UnitClass unit;                // Typed = resolved by type (unit_of)
+  std::string_view name;  // PTX mnemonic, e.g. "add"
+  UnitClass unit;         // Typed = resolved by type (unit_of)
   std::string_view description;
 };
 
 const OpcodeInfo& opcode_info(Opcode op);
-std::optional<Opcode> parse_opcode(std::string_view mnemonic);   // "barrier" maps to Bar
+std::optional<Opcode> parse_opcode(std::string_view mnemonic);  // "barrier" maps to Bar
 constexpr int kOpcodeCount = static_cast<int>(Opcode::Count_);
 
 struct Instruction;
@@ -126,7 +185,22 @@ struct Instruction;
 UnitClass unit_of(const Instruction& inst);
 
 // Instruction classes used for counts in reports (a coarse, stable grouping of unit_of()).
-enum class InstClass : uint8_t { Int, Fp32, Fp64, Half, Sfu, Load, Store, Atomic, Shared, Barrier, Warp, Control, Misc, Count_ };
+enum class InstClass : uint8_t {
+  Int,
+  Fp32,
+  Fp64,
+  Half,
+  Sfu,
+  Load,
+  Store,
+  Atomic,
+  Shared,
+  Barrier,
+  Warp,
+  Control,
+  Misc,
+  Count_
+};
 std::string_view inst_class_name(InstClass c);
 InstClass class_of(const Instruction& inst);
 constexpr int kInstClassCount = static_cast<int>(InstClass::Count_);

@@ -97,7 +97,6 @@ bool is_memory_op(Opcode op) {
          op == Opcode::Red || op == Opcode::Prefetch || op == Opcode::Prefetchu;
 }
 
-
 std::string normalise_space(std::string_view s) {
   std::string out;
   out.reserve(s.size());

@@ -112,11 +112,26 @@ std::vector<Field> fields() {
       F("dram", "latency", "cycles", "cycles an L2 miss adds to the L2 hit latency", dram.latency),
       F("dram", "bus_bits", "bits", "DRAM bus width", dram.bus_bits),
       F("dram", "data_rate_mtps", "MT/s", "transfers per second per pin", dram.data_rate_mtps),
-      F("dram", "efficiency", "fraction", "fraction of peak bandwidth a stream sustains",
+      F("dram", "efficiency", "fraction",
+        "fraction of peak bandwidth the bus sustains on open rows (refresh, read/write "
+        "turnarounds); row misses are modelled apart",
         dram.efficiency),
       F("dram", "channels", "channels", "independent DRAM channels", dram.channels),
       F("dram", "interleave_bytes", "bytes", "address bytes per channel before the next",
         dram.interleave_bytes),
+      F("dram", "banks", "banks", "banks per channel, each with one open row (row buffer)",
+        dram.banks),
+      F("dram", "row_bytes", "bytes",
+        "row (page) size per channel: consecutive interleave chunks of a channel fill one row",
+        dram.row_bytes),
+      F("dram", "t_rcd", "cycles", "tRCD: activating a row until its columns can be read",
+        dram.t_rcd),
+      F("dram", "t_rp", "cycles", "tRP: precharging (closing) a bank's open row before another opens",
+        dram.t_rp),
+      F("dram", "t_rrd", "cycles", "tRRD: least time between two row activations in one channel",
+        dram.t_rrd),
+      F("dram", "t_faw", "cycles", "tFAW: window in which one channel may activate at most four rows",
+        dram.t_faw),
   };
 }
 #undef F
@@ -291,6 +306,9 @@ Status validate_config(const GpuConfig& c) {
   if (c.dram.channels < 1 || c.dram.bus_bits < 1 || c.dram.data_rate_mtps <= 0 ||
       c.dram.efficiency <= 0 || c.dram.efficiency > 1 || c.dram.interleave_bytes < 1)
     return bad("dram: channels, bus_bits, data_rate_mtps positive; efficiency in (0, 1]");
+  if (c.dram.banks < 1 || c.dram.row_bytes < c.dram.interleave_bytes ||
+      c.dram.row_bytes % c.dram.interleave_bytes != 0)
+    return bad("dram: banks at least 1; row_bytes a whole number of interleave_bytes chunks");
   if (c.core.warp_scheduler != "lrr" && c.core.warp_scheduler != "gto")
     return bad("core.warp_scheduler: unknown policy '" + c.core.warp_scheduler + "' (lrr, gto)");
   for (const auto* r : {&c.l1.replacement, &c.l2.replacement})

@@ -90,9 +90,17 @@ struct DramConfig {
   int64_t latency = 400;              // cycles added to an L2 miss (beyond the L2 hit latency)
   int64_t bus_bits = 5120;
   double data_rate_mtps = 5238;       // mega-transfers per second per pin (2 x memory clock)
-  double efficiency = 0.80;           // fraction of peak a streaming access pattern sustains
-  int64_t channels = 80;
+  double efficiency = 0.80;           // fraction of peak the bus sustains on open rows
+  int64_t channels = 160;             // independent channels (HBM3: pseudo-channels, 32 per stack)
   int64_t interleave_bytes = 256;     // address bytes mapped to one channel before the next
+  // Banks and rows (dram.h): each bank keeps one row open; a row miss pays t_rp + t_rcd, and a
+  // channel activates rows at most every t_rrd and four per t_faw.
+  int64_t banks = 32;                 // banks per channel
+  int64_t row_bytes = 1024;           // row (page) size per channel
+  int64_t t_rcd = 28;                 // cycles, activate to column access
+  int64_t t_rp = 28;                  // cycles, precharge (close the open row)
+  int64_t t_rrd = 8;                  // cycles, between two activations in one channel
+  int64_t t_faw = 40;                 // cycles, window holding at most four activations per channel
 };
 
 struct GpuConfig {

@@ -1,16 +1,32 @@
 // DRAM: the GPU's main memory (HBM on the H100), reached on an L2 miss.
 //
-// Hardware: HBM stacks sit beside the GPU die, with many independent channels; addresses are
-// interleaved across channels so a stream keeps them all busy. Each access pays a long latency
-// (hundreds of cycles), and the total rate is capped by the bus: bus width x transfer rate. Real
-// streams reach ~80-90% of that peak (refresh, row switches, read/write turnarounds).
+// Hardware: HBM stacks sit beside the GPU die. Each stack has many independent (pseudo-)channels,
+// and addresses are interleaved across them so a stream keeps them all busy. Inside a channel the
+// cells sit in banks; a bank reads a whole row (about 1 KiB) into its row buffer before any
+// column of it can be read ("activate", waiting tRCD), and must write it back ("precharge",
+// waiting tRP) before another row of the same bank can be opened. So an access to the row that is
+// already open (a row hit) costs only the transfer, while one to another row (a row miss) pays
+// tRP + tRCD first. Activations also draw current, so a channel allows at most one every tRRD and
+// four in any tFAW window. A stream reads each row it opens from end to end and hardly notices;
+// a large stride opens a new row for every 32 or 64 bytes and becomes limited by how fast the
+// channel can activate rows, not by its bus.
 //
-// Modelled: per-channel bandwidth queues (a request waits until its channel is free, then holds it
-// for bytes / channel bandwidth), a fixed latency on top, the sustained fraction of peak as one
-// `efficiency` number, bytes read and written.
-// Simplified: no banks, rows or refresh; writes cost bandwidth but nobody waits for them.
+// Modelled, per channel: the data bus (a request holds it for bytes / channel bandwidth, the
+// bandwidth scaled by `efficiency` for refresh and read/write turnarounds), `banks` banks with one
+// open row each (open-page policy), row hit / closed bank (tRCD) / row miss (tRP + tRCD) timing,
+// the tRRD and four-activation tFAW limits, and a fixed `latency` on top of a read for the way
+// through the controller, the PHY and back. Address mapping: the channel is picked per
+// `interleave_bytes` chunk (hashed, so power-of-two strides spread out); within a channel,
+// consecutive chunks fill a row of `row_bytes`, and the bank comes from the row number XOR-hashed
+// with its higher bits, so buffers at aligned offsets (x[i], y[i]) do not fight over one bank.
+// Simplified: reads are served in arrival order per bank (no FR-FCFS reordering of row hits
+// ahead of older misses). Controllers buffer writes and drain them in row-sorted batches, so a
+// write-back stream does not close the rows a read stream is using: modelled as a second open
+// row per bank for writes (they still take the bank, the bus and activations). No refresh
+// (folded into `efficiency`), no tRAS, tWR or bank groups; nobody waits for a write.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <vector>
 
@@ -18,27 +34,62 @@
 
 namespace warplab::timing {
 
+struct DramCounters {
+  uint64_t row_hits = 0;    // accesses to the open row of their bank
+  uint64_t row_empty = 0;   // accesses to a closed bank (activate only)
+  uint64_t row_misses = 0;  // accesses to a bank with another row open (precharge + activate)
+  uint64_t activations() const { return row_empty + row_misses; }
+};
+
 class Dram {
  public:
   explicit Dram(const GpuConfig& config);
   // Reads `bytes` at `address`, requested at cycle `now`: returns the cycle the data is back at
-  // the L2 (latency and queueing included, not the L2's own latency).
+  // the L2 (latency, row timing and queueing included, not the L2's own latency).
   uint64_t read(uint64_t address, uint32_t bytes, uint64_t now);
-  // Writes back `bytes` (consumes bandwidth; returns the cycle the write completes).
+  // Writes back `bytes` (consumes bandwidth and row activations; returns the cycle it completes).
   uint64_t write(uint64_t address, uint32_t bytes, uint64_t now);
 
-  // A new launch: cycles count from 0 again and the byte counters restart.
+  // A new launch: cycles count from 0 again, every bank is precharged (closed), counters restart.
   void begin_launch();
 
   uint64_t bytes_read() const { return bytes_read_; }
   uint64_t bytes_written() const { return bytes_written_; }
+  const DramCounters& counters() const { return counters_; }
+
+  // Where an address lives (exposed for tests and the UI's memory panel).
+  struct Location {
+    uint32_t channel = 0, bank = 0;
+    uint64_t row = 0;  // row number within the channel (unique per bank)
+  };
+  Location locate(uint64_t address) const;
 
  private:
-  double occupy(uint64_t address, uint32_t bytes, uint64_t now);
-  std::vector<double> channel_free_;   // cycle (fractional) each channel is free again
-  double cycles_per_byte_;             // per channel
-  uint64_t latency_, interleave_;
+  static constexpr uint64_t kClosed = ~uint64_t{0};
+  static constexpr double kNever = -1e18;
+  static constexpr int kFawActivations = 4;  // the "four" of the four-activation window
+  struct Bank {
+    uint64_t open_row = kClosed;      // the row reads find open
+    uint64_t write_row = kClosed;     // the row the write drain last opened (see access())
+    double free = 0;  // cycle the bank can take its next command
+  };
+  struct Channel {
+    double bus_free = 0;  // cycle (fractional) the data bus is free again
+    // tFAW as four activation tokens: each activation takes the token free earliest and holds it
+    // for t_faw, so no window of t_faw cycles holds more than four activations, whatever order
+    // the requests are booked in. kNever: not used yet.
+    std::array<double, kFawActivations> act_free{kNever, kNever, kNever, kNever};
+  };
+  double activate(Channel& ch, double t);  // the cycle an activation wanted at `t` can happen
+  double access(uint64_t address, uint32_t bytes, uint64_t now, bool write);
+
+  std::vector<Channel> channels_;
+  std::vector<Bank> banks_;  // channel-major: channel * banks + bank
+  double cycles_per_byte_;   // per channel
+  uint64_t latency_, interleave_, row_bytes_, banks_per_channel_;
+  double t_rcd_, t_rp_, t_rrd_, t_faw_;
   uint64_t bytes_read_ = 0, bytes_written_ = 0;
+  DramCounters counters_;
 };
 
 }  // namespace warplab::timing

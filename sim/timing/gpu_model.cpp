@@ -48,6 +48,8 @@ std::vector<Metric> TimingResult::metrics() const {
       {"dram__bytes_write.sum", double(memory.dram_bytes_written), "byte"},
       {"dram__throughput.avg.pct_of_peak_sustained_elapsed",
        peak_dram_bytes_per_second > 0 ? 100 * dram_bytes_per_second / peak_dram_bytes_per_second : 0, "%"},
+      {"warplab__dram_row_hits.sum", double(memory.dram_row_hits), "access"},
+      {"warplab__dram_row_activations.sum", double(memory.dram_activations), "activation"},
       {"l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum", double(memory.l1.shared_ld_wavefronts), "wavefront"},
       {"l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum", double(memory.l1.shared_st_wavefronts), "wavefront"},
       {"l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum", double(memory.l1.shared_bank_conflicts), "conflict"},
@@ -179,6 +181,8 @@ Expected<TimingResult> run_timing(const func::Program& program, func::DeviceMemo
   r.memory.l2_atomic_requests = l2.counters().atomic_requests;
   r.memory.dram_bytes_read = l2.dram().bytes_read();
   r.memory.dram_bytes_written = l2.dram().bytes_written();
+  r.memory.dram_row_hits = l2.dram().counters().row_hits;
+  r.memory.dram_activations = l2.dram().counters().activations();
   r.achieved_occupancy = active ? double(resident) / active / config.core.max_warps_per_sm : 0;
   r.kernel_time_us = double(r.cycles) / config.core.clock_mhz;
   r.time_us = r.kernel_time_us + config.core.launch_overhead_us;

@@ -55,6 +55,8 @@ struct MemoryTable {
   uint64_t l2_read_sector_hits = 0, l2_read_sector_misses = 0, l2_write_sectors = 0;
   uint64_t l2_atomic_requests = 0;
   uint64_t dram_bytes_read = 0, dram_bytes_written = 0;
+  uint64_t dram_row_hits = 0;      // DRAM accesses to an already open row (dram.h)
+  uint64_t dram_activations = 0;   // rows opened (closed bank or row miss); no Nsight equivalent
   double global_ld_sectors_per_request() const;
   double global_st_sectors_per_request() const;
   double l1_hit_rate() const;      // global load sectors, in [0, 1]

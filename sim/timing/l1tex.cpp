@@ -64,6 +64,26 @@ uint64_t L1Tex::tag_stage(int lines, uint64_t now) {
   return static_cast<uint64_t>(start);
 }
 
+namespace {
+// Appends the trace's view of one line: every needed sector served from `source`, except those
+// in `l1` (L1) and `dram` (DRAM).
+void record_line(std::vector<AccessLine>* out, const LineRequest& r, uint64_t line_bytes,
+                 SectorSource source, uint32_t l1 = 0, uint32_t dram = 0) {
+  if (!out) return;
+  AccessLine l;
+  l.address = r.line * line_bytes;
+  l.lane_mask = r.lane_mask;
+  l.sector_mask = static_cast<uint8_t>(r.sector_mask);
+  for (int s = 0; s < 4; ++s) {
+    if (!(r.sector_mask >> s & 1u)) continue;
+    const SectorSource src = (l1 >> s & 1u) ? SectorSource::L1
+                             : (dram >> s & 1u) ? SectorSource::Dram : source;
+    l.sources |= static_cast<uint8_t>(static_cast<uint8_t>(src) << (2 * s));
+  }
+  out->push_back(l);
+}
+}  // namespace
+
 uint64_t L1Tex::load(const CoalescedAccess& a, bool local, uint64_t now, AccessJourney* j) {
   uint64_t ready = now;
   if (local) {
@@ -75,6 +95,7 @@ uint64_t L1Tex::load(const CoalescedAccess& a, bool local, uint64_t now, AccessJ
   }
   AccessJourney jr;
   jr.issue = now;
+  std::vector<AccessLine>* lines_out = j ? j->lines_out : nullptr;
   for (int i = 0; i < a.line_count; ++i) {
     const LineRequest& r = a.lines[i];
     // 1. The t-stage resolves this line's tags (one line per cycle per lookup port).
@@ -88,20 +109,23 @@ uint64_t L1Tex::load(const CoalescedAccess& a, bool local, uint64_t now, AccessJ
     uint64_t line_ready = t + config_.l1.hit_latency;
     if (c.hit_mask && c.ready_at != SectoredCache::kPending) line_ready = std::max(line_ready, c.ready_at);
     // 3. Misses take an MSHR and go to the L2; the fill lands in the L1 when the data returns.
+    uint32_t from_dram = 0;
     if (c.miss_mask) {
       int dram = 0;
-      const uint64_t back = l2_.read(r.line, c.miss_mask, t, &dram);
+      const uint64_t back = l2_.read(r.line, c.miss_mask, t, &dram, &from_dram);
       l1_.set_fill(c.way, c.miss_mask, back);
       misses_.push(back);
       line_ready = std::max(line_ready, back);
       jr.l1_miss_sectors += std::popcount(c.miss_mask);
       jr.dram_sectors += dram;
     }
+    record_line(lines_out, r, config_.l1.line_bytes, SectorSource::L2, c.hit_mask, from_dram);
     ready = std::max(ready, line_ready);
   }
   jr.lines = a.line_count;
   jr.sectors = a.sectors;
   jr.ready = ready;
+  jr.lines_out = lines_out;
   if (j) *j = jr;
   return ready;
 }
@@ -121,8 +145,9 @@ uint64_t L1Tex::store(const CoalescedAccess& a, bool local, uint64_t now, Access
     const uint64_t t = tag_stage(1, now);
     l1_.invalidate(r.line, r.sector_mask);
     done = std::max(done, l2_.write(r.line, r.sector_mask, t));
+    if (j) record_line(j->lines_out, r, config_.l1.line_bytes, SectorSource::L2);
   }
-  if (j) *j = AccessJourney{now, now, done, a.line_count, a.sectors, 0, 0, 0};
+  if (j) *j = AccessJourney{now, now, done, a.line_count, a.sectors, 0, 0, 0, j->lines_out};
   return done;
 }
 
@@ -143,8 +168,9 @@ uint64_t L1Tex::atomic(const CoalescedAccess& a, const std::array<uint64_t, 32>&
     const uint64_t t = tag_stage(1, now);
     l1_.invalidate(r.line, r.sector_mask);
     ready = std::max(ready, l2_.atomic(r.line, r.sector_mask, ops, t));
+    if (j) record_line(j->lines_out, r, config_.l1.line_bytes, SectorSource::L2);
   }
-  if (j) *j = AccessJourney{now, now, ready, a.line_count, a.sectors, 0, 0, 0};
+  if (j) *j = AccessJourney{now, now, ready, a.line_count, a.sectors, 0, 0, 0, j->lines_out};
   return ready;
 }
 

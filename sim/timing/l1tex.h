@@ -26,6 +26,7 @@
 #include "sim/timing/config.h"
 #include "sim/timing/l2.h"
 #include "sim/timing/shared_banks.h"
+#include "sim/timing/trace.h"
 
 namespace warplab::timing {
 
@@ -51,6 +52,9 @@ struct MemoryCounters {
 struct AccessJourney {
   uint64_t issue = 0, tag_stage = 0, ready = 0;
   int lines = 0, sectors = 0, l1_hit_sectors = 0, l1_miss_sectors = 0, dram_sectors = 0;
+  // When set (tracing), each line the access touches is appended here with its sector mask and
+  // where each sector was served (trace.h). Null: nothing is recorded (the fast path).
+  std::vector<AccessLine>* lines_out = nullptr;
 };
 
 class L1Tex {

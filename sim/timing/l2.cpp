@@ -54,7 +54,8 @@ void L2::write_back(const CacheAccess& a, uint64_t now) {
   dram_.write(a.evicted_line * line_bytes_, n * sector_bytes_, now);
 }
 
-uint64_t L2::read(uint64_t line, uint32_t sector_mask, uint64_t now, int* dram_sectors) {
+uint64_t L2::read(uint64_t line, uint32_t sector_mask, uint64_t now, int* dram_sectors,
+                  uint32_t* from_dram) {
   const int slice = slice_of(line);
   // 1. Queue at the slice for its sector rate.
   const uint64_t start = occupy(slice, std::popcount(sector_mask), now);
@@ -75,6 +76,7 @@ uint64_t L2::read(uint64_t line, uint32_t sector_mask, uint64_t now, int* dram_s
     ready = std::max(ready, fill);
   }
   if (dram_sectors) *dram_sectors = std::popcount(a.miss_mask);
+  if (from_dram) *from_dram = (a.miss_mask | a.pending_mask) & sector_mask;
   return ready;
 }
 

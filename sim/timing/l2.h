@@ -35,8 +35,11 @@ class L2 {
  public:
   explicit L2(const GpuConfig& config);
   // A read of `sector_mask` of `line` arriving at cycle `now`: the cycle its data is back at the SM.
-  // `dram_sectors` (optional) gets the number of sectors fetched from DRAM.
-  uint64_t read(uint64_t line, uint32_t sector_mask, uint64_t now, int* dram_sectors = nullptr);
+  // `dram_sectors` (optional) gets the number of sectors fetched from DRAM (fetch groups
+  // included); `from_dram` (optional) gets the requested sectors whose data comes from DRAM
+  // (fetched now, or merged into a fetch already in flight).
+  uint64_t read(uint64_t line, uint32_t sector_mask, uint64_t now, int* dram_sectors = nullptr,
+                uint32_t* from_dram = nullptr);
   // A store of `sector_mask` arriving at `now`: the cycle it is complete in the L2.
   uint64_t write(uint64_t line, uint32_t sector_mask, uint64_t now);
   // An atomic with `ops` serialized operations on `line`: the cycle its result is back at the SM.

@@ -308,6 +308,20 @@ bool Sm::issue(int slot, uint64_t now) {
     rec.access_bytes = in.access_bytes;
     rec.first_address = in.addr[std::countr_zero(in.exec_mask)];
     rec.issue = now;
+    // Tracing this access: the L1 appends its lines (with sector sources) to the trace directly.
+    const bool record =
+        trace && (is_global_like(in.space) || in.space == Space::Shared) && trace->room();
+    if (record && is_global_like(in.space)) {
+      j.lines_out = &trace->access_lines;
+      rec.line_begin = static_cast<uint32_t>(trace->access_lines.size());
+      const uint64_t line_bytes = static_cast<uint64_t>(cfg.l1.line_bytes);
+      const uint64_t sector_bytes = static_cast<uint64_t>(cfg.l1.sector_bytes);
+      for (uint32_t m = in.exec_mask; m; m &= m - 1) {
+        const int lane = std::countr_zero(m);
+        const uint64_t sector = (in.addr[lane] % line_bytes) / sector_bytes;
+        rec.lane_sectors |= (sector & 3u) << (2 * lane);
+      }
+    }
     const bool atomic = in.is_atomic || inst.op == Opcode::Atom || inst.op == Opcode::Red;
     if (is_global_like(in.space)) {
       CoalescedAccess a;
@@ -342,7 +356,9 @@ bool Sm::issue(int slot, uint64_t now) {
       j.ready = ready;
       rec.kind = AccessRecord::Kind::GlobalLoad;
     }
-    if (trace && (is_global_like(in.space) || in.space == Space::Shared) && trace->room()) {
+    if (record) {
+      if (j.lines_out)
+        rec.line_count = static_cast<uint32_t>(trace->access_lines.size()) - rec.line_begin;
       rec.tag_stage = j.tag_stage;
       rec.ready = std::max(ready, j.ready);
       rec.lines = j.lines;

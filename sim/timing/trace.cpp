@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <bit>
 #include <set>
+#include <string>
 
 #include "sim/timing/json_writer.h"
 
@@ -23,7 +24,27 @@ int32_t Trace::intern(const std::string& s) {
   return static_cast<int32_t>(strings.size() - 1);
 }
 
+static_assert(sizeof(AccessLine) == 16, "AccessLine is the trace's per-line record: keep it small");
+static_assert(sizeof(AccessRecord) <= 128, "AccessRecord: keep the trace's size bound");
+
 namespace {
+// "L1", "L2", "DRAM" or "-" per sector of a line, e.g. "L1 - DRAM -".
+std::string sector_sources(const AccessLine& l) {
+  static constexpr const char* kNames[] = {"-", "L1", "L2", "DRAM"};
+  std::string s;
+  for (int i = 0; i < 4; ++i) (s += i ? " " : "") += kNames[static_cast<int>(l.source(i))];
+  return s;
+}
+
+std::string hex(uint64_t v) {
+  static constexpr char kDigits[] = "0123456789abcdef";
+  std::string s;
+  do {
+    s.insert(s.begin(), kDigits[v & 15]);
+  } while (v >>= 4);
+  return "0x" + s;
+}
+
 const char* access_name(AccessRecord::Kind k) {
   switch (k) {
     case AccessRecord::Kind::GlobalLoad: return "global load";
@@ -92,7 +113,20 @@ Status write_chrome_trace(const Trace& t, std::ostream& out) {
         j.field("lines", a.lines).field("sectors", a.sectors);
         j.field("l1_hit_sectors", a.l1_hit_sectors).field("l1_miss_sectors", a.l1_miss_sectors);
         j.field("dram_sectors", a.dram_sectors).field("wavefronts", a.wavefronts);
-        j.field("bank_conflicts", a.bank_conflicts).field("ready_cycle", a.ready).end_object();
+        j.field("bank_conflicts", a.bank_conflicts).field("ready_cycle", a.ready);
+        if (a.line_count > 0 && size_t(a.line_begin) + a.line_count <= t.access_lines.size()) {
+          // Lane -> sector map (2 bits per lane) and each line: address, lanes, sectors, sources.
+          j.field("lane_sectors", hex(a.lane_sectors));
+          j.key("line_detail").begin_array();
+          for (uint32_t k = 0; k < a.line_count; ++k) {
+            const AccessLine& l = t.access_lines[a.line_begin + k];
+            j.begin_object().field("address", l.address).field("lanes", hex(l.lane_mask));
+            j.field("sector_mask", uint32_t{l.sector_mask}).field("served", sector_sources(l));
+            j.end_object();
+          }
+          j.end_array();
+        }
+        j.end_object();
       }
       j.end_object();
     }

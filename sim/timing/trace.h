@@ -3,7 +3,8 @@
 // Like a profiler's capture, a trace is a list of timestamped records: per warp, spans of one
 // state (stall_long_scoreboard from cycle 1200 to 1890 ...) and the instructions it issued; per
 // memory access, its journey (lanes -> addresses -> lines and sectors -> L1 hit/miss -> L2 -> DRAM
-// -> data back); and GPU-wide counters (L1, L2 and DRAM traffic per interval). A whole H100 run
+// -> data back, with each line's sector mask and where each sector was served); and GPU-wide
+// counters (L1, L2 and DRAM traffic per interval). A whole H100 run
 // would be gigabytes, so the trace is bounded: full detail only for the chosen SMs and cycle
 // window and up to max_events records; other SMs contribute only to the counters.
 //
@@ -28,7 +29,7 @@ struct TraceOptions {
   std::vector<int> sms = {0};            // SMs traced in full detail
   uint64_t cycle_begin = 0;              // detail window [begin, end)
   uint64_t cycle_end = std::numeric_limits<uint64_t>::max();
-  uint64_t max_events = 1'000'000;       // detail records kept (spans + issues + accesses)
+  uint64_t max_events = 1'000'000;       // detail records kept (spans + issues + accesses + lines)
   uint64_t counter_interval = 0;         // cycles per counter sample; 0 = about 2000 samples
 };
 
@@ -49,6 +50,24 @@ struct IssueRecord {            // an instruction issued
   int32_t text = 0;             // index into Trace::strings (instruction as written)
 };
 
+// Where one sector of an access was served from (2 bits).
+enum class SectorSource : uint8_t { None = 0, L1 = 1, L2 = 2, Dram = 3 };
+
+// One 128-byte line a global/local/atomic access touched, in the coalescer's order (first-touch
+// lane order). Kept in Trace::access_lines; an AccessRecord names its slice. 16 bytes.
+struct AccessLine {
+  uint64_t address = 0;         // byte address of the line (a multiple of the line size)
+  uint32_t lane_mask = 0;       // lanes whose access falls in this line
+  uint8_t sector_mask = 0;      // bit s: the access needs sector s (32 bytes) of the line
+  uint8_t sources = 0;          // bits 2s..2s+1: SectorSource of sector s (None if not needed)
+  // Loads: L1 = L1 hit (or merged into a miss already in flight in this SM's L1), L2 = L2 hit,
+  // Dram = fetched from DRAM (or merged into a DRAM fetch in flight at the L2). Stores: L2 (written
+  // into it). Atomics: L2 (they execute there, whether or not the line first came from DRAM).
+  SectorSource source(int sector) const {
+    return static_cast<SectorSource>((sources >> (2 * sector)) & 3u);
+  }
+};
+
 struct AccessRecord {           // one warp memory access's journey
   int32_t sm = 0, slot = 0;
   uint64_t id = 0;
@@ -62,6 +81,15 @@ struct AccessRecord {           // one warp memory access's journey
   int32_t lines = 0, sectors = 0;                 // after coalescing
   int32_t l1_hit_sectors = 0, l1_miss_sectors = 0, dram_sectors = 0;
   int32_t wavefronts = 0, bank_conflicts = 0;     // shared memory
+  // Lane -> line -> sector mapping (global, local and atomic accesses; empty for shared):
+  // Trace::access_lines[line_begin, line_begin + line_count) are the lines touched; lane L's
+  // line is the first whose lane_mask has bit L, and its sector in that line is
+  // (lane_sectors >> 2L) & 3 (the sector of the lane's first byte; a misaligned lane may also
+  // touch the next sector or line, which then has bit L too). Cost: 16 bytes here plus 16 per
+  // line, instead of 32 addresses (256 bytes) per access. Sector indices
+  // and AccessLine's 8-bit sector_mask assume lines of at most 4 sectors (every preset: 128 / 32).
+  uint32_t line_begin = 0, line_count = 0;
+  uint64_t lane_sectors = 0;    // 2 bits per lane, for lanes in exec_mask
 };
 
 struct CounterSample {          // GPU-wide traffic in [cycle - interval, cycle)
@@ -80,12 +108,18 @@ struct Trace {
   std::vector<WarpSpan> spans;
   std::vector<IssueRecord> issues;
   std::vector<AccessRecord> accesses;
+  std::vector<AccessLine> access_lines;   // the lines of the accesses (AccessRecord::line_begin)
   std::vector<CounterSample> counters;
   std::vector<std::string> strings;
   bool truncated = false;       // max_events reached: detail stops there, counters go on
 
   bool wants(int sm, uint64_t cycle) const;
-  bool room() { return !(truncated = truncated || spans.size() + issues.size() + accesses.size() >= options.max_events); }
+  // Detail records kept so far, each access line counting as one, so the detail is bounded by
+  // max_events records (AccessLine 16 bytes, the other records at most 128).
+  bool room() {
+    return !(truncated = truncated || spans.size() + issues.size() + accesses.size() +
+                                          access_lines.size() >= options.max_events);
+  }
   int32_t intern(const std::string& s);
 };
 

@@ -63,7 +63,8 @@ void AppState::select_launch(int i) {
     index = build_trace_index(*t);
     cursor = static_cast<double>(index.first_cycle);
     // Play the whole launch in about 20 seconds.
-    play_speed = static_cast<float>(std::max<double>(10.0, double(index.last_cycle - index.first_cycle) / 20.0));
+    play_speed = static_cast<float>(
+        std::max<double>(10.0, double(index.last_cycle - index.first_cycle) / 20.0));
     if (!index.rows.empty()) selected_row = 0;
   }
 }

@@ -54,13 +54,13 @@ struct AppState {
 
   TimelineView view;
   bool view_fitted = false;
-  double cursor = 0;                       // the cycle cursor
+  double cursor = 0;  // the cycle cursor
   bool playing = false;
-  float play_speed = 2000.0f;              // cycles per second of wall time
-  int selected_row = -1;                   // in index.rows
-  std::optional<uint32_t> selected_access; // index into the trace's accesses
-  int focus_ptx_line = 0;                  // the instruction under the cursor/hover (0 = none)
-  int center_tab = 0;                      // 0 = page, 1 = kernel source (request to switch)
+  float play_speed = 2000.0f;               // cycles per second of wall time
+  int selected_row = -1;                    // in index.rows
+  std::optional<uint32_t> selected_access;  // index into the trace's accesses
+  int focus_ptx_line = 0;                   // the instruction under the cursor/hover (0 = none)
+  int center_tab = 0;                       // 0 = page, 1 = kernel source (request to switch)
 
   void select_lesson(int i);
   void select_page(int i);
@@ -76,13 +76,13 @@ struct AppState {
 };
 
 // Panels: one file each.
-void draw_lesson_browser(AppState& s);     // lesson_browser.cpp
-void draw_page_view(AppState& s);          // page_view.cpp (page + kernel source tabs)
+void draw_lesson_browser(AppState& s);                 // lesson_browser.cpp
+void draw_page_view(AppState& s);                      // page_view.cpp (page + kernel source tabs)
 void draw_markdown(const MdDoc& doc, const Fonts& f);  // markdown_view.cpp
-void draw_source_view(AppState& s);        // source_panel.cpp
-void draw_experiment_panel(AppState& s);   // experiment_panel.cpp
-void draw_timeline_panel(AppState& s);     // timeline_panel.cpp
-void draw_memory_panel(AppState& s);       // memory_panel.cpp
-void draw_counters_panel(AppState& s);     // counters_panel.cpp
+void draw_source_view(AppState& s);                    // source_panel.cpp
+void draw_experiment_panel(AppState& s);               // experiment_panel.cpp
+void draw_timeline_panel(AppState& s);                 // timeline_panel.cpp
+void draw_memory_panel(AppState& s);                   // memory_panel.cpp
+void draw_counters_panel(AppState& s);                 // counters_panel.cpp
 
 }  // namespace warplab::app

@@ -135,12 +135,13 @@ void gpu_details(const GpuLaunchView& g, const std::string& kernel) {
     ImGui::TextWrapped("%s", g.compare.c_str());
     ImGui::PopStyleColor();
   }
-  if (!g.counters_note.empty()) ImGui::TextDisabled("GPU counters unavailable: %s", g.counters_note.c_str());
+  if (!g.counters_note.empty())
+    ImGui::TextDisabled("GPU counters unavailable: %s", g.counters_note.c_str());
   if (g.rows.empty()) return;
   const std::string label = "counters: simulator vs real GPU##" + kernel;
   if (!ImGui::TreeNode(label.c_str())) return;
-  const ImGuiTableFlags flags = ImGuiTableFlags_BordersInnerH | ImGuiTableFlags_RowBg |
-                                ImGuiTableFlags_SizingStretchProp;
+  const ImGuiTableFlags flags =
+      ImGuiTableFlags_BordersInnerH | ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingStretchProp;
   if (ImGui::BeginTable("side_by_side", 4, flags)) {
     ImGui::TableSetupColumn("metric", ImGuiTableColumnFlags_WidthStretch, 1.3f);
     ImGui::TableSetupColumn("simulator", ImGuiTableColumnFlags_WidthStretch, 1.0f);
@@ -167,8 +168,9 @@ void gpu_details(const GpuLaunchView& g, const std::string& kernel) {
 void launch_summary(AppState& s, const RunSnapshot& run, int li) {
   const LaunchView& l = run.launches[li];
   char title[256];
-  std::snprintf(title, sizeof title, "launch %d  %s  grid (%u,%u,%u)  block (%u,%u,%u)###launch%d", li,
-                l.kernel.c_str(), l.grid.x, l.grid.y, l.grid.z, l.block.x, l.block.y, l.block.z, li);
+  std::snprintf(title, sizeof title, "launch %d  %s  grid (%u,%u,%u)  block (%u,%u,%u)###launch%d",
+                li, l.kernel.c_str(), l.grid.x, l.grid.y, l.grid.z, l.block.x, l.block.y, l.block.z,
+                li);
   if (!ImGui::CollapsingHeader(title, li == s.launch ? ImGuiTreeNodeFlags_DefaultOpen : 0)) return;
   ImGui::PushID(li);
   if (run.launches.size() > 1 && li != s.launch) {
@@ -185,8 +187,8 @@ void launch_summary(AppState& s, const RunSnapshot& run, int li) {
     ImGui::TextWrapped("fault: %s", t.fault->message.c_str());
     ImGui::PopStyleColor();
   }
-  const ImGuiTableFlags flags = ImGuiTableFlags_BordersInnerH | ImGuiTableFlags_RowBg |
-                                ImGuiTableFlags_SizingStretchProp;
+  const ImGuiTableFlags flags =
+      ImGuiTableFlags_BordersInnerH | ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingStretchProp;
   const GpuLaunchView* g = l.gpu ? &*l.gpu : nullptr;
   auto gpu_cell = [&](std::optional<double> v, const char* f) { return v ? fmt(f, *v) : ""; };
   if (ImGui::BeginTable("summary", 4, flags)) {
@@ -208,12 +210,15 @@ void launch_summary(AppState& s, const RunSnapshot& run, int li) {
         "simulator: cycles / clock + launch overhead; GPU: median of the timed launches (CUDA "
         "events)",
         t.time_us, gtime);
-    row("IPC", fmt("%.2f", t.ipc), "", "warp instructions per cycle per active SM (PTX instructions, not SASS)");
-    row("occupancy (theor.)", fmt("%.0f%%", 100 * t.occupancy.theoretical) + " (" + t.occupancy.limiter + ")", "");
-    row("occupancy (achieved)", fmt("%.0f%%", 100 * t.achieved_occupancy), gpu_cell(gocc, "%.0f%%"));
+    row("IPC", fmt("%.2f", t.ipc), "",
+        "warp instructions per cycle per active SM (PTX instructions, not SASS)");
+    row("occupancy (theor.)",
+        fmt("%.0f%%", 100 * t.occupancy.theoretical) + " (" + t.occupancy.limiter + ")", "");
+    row("occupancy (achieved)", fmt("%.0f%%", 100 * t.achieved_occupancy),
+        gpu_cell(gocc, "%.0f%%"));
     row("waves", fmt("%.2f", t.waves), "");
-    row("registers / thread", t.registers_per_thread ? std::to_string(t.registers_per_thread) : "?", "",
-        "from nvJitLink when available; 32 assumed otherwise");
+    row("registers / thread", t.registers_per_thread ? std::to_string(t.registers_per_thread) : "?",
+        "", "from nvJitLink when available; 32 assumed otherwise");
     row("warp instructions", lab::group_thousands(t.stats.warp_instructions),
         gwi ? lab::group_thousands(static_cast<uint64_t>(*gwi)) : "",
         "simulated: PTX instructions; GPU: SASS instructions (smsp__inst_executed.sum)",
@@ -238,21 +243,24 @@ void launch_summary(AppState& s, const RunSnapshot& run, int li) {
       ImGui::TableSetColumnIndex(1);
       ImGui::TextUnformatted(b.c_str());
     };
-    r2("global loads", lab::group_thousands(m.l1.global_ld_requests) + " requests, " +
-                           lab::group_thousands(m.l1.global_ld_sectors) + " sectors (" +
-                           fmt("%.1f", m.global_ld_sectors_per_request()) + "/req)",
+    r2("global loads",
+       lab::group_thousands(m.l1.global_ld_requests) + " requests, " +
+           lab::group_thousands(m.l1.global_ld_sectors) + " sectors (" +
+           fmt("%.1f", m.global_ld_sectors_per_request()) + "/req)",
        "l1tex__t_requests / t_sectors_pipe_lsu_mem_global_op_ld");
     r2("global stores", lab::group_thousands(m.l1.global_st_requests) + " requests, " +
                             lab::group_thousands(m.l1.global_st_sectors) + " sectors (" +
                             fmt("%.1f", m.global_st_sectors_per_request()) + "/req)");
     if (m.l1.shared_ld_requests + m.l1.shared_st_requests)
       r2("shared", lab::group_thousands(m.l1.shared_ld_requests + m.l1.shared_st_requests) +
-                       " requests, " + lab::group_thousands(m.l1.shared_bank_conflicts) + " bank conflicts");
+                       " requests, " + lab::group_thousands(m.l1.shared_bank_conflicts) +
+                       " bank conflicts");
     r2("L1 hit rate", fmt("%.1f%%", 100 * m.l1_hit_rate()), "global load sectors");
     r2("L2 hit rate", fmt("%.1f%%", 100 * m.l2_hit_rate()), "L2 read sectors");
     r2("DRAM", bytes(m.dram_bytes_read) + " read, " + bytes(m.dram_bytes_written) + " written");
-    r2("DRAM bandwidth", fmt("%.0f GB/s", t.dram_bytes_per_second / 1e9) + " of " +
-                             fmt("%.0f GB/s peak", t.peak_dram_bytes_per_second / 1e9),
+    r2("DRAM bandwidth",
+       fmt("%.0f GB/s", t.dram_bytes_per_second / 1e9) + " of " +
+           fmt("%.0f GB/s peak", t.peak_dram_bytes_per_second / 1e9),
        "the model's DRAM is a latency plus a bandwidth-limited queue (no pages or row buffers)");
     ImGui::EndTable();
   }
@@ -289,7 +297,8 @@ void draw_experiment_panel(AppState& s) {
   ImGui::PopStyleColor();
   for (lab::ParamDef& p : exp.params) edit_param(exp, p);
   if (!exp.sweep.empty())
-    ImGui::TextDisabled("[sweep] over %s: the app runs the values above", exp.sweep.front().param.c_str());
+    ImGui::TextDisabled("[sweep] over %s: the app runs the values above",
+                        exp.sweep.front().param.c_str());
 
   const bool busy = s.worker.busy();
   if (busy) ImGui::BeginDisabled();

@@ -8,10 +8,9 @@
 // writes a PNG and exits: the headless self-check under Xvfb. --frames N exits after N frames.
 // Dear ImGui's GLFW and OpenGL3 backends are used as shipped (Debian libimgui-dev).
 #include <GLFW/glfw3.h>
-#include <imgui.h>
-
 #include <backends/imgui_impl_glfw.h>
 #include <backends/imgui_impl_opengl3.h>
+#include <imgui.h>
 
 #include <chrono>
 #include <cmath>
@@ -100,18 +99,21 @@ void layout_and_draw(AppState& s, float w, float h) {
   if (ImGui::Begin("Page", nullptr, fixed | ImGuiWindowFlags_NoTitleBar)) draw_page_view(s);
   ImGui::End();
   place(left_w + page_w, top, w - left_w - page_w, top_h);
-  if (ImGui::Begin("Experiment", nullptr, fixed | ImGuiWindowFlags_NoTitleBar)) draw_experiment_panel(s);
+  if (ImGui::Begin("Experiment", nullptr, fixed | ImGuiWindowFlags_NoTitleBar))
+    draw_experiment_panel(s);
   ImGui::End();
   place(0, bottom_y, tl_w, h - bottom_y);
-  if (ImGui::Begin("Warp timeline", nullptr, fixed | ImGuiWindowFlags_NoTitleBar | ImGuiWindowFlags_NoScrollbar |
-                                                                  ImGuiWindowFlags_NoScrollWithMouse))
+  if (ImGui::Begin("Warp timeline", nullptr,
+                   fixed | ImGuiWindowFlags_NoTitleBar | ImGuiWindowFlags_NoScrollbar |
+                       ImGuiWindowFlags_NoScrollWithMouse))
     draw_timeline_panel(s);
   ImGui::End();
   place(tl_w, bottom_y, w - tl_w, mem_h);
   if (ImGui::Begin("Memory", nullptr, fixed | ImGuiWindowFlags_NoTitleBar)) draw_memory_panel(s);
   ImGui::End();
   place(tl_w, bottom_y + mem_h, w - tl_w, h - bottom_y - mem_h);
-  if (ImGui::Begin("Counters", nullptr, fixed | ImGuiWindowFlags_NoTitleBar)) draw_counters_panel(s);
+  if (ImGui::Begin("Counters", nullptr, fixed | ImGuiWindowFlags_NoTitleBar))
+    draw_counters_panel(s);
   ImGui::End();
 }
 
@@ -121,7 +123,8 @@ void stage_for_screenshot(AppState& s) {
   const timing::Trace* t = s.trace();
   if (!t || s.index.rows.empty()) return;
   const double first = double(s.index.first_cycle), last = double(s.index.last_cycle);
-  s.view.fit(s.index.first_cycle, s.index.first_cycle + uint64_t((last - first) * 0.12) + 1, s.view.width_px);
+  s.view.fit(s.index.first_cycle, s.index.first_cycle + uint64_t((last - first) * 0.12) + 1,
+             s.view.width_px);
   s.view_fitted = true;
   s.cursor = first + (last - first) * 0.05;
   s.selected_row = 0;
@@ -130,7 +133,8 @@ void stage_for_screenshot(AppState& s) {
 }
 
 int run_app(const Args& args) {
-  glfwSetErrorCallback([](int code, const char* msg) { std::fprintf(stderr, "glfw error %d: %s\n", code, msg); });
+  glfwSetErrorCallback(
+      [](int code, const char* msg) { std::fprintf(stderr, "glfw error %d: %s\n", code, msg); });
   if (!glfwInit()) {
     std::fprintf(stderr, "warplab-app: cannot initialise GLFW (no display? try xvfb-run)\n");
     return 2;
@@ -162,8 +166,8 @@ int run_app(const Args& args) {
     s.lessons = scan_lessons(args.lessons_root);
     int l = find_lesson(s.lessons, args.lesson);
     if (l < 0 && !s.lessons.empty()) {
-      std::fprintf(stderr, "warplab-app: no lesson '%s' in %s; showing the first\n", args.lesson.c_str(),
-                   args.lessons_root.c_str());
+      std::fprintf(stderr, "warplab-app: no lesson '%s' in %s; showing the first\n",
+                   args.lesson.c_str(), args.lessons_root.c_str());
       l = 0;
     }
     s.select_lesson(l);
@@ -191,7 +195,8 @@ int run_app(const Args& args) {
 
       if (!args.screenshot.empty()) {
         // Wait for the run (if asked), stage the panels, let layout settle, then capture.
-        const double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        const double waited =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
         const bool run_done = !args.run || (!s.worker.busy() && s.run);
         if (run_done && !staged) {
           stage_for_screenshot(s);
@@ -208,7 +213,8 @@ int run_app(const Args& args) {
             std::fprintf(stderr, "warplab-app: screenshot: %s\n", err.c_str());
             rc = 1;
           } else {
-            std::printf("wrote %s (%dx%d, %ld frames, %.1f s)\n", args.screenshot.c_str(), fb_w, fb_h, frame, waited);
+            std::printf("wrote %s (%dx%d, %ld frames, %.1f s)\n", args.screenshot.c_str(), fb_w,
+                        fb_h, frame, waited);
           }
           break;
         }

@@ -73,7 +73,8 @@ void flow_runs(const std::vector<TextRun>& runs, const Fonts& f, ImFont* base = 
       }
       if (!r.link.empty()) {
         col = color::kLink;
-        dl->AddLine(ImVec2(p.x, p.y + size), ImVec2(p.x + sz.x, p.y + size), IM_COL32(110, 170, 255, 120));
+        dl->AddLine(ImVec2(p.x, p.y + size), ImVec2(p.x + sz.x, p.y + size),
+                    IM_COL32(110, 170, 255, 120));
         if (mouse.x >= p.x && mouse.x < p.x + sz.x && mouse.y >= p.y && mouse.y < p.y + size)
           hovered_link = r.link;
       }
@@ -84,7 +85,8 @@ void flow_runs(const std::vector<TextRun>& runs, const Fonts& f, ImFont* base = 
   }
   ImGui::Dummy(ImVec2(width, y + line_h));
   if (!hovered_link.empty() && ImGui::IsWindowHovered())
-    ImGui::SetTooltip("link: %s\n(open the lesson from the list on the left)", hovered_link.c_str());
+    ImGui::SetTooltip("link: %s\n(open the lesson from the list on the left)",
+                      hovered_link.c_str());
 }
 
 void draw_code_block(const MdBlock& b, const Fonts& f, int id) {
@@ -110,8 +112,8 @@ void draw_table(const MdBlock& b, const Fonts& f, int id) {
   size_t cols = 0;
   for (const auto& row : b.rows) cols = std::max(cols, row.size());
   if (cols == 0) return;
-  const ImGuiTableFlags flags = ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg |
-                                ImGuiTableFlags_SizingStretchProp;
+  const ImGuiTableFlags flags =
+      ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingStretchProp;
   ImGui::PushID(id);
   if (ImGui::BeginTable("md_table", static_cast<int>(cols), flags)) {
     for (size_t r = 0; r < b.rows.size(); ++r) {
@@ -156,12 +158,14 @@ void draw_markdown(const MdDoc& doc, const Fonts& f) {
         const ImVec2 p = ImGui::GetCursorScreenPos();
         const float lh = f.body->FontSize * 1.38f;
         if (b.marker == "-")
-          ImGui::GetWindowDrawList()->AddCircleFilled(ImVec2(p.x - 9, p.y + lh * 0.5f), 2.5f, color::kDim);
+          ImGui::GetWindowDrawList()->AddCircleFilled(ImVec2(p.x - 9, p.y + lh * 0.5f), 2.5f,
+                                                      color::kDim);
         else
-          ImGui::GetWindowDrawList()->AddText(f.body, f.body->FontSize,
-                                              ImVec2(p.x - 6 - ImGui::CalcTextSize(b.marker.c_str()).x,
-                                                     p.y + (lh - f.body->FontSize) * 0.5f),
-                                              color::kDim, b.marker.c_str());
+          ImGui::GetWindowDrawList()->AddText(
+              f.body, f.body->FontSize,
+              ImVec2(p.x - 6 - ImGui::CalcTextSize(b.marker.c_str()).x,
+                     p.y + (lh - f.body->FontSize) * 0.5f),
+              color::kDim, b.marker.c_str());
         flow_runs(b.runs, f);
         ImGui::Unindent(indent);
         break;
@@ -172,8 +176,8 @@ void draw_markdown(const MdDoc& doc, const Fonts& f) {
         flow_runs(b.runs, f, nullptr, IM_COL32(190, 196, 205, 255));
         ImGui::Unindent(14);
         const ImVec2 p1 = ImGui::GetCursorScreenPos();
-        ImGui::GetWindowDrawList()->AddRectFilled(ImVec2(p0.x + 2, p0.y), ImVec2(p0.x + 5, p1.y - 4),
-                                                  color::kAccent);
+        ImGui::GetWindowDrawList()->AddRectFilled(ImVec2(p0.x + 2, p0.y),
+                                                  ImVec2(p0.x + 5, p1.y - 4), color::kAccent);
         break;
       }
       case MdBlock::Kind::Code:

@@ -19,28 +19,38 @@ namespace {
 const char* kind_name(timing::AccessRecord::Kind k) {
   using K = timing::AccessRecord::Kind;
   switch (k) {
-    case K::GlobalLoad: return "global load";
-    case K::GlobalStore: return "global store";
-    case K::Atomic: return "atomic";
-    case K::LocalLoad: return "local load";
-    case K::LocalStore: return "local store";
-    case K::SharedLoad: return "shared load";
-    case K::SharedStore: return "shared store";
+    case K::GlobalLoad:
+      return "global load";
+    case K::GlobalStore:
+      return "global store";
+    case K::Atomic:
+      return "atomic";
+    case K::LocalLoad:
+      return "local load";
+    case K::LocalStore:
+      return "local store";
+    case K::SharedLoad:
+      return "shared load";
+    case K::SharedStore:
+      return "shared store";
   }
   return "?";
 }
 
 bool is_shared(timing::AccessRecord::Kind k) {
-  return k == timing::AccessRecord::Kind::SharedLoad || k == timing::AccessRecord::Kind::SharedStore;
+  return k == timing::AccessRecord::Kind::SharedLoad ||
+         k == timing::AccessRecord::Kind::SharedStore;
 }
 bool is_store(timing::AccessRecord::Kind k) {
-  return k == timing::AccessRecord::Kind::GlobalStore || k == timing::AccessRecord::Kind::LocalStore;
+  return k == timing::AccessRecord::Kind::GlobalStore ||
+         k == timing::AccessRecord::Kind::LocalStore;
 }
 
 void legend_chip(ImU32 c, const char* text) {
   const ImVec2 p = ImGui::GetCursorScreenPos();
   const float h = ImGui::GetTextLineHeight();
-  ImGui::GetWindowDrawList()->AddRectFilled(ImVec2(p.x, p.y + 3), ImVec2(p.x + 10, p.y + h - 3), c, 2);
+  ImGui::GetWindowDrawList()->AddRectFilled(ImVec2(p.x, p.y + 3), ImVec2(p.x + 10, p.y + h - 3), c,
+                                            2);
   ImGui::Dummy(ImVec2(13, h));
   ImGui::SameLine(0, 0);
   ImGui::TextUnformatted(text);
@@ -61,8 +71,8 @@ void draw_memory_panel(AppState& s) {
   }
   const timing::AccessRecord& a = t->accesses[*which];
   ImGui::SameLine();
-  ImGui::TextDisabled("%s  SM %d slot %d  PTX line %d%s", kind_name(a.kind), a.sm, a.slot, a.ptx_line,
-                      s.selected_access ? "  (selected)" : "  (near the cursor)");
+  ImGui::TextDisabled("%s  SM %d slot %d  PTX line %d%s", kind_name(a.kind), a.sm, a.slot,
+                      a.ptx_line, s.selected_access ? "  (selected)" : "  (near the cursor)");
   if (s.run)
     if (auto it = s.run->ptx_text.find(a.ptx_line); it != s.run->ptx_text.end()) {
       ImGui::PushFont(s.fonts.mono);
@@ -103,11 +113,11 @@ void draw_memory_panel(AppState& s) {
   // 2. The coalescer funnel.
   const float fx0 = o.x + label_w, fx1 = o.x + label_w + lanes_w;
   const float mid = (fx0 + fx1) * 0.5f;
-  dl->AddQuadFilled(ImVec2(fx0, y), ImVec2(fx1, y), ImVec2(mid + 60, y + 16), ImVec2(mid - 60, y + 16),
-                    IM_COL32(255, 255, 255, 18));
+  dl->AddQuadFilled(ImVec2(fx0, y), ImVec2(fx1, y), ImVec2(mid + 60, y + 16),
+                    ImVec2(mid - 60, y + 16), IM_COL32(255, 255, 255, 18));
   if (is_shared(a.kind))
-    std::snprintf(buf, sizeof buf, "shared memory: %d wavefront(s), %d bank conflict(s)", a.wavefronts,
-                  a.bank_conflicts);
+    std::snprintf(buf, sizeof buf, "shared memory: %d wavefront(s), %d bank conflict(s)",
+                  a.wavefronts, a.bank_conflicts);
   else
     std::snprintf(buf, sizeof buf, "coalescer: %d line(s) of 128 B, %d sector(s) of 32 B", a.lines,
                   a.sectors);
@@ -135,7 +145,8 @@ void draw_memory_panel(AppState& s) {
           c = k < hits ? color::kHit : k < hits + l2 ? color::kL2 : color::kDram;
           ++k;
         }
-        dl->AddRectFilled(ImVec2(x + 1.5f + sct * cell, yy + 1.5f), ImVec2(x + 1.5f + (sct + 1) * cell - 1, yy + cell + 0.5f), c);
+        dl->AddRectFilled(ImVec2(x + 1.5f + sct * cell, yy + 1.5f),
+                          ImVec2(x + 1.5f + (sct + 1) * cell - 1, yy + cell + 0.5f), c);
       }
     }
     y += ((a.lines - 1) / per_row + 1) * (cell + 6) + 4;
@@ -146,11 +157,15 @@ void draw_memory_panel(AppState& s) {
   const double span = std::max<double>(1, double(a.ready - a.issue));
   auto xat = [&](uint64_t c) { return fx0 + float(double(c - a.issue) / span) * (lanes_w - 2); };
   const float by = y + 6;
-  dl->AddRectFilled(ImVec2(xat(a.issue), by), ImVec2(std::max(xat(a.tag_stage), xat(a.issue) + 2), by + 10),
+  dl->AddRectFilled(ImVec2(xat(a.issue), by),
+                    ImVec2(std::max(xat(a.tag_stage), xat(a.issue) + 2), by + 10),
                     IM_COL32(200, 60, 130, 200));
   dl->AddRectFilled(ImVec2(xat(a.tag_stage), by), ImVec2(xat(a.ready), by + 10),
-                    a.dram_sectors ? color::kDram : a.l1_miss_sectors ? color::kL2 : color::kHit);
-  const float cur = xat(static_cast<uint64_t>(std::clamp(s.cursor, double(a.issue), double(a.ready))));
+                    a.dram_sectors      ? color::kDram
+                    : a.l1_miss_sectors ? color::kL2
+                                        : color::kHit);
+  const float cur =
+      xat(static_cast<uint64_t>(std::clamp(s.cursor, double(a.issue), double(a.ready))));
   if (s.cursor >= double(a.issue) && s.cursor <= double(a.ready))
     dl->AddLine(ImVec2(cur, by - 3), ImVec2(cur, by + 13), color::kCursor, 2);
   y += 20;
@@ -160,7 +175,8 @@ void draw_memory_panel(AppState& s) {
   const float tw = ImGui::CalcTextSize(buf).x;
   float tx = std::clamp(xat(a.tag_stage) - tw * 0.5f, xat(a.issue) + 70, fx1 - 2 * tw - 20);
   dl->AddText(ImVec2(tx, y), color::kText, buf);
-  std::snprintf(buf, sizeof buf, "data back %llu (%llu cycles)", static_cast<unsigned long long>(a.ready),
+  std::snprintf(buf, sizeof buf, "data back %llu (%llu cycles)",
+                static_cast<unsigned long long>(a.ready),
                 static_cast<unsigned long long>(a.ready - a.issue));
   dl->AddText(ImVec2(fx1 - ImGui::CalcTextSize(buf).x, y), color::kText, buf);
   y += 18;
@@ -171,7 +187,9 @@ void draw_memory_panel(AppState& s) {
   if (!is_shared(a.kind)) {
     std::snprintf(buf, sizeof buf, "L1 hit: %d", is_store(a.kind) ? 0 : a.l1_hit_sectors);
     legend_chip(color::kHit, buf);
-    std::snprintf(buf, sizeof buf, "L2: %d", std::max(0, a.sectors - (is_store(a.kind) ? 0 : a.l1_hit_sectors) - a.dram_sectors));
+    std::snprintf(
+        buf, sizeof buf, "L2: %d",
+        std::max(0, a.sectors - (is_store(a.kind) ? 0 : a.l1_hit_sectors) - a.dram_sectors));
     legend_chip(color::kL2, buf);
     std::snprintf(buf, sizeof buf, "DRAM: %d sectors", a.dram_sectors);
     legend_chip(color::kDram, buf);

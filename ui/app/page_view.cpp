@@ -16,7 +16,8 @@ void draw_page_view(AppState& s) {
     ImGui::EndChild();
     ImGui::EndTabItem();
   }
-  if (ImGui::BeginTabItem("Kernel source", nullptr, want == 1 ? ImGuiTabItemFlags_SetSelected : 0)) {
+  if (ImGui::BeginTabItem("Kernel source", nullptr,
+                          want == 1 ? ImGuiTabItemFlags_SetSelected : 0)) {
     draw_source_view(s);
     ImGui::EndTabItem();
   }

@@ -18,7 +18,8 @@ void draw_source_view(AppState& s) {
   if (s.run && !s.run->source_lines.empty()) {
     lines = &s.run->source_lines;
     path = s.run->source_path;
-  } else if (s.experiment < static_cast<int>(s.experiments.size()) && s.experiments[s.experiment].exp) {
+  } else if (s.experiment < static_cast<int>(s.experiments.size()) &&
+             s.experiments[s.experiment].exp) {
     path = s.experiments[s.experiment].exp->source;
     std::istringstream in(read_file_text(path));
     for (std::string line; std::getline(in, line);) fallback.push_back(line);
@@ -28,7 +29,8 @@ void draw_source_view(AppState& s) {
     ImGui::TextDisabled("No kernel source: pick an experiment.");
     return;
   }
-  const auto stats = s.run ? s.run->source_line_stats() : std::map<int32_t, RunSnapshot::SourceLineStat>{};
+  const auto stats =
+      s.run ? s.run->source_line_stats() : std::map<int32_t, RunSnapshot::SourceLineStat>{};
   uint64_t max_stall = 1;
   for (const auto& [line, st] : stats) max_stall = std::max(max_stall, st.stall_cycles);
   int focus_line = 0;
@@ -69,9 +71,10 @@ void draw_source_view(AppState& s) {
       ImGui::TableSetColumnIndex(2);
       if (it != stats.end() && it->second.stall_cycles) {
         const ImVec2 p = ImGui::GetCursorScreenPos();
-        const float w = 104.0f * static_cast<float>(it->second.stall_cycles) / static_cast<float>(max_stall);
-        ImGui::GetWindowDrawList()->AddRectFilled(p, ImVec2(p.x + w, p.y + ImGui::GetTextLineHeight()),
-                                                  IM_COL32(228, 92, 62, 90));
+        const float w =
+            104.0f * static_cast<float>(it->second.stall_cycles) / static_cast<float>(max_stall);
+        ImGui::GetWindowDrawList()->AddRectFilled(
+            p, ImVec2(p.x + w, p.y + ImGui::GetTextLineHeight()), IM_COL32(228, 92, 62, 90));
         ImGui::Text("%llu", static_cast<unsigned long long>(it->second.stall_cycles));
       }
       ImGui::TableSetColumnIndex(3);

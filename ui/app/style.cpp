@@ -98,20 +98,34 @@ ImU32 warp_state_color(timing::WarpState s) {
 const char* warp_state_meaning(timing::WarpState s) {
   using W = timing::WarpState;
   switch (s) {
-    case W::Selected: return "issued an instruction this cycle";
-    case W::NotSelected: return "ready to issue, but the scheduler picked another warp";
-    case W::LongScoreboard: return "waiting for a global/local memory result (L1TEX: L1, L2, DRAM)";
-    case W::ShortScoreboard: return "waiting for a shared-memory, SFU or shuffle result (MIO)";
-    case W::Wait: return "waiting out a fixed-latency dependency (e.g. an ALU result)";
-    case W::MathPipeThrottle: return "its math pipe is busy with earlier instructions";
-    case W::LgThrottle: return "the LSU queue for global/local memory is full";
-    case W::MioThrottle: return "the MIO queue (shared memory, SFU, shuffles) is full";
-    case W::Barrier: return "waiting at a barrier (__syncthreads) for the rest of its block";
-    case W::BranchResolving: return "waiting for a branch target to resolve";
-    case W::NoInstruction: return "no instruction fetched yet (e.g. the block just launched)";
-    case W::Drain: return "exited; waiting for its stores to drain";
-    case W::Membar: return "waiting at a memory barrier";
-    default: return "";
+    case W::Selected:
+      return "issued an instruction this cycle";
+    case W::NotSelected:
+      return "ready to issue, but the scheduler picked another warp";
+    case W::LongScoreboard:
+      return "waiting for a global/local memory result (L1TEX: L1, L2, DRAM)";
+    case W::ShortScoreboard:
+      return "waiting for a shared-memory, SFU or shuffle result (MIO)";
+    case W::Wait:
+      return "waiting out a fixed-latency dependency (e.g. an ALU result)";
+    case W::MathPipeThrottle:
+      return "its math pipe is busy with earlier instructions";
+    case W::LgThrottle:
+      return "the LSU queue for global/local memory is full";
+    case W::MioThrottle:
+      return "the MIO queue (shared memory, SFU, shuffles) is full";
+    case W::Barrier:
+      return "waiting at a barrier (__syncthreads) for the rest of its block";
+    case W::BranchResolving:
+      return "waiting for a branch target to resolve";
+    case W::NoInstruction:
+      return "no instruction fetched yet (e.g. the block just launched)";
+    case W::Drain:
+      return "exited; waiting for its stores to drain";
+    case W::Membar:
+      return "waiting at a memory barrier";
+    default:
+      return "";
   }
 }
 

@@ -16,7 +16,7 @@ void apply_style();
 namespace color {
 constexpr ImU32 kText = IM_COL32(220, 223, 228, 255);
 constexpr ImU32 kDim = IM_COL32(140, 146, 156, 255);
-constexpr ImU32 kAccent = IM_COL32(118, 185, 0, 255);    // NVIDIA-ish green, used sparingly
+constexpr ImU32 kAccent = IM_COL32(118, 185, 0, 255);  // NVIDIA-ish green, used sparingly
 constexpr ImU32 kCursor = IM_COL32(255, 214, 64, 255);
 constexpr ImU32 kLink = IM_COL32(110, 170, 255, 255);
 constexpr ImU32 kCodeBg = IM_COL32(30, 33, 39, 255);

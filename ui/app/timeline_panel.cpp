@@ -45,7 +45,8 @@ void toolbar(AppState& s) {
   if (ImGui::Button("Fit")) s.view_fitted = false;
   ImGui::SameLine();
   ImGui::SetNextItemWidth(150);
-  ImGui::SliderFloat("##speed", &s.play_speed, 10.0f, 1e6f, "%.0f cycles/s", ImGuiSliderFlags_Logarithmic);
+  ImGui::SliderFloat("##speed", &s.play_speed, 10.0f, 1e6f, "%.0f cycles/s",
+                     ImGuiSliderFlags_Logarithmic);
   ImGui::SameLine();
   ImGui::Text("cycle %s", lab_cycles(s.cursor).c_str());
   ImGui::SameLine();
@@ -65,8 +66,9 @@ void toolbar(AppState& s) {
   const timing::Trace* t = s.trace();
   if (t) {
     char info[128];
-    std::snprintf(info, sizeof info, "SM %d in detail, %zu warp slots%s", t->options.sms.empty() ? 0 : t->options.sms[0],
-                  s.index.rows.size(), t->truncated ? ", trace truncated (event limit)" : "");
+    std::snprintf(info, sizeof info, "SM %d in detail, %zu warp slots%s",
+                  t->options.sms.empty() ? 0 : t->options.sms[0], s.index.rows.size(),
+                  t->truncated ? ", trace truncated (event limit)" : "");
     ImGui::SameLine();
     if (ImGui::GetContentRegionAvail().x < ImGui::CalcTextSize(info).x + 40) ImGui::NewLine();
     ImGui::TextDisabled("%s", info);
@@ -84,7 +86,8 @@ void draw_timeline_panel(AppState& s) {
   const timing::Trace* t = s.trace();
   if (!t || s.index.rows.empty()) {
     section_title(s.fonts, "Warp timeline");
-    ImGui::TextDisabled(s.worker.busy() ? "Simulating..." : "Run an experiment to record a trace (timing model).");
+    ImGui::TextDisabled(s.worker.busy() ? "Simulating..."
+                                        : "Run an experiment to record a trace (timing model).");
     draw_warp_state_legend();
     return;
   }
@@ -113,7 +116,8 @@ void draw_timeline_panel(AppState& s) {
   }
   if (s.playing) {  // keep the cursor on screen
     const double x = s.view.x_of(s.cursor);
-    if (x < 0 || x > track_w * 0.9) s.view.first_cycle = s.cursor - 0.1 * track_w * s.view.cycles_per_px;
+    if (x < 0 || x > track_w * 0.9)
+      s.view.first_cycle = s.cursor - 0.1 * track_w * s.view.cycles_per_px;
   }
 
   ImDrawList* dl = ImGui::GetWindowDrawList();
@@ -179,16 +183,19 @@ void draw_timeline_panel(AppState& s) {
     const TraceRow& row = s.index.rows[r];
     const float y = trk0.y + r * kRowH - scroll_y;
     if (r == s.selected_row)
-      dl->AddRectFilled(ImVec2(origin.x, y), ImVec2(trk1.x, y + kRowH), IM_COL32(255, 255, 255, 18));
+      dl->AddRectFilled(ImVec2(origin.x, y), ImVec2(trk1.x, y + kRowH),
+                        IM_COL32(255, 255, 255, 18));
     char label[32];
     std::snprintf(label, sizeof label, "SM%d  w%02d", row.sm, row.slot);
-    dl->AddText(ImVec2(origin.x + 4, y + 1), r == s.selected_row ? color::kText : color::kDim, label);
+    dl->AddText(ImVec2(origin.x + 4, y + 1), r == s.selected_row ? color::kText : color::kDim,
+                label);
     // Phase 1: prepare (cull + merge); phase 2: paint.
     const std::vector<SpanBox> boxes = prepare_row(row.spans, s.view, 2.0f);
     for (const SpanBox& b : boxes) {
       ImU32 c = warp_state_color(b.state);
       if (b.merged()) c = (c & 0x00FFFFFF) | 0xB0000000;
-      dl->AddRectFilled(ImVec2(tx0 + b.x0, y + 2), ImVec2(tx0 + std::max(b.x1, b.x0 + 1.0f), y + kRowH - 1), c);
+      dl->AddRectFilled(ImVec2(tx0 + b.x0, y + 2),
+                        ImVec2(tx0 + std::max(b.x1, b.x0 + 1.0f), y + kRowH - 1), c);
     }
     // Memory accesses: a tick at each issue, when there is room to tell them apart.
     if (s.view.cycles_per_px < 8.0) {
@@ -214,14 +221,17 @@ void draw_timeline_panel(AppState& s) {
       const float y = trk0.y + r * kRowH - scroll_y;
       const float x0 = tx0 + float(s.view.x_of(double(a.issue)));
       const float x1 = tx0 + float(s.view.x_of(double(a.ready)));
-      dl->AddRect(ImVec2(x0, y), ImVec2(std::max(x1, x0 + 2), y + kRowH), IM_COL32(255, 255, 255, 230), 0, 0, 2.0f);
+      dl->AddRect(ImVec2(x0, y), ImVec2(std::max(x1, x0 + 2), y + kRowH),
+                  IM_COL32(255, 255, 255, 230), 0, 0, 2.0f);
     }
   }
   // Cursor.
   const float cx = tx0 + static_cast<float>(s.view.x_of(s.cursor));
   dl->AddLine(ImVec2(cx, trk0.y), ImVec2(cx, trk1.y), color::kCursor, 1.5f);
   dl->PopClipRect();
-  if (cx >= tx0 && cx <= trk1.x) dl->AddTriangleFilled(ImVec2(cx - 5, rul1.y - 7), ImVec2(cx + 5, rul1.y - 7), ImVec2(cx, rul1.y), color::kCursor);
+  if (cx >= tx0 && cx <= trk1.x)
+    dl->AddTriangleFilled(ImVec2(cx - 5, rul1.y - 7), ImVec2(cx + 5, rul1.y - 7),
+                          ImVec2(cx, rul1.y), color::kCursor);
   dl->AddLine(ImVec2(tx0, trk0.y), ImVec2(tx0, trk1.y), IM_COL32(255, 255, 255, 40));
 
   // Click: cursor, row and access selection.
@@ -236,7 +246,8 @@ void draw_timeline_panel(AppState& s) {
   // Focus line for the source panel: the span under the mouse, else under the cursor.
   s.focus_ptx_line = 0;
   if (s.selected_row >= 0)
-    if (const timing::WarpSpan* sp = s.index.span_at(s.selected_row, s.cursor)) s.focus_ptx_line = sp->ptx_line;
+    if (const timing::WarpSpan* sp = s.index.span_at(s.selected_row, s.cursor))
+      s.focus_ptx_line = sp->ptx_line;
 
   // Hover tooltip.
   if (hover_row >= 0 && io.MousePos.x >= tx0) {
@@ -255,7 +266,8 @@ void draw_timeline_panel(AppState& s) {
       ImGui::TextUnformatted(warp_state_meaning(sp->state));
       ImGui::Text("SM %d, warp slot %d", row.sm, row.slot);
       ImGui::Text("cycles %s - %s  (%s cycles)", lab_cycles(double(sp->begin)).c_str(),
-                  lab_cycles(double(sp->end)).c_str(), lab_cycles(double(sp->end - sp->begin)).c_str());
+                  lab_cycles(double(sp->end)).c_str(),
+                  lab_cycles(double(sp->end - sp->begin)).c_str());
       if (auto is = s.index.issue_at_or_before(*t, hover_row, double(sp->end))) {
         const timing::IssueRecord& ir = t->issues[*is];
         ImGui::Text("block %u, warp %d of the block", ir.block, ir.warp_in_block);

@@ -65,8 +65,8 @@ int from_gpu(const std::string& out_path) {
   }
   auto check = lab::load_gpu_config(out_path);  // the file must load as --config OUT
   if (!check) return report_error(check.error());
-  std::cout << gpu::describe(g->device()) << "wrote " << out_path << " (preset '"
-            << (*check)->name << "', use it with --config " << out_path << ")\n";
+  std::cout << gpu::describe(g->device()) << "wrote " << out_path << " (preset '" << (*check)->name
+            << "', use it with --config " << out_path << ")\n";
   return kExitOk;
 }
 

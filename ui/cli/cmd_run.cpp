@@ -143,7 +143,8 @@ Command add_run_command(CLI::App& app) {
   sub->add_option("--trace-launch", args->trace_launch,
                   "Which executed launch --trace records (0 = the first; a sweep's first row)")
       ->capture_default_str();
-  sub->add_option("--gpu-repeats", args->gpu_repeats, "GPU: timed launches per launch (median reported)")
+  sub->add_option("--gpu-repeats", args->gpu_repeats,
+                  "GPU: timed launches per launch (median reported)")
       ->capture_default_str();
   sub->add_option("--gpu-warmup", args->gpu_warmup, "GPU: untimed warm-up launches")
       ->capture_default_str();

@@ -8,10 +8,10 @@
 namespace warplab::app {
 
 struct LessonEntry {
-  std::string id;     // directory name, "02-coalescing"
-  std::string dir;    // full path
-  std::string title;  // the first heading of the first page ("2. Memory coalescing")
-  std::vector<std::string> pages;        // page-*.md, sorted
+  std::string id;                  // directory name, "02-coalescing"
+  std::string dir;                 // full path
+  std::string title;               // the first heading of the first page ("2. Memory coalescing")
+  std::vector<std::string> pages;  // page-*.md, sorted
   std::vector<std::string> experiments;  // *.toml, sorted
   std::vector<std::string> sources;      // *.cu / *.ptx, sorted
 };

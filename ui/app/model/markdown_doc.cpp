@@ -8,11 +8,14 @@ namespace warplab::app {
 namespace {
 
 struct Builder {
-  MdDoc doc;                    // title only; blocks are collected in `blocks`
-  std::deque<MdBlock> blocks;   // a deque: `current` stays valid while blocks are appended
+  MdDoc doc;                   // title only; blocks are collected in `blocks`
+  std::deque<MdBlock> blocks;  // a deque: `current` stays valid while blocks are appended
   int bold = 0, italic = 0, code = 0;
   std::vector<std::string> links;
-  struct List { bool ordered; unsigned next; };
+  struct List {
+    bool ordered;
+    unsigned next;
+  };
   std::vector<List> lists;
   int quote_depth = 0;
   bool in_table = false, in_head = false;
@@ -64,7 +67,8 @@ struct Builder {
   int enter_block(MD_BLOCKTYPE type, void* detail) {
     switch (type) {
       case MD_BLOCK_H:
-        open(MdBlock::Kind::Heading).level = static_cast<int>(static_cast<MD_BLOCK_H_DETAIL*>(detail)->level);
+        open(MdBlock::Kind::Heading).level =
+            static_cast<int>(static_cast<MD_BLOCK_H_DETAIL*>(detail)->level);
         break;
       case MD_BLOCK_P:
         // A tight list item's text has no <p>; a loose one's first paragraph belongs to the item.
@@ -138,7 +142,8 @@ struct Builder {
         current = nullptr;
         break;
       case MD_BLOCK_CODE:
-        if (current && !current->code.empty() && current->code.back() == '\n') current->code.pop_back();
+        if (current && !current->code.empty() && current->code.back() == '\n')
+          current->code.pop_back();
         current = nullptr;
         break;
       case MD_BLOCK_UL:
@@ -188,7 +193,12 @@ struct Builder {
         break;
       case MD_TEXT_ENTITY: {
         const std::string e(s, n);
-        add_text(e == "&amp;" ? "&" : e == "&lt;" ? "<" : e == "&gt;" ? ">" : e == "&quot;" ? "\"" : e == "&nbsp;" ? " " : e);
+        add_text(e == "&amp;"    ? "&"
+                 : e == "&lt;"   ? "<"
+                 : e == "&gt;"   ? ">"
+                 : e == "&quot;" ? "\""
+                 : e == "&nbsp;" ? " "
+                                 : e);
         break;
       }
       default:
@@ -205,11 +215,21 @@ MdDoc parse_markdown(const std::string& text) {
   MD_PARSER p{};
   p.abi_version = 0;
   p.flags = MD_FLAG_TABLES | MD_FLAG_STRIKETHROUGH | MD_FLAG_PERMISSIVEAUTOLINKS;
-  p.enter_block = [](MD_BLOCKTYPE t, void* d, void* u) { return static_cast<Builder*>(u)->enter_block(t, d); };
-  p.leave_block = [](MD_BLOCKTYPE t, void* d, void* u) { return static_cast<Builder*>(u)->leave_block(t, d); };
-  p.enter_span = [](MD_SPANTYPE t, void* d, void* u) { return static_cast<Builder*>(u)->enter_span(t, d); };
-  p.leave_span = [](MD_SPANTYPE t, void* d, void* u) { return static_cast<Builder*>(u)->leave_span(t, d); };
-  p.text = [](MD_TEXTTYPE t, const MD_CHAR* s, MD_SIZE n, void* u) { return static_cast<Builder*>(u)->text(t, s, n); };
+  p.enter_block = [](MD_BLOCKTYPE t, void* d, void* u) {
+    return static_cast<Builder*>(u)->enter_block(t, d);
+  };
+  p.leave_block = [](MD_BLOCKTYPE t, void* d, void* u) {
+    return static_cast<Builder*>(u)->leave_block(t, d);
+  };
+  p.enter_span = [](MD_SPANTYPE t, void* d, void* u) {
+    return static_cast<Builder*>(u)->enter_span(t, d);
+  };
+  p.leave_span = [](MD_SPANTYPE t, void* d, void* u) {
+    return static_cast<Builder*>(u)->leave_span(t, d);
+  };
+  p.text = [](MD_TEXTTYPE t, const MD_CHAR* s, MD_SIZE n, void* u) {
+    return static_cast<Builder*>(u)->text(t, s, n);
+  };
   md_parse(text.data(), static_cast<MD_SIZE>(text.size()), &p, &b);
   b.doc.blocks.assign(std::make_move_iterator(b.blocks.begin()),
                       std::make_move_iterator(b.blocks.end()));

@@ -22,12 +22,12 @@ struct TextRun {
 struct MdBlock {
   enum class Kind { Heading, Paragraph, Code, ListItem, Quote, Table, Rule };
   Kind kind = Kind::Paragraph;
-  int level = 0;        // Heading: 1-6; ListItem: nesting depth (1 = top); Quote: depth
-  std::string marker;   // ListItem: "-" or "3."
+  int level = 0;              // Heading: 1-6; ListItem: nesting depth (1 = top); Quote: depth
+  std::string marker;         // ListItem: "-" or "3."
   std::vector<TextRun> runs;  // Heading, Paragraph, ListItem, Quote
   std::string code, lang;     // Code
   std::vector<std::vector<std::vector<TextRun>>> rows;  // Table: rows -> cells -> runs
-  int header_rows = 0;                                   // Table: leading rows that are <th>
+  int header_rows = 0;                                  // Table: leading rows that are <th>
 };
 
 struct MdDoc {

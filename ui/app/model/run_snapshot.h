@@ -25,11 +25,11 @@
 namespace warplab::app {
 
 struct RunRequest {
-  lab::Experiment experiment;      // with the parameter values to use
-  std::string config;              // timing-model preset ("" = the default, h100-sxm)
-  int trace_sm = 0;                // the SM traced in full detail
+  lab::Experiment experiment;  // with the parameter values to use
+  std::string config;          // timing-model preset ("" = the default, h100-sxm)
+  int trace_sm = 0;            // the SM traced in full detail
   uint64_t max_trace_events = 400'000;
-  bool use_gpu = true;             // run on a real GPU too (backend both) when one opens
+  bool use_gpu = true;  // run on a real GPU too (backend both) when one opens
 };
 
 // The real GPU's figures for one launch (backend both), from the runner's `gpu` record.
@@ -38,17 +38,17 @@ struct GpuLaunchView {
   int repeats = 0;
   // Hardware counters under the simulator's names (gpu/counters.h), when they were read.
   std::optional<double> cycles, warp_instructions, achieved_occupancy_pct;
-  std::string counters_note;       // why hardware counters are missing ("" when read)
-  std::string problem;             // the GPU failed or skipped this launch, or buffers differ
-  std::string compare;             // "all 3 buffers equal (bit-exact)" ...
+  std::string counters_note;  // why hardware counters are missing ("" when read)
+  std::string problem;        // the GPU failed or skipped this launch, or buffers differ
+  std::string compare;        // "all 3 buffers equal (bit-exact)" ...
   // Each figure beside the simulator's (lab/metrics_json.h): time, cycles, instructions, memory.
   std::vector<lab::SideBySideRow> rows;
 };
 
 struct LaunchView {
-  std::string kernel, entry;       // as written; PTX entry
+  std::string kernel, entry;  // as written; PTX entry
   func::Dim3 grid, block;
-  int registers = 0;               // from nvJitLink (0 = unknown)
+  int registers = 0;                                   // from nvJitLink (0 = unknown)
   std::shared_ptr<const timing::TimingResult> timing;  // the runner's, with its trace
   double sim_wall_s = 0;
   std::optional<GpuLaunchView> gpu;  // when the run used a real GPU
@@ -56,7 +56,7 @@ struct LaunchView {
 
 struct RunSnapshot {
   std::string experiment_path, experiment_name, config;
-  std::string error;               // the whole run failed before or between launches
+  std::string error;  // the whole run failed before or between launches
   std::vector<std::pair<std::string, std::string>> params;  // name, value used
   std::vector<LaunchView> launches;
   std::vector<lab::CheckResult> checks;
@@ -66,7 +66,7 @@ struct RunSnapshot {
   std::vector<std::string> notes;  // sweeps, resource usage, compile warnings
   std::string source_path;         // the kernel's CUDA (or PTX) file
   std::vector<std::string> source_lines;
-  int32_t source_file_index = -1;  // its index in the PTX module's .file table
+  int32_t source_file_index = -1;           // its index in the PTX module's .file table
   std::map<int32_t, std::string> ptx_text;  // PTX line -> instruction as written
   std::map<int32_t, int32_t> ptx_to_src;    // PTX line -> line in source_path (kernel's own)
   double wall_s = 0;

@@ -36,7 +36,7 @@ class RunWorker {
   std::atomic<bool> busy_{false};
   std::atomic<uint64_t> generation_{0};
   std::atomic<int64_t> started_ns_{0};
-  mutable std::mutex mutex_;                  // guards latest_ and what_
+  mutable std::mutex mutex_;  // guards latest_ and what_
   std::shared_ptr<const RunSnapshot> latest_;
   std::string what_;
 };

@@ -16,9 +16,9 @@
 namespace warplab::app {
 
 struct TimelineView {
-  double first_cycle = 0;     // cycle at the left edge of the track area
-  double cycles_per_px = 1;   // zoom: > 0
-  double width_px = 1;        // track area width
+  double first_cycle = 0;    // cycle at the left edge of the track area
+  double cycles_per_px = 1;  // zoom: > 0
+  double width_px = 1;       // track area width
 
   double x_of(double cycle) const { return (cycle - first_cycle) / cycles_per_px; }
   double cycle_at(double x) const { return first_cycle + x * cycles_per_px; }
@@ -37,9 +37,9 @@ struct TimelineView {
 
 // One painted box of a row.
 struct SpanBox {
-  float x0 = 0, x1 = 0;                                  // pixels from the track's left edge
-  timing::WarpState state = timing::WarpState::Selected; // the state covering most of the box
-  uint32_t first = 0, count = 1;                         // the spans it stands for (row indices)
+  float x0 = 0, x1 = 0;                                   // pixels from the track's left edge
+  timing::WarpState state = timing::WarpState::Selected;  // the state covering most of the box
+  uint32_t first = 0, count = 1;                          // the spans it stands for (row indices)
   bool merged() const { return count > 1; }
 };
 

@@ -20,12 +20,14 @@ TraceIndex build_trace_index(const timing::Trace& t) {
     ix.last_cycle = any ? std::max(ix.last_cycle, s.end) : s.end;
     any = true;
   }
-  for (uint32_t i = 0; i < t.issues.size(); ++i) row(t.issues[i].sm, t.issues[i].slot).issues.push_back(i);
+  for (uint32_t i = 0; i < t.issues.size(); ++i)
+    row(t.issues[i].sm, t.issues[i].slot).issues.push_back(i);
   for (uint32_t i = 0; i < t.accesses.size(); ++i)
     row(t.accesses[i].sm, t.accesses[i].slot).accesses.push_back(i);
   for (TraceRow& r : ix.rows) {
-    std::sort(r.spans.begin(), r.spans.end(),
-              [](const timing::WarpSpan& a, const timing::WarpSpan& b) { return a.begin < b.begin; });
+    std::sort(
+        r.spans.begin(), r.spans.end(),
+        [](const timing::WarpSpan& a, const timing::WarpSpan& b) { return a.begin < b.begin; });
     std::stable_sort(r.issues.begin(), r.issues.end(),
                      [&](uint32_t a, uint32_t b) { return t.issues[a].cycle < t.issues[b].cycle; });
     std::stable_sort(r.accesses.begin(), r.accesses.end(), [&](uint32_t a, uint32_t b) {

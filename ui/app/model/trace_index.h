@@ -13,14 +13,14 @@ namespace warplab::app {
 
 struct TraceRow {
   int32_t sm = 0, slot = 0;
-  std::vector<timing::WarpSpan> spans;        // sorted by begin
-  std::vector<uint32_t> issues;               // indices into Trace::issues, sorted by cycle
-  std::vector<uint32_t> accesses;             // indices into Trace::accesses, sorted by issue
+  std::vector<timing::WarpSpan> spans;  // sorted by begin
+  std::vector<uint32_t> issues;         // indices into Trace::issues, sorted by cycle
+  std::vector<uint32_t> accesses;       // indices into Trace::accesses, sorted by issue
 };
 
 struct TraceIndex {
-  std::vector<TraceRow> rows;                 // sorted by (sm, slot)
-  uint64_t first_cycle = 0, last_cycle = 0;   // over all spans (0, 0 when empty)
+  std::vector<TraceRow> rows;                // sorted by (sm, slot)
+  uint64_t first_cycle = 0, last_cycle = 0;  // over all spans (0, 0 when empty)
 
   // The span of `row` that contains `cycle`, if any.
   const timing::WarpSpan* span_at(size_t row, double cycle) const;
