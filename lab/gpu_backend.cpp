@@ -109,10 +109,10 @@ class BothBackend : public LaunchBackend {
     approx_.resize(sim_now.size(), false);
     bool reads_approx = approx;
     for (const auto& [offset, buffer] : l.pointer_params)
-      if (buffer < approx_.size() && approx_[buffer]) reads_approx = true;
+      if (buffer >= 0 && size_t(buffer) < approx_.size() && approx_[buffer]) reads_approx = true;
     if (reads_approx)
       for (const auto& [offset, buffer] : l.pointer_params)
-        if (buffer < approx_.size()) approx_[buffer] = true;
+        if (buffer >= 0 && size_t(buffer) < approx_.size()) approx_[buffer] = true;
     json cmp = json::array();
     for (size_t i = 0; i < sim_now.size(); ++i) {
       const std::string tname(elem_type_name(sim_now[i].type));

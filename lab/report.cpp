@@ -302,7 +302,11 @@ json launch_json(const LaunchRecord& r, const ptx::Module* module) {
   }
   if (r.resources) {
     j["registers"] = r.resources->registers;
-    j["barriers"] = r.resources->barriers;
+    j["resources_source"] = r.resources_source;
+    if (r.resources_source == "gpu")
+      j["barriers"] = nullptr;  // the driver does not report it
+    else
+      j["barriers"] = r.resources->barriers;
     j["static_shared_bytes"] = r.resources->static_shared_bytes;
     j["local_bytes"] = r.resources->local_bytes;
     j["const_bytes"] = r.resources->const_bytes;
@@ -444,7 +448,11 @@ std::string format_launch(const LaunchRecord& r) {
   if (r.resources)
     o << "    registers " << r.resources->registers << "   static shared "
       << r.resources->static_shared_bytes << " B   local " << r.resources->local_bytes
-      << " B   barriers " << r.resources->barriers << "\n";
+      << " B"
+      << (r.resources_source == "gpu"
+              ? std::string("   (the driver's JIT: nvJitLink is not available)")
+              : "   barriers " + std::to_string(r.resources->barriers))
+      << "\n";
   if (r.sim.value("mode", "") == "timing") o << format_timing(r);
   if (!r.gpu.empty()) o << format_gpu(r);
   return o.str();

@@ -227,7 +227,21 @@ Expected<RunResult> Runner::run_once(const Experiment& exp) {
       rec.args = bound->arg_text;
       rec.ptx_static_shared_bytes = program.static_shared_bytes(kernel->name);
       if ((*unit)->resources)
-        if (const KernelResources* kr = (*unit)->resources->find(kernel->name)) rec.resources = *kr;
+        if (const KernelResources* kr = (*unit)->resources->find(kernel->name)) {
+          rec.resources = *kr;
+          rec.resources_source = "nvjitlink";
+        }
+      if (!rec.resources && ctx.gpu_module)  // no nvJitLink: the driver JIT's figures will do
+        if (auto a = ctx.gpu_module->kernel_attributes(kernel->name)) {
+          KernelResources kr;
+          kr.kernel = kernel->name;
+          kr.registers = a->registers_per_thread;
+          kr.static_shared_bytes = static_cast<uint64_t>(a->static_shared_bytes);
+          kr.local_bytes = static_cast<uint64_t>(a->local_bytes_per_thread);
+          kr.const_bytes = static_cast<uint64_t>(a->const_bytes);
+          rec.resources = kr;
+          rec.resources_source = "gpu";
+        }
       if (auto s = (*backend)->launch(*bound, rec); !s) {
         Error e = s.error();
         return Error{exp.path, l.line,
@@ -333,7 +347,9 @@ Expected<ExperimentResult> Runner::run(const Experiment& exp) {
   }
   const RunResult& first = out.run ? *out.run : out.sweep->runs.front();
   if (first.unit && !first.unit->resources_note.empty())
-    out.notes.push_back(first.unit->resources_note);
+    out.notes.push_back(first.unit->resources_note +
+                        (gpu_ ? "; the GPU driver's JIT figures (cuFuncGetAttribute) are used instead"
+                              : ""));
   if (options_.trace && !options_.trace->path.empty()) {
     const std::string which = std::to_string(*options_.trace->launch);
     bool written = false;

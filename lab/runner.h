@@ -75,6 +75,10 @@ struct RunOptions {
   std::optional<TraceCapture> trace;  // timing mode: capture the model's event trace (unset = off)
   GpuRunOptions gpu;
   bool count_lines = true;  // per PTX/CUDA line counts
+  // Timing mode: one L2 kept across the launches of a run, as on a GPU, where a kernel finds in
+  // L2 what the previous one left there (gelu's nine kernels pass 64 MiB buffers along); false =
+  // every launch starts with an empty L2 (`--sim-cold-l2`, and `--gpu-cold` for both backends).
+  bool sim_l2_kept = true;
   bool resources = true;    // ask nvJitLink for registers/shared memory
   std::string sass_arch = "sm_90";
   uint64_t max_warp_instructions = 0;  // per launch; 0 = unlimited
@@ -93,6 +97,9 @@ struct LaunchRecord {
   std::optional<func::LaunchStats> stats;  // the simulator's counts
   std::optional<func::LaunchFault> fault;
   std::optional<KernelResources> resources;
+  // Where `resources` came from: "nvjitlink" (ptxas's figures, in process) or "gpu" (the driver's
+  // JIT, cuFuncGetAttribute, when nvJitLink is missing but a GPU is in use; no barrier count).
+  std::string resources_source;
   uint32_t ptx_static_shared_bytes = 0;  // from the PTX alone (when nvJitLink is absent)
   double sim_wall_seconds = 0;
   // Timing mode: the model's whole result (cycles, warp states by line, memory table), with the

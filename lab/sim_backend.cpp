@@ -2,10 +2,12 @@
 // cycle-level model (sim/timing/gpu_model.h) and records its figures in the launch's `sim` object.
 #include <chrono>
 #include <fstream>
+#include <memory>
 
 #include "lab/backends.h"
 #include "lab/metrics_json.h"
 #include "sim/timing/gpu_model.h"
+#include "sim/timing/l2.h"
 
 namespace warplab::lab {
 namespace {
@@ -58,6 +60,10 @@ class SimBackend : public LaunchBackend {
   Status launch_timing(const BoundLaunch& l, LaunchRecord& rec, size_t index) {
     timing::TimingOptions to;
     to.registers_per_thread = rec.resources ? rec.resources->registers : 0;
+    if (options_.sim_l2_kept) {
+      if (!l2_) l2_ = std::make_unique<timing::L2>(*ctx_.config);
+      to.l2 = l2_.get();
+    }
     const TraceCapture* capture = ctx_.trace && options_.trace ? &*options_.trace : nullptr;
     const bool trace = capture && (!capture->launch || *capture->launch == index);
     if (trace) to.trace = capture->options;
@@ -69,6 +75,7 @@ class SimBackend : public LaunchBackend {
     if (!r) return r.error();
     rec.sim = timing_json(*r, *ctx_.config, program().module());
     rec.sim["wall_s"] = rec.sim_wall_seconds;
+    rec.sim["l2_kept"] = options_.sim_l2_kept && index > 0;  // started with earlier launches' L2
     if (!rec.resources)
       rec.sim["note"] = "registers per thread unknown (nvJitLink unavailable): 32 assumed";
     if (trace && !capture->path.empty()) {
@@ -93,6 +100,7 @@ class SimBackend : public LaunchBackend {
   func::FunctionalOptions fopts_;
   std::vector<uint64_t> addresses_;
   size_t launches_ = 0;
+  std::unique_ptr<timing::L2> l2_;  // RunOptions::sim_l2_kept: one L2 for all launches
 };
 
 }  // namespace

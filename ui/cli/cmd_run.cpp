@@ -23,6 +23,7 @@ struct RunArgs {
   int gpu_repeats = 20;
   int gpu_warmup = 3;
   bool gpu_cold = false;
+  bool sim_cold_l2 = false;
   bool counters = false, no_counters = false;
   std::vector<std::string> set;
   std::string json_out;
@@ -69,6 +70,7 @@ int run(const RunArgs& a) {
   opt.gpu.repeats = a.gpu_repeats;
   opt.gpu.warmup = a.gpu_warmup;
   opt.gpu.cold = a.gpu_cold;
+  opt.sim_l2_kept = !(a.sim_cold_l2 || a.gpu_cold);  // one protocol for both backends
   if (a.counters) opt.gpu.counters = true;
   if (a.no_counters) opt.gpu.counters = false;
 
@@ -148,7 +150,12 @@ Command add_run_command(CLI::App& app) {
       ->capture_default_str();
   sub->add_option("--gpu-warmup", args->gpu_warmup, "GPU: untimed warm-up launches")
       ->capture_default_str();
-  sub->add_flag("--gpu-cold", args->gpu_cold, "GPU: flush L2 before every timed launch");
+  sub->add_flag("--gpu-cold", args->gpu_cold,
+                "GPU: flush L2 before every timed launch (and the simulator starts every launch "
+                "with an empty L2, so both backends run the same protocol)");
+  sub->add_flag("--sim-cold-l2", args->sim_cold_l2,
+                "simulator: an empty L2 for every launch (default: one L2 kept across the "
+                "launches of a run, as on a GPU)");
   sub->add_flag("--counters", args->counters,
                 "GPU: read hardware counters (CUPTI); the default with --backend both");
   sub->add_flag("--no-counters", args->no_counters, "GPU: do not read hardware counters");
