@@ -3,13 +3,19 @@
 // was served (L1 hit, L2, DRAM) and the cycles at which the request was issued, reached the L1
 // tags and got its data back.
 //
-// Simplification, said on screen too: the trace records per access the counts (lines, sectors,
-// hits, misses, DRAM sectors) and the lowest lane's address, not every lane's address, so the
-// sectors are drawn spread evenly over the lines and coloured by level in order.
+// Traces with the per-line data (timing::Trace::access_lines) show the real path: every line
+// the coalescer formed, each sector coloured by where it was served, and a connector from each
+// active lane to the sector of its first byte (ui/app/model/access_path.h), so the lanes visibly
+// fan into few sectors (coalesced) or many lines (strided). Traces without it (or a bad slice)
+// fall back to the counts: sectors spread evenly over the lines, coloured by level in order, with
+// that simplification said on screen.
 #include <algorithm>
+#include <bit>
+#include <cstdio>
 #include <string>
 
 #include "ui/app/app_state.h"
+#include "ui/app/model/access_path.h"
 #include "ui/app/style.h"
 
 namespace warplab::app {
@@ -57,6 +63,196 @@ void legend_chip(ImU32 c, const char* text) {
   ImGui::SameLine(0, 14);
 }
 
+constexpr ImU32 kSectorUnused = IM_COL32(45, 48, 55, 255);     // a sector the access does not need
+constexpr ImU32 kSectorUnknown = IM_COL32(95, 100, 110, 255);  // needed, source not recorded
+
+ImU32 source_color(timing::SectorSource src) {
+  switch (src) {
+    case timing::SectorSource::L1:
+      return color::kHit;
+    case timing::SectorSource::L2:
+      return color::kL2;
+    case timing::SectorSource::Dram:
+      return color::kDram;
+    case timing::SectorSource::None:
+      break;
+  }
+  return kSectorUnknown;
+}
+
+ImU32 with_alpha(ImU32 c, int alpha) {
+  return (c & ~IM_COL32_A_MASK) | (static_cast<ImU32>(alpha) << IM_COL32_A_SHIFT);
+}
+
+// Where a sector was served, worded for the access's kind: stores and atomics never hit in L1
+// (write-through, no allocate), they are done at the L2.
+const char* source_words(timing::SectorSource src, timing::AccessRecord::Kind k) {
+  if (src == timing::SectorSource::L2 && is_store(k)) return "written into L2";
+  if (src == timing::SectorSource::L2 && k == timing::AccessRecord::Kind::Atomic)
+    return "performed at L2";
+  return sector_source_name(src);
+}
+
+// "0-15, 20, 22-23": the lanes of a mask as ranges.
+std::string lane_list(uint32_t mask) {
+  std::string s;
+  for (int l = 0; l < 32;) {
+    if (!((mask >> l) & 1u)) {
+      ++l;
+      continue;
+    }
+    int e = l;
+    while (e + 1 < 32 && ((mask >> (e + 1)) & 1u)) ++e;
+    if (!s.empty()) s += ", ";
+    s += std::to_string(l);
+    if (e > l) s += "-" + std::to_string(e);
+    l = e + 1;
+  }
+  return s.empty() ? "none" : s;
+}
+
+unsigned long long ull(uint64_t v) { return static_cast<unsigned long long>(v); }
+
+// Section 3 from the per-line data: connectors from each active lane's cell (the lanes row, at
+// lanes_y) down to the sector its first byte falls in, then the line boxes with their sectors
+// coloured by source and their offsets from the lowest line. x0, lanes_w, lane_w: the lanes
+// row's geometry. Returns the y below what it drew.
+float draw_path(ImDrawList* dl, const AccessPath& p, const timing::AccessRecord& a, float label_x,
+                float x0, float lanes_w, float lane_w, float lanes_y, float y) {
+  const int n = static_cast<int>(p.lines.size());
+  // 1. Geometry: the lines in rows under the lanes, cells at least 8 px wide, rows balanced.
+  const float gap = 6, pad = 1.5f, cell_h = 10, label_h = 13, fan_h = 38;
+  const float row_h = cell_h + 2 * pad + label_h + 4;
+  int per_row = std::clamp(static_cast<int>((lanes_w + gap) / (4 * 8.0f + 2 * pad + gap)), 1, n);
+  const int rows = (n + per_row - 1) / per_row;
+  per_row = (n + rows - 1) / rows;
+  const float cell_w = std::clamp(((lanes_w + gap) / per_row - gap - 2 * pad) / 4, 3.0f, 22.0f);
+  const float line_w = 4 * cell_w + 2 * pad;
+  const float row_w = per_row * line_w + (per_row - 1) * gap;
+  const float bx0 = x0 + std::max(0.0f, (lanes_w - row_w) * 0.5f);
+  const float lines_y = y + fan_h;
+  auto box_min = [&](int i) {
+    return ImVec2(bx0 + (i % per_row) * (line_w + gap), lines_y + (i / per_row) * row_h);
+  };
+  auto cell_min = [&](int i, int s) {
+    const ImVec2 b = box_min(i);
+    return ImVec2(b.x + pad + s * cell_w, b.y + pad);
+  };
+  uint64_t base = p.lines[0].address;
+  for (const AccessPath::Line& l : p.lines) base = std::min(base, l.address);
+  char buf[160];
+
+  // 2. Hover: a line box (with its label) or a lane cell.
+  int hover_line = -1, hover_lane = -1;
+  if (ImGui::IsWindowHovered()) {
+    for (int i = 0; i < n && hover_line < 0; ++i) {
+      const ImVec2 b = box_min(i);
+      if (ImGui::IsMouseHoveringRect(b, ImVec2(b.x + line_w, b.y + row_h - 4))) hover_line = i;
+    }
+    for (int l = 0; l < 32 && hover_lane < 0; ++l)
+      if (p.lanes[l].active &&
+          ImGui::IsMouseHoveringRect(ImVec2(x0 + l * lane_w, lanes_y),
+                                     ImVec2(x0 + (l + 1) * lane_w, lanes_y + 16)))
+        hover_lane = l;
+  }
+
+  // 3. Connectors, coloured by the sector's source; fainter the more lines there are (32 lanes
+  // into 32 lines is a dense fan). Highlighted ones (hovered lane or line) are drawn last.
+  dl->AddText(ImVec2(label_x, y + fan_h * 0.5f - 7), color::kDim, "coalescer");
+  const bool any_hover = hover_line >= 0 || hover_lane >= 0;
+  const int base_alpha = n <= 2 ? 170 : n <= 8 ? 120 : 70;
+  for (int pass = 0; pass < 2; ++pass)
+    for (int l = 0; l < 32; ++l) {
+      const AccessPath::Lane& lane = p.lanes[l];
+      if (!lane.active) continue;
+      const bool lit = l == hover_lane || lane.line == hover_line;
+      if (lit != (pass == 1)) continue;
+      const ImVec2 c = cell_min(lane.line, lane.sector);
+      const ImVec2 from(x0 + (l + 0.5f) * lane_w, lanes_y + 16);
+      const ImVec2 to(c.x + (cell_w - 1) * 0.5f, c.y);
+      const float dy = (to.y - from.y) * 0.5f;
+      const ImU32 col = with_alpha(source_color(p.lines[lane.line].source[lane.sector]),
+                                   lit         ? 235
+                                   : any_hover ? 22
+                                               : base_alpha);
+      dl->AddBezierCubic(from, ImVec2(from.x, from.y + dy), ImVec2(to.x, to.y - dy), to, col,
+                         lit ? 1.6f : 1.0f);
+    }
+  // The hovered line's lanes, outlined in the lanes row.
+  if (hover_line >= 0)
+    for (int l = 0; l < 32; ++l)
+      if ((p.lines[hover_line].lane_mask >> l) & 1u)
+        dl->AddRect(ImVec2(x0 + l * lane_w, lanes_y - 1),
+                    ImVec2(x0 + (l + 1) * lane_w, lanes_y + 17), IM_COL32(255, 255, 255, 200), 2);
+
+  // 4. Line boxes: opaque, so connectors to a lower row pass behind the row above; sector cells
+  // coloured by source, with the number of lanes whose first byte is in them when it fits.
+  dl->AddText(ImVec2(label_x, lines_y - 1), color::kDim, "lines");
+  for (int i = 0; i < n; ++i) {
+    const AccessPath::Line& line = p.lines[i];
+    const ImVec2 b = box_min(i);
+    const ImVec2 b1(b.x + line_w, b.y + cell_h + 2 * pad);
+    dl->AddRectFilled(b, b1, color::kCodeBg, 2);
+    dl->AddRect(b, b1, i == hover_line ? IM_COL32(255, 255, 255, 220) : IM_COL32(255, 255, 255, 70),
+                2);
+    for (int s = 0; s < AccessPath::kSectorsPerLine; ++s) {
+      const ImVec2 c = cell_min(i, s);
+      const ImVec2 c1(c.x + cell_w - 1, c.y + cell_h);
+      dl->AddRectFilled(c, c1, line.needed(s) ? source_color(line.source[s]) : kSectorUnused);
+      const int k = p.lanes_into(i, s);
+      if (k > 0) {
+        std::snprintf(buf, sizeof buf, "%d", k);
+        const ImVec2 ts = ImGui::CalcTextSize(buf);
+        if (ts.x <= cell_w - 2 && ts.y <= cell_h + 4)
+          dl->AddText(ImVec2(c.x + (cell_w - 1 - ts.x) * 0.5f, c.y + (cell_h - ts.y) * 0.5f),
+                      IM_COL32(10, 10, 10, 255), buf);
+      }
+    }
+    // Its offset from the lowest line (the full address is in the caption and the tooltip).
+    std::snprintf(buf, sizeof buf, "+0x%llx", ull(line.address - base));
+    const float tw = ImGui::CalcTextSize(buf).x;
+    if (tw <= line_w + gap - 2)
+      dl->AddText(ImVec2(b.x + (line_w - tw) * 0.5f, b1.y + 1),
+                  i == hover_line ? color::kText : color::kDim, buf);
+  }
+  float yy = lines_y + rows * row_h;
+  if (n == 1)
+    std::snprintf(buf, sizeof buf, "1 line of 128 B at 0x%llx, %d sector(s) of 32 B", ull(base),
+                  p.sectors);
+  else
+    std::snprintf(buf, sizeof buf, "%d lines of 128 B (labels: offset from 0x%llx), %d sectors", n,
+                  ull(base), p.sectors);
+  dl->AddText(ImVec2(x0, yy), color::kText, buf);
+  yy += 18;
+
+  // 5. Tooltips.
+  if (hover_line >= 0) {
+    const AccessPath::Line& line = p.lines[hover_line];
+    std::string tip;
+    std::snprintf(buf, sizeof buf, "line 0x%llx (+0x%llx), 128 B\nlanes %s (%d)\n",
+                  ull(line.address), ull(line.address - base), lane_list(line.lane_mask).c_str(),
+                  std::popcount(line.lane_mask));
+    tip += buf;
+    for (int s = 0; s < AccessPath::kSectorsPerLine; ++s) {
+      std::snprintf(buf, sizeof buf, "\nsector %d (bytes %3d-%3d): %s", s, 32 * s, 32 * s + 31,
+                    line.needed(s) ? source_words(line.source[s], a.kind) : "not needed");
+      tip += buf;
+      if (const int k = p.lanes_into(hover_line, s); k > 0) {
+        std::snprintf(buf, sizeof buf, ", first byte of %d lane(s)", k);
+        tip += buf;
+      }
+    }
+    ImGui::SetTooltip("%s", tip.c_str());
+  } else if (hover_lane >= 0) {
+    const AccessPath::Lane& lane = p.lanes[hover_lane];
+    const AccessPath::Line& line = p.lines[lane.line];
+    ImGui::SetTooltip("lane %d: line 0x%llx (+0x%llx), sector %d (bytes %d-%d): %s", hover_lane,
+                      ull(line.address), ull(line.address - base), lane.sector, 32 * lane.sector,
+                      32 * lane.sector + 31, source_words(line.source[lane.sector], a.kind));
+  }
+  return yy;
+}
+
 }  // namespace
 
 void draw_memory_panel(AppState& s) {
@@ -86,9 +282,18 @@ void draw_memory_panel(AppState& s) {
   ImGui::PushFont(s.fonts.small);
   const float label_w = 58;
   const float lanes_w = w - label_w - 4;
+  const AccessPath path = access_path(*t, a);
+  char buf[256];
+  float y = o.y;
+  if (path.complete) {  // the lanes' summary goes above them, so the connectors run free below
+    std::snprintf(buf, sizeof buf, "%d active lanes x %u B; lowest lane's address 0x%llx",
+                  std::popcount(a.exec_mask), a.access_bytes, ull(a.first_address));
+    dl->AddText(ImVec2(o.x + label_w, y), color::kDim, buf);
+    y += 16;
+  }
 
   // 1. Lanes.
-  float y = o.y;
+  const float lanes_y = y;
   dl->AddText(ImVec2(o.x, y + 2), color::kDim, "lanes");
   const float lane_w = lanes_w / 32.0f;
   int active = 0;
@@ -104,52 +309,57 @@ void draw_memory_panel(AppState& s) {
     }
   }
   y += 20;
-  char buf[256];
-  std::snprintf(buf, sizeof buf, "%d active lanes x %u B; lowest lane's address 0x%llx", active,
-                a.access_bytes, static_cast<unsigned long long>(a.first_address));
-  dl->AddText(ImVec2(o.x + label_w, y), color::kDim, buf);
-  y += 16;
-
-  // 2. The coalescer funnel.
   const float fx0 = o.x + label_w, fx1 = o.x + label_w + lanes_w;
-  const float mid = (fx0 + fx1) * 0.5f;
-  dl->AddQuadFilled(ImVec2(fx0, y), ImVec2(fx1, y), ImVec2(mid + 60, y + 16),
-                    ImVec2(mid - 60, y + 16), IM_COL32(255, 255, 255, 18));
-  if (is_shared(a.kind))
-    std::snprintf(buf, sizeof buf, "shared memory: %d wavefront(s), %d bank conflict(s)",
-                  a.wavefronts, a.bank_conflicts);
-  else
-    std::snprintf(buf, sizeof buf, "coalescer: %d line(s) of 128 B, %d sector(s) of 32 B", a.lines,
-                  a.sectors);
-  const ImVec2 ts = ImGui::CalcTextSize(buf);
-  dl->AddText(ImVec2(mid - ts.x * 0.5f, y + 1), color::kText, buf);
-  y += 22;
+  if (path.complete) {
+    // 2 and 3 from the per-line data: lanes -> sectors -> lines.
+    y = draw_path(dl, path, a, o.x, fx0, lanes_w, lane_w, lanes_y, y - 2);
+  } else {
+    std::snprintf(buf, sizeof buf, "%d active lanes x %u B; lowest lane's address 0x%llx", active,
+                  a.access_bytes, ull(a.first_address));
+    dl->AddText(ImVec2(o.x + label_w, y), color::kDim, buf);
+    y += 16;
 
-  // 3. Lines and sectors, coloured by where each sector was served.
-  if (!is_shared(a.kind) && a.lines > 0) {
-    dl->AddText(ImVec2(o.x, y + 2), color::kDim, "lines");
-    const float cell = 9, line_w = 4 * cell + 3, gap = 5;
-    const int per_row = std::max(1, static_cast<int>(lanes_w / (line_w + gap)));
-    const int hits = is_store(a.kind) ? 0 : a.l1_hit_sectors;
-    const int dram = a.dram_sectors;
-    const int l2 = std::max(0, a.sectors - hits - dram);
-    int k = 0;  // sectors drawn so far
-    for (int li = 0; li < a.lines; ++li) {
-      const int in_line = a.sectors / a.lines + (li < a.sectors % a.lines ? 1 : 0);
-      const float x = o.x + label_w + (li % per_row) * (line_w + gap);
-      const float yy = y + (li / per_row) * (cell + 6);
-      dl->AddRect(ImVec2(x, yy), ImVec2(x + line_w, yy + cell + 2), IM_COL32(255, 255, 255, 70), 2);
-      for (int sct = 0; sct < 4; ++sct) {
-        ImU32 c = IM_COL32(45, 48, 55, 255);
-        if (sct < in_line) {
-          c = k < hits ? color::kHit : k < hits + l2 ? color::kL2 : color::kDram;
-          ++k;
+    // 2. The coalescer funnel.
+    const float mid = (fx0 + fx1) * 0.5f;
+    dl->AddQuadFilled(ImVec2(fx0, y), ImVec2(fx1, y), ImVec2(mid + 60, y + 16),
+                      ImVec2(mid - 60, y + 16), IM_COL32(255, 255, 255, 18));
+    if (is_shared(a.kind))
+      std::snprintf(buf, sizeof buf, "shared memory: %d wavefront(s), %d bank conflict(s)",
+                    a.wavefronts, a.bank_conflicts);
+    else
+      std::snprintf(buf, sizeof buf, "coalescer: %d line(s) of 128 B, %d sector(s) of 32 B",
+                    a.lines, a.sectors);
+    const ImVec2 ts = ImGui::CalcTextSize(buf);
+    dl->AddText(ImVec2(mid - ts.x * 0.5f, y + 1), color::kText, buf);
+    y += 22;
+
+    // 3. Lines and sectors, coloured by where each sector was served.
+    if (!is_shared(a.kind) && a.lines > 0) {
+      dl->AddText(ImVec2(o.x, y + 2), color::kDim, "lines");
+      const float cell = 9, line_w = 4 * cell + 3, gap = 5;
+      const int per_row = std::max(1, static_cast<int>(lanes_w / (line_w + gap)));
+      const int hits = is_store(a.kind) ? 0 : a.l1_hit_sectors;
+      const int dram = a.dram_sectors;
+      const int l2 = std::max(0, a.sectors - hits - dram);
+      int k = 0;  // sectors drawn so far
+      for (int li = 0; li < a.lines; ++li) {
+        const int in_line = a.sectors / a.lines + (li < a.sectors % a.lines ? 1 : 0);
+        const float x = o.x + label_w + (li % per_row) * (line_w + gap);
+        const float yy = y + (li / per_row) * (cell + 6);
+        dl->AddRect(ImVec2(x, yy), ImVec2(x + line_w, yy + cell + 2), IM_COL32(255, 255, 255, 70),
+                    2);
+        for (int sct = 0; sct < 4; ++sct) {
+          ImU32 c = IM_COL32(45, 48, 55, 255);
+          if (sct < in_line) {
+            c = k < hits ? color::kHit : k < hits + l2 ? color::kL2 : color::kDram;
+            ++k;
+          }
+          dl->AddRectFilled(ImVec2(x + 1.5f + sct * cell, yy + 1.5f),
+                            ImVec2(x + 1.5f + (sct + 1) * cell - 1, yy + cell + 0.5f), c);
         }
-        dl->AddRectFilled(ImVec2(x + 1.5f + sct * cell, yy + 1.5f),
-                          ImVec2(x + 1.5f + (sct + 1) * cell - 1, yy + cell + 0.5f), c);
       }
+      y += ((a.lines - 1) / per_row + 1) * (cell + 6) + 4;
     }
-    y += ((a.lines - 1) / per_row + 1) * (cell + 6) + 4;
   }
 
   // 4. The journey in time: issue -> L1 tag stage -> data back.
@@ -160,10 +370,12 @@ void draw_memory_panel(AppState& s) {
   dl->AddRectFilled(ImVec2(xat(a.issue), by),
                     ImVec2(std::max(xat(a.tag_stage), xat(a.issue) + 2), by + 10),
                     IM_COL32(200, 60, 130, 200));
+  const bool from_dram = path.complete ? path.dram_sectors > 0 : a.dram_sectors > 0;
+  const bool from_l2 = path.complete ? path.l2_sectors > 0 : a.l1_miss_sectors > 0;
   dl->AddRectFilled(ImVec2(xat(a.tag_stage), by), ImVec2(xat(a.ready), by + 10),
-                    a.dram_sectors      ? color::kDram
-                    : a.l1_miss_sectors ? color::kL2
-                                        : color::kHit);
+                    from_dram ? color::kDram
+                    : from_l2 ? color::kL2
+                              : color::kHit);
   const float cur =
       xat(static_cast<uint64_t>(std::clamp(s.cursor, double(a.issue), double(a.ready))));
   if (s.cursor >= double(a.issue) && s.cursor <= double(a.ready))
@@ -184,7 +396,17 @@ void draw_memory_panel(AppState& s) {
   ImGui::SetCursorScreenPos(ImVec2(o.x, y));
   ImGui::Dummy(ImVec2(w, 2));
 
-  if (!is_shared(a.kind)) {
+  if (path.complete) {
+    // Counts from the per-sector sources.
+    std::snprintf(buf, sizeof buf, "L1 hit: %d", path.l1_sectors);
+    legend_chip(color::kHit, buf);
+    std::snprintf(buf, sizeof buf, "L2: %d", path.l2_sectors);
+    legend_chip(color::kL2, buf);
+    std::snprintf(buf, sizeof buf, "DRAM: %d sectors", path.dram_sectors);
+    legend_chip(color::kDram, buf);
+    legend_chip(kSectorUnused, "not needed");
+    ImGui::NewLine();
+  } else if (!is_shared(a.kind)) {
     std::snprintf(buf, sizeof buf, "L1 hit: %d", is_store(a.kind) ? 0 : a.l1_hit_sectors);
     legend_chip(color::kHit, buf);
     std::snprintf(
@@ -196,10 +418,22 @@ void draw_memory_panel(AppState& s) {
     ImGui::NewLine();
   }
   ImGui::PushStyleColor(ImGuiCol_Text, color::kDim);
-  ImGui::TextWrapped(
-      "Simulated. The trace keeps counts per access, not each lane's address: sectors are drawn "
-      "spread evenly over the lines, coloured in order L1, L2, DRAM.%s",
-      is_store(a.kind) ? " Stores go through L1 to L2 (write-through, no L1 allocate)." : "");
+  if (path.complete)
+    ImGui::TextWrapped(
+        "Simulated: the model's lines and sectors, each coloured by where the model served it "
+        "(an L1 hit includes joining a miss in flight in this SM's L1; DRAM, a DRAM fetch in "
+        "flight at the L2). Lanes are drawn to the sector of their first byte (a misaligned lane "
+        "also needs the next). Hover a line or lane for details.%s",
+        is_store(a.kind)
+            ? " Stores write through to the L2 (no L1 allocate; L1 copies invalidated)."
+        : a.kind == timing::AccessRecord::Kind::Atomic
+            ? " Atomics are done at the L2 (L1 copies invalidated)."
+            : "");
+  else
+    ImGui::TextWrapped(
+        "Simulated. The trace keeps counts per access, not each lane's address: sectors are drawn "
+        "spread evenly over the lines, coloured in order L1, L2, DRAM.%s",
+        is_store(a.kind) ? " Stores go through L1 to L2 (write-through, no L1 allocate)." : "");
   ImGui::PopStyleColor();
 }
 
