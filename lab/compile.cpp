@@ -161,6 +161,15 @@ Expected<CompiledPtx> Toolchain::compile_cuda(const std::string& source, const s
   std::string dir = std::filesystem::path(path).parent_path().string();
   opts.push_back("-I" + (dir.empty() ? std::string(".") : dir));
   for (const std::string& d : options.include_dirs) opts.push_back("-I" + d);
+  // The toolkit's headers (cuda_fp16.h, cuda_bf16.h, cooperative_groups.h), which nvcc finds on
+  // its own and NVRTC does not.
+  for (const char* home : {static_cast<const char*>(std::getenv("CUDA_HOME")), "/usr/local/cuda"}) {
+    std::error_code ec;
+    if (home && std::filesystem::exists(std::string(home) + "/include/cuda_fp16.h", ec)) {
+      opts.push_back("-I" + std::string(home) + "/include");
+      break;
+    }
+  }
   opts.insert(opts.end(), options.extra.begin(), options.extra.end());
   std::vector<const char*> argv;
   for (const std::string& o : opts) argv.push_back(o.c_str());

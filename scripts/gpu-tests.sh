@@ -60,7 +60,7 @@ grep -A20 "MEASURE" "$LOG_DIR/test_6xx.log" | grep -v "^===" > "$LOG_DIR/measure
 if [ "${WARPLAB_SKIP_EXPERIMENTS:-0}" = 1 ]; then
   echo "lesson experiments skipped here (WARPLAB_SKIP_EXPERIMENTS=1)"
 elif [ -n "${WARPLAB:-}" ]; then
-  for f in lessons/*/*.toml lessons/*.toml; do
+  for f in lessons/*/*.toml lessons/*.toml tests/data/instruction_mix.toml; do
     [ -f "$f" ] || continue
     echo "== $f"
     "$WARPLAB" run "$f" --backend both 2>&1 | tee -a "$LOG_DIR/experiments.log" || status=1

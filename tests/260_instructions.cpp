@@ -117,6 +117,32 @@ TEST_CASE("64-bit add through a carry chain (add.cc / addc)") {
   for (size_t i = 0; i < a.size(); ++i) CHECK(r[i] == a[i] + b[i]);
 }
 
+// A 32x32 -> 64-bit multiply-accumulate as nvcc emits it for wide arithmetic (the double-precision
+// trig reduction): mad.lo.cc then madc.hi, and madc.hi.cc carrying into a third word.
+TEST_CASE("multiply-add through a carry chain (mad.lo.cc / madc.hi / madc.hi.cc)") {
+  const std::vector<uint64_t> a = {0xFFFFFFFFull, 0x80000000ull, 12345, 0xDEADBEEFull};
+  const std::vector<uint64_t> b = {0xFFFFFFFFull, 2, 0, 0xFFFFFFFFull};
+  // low 64 bits of a*b + a + (b << 32), and its carry out of bit 63
+  auto lo = run(R"(
+  mad.lo.cc.u32 %r3, %r1, %r2, %r1;
+  madc.hi.u32 %r4, %r1, %r2, %r2;
+  mov.b64 %rd3, {%r3, %r4};
+  mov.u32 %r3, 0;)",
+                a, b);
+  auto carry = run(R"(
+  mad.lo.cc.u32 %r3, %r1, %r2, %r1;
+  madc.hi.cc.u32 %r4, %r1, %r2, %r2;
+  addc.u32 %r3, 0, 0;)",
+                   a, b);
+  for (size_t i = 0; i < a.size(); ++i) {
+    INFO("i = " << i);
+    const unsigned __int128 want =
+        static_cast<unsigned __int128>(a[i]) * b[i] + a[i] + (static_cast<unsigned __int128>(b[i]) << 32);
+    CHECK(lo[i] == static_cast<uint64_t>(want));
+    CHECK(carry[i] == static_cast<uint64_t>(want >> 64));
+  }
+}
+
 TEST_CASE("float compares with NaN, selp, min/max, cvt saturation") {
   const float nan = std::numeric_limits<float>::quiet_NaN();
   const std::vector<float> af = {1.0f, nan, -0.0f, 3.5f, -1e30f};

@@ -116,16 +116,19 @@ void add_cc(Exec& x, const DInst& d) {
     if (cout) R[cc + l] = r.carry ? 1 : 0;
   });
 }
+// mad.cc (carry out) and madc (carry in, and out with .cc): d = a*b (.lo or .hi) + c + CF.
 void mad_cc(Exec& x, const DInst& d) {
   const Type t = d.ir->type;
   const auto& md = d.ir->mod;
+  const bool cin = d.ir->op == Opcode::Madc;
   uint64_t* R = x.R;
   const int cc = static_cast<int>(d.aux) * 32;
   for_lanes(x.exec, [&](int l) {
+    const bool ci = cin && (R[cc + l] & 1);
     const num::CarryResult r = num::int_mad_carry(R[d.s[0] * 32 + l], R[d.s[1] * 32 + l],
-                                                  R[d.s[2] * 32 + l], false, t, md.mul);
+                                                  R[d.s[2] * 32 + l], ci, t, md.mul);
     R[d.d[0] * 32 + l] = r.value;
-    R[cc + l] = r.carry ? 1 : 0;
+    if (md.carry_out) R[cc + l] = r.carry ? 1 : 0;
   });
 }
 
@@ -318,6 +321,13 @@ Handler pick_int(const ptx::Instruction& in, DInst& d, std::string& why) {
     case Opcode::Subc:
       if (!need(1, 2) || !w3264) break;
       return add_cc;
+    case Opcode::Madc:
+      if (!need(1, 3) || !w3264) break;
+      if (m.mul == MulMode::Wide) {
+        why = "madc has no .wide form";
+        return nullptr;
+      }
+      return mad_cc;
     case Opcode::Mul:
       if (!need(1, 2) || bits < 16) break;
       if (m.mul == MulMode::Wide && bits == 64) {

@@ -193,6 +193,7 @@ void Parser::apply_modifiers(Instruction& inst, const std::vector<std::string_vi
         break;
       case Opcode::Mul:
       case Opcode::Mad:
+      case Opcode::Madc:
       case Opcode::Mul24:
       case Opcode::Mad24:
       case Opcode::Dp2a:

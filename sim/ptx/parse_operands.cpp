@@ -37,6 +37,7 @@ int operand_count(const Instruction& inst) {
     case Opcode::Set:
       return inst.mod.bool_op != BoolOp::None ? 4 : 3;
     case Opcode::Mad:
+    case Opcode::Madc:
     case Opcode::Mad24:
     case Opcode::Fma:
     case Opcode::Bfe:
