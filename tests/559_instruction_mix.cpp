@@ -45,10 +45,13 @@ uint32_t byte_perm(uint32_t x, uint32_t y, uint32_t s) {
 
 }  // namespace
 
-TEST_CASE("559 instruction mix: every result against the CPU") {
+namespace {
+
+void check_instruction_mix(const std::vector<std::string>& nvrtc_options) {
   const int n = 2048, block = 256;
   auto run = run_lesson("tests/data/instruction_mix.toml",
-                        {"N=" + std::to_string(n), "block=" + std::to_string(block)});
+                        {"N=" + std::to_string(n), "block=" + std::to_string(block)},
+                        [&](warplab::lab::Experiment& e) { e.options = nvrtc_options; });
   if (!run) return;
   const auto xf = as_f32(run->buffer("xf"));
   const auto xd = as_vector<double>(run->buffer("xd"));
@@ -187,4 +190,13 @@ TEST_CASE("559 instruction mix: every result against the CPU") {
   CHECK(as_f32(run->buffer("cntf"))[0] == float(n));
   CHECK(as_vector<double>(run->buffer("cntd"))[0] == 0.5 * n);
   CHECK(as_vector<uint64_t>(run->buffer("cnt64"))[0] == sum);
+}
+
+}  // namespace
+
+TEST_CASE("559 instruction mix: every result against the CPU") { check_instruction_mix({}); }
+
+// -G: no optimisation, every variable in local memory, and the PTX carries .section debug blocks.
+TEST_CASE("559 instruction mix compiled with -G (debug): the same results") {
+  check_instruction_mix({"-G"});
 }
