@@ -12,6 +12,8 @@
 # 3. Once the CLI exists (build-gpu-tests/warplab, or $WARPLAB: a binary built elsewhere and
 #    carried here), runs every lesson experiment with --backend both, unless
 #    WARPLAB_SKIP_EXPERIMENTS=1 (when the caller runs them itself with its own sizes).
+# 4. With the CLI, times the lessons' ratio experiments on the GPU at the reference sizes
+#    (ratios.log), unless WARPLAB_SKIP_RATIOS=1.
 # Logs go to LOG_DIR (default: $OUT when set, else ./gpu-test-logs).
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -67,5 +69,22 @@ elif [ -n "${WARPLAB:-}" ]; then
   done
 else
   echo "warplab CLI not built here: experiments with --backend both skipped"
+fi
+
+# 4. The lesson ratios of ../shared/reference/gpu-measurements.md, measured with WarpLab's own GPU
+#    backend at the reference sizes (GPU only: the simulator's side at these sizes is what
+#    tests/330 checks, in minutes). Lines in ratios.log pair with the reference table.
+if [ -n "${WARPLAB:-}" ] && [ "${WARPLAB_SKIP_RATIOS:-0}" != 1 ]; then
+  for spec in "lessons/03-block-size/block-size-sweep.toml N=16777216" \
+              "lessons/02-coalescing/stride-sweep.toml N=16777216" \
+              "lessons/06-operator-fusion/gelu.toml N=16777216" \
+              "lessons/04-divergence/divergence.toml N=16777216" \
+              "lessons/05-shared-memory-tiling/matmul.toml M=2048 N=2048 K=2048"; do
+    set -- $spec
+    f=$1; shift
+    sets=(); for kv in "$@"; do sets+=(--set "$kv"); done
+    echo "== $f $* (GPU)"
+    "$WARPLAB" run "$f" "${sets[@]}" --backend gpu 2>&1 | tee -a "$LOG_DIR/ratios.log" || status=1
+  done
 fi
 exit $status
