@@ -136,8 +136,8 @@ TEST_CASE("multiply-add through a carry chain (mad.lo.cc / madc.hi / madc.hi.cc)
                    a, b);
   for (size_t i = 0; i < a.size(); ++i) {
     INFO("i = " << i);
-    const unsigned __int128 want =
-        static_cast<unsigned __int128>(a[i]) * b[i] + a[i] + (static_cast<unsigned __int128>(b[i]) << 32);
+    const unsigned __int128 want = static_cast<unsigned __int128>(a[i]) * b[i] + a[i] +
+                                   (static_cast<unsigned __int128>(b[i]) << 32);
     CHECK(lo[i] == static_cast<uint64_t>(want));
     CHECK(carry[i] == static_cast<uint64_t>(want >> 64));
   }

@@ -39,7 +39,8 @@ uint32_t funnel_l(uint32_t lo, uint32_t hi, uint32_t s) {
 uint32_t byte_perm(uint32_t x, uint32_t y, uint32_t s) {
   const uint64_t v = (static_cast<uint64_t>(y) << 32) | x;
   uint32_t r = 0;
-  for (int n = 0; n < 4; ++n) r |= static_cast<uint32_t>((v >> (8 * ((s >> (4 * n)) & 7))) & 0xFF) << (8 * n);
+  for (int n = 0; n < 4; ++n)
+    r |= static_cast<uint32_t>((v >> (8 * ((s >> (4 * n)) & 7))) & 0xFF) << (8 * n);
   return r;
 }
 
@@ -87,13 +88,14 @@ void check_instruction_mix(const std::vector<std::string>& nvrtc_options) {
       MESSAGE("math library at " << i << ": got " << of[4 * i + 1] << ", expected " << lib);
 
     // The fast intrinsics (ex2/lg2/sin/cos.approx, div.approx): within about 2^-20 absolute here.
-    const double fast = std::exp(x) + std::sin(x) + std::cos(x) + std::log(std::fabs(x) + 1.0) + x / 3.0;
+    const double fast =
+        std::exp(x) + std::sin(x) + std::cos(x) + std::log(std::fabs(x) + 1.0) + x / 3.0;
     if (!(std::abs(of[4 * i + 2] - fast) <= 1e-5) && bad_fast++ < 3)
       MESSAGE("fast intrinsics at " << i << ": got " << of[4 * i + 2] << ", expected " << fast);
 
     // Shuffles, a shared-memory neighbour, half and bfloat16: bit for bit in the kernel's order.
-    const float down = lane < 31 ? xf[i + 1] : x, bfly = xf[warp0 + (lane ^ 2)],
-                idx = xf[warp0], up = lane >= 3 ? xf[i - 3] : x;
+    const float down = lane < 31 ? xf[i + 1] : x, bfly = xf[warp0 + (lane ^ 2)], idx = xf[warp0],
+                up = lane >= 3 ? xf[i - 3] : x;
     const float neighbour = xf[block0 + (i - block0 + 1) % block];
     const float hx = to_half(x);
     const float h = to_half(static_cast<double>(to_half(double(hx) + 0.25)) * hx);
@@ -115,8 +117,7 @@ void check_instruction_mix(const std::vector<std::string>& nvrtc_options) {
       MESSAGE("doubles at " << i << ": got " << od[i] << ", expected " << dwant);
 
     // Integer intrinsics and 64-bit arithmetic: exact.
-    long long s = std::popcount(u) + clz32(static_cast<uint32_t>(a)) +
-                  static_cast<int>([&] {
+    long long s = std::popcount(u) + clz32(static_cast<uint32_t>(a)) + static_cast<int>([&] {
                     uint32_t r = 0;
                     for (int k = 0; k < 32; ++k) r |= ((u >> k) & 1u) << (31 - k);
                     return r >> 16;
@@ -129,9 +130,11 @@ void check_instruction_mix(const std::vector<std::string>& nvrtc_options) {
     const long long w = static_cast<long long>(a) * 1000003LL;
     s += w * 3 + w / 5 + (w >> 3) + std::popcount(static_cast<uint64_t>(w)) +
          std::countl_zero(static_cast<uint64_t>(w)) +
-         static_cast<long long>(static_cast<uint64_t>(
-                                    (static_cast<unsigned __int128>(static_cast<uint64_t>(w)) *
-                                     0x9E3779B97F4A7C15ull) >> 64) >> 40);
+         static_cast<long long>(
+             static_cast<uint64_t>((static_cast<unsigned __int128>(static_cast<uint64_t>(w)) *
+                                    0x9E3779B97F4A7C15ull) >>
+                                   64) >>
+             40);
     if (oi[3 * i] != s && bad_int++ < 3)
       MESSAGE("integer intrinsics at " << i << ": got " << oi[3 * i] << ", expected " << s);
 

@@ -602,8 +602,7 @@ class KernelBuilder {
           break;
       }
     }
-    if (in.mod.carry_out || in.op == Opcode::Addc || in.op == Opcode::Subc ||
-        in.op == Opcode::Madc)
+    if (in.mod.carry_out || in.op == Opcode::Addc || in.op == Opcode::Subc || in.op == Opcode::Madc)
       d.aux = static_cast<uint64_t>(cc_slot_);
     return true;
   }

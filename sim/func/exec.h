@@ -113,4 +113,18 @@ Handler pick_warp(const ptx::Instruction& in, DInst& d, std::string& why);     /
     });                                                                              \
   }
 
+// setp/set with a boolean op: r (this compare's lane mask) combined with the predicate operand c.
+inline uint32_t combine(uint32_t r, uint32_t c, ptx::BoolOp op) {
+  switch (op) {
+    case ptx::BoolOp::And:
+      return r & c;
+    case ptx::BoolOp::Or:
+      return r | c;
+    case ptx::BoolOp::Xor:
+      return r ^ c;
+    default:
+      return r;
+  }
+}
+
 }  // namespace warplab::func

@@ -114,18 +114,6 @@ WL_LANES1(ex2_half, num::half_ex2(t, u32(a), md.ftz))
 WL_LANES1(tanh_half, num::half_tanh(t, u32(a)))
 
 // ---- compares, selects, tests ------------------------------------------------------------------
-inline uint32_t combine(uint32_t r, uint32_t c, ptx::BoolOp op) {
-  switch (op) {
-    case ptx::BoolOp::And:
-      return r & c;
-    case ptx::BoolOp::Or:
-      return r | c;
-    case ptx::BoolOp::Xor:
-      return r ^ c;
-    default:
-      return r;
-  }
-}
 void setp_float(Exec& x, const DInst& d) {
   const Type t = d.ir->type;
   const CmpOp c = d.ir->mod.cmp;

@@ -145,18 +145,6 @@ void pred_xor(Exec& x, const DInst& d) {
 void pred_not(Exec& x, const DInst& d) { write_pred(x, d.d[0], ~pred_mask(x, d, 0)); }
 
 // setp/set finish: combine with the optional predicate c and write one or two predicates.
-inline uint32_t combine(uint32_t r, uint32_t c, ptx::BoolOp op) {
-  switch (op) {
-    case ptx::BoolOp::And:
-      return r & c;
-    case ptx::BoolOp::Or:
-      return r | c;
-    case ptx::BoolOp::Xor:
-      return r ^ c;
-    default:
-      return r;
-  }
-}
 inline void finish_setp(Exec& x, const DInst& d, uint32_t r) {
   const auto op = d.ir->mod.bool_op;
   const uint32_t c = d.np ? pred_mask(x, d, 0) : 0;
@@ -251,10 +239,6 @@ Handler pick_setp_fast(CmpOp c) {
 
 bool int_type(Type t) {
   return ptx::is_signed_int(t) || ptx::is_unsigned_int(t) || ptx::is_bits(t);
-}
-bool width_in(Type t, int lo, int hi) {
-  const int b = ptx::type_bits(t);
-  return b >= lo && b <= hi && b != 128;
 }
 
 }  // namespace

@@ -90,21 +90,6 @@ uint64_t round_to_format(double x, int mant_bits, int exp_bits, Rounding r) {
 
 namespace {
 
-Fmt fmt_of(Type t) {
-  switch (t) {
-    case Type::F16:
-    case Type::F16x2:
-      return kF16;
-    case Type::BF16:
-    case Type::BF16x2:
-      return kBF16;
-    case Type::F32:
-      return kF32;
-    default:
-      return kF64;
-  }
-}
-
 // A float result's finishing touches: ftz (f32 only), .sat clamp to [0,1], .relu.
 uint64_t finish_float(uint64_t bits, Fmt f, bool sat, bool ftz, bool relu) {
   if (ftz && f.mant == 23) bits = flush(bits, f);

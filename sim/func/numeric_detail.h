@@ -27,6 +27,21 @@ inline constexpr Fmt kF16{10, 5};
 inline constexpr Fmt kBF16{7, 8};
 inline constexpr Fmt kF32{23, 8};
 inline constexpr Fmt kF64{52, 11};
+// The format of a PTX float type (x2 types: of each half; anything else: f64).
+inline Fmt fmt_of(Type t) {
+  switch (t) {
+    case Type::F16:
+    case Type::F16x2:
+      return kF16;
+    case Type::BF16:
+    case Type::BF16x2:
+      return kBF16;
+    case Type::F32:
+      return kF32;
+    default:
+      return kF64;
+  }
+}
 
 inline bool is_nan(uint64_t b, Fmt f) {
   return (b & f.exp_mask()) == f.exp_mask() && (b & f.frac_mask()) != 0;

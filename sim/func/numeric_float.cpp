@@ -301,25 +301,8 @@ uint32_t f32_max(uint32_t a, uint32_t b, bool ftz, bool nan, bool xorsign_abs) {
 }
 bool f32_testp(uint32_t a, TestpMode m) { return ftestp(a, kF32, m); }
 
-namespace {
-Fmt float_fmt(Type t) {
-  switch (t) {
-    case Type::F16:
-    case Type::F16x2:
-      return kF16;
-    case Type::BF16:
-    case Type::BF16x2:
-      return kBF16;
-    case Type::F32:
-      return kF32;
-    default:
-      return kF64;
-  }
-}
-}  // namespace
-
 bool fcmp(uint64_t a, uint64_t b, Type t, CmpOp op, bool ftz) {
-  const Fmt f = float_fmt(t);
+  const Fmt f = fmt_of(t);
   if (f.mant != 52) a &= width_mask(f.bits()), b &= width_mask(f.bits());
   if (ftz) a = flush(a, f), b = flush(b, f);
   return compare(decode(a, f), decode(b, f), op);
