@@ -62,6 +62,10 @@ grep -A20 "MEASURE" "$LOG_DIR/test_6xx.log" | grep -v "^===" > "$LOG_DIR/measure
 if [ "${WARPLAB_SKIP_EXPERIMENTS:-0}" = 1 ]; then
   echo "lesson experiments skipped here (WARPLAB_SKIP_EXPERIMENTS=1)"
 elif [ -n "${WARPLAB:-}" ]; then
+  # The preset derived from this GPU must load and run (cmd: warplab configs --from-gpu).
+  "$WARPLAB" configs --from-gpu "$LOG_DIR/from-gpu.toml" &&
+    "$WARPLAB" run lessons/01-threads-and-warps/vec_add.toml --config "$LOG_DIR/from-gpu.toml" \
+      2>&1 | tee "$LOG_DIR/from-gpu-run.log" || status=1
   for f in lessons/*/*.toml lessons/*.toml tests/data/instruction_mix.toml; do
     [ -f "$f" ] || continue
     echo "== $f"

@@ -27,7 +27,6 @@
 
 #include "gpu/backend.h"
 #include "gpu/compare.h"
-#include "gpu/preset.h"
 
 using namespace warplab::gpu;
 
@@ -227,7 +226,7 @@ std::string fmt(const char* f, double a) {
 
 }  // namespace
 
-TEST_CASE("650 device description and derived preset") {
+TEST_CASE("650 device description") {
   auto gpu = open_or_skip();
   if (!gpu) return;
   const DeviceInfo& d = gpu->device();
@@ -235,7 +234,6 @@ TEST_CASE("650 device description and derived preset") {
   CHECK(d.l2_bytes > 0);
   CHECK(d.max_warps_per_sm() > 0);
   MESSAGE("DEVICE\n" << describe(d));
-  MESSAGE("PRESET\n" << preset_toml(d));
 }
 
 TEST_CASE("650 bad PTX: the JIT's error log comes back with the PTX line") {
