@@ -1,7 +1,11 @@
 #include "lab/buffers.h"
 
 #include <cmath>
+#include <cstdio>
 #include <cstring>
+#include <fstream>
+#include <limits>
+#include <string>
 
 namespace warplab::lab {
 
@@ -63,34 +67,79 @@ void fill_uniform(HostBuffer& b, const BufferInit& init) {
   }
 }
 
+std::string gib(uint64_t bytes) {
+  char b[32];
+  std::snprintf(b, sizeof b, "%.1f GiB", static_cast<double>(bytes) / (1u << 30));
+  return b;
+}
+
+}  // namespace
+
+namespace {
+
+// Memory this machine can still hand out, in bytes (MemAvailable; 0 when unknown).
+uint64_t available_memory() {
+  std::ifstream in("/proc/meminfo");
+  std::string key;
+  uint64_t kib = 0;
+  while (in >> key >> kib) {
+    if (key == "MemAvailable:") return kib * 1024;
+    in.ignore(std::numeric_limits<std::streamsize>::max(), '\n');
+  }
+  return 0;
+}
+
 }  // namespace
 
 Expected<std::vector<HostBuffer>> make_buffers(const Experiment& exp, const Env& env) {
-  std::vector<HostBuffer> out;
+  std::vector<HostBuffer> out(exp.buffers.size());
+  std::vector<NpyArray> npys(exp.buffers.size());
+  auto fail = [&](size_t k, const std::string& what) {
+    const BufferDef& d = exp.buffers[k];
+    return Error{exp.path, d.line, "buffers[" + std::to_string(k) + "] (" + d.name + "): " + what};
+  };
+  // 1. Every buffer's element count, from its expression or its .npy file.
+  uint64_t total = 0;
   for (size_t k = 0; k < exp.buffers.size(); ++k) {
     const BufferDef& d = exp.buffers[k];
-    std::string key = "buffers[" + std::to_string(k) + "] (" + d.name + ")";
-    auto fail = [&](const std::string& what) { return Error{exp.path, d.line, key + ": " + what}; };
-    HostBuffer b;
+    HostBuffer& b = out[k];
     b.name = d.name;
     b.type = d.type;
-    NpyArray npy;
     if (d.init.kind == BufferInit::Kind::Npy) {
       auto a = read_npy(d.init.npy_path);
-      if (!a) return fail(a.error().to_string());
-      npy = std::move(*a);
+      if (!a) return fail(k, a.error().to_string());
+      npys[k] = std::move(*a);
     }
     if (d.count_from_npy) {
-      b.count = npy.count();
+      b.count = npys[k].count();
     } else {
       auto c = d.count.eval_int(env);
-      if (!c) return fail("count: " + c.error().message);
-      if (*c < 0) return fail("count = " + std::to_string(*c) + " is negative");
+      if (!c) return fail(k, "count: " + c.error().message);
+      if (*c < 0) return fail(k, "count = " + std::to_string(*c) + " is negative");
       b.count = static_cast<uint64_t>(*c);
     }
     constexpr uint64_t kMaxBytes = uint64_t{16} << 30;
     if (b.count * elem_size(b.type) > kMaxBytes)
-      return fail("count = " + std::to_string(b.count) + " is over the 16 GiB a buffer may hold");
+      return fail(k,
+                  "count = " + std::to_string(b.count) + " is over the 16 GiB a buffer may hold");
+    if (d.init.kind == BufferInit::Kind::Npy && npys[k].count() != b.count)
+      return fail(k, d.init.npy_path + " has " + std::to_string(npys[k].count()) +
+                         " elements but count = " + std::to_string(b.count));
+    total += b.count * elem_size(b.type);
+  }
+  // 2. Each buffer lives twice during a run (its host copy and the simulator's device memory):
+  //    a run that needs more than this machine has left is refused before anything is allocated,
+  //    rather than killed by the kernel half way.
+  if (const uint64_t available = available_memory(); available > 0 && 2 * total > available)
+    return Error{exp.path, exp.buffers.empty() ? 0 : exp.buffers.front().line,
+                 "buffers: these parameters need " + gib(total) +
+                     " of buffers (twice that during a run: the host copies and the simulator's "
+                     "device memory), but this machine has " +
+                     gib(available) + " available"};
+  // 3. Allocate and fill.
+  for (size_t k = 0; k < exp.buffers.size(); ++k) {
+    const BufferDef& d = exp.buffers[k];
+    HostBuffer& b = out[k];
     b.bytes.assign(b.count * elem_size(b.type), 0);
     switch (d.init.kind) {
       case BufferInit::Kind::Zeros:
@@ -108,13 +157,9 @@ Expected<std::vector<HostBuffer>> make_buffers(const Experiment& exp, const Env&
         fill_uniform(b, d.init);
         break;
       case BufferInit::Kind::Npy:
-        if (npy.count() != b.count)
-          return fail(d.init.npy_path + " has " + std::to_string(npy.count()) +
-                      " elements but count = " + std::to_string(b.count));
-        b.bytes = convert_elements(npy, b.type);
+        b.bytes = convert_elements(npys[k], b.type);
         break;
     }
-    out.push_back(std::move(b));
   }
   return out;
 }

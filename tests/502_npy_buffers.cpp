@@ -153,3 +153,23 @@ TEST_CASE("502 buffers: errors name the buffer's line") {
   CHECK(r.error().line == 12);
   CHECK(r.error().message.find("buffers[0] (x): count") != std::string::npos);
 }
+
+TEST_CASE("502 buffers: more than the machine can hold is refused before anything is allocated") {
+  Experiment exp;
+  exp.path = "big.toml";
+  // 64 buffers of 16 GiB each: 1 TiB, twice that during a run; no machine running this has it.
+  for (int k = 0; k < 64; ++k) {
+    BufferDef b;
+    b.name = "b" + std::to_string(k);
+    b.type = ElemType::F32;
+    b.count = *Expr::parse("4 * 1024 * 1024 * 1024");
+    b.line = 10 + k;
+    exp.buffers.push_back(b);
+  }
+  auto r = make_buffers(exp, {});
+  REQUIRE_FALSE(r.has_value());
+  CHECK(r.error().file == "big.toml");
+  CHECK(r.error().line == 10);
+  CHECK(r.error().message.find("need 1024.0 GiB of buffers") != std::string::npos);
+  CHECK(r.error().message.find("available") != std::string::npos);
+}
