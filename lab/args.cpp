@@ -102,16 +102,16 @@ Status pack_scalar(const ptx::Param& p, const Value& v, uint8_t* dst, const std:
   int64_t x = v.i;
   bool fits;
   if (bits == 64) {
-    fits = !(ptx::is_unsigned_int(t) && x < 0);
+    fits = true;  // any int64 value, as its bit pattern (see below)
   } else {
     int64_t umax = (int64_t{1} << bits) - 1, smin = -(int64_t{1} << (bits - 1)),
             smax = (int64_t{1} << (bits - 1)) - 1;
-    if (ptx::is_unsigned_int(t))
-      fits = x >= 0 && x <= umax;
-    else if (ptx::is_signed_int(t))
+    // .uN and .bN: either reading. nvcc declares a C `int` parameter as .u32 (PTX parameters
+    // carry no signedness), so -1 for an int must pass, as its bit pattern.
+    if (ptx::is_signed_int(t))
       fits = x >= smin && x <= smax;
     else
-      fits = x >= smin && x <= umax;  // .bN: either reading
+      fits = x >= smin && x <= umax;
   }
   if (!fits) return Error{"", 0, what + ": the value " + std::to_string(x) + " does not fit"};
   uint64_t u = static_cast<uint64_t>(x);

@@ -129,7 +129,8 @@ std::string Toolchain::nvrtc_version() const {
   return std::to_string(major) + "." + std::to_string(minor);
 }
 
-std::string nvrtc_log_to_file_line(const std::string& log, int* first_line) {
+std::string nvrtc_log_to_file_line(const std::string& log, int* first_line,
+                                   std::string* first_file) {
   // NVRTC writes "path(LINE): error: ..." (EDG style).
   static const std::regex kLoc(R"(^(.*?)\((\d+)\): )");
   std::istringstream in(log);
@@ -138,8 +139,10 @@ std::string nvrtc_log_to_file_line(const std::string& log, int* first_line) {
   while (std::getline(in, line)) {
     std::smatch m;
     if (std::regex_search(line, m, kLoc)) {
-      if (first_line && *first_line == 0 && line.find("error") != std::string::npos)
+      if (first_line && *first_line == 0 && line.find("error") != std::string::npos) {
         *first_line = std::stoi(m[2]);
+        if (first_file) *first_file = m[1].str();
+      }
       line = m[1].str() + ":" + m[2].str() + ": " + m.suffix().str();
     }
     out += line + "\n";
@@ -161,12 +164,15 @@ Expected<CompiledPtx> Toolchain::compile_cuda(const std::string& source, const s
   std::string dir = std::filesystem::path(path).parent_path().string();
   opts.push_back("-I" + (dir.empty() ? std::string(".") : dir));
   for (const std::string& d : options.include_dirs) opts.push_back("-I" + d);
-  // The toolkit's headers (cuda_fp16.h, cuda_bf16.h, cooperative_groups.h), which nvcc finds on
-  // its own and NVRTC does not.
+  // The toolkit's headers (cuda_fp16.h, cuda_bf16.h, cooperative_groups.h, and since CUDA 13
+  // the CCCL libraries they use, <cuda/std/...>, under include/cccl), which nvcc finds on its own
+  // and NVRTC does not.
   for (const char* home : {static_cast<const char*>(std::getenv("CUDA_HOME")), "/usr/local/cuda"}) {
     std::error_code ec;
     if (home && std::filesystem::exists(std::string(home) + "/include/cuda_fp16.h", ec)) {
       opts.push_back("-I" + std::string(home) + "/include");
+      if (std::filesystem::exists(std::string(home) + "/include/cccl", ec))
+        opts.push_back("-I" + std::string(home) + "/include/cccl");
       break;
     }
   }
@@ -183,10 +189,11 @@ Expected<CompiledPtx> Toolchain::compile_cuda(const std::string& source, const s
   std::string log(n, '\0');
   if (n) t.get_log(prog, log.data());
   int first = 0;
-  std::string nice = nvrtc_log_to_file_line(log, &first);
+  std::string first_file;
+  std::string nice = nvrtc_log_to_file_line(log, &first, &first_file);
   if (rc != 0) {
     t.destroy(&prog);
-    return Error{path, first,
+    return Error{first_file.empty() ? path : first_file, first,
                  std::string("CUDA compile failed (") + t.error_string(rc) + "):\n" + nice};
   }
   CompiledPtx out;

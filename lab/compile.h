@@ -57,8 +57,10 @@ struct ResourceReport {
 Expected<std::vector<KernelResources>> parse_ptxas_info(const std::string& log);
 
 // Converts NVRTC's "file(12): error: ..." lines to "file:12: error: ..."; returns the first
-// error's line through `first_line` (0 when none).
-std::string nvrtc_log_to_file_line(const std::string& log, int* first_line);
+// error's line through `first_line` (0 when none) and its file through `first_file` (which may be
+// a header the source includes).
+std::string nvrtc_log_to_file_line(const std::string& log, int* first_line,
+                                   std::string* first_file = nullptr);
 
 class ToolchainImpl;
 

@@ -317,6 +317,7 @@ json launch_json(const LaunchRecord& r, const ptx::Module* module) {
     j["static_shared_bytes"] = r.ptx_static_shared_bytes;
   }
   if (r.fault) j["fault"] = fault_json(*r.fault);
+  if (!r.printf_output.empty()) j["printf"] = r.printf_output;
   j["sim"] = r.sim;
   if (!r.gpu.empty()) {
     j["gpu"] = r.gpu;
@@ -447,12 +448,16 @@ std::string format_launch(const LaunchRecord& r) {
       << "   thread instructions " << group_thousands(r.stats->thread_instructions) << "\n";
   if (r.resources)
     o << "    registers " << r.resources->registers << "   static shared "
-      << r.resources->static_shared_bytes << " B   local " << r.resources->local_bytes
-      << " B"
+      << r.resources->static_shared_bytes << " B   local " << r.resources->local_bytes << " B"
       << (r.resources_source == "gpu"
               ? std::string("   (the driver's JIT: nvJitLink is not available)")
               : "   barriers " + std::to_string(r.resources->barriers))
       << "\n";
+  if (!r.printf_output.empty()) {
+    o << "    printf (simulator; lane order within a warp, warps in execution order):\n";
+    std::istringstream lines(r.printf_output);
+    for (std::string line; std::getline(lines, line);) o << "      | " << line << "\n";
+  }
   if (r.sim.value("mode", "") == "timing") o << format_timing(r);
   if (!r.gpu.empty()) o << format_gpu(r);
   return o.str();

@@ -79,7 +79,7 @@ struct RunOptions {
   // L2 what the previous one left there (gelu's nine kernels pass 64 MiB buffers along); false =
   // every launch starts with an empty L2 (`--sim-cold-l2`, and `--gpu-cold` for both backends).
   bool sim_l2_kept = true;
-  bool resources = true;    // ask nvJitLink for registers/shared memory
+  bool resources = true;  // ask nvJitLink for registers/shared memory
   std::string sass_arch = "sm_90";
   uint64_t max_warp_instructions = 0;  // per launch; 0 = unlimited
 };
@@ -102,6 +102,7 @@ struct LaunchRecord {
   std::string resources_source;
   uint32_t ptx_static_shared_bytes = 0;  // from the PTX alone (when nvJitLink is absent)
   double sim_wall_seconds = 0;
+  std::string printf_output;  // what the kernel printed (device printf) in the simulator
   // Timing mode: the model's whole result (cycles, warp states by line, memory table), with the
   // event trace when this launch was traced (RunOptions::trace); shared so copies stay cheap.
   std::shared_ptr<const timing::TimingResult> timing;

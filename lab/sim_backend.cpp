@@ -40,6 +40,7 @@ class SimBackend : public LaunchBackend {
     if (!r) return r.error();
     rec.stats = std::move(r->stats);
     rec.fault = std::move(r->fault);
+    rec.printf_output = memory_.take_printf();
     rec.sim["wall_s"] = rec.sim_wall_seconds;
     rec.sim["mode"] = "functional";
     return Ok{};
@@ -90,6 +91,7 @@ class SimBackend : public LaunchBackend {
     if (trace) rec.sim["trace_truncated"] = r->trace.truncated;
     rec.stats = r->stats;
     rec.fault = r->fault;
+    rec.printf_output = memory_.take_printf();
     rec.timing = std::make_shared<const timing::TimingResult>(std::move(*r));
     return Ok{};
   }

@@ -1,6 +1,6 @@
 // Program::load and launch checks: device-function calls with .param passing and divergent
 // returns, local memory (__local_depot), .const data with initialisers, unsupported instructions
-// rejected at load time with file:line, and launches that cannot start.
+// rejected at load time with file:line, device printf, and launches that cannot start.
 #include <cmath>
 
 #include "21x_sim.h"
@@ -34,8 +34,9 @@ TEST_CASE("call with .param arguments, divergent call sites, local array, __cons
   CHECK(s.program->local_bytes("_Z11calls_localPKfPfii") >= 64);
 }
 
-TEST_CASE("an external function (printf) is rejected at load time with file and line") {
-  auto m = ptx::parse_module(R"(.version 9.0
+namespace {
+// nvcc's PTX for: __global__ void hello(int x) { printf("x=%d\\n", x); }
+constexpr const char* kHelloPtx = R"(.version 9.0
 .target sm_90
 .address_size 64
 .extern .func  (.param .b32 func_retval0) vprintf
@@ -79,15 +80,29 @@ TEST_CASE("an external function (printf) is rejected at load time with file and 
 	} // callseq 0
 	ret;
 }
-)",
-                             "hello.ptx");
+)";
+}  // namespace
+
+TEST_CASE("printf (vprintf) runs in the simulator: each lane's line in the printf buffer") {
+  Sim s(kHelloPtx, "hello.ptx");
+  auto r = s.run("_Z5helloi", {1, 1, 1}, {3, 1, 1}, {42});
+  REQUIRE(!r.fault);
+  CHECK(s.mem.take_printf() == "x=42\nx=42\nx=42\n");
+  CHECK(s.mem.take_printf().empty());  // taking empties the buffer
+}
+
+TEST_CASE(
+    "an external function other than printf/assert is rejected at load time with file and line") {
+  std::string text = kHelloPtx;
+  for (size_t at; (at = text.find("vprintf")) != std::string::npos;) text.replace(at, 7, "mallocx");
+  auto m = ptx::parse_module(text, "hello.ptx");
   REQUIRE(m);
   auto p = func::Program::load(std::move(*m));
   REQUIRE(!p);
   CHECK(p.error().file == "hello.ptx");
   CHECK(p.error().line == 35);  // the call.uni line
   CHECK(p.error().message.find("unsupported instruction") != std::string::npos);
-  CHECK(p.error().message.find("vprintf") != std::string::npos);
+  CHECK(p.error().message.find("mallocx") != std::string::npos);
   CHECK(p.error().message.find("_Z5helloi") != std::string::npos);
 }
 

@@ -158,10 +158,20 @@ TEST_CASE("504 args: mismatches are errors naming the key and line") {
     CHECK(b.error().message.find("is a float") != std::string::npos);
   }
   SUBCASE("an integer out of range") {
-    Experiment e = experiment({"a", "x", "y", "-1"});
+    Experiment e = experiment({"a", "x", "y", "4294967296"});
     auto b = bind_launch(e, 0, m.functions[0], e.env(), {0x1000, 0x2000});
     REQUIRE_FALSE(b.has_value());
     CHECK(b.error().message.find("does not fit") != std::string::npos);
+    Experiment e2 = experiment({"a", "x", "y", "-2147483649"});
+    CHECK_FALSE(bind_launch(e2, 0, m.functions[0], e2.env(), {0x1000, 0x2000}).has_value());
+  }
+  SUBCASE("a negative int for a .u32 parameter (nvcc declares C int parameters .u32)") {
+    Experiment e = experiment({"a", "x", "y", "-1"});
+    auto b = bind_launch(e, 0, m.functions[0], e.env(), {0x1000, 0x2000});
+    REQUIRE_MESSAGE(b.has_value(), (b ? "" : b.error().to_string()));
+    uint32_t v = 0;
+    std::memcpy(&v, b->config.params.data() + 24, 4);
+    CHECK(v == 0xFFFFFFFFu);
   }
   SUBCASE("a block of more than 1024 threads") {
     Experiment e = experiment({"a", "x", "y", "n"});

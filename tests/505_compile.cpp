@@ -56,6 +56,17 @@ TEST_CASE("505 compile: NVRTC log lines become file:line") {
   CHECK(out.find("k.cu:3: warning") != std::string::npos);
 }
 
+TEST_CASE("505 compile: an error inside an included header names the header") {
+  int first = 0;
+  std::string file;
+  nvrtc_log_to_file_line(
+      "/usr/local/cuda/include/x.h(167): catastrophic error: cannot open source file \"y\"\n"
+      "k.cu(9): error: later\n",
+      &first, &file);
+  CHECK(first == 167);
+  CHECK(file == "/usr/local/cuda/include/x.h");
+}
+
 TEST_CASE("505 compile: CUDA -> PTX with line info, and real resource usage") {
   Toolchain tc;
   if (!tc.has_nvrtc() || !tc.has_nvjitlink()) {

@@ -180,10 +180,11 @@ class KernelBuilder {
       if (in.callee < 0 || in.callee >= static_cast<int32_t>(m_.functions.size()))
         return error(in, "indirect calls (function pointers) are not supported");
       const auto& callee = m_.functions[in.callee];
+      if (callee.instructions.empty() && is_builtin(callee.name)) continue;  // exec_printf.cpp
       if (callee.is_extern || (callee.instructions.empty() && callee.ptx_line == 0))
         return error(in, "'" + callee.name +
-                             "' is an external device function (printf, malloc, ...); WarpLab "
-                             "can only run functions whose PTX is in the module");
+                             "' is an external device function (malloc, free, ...); WarpLab runs "
+                             "functions whose PTX is in the module, and printf and assert");
       if (callee.is_entry) return error(in, "calling a kernel from device code is not supported");
       if (state[in.callee] == 1)
         return error(in, "recursive call to '" + callee.name + "' is not supported");
@@ -381,6 +382,11 @@ class KernelBuilder {
         d.target += df.entry_pc;
         d.rpc = rpc[i] == kNoPc || rpc[i] < 0 ? kNoPc : rpc[i] + df.entry_pc;
       }
+      if (in.op == Opcode::Call && m_.functions[in.callee].instructions.empty() &&
+          is_builtin(m_.functions[in.callee].name)) {
+        if (!decode_builtin_call(fi, in, d, why)) return error(in, why);
+        continue;
+      }
       if (in.op == Opcode::Call) {
         auto it = func_pos_.find(in.callee);
         d.callee = it->second;
@@ -448,6 +454,39 @@ class KernelBuilder {
       cs.returns.push_back({static_cast<uint32_t>(callee.return_base + cf.returns[i].offset),
                             static_cast<uint32_t>(off), static_cast<uint32_t>(cf.returns[i].size)});
     }
+    d.aux = k_.calls.size();
+    k_.calls.push_back(std::move(cs));
+    return true;
+  }
+
+  // A call of a function the simulator provides (vprintf, __assertfail): the CallSite holds the
+  // caller's call-scope .param offsets (args[k].from, returns[k].to) for the handler to read.
+  bool decode_builtin_call(int32_t fi, const ptx::Instruction& in, DInst& d, std::string& why) {
+    CallSite cs;
+    for (const Operand& o : in.call_args) {
+      auto it = o.kind == Kind::Symbol && o.scope == Operand::Scope::CallParam
+                    ? call_param_off_.find({fi, o.symbol})
+                    : call_param_off_.end();
+      if (it == call_param_off_.end()) {
+        why = "call arguments must be call-scope .param";
+        return false;
+      }
+      const auto& p = m_.functions[k_.funcs[fi].module_index].call_params[o.symbol];
+      cs.args.push_back({static_cast<uint32_t>(it->second), 0, static_cast<uint32_t>(p.size)});
+    }
+    for (const Operand& o : in.call_returns) {
+      auto it = o.kind == Kind::Symbol && o.scope == Operand::Scope::CallParam
+                    ? call_param_off_.find({fi, o.symbol})
+                    : call_param_off_.end();
+      if (it == call_param_off_.end()) {
+        why = "call return values must be call-scope .param";
+        return false;
+      }
+      const auto& p = m_.functions[k_.funcs[fi].module_index].call_params[o.symbol];
+      cs.returns.push_back({0, static_cast<uint32_t>(it->second), static_cast<uint32_t>(p.size)});
+    }
+    d.fn = builtin_handler(m_.functions[in.callee].name, cs.args.size(), cs.returns.size(), why);
+    if (!d.fn) return false;
     d.aux = k_.calls.size();
     k_.calls.push_back(std::move(cs));
     return true;

@@ -76,6 +76,13 @@ Handler pick_move(const ptx::Instruction& in, DInst& d, std::string& why);     /
 Handler pick_memory(const ptx::Instruction& in, DInst& d, std::string& why);   // exec_memory.cpp
 Handler pick_control(const ptx::Instruction& in, DInst& d, std::string& why);  // exec_control.cpp
 Handler pick_warp(const ptx::Instruction& in, DInst& d, std::string& why);     // exec_warp.cpp
+// The external functions the simulator provides itself (vprintf, __assertfail; exec_printf.cpp):
+// the handler for a call of `name` with that many arguments and return values, nullptr (with
+// `why` set when the name is known but the signature is not) for any other.
+Handler builtin_handler(const std::string& name, size_t args, size_t returns, std::string& why);
+inline bool is_builtin(const std::string& name) {
+  return name == "vprintf" || name == "__assertfail";
+}
 
 // Lane-loop builders: define a handler NAME that computes EXPR for every executing lane, from
 // sources a (, b, c) into the first destination; t is the instruction type and md its modifiers.

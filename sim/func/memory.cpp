@@ -83,4 +83,22 @@ uint64_t DeviceMemory::module_variable(const std::string& key, const std::string
   return address;
 }
 
+void DeviceMemory::append_printf(const std::string& text) {
+  if (printf_.size() + text.size() > kPrintfBufferBytes) {
+    ++printf_dropped_;
+    return;
+  }
+  printf_ += text;
+}
+
+std::string DeviceMemory::take_printf() {
+  std::string out = std::move(printf_);
+  printf_.clear();
+  if (printf_dropped_)
+    out += "(" + std::to_string(printf_dropped_) +
+           " printf call(s) dropped: the 1 MiB printf buffer was full, as the GPU's would be)\n";
+  printf_dropped_ = 0;
+  return out;
+}
+
 }  // namespace warplab::func

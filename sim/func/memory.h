@@ -42,10 +42,21 @@ class DeviceMemory {
   Status write(uint64_t address, const void* src, uint64_t n);
   Status read(uint64_t address, void* dst, uint64_t n) const;
 
+  // The device-side printf buffer (CUDA's is a FIFO in device memory, 1 MiB by default, that
+  // the host reads at synchronisation points). Kernels' printf lines are appended in the order
+  // the simulator executes them; what does not fit is dropped, as on the GPU, and counted.
+  static constexpr size_t kPrintfBufferBytes = size_t{1} << 20;
+  void append_printf(const std::string& text);
+  // Takes what the launches since the last call printed ("" when nothing), with a note when
+  // lines were dropped, and empties the buffer.
+  std::string take_printf();
+
  private:
   std::vector<BufferInfo> buffers_;
   std::vector<std::vector<uint8_t>> storage_;
   uint64_t next_ = 0x7f0000000000ull;  // first device address handed out
+  std::string printf_;
+  uint64_t printf_dropped_ = 0;
 };
 
 }  // namespace warplab::func
