@@ -66,7 +66,7 @@ elif [ -n "${WARPLAB:-}" ]; then
   "$WARPLAB" configs --from-gpu "$LOG_DIR/from-gpu.toml" &&
     "$WARPLAB" run lessons/01-threads-and-warps/vec_add.toml --config "$LOG_DIR/from-gpu.toml" \
       2>&1 | tee "$LOG_DIR/from-gpu-run.log" || status=1
-  for f in lessons/*/*.toml lessons/*.toml tests/data/instruction_mix.toml; do
+  for f in lessons/*/*.toml lessons/*.toml tests/data/instruction_mix.toml tests/data/printf.toml; do
     [ -f "$f" ] || continue
     echo "== $f"
     "$WARPLAB" run "$f" --backend both 2>&1 | tee -a "$LOG_DIR/experiments.log" || status=1
