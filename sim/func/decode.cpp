@@ -428,13 +428,7 @@ class KernelBuilder {
       return false;
     }
     CallSite cs;
-    auto slot_off = [&](const Operand& o, uint64_t& off) {
-      if (o.kind != Kind::Symbol || o.scope != Operand::Scope::CallParam) return false;
-      auto it = call_param_off_.find({fi, o.symbol});
-      if (it == call_param_off_.end()) return false;
-      off = it->second;
-      return true;
-    };
+    auto slot_off = [&](const Operand& o, uint64_t& off) { return call_slot(fi, o, off); };
     for (size_t i = 0; i < in.call_args.size(); ++i) {
       uint64_t off = 0;
       if (!slot_off(in.call_args[i], off)) {
@@ -459,31 +453,36 @@ class KernelBuilder {
     return true;
   }
 
+  // The offset of call-scope .param operand `o` of function fi in the per-lane .param area.
+  bool call_slot(int32_t fi, const Operand& o, uint64_t& off) const {
+    if (o.kind != Kind::Symbol || o.scope != Operand::Scope::CallParam) return false;
+    auto it = call_param_off_.find({fi, o.symbol});
+    if (it == call_param_off_.end()) return false;
+    off = it->second;
+    return true;
+  }
+
   // A call of a function the simulator provides (vprintf, __assertfail): the CallSite holds the
   // caller's call-scope .param offsets (args[k].from, returns[k].to) for the handler to read.
   bool decode_builtin_call(int32_t fi, const ptx::Instruction& in, DInst& d, std::string& why) {
+    const auto& params = m_.functions[k_.funcs[fi].module_index].call_params;
     CallSite cs;
+    uint64_t off = 0;
     for (const Operand& o : in.call_args) {
-      auto it = o.kind == Kind::Symbol && o.scope == Operand::Scope::CallParam
-                    ? call_param_off_.find({fi, o.symbol})
-                    : call_param_off_.end();
-      if (it == call_param_off_.end()) {
+      if (!call_slot(fi, o, off)) {
         why = "call arguments must be call-scope .param";
         return false;
       }
-      const auto& p = m_.functions[k_.funcs[fi].module_index].call_params[o.symbol];
-      cs.args.push_back({static_cast<uint32_t>(it->second), 0, static_cast<uint32_t>(p.size)});
+      cs.args.push_back(
+          {static_cast<uint32_t>(off), 0, static_cast<uint32_t>(params[o.symbol].size)});
     }
     for (const Operand& o : in.call_returns) {
-      auto it = o.kind == Kind::Symbol && o.scope == Operand::Scope::CallParam
-                    ? call_param_off_.find({fi, o.symbol})
-                    : call_param_off_.end();
-      if (it == call_param_off_.end()) {
+      if (!call_slot(fi, o, off)) {
         why = "call return values must be call-scope .param";
         return false;
       }
-      const auto& p = m_.functions[k_.funcs[fi].module_index].call_params[o.symbol];
-      cs.returns.push_back({0, static_cast<uint32_t>(it->second), static_cast<uint32_t>(p.size)});
+      cs.returns.push_back(
+          {0, static_cast<uint32_t>(off), static_cast<uint32_t>(params[o.symbol].size)});
     }
     d.fn = builtin_handler(m_.functions[in.callee].name, cs.args.size(), cs.returns.size(), why);
     if (!d.fn) return false;

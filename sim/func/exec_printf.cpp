@@ -168,10 +168,14 @@ bool format(LaneReader& r, const std::string& fmt, uint64_t args, std::string& o
 // The call's parameter slots in the lane's .param area: args[k].from, returns[0].to.
 const CallSite& site(const Exec& x, const DInst& d) { return x.cta->k->calls[d.aux]; }
 
+uint8_t* lane_area(const Exec& x, int lane) {
+  return x.w->lane_params + static_cast<size_t>(lane) * x.cta->k->lane_param_bytes;
+}
+
 template <class T>
 T param(const Exec& x, const CallSite& cs, int lane, size_t k) {
   T v{};
-  const uint8_t* area = x.w->lane_params + static_cast<size_t>(lane) * x.cta->k->lane_param_bytes;
+  const uint8_t* area = lane_area(x, lane);
   std::memcpy(&v, area + cs.args[k].from, std::min<size_t>(sizeof v, cs.args[k].size));
   return v;
 }
@@ -187,9 +191,9 @@ void vprintf_h(Exec& x, const DInst& d) {
     if (!format(r, fmt, param<uint64_t>(x, cs, l, 1), text, nargs)) return;
     x.cta->mem->append_printf(text);
     if (!cs.returns.empty()) {
-      uint8_t* area = x.w->lane_params + static_cast<size_t>(l) * x.cta->k->lane_param_bytes;
       const int32_t ret = nargs;
-      std::memcpy(area + cs.returns[0].to, &ret, std::min<size_t>(4, cs.returns[0].size));
+      std::memcpy(lane_area(x, l) + cs.returns[0].to, &ret,
+                  std::min<size_t>(4, cs.returns[0].size));
     }
   }
 }
