@@ -119,3 +119,26 @@ TEST_CASE("405 a new launch precharges every bank and restarts the clock") {
   CHECK(d.read(64, 64, 0) == c.dram.t_rcd + kTransfer64 + c.dram.latency);  // closed again
   CHECK(d.counters().row_empty == 1);
 }
+
+TEST_CASE("405 queue_half: a lone transfer runs at full speed, the bus waste shrinks as the queue grows") {
+  // efficiency 1, queue_half 1: with q transfers booked ahead the bus sustains (q+1)/(q+2).
+  GpuConfig c = small_dram();
+  c.dram.queue_half = 1;
+  Dram d(c);
+  // 1. Open row 0 (t_rcd), then idle: a row hit alone takes exactly the transfer (2 cycles), but
+  //    holds the bus for 2 / (1/2) = 4 cycles.
+  CHECK(d.read(0, 64, 0) == c.dram.t_rcd + kTransfer64 + c.dram.latency);  // bus free at 10 + 4
+  CHECK(d.read(64, 64, 1000) == 1000 + kTransfer64 + c.dram.latency);      // bus free at 1004
+  // 2. Booked at 1000 too: waits for the bus (1004); 4 cycles = 2 transfers are queued ahead, so
+  //    it sustains 3/4: done at 1006, bus free at 1004 + 2 / (3/4) = 1006.67.
+  CHECK(d.read(128, 64, 1000) == 1006 + c.dram.latency);
+  // 3. Next, still at 1000: backlog 6.67 cycles = 3.33 transfers, efficiency 4.33/5.33: starts at
+  //    1006.67, done at 1008.67, reported at the next whole cycle.
+  CHECK(d.read(192, 64, 1000) == 1009 + c.dram.latency);
+  // 4. queue_half = 0 keeps the constant efficiency: back-to-back hits every 2 cycles exactly.
+  GpuConfig k = small_dram();
+  Dram e(k);
+  e.read(0, 64, 0);
+  CHECK(e.read(64, 64, 1000) == 1000 + kTransfer64 + k.dram.latency);
+  CHECK(e.read(128, 64, 1000) == 1000 + 2 * kTransfer64 + k.dram.latency);
+}

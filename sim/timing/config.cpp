@@ -116,6 +116,11 @@ std::vector<Field> fields() {
         "fraction of peak bandwidth the bus sustains on open rows (refresh, read/write "
         "turnarounds); row misses are modelled apart",
         dram.efficiency),
+      F("dram", "queue_half", "transfers",
+        "0: the bus always sustains `efficiency`. Otherwise it does so only with a deep queue: "
+        "with q transfers queued ahead on a channel, efficiency * (q + 1) / (q + 1 + queue_half); "
+        "the transfer itself runs at full speed, the waste is a gap after it",
+        dram.queue_half),
       F("dram", "channels", "channels", "independent DRAM channels", dram.channels),
       F("dram", "interleave_bytes", "bytes", "address bytes per channel before the next",
         dram.interleave_bytes),
@@ -304,8 +309,9 @@ Status validate_config(const GpuConfig& c) {
     return bad("l2.fetch_bytes must be a whole number of sectors that divides the line");
   if (c.l2.slices < 1 || c.l2.sectors_per_cycle_per_slice <= 0) return bad("l2 slices/throughput must be positive");
   if (c.dram.channels < 1 || c.dram.bus_bits < 1 || c.dram.data_rate_mtps <= 0 ||
-      c.dram.efficiency <= 0 || c.dram.efficiency > 1 || c.dram.interleave_bytes < 1)
-    return bad("dram: channels, bus_bits, data_rate_mtps positive; efficiency in (0, 1]");
+      c.dram.efficiency <= 0 || c.dram.efficiency > 1 || c.dram.interleave_bytes < 1 ||
+      c.dram.queue_half < 0)
+    return bad("dram: channels, bus_bits, data_rate_mtps positive; efficiency in (0, 1]; queue_half >= 0");
   if (c.dram.banks < 1 || c.dram.row_bytes < c.dram.interleave_bytes ||
       c.dram.row_bytes % c.dram.interleave_bytes != 0)
     return bad("dram: banks at least 1; row_bytes a whole number of interleave_bytes chunks");

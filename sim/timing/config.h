@@ -91,6 +91,10 @@ struct DramConfig {
   int64_t bus_bits = 5120;
   double data_rate_mtps = 5238;       // mega-transfers per second per pin (2 x memory clock)
   double efficiency = 0.80;           // fraction of peak the bus sustains on open rows
+  // 0: `efficiency` always. > 0: the bus reaches `efficiency` only with a deep queue; with q
+  // transfers queued ahead on a channel it sustains efficiency * (q + 1) / (q + 1 + queue_half)
+  // (a controller with more requests to choose from wastes fewer bus cycles; dram.h).
+  double queue_half = 0;
   int64_t channels = 160;             // independent channels (HBM3: pseudo-channels, 32 per stack)
   int64_t interleave_bytes = 256;     // address bytes mapped to one channel before the next
   // Banks and rows (dram.h): each bank keeps one row open; a row miss pays t_rp + t_rcd, and a

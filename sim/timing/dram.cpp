@@ -11,6 +11,8 @@ Dram::Dram(const GpuConfig& c)
       banks_(c.dram.channels * std::max<int64_t>(1, c.dram.banks)),
       cycles_per_byte_(double(c.dram.channels) /
                        (c.peak_dram_bytes_per_cycle() * c.dram.efficiency)),
+      peak_cycles_per_byte_(double(c.dram.channels) / c.peak_dram_bytes_per_cycle()),
+      queue_half_(c.dram.queue_half),
       latency_(c.dram.latency),
       interleave_(std::max<int64_t>(1, c.dram.interleave_bytes)),
       row_bytes_(std::max<int64_t>(1, c.dram.row_bytes)),
@@ -77,9 +79,21 @@ double Dram::access(uint64_t address, uint32_t bytes, uint64_t now, bool write) 
   }
   // 3. The column access: wait for the channel's data bus, then hold it for the transfer.
   const double start = std::max(t, ch.bus_free);
-  ch.bus_free = start + bytes * cycles_per_byte_;
-  bank.free = ch.bus_free;
-  return ch.bus_free;
+  if (queue_half_ <= 0) {
+    ch.bus_free = start + bytes * cycles_per_byte_;
+    bank.free = ch.bus_free;
+    return ch.bus_free;
+  }
+  // Queue depth: transfers booked ahead of this one on the channel (its backlog in transfers of
+  // this size), then the transfer at full speed and the bus's waste after it.
+  const double transfer = bytes * peak_cycles_per_byte_;
+  const double queued = std::max(0.0, ch.bus_free - double(now)) / transfer;
+  const double efficiency = peak_cycles_per_byte_ / cycles_per_byte_;  // the deep-queue figure
+  const double eff = efficiency * (queued + 1) / (queued + 1 + queue_half_);
+  const double done = start + transfer;
+  ch.bus_free = start + transfer / eff;
+  bank.free = done;
+  return done;
 }
 
 void Dram::begin_launch() {

@@ -19,6 +19,13 @@
 // `interleave_bytes` chunk (hashed, so power-of-two strides spread out); within a channel,
 // consecutive chunks fill a row of `row_bytes`, and the bank comes from the row number XOR-hashed
 // with its higher bits, so buffers at aligned offsets (x[i], y[i]) do not fight over one bank.
+// Queue depth (`queue_half` > 0): a real controller reorders its queue (FR-FCFS: row hits first,
+// reads and writes batched), so the more requests it holds, the fewer bus cycles it loses to
+// turnarounds and row switches. Modelled on the bus alone: a transfer runs at the full rate, then
+// the bus stays idle for the waste, sized so that with q transfers booked ahead on the channel it
+// sustains efficiency * (q + 1) / (q + 1 + queue_half). A lone request (a pointer chase) pays
+// nothing; a channel with a short queue (few warps in flight) loses more than one with a long
+// queue. Calibrated on the H100's occupancy curve (lessons/03-block-size/occupancy.toml).
 // Simplified: reads are served in arrival order per bank (no FR-FCFS reordering of row hits
 // ahead of older misses). Controllers buffer writes and drain them in row-sorted batches, so a
 // write-back stream does not close the rows a read stream is using: modelled as a second open
@@ -86,6 +93,8 @@ class Dram {
   std::vector<Channel> channels_;
   std::vector<Bank> banks_;  // channel-major: channel * banks + bank
   double cycles_per_byte_;   // per channel
+  double peak_cycles_per_byte_;  // per channel, at efficiency 1 (queue_half > 0)
+  double queue_half_;
   uint64_t latency_, interleave_, row_bytes_, banks_per_channel_;
   double t_rcd_, t_rp_, t_rrd_, t_faw_;
   uint64_t bytes_read_ = 0, bytes_written_ = 0;
