@@ -73,10 +73,6 @@ std::string gib(uint64_t bytes) {
   return b;
 }
 
-}  // namespace
-
-namespace {
-
 // Memory this machine can still hand out, in bytes (MemAvailable; 0 when unknown).
 uint64_t available_memory() {
   std::ifstream in("/proc/meminfo");

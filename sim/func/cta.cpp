@@ -350,7 +350,7 @@ uint8_t* CtaImpl::access(Exec& x, const DInst& d, int lane, uint64_t addr, uint3
               "Address " + hex(addr) + " is outside the function's .param area");
         return nullptr;
       }
-      return x.w->lane_params + static_cast<size_t>(lane) * k->lane_param_bytes + addr;
+      return lane_param_area(*x.w, lane) + addr;
     default:
       raise(x, d, LaunchFault::Kind::InvalidAddress, lane, addr, size, write, space,
             "Address " + hex(addr) + " is in an unsupported state space");

@@ -63,6 +63,10 @@ class CtaImpl {
   // Wakes the warps that barrier `id` released (writing bar.red results).
   void release(int id);
   Dim3 thread_of(int warp, int lane) const;
+  // Lane `lane` of warp `w`: its per-lane .param area (device-function calls), lane_param_bytes.
+  uint8_t* lane_param_area(const Warp& w, int lane) const {
+    return w.lane_params + static_cast<size_t>(lane) * k->lane_param_bytes;
+  }
 
   const DecodedModule* mod = nullptr;
   const DecodedKernel* k = nullptr;

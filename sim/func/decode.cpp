@@ -180,7 +180,7 @@ class KernelBuilder {
       if (in.callee < 0 || in.callee >= static_cast<int32_t>(m_.functions.size()))
         return error(in, "indirect calls (function pointers) are not supported");
       const auto& callee = m_.functions[in.callee];
-      if (callee.instructions.empty() && is_builtin(callee.name)) continue;  // exec_printf.cpp
+      if (calls_builtin(in)) continue;  // exec_printf.cpp
       if (callee.is_extern || (callee.instructions.empty() && callee.ptx_line == 0))
         return error(in, "'" + callee.name +
                              "' is an external device function (malloc, free, ...); WarpLab runs "
@@ -382,8 +382,7 @@ class KernelBuilder {
         d.target += df.entry_pc;
         d.rpc = rpc[i] == kNoPc || rpc[i] < 0 ? kNoPc : rpc[i] + df.entry_pc;
       }
-      if (in.op == Opcode::Call && m_.functions[in.callee].instructions.empty() &&
-          is_builtin(m_.functions[in.callee].name)) {
+      if (in.op == Opcode::Call && calls_builtin(in)) {
         if (!decode_builtin_call(fi, in, d, why)) return error(in, why);
         continue;
       }
@@ -428,10 +427,9 @@ class KernelBuilder {
       return false;
     }
     CallSite cs;
-    auto slot_off = [&](const Operand& o, uint64_t& off) { return call_slot(fi, o, off); };
     for (size_t i = 0; i < in.call_args.size(); ++i) {
       uint64_t off = 0;
-      if (!slot_off(in.call_args[i], off)) {
+      if (!call_slot(fi, in.call_args[i], off)) {
         why = "call arguments must be call-scope .param";
         return false;
       }
@@ -441,7 +439,7 @@ class KernelBuilder {
     }
     for (size_t i = 0; i < in.call_returns.size(); ++i) {
       uint64_t off = 0;
-      if (!slot_off(in.call_returns[i], off)) {
+      if (!call_slot(fi, in.call_returns[i], off)) {
         why = "call return values must be call-scope .param";
         return false;
       }
@@ -451,6 +449,12 @@ class KernelBuilder {
     d.aux = k_.calls.size();
     k_.calls.push_back(std::move(cs));
     return true;
+  }
+
+  // A call of a function the simulator provides (declared without a body in the module).
+  bool calls_builtin(const ptx::Instruction& in) const {
+    const auto& callee = m_.functions[in.callee];
+    return callee.instructions.empty() && is_builtin(callee.name);
   }
 
   // The offset of call-scope .param operand `o` of function fi in the per-lane .param area.

@@ -23,9 +23,8 @@ void bra_h(Exec& x, const DInst& d) {
 }
 
 void copy_params(Exec& x, const std::vector<ParamCopy>& copies, uint32_t lanes) {
-  const uint32_t stride = x.cta->k->lane_param_bytes;
   for_lanes(lanes, [&](int l) {
-    uint8_t* area = x.w->lane_params + static_cast<size_t>(l) * stride;
+    uint8_t* area = x.cta->lane_param_area(*x.w, l);
     for (const auto& c : copies) std::memmove(area + c.to, area + c.from, c.size);
   });
 }

@@ -109,7 +109,6 @@ bool format(LaneReader& r, const std::string& fmt, uint64_t args, std::string& o
       case 'x':
       case 'X':
       case 'c': {
-        const std::string spec = flags_width + "ll" + (conv == 'c' ? 'd' : conv);
         long long v = 0;
         if (longs > 0 && conv != 'c') {
           if (!next(8, &v)) return false;
@@ -121,7 +120,7 @@ bool format(LaneReader& r, const std::string& fmt, uint64_t args, std::string& o
         if (conv == 'c') {
           std::snprintf(buf, sizeof buf, (flags_width + "c").c_str(), static_cast<int>(v));
         } else {
-          std::snprintf(buf, sizeof buf, spec.c_str(), v);
+          std::snprintf(buf, sizeof buf, (flags_width + "ll" + conv).c_str(), v);
         }
         out += buf;
         continue;
@@ -168,14 +167,10 @@ bool format(LaneReader& r, const std::string& fmt, uint64_t args, std::string& o
 // The call's parameter slots in the lane's .param area: args[k].from, returns[0].to.
 const CallSite& site(const Exec& x, const DInst& d) { return x.cta->k->calls[d.aux]; }
 
-uint8_t* lane_area(const Exec& x, int lane) {
-  return x.w->lane_params + static_cast<size_t>(lane) * x.cta->k->lane_param_bytes;
-}
-
 template <class T>
 T param(const Exec& x, const CallSite& cs, int lane, size_t k) {
   T v{};
-  const uint8_t* area = lane_area(x, lane);
+  const uint8_t* area = x.cta->lane_param_area(*x.w, lane);
   std::memcpy(&v, area + cs.args[k].from, std::min<size_t>(sizeof v, cs.args[k].size));
   return v;
 }
@@ -192,7 +187,7 @@ void vprintf_h(Exec& x, const DInst& d) {
     x.cta->mem->append_printf(text);
     if (!cs.returns.empty()) {
       const int32_t ret = nargs;
-      std::memcpy(lane_area(x, l) + cs.returns[0].to, &ret,
+      std::memcpy(x.cta->lane_param_area(*x.w, l) + cs.returns[0].to, &ret,
                   std::min<size_t>(4, cs.returns[0].size));
     }
   }
