@@ -358,6 +358,24 @@ uint8_t* CtaImpl::access(Exec& x, const DInst& d, int lane, uint64_t addr, uint3
   }
 }
 
+void CtaImpl::sync_hazard(Exec& x, const DInst& d, int lane, const std::string& what) {
+  if (!checks.synccheck) return;
+  Hazard h;
+  h.kind = Hazard::Kind::WarpSyncMask;
+  h.kernel = k->name;
+  h.block = block_idx;
+  h.thread = thread_of(x.w ? x.w->index : 0, lane);
+  h.ptx_line = d.ir ? d.ir->ptx_line : 0;
+  if (d.ir) {
+    const auto& loc = d.ir->user_loc.line > 0 ? d.ir->user_loc : d.ir->loc;
+    const auto& files = mod->module.files;
+    if (loc.file >= 0 && loc.file < static_cast<int32_t>(files.size())) h.src_file = files[loc.file];
+    h.src_line = loc.line;
+  }
+  h.message = what;
+  hazards.push_back(std::move(h));
+}
+
 void CtaImpl::raise(Exec& x, const DInst& d, LaunchFault::Kind kind, int lane, uint64_t addr,
                     uint32_t size, bool write, ptx::Space space, const std::string& what) {
   x.failed = true;

@@ -20,6 +20,7 @@
 #include "sim/func/cta.h"
 #include "sim/func/decoded.h"
 #include "sim/func/exec.h"
+#include "sim/func/hazard.h"
 #include "sim/func/warp.h"
 
 namespace warplab::func {
@@ -55,6 +56,9 @@ class CtaImpl {
                   ptx::Space space, ptx::Space& resolved);
   void raise(Exec& x, const DInst& d, LaunchFault::Kind kind, int lane, uint64_t addr,
              uint32_t size, bool write, ptx::Space space, const std::string& what);
+  // synccheck: lane `lane` of x.w executed `d` in a way the GPU leaves undefined (`what` says
+  // how). Recorded in `hazards` when checks.synccheck is on; the launch goes on.
+  void sync_hazard(Exec& x, const DInst& d, int lane, const std::string& what);
   // Barrier arrival of warp x.w at bar.* instruction d (handler side of exec_warp/control).
   void barrier(Exec& x, const DInst& d, int id, uint32_t expected, bool waits, BarrierUnit::Red red,
                uint32_t pred);
@@ -83,6 +87,8 @@ class CtaImpl {
   BarrierUnit bars;
   int live_warps = 0;
   std::optional<LaunchFault> fault;
+  CheckOptions checks;          // which checkers run (set by the caller after bind)
+  std::vector<Hazard> hazards;  // what they found in this block
   PcCounters* counters = nullptr;  // per-pc counts (may be null)
   // The last global buffer touched, [g_lo, g_hi) at host pointer g_base: most accesses of a warp
   // instruction hit the same buffer, so this check replaces the search.
