@@ -59,6 +59,8 @@ Status CtaImpl::bind(const Program& program, DeviceMemory& memory, const LaunchC
                      uint32_t sm) {
   mod = &program.decoded();
   k = mod->find(launch.kernel);
+  checks.synccheck = launch.synccheck;
+  checks.racecheck = launch.racecheck;
   const std::string& path = mod->module.path;
   if (!k) {
     std::string names;

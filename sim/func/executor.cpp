@@ -124,7 +124,10 @@ Expected<FunctionalResult> run_functional(const Program& program, DeviceMemory& 
     for (uint32_t by = 0; by < launch.grid.y && !result.fault; ++by)
       for (uint32_t bx = 0; bx < launch.grid.x; ++bx) {
         cta.reset(Dim3{bx, by, bz});
-        if (!run_block(cta, options.max_warp_instructions, issued)) {
+        const bool ok = run_block(cta, options.max_warp_instructions, issued);
+        for (auto& h : cta.hazards) result.hazards.push_back(std::move(h));
+        cta.hazards.clear();
+        if (!ok) {
           result.fault = cta.fault;
           break;
         }

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "sim/common/error.h"
+#include "sim/func/hazard.h"
 #include "sim/func/launch.h"
 #include "sim/func/memory.h"
 #include "sim/ptx/ir.h"
@@ -45,6 +46,7 @@ struct FunctionalResult {
   LaunchStats stats;
   std::optional<LaunchFault> fault;  // set when the launch stopped early; memory writes made
                                      // before the fault remain
+  std::vector<Hazard> hazards;       // synccheck/racecheck findings (LaunchConfig turns them on)
 };
 
 // Runs every block of the grid to completion (blocks in order, warps of a block interleaved at

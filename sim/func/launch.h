@@ -27,6 +27,9 @@ struct LaunchConfig {
   Dim3 grid, block;
   uint32_t dynamic_shared_bytes = 0;
   std::vector<uint8_t> params;  // the kernel's parameter block, laid out per ptx::Param::offset
+  // synccheck / racecheck (hazard.h); off by default.
+  bool synccheck = false;
+  bool racecheck = false;
 };
 
 // Counts for one PTX line or one CUDA source line.
