@@ -8,6 +8,8 @@ void AppState::select_lesson(int i) {
   if (i < 0 || i >= static_cast<int>(lessons.size())) return;
   lesson = i;
   experiments.clear();
+  source_file.clear();
+  experiment = -1;
   for (const std::string& path : lessons[i].experiments) {
     ExperimentSlot slot;
     slot.path = path;
@@ -19,13 +21,27 @@ void AppState::select_lesson(int i) {
     experiments.push_back(std::move(slot));
   }
   // Prefer an experiment without a sweep: the app runs one point.
-  experiment = 0;
+  int first = 0;
   for (size_t k = 0; k < experiments.size(); ++k)
     if (experiments[k].exp && experiments[k].exp->sweep.empty()) {
-      experiment = static_cast<int>(k);
+      first = static_cast<int>(k);
       break;
     }
+  select_experiment(first);
   select_page(0);
+}
+
+std::string AppState::experiment_path() const {
+  if (experiment < 0 || experiment >= static_cast<int>(experiments.size())) return {};
+  return experiments[experiment].path;
+}
+
+void AppState::select_experiment(int i) {
+  if (i != experiment) source_file.clear();  // the kernel tab follows the experiment
+  experiment = i;
+  if (!shelf.select(experiment_path())) return;
+  run = shelf.shown();
+  select_launch(0);
 }
 
 void AppState::select_page(int i) {
@@ -48,7 +64,9 @@ void AppState::start_run() {
 void AppState::poll_worker() {
   if (worker.generation() == seen_generation) return;
   seen_generation = worker.generation();
-  run = worker.latest();
+  // A run that finishes after the student moved on is kept for its experiment, not shown.
+  if (!shelf.put(worker.latest())) return;
+  run = shelf.shown();
   select_launch(0);
 }
 

@@ -5,6 +5,7 @@
 
 #include <imgui.h>
 
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -13,6 +14,7 @@
 #include "lab/experiment.h"
 #include "ui/app/model/lesson_catalog.h"
 #include "ui/app/model/markdown_doc.h"
+#include "ui/app/model/run_shelf.h"
 #include "ui/app/model/run_snapshot.h"
 #include "ui/app/model/run_worker.h"
 #include "ui/app/model/timeline_view.h"
@@ -48,9 +50,12 @@ struct AppState {
 
   RunWorker worker;
   uint64_t seen_generation = 0;
-  std::shared_ptr<const RunSnapshot> run;  // the run on screen (immutable)
-  int launch = 0;                          // which of its launches the trace panels show
-  TraceIndex index;                        // over that launch's trace
+  // The run on screen (immutable): always the selected experiment's latest run, or none. Runs are
+  // kept per experiment file, so switching lesson or experiment never shows another one's run.
+  std::shared_ptr<const RunSnapshot> run;
+  RunShelf shelf;    // every finished run, by experiment file (run_shelf.h)
+  int launch = 0;    // which of its launches the trace panels show
+  TraceIndex index;  // over that launch's trace
 
   TimelineView view;
   bool view_fitted = false;
@@ -61,9 +66,18 @@ struct AppState {
   std::optional<uint32_t> selected_access;  // index into the trace's accesses
   int focus_ptx_line = 0;                   // the instruction under the cursor/hover (0 = none)
   int center_tab = 0;                       // 0 = page, 1 = kernel source (request to switch)
+  // The file the kernel-source tab shows: one picked under "Kernels", else ("") the selected
+  // experiment's source. Its lines are read once per file, not every frame.
+  std::string source_file;
+  std::string source_cache_path;
+  std::vector<std::string> source_cache_lines;
 
   void select_lesson(int i);
   void select_page(int i);
+  // Selects experiment `i` of the lesson and shows its latest run (none if it has not run).
+  void select_experiment(int i);
+  // The selected experiment's file ("" when there is none).
+  std::string experiment_path() const;
   void start_run();
   // Picks up a finished run from the worker (call once per frame).
   void poll_worker();

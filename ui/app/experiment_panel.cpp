@@ -281,7 +281,7 @@ void draw_experiment_panel(AppState& s) {
   if (ImGui::BeginCombo("##experiment", cur.c_str())) {
     for (int i = 0; i < static_cast<int>(s.experiments.size()); ++i)
       if (ImGui::Selectable(file_name(s.experiments[i].path).c_str(), i == s.experiment))
-        s.experiment = i;
+        s.select_experiment(i);
     ImGui::EndCombo();
   }
   ExperimentSlot& slot = s.experiments[s.experiment];

@@ -177,8 +177,24 @@ int run_app(const Args& args) {
     const auto t0 = std::chrono::steady_clock::now();
     long frame = 0, settle = -1;
     bool staged = false;
+    // Redraw only while something changes: playing the timeline, a run in progress (10 frames a
+    // second for its progress line), or the two frames after an input event (ImGui shows the
+    // effect of input one frame later). Idle, the app sleeps in glfwWaitEventsTimeout and draws
+    // about twice a second, instead of keeping a core busy.
+    int quiet_frames = 0;
     while (!glfwWindowShouldClose(window)) {
-      glfwPollEvents();
+      const bool scripted = !args.screenshot.empty() || args.frames >= 0;
+      if (scripted || s.playing) {
+        glfwPollEvents();
+      } else if (s.worker.busy()) {
+        glfwWaitEventsTimeout(0.1);
+      } else if (quiet_frames >= 2) {
+        glfwWaitEventsTimeout(0.5);
+        quiet_frames = 0;
+      } else {
+        glfwPollEvents();
+      }
+      ++quiet_frames;
       s.poll_worker();
       ImGui_ImplOpenGL3_NewFrame();
       ImGui_ImplGlfw_NewFrame();

@@ -11,34 +11,39 @@
 namespace warplab::app {
 
 void draw_source_view(AppState& s) {
-  // Without a run: the selected experiment's source, no counts.
-  std::vector<std::string> fallback;
-  const std::vector<std::string>* lines = nullptr;
-  std::string path;
-  if (s.run && !s.run->source_lines.empty()) {
-    lines = &s.run->source_lines;
-    path = s.run->source_path;
-  } else if (s.experiment < static_cast<int>(s.experiments.size()) &&
-             s.experiments[s.experiment].exp) {
+  // The file picked under "Kernels", else the selected experiment's source. The counts are the
+  // selected experiment's last run, shown only when that run executed this very file.
+  std::string path = s.source_file;
+  if (path.empty() && s.experiment >= 0 && s.experiment < static_cast<int>(s.experiments.size()) &&
+      s.experiments[s.experiment].exp)
     path = s.experiments[s.experiment].exp->source;
-    std::istringstream in(read_file_text(path));
-    for (std::string line; std::getline(in, line);) fallback.push_back(line);
-    lines = &fallback;
-  }
-  if (!lines) {
+  if (path.empty()) {
     ImGui::TextDisabled("No kernel source: pick an experiment.");
     return;
   }
-  const auto stats =
-      s.run ? s.run->source_line_stats() : std::map<int32_t, RunSnapshot::SourceLineStat>{};
+  if (s.source_cache_path != path) {
+    s.source_cache_path = path;
+    s.source_cache_lines.clear();
+    std::istringstream in(read_file_text(path));
+    for (std::string line; std::getline(in, line);) s.source_cache_lines.push_back(line);
+  }
+  const std::vector<std::string>* lines = &s.source_cache_lines;
+  const bool run_of_this_file = s.run && same_file(s.run->source_path, path);
+  const auto stats = run_of_this_file ? s.run->source_line_stats()
+                                      : std::map<int32_t, RunSnapshot::SourceLineStat>{};
   uint64_t max_stall = 1;
   for (const auto& [line, st] : stats) max_stall = std::max(max_stall, st.stall_cycles);
   int focus_line = 0;
-  if (s.run && s.focus_ptx_line > 0)
+  if (run_of_this_file && s.focus_ptx_line > 0)
     if (auto it = s.run->ptx_to_src.find(s.focus_ptx_line); it != s.run->ptx_to_src.end())
       focus_line = it->second;
 
   ImGui::TextDisabled("%s", path.c_str());
+  if (!run_of_this_file) {
+    ImGui::SameLine();
+    ImGui::TextDisabled(s.run ? "(no counts: the run shown used another file)"
+                              : "(no counts: not run yet)");
+  }
   help_marker(
       "Counts come from the simulator's last run, summed over its launches. 'warp inst' counts "
       "PTX instructions issued per warp (the simulator executes PTX, not the SASS a real GPU "
