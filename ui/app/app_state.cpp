@@ -64,10 +64,41 @@ void AppState::start_run() {
 void AppState::poll_worker() {
   if (worker.generation() == seen_generation) return;
   seen_generation = worker.generation();
+  if (auto sw = worker.latest_sweep(); sw) {
+    // The first finished point of the selected experiment's sweep fills the panels until the
+    // student clicks another.
+    if (!run && sw->experiment_path == experiment_path() && !sw->points.empty())
+      open_run(sw->points.front().run);
+    sweeps[sw->experiment_path] = std::move(sw);
+  }
   // A run that finishes after the student moved on is kept for its experiment, not shown.
-  if (!shelf.put(worker.latest())) return;
+  auto latest = worker.latest();
+  if (!latest || latest == last_single) return;
+  last_single = latest;
+  if (!shelf.put(std::move(latest))) return;
   run = shelf.shown();
   select_launch(0);
+}
+
+void AppState::start_sweep() {
+  if (experiment < 0 || experiment >= static_cast<int>(experiments.size())) return;
+  const ExperimentSlot& slot = experiments[experiment];
+  if (!slot.exp || slot.exp->sweep.empty()) return;
+  RunRequest req;
+  req.experiment = *slot.exp;
+  worker.start_sweep(std::move(req));
+}
+
+void AppState::open_run(std::shared_ptr<const RunSnapshot> r) {
+  if (!r || r == run) return;
+  if (!shelf.put(std::move(r))) return;
+  run = shelf.shown();
+  select_launch(0);
+}
+
+const SweepSnapshot* AppState::sweep() const {
+  auto it = sweeps.find(experiment_path());
+  return it != sweeps.end() ? it->second.get() : nullptr;
 }
 
 void AppState::select_launch(int i) {

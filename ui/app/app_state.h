@@ -53,7 +53,10 @@ struct AppState {
   // The run on screen (immutable): always the selected experiment's latest run, or none. Runs are
   // kept per experiment file, so switching lesson or experiment never shows another one's run.
   std::shared_ptr<const RunSnapshot> run;
-  RunShelf shelf;    // every finished run, by experiment file (run_shelf.h)
+  RunShelf shelf;  // every finished run, by experiment file (run_shelf.h)
+  std::shared_ptr<const RunSnapshot> last_single;  // the worker's last single run, once picked up
+  // Sweeps by experiment file: the latest (possibly still growing) sweep of each.
+  std::map<std::string, std::shared_ptr<const SweepSnapshot>> sweeps;
   int launch = 0;    // which of its launches the trace panels show
   TraceIndex index;  // over that launch's trace
 
@@ -79,6 +82,11 @@ struct AppState {
   // The selected experiment's file ("" when there is none).
   std::string experiment_path() const;
   void start_run();
+  // Runs every point of the selected experiment's [sweep] (points appear as they finish).
+  void start_sweep();
+  // Shows one finished run (a sweep point) in every panel.
+  void open_run(std::shared_ptr<const RunSnapshot> r);
+  const SweepSnapshot* sweep() const;  // the selected experiment's sweep, or nullptr
   // Picks up a finished run from the worker (call once per frame).
   void poll_worker();
   void select_launch(int i);

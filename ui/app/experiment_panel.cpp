@@ -9,6 +9,7 @@
 
 #include "lab/report.h"
 #include "ui/app/app_state.h"
+#include "ui/app/plot.h"
 #include "ui/app/style.h"
 
 namespace warplab::app {
@@ -268,6 +269,59 @@ void launch_summary(AppState& s, const RunSnapshot& run, int li) {
   ImGui::PopID();
 }
 
+// The sweep as curves: time per launch against the first swept parameter, the simulator and the
+// real GPU (when it ran) as two series per launch; a click on a point opens its run.
+void draw_sweep_chart(AppState& s, const SweepSnapshot& sw) {
+  const auto curves = sweep_curves(sw);
+  if (sw.axes.empty()) return;
+  static const ImU32 kSim[] = {IM_COL32(96, 200, 120, 255), IM_COL32(110, 170, 240, 255),
+                               IM_COL32(230, 180, 90, 255)};
+  static const ImU32 kGpu[] = {IM_COL32(240, 110, 90, 255), IM_COL32(200, 120, 230, 255),
+                               IM_COL32(240, 220, 120, 255)};
+  std::vector<PlotSeries> series;
+  std::vector<const SweepCurve*> of;
+  double lo = 0, hi = 0;
+  for (const SweepCurve& c : curves) {
+    PlotSeries p;
+    p.name = c.name;
+    p.color = c.gpu ? kGpu[c.launch % 3] : kSim[c.launch % 3];
+    p.x = c.x;
+    p.y = c.y;
+    p.markers = true;
+    for (double x : c.x) {
+      lo = lo == 0 ? x : std::min(lo, x);
+      hi = std::max(hi, x);
+    }
+    series.push_back(std::move(p));
+    of.push_back(&c);
+  }
+  PlotSpec spec;
+  spec.title = "time vs " + sw.axes.front() + (sw.done ? "" : " (running)") +
+               (sw.cancelled ? " (cancelled)" : "");
+  spec.x_unit = "";
+  spec.y_unit = "us";
+  spec.log_x = lo > 0 && hi / lo >= 8;
+  double ylo = 0, yhi = 0;
+  for (const auto& p : series)
+    for (double y : p.y) {
+      ylo = ylo == 0 ? y : std::min(ylo, y);
+      yhi = std::max(yhi, y);
+    }
+  spec.log_y = ylo > 0 && yhi / ylo >= 8;
+  if (series.empty()) {
+    ImGui::TextDisabled("sweep of %s: %zu of %zu points done", sw.axes.front().c_str(),
+                        sw.points.size(), sw.total);
+    return;
+  }
+  const int clicked = draw_plot("sweep", spec, series, ImVec2(0, 170));
+  if (clicked >= 0 && !of.empty() && clicked < static_cast<int>(of[0]->point.size()))
+    s.open_run(sw.points[of[0]->point[clicked]].run);
+  ImGui::TextDisabled(
+      "%zu of %zu points; click a point to open its run (timeline, memory, "
+      "counters). Simulated time includes the model's launch overhead.",
+      sw.points.size(), sw.total);
+}
+
 }  // namespace
 
 void draw_experiment_panel(AppState& s) {
@@ -296,19 +350,28 @@ void draw_experiment_panel(AppState& s) {
   ImGui::TextWrapped("%s", exp.description.c_str());
   ImGui::PopStyleColor();
   for (lab::ParamDef& p : exp.params) edit_param(exp, p);
-  if (!exp.sweep.empty())
-    ImGui::TextDisabled("[sweep] over %s: the app runs the values above",
-                        exp.sweep.front().param.c_str());
-
   const bool busy = s.worker.busy();
   if (busy) ImGui::BeginDisabled();
   if (ImGui::Button("  Run  ")) s.start_run();
+  if (!exp.sweep.empty()) {
+    ImGui::SameLine();
+    const std::string label = "Run sweep (" + std::to_string(sweep_points(exp).size()) + " points)";
+    if (ImGui::Button(label.c_str())) s.start_sweep();
+  }
   if (busy) ImGui::EndDisabled();
   ImGui::SameLine();
-  if (busy)
+  if (busy) {
     ImGui::Text("simulating %s ... %.1f s", s.worker.running_what().c_str(), s.worker.elapsed_s());
-  else
+    if (const SweepSnapshot* sw = s.sweep(); sw && !sw->done) {
+      ImGui::SameLine();
+      ImGui::Text("point %zu of %zu", std::min(sw->points.size() + 1, sw->total), sw->total);
+      ImGui::SameLine();
+      if (ImGui::SmallButton("Cancel")) s.worker.cancel();
+    }
+  } else {
     ImGui::TextDisabled("timing model, h100-sxm preset, trace of SM 0; real GPU when present");
+  }
+  if (const SweepSnapshot* sw = s.sweep()) draw_sweep_chart(s, *sw);
   help_marker(
       "Runs every launch in WarpLab's timing model (the same lab runner as `warplab run --trace`): "
       "the functional simulator executes the PTX exactly, and a cycle-level model of an H100's "

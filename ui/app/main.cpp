@@ -1,8 +1,8 @@
 // warplab-app: the desktop app. Lessons on the left, the page and the experiment on top, the
 // simulator's warp timeline, memory journey and counters below.
 //
-//   warplab-app [--lesson NAME] [--run] [--frames N] [--screenshot OUT.png] [--size WxH]
-//               [--lessons DIR] [--show-source]
+//   warplab-app [--lesson NAME] [--experiment FILE.toml] [--run | --sweep] [--frames N]
+//               [--screenshot OUT.png] [--size WxH] [--lessons DIR] [--show-source]
 //
 // --screenshot renders a few frames (after the run, with --run), reads the framebuffer back,
 // writes a PNG and exits: the headless self-check under Xvfb. --frames N exits after N frames.
@@ -30,6 +30,8 @@ struct Args {
   std::string screenshot;
   std::string lessons_root = std::string(WARPLAB_SOURCE_DIR) + "/lessons";
   bool run = false;
+  bool sweep = false;        // run the selected experiment's whole sweep (--experiment picks one)
+  std::string experiment;    // file name of the experiment to select (e.g. stride-sweep.toml)
   bool show_source = false;  // open the kernel-source tab (for screenshots)
   long frames = -1;
   int width = 1600, height = 1000;
@@ -62,6 +64,12 @@ bool parse_args(int argc, char** argv, Args& a) {
       a.show_source = true;
     } else if (k == "--run") {
       a.run = true;
+    } else if (k == "--sweep") {
+      a.sweep = true;
+    } else if (k == "--experiment") {
+      const char* v = next();
+      if (!v) return false;
+      a.experiment = v;
     } else {
       return false;
     }
@@ -171,7 +179,22 @@ int run_app(const Args& args) {
       l = 0;
     }
     s.select_lesson(l);
-    if (args.run) s.start_run();
+    if (!args.experiment.empty()) {
+      int e = -1;
+      for (int k = 0; k < static_cast<int>(s.experiments.size()); ++k)
+        if (file_name(s.experiments[k].path) == args.experiment) e = k;
+      if (e < 0) {
+        std::fprintf(stderr, "warplab-app: lesson '%s' has no experiment '%s'\n",
+                     args.lesson.c_str(), args.experiment.c_str());
+        rc = 2;
+      } else {
+        s.select_experiment(e);
+      }
+    }
+    if (args.sweep)
+      s.start_sweep();
+    else if (args.run)
+      s.start_run();
     if (args.show_source) s.center_tab = 1;
 
     const auto t0 = std::chrono::steady_clock::now();
@@ -213,7 +236,8 @@ int run_app(const Args& args) {
         // Wait for the run (if asked), stage the panels, let layout settle, then capture.
         const double waited =
             std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-        const bool run_done = !args.run || (!s.worker.busy() && s.run);
+        const bool run_done = args.sweep ? !s.worker.busy() && s.sweep() && s.sweep()->done
+                                         : !args.run || (!s.worker.busy() && s.run);
         if (run_done && !staged) {
           stage_for_screenshot(s);
           staged = true;
@@ -256,8 +280,9 @@ int main(int argc, char** argv) {
   warplab::app::Args args;
   if (!warplab::app::parse_args(argc, argv, args)) {
     std::fprintf(stderr,
-                 "usage: warplab-app [--lesson NAME] [--run] [--frames N] [--screenshot OUT.png] "
-                 "[--size WxH] [--lessons DIR] [--show-source]\n");
+                 "usage: warplab-app [--lesson NAME] [--experiment FILE.toml] [--run | --sweep] "
+                 "[--frames N] [--screenshot OUT.png] [--size WxH] [--lessons DIR] "
+                 "[--show-source]\n");
     return 2;
   }
   return warplab::app::run_app(args);
