@@ -384,8 +384,8 @@ Status read_launches(const Reader& r, const toml::array& arr, Experiment& exp) {
     std::string key = "launches[" + std::to_string(k) + "]";
     const toml::table* t = n.as_table();
     if (!t) return r.err(n, key, "expected a table ([[launches]])");
-    if (auto s =
-            r.only_keys(*t, key, {"kernel", "grid", "block", "shared_bytes", "args", "repeat"});
+    if (auto s = r.only_keys(
+            *t, key, {"kernel", "grid", "block", "shared_bytes", "args", "repeat", "group"});
         !s)
       return s;
     LaunchDef l;
@@ -410,6 +410,11 @@ Status read_launches(const Reader& r, const toml::array& arr, Experiment& exp) {
       auto e = r.expr(*sb, key + ".shared_bytes", exp);
       if (!e) return e.error();
       l.shared_bytes = *e;
+    }
+    if (const toml::node* g = t->get("group")) {
+      auto gs = r.string(*g, key + ".group");
+      if (!gs) return gs.error();
+      l.group = *gs;
     }
     if (const toml::node* rp = t->get("repeat")) {
       auto e = r.expr(*rp, key + ".repeat", exp);

@@ -67,6 +67,7 @@ struct LaunchDef {
   std::array<Expr, 3> grid, block;  // missing dimensions are 1
   Expr shared_bytes;                // dynamic shared memory in bytes
   Expr repeat;                      // how many times to launch (default 1)
+  std::string group;                // launches compared as one (totals in reports), "" = none
   std::vector<ArgDef> args;
   int line = 0;
   int kernel_line = 0, args_line = 0;

@@ -88,3 +88,38 @@ TEST_CASE("709 a stride sweep runs point by point on the worker") {
   CHECK(sw->points[2].run->launches[0].timing->memory.global_ld_sectors_per_request() >
         sw->points[0].run->launches[0].timing->memory.global_ld_sectors_per_request());
 }
+
+TEST_CASE("709 group totals: launches of a group summed, GPU only when it timed them all") {
+  app::RunSnapshot r;
+  auto add = [&](const char* group, double us, uint64_t dram, std::optional<double> gpu_us) {
+    app::LaunchView l;
+    l.group = group;
+    auto t = std::make_shared<timing::TimingResult>();
+    t->time_us = us;
+    t->memory.dram_bytes_read = dram;
+    t->memory.dram_bytes_written = dram / 2;
+    t->stats.warp_instructions = 100;
+    l.timing = t;
+    if (gpu_us) {
+      app::GpuLaunchView g;
+      g.time_us = gpu_us;
+      l.gpu = g;
+    }
+    r.launches.push_back(l);
+  };
+  add("nine kernels", 7, 1000, 8.0);
+  add("", 3, 10, std::nullopt);  // not in any group
+  add("nine kernels", 5, 2000, 6.0);
+  add("fused", 6, 400, std::nullopt);
+  const auto g = app::group_totals(r);
+  REQUIRE(g.size() == 2);
+  CHECK(g[0].name == "nine kernels");
+  CHECK(g[0].launches == 2);
+  CHECK(g[0].sim_time_us == doctest::Approx(12));
+  CHECK(g[0].sim_dram_bytes == doctest::Approx(4500));
+  CHECK(g[0].sim_warp_instructions == doctest::Approx(200));
+  REQUIRE(g[0].gpu_time_us);
+  CHECK(*g[0].gpu_time_us == doctest::Approx(14));
+  CHECK_FALSE(g[1].gpu_time_us);  // the GPU did not time the fused launch
+  CHECK(app::group_totals(app::RunSnapshot{}).empty());
+}

@@ -9,6 +9,7 @@
 
 #include "lab/report.h"
 #include "ui/app/app_state.h"
+#include "ui/app/model/axis.h"
 #include "ui/app/plot.h"
 #include "ui/app/style.h"
 
@@ -322,6 +323,49 @@ void draw_sweep_chart(AppState& s, const SweepSnapshot& sw) {
       sw.points.size(), sw.total);
 }
 
+// Groups of launches side by side (an experiment's `group` keys): totals of time, DRAM bytes and
+// instructions, simulator and GPU, and each group's time relative to the last group.
+void draw_group_totals(const RunSnapshot& run) {
+  const auto groups = group_totals(run);
+  if (groups.size() < 2) return;
+  ImGui::Separator();
+  ImGui::TextUnformatted("Compare");
+  help_marker(
+      "Launches of one group are summed: each launch pays its own launch overhead and moves its "
+      "own data through DRAM, which is what fusing kernels saves. Times are what CUDA events "
+      "would measure per launch (the model adds its launch overhead to each).");
+  const ImGuiTableFlags flags =
+      ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_SizingStretchProp;
+  if (!ImGui::BeginTable("groups", 7, flags)) return;
+  for (const char* h : {"group", "launches", "sim time", "GPU time", "sim DRAM bytes",
+                        "sim warp inst", "time vs last (sim / GPU)"})
+    ImGui::TableSetupColumn(h);
+  ImGui::TableHeadersRow();
+  const GroupTotals& last = groups.back();
+  for (const GroupTotals& g : groups) {
+    ImGui::TableNextRow();
+    ImGui::TableNextColumn();
+    ImGui::TextUnformatted(g.name.c_str());
+    ImGui::TableNextColumn();
+    ImGui::Text("%d", g.launches);
+    ImGui::TableNextColumn();
+    ImGui::TextUnformatted(format_si(g.sim_time_us * 1e-6, "s").c_str());
+    ImGui::TableNextColumn();
+    ImGui::TextUnformatted(g.gpu_time_us ? format_si(*g.gpu_time_us * 1e-6, "s").c_str() : "-");
+    ImGui::TableNextColumn();
+    ImGui::TextUnformatted(format_si(g.sim_dram_bytes, "B").c_str());
+    ImGui::TableNextColumn();
+    ImGui::TextUnformatted(format_si(g.sim_warp_instructions, "").c_str());
+    ImGui::TableNextColumn();
+    const double rs = last.sim_time_us > 0 ? g.sim_time_us / last.sim_time_us : 0;
+    if (g.gpu_time_us && last.gpu_time_us && *last.gpu_time_us > 0)
+      ImGui::Text("%.2fx / %.2fx", rs, *g.gpu_time_us / *last.gpu_time_us);
+    else
+      ImGui::Text("%.2fx / -", rs);
+  }
+  ImGui::EndTable();
+}
+
 }  // namespace
 
 void draw_experiment_panel(AppState& s) {
@@ -400,6 +444,7 @@ void draw_experiment_panel(AppState& s) {
     ImGui::TextWrapped("real GPU column empty (simulator only): %s", run.gpu_note.c_str());
   ImGui::PopStyleColor();
   for (const std::string& n : run.notes) ImGui::TextDisabled("note: %s", n.c_str());
+  draw_group_totals(run);
   for (int i = 0; i < static_cast<int>(run.launches.size()); ++i) launch_summary(s, run, i);
   for (const lab::CheckResult& c : run.checks) {
     const bool ok = c.passed;

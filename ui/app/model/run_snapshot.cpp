@@ -181,9 +181,50 @@ RunSnapshot run_traced(const RunRequest& req) {
           snap.ptx_to_src[in.ptx_line] = in.user_loc.line;
       }
   }
-  for (const lab::LaunchRecord& rec : run.launches) snap.launches.push_back(launch_view(rec));
+  for (const lab::LaunchRecord& rec : run.launches) {
+    snap.launches.push_back(launch_view(rec));
+    if (rec.launch_index < exp.launches.size())
+      snap.launches.back().group = exp.launches[rec.launch_index].group;
+  }
   snap.checks = run.checks;
   return finish();
+}
+
+std::vector<GroupTotals> group_totals(const RunSnapshot& run) {
+  std::vector<GroupTotals> out;
+  std::vector<bool> gpu_all, gpu_inst_all;
+  for (const LaunchView& l : run.launches) {
+    if (l.group.empty()) continue;
+    size_t g = 0;
+    while (g < out.size() && out[g].name != l.group) ++g;
+    if (g == out.size()) {
+      out.push_back({});
+      out.back().name = l.group;
+      gpu_all.push_back(true);
+      gpu_inst_all.push_back(true);
+    }
+    GroupTotals& t = out[g];
+    ++t.launches;
+    if (l.timing) {
+      t.sim_time_us += l.timing->time_us;
+      t.sim_dram_bytes +=
+          double(l.timing->memory.dram_bytes_read + l.timing->memory.dram_bytes_written);
+      t.sim_warp_instructions += double(l.timing->stats.warp_instructions);
+    }
+    if (l.gpu && l.gpu->time_us)
+      t.gpu_time_us = t.gpu_time_us.value_or(0) + *l.gpu->time_us;
+    else
+      gpu_all[g] = false;
+    if (l.gpu && l.gpu->warp_instructions)
+      t.gpu_warp_instructions = t.gpu_warp_instructions.value_or(0) + *l.gpu->warp_instructions;
+    else
+      gpu_inst_all[g] = false;
+  }
+  for (size_t g = 0; g < out.size(); ++g) {
+    if (!gpu_all[g]) out[g].gpu_time_us.reset();
+    if (!gpu_inst_all[g]) out[g].gpu_warp_instructions.reset();
+  }
+  return out;
 }
 
 }  // namespace warplab::app

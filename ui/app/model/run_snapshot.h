@@ -47,6 +47,7 @@ struct GpuLaunchView {
 
 struct LaunchView {
   std::string kernel, entry;  // as written; PTX entry
+  std::string group;          // the experiment's `group` for this launch ("" = none)
   func::Dim3 grid, block;
   int registers = 0;                                   // from nvJitLink (0 = unknown)
   std::shared_ptr<const timing::TimingResult> timing;  // the runner's, with its trace
@@ -81,5 +82,19 @@ struct RunSnapshot {
 };
 
 RunSnapshot run_traced(const RunRequest& request);
+
+// Totals of one `group` of launches (lessons/FORMAT.md), for side-by-side comparisons such as
+// nine elementwise kernels against one fused kernel.
+struct GroupTotals {
+  std::string name;
+  int launches = 0;
+  double sim_time_us = 0;     // sum of the model's launch times (overhead included)
+  double sim_dram_bytes = 0;  // read + written
+  double sim_warp_instructions = 0;
+  std::optional<double> gpu_time_us;  // sum of the GPU's medians, when it timed every launch
+  std::optional<double> gpu_warp_instructions;  // when the GPU's counters were read for all
+};
+// The groups of a run in order of first appearance (empty when no launch has a group).
+std::vector<GroupTotals> group_totals(const RunSnapshot& run);
 
 }  // namespace warplab::app
