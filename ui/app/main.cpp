@@ -12,14 +12,18 @@
 #include <backends/imgui_impl_opengl3.h>
 #include <imgui.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "ui/app/app_state.h"
 #include "ui/app/screenshot.h"
+#include "ui/app/script_player.h"
 #include "ui/app/style.h"
 
 namespace warplab::app {
@@ -33,6 +37,8 @@ struct Args {
   bool sweep = false;        // run the selected experiment's whole sweep (--experiment picks one)
   std::string experiment;    // file name of the experiment to select (e.g. stride-sweep.toml)
   bool show_source = false;  // open the kernel-source tab (for screenshots)
+  std::string script;        // --script FILE (ui/app/model/app_script.h)
+  bool frame_stats = false;  // print FRAMES n=... mean_ms=... p95_ms=... size=WxH at exit
   long frames = -1;
   int width = 1600, height = 1000;
 };
@@ -64,6 +70,12 @@ bool parse_args(int argc, char** argv, Args& a) {
       a.show_source = true;
     } else if (k == "--run") {
       a.run = true;
+    } else if (k == "--script") {
+      const char* v = next();
+      if (!v) return false;
+      a.script = v;
+    } else if (k == "--frame-stats") {
+      a.frame_stats = true;
     } else if (k == "--sweep") {
       a.sweep = true;
     } else if (k == "--experiment") {
@@ -197,6 +209,21 @@ int run_app(const Args& args) {
       s.start_run();
     if (args.show_source) s.center_tab = 1;
 
+    std::optional<ScriptPlayer> script;
+    if (!args.script.empty()) {
+      bool ok = false;
+      const std::string text = read_file_text(args.script, &ok);
+      auto cmds = ok ? parse_app_script(text, args.script)
+                     : Expected<std::vector<ScriptCommand>>(
+                           Error{args.script, 0, "cannot read the script file"});
+      if (!cmds) {
+        std::fprintf(stderr, "%s\n", cmds.error().to_string().c_str());
+        rc = 2;
+      } else {
+        script.emplace(std::move(*cmds), args.script);
+      }
+    }
+    std::vector<double> frame_ms;
     const auto t0 = std::chrono::steady_clock::now();
     long frame = 0, settle = -1;
     bool staged = false;
@@ -205,8 +232,8 @@ int run_app(const Args& args) {
     // effect of input one frame later). Idle, the app sleeps in glfwWaitEventsTimeout and draws
     // about twice a second, instead of keeping a core busy.
     int quiet_frames = 0;
-    while (!glfwWindowShouldClose(window)) {
-      const bool scripted = !args.screenshot.empty() || args.frames >= 0;
+    while (rc != 2 && !glfwWindowShouldClose(window)) {
+      const bool scripted = !args.screenshot.empty() || args.frames >= 0 || script;
       if (scripted || s.playing) {
         glfwPollEvents();
       } else if (s.worker.busy()) {
@@ -219,6 +246,12 @@ int run_app(const Args& args) {
       }
       ++quiet_frames;
       s.poll_worker();
+      if (script && !script->before_frame(s)) {
+        rc = script->rc();
+        break;
+      }
+      if (script && s.worker.busy()) glfwWaitEventsTimeout(0.02);  // `wait`: don't spin
+      const auto frame_start = std::chrono::steady_clock::now();
       ImGui_ImplOpenGL3_NewFrame();
       ImGui_ImplGlfw_NewFrame();
       ImGui::NewFrame();
@@ -231,6 +264,7 @@ int run_app(const Args& args) {
       glClear(GL_COLOR_BUFFER_BIT);
       ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
       ++frame;
+      if (script) script->after_render(fb_w, fb_h);
 
       if (!args.screenshot.empty()) {
         // Wait for the run (if asked), stage the panels, let layout settle, then capture.
@@ -263,6 +297,21 @@ int run_app(const Args& args) {
         break;
       }
       glfwSwapBuffers(window);
+      if (args.frame_stats) {
+        glFinish();  // the software renderer's work counts too
+        frame_ms.push_back(std::chrono::duration<double, std::milli>(
+                               std::chrono::steady_clock::now() - frame_start)
+                               .count());
+      }
+    }
+    if (args.frame_stats && !frame_ms.empty()) {
+      std::vector<double> sorted = frame_ms;
+      std::sort(sorted.begin(), sorted.end());
+      double sum = 0;
+      for (double v : frame_ms) sum += v;
+      const size_t p95 = std::min(sorted.size() - 1, (sorted.size() * 95 + 99) / 100 - 1);
+      std::printf("FRAMES n=%zu mean_ms=%.2f p95_ms=%.2f size=%dx%d\n", frame_ms.size(),
+                  sum / double(frame_ms.size()), sorted[p95], args.width, args.height);
     }
     ImGui_ImplOpenGL3_Shutdown();
     ImGui_ImplGlfw_Shutdown();
@@ -282,7 +331,7 @@ int main(int argc, char** argv) {
     std::fprintf(stderr,
                  "usage: warplab-app [--lesson NAME] [--experiment FILE.toml] [--run | --sweep] "
                  "[--frames N] [--screenshot OUT.png] [--size WxH] [--lessons DIR] "
-                 "[--show-source]\n");
+                 "[--show-source] [--script FILE] [--frame-stats]\n");
     return 2;
   }
   return warplab::app::run_app(args);
