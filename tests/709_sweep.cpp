@@ -6,6 +6,7 @@
 #include <thread>
 
 #include "lab/compile.h"
+#include "ui/app/model/run_estimate.h"
 #include "ui/app/model/run_worker.h"
 #include "ui/app/model/sweep.h"
 
@@ -122,4 +123,24 @@ TEST_CASE("709 group totals: launches of a group summed, GPU only when it timed 
   CHECK(*g[0].gpu_time_us == doctest::Approx(14));
   CHECK_FALSE(g[1].gpu_time_us);  // the GPU did not time the fused launch
   CHECK(app::group_totals(app::RunSnapshot{}).empty());
+}
+
+TEST_CASE(
+    "709 run size and estimate: threads and bytes from the experiment, time scaled by threads") {
+  auto exp = lab::load_experiment(std::string(WARPLAB_SOURCE_DIR) +
+                                  "/lessons/01-threads-and-warps/vec_add.toml");
+  REQUIRE(exp);
+  REQUIRE(lab::set_param(*exp, "N=1000"));
+  const app::RunSize a = app::run_size(*exp);
+  CHECK(a.error.empty());
+  CHECK(a.threads == 1024);               // cdiv(1000, 256) = 4 blocks of 256
+  CHECK(a.buffer_bytes == 4 * 1000 * 4);  // x, y, z, expected: 1000 f32 each
+  REQUIRE(lab::set_param(*exp, "N=100000"));
+  const app::RunSize b = app::run_size(*exp);
+  CHECK(b.threads == 391 * 256);
+  const auto est = app::estimate_wall_s(b, a, 0.5);
+  REQUIRE(est);
+  CHECK(*est == doctest::Approx(0.5 * 391 * 256 / 1024.0));
+  CHECK_FALSE(app::estimate_wall_s(b, app::RunSize{}, 0.5));
+  CHECK(app::host_memory_bytes() > 0);
 }

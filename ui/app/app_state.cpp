@@ -58,6 +58,9 @@ void AppState::start_run() {
   if (!slot.exp) return;
   RunRequest req;
   req.experiment = *slot.exp;
+  req.config = settings.config;
+  req.use_gpu = settings.use_gpu;
+  req.cold_l2 = settings.cold_l2;
   worker.start(std::move(req));
 }
 
@@ -86,6 +89,9 @@ void AppState::start_sweep() {
   if (!slot.exp || slot.exp->sweep.empty()) return;
   RunRequest req;
   req.experiment = *slot.exp;
+  req.config = settings.config;
+  req.use_gpu = settings.use_gpu;
+  req.cold_l2 = settings.cold_l2;
   worker.start_sweep(std::move(req));
 }
 

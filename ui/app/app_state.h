@@ -48,6 +48,13 @@ struct AppState {
   std::vector<ExperimentSlot> experiments;
   int experiment = 0;
 
+  // Run settings, shown next to every result: the timing preset, the real GPU, the L2 convention.
+  struct Settings {
+    std::string config;  // "" = h100-sxm
+    bool use_gpu = true;
+    bool cold_l2 = false;
+  } settings;
+  std::vector<std::string> presets;  // names found in the presets directory
   RunWorker worker;
   uint64_t seen_generation = 0;
   // The run on screen (immutable): always the selected experiment's latest run, or none. Runs are

@@ -4,12 +4,15 @@
 #include <algorithm>
 #include <cinttypes>
 #include <cmath>
+#include <filesystem>
 #include <optional>
 #include <string>
 
+#include "lab/presets.h"
 #include "lab/report.h"
 #include "ui/app/app_state.h"
 #include "ui/app/model/axis.h"
+#include "ui/app/model/run_estimate.h"
 #include "ui/app/plot.h"
 #include "ui/app/style.h"
 
@@ -323,6 +326,39 @@ void draw_sweep_chart(AppState& s, const SweepSnapshot& sw) {
       sw.points.size(), sw.total);
 }
 
+// The run settings: preset, real GPU, L2 convention. What the shown run used is printed with it.
+void draw_settings(AppState& s) {
+  if (s.presets.empty()) {
+    std::error_code ec;
+    for (const auto& e : std::filesystem::directory_iterator(lab::config_dir(), ec))
+      if (e.path().extension() == ".toml") s.presets.push_back(e.path().stem().string());
+    std::sort(s.presets.begin(), s.presets.end());
+    if (s.presets.empty()) s.presets.push_back("h100-sxm");
+  }
+  const std::string cur = s.settings.config.empty() ? "h100-sxm" : s.settings.config;
+  ImGui::SetNextItemWidth(130);
+  if (ImGui::BeginCombo("preset", cur.c_str())) {
+    for (const std::string& p : s.presets)
+      if (ImGui::Selectable(p.c_str(), p == cur)) s.settings.config = p;
+    ImGui::EndCombo();
+  }
+  help_marker("The timing model's GPU preset (configs/NAME.toml; `warplab configs show NAME`).");
+  ImGui::SameLine();
+  ImGui::Checkbox("real GPU", &s.settings.use_gpu);
+  help_marker("Also run the same PTX on a real NVIDIA GPU when one opens (backend both).");
+  ImGui::SameLine();
+  int l2 = s.settings.cold_l2 ? 1 : 0;
+  ImGui::RadioButton("L2 warm", &l2, 0);
+  ImGui::SameLine();
+  ImGui::RadioButton("L2 cold", &l2, 1);
+  s.settings.cold_l2 = l2 == 1;
+  help_marker(
+      "warm: each launch finds in L2 what the launches before it left (the GPU's timed launches "
+      "also follow warm-up launches of the same kernel). cold: the L2 is emptied before every "
+      "launch on the simulator and before every timed launch on the GPU (Triton's do_bench "
+      "convention). Applies to both sides together.");
+}
+
 // Groups of launches side by side (an experiment's `group` keys): totals of time, DRAM bytes and
 // instructions, simulator and GPU, and each group's time relative to the last group.
 void draw_group_totals(const RunSnapshot& run) {
@@ -396,7 +432,37 @@ void draw_experiment_panel(AppState& s) {
   for (lab::ParamDef& p : exp.params) edit_param(exp, p);
   const bool busy = s.worker.busy();
   if (busy) ImGui::BeginDisabled();
+  draw_settings(s);
+  // Size, estimate and memory warning before the student presses Run.
+  const RunSize size = run_size(exp);
+  std::optional<double> est;
+  if (auto last = s.shelf.latest(slot.path); last && last->ok()) {
+    RunSize before;
+    before.threads = last->threads;
+    est = estimate_wall_s(size, before, last->wall_s);
+  }
+  const double host = host_memory_bytes();
+  const bool too_big = host > 0 && size.buffer_bytes > host * 0.5;
+  ImGui::TextDisabled(
+      "%s threads, %s of buffers%s", format_si(size.threads, "").c_str(),
+      format_si(size.buffer_bytes, "B").c_str(),
+      est ? ("; last run suggests ~" + format_si(*est, "s") + " to simulate").c_str() : "");
+  if (too_big) {
+    ImGui::PushStyleColor(ImGuiCol_Text, color::kFail);
+    ImGui::TextWrapped(
+        "The buffers need %s, more than half of this machine's %s of memory "
+        "(the simulator keeps every buffer in host memory): pick a smaller size.",
+        format_si(size.buffer_bytes, "B").c_str(), format_si(host, "B").c_str());
+    ImGui::PopStyleColor();
+  } else if (est && *est > 20) {
+    ImGui::PushStyleColor(ImGuiCol_Text, color::kCursor);
+    ImGui::TextWrapped("This run will take about %s in the simulator (it executes every thread).",
+                       format_si(*est, "s").c_str());
+    ImGui::PopStyleColor();
+  }
+  if (too_big) ImGui::BeginDisabled();
   if (ImGui::Button("  Run  ")) s.start_run();
+  if (too_big) ImGui::EndDisabled();
   if (!exp.sweep.empty()) {
     ImGui::SameLine();
     const std::string label = "Run sweep (" + std::to_string(sweep_points(exp).size()) + " points)";
@@ -413,7 +479,7 @@ void draw_experiment_panel(AppState& s) {
       if (ImGui::SmallButton("Cancel")) s.worker.cancel();
     }
   } else {
-    ImGui::TextDisabled("timing model, h100-sxm preset, trace of SM 0; real GPU when present");
+    ImGui::TextDisabled("timing model, trace of SM 0");
   }
   if (const SweepSnapshot* sw = s.sweep()) draw_sweep_chart(s, *sw);
   help_marker(
@@ -436,7 +502,8 @@ void draw_experiment_panel(AppState& s) {
   for (const auto& [k, v] : run.params) params += (params.empty() ? "" : "  ") + k + "=" + v;
   ImGui::Text("%s", run.experiment_name.c_str());
   ImGui::SameLine();
-  ImGui::TextDisabled("%s  (%s)", params.c_str(), run.config.c_str());
+  ImGui::TextDisabled("%s  (%s, L2 %s)", params.c_str(), run.config.c_str(),
+                      run.cold_l2 ? "cold" : "warm");
   ImGui::PushStyleColor(ImGuiCol_Text, color::kDim);
   if (!run.gpu_device.empty())
     ImGui::TextWrapped("real GPU: %s (backend %s)", run.gpu_device.c_str(), run.backend.c_str());

@@ -7,6 +7,7 @@
 #include "lab/compile.h"
 #include "lab/runner.h"
 #include "ui/app/model/lesson_catalog.h"
+#include "ui/app/model/run_estimate.h"
 
 namespace warplab::app {
 
@@ -29,6 +30,8 @@ lab::RunOptions run_options(const RunRequest& req, lab::BackendKind backend) {
   o.backend = backend;
   o.mode = lab::SimMode::Timing;
   o.config = req.config;
+  o.sim_l2_kept = !req.cold_l2;
+  o.gpu.cold = req.cold_l2;
   lab::TraceCapture trace;
   trace.options.sms = {req.trace_sm};
   trace.options.max_events = req.max_trace_events;
@@ -127,6 +130,8 @@ RunSnapshot run_traced(const RunRequest& req) {
   snap.experiment_path = exp.path;
   snap.experiment_name = exp.name;
   snap.config = req.config.empty() ? "h100-sxm" : req.config;
+  snap.cold_l2 = req.cold_l2;
+  snap.threads = run_size(exp).threads;
   snap.source_path = exp.source;
   {
     std::istringstream in(read_file_text(exp.source));

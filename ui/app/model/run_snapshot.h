@@ -30,6 +30,9 @@ struct RunRequest {
   int trace_sm = 0;            // the SM traced in full detail
   uint64_t max_trace_events = 400'000;
   bool use_gpu = true;  // run on a real GPU too (backend both) when one opens
+  // Every launch starts with an empty L2, on the simulator and the GPU alike (false: a launch
+  // finds what the previous ones left, as back-to-back launches do on a GPU).
+  bool cold_l2 = false;
 };
 
 // The real GPU's figures for one launch (backend both), from the runner's `gpu` record.
@@ -57,7 +60,8 @@ struct LaunchView {
 
 struct RunSnapshot {
   std::string experiment_path, experiment_name, config;
-  std::string error;  // the whole run failed before or between launches
+  bool cold_l2 = false;  // the request's L2 convention (shown next to the numbers)
+  std::string error;     // the whole run failed before or between launches
   std::vector<std::pair<std::string, std::string>> params;  // name, value used
   std::vector<LaunchView> launches;
   std::vector<lab::CheckResult> checks;
@@ -71,6 +75,7 @@ struct RunSnapshot {
   std::map<int32_t, std::string> ptx_text;  // PTX line -> instruction as written
   std::map<int32_t, int32_t> ptx_to_src;    // PTX line -> line in source_path (kernel's own)
   double wall_s = 0;
+  double threads = 0;  // over every launch (run_estimate.h), for estimating the next run
 
   bool ok() const { return error.empty(); }
   // Per source line: warp instructions issued and stall warp-cycles (every state but selected),
