@@ -104,4 +104,8 @@ TEST_CASE("710 app screenshots: every lesson and view shows something where expe
   CHECK(spread(run, kTimeline) > 10);
   CHECK(spread(run, kMemory) > 10);
   CHECK(spread(run, kCounters) > 10);
+  Image lanes;
+  REQUIRE(load(d + "/lanes.png", lanes));
+  CHECK(spread(lanes, kMemory) > 10);
+  CHECK(diff(run, lanes, kMemory) > 3);  // the lanes view replaced the memory view
 }

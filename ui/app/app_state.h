@@ -76,6 +76,7 @@ struct AppState {
   std::optional<uint32_t> selected_access;  // index into the trace's accesses
   int focus_ptx_line = 0;                   // the instruction under the cursor/hover (0 = none)
   int center_tab = 0;                       // 0 = page, 1 = kernel source (request to switch)
+  int lower_tab = -1;  // request: 0 = memory access, 1 = lanes (divergence); -1 = none
   // The file the kernel-source tab shows: one picked under "Kernels", else ("") the selected
   // experiment's source. Its lines are read once per file, not every frame.
   std::string source_file;
@@ -112,6 +113,7 @@ void draw_source_view(AppState& s);                    // source_panel.cpp
 void draw_experiment_panel(AppState& s);               // experiment_panel.cpp
 void draw_timeline_panel(AppState& s);                 // timeline_panel.cpp
 void draw_memory_panel(AppState& s);                   // memory_panel.cpp
+void draw_lanes_panel(AppState& s);                    // lanes_panel.cpp (divergence)
 void draw_counters_panel(AppState& s);                 // counters_panel.cpp
 
 }  // namespace warplab::app

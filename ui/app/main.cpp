@@ -129,7 +129,24 @@ void layout_and_draw(AppState& s, float w, float h) {
     draw_timeline_panel(s);
   ImGui::End();
   place(tl_w, bottom_y, w - tl_w, mem_h);
-  if (ImGui::Begin("Memory", nullptr, fixed | ImGuiWindowFlags_NoTitleBar)) draw_memory_panel(s);
+  if (ImGui::Begin("Memory", nullptr, fixed | ImGuiWindowFlags_NoTitleBar)) {
+    if (ImGui::BeginTabBar("warp views")) {
+      const ImGuiTabItemFlags mem_flag =
+          s.lower_tab == 0 ? ImGuiTabItemFlags_SetSelected : ImGuiTabItemFlags_None;
+      const ImGuiTabItemFlags lanes_flag =
+          s.lower_tab == 1 ? ImGuiTabItemFlags_SetSelected : ImGuiTabItemFlags_None;
+      s.lower_tab = -1;  // a request, honoured once
+      if (ImGui::BeginTabItem("Memory access", nullptr, mem_flag)) {
+        draw_memory_panel(s);
+        ImGui::EndTabItem();
+      }
+      if (ImGui::BeginTabItem("Lanes (divergence)", nullptr, lanes_flag)) {
+        draw_lanes_panel(s);
+        ImGui::EndTabItem();
+      }
+      ImGui::EndTabBar();
+    }
+  }
   ImGui::End();
   place(tl_w, bottom_y + mem_h, w - tl_w, h - bottom_y - mem_h);
   if (ImGui::Begin("Counters", nullptr, fixed | ImGuiWindowFlags_NoTitleBar))

@@ -80,13 +80,22 @@ bool ScriptPlayer::before_frame(AppState& s) {
         s.open_run(sw->points[c.number].run);
         break;
       }
+      case K::Cursor:
+        s.cursor = static_cast<double>(c.number);
+        s.playing = false;
+        break;
       case K::View:
         if (c.arg == "page")
           s.center_tab = 0;
         else if (c.arg == "source")
           s.center_tab = 1;
+        else if (c.arg == "memory")
+          s.lower_tab = 0;
+        else if (c.arg == "lanes")
+          s.lower_tab = 1;
         else
-          return fail(c, "view: unknown view '" + c.arg + "' (expected page or source)");
+          return fail(
+              c, "view: unknown view '" + c.arg + "' (expected page, source, memory or lanes)");
         break;
       case K::Screenshot:
         ++pc_;

@@ -23,6 +23,7 @@ Expected<std::vector<ScriptCommand>> parse_app_script(const std::string& text,
                                 {"frames", K::Frames, -1},
                                 {"select-launch", K::SelectLaunch, -1},
                                 {"open-point", K::OpenPoint, -1},
+                                {"cursor", K::Cursor, -1},
                                 {"view", K::View, 1},
                                 {"screenshot", K::Screenshot, 1},
                                 {"quit", K::Quit, 0}};

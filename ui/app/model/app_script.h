@@ -9,8 +9,9 @@
 //   play                  play the warp timeline
 //   frames N              draw N frames
 //   select-launch N       show launch N of the run in the trace panels
+//   cursor C              put the timeline's cycle cursor at cycle C
 //   open-point N          show point N (0-based, sweep order) of the selected experiment's sweep
-//   view NAME             bring a view forward: page, source, timeline, memory, counters, ...
+//   view NAME             bring a view forward: page, source, memory, lanes
 //   screenshot OUT.png    write the window to a PNG
 //   quit                  exit (the end of the file quits too)
 // Blank lines and lines starting with '#' are ignored. Parsing is separate from running, so a
@@ -36,6 +37,7 @@ struct ScriptCommand {
     Frames,
     SelectLaunch,
     OpenPoint,
+    Cursor,
     View,
     Screenshot,
     Quit
