@@ -108,4 +108,8 @@ TEST_CASE("710 app screenshots: every lesson and view shows something where expe
   REQUIRE(load(d + "/lanes.png", lanes));
   CHECK(spread(lanes, kMemory) > 10);
   CHECK(diff(run, lanes, kMemory) > 3);  // the lanes view replaced the memory view
+  Image src;
+  REQUIRE(load(d + "/source-run.png", src));
+  CHECK(spread(src, Box{256, 60, 560, 470}) > 10);  // CUDA with counts
+  CHECK(spread(src, Box{600, 60, 860, 470}) > 10);  // the PTX beside it
 }

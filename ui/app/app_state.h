@@ -75,6 +75,8 @@ struct AppState {
   int selected_row = -1;                    // in index.rows
   std::optional<uint32_t> selected_access;  // index into the trace's accesses
   int focus_ptx_line = 0;                   // the instruction under the cursor/hover (0 = none)
+  int pick_src_line = 0;   // CUDA line clicked in the source view (its PTX is listed beside it)
+  int pick_ptx_line = 0;   // PTX line clicked: its issues are marked on the timeline
   int center_tab = 0;                       // 0 = page, 1 = kernel source (request to switch)
   int lower_tab = -1;  // request: 0 = memory access, 1 = lanes (divergence); -1 = none
   // The file the kernel-source tab shows: one picked under "Kernels", else ("") the selected

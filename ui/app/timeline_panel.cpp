@@ -197,6 +197,20 @@ void draw_timeline_panel(AppState& s) {
       dl->AddRectFilled(ImVec2(tx0 + b.x0, y + 2),
                         ImVec2(tx0 + std::max(b.x1, b.x0 + 1.0f), y + kRowH - 1), c);
     }
+    // The PTX line picked in the source view: a mark at each of its issues on this row.
+    if (s.pick_ptx_line > 0) {
+      auto it = std::partition_point(row.issues.begin(), row.issues.end(), [&](uint32_t i) {
+        return static_cast<double>(t->issues[i].cycle) < s.view.first_cycle;
+      });
+      for (; it != row.issues.end(); ++it) {
+        const timing::IssueRecord& is = t->issues[*it];
+        const double x = s.view.x_of(static_cast<double>(is.cycle));
+        if (x > track_w) break;
+        if (is.ptx_line != s.pick_ptx_line) continue;
+        dl->AddRectFilled(ImVec2(tx0 + float(x) - 1, y), ImVec2(tx0 + float(x) + 2, y + kRowH),
+                          color::kCursor);
+      }
+    }
     // Memory accesses: a tick at each issue, when there is room to tell them apart.
     if (s.view.cycles_per_px < 8.0) {
       auto& acc = row.accesses;
