@@ -329,9 +329,17 @@ json launch_json(const LaunchRecord& r, const ptx::Module* module) {
 
 json check_json(const CheckResult& c) {
   json mm = json::array();
-  for (const Mismatch& m : c.mismatches)
-    mm.push_back(
-        {{"index", m.index}, {"got", number_json(m.got)}, {"expected", number_json(m.expected)}});
+  for (const Mismatch& m : c.mismatches) {
+    if (c.integer && c.unsigned_int)
+      mm.push_back({{"index", m.index},
+                    {"got", static_cast<uint64_t>(m.got_int)},
+                    {"expected", static_cast<uint64_t>(m.expected_int)}});
+    else if (c.integer)
+      mm.push_back({{"index", m.index}, {"got", m.got_int}, {"expected", m.expected_int}});
+    else
+      mm.push_back(
+          {{"index", m.index}, {"got", number_json(m.got)}, {"expected", number_json(m.expected)}});
+  }
   json j{{"buffer", c.buffer},
          {"expected", c.expected},
          {"passed", c.passed},
@@ -344,6 +352,7 @@ json check_json(const CheckResult& c) {
          {"max_rel_error", number_json(c.max_rel_error)},
          {"mismatches", mm}};
   if (!c.note.empty()) j["note"] = c.note;
+  if (!c.bitwise_note.empty()) j["bitwise_note"] = c.bitwise_note;
   return j;
 }
 
@@ -480,9 +489,18 @@ std::string format_check(const CheckResult& c, const std::string& path) {
     std::snprintf(b, sizeof b, "    %12s  %18s  %18s\n", "index", "got", "expected");
     o << b;
     for (const Mismatch& m : c.mismatches) {
-      std::snprintf(b, sizeof b, "    %12" PRIu64 "  %18.9g  %18.9g\n", m.index, m.got, m.expected);
+      if (c.integer && c.unsigned_int)
+        std::snprintf(b, sizeof b, "    %12" PRIu64 "  %18" PRIu64 "  %18" PRIu64 "\n", m.index,
+                      static_cast<uint64_t>(m.got_int), static_cast<uint64_t>(m.expected_int));
+      else if (c.integer)
+        std::snprintf(b, sizeof b, "    %12" PRIu64 "  %18" PRId64 "  %18" PRId64 "\n", m.index,
+                      m.got_int, m.expected_int);
+      else
+        std::snprintf(b, sizeof b, "    %12" PRIu64 "  %18.9g  %18.9g\n", m.index, m.got,
+                      m.expected);
       o << b;
     }
+    if (!c.bitwise_note.empty()) o << "    " << c.bitwise_note << "\n";
   }
   return o.str();
 }
