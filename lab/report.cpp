@@ -264,6 +264,11 @@ json launch_json(const LaunchRecord& r, const ptx::Module* module) {
          {"shared_bytes", r.shared_bytes},
          {"backend", r.backend},
          {"args", r.args}};
+  if (!r.loop.empty()) {
+    json lj = json::object();
+    for (const auto& [name, v] : r.loop) lj[name] = v.is_float ? json(v.f) : json(v.i);
+    j["loop"] = lj;  // the [[launches]] entry's `for` variables in this launch
+  }
   if (r.stats) {
     const func::LaunchStats& s = *r.stats;
     j["warp_instructions"] = s.warp_instructions;
@@ -449,6 +454,7 @@ std::string format_launch(const LaunchRecord& r) {
   std::ostringstream o;
   o << "launch " << r.launch_index;
   if (r.repeat_index) o << "." << r.repeat_index;
+  for (const auto& [name, v] : r.loop) o << " " << name << "=" << v.to_string();
   o << "  " << r.kernel << "  grid " << dim_text(r.grid) << " block " << dim_text(r.block);
   if (r.shared_bytes) o << " dynamic shared " << r.shared_bytes << " B";
   o << "\n";

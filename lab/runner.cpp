@@ -138,6 +138,36 @@ Status attach_symbols(const Experiment& exp, const std::vector<const ptx::Variab
   return Ok{};
 }
 
+// One execution of a [[launches]] entry: which, and its loop variables' values.
+struct PlannedLaunch {
+  size_t index = 0;
+  std::vector<Value> loop;  // LaunchDef::loops order
+};
+
+Expected<std::vector<PlannedLaunch>> expand_launches(const Experiment& exp, const Env& env) {
+  std::vector<PlannedLaunch> plan;
+  for (size_t i = 0; i < exp.launches.size(); ++i) {
+    const LaunchDef& l = exp.launches[i];
+    Status s = for_each_iteration(exp, l.loops, env, [&](const Env& e) -> Status {
+      PlannedLaunch p{i, {}};
+      for (const LoopDef& lp : l.loops) p.loop.push_back(e.at(lp.var));
+      plan.push_back(std::move(p));
+      return Ok{};
+    });
+    if (!s)
+      return Error{s.error().file, s.error().line,
+                   "launches[" + std::to_string(i) + "]." + s.error().message};
+  }
+  return plan;
+}
+
+Env plan_env(const Experiment& exp, const PlannedLaunch& p, const Env& env) {
+  Env e = env;
+  const LaunchDef& l = exp.launches[p.index];
+  for (size_t k = 0; k < l.loops.size(); ++k) e[l.loops[k].var] = p.loop[k];
+  return e;
+}
+
 // A memset or memcpy step of launch entry `index`, on the backend's device buffers.
 Status run_step(const Experiment& exp, size_t index, const Env& env,
                 const std::vector<HostBuffer>& buffers, LaunchBackend& backend) {
@@ -381,58 +411,58 @@ Expected<RunResult> Runner::run_once(const Experiment& exp) {
   auto addresses = (*backend)->prepare(result.buffers);
   if (!addresses) return addresses.error();
 
+  // Every launch entry once per iteration of its `for` loops (once without), in file order.
+  auto plan = expand_launches(exp, env);
+  if (!plan) return plan.error();
   bool stop = false;
-  for (size_t i = 0; i < exp.launches.size() && !stop; ++i) {
+  for (size_t pi = 0; pi < plan->size() && !stop; ++pi) {
+    const size_t i = (*plan)[pi].index;
     const LaunchDef& l = exp.launches[i];
-    // Each iteration of the entry's `for` loops (once without), with the loop variables in env.
-    Status looped = for_each_iteration(exp, l.loops, env, [&](const Env& lenv) -> Status {
-      if (stop) return Ok{};
-      if (l.kind != LaunchDef::Kind::Kernel)
-        return run_step(exp, i, lenv, result.buffers, **backend);
-      const ptx::Function* kernel = (*unit)->kernel(l.kernel);  // checked in compile
-      auto bound = bind_launch(exp, i, *kernel, lenv, *addresses, counts);
-      if (!bound) return bound.error();
-      for (int64_t r = 0; r < bound->repeat && !stop; ++r) {
-        LaunchRecord rec;
-        rec.launch_index = i;
-        rec.repeat_index = r;
-        rec.kernel = l.kernel;
-        rec.entry = kernel->name;
-        rec.grid = bound->config.grid;
-        rec.block = bound->config.block;
-        rec.shared_bytes = bound->config.dynamic_shared_bytes;
-        rec.backend = std::string(backend_name(options_.backend));
-        rec.args = bound->arg_text;
-        rec.ptx_static_shared_bytes = program.static_shared_bytes(kernel->name);
-        if ((*unit)->resources)
-          if (const KernelResources* kr = (*unit)->resources->find(kernel->name)) {
-            rec.resources = *kr;
-            rec.resources_source = "nvjitlink";
-          }
-        if (!rec.resources && ctx.gpu_module)  // no nvJitLink: the driver JIT's figures will do
-          if (auto a = ctx.gpu_module->kernel_attributes(kernel->name)) {
-            KernelResources kr;
-            kr.kernel = kernel->name;
-            kr.registers = a->registers_per_thread;
-            kr.static_shared_bytes = static_cast<uint64_t>(a->static_shared_bytes);
-            kr.local_bytes = static_cast<uint64_t>(a->local_bytes_per_thread);
-            kr.const_bytes = static_cast<uint64_t>(a->const_bytes);
-            rec.resources = kr;
-            rec.resources_source = "gpu";
-          }
-        if (auto s = (*backend)->launch(*bound, rec); !s) {
-          Error e = s.error();
-          return Error{exp.path, l.line,
-                       "launches[" + std::to_string(i) + "] (" + l.kernel + "): " + e.to_string()};
+    const Env lenv = plan_env(exp, (*plan)[pi], env);  // with the loop variables
+    if (l.kind != LaunchDef::Kind::Kernel) {           // memset / memcpy
+      if (auto s = run_step(exp, i, lenv, result.buffers, **backend); !s) return s.error();
+      continue;
+    }
+    const ptx::Function* kernel = (*unit)->kernel(l.kernel);  // checked in compile
+    auto bound = bind_launch(exp, i, *kernel, lenv, *addresses, counts);
+    if (!bound) return bound.error();
+    for (int64_t r = 0; r < bound->repeat && !stop; ++r) {
+      LaunchRecord rec;
+      rec.launch_index = i;
+      rec.repeat_index = r;
+      rec.kernel = l.kernel;
+      rec.entry = kernel->name;
+      rec.grid = bound->config.grid;
+      rec.block = bound->config.block;
+      rec.shared_bytes = bound->config.dynamic_shared_bytes;
+      rec.backend = std::string(backend_name(options_.backend));
+      rec.args = bound->arg_text;
+      rec.ptx_static_shared_bytes = program.static_shared_bytes(kernel->name);
+      if ((*unit)->resources)
+        if (const KernelResources* kr = (*unit)->resources->find(kernel->name)) {
+          rec.resources = *kr;
+          rec.resources_source = "nvjitlink";
         }
-        for (const LoopDef& lp : l.loops)
-          rec.args.push_back(lp.var + "=" + lenv.at(lp.var).to_string());
-        stop = rec.fault.has_value();  // later launches would read a half-written state
-        result.launches.push_back(std::move(rec));
+      if (!rec.resources && ctx.gpu_module)  // no nvJitLink: the driver JIT's figures will do
+        if (auto a = ctx.gpu_module->kernel_attributes(kernel->name)) {
+          KernelResources kr;
+          kr.kernel = kernel->name;
+          kr.registers = a->registers_per_thread;
+          kr.static_shared_bytes = static_cast<uint64_t>(a->static_shared_bytes);
+          kr.local_bytes = static_cast<uint64_t>(a->local_bytes_per_thread);
+          kr.const_bytes = static_cast<uint64_t>(a->const_bytes);
+          rec.resources = kr;
+          rec.resources_source = "gpu";
+        }
+      for (const LoopDef& lp : l.loops) rec.loop.emplace_back(lp.var, lenv.at(lp.var));
+      if (auto s = (*backend)->launch(*bound, rec); !s) {
+        Error e = s.error();
+        return Error{exp.path, l.line,
+                     "launches[" + std::to_string(i) + "] (" + l.kernel + "): " + e.to_string()};
       }
-      return Ok{};
-    });
-    if (!looped) return looped.error();
+      stop = rec.fault.has_value();  // later launches would read a half-written state
+      result.launches.push_back(std::move(rec));
+    }
   }
   if (auto s = (*backend)->read_back(result.buffers); !s) return s.error();
   result.checks = run_checks(exp, result.buffers, env);

@@ -97,7 +97,8 @@ struct LaunchRecord {
   uint32_t shared_bytes = 0;  // dynamic
   std::string backend;        // "sim", "gpu", "both"
   std::vector<std::string> args;
-  std::optional<func::LaunchStats> stats;  // the simulator's counts
+  std::vector<std::pair<std::string, Value>> loop;  // the entry's `for` variables, outermost first
+  std::optional<func::LaunchStats> stats;           // the simulator's counts
   std::optional<func::LaunchFault> fault;
   std::optional<KernelResources> resources;
   // Where `resources` came from: "nvjitlink" (ptxas's figures, in process) or "gpu" (the driver's
