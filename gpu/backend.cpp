@@ -145,6 +145,34 @@ Expected<GpuModule> Backend::load_ptx(std::string_view ptx, std::string path) {
   return m;
 }
 
+// Per buffer: the device address of the module variable it stands for (launch.symbols), or 0.
+Expected<std::vector<uint64_t>> Backend::module_symbols(const GpuModule& module,
+                                                        const GpuLaunch& launch,
+                                                        const std::vector<GpuBuffer>& buffers) {
+  DriverApi& api = *state_->session->api;
+  std::vector<uint64_t> out(buffers.size(), 0);
+  for (const SymbolBuffer& sb : launch.symbols) {
+    if (sb.buffer >= buffers.size()) {
+      return Error{module.path(), 0,
+                   "symbol " + sb.symbol + ": no buffer " + std::to_string(sb.buffer)};
+    }
+    CUdeviceptr ptr = 0;
+    size_t bytes = 0;
+    if (CUresult r = api.cuModuleGetGlobal(&ptr, &bytes, module.loaded_->module, sb.symbol.c_str());
+        r != CUDA_SUCCESS) {
+      return api.error(r, "cuModuleGetGlobal(" + sb.symbol + ")");
+    }
+    if (bytes != buffers[sb.buffer].bytes.size()) {
+      return Error{module.path(), 0,
+                   "buffer " + buffers[sb.buffer].name + " has " +
+                       std::to_string(buffers[sb.buffer].bytes.size()) +
+                       " bytes but the module's " + sb.symbol + " has " + std::to_string(bytes)};
+    }
+    out[sb.buffer] = ptr;
+  }
+  return out;
+}
+
 Expected<GpuLaunchResult> Backend::run(const GpuModule& module, const GpuLaunch& launch,
                                        std::vector<GpuBuffer>& buffers, const TimingOptions& timing,
                                        bool read_counters) {
@@ -175,16 +203,24 @@ Expected<GpuLaunchResult> Backend::run(const GpuModule& module, const GpuLaunch&
   }
 
   // 2. Buffers: allocate, copy the initial contents in, keep pristine copies if asked to.
+  //    A buffer that is a module variable (launch.symbols) lives in the module instead.
   std::vector<detail::DeviceMemory> dev, pristine;
   std::vector<uint64_t> addresses;
-  for (const GpuBuffer& b : buffers) {
+  auto symbols = module_symbols(module, launch, buffers);
+  if (!symbols) return symbols.error();
+  for (size_t i = 0; i < buffers.size(); ++i) {
+    const GpuBuffer& b = buffers[i];
     dev.emplace_back(&api);
-    if (Status st = dev.back().allocate(b.bytes.size()); !st) {
-      return Error{"", 0, "buffer " + b.name + ": " + st.error().message};
+    if ((*symbols)[i] != 0) {
+      addresses.push_back((*symbols)[i]);
+    } else {
+      if (Status st = dev.back().allocate(b.bytes.size()); !st) {
+        return Error{"", 0, "buffer " + b.name + ": " + st.error().message};
+      }
+      addresses.push_back(dev.back().ptr());
     }
-    addresses.push_back(dev.back().ptr());
     if (!b.bytes.empty()) {
-      if (CUresult r = api.cuMemcpyHtoD(dev.back().ptr(), b.bytes.data(), b.bytes.size());
+      if (CUresult r = api.cuMemcpyHtoD(addresses.back(), b.bytes.data(), b.bytes.size());
           r != CUDA_SUCCESS) {
         return api.error(r, "copying buffer " + b.name + " to the GPU");
       }
@@ -193,7 +229,7 @@ Expected<GpuLaunchResult> Backend::run(const GpuModule& module, const GpuLaunch&
       pristine.emplace_back(&api);
       if (Status st = pristine.back().allocate(b.bytes.size()); !st) return st.error();
       if (!b.bytes.empty()) {
-        api.cuMemcpyDtoD(pristine.back().ptr(), dev.back().ptr(), b.bytes.size());
+        api.cuMemcpyDtoD(pristine.back().ptr(), addresses.back(), b.bytes.size());
       }
     }
   }
@@ -212,7 +248,7 @@ Expected<GpuLaunchResult> Backend::run(const GpuModule& module, const GpuLaunch&
   auto restore = [&]() -> Status {
     for (size_t i = 0; i < pristine.size(); ++i) {
       if (!buffers[i].bytes.empty()) {
-        if (CUresult r = api.cuMemcpyDtoD(dev[i].ptr(), pristine[i].ptr(), buffers[i].bytes.size());
+        if (CUresult r = api.cuMemcpyDtoD(addresses[i], pristine[i].ptr(), buffers[i].bytes.size());
             r != CUDA_SUCCESS) {
           return api.error(r, "restoring buffer " + buffers[i].name);
         }
@@ -230,7 +266,7 @@ Expected<GpuLaunchResult> Backend::run(const GpuModule& module, const GpuLaunch&
   for (size_t i = 0; i < buffers.size(); ++i) {
     if (buffers[i].bytes.empty()) continue;
     if (CUresult r =
-            api.cuMemcpyDtoH(buffers[i].bytes.data(), dev[i].ptr(), buffers[i].bytes.size());
+            api.cuMemcpyDtoH(buffers[i].bytes.data(), addresses[i], buffers[i].bytes.size());
         r != CUDA_SUCCESS) {
       return api.error(r, "copying buffer " + buffers[i].name + " back from the GPU");
     }

@@ -77,6 +77,9 @@ class Backend {
  private:
   struct State;
   explicit Backend(std::unique_ptr<State> state);
+  // Per buffer: the device address of the module variable it is (launch.symbols), else 0.
+  Expected<std::vector<uint64_t>> module_symbols(const GpuModule& module, const GpuLaunch& launch,
+                                                 const std::vector<GpuBuffer>& buffers);
   std::unique_ptr<State> state_;
 };
 

@@ -39,6 +39,7 @@ namespace warplab::gpu {
   X(cuModuleLoadDataEx)                  \
   X(cuModuleUnload)                      \
   X(cuModuleGetFunction)                 \
+  X(cuModuleGetGlobal)                   \
   X(cuFuncGetAttribute)                  \
   X(cuFuncSetAttribute)                  \
   X(cuMemAlloc)                          \

@@ -40,12 +40,22 @@ struct BufferPatch {
   uint64_t byte_offset = 0;
 };
 
+// "buffers[buffer] is the module's variable `symbol` (a __constant__ or __device__ variable, by
+// its PTX name)": Backend::run does not allocate it but finds the variable (cuModuleGetGlobal),
+// copies the buffer's contents there before the launch and back after it, as it does for the
+// other buffers. Its size must equal the variable's.
+struct SymbolBuffer {
+  std::string symbol;
+  uint32_t buffer = 0;
+};
+
 struct GpuLaunch {
   std::string kernel;  // entry name in the module
   Dim3 grid, block;
   uint32_t dynamic_shared_bytes = 0;
   std::vector<uint8_t> params;             // the parameter block, laid out as the PTX declares it
   std::vector<BufferPatch> buffer_params;  // pointer arguments, filled in once buffers exist
+  std::vector<SymbolBuffer> symbols;       // buffers that are module variables
 };
 
 // Builds a parameter block in PTX order: each value at the next offset aligned to its alignment

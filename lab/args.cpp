@@ -1,7 +1,10 @@
 #include "lab/args.h"
 
+#include <cxxabi.h>
+
 #include <cctype>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 
 #include "lab/elem_type.h"
@@ -27,16 +30,68 @@ std::string demangled_base_name(const std::string& e) {
   return out.empty() ? e : out;
 }
 
+std::string demangle(const std::string& entry) {
+  if (entry.size() < 3 || entry.compare(0, 2, "_Z") != 0) return entry;
+  int status = 0;
+  char* d = abi::__cxa_demangle(entry.c_str(), nullptr, nullptr, &status);
+  if (status != 0 || !d) return entry;
+  std::string out(d);
+  std::free(d);
+  return out;
+}
+
+std::string demangled_template_name(const std::string& entry) {
+  const std::string d = demangle(entry);
+  if (d == entry) return entry;
+  // "void ns::k<16, float>(float*, int)": the name ends at the first '(' outside <...>; a return
+  // type (templates only) ends at the last space outside <...> before it.
+  int depth = 0;
+  size_t start = 0, end = d.size();
+  for (size_t i = 0; i < d.size(); ++i) {
+    const char c = d[i];
+    if (c == '<') ++depth;
+    if (c == '>') --depth;
+    if (depth == 0 && c == ' ') start = i + 1;
+    if (depth == 0 && c == '(') {
+      end = i;
+      break;
+    }
+  }
+  return d.substr(start, end - start);
+}
+
+namespace {
+
+// "MatrixMulCUDA<16>" and "MatrixMulCUDA< 16 >" match: spaces do not count.
+std::string without_spaces(const std::string& s) {
+  std::string o;
+  for (char c : s)
+    if (c != ' ') o += c;
+  return o;
+}
+
+}  // namespace
+
 Expected<const ptx::Function*> find_kernel(const ptx::Module& module, const std::string& name) {
   std::vector<const ptx::Function*> matches;
   std::string all;
+  const std::string wanted = without_spaces(name);
+  const bool template_id = name.find('<') != std::string::npos;
   for (const ptx::Function& f : module.functions) {
     if (!f.is_entry) continue;
     if (f.name == name) return &f;
     std::string base = demangled_base_name(f.name);
     std::string last = base.substr(base.rfind(':') == std::string::npos ? 0 : base.rfind(':') + 1);
-    if (base == name || last == name) matches.push_back(&f);
-    all += (all.empty() ? "" : ", ") + (base == f.name ? f.name : base + " (" + f.name + ")");
+    if (template_id) {
+      const std::string t = without_spaces(demangled_template_name(f.name));
+      const size_t colon = t.rfind("::", t.find('<'));
+      if (t == wanted || (colon != std::string::npos && t.substr(colon + 2) == wanted))
+        matches.push_back(&f);
+    } else if (base == name || last == name) {
+      matches.push_back(&f);
+    }
+    const std::string full = demangle(f.name);
+    all += (all.empty() ? "" : ", ") + (full == f.name ? f.name : full + " [" + f.name + "]");
   }
   if (matches.size() == 1) return matches[0];
   if (matches.empty())
@@ -44,10 +99,11 @@ Expected<const ptx::Function*> find_kernel(const ptx::Module& module, const std:
                  "unknown kernel '" + name + "' (kernels in " + module.path + ": " +
                      (all.empty() ? "none" : all) + ")"};
   std::string list;
-  for (const ptx::Function* f : matches) list += (list.empty() ? "" : ", ") + f->name;
+  for (const ptx::Function* f : matches)
+    list += (list.empty() ? "" : ", ") + demangle(f->name) + " [" + f->name + "]";
   return Error{"", 0,
                "kernel name '" + name + "' is ambiguous (overloads or template instances: " + list +
-                   "); write the PTX entry name"};
+                   "); write the template instance (\"k<16>\") or the PTX entry name in []"};
 }
 
 namespace {
@@ -137,12 +193,27 @@ Status check_signature(const Experiment& exp, size_t index, const ptx::Function&
     const ArgDef& a = l.args[i];
     const ptx::Param& p = k.params[i];
     std::string akey = key + "[" + std::to_string(i) + "]";
+    if (a.kind == ArgDef::Kind::Struct) {
+      const StructLayout lay = struct_layout(a);
+      const uint64_t palign = p.align ? p.align : 1;
+      if (!is_aggregate(p) && !(p.size == lay.size && ptx::type_bits(p.type) == 8))
+        return Error{exp.path, a.line,
+                     akey + ": a struct, but " + param_desc(k, i) + " is a scalar"};
+      if (lay.size != p.size || (p.align && lay.align != palign))
+        return Error{exp.path, a.line,
+                     akey + ": the struct laid out as " + lay.text + ", but " + param_desc(k, i) +
+                         " is " + std::to_string(p.size) + " bytes" +
+                         (p.align ? ", .align " + std::to_string(p.align) : "") +
+                         " (check the field types and order; a C++ __align__(N) struct needs "
+                         "align = N)"};
+      continue;
+    }
     if (is_aggregate(p))
       return Error{exp.path, a.line,
                    akey + ": " + param_desc(k, i) + " is passed by value as " +
                        std::to_string(p.size) +
-                       " bytes (a struct); WarpLab passes only scalars "
-                       "and pointers"};
+                       " bytes (a struct): write its fields, e.g. { struct = [ { f32 = \"alpha\" "
+                       "}, { i32 = \"N\" }, { ptr = \"x\" } ] }"};
     if (a.kind == ArgDef::Kind::Buffer && !is_64bit_int(p))
       return Error{exp.path, a.line,
                    akey + ": '" + a.buffer + "' is a buffer (a 64-bit device pointer), but " +
@@ -151,8 +222,159 @@ Status check_signature(const Experiment& exp, size_t index, const ptx::Function&
   return Ok{};
 }
 
+namespace {
+
+uint64_t align_up(uint64_t x, uint64_t a) { return (x + a - 1) / a * a; }
+
+uint64_t field_align(const ArgDef& f);
+uint64_t field_size(const ArgDef& f);
+
+uint64_t field_align(const ArgDef& f) {
+  if (f.kind == ArgDef::Kind::Buffer) return 8;
+  if (f.kind == ArgDef::Kind::Scalar) return elem_size(f.type);
+  uint64_t a = std::max<uint64_t>(f.align, 1);
+  for (const ArgDef& g : f.fields) a = std::max(a, field_align(g));
+  return a;
+}
+
+uint64_t field_size(const ArgDef& f) {
+  if (f.kind == ArgDef::Kind::Buffer) return 8;
+  if (f.kind == ArgDef::Kind::Scalar) return elem_size(f.type);
+  uint64_t off = 0;
+  for (const ArgDef& g : f.fields) off = align_up(off, field_align(g)) + field_size(g);
+  return align_up(off, field_align(f));
+}
+
+std::string layout_text(const ArgDef& s, uint64_t base) {
+  std::string t;
+  uint64_t off = 0;
+  for (const ArgDef& g : s.fields) {
+    off = align_up(off, field_align(g));
+    t += t.empty() ? "" : ", ";
+    if (g.kind == ArgDef::Kind::Struct)
+      t += "{" + layout_text(g, base + off) + "} @" + std::to_string(base + off);
+    else
+      t += std::string(g.kind == ArgDef::Kind::Buffer ? "ptr" : elem_type_name(g.type)) + " @" +
+           std::to_string(base + off);
+    off += field_size(g);
+  }
+  return t;
+}
+
+ptx::Type ptx_type_of(ElemType t) {
+  switch (t) {
+    case ElemType::F16:
+      return ptx::Type::F16;
+    case ElemType::F32:
+      return ptx::Type::F32;
+    case ElemType::F64:
+      return ptx::Type::F64;
+    case ElemType::I8:
+      return ptx::Type::S8;
+    case ElemType::I16:
+      return ptx::Type::S16;
+    case ElemType::I32:
+      return ptx::Type::S32;
+    case ElemType::I64:
+      return ptx::Type::S64;
+    case ElemType::U8:
+      return ptx::Type::U8;
+    case ElemType::U16:
+      return ptx::Type::U16;
+    case ElemType::U32:
+      return ptx::Type::U32;
+    case ElemType::U64:
+      return ptx::Type::U64;
+  }
+  return ptx::Type::B8;
+}
+
+}  // namespace
+
+StructLayout struct_layout(const ArgDef& s) {
+  StructLayout l;
+  l.size = field_size(s);
+  l.align = field_align(s);
+  l.text = "{" + layout_text(s, 0) + "} = " + std::to_string(l.size) + " bytes, align " +
+           std::to_string(l.align);
+  return l;
+}
+
+namespace {
+
+// Everything bind_launch needs to write one argument (or struct field) into the block.
+struct Packer {
+  const Experiment& exp;
+  const Env& env;
+  const std::vector<uint64_t>& addresses;
+  const std::vector<uint64_t>& counts;
+  BoundLaunch& b;
+
+  // The device address of "x + off", bounds-checked: the offset may be 0 to x's count.
+  Status pointer(const ArgDef& a, uint64_t param_offset, const std::string& akey) {
+    const int bi = exp.buffer_index(a.buffer);
+    const BufferDef& bd = exp.buffers[static_cast<size_t>(bi)];
+    int64_t off = 0;
+    if (!a.offset.empty()) {
+      auto v = a.offset.eval_int(env);
+      if (!v) return Error{exp.path, a.line, akey + " (\"" + a.text + "\"): " + v.error().message};
+      off = *v;
+      uint64_t count = 0;
+      if (static_cast<size_t>(bi) < counts.size()) {
+        count = counts[static_cast<size_t>(bi)];
+      } else {
+        auto c = bd.count.eval_int(env);
+        if (!c)
+          return Error{exp.path, a.line, akey + ": count of " + bd.name + ": " + c.error().message};
+        count = static_cast<uint64_t>(std::max<int64_t>(*c, 0));
+      }
+      if (off < 0 || static_cast<uint64_t>(off) > count)
+        return Error{exp.path, a.line,
+                     akey + " (\"" + a.text + "\"): offset " + std::to_string(off) +
+                         " is outside " + bd.name + ", which has " + std::to_string(count) +
+                         " elements (0 to " + std::to_string(count) + " allowed)"};
+    }
+    const uint64_t bytes = static_cast<uint64_t>(off) * elem_size(bd.type);
+    const uint64_t addr = addresses.at(static_cast<size_t>(bi)) + bytes;
+    std::memcpy(b.config.params.data() + param_offset, &addr, 8);
+    b.pointer_params.push_back({param_offset, bi, bytes});
+    return Ok{};
+  }
+
+  // A struct's fields from `offset` on, laid out as struct_layout() says.
+  Status fields(const ArgDef& s, uint64_t offset, const std::string& akey) {
+    uint64_t off = 0;
+    for (size_t i = 0; i < s.fields.size(); ++i) {
+      const ArgDef& f = s.fields[i];
+      off = align_up(off, field_align(f));
+      const std::string fkey = akey + ".field " + std::to_string(i);
+      if (f.kind == ArgDef::Kind::Struct) {
+        if (auto st = fields(f, offset + off, fkey); !st) return st;
+      } else if (f.kind == ArgDef::Kind::Buffer) {
+        if (auto st = pointer(f, offset + off, fkey); !st) return st;
+      } else {
+        auto v = f.expr.eval(env);
+        if (!v) return Error{exp.path, f.line, fkey + ": " + v.error().message};
+        ptx::Param fp;
+        fp.type = ptx_type_of(f.type);
+        fp.size = elem_size(f.type);
+        if (auto st = pack_scalar(
+                fp, *v, b.config.params.data() + offset + off,
+                "field " + std::to_string(i) + " (" + std::string(elem_type_name(f.type)) + ")");
+            !st)
+          return Error{exp.path, f.line, fkey + " (\"" + f.text + "\"): " + st.error().message};
+      }
+      off += field_size(f);
+    }
+    return Ok{};
+  }
+};
+
+}  // namespace
+
 Expected<BoundLaunch> bind_launch(const Experiment& exp, size_t index, const ptx::Function& k,
-                                  const Env& env, const std::vector<uint64_t>& addresses) {
+                                  const Env& env, const std::vector<uint64_t>& addresses,
+                                  const std::vector<uint64_t>& counts) {
   const LaunchDef& l = exp.launches[index];
   std::string key = "launches[" + std::to_string(index) + "]";
   if (auto s = check_signature(exp, index, k); !s) return s.error();
@@ -191,6 +413,7 @@ Expected<BoundLaunch> bind_launch(const Experiment& exp, size_t index, const ptx
   b.repeat = *rep;
 
   b.config.params.assign(k.param_bytes, 0);
+  Packer packer{exp, env, addresses, counts, b};
   for (size_t i = 0; i < l.args.size(); ++i) {
     const ArgDef& a = l.args[i];
     const ptx::Param& p = k.params[i];
@@ -198,11 +421,13 @@ Expected<BoundLaunch> bind_launch(const Experiment& exp, size_t index, const ptx
     if (p.offset + p.size > b.config.params.size()) b.config.params.resize(p.offset + p.size, 0);
     uint8_t* dst = b.config.params.data() + p.offset;
     if (a.kind == ArgDef::Kind::Buffer) {
-      int bi = exp.buffer_index(a.buffer);
-      uint64_t addr = addresses.at(static_cast<size_t>(bi));
-      std::memcpy(dst, &addr, 8);
-      b.pointer_params.emplace_back(p.offset, bi);
-      b.arg_text.push_back(a.buffer);
+      if (auto s = packer.pointer(a, p.offset, akey); !s) return s.error();
+      b.arg_text.push_back(a.text);
+      continue;
+    }
+    if (a.kind == ArgDef::Kind::Struct) {
+      if (auto s = packer.fields(a, p.offset, akey); !s) return s.error();
+      b.arg_text.push_back("struct " + struct_layout(a).text);
       continue;
     }
     auto v = a.expr.eval(env);

@@ -9,7 +9,14 @@
 //   - a scalar goes to a parameter of any scalar type: integers must fit the type's range, floats
 //     are rounded to f32/f16, a float value to an integer parameter is an error;
 //   - the argument count must equal the parameter count.
-// Aggregates passed by value (.b8 arrays: structs) are not supported yet.
+//   - a buffer plus an offset ("x + 1024", in elements of x's type) passes that element's
+//     address; the offset must stay within the buffer (0 to its count);
+//   - a struct passed by value (PTX: `.param .align A .b8 name[S]`) is built field by field from
+//     { struct = [ { f32 = "alpha" }, { i32 = "N" }, { ptr = "x" } ] }, laid out as the C++ ABI
+//     lays out a plain struct: each field at the next offset aligned to its own alignment (its
+//     size for scalars, 8 for pointers, the largest member's for nested structs, raised by a
+//     declared `align`), the struct's size rounded up to its alignment. Size and alignment must
+//     match the PTX parameter's; when they do not, the error shows the layout field by field.
 #pragma once
 
 #include <string>
@@ -21,22 +28,34 @@
 
 namespace warplab::lab {
 
-// The entry `name` refers to: the exact PTX name, or a C++ kernel's unmangled name
-// ("vec_add" finds "_Z7vec_addPKfS0_Pfi"). Ambiguous or unknown names are errors listing the
-// kernels of the module.
+// The entry `name` refers to: the exact PTX name, a C++ kernel's unmangled name ("vec_add" finds
+// "_Z7vec_addPKfS0_Pfi") or a template instance's C++ name ("MatrixMulCUDA<16>"; spaces and the
+// spelling of the arguments as the demangler writes them). Ambiguous or unknown names are errors
+// listing the kernels of the module, demangled.
 Expected<const ptx::Function*> find_kernel(const ptx::Module& module, const std::string& name);
 // The C++ name of a mangled entry ("_Z7vec_addPKfS0_Pfi" -> "vec_add", "ns::k" for nested names);
 // the input itself when it is not a mangled name.
 std::string demangled_base_name(const std::string& entry);
+// The full C++ signature of a mangled entry ("_Z13MatrixMulCUDAILi16EEvPfS0_S0_ii" ->
+// "void MatrixMulCUDA<16>(float*, float*, float*, int, int)"); the input when not mangled.
+std::string demangle(const std::string& entry);
+// The name with template arguments, without return type and parameters ("MatrixMulCUDA<16>").
+std::string demangled_template_name(const std::string& entry);
 
 struct BoundLaunch {
   size_t index = 0;  // in Experiment::launches
   const ptx::Function* kernel = nullptr;
   func::LaunchConfig config;  // grid, block, dynamic shared, params (sim addresses)
   int64_t repeat = 1;
-  // Parameters that hold a buffer's device address: (byte offset in config.params, buffer index).
-  // Other backends (the real GPU) rewrite these with their own addresses.
-  std::vector<std::pair<uint64_t, int>> pointer_params;
+  // Parameters (or struct fields) that hold a buffer's device address. Other backends (the real
+  // GPU) rewrite these with their own addresses.
+  struct PointerParam {
+    uint64_t param_offset = 0;  // byte offset in config.params
+    int buffer = 0;             // index in Experiment::buffers
+    uint64_t byte_offset = 0;   // "x + 1024": 1024 * the element size
+    bool operator==(const PointerParam&) const = default;
+  };
+  std::vector<PointerParam> pointer_params;
   std::vector<std::string> arg_text;  // each argument as "x" (buffer) or "N=1024"
 };
 
@@ -45,8 +64,19 @@ struct BoundLaunch {
 Status check_signature(const Experiment& exp, size_t index, const ptx::Function& kernel);
 
 // Evaluates grid/block/shared/repeat and the arguments for `env`, packs the parameter block.
-// `buffer_addresses[i]` is the device address of Experiment::buffers[i].
+// `buffer_addresses[i]` is the device address of Experiment::buffers[i], `buffer_counts[i]` its
+// element count (pointer offsets are checked against it; when empty, the count expressions are
+// evaluated for `env`).
 Expected<BoundLaunch> bind_launch(const Experiment& exp, size_t index, const ptx::Function& kernel,
-                                  const Env& env, const std::vector<uint64_t>& buffer_addresses);
+                                  const Env& env, const std::vector<uint64_t>& buffer_addresses,
+                                  const std::vector<uint64_t>& buffer_counts = {});
+
+// The C++ layout of a struct argument: size and alignment in bytes, and a one-line description
+// ("{f32 @0, i32 @4, ptr @8} = 16 bytes, align 8").
+struct StructLayout {
+  uint64_t size = 0, align = 1;
+  std::string text;
+};
+StructLayout struct_layout(const ArgDef& s);
 
 }  // namespace warplab::lab

@@ -87,7 +87,8 @@ uint64_t available_memory() {
 
 }  // namespace
 
-Expected<std::vector<HostBuffer>> make_buffers(const Experiment& exp, const Env& env) {
+Expected<std::vector<HostBuffer>> make_buffers(const Experiment& exp, const Env& env,
+                                               const std::vector<uint64_t>& symbol_bytes) {
   std::vector<HostBuffer> out(exp.buffers.size());
   std::vector<NpyArray> npys(exp.buffers.size());
   auto fail = [&](size_t k, const std::string& what) {
@@ -108,6 +109,11 @@ Expected<std::vector<HostBuffer>> make_buffers(const Experiment& exp, const Env&
     }
     if (d.count_from_npy) {
       b.count = npys[k].count();
+    } else if (d.count_from_symbol) {
+      if (k >= symbol_bytes.size())
+        return fail(
+            k, "count: the size of " + d.symbol + " is known only once the source is compiled");
+      b.count = symbol_bytes[k] / elem_size(b.type);
     } else {
       auto c = d.count.eval_int(env);
       if (!c) return fail(k, "count: " + c.error().message);

@@ -28,6 +28,7 @@ struct HostBuffer {
   ElemType type = ElemType::F32;
   uint64_t count = 0;
   std::vector<uint8_t> bytes;  // count * elem_size(type)
+  std::string symbol;  // non-empty: the PTX name of the module variable this buffer is (symbol =)
 
   double at(uint64_t i) const { return load_elem(type, bytes.data(), i); }
   NpyArray to_npy() const { return NpyArray{type, {count}, bytes}; }
@@ -37,7 +38,10 @@ struct HostBuffer {
 uint64_t splitmix64_next(uint64_t& state);
 
 // Every buffer of `exp` for the parameter values in `env`. Errors name the buffer's line.
-Expected<std::vector<HostBuffer>> make_buffers(const Experiment& exp, const Env& env);
+// `symbol_bytes[i]`: the size of the module variable buffer i names (symbol = ...), which gives
+// the count of a symbol buffer without one; may be empty when no buffer has a symbol.
+Expected<std::vector<HostBuffer>> make_buffers(const Experiment& exp, const Env& env,
+                                               const std::vector<uint64_t>& symbol_bytes = {});
 
 // Converts an .npy array to `type` (through double; exact for values representable in both).
 std::vector<uint8_t> convert_elements(const NpyArray& a, ElemType type);

@@ -4,10 +4,35 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <tuple>
 
 namespace warplab::lab {
 
+namespace {
+
+// [begin, end) of `b` as a buffer of its own.
+HostBuffer slice_of(const HostBuffer& b, uint64_t begin, uint64_t end, const std::string& name) {
+  const uint32_t es = elem_size(b.type);
+  HostBuffer s{name, b.type, end - begin, {}};
+  s.bytes.assign(b.bytes.begin() + static_cast<ptrdiff_t>(begin * es),
+                 b.bytes.begin() + static_cast<ptrdiff_t>(end * es));
+  return s;
+}
+
+CheckResult compare_range(const CheckDef& def, const HostBuffer& got, const HostBuffer& exp,
+                          uint64_t index_base);
+
+}  // namespace
+
 CheckResult compare_buffers(const CheckDef& def, const HostBuffer& got, const HostBuffer& exp) {
+  return compare_range(def, got, exp, 0);
+}
+
+namespace {
+
+// Compares element by element; `index_base` is added to reported indices (got's slice start).
+CheckResult compare_range(const CheckDef& def, const HostBuffer& got, const HostBuffer& exp,
+                          uint64_t index_base) {
   CheckResult r;
   r.buffer = got.name;
   r.expected = exp.name;
@@ -21,6 +46,9 @@ CheckResult compare_buffers(const CheckDef& def, const HostBuffer& got, const Ho
     return r;
   }
   r.count = got.count;
+  r.integer = !elem_is_float(got.type) && !elem_is_float(exp.type);
+  r.unsigned_int = r.integer && (got.type == ElemType::U64 || exp.type == ElemType::U64);
+  std::vector<uint64_t> bitwise_at;  // the first few value-equal, bit-different elements
   const double kInf = std::numeric_limits<double>::infinity();
   const bool both_int = !elem_is_float(got.type) && !elem_is_float(exp.type);
   const bool exact_bits = def.exact && got.type == exp.type;
@@ -64,8 +92,17 @@ CheckResult compare_buffers(const CheckDef& def, const HostBuffer& got, const Ho
     r.max_rel_error = std::max(r.max_rel_error, rel_err);
     if (ok) continue;
     ++r.mismatch_count;
+    if (def.exact && abs_err == 0.0 && !both_int) {
+      ++r.bitwise_only;
+      if (bitwise_at.size() < 3) bitwise_at.push_back(i);
+    }
     if (def.show <= 0) continue;
-    Entry en{abs_err == 0.0 ? 0.0 : abs_err, Mismatch{i, g, e}};
+    Mismatch mm{i, g, e};
+    if (both_int) {
+      mm.got_int = load_elem_int(got.type, got.bytes.data(), i);
+      mm.expected_int = load_elem_int(exp.type, exp.bytes.data(), i);
+    }
+    Entry en{abs_err == 0.0 ? 0.0 : abs_err, mm};
     if (static_cast<int>(worst.size()) < def.show) {
       worst.push_back(en);
       std::push_heap(worst.begin(), worst.end(), worse);
@@ -78,30 +115,92 @@ CheckResult compare_buffers(const CheckDef& def, const HostBuffer& got, const Ho
   std::sort(worst.begin(), worst.end(), worse);
   for (const Entry& en : worst) r.mismatches.push_back(en.m);
   r.passed = r.mismatch_count == 0;
+  if (r.bitwise_only) {
+    // Say what differs: the values are equal, so only the bits can.
+    auto what = [&](uint64_t i) {
+      const double g = got.at(i), e = exp.at(i);
+      if (std::isnan(g)) return std::string("NaN payloads differ");
+      if (got.type != exp.type)
+        return std::string(elem_type_name(got.type)) + " vs " +
+               std::string(elem_type_name(exp.type));
+      return std::string(std::signbit(g) ? "-0" : "+0") + " vs " + (std::signbit(e) ? "-0" : "+0");
+    };
+    std::string at;
+    for (uint64_t i : bitwise_at)
+      at += (at.empty() ? "" : ", ") + what(i) + " at index " + std::to_string(i + index_base);
+    r.bitwise_note = "bitwise: " + std::to_string(r.bitwise_only) +
+                     " element(s) equal in value differ in their bits (" + at +
+                     (r.bitwise_only > bitwise_at.size() ? ", ..." : "") +
+                     "); exact = true compares bits, a tolerance check (atol = 0) would pass them";
+  }
+  for (Mismatch& m : r.mismatches) m.index += index_base;
   return r;
 }
 
+}  // namespace
+
 std::vector<CheckResult> run_checks(const Experiment& exp, const std::vector<HostBuffer>& buffers) {
+  return run_checks(exp, buffers, exp.env());
+}
+
+std::vector<CheckResult> run_checks(const Experiment& exp, const std::vector<HostBuffer>& buffers,
+                                    const Env& env) {
   std::vector<CheckResult> out;
   for (const CheckDef& c : exp.checks) {
-    const HostBuffer& got = buffers.at(static_cast<size_t>(exp.buffer_index(c.buffer)));
-    if (!c.expect_buffer.empty()) {
-      out.push_back(compare_buffers(
-          c, got, buffers.at(static_cast<size_t>(exp.buffer_index(c.expect_buffer)))));
-      continue;
-    }
-    auto a = read_npy(c.expect_npy);
-    if (!a) {
+    const HostBuffer& whole = buffers.at(static_cast<size_t>(exp.buffer_index(c.buffer)));
+    auto failed = [&](const std::string& expected, const std::string& note) {
       CheckResult r;
-      r.buffer = c.buffer;
-      r.expected = c.expect_npy;
+      r.buffer = c.slice.text.empty() ? c.buffer : c.slice.text;
+      r.expected = expected;
       r.line = c.line;
-      r.note = a.error().to_string();
-      out.push_back(r);
-      continue;
+      r.note = note;
+      return r;
+    };
+    const std::string expected_name =
+        !c.expect_buffer.empty()
+            ? (c.expect_slice.text.empty() ? c.expect_buffer : c.expect_slice.text)
+            : c.expect_npy;
+    // The checked range: the whole buffer, or the slice for these parameters.
+    uint64_t begin = 0, end = whole.count;
+    if (!c.slice.text.empty()) {
+      auto range = eval_slice(c.slice, env, whole.count);
+      if (!range) {
+        out.push_back(failed(expected_name, "buffer: " + range.error().message));
+        continue;
+      }
+      std::tie(begin, end) = *range;
     }
-    HostBuffer ref{c.expect_npy, a->type, a->count(), std::move(a->data)};
-    out.push_back(compare_buffers(c, got, ref));
+    const bool sliced = begin != 0 || end != whole.count;
+    HostBuffer got = sliced ? slice_of(whole, begin, end, c.slice.text) : HostBuffer{};
+    const HostBuffer& g = sliced ? got : whole;
+    CheckResult r;
+    if (!c.expect_buffer.empty()) {
+      const HostBuffer& ew = buffers.at(static_cast<size_t>(exp.buffer_index(c.expect_buffer)));
+      uint64_t eb = 0, ee = ew.count;
+      if (!c.expect_slice.text.empty()) {
+        auto range = eval_slice(c.expect_slice, env, ew.count);
+        if (!range) {
+          out.push_back(failed(expected_name, "expect: " + range.error().message));
+          continue;
+        }
+        std::tie(eb, ee) = *range;
+      }
+      if (eb != 0 || ee != ew.count)
+        r = compare_range(c, g, slice_of(ew, eb, ee, c.expect_slice.text), begin);
+      else
+        r = compare_range(c, g, ew, begin);
+    } else {
+      auto a = read_npy(c.expect_npy);
+      if (!a) {
+        out.push_back(failed(c.expect_npy, a.error().to_string()));
+        continue;
+      }
+      HostBuffer ref{c.expect_npy, a->type, a->count(), std::move(a->data)};
+      r = compare_range(c, g, ref, begin);
+    }
+    r.buffer = c.slice.text.empty() ? c.buffer : c.slice.text;
+    r.expected = expected_name;
+    out.push_back(std::move(r));
   }
   return out;
 }

@@ -8,6 +8,8 @@
 #include <regex>
 #include <sstream>
 
+#include "lab/compile_cache.h"
+
 namespace warplab::lab {
 namespace {
 
@@ -22,6 +24,8 @@ using NvrtcGetSize = int (*)(NvrtcProgram, size_t*);
 using NvrtcGetText = int (*)(NvrtcProgram, char*);
 using NvrtcErrorString = const char* (*)(int);
 using NvrtcVersion = int (*)(int*, int*);
+using NvrtcAddNameExpression = int (*)(NvrtcProgram, const char*);
+using NvrtcGetLoweredName = int (*)(NvrtcProgram, const char*, const char**);
 
 using JitHandle = struct JitHandleOpaque*;
 constexpr int kJitInputPtx = 2;  // NVJITLINK_INPUT_PTX (NONE = 0, CUBIN = 1, PTX = 2)
@@ -68,6 +72,8 @@ class ToolchainImpl {
   NvrtcGetText get_ptx = nullptr, get_log = nullptr;
   NvrtcErrorString error_string = nullptr;
   NvrtcVersion version = nullptr;
+  NvrtcAddNameExpression add_name = nullptr;  // optional: template kernels by C++ name
+  NvrtcGetLoweredName lowered_name = nullptr;
   JitCreate jit_create = nullptr;
   JitDestroy jit_destroy = nullptr;
   JitAddData jit_add = nullptr;
@@ -85,6 +91,7 @@ class ToolchainImpl {
           bind(nvrtc, "nvrtcGetPTX", get_ptx) && bind(nvrtc, "nvrtcGetProgramLogSize", log_size) &&
           bind(nvrtc, "nvrtcGetProgramLog", get_log) &&
           bind(nvrtc, "nvrtcGetErrorString", error_string) && bind(nvrtc, "nvrtcVersion", version);
+      bind_name_expressions();
       if (!ok) {
         why_nvrtc = "libnvrtc.so.13 lacks an expected entry point (not a CUDA 13 NVRTC?)";
         dlclose(nvrtc);
@@ -106,6 +113,11 @@ class ToolchainImpl {
         jit = nullptr;
       }
     }
+  }
+  void bind_name_expressions() {
+    if (!bind(nvrtc, "nvrtcAddNameExpression", add_name) ||
+        !bind(nvrtc, "nvrtcGetLoweredName", lowered_name))
+      add_name = nullptr, lowered_name = nullptr;
   }
   ~ToolchainImpl() {
     if (nvrtc) dlclose(nvrtc);
@@ -151,6 +163,53 @@ std::string nvrtc_log_to_file_line(const std::string& log, int* first_line,
   return out;
 }
 
+namespace {
+
+// Registers the C++ names of template instantiations before compiling (nvrtcAddNameExpression).
+Status add_name_expressions(const ToolchainImpl& t, NvrtcProgram prog,
+                            const std::vector<std::string>& names) {
+  if (names.empty()) return Ok{};
+  if (!t.add_name)
+    return Error{"", 0,
+                 "this NVRTC lacks nvrtcAddNameExpression: name the kernel by its PTX entry name"};
+  for (const std::string& n : names)
+    if (int rc = t.add_name(prog, n.c_str()); rc != 0)
+      return Error{"", 0, "nvrtcAddNameExpression(\"" + n + "\") failed: " + t.error_string(rc)};
+  return Ok{};
+}
+
+// After a successful compile: each name expression's PTX entry (nvrtcGetLoweredName).
+std::vector<std::pair<std::string, std::string>> lowered_names(
+    const ToolchainImpl& t, NvrtcProgram prog, const std::vector<std::string>& names) {
+  std::vector<std::pair<std::string, std::string>> out;
+  if (!t.lowered_name) return out;
+  for (const std::string& n : names) {
+    const char* lowered = nullptr;
+    if (t.lowered_name(prog, n.c_str(), &lowered) == 0 && lowered) out.emplace_back(n, lowered);
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string nvrtc_hint(const std::string& log) {
+  static const std::regex kMissing(R"(cannot open source file \"([^"]+)\")");
+  std::smatch m;
+  if (!std::regex_search(log, m, kMissing)) return "";
+  static const char* const kStd[] = {"stdio.h",  "cstdio",   "stdlib.h", "cstdlib",  "math.h",
+                                     "cmath",    "string.h", "cstring",  "assert.h", "cassert",
+                                     "stdint.h", "cstdint",  "iostream", "vector",   "algorithm"};
+  const std::string h = m[1];
+  for (const char* s : kStd)
+    if (h == s)
+      return "NVRTC compiles without the C and C++ standard library headers, so <" + h +
+             "> does not exist here. Device code needs none of them: printf, assert and "
+             "the math functions (sinf, expf, sqrt...) work without any include, and "
+             "<cuda/std/...> headers (cuda::std::numeric_limits, <cuda/std/cstdint>) stand in "
+             "for the C++ library. Remove the include (or guard it with #ifndef __CUDACC_RTC__).";
+  return "";
+}
+
 Expected<CompiledPtx> Toolchain::compile_cuda(const std::string& source, const std::string& path,
                                               const CompileOptions& options) const {
   const ToolchainImpl& t = *impl_;
@@ -183,6 +242,10 @@ Expected<CompiledPtx> Toolchain::compile_cuda(const std::string& source, const s
   NvrtcProgram prog = nullptr;
   if (int rc = t.create(&prog, source.c_str(), path.c_str(), 0, nullptr, nullptr); rc != 0)
     return Error{path, 0, std::string("nvrtcCreateProgram failed: ") + t.error_string(rc)};
+  if (auto s = add_name_expressions(t, prog, options.name_expressions); !s) {
+    t.destroy(&prog);
+    return Error{path, 0, s.error().message};
+  }
   int rc = t.compile(prog, static_cast<int>(argv.size()), argv.data());
   size_t n = 0;
   t.log_size(prog, &n);
@@ -193,11 +256,14 @@ Expected<CompiledPtx> Toolchain::compile_cuda(const std::string& source, const s
   std::string nice = nvrtc_log_to_file_line(log, &first, &first_file);
   if (rc != 0) {
     t.destroy(&prog);
+    const std::string hint = nvrtc_hint(nice);
     return Error{first_file.empty() ? path : first_file, first,
-                 std::string("CUDA compile failed (") + t.error_string(rc) + "):\n" + nice};
+                 std::string("CUDA compile failed (") + t.error_string(rc) + "):\n" + nice +
+                     (hint.empty() ? "" : "\nhint: " + hint)};
   }
   CompiledPtx out;
   out.log = nice;
+  out.lowered_names = lowered_names(t, prog, options.name_expressions);
   t.ptx_size(prog, &n);
   out.ptx.assign(n, '\0');
   t.get_ptx(prog, out.ptx.data());
@@ -213,6 +279,23 @@ Expected<CompiledPtx> Toolchain::compile_cuda_file(const std::string& path,
   std::stringstream ss;
   ss << in.rdbuf();
   return compile_cuda(ss.str(), path, options);
+}
+
+Expected<CompiledPtx> Toolchain::compile_cuda_cached(const std::string& path,
+                                                     const CompileOptions& options) const {
+  std::ifstream in(path);
+  if (!in) return Error{path, 0, "cannot open CUDA source"};
+  std::stringstream ss;
+  ss << in.rdbuf();
+  const std::string source = ss.str();
+  const std::string dir = has_nvrtc() ? ptx_cache_dir(options.cache_dir) : "";
+  std::optional<std::string> key;
+  if (!dir.empty()) key = ptx_cache_key(source, path, options, nvrtc_version());
+  if (key)
+    if (auto hit = ptx_cache_load(dir, *key)) return std::move(*hit);
+  auto out = compile_cuda(source, path, options);
+  if (out && key) ptx_cache_store(dir, *key, *out);
+  return out;
 }
 
 const KernelResources* ResourceReport::find(const std::string& kernel) const {

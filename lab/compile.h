@@ -26,11 +26,21 @@ struct CompileOptions {
   std::vector<std::string> extra;         // more NVRTC options ("-use_fast_math", "-DTILE=16")
   std::vector<std::string> include_dirs;  // -I (the source's directory is always added)
   bool line_info = true;                  // --generate-line-info: .loc lines map PTX to CUDA
+  // C++ names of template instantiations to compile and name ("MatrixMulCUDA<16>"): NVRTC name
+  // expressions (nvrtcAddNameExpression), which instantiate the template when the source does not
+  // and give back its PTX entry name (nvrtcGetLoweredName) in CompiledPtx::lowered_names.
+  std::vector<std::string> name_expressions;
+  // The PTX cache (compile_cache.h): Toolchain::compile_cuda_cached() looks here first.
+  // "" = the default directory (WARPLAB_CACHE_DIR, else $XDG_CACHE_HOME/warplab, else
+  // ~/.cache/warplab); WARPLAB_NO_CACHE=1 in the environment turns it off.
+  std::string cache_dir;
 };
 
 struct CompiledPtx {
   std::string ptx;
   std::string log;  // NVRTC warnings ("" when none), file:line form
+  std::vector<std::pair<std::string, std::string>> lowered_names;  // name expression -> entry
+  bool from_cache = false;  // compile_cuda_cached() found it in the cache
 };
 
 // What `ptxas -v` reports for one kernel.
@@ -62,6 +72,11 @@ Expected<std::vector<KernelResources>> parse_ptxas_info(const std::string& log);
 std::string nvrtc_log_to_file_line(const std::string& log, int* first_line,
                                    std::string* first_file = nullptr);
 
+// A hint for a compile log that shows a known NVRTC pitfall ("" when none): NVRTC ships no C or
+// C++ standard library headers, so `#include <stdio.h>` (or <cstdio>, <stdlib.h>, <math.h>...)
+// fails although printf, malloc and the math functions need no include in device code.
+std::string nvrtc_hint(const std::string& log);
+
 class ToolchainImpl;
 
 // The CUDA compile libraries, opened once per Toolchain object (no global state).
@@ -84,6 +99,12 @@ class Toolchain {
                                      const CompileOptions& options) const;
   Expected<CompiledPtx> compile_cuda_file(const std::string& path,
                                           const CompileOptions& options) const;
+  // compile_cuda_file() through the PTX cache: the key is the source text, the text of every
+  // file it includes with quotes (found the way NVRTC's -I search would), the options, defines,
+  // name expressions, arch and the NVRTC version. A hit skips NVRTC (cooperative_groups.h alone
+  // costs about 2 s).
+  Expected<CompiledPtx> compile_cuda_cached(const std::string& path,
+                                            const CompileOptions& options) const;
   // Compiles PTX for `sass_arch` with nvJitLink -verbose and reads each kernel's resources.
   Expected<ResourceReport> resource_usage(const std::string& ptx, const std::string& path,
                                           const std::string& sass_arch = "sm_90") const;

@@ -4,8 +4,12 @@
 #include <toml++/toml.h>
 
 #include <algorithm>
+#include <climits>
 #include <filesystem>
 #include <fstream>
+#include <functional>
+#include <map>
+#include <regex>
 #include <set>
 #include <sstream>
 
@@ -26,10 +30,47 @@ const BufferDef* Experiment::find_buffer(const std::string& n) const {
   int k = buffer_index(n);
   return k < 0 ? nullptr : &buffers[k];
 }
-Env Experiment::env() const {
+Expected<Env> Experiment::eval_env() const {
   Env e;
-  for (const ParamDef& p : params) e[p.name] = p.value;
+  for (const ParamDef& p : params)
+    if (p.derived.empty()) e[p.name] = p.value;
+  // Derived parameters in dependency order: evaluate whichever has all its inputs, until none is
+  // left (the loader has rejected cycles and unknown names, so each pass makes progress).
+  std::vector<const ParamDef*> todo;
+  for (const ParamDef& p : params)
+    if (!p.derived.empty()) todo.push_back(&p);
+  while (!todo.empty()) {
+    bool progress = false;
+    for (auto it = todo.begin(); it != todo.end();) {
+      const ParamDef& p = **it;
+      bool ready = true;
+      for (const std::string& n : p.derived.names()) ready = ready && e.count(n);
+      if (!ready) {
+        ++it;
+        continue;
+      }
+      auto v = p.derived.eval(e);
+      if (!v)
+        return Error{path, p.line,
+                     "params." + p.name + " (\"" + p.derived.text() + "\"): " + v.error().message};
+      e[p.name] = *v;
+      it = todo.erase(it);
+      progress = true;
+    }
+    if (!progress)
+      return Error{path, todo.front()->line,
+                   "params." + todo.front()->name + ": depends on itself (a cycle)"};
+  }
   return e;
+}
+
+Env Experiment::env() const {
+  auto e = eval_env();
+  if (e) return *e;
+  Env partial;
+  for (const ParamDef& p : params)
+    if (p.derived.empty()) partial[p.name] = p.value;
+  return partial;
 }
 
 namespace {
@@ -92,15 +133,27 @@ class Reader {
   }
 
   // An expression: an integer/float literal or a string over the declared parameters.
-  Expected<Expr> expr(const toml::node& n, const std::string& key, const Experiment& exp) const {
+  // `scope`: more names the expression may read (loop variables of a launch).
+  Expected<Expr> expr(const toml::node& n, const std::string& key, const Experiment& exp,
+                      const std::vector<std::string>& scope = {}) const {
     if (n.is_integer()) return Expr::constant(Value::integer(*n.value<int64_t>()));
     if (n.is_floating_point()) return Expr::constant(Value::real(*n.value<double>()));
     if (!n.is_string()) return err(n, key, "expected a number or an expression string");
-    auto e = Expr::parse(*n.value<std::string>());
-    if (!e) return err(n, key, e.error().message);
+    return expr_text(*n.value<std::string>(), line_of(n), key, exp, scope);
+  }
+  Expected<Expr> expr_text(const std::string& text, int line, const std::string& key,
+                           const Experiment& exp, const std::vector<std::string>& scope) const {
+    auto e = Expr::parse(text);
+    if (!e) return err(line, key, e.error().message);
     for (const std::string& name : e->names())
-      if (!exp.find_param(name)) return err(n, key, unknown_param(name, exp));
+      if (!exp.find_param(name) && std::find(scope.begin(), scope.end(), name) == scope.end())
+        return err(line, key, unknown_param(name, exp) + scope_text(scope));
     return e;
+  }
+  static std::string scope_text(const std::vector<std::string>& scope) {
+    std::string s;
+    for (const std::string& n : scope) s += (s.empty() ? "" : ", ") + n;
+    return s.empty() ? "" : " (loop variables: " + s + ")";
   }
 
   static std::string unknown_param(const std::string& name, const Experiment& exp) {
@@ -120,6 +173,42 @@ class Reader {
     if (!fs::is_regular_file(p, ec))
       return err(n, key, "file not found: " + p.lexically_normal().string());
     return p.lexically_normal().string();
+  }
+
+  // A buffer or a range of it: "y", "y[0:N]", "y[N:]", "y[:16]", "y[5]" (expressions over the
+  // parameters and `scope`).
+  Expected<SliceDef> slice(const toml::node& n, const std::string& key, const Experiment& exp,
+                           const std::vector<std::string>& scope = {}) const {
+    auto text = string(n, key);
+    if (!text) return text.error();
+    SliceDef sl;
+    sl.text = *text;
+    static const std::regex kSlice(R"(^\s*([A-Za-z_][A-Za-z0-9_]*)\s*(\[(.*)\])?\s*$)");
+    std::smatch m;
+    if (!std::regex_match(*text, m, kSlice))
+      return err(n, key,
+                 "expected a buffer name or a slice such as \"y[0:N]\", got \"" + *text + "\"");
+    sl.buffer = m[1];
+    if (!exp.find_buffer(sl.buffer)) return err(n, key, "unknown buffer '" + sl.buffer + "'");
+    if (!m[2].matched) return sl;
+    const std::string inside = m[3];
+    const size_t colon = inside.find(':');
+    auto side = [&](const std::string& t, Expr& out) -> Status {
+      if (t.find_first_not_of(" \t") == std::string::npos) return Ok{};
+      auto e = expr_text(t, line_of(n), key, exp, scope);
+      if (!e) return e.error();
+      out = *e;
+      return Ok{};
+    };
+    if (colon == std::string::npos) {
+      sl.single = true;
+      if (auto st = side(inside, sl.begin); !st) return st.error();
+      if (sl.begin.empty()) return err(n, key, "empty index in \"" + *text + "\"");
+      return sl;
+    }
+    if (auto st = side(inside.substr(0, colon), sl.begin); !st) return st.error();
+    if (auto st = side(inside.substr(colon + 1), sl.end); !st) return st.error();
+    return sl;
   }
 
   const std::string& path() const { return path_; }
@@ -187,6 +276,51 @@ Status read_defines(const Reader& r, const toml::table& t, Experiment& exp) {
   return Ok{};
 }
 
+// A parameter's value written as an expression that reads other parameters ("N / TILE"); nullopt
+// for a number or a constant expression (which constant() reads).
+std::optional<Expr> derived_expr(const toml::node& n) {
+  if (!n.is_string()) return std::nullopt;
+  auto e = Expr::parse(*n.value<std::string>());
+  if (!e || e->names().empty()) return std::nullopt;
+  return *e;
+}
+
+// Every derived parameter reads only parameters, and none depends on itself (directly or
+// through others): the cycle is reported as "a -> b -> a" at the first parameter on it.
+Status check_derived(const Reader& r, const Experiment& exp) {
+  for (const ParamDef& p : exp.params)
+    for (const std::string& n : p.derived.names())
+      if (!exp.find_param(n))
+        return r.err(p.line, "params." + p.name, Reader::unknown_param(n, exp));
+  enum class Mark { None, Active, Done };
+  std::map<std::string, Mark> mark;
+  std::vector<std::string> path;
+  std::function<Status(const ParamDef&)> visit = [&](const ParamDef& p) -> Status {
+    mark[p.name] = Mark::Active;
+    path.push_back(p.name);
+    for (const std::string& n : p.derived.names()) {
+      const ParamDef& q = *exp.find_param(n);
+      if (mark[n] == Mark::Active) {
+        std::string cycle;
+        auto at = std::find(path.begin(), path.end(), n);
+        for (auto it = at; it != path.end(); ++it) cycle += *it + " -> ";
+        const ParamDef& first = *exp.find_param(*at);
+        return r.err(first.line, "params." + first.name,
+                     "parameters depend on each other in a cycle: " + cycle + n);
+      }
+      if (mark[n] == Mark::None)
+        if (auto s = visit(q); !s) return s;
+    }
+    path.pop_back();
+    mark[p.name] = Mark::Done;
+    return Ok{};
+  };
+  for (const ParamDef& p : exp.params)
+    if (mark[p.name] == Mark::None)
+      if (auto s = visit(p); !s) return s;
+  return Ok{};
+}
+
 Status read_params(const Reader& r, const toml::table& t, Experiment& exp) {
   for (auto&& [k, v] : t) {
     ParamDef p;
@@ -204,9 +338,17 @@ Status read_params(const Reader& r, const toml::table& t, Experiment& exp) {
         return s;
       const toml::node* val = pt->get("value");
       if (!val) return r.err(v, key, "missing 'value' (the default)");
-      auto c = r.constant(*val, key + ".value");
-      if (!c) return c.error();
-      p.value = *c;
+      if (auto d = derived_expr(*val); d) {
+        if (pt->get("choices") || pt->get("min") || pt->get("max"))
+          return r.err(v, key,
+                       "a parameter derived from others (\"" + d->text() +
+                           "\") cannot have choices, min or max");
+        p.derived = *d;
+      } else {
+        auto c = r.constant(*val, key + ".value");
+        if (!c) return c.error();
+        p.value = *c;
+      }
       if (const toml::node* ch = pt->get("choices")) {
         const toml::array* a = ch->as_array();
         if (!a || a->empty()) return r.err(*ch, key + ".choices", "expected a non-empty array");
@@ -227,6 +369,8 @@ Status read_params(const Reader& r, const toml::table& t, Experiment& exp) {
         if (!s) return s.error();
         p.description = *s;
       }
+    } else if (auto d = derived_expr(v); d) {
+      p.derived = *d;
     } else {
       auto c = r.constant(v, key);
       if (!c) return c.error();
@@ -237,7 +381,9 @@ Status read_params(const Reader& r, const toml::table& t, Experiment& exp) {
   // toml++ tables are sorted by key; keep the order the instructor wrote.
   std::stable_sort(exp.params.begin(), exp.params.end(),
                    [](const ParamDef& a, const ParamDef& b) { return a.line < b.line; });
+  if (auto s = check_derived(r, exp); !s) return s;
   for (const ParamDef& p : exp.params) {
+    if (!p.derived.empty()) continue;
     auto s = check_param_value(exp, p, p.value);
     if (!s) return r.err(p.line, "params." + p.name, s.error().message);
   }
@@ -319,7 +465,7 @@ Status read_buffers(const Reader& r, const toml::array& arr, Experiment& exp) {
     std::string key = "buffers[" + std::to_string(k) + "]";
     const toml::table* t = n.as_table();
     if (!t) return r.err(n, key, "expected a table ([[buffers]])");
-    if (auto s = r.only_keys(*t, key, {"name", "type", "count", "init"}); !s) return s;
+    if (auto s = r.only_keys(*t, key, {"name", "type", "count", "init", "symbol"}); !s) return s;
     BufferDef b;
     b.line = line_of(n);
     const toml::node* nm = t->get("name");
@@ -342,12 +488,24 @@ Status read_buffers(const Reader& r, const toml::array& arr, Experiment& exp) {
           *ty, key + ".type",
           "unknown element type '" + *tys + "' (expected one of " + elem_type_names() + ")");
     b.type = *et;
-    if (const toml::node* in = t->get("init"))
+    if (const toml::node* in = t->get("init")) {
       if (auto s = read_init(r, *in, key + ".init", b, exp); !s) return s;
+      b.has_init = true;
+    }
+    if (const toml::node* sy = t->get("symbol")) {
+      auto sym = r.string(*sy, key + ".symbol");
+      if (!sym) return sym.error();
+      if (sym->empty())
+        return r.err(*sy, key + ".symbol",
+                     "expected the name of a __constant__ or __device__ variable");
+      b.symbol = *sym;
+    }
     if (const toml::node* c = t->get("count")) {
       auto e = r.expr(*c, key + ".count", exp);
       if (!e) return e.error();
       b.count = *e;
+    } else if (!b.symbol.empty() && b.init.kind != BufferInit::Kind::Npy) {
+      b.count_from_symbol = true;
     } else if (b.init.kind == BufferInit::Kind::Npy) {
       b.count_from_npy = true;
     } else {
@@ -360,21 +518,213 @@ Status read_buffers(const Reader& r, const toml::array& arr, Experiment& exp) {
 
 // grid/block: one expression, or an array of 1 to 3.
 Status read_dims(const Reader& r, const toml::node& n, const std::string& key,
-                 std::array<Expr, 3>& out, const Experiment& exp) {
+                 std::array<Expr, 3>& out, const Experiment& exp,
+                 const std::vector<std::string>& scope) {
   out = {Expr::constant(Value::integer(1)), Expr::constant(Value::integer(1)),
          Expr::constant(Value::integer(1))};
   if (const toml::array* a = n.as_array()) {
     if (a->empty() || a->size() > 3) return r.err(n, key, "expected 1 to 3 dimensions [x, y, z]");
     for (size_t d = 0; d < a->size(); ++d) {
-      auto e = r.expr(*a->get(d), key + "[" + std::to_string(d) + "]", exp);
+      auto e = r.expr(*a->get(d), key + "[" + std::to_string(d) + "]", exp, scope);
       if (!e) return e.error();
       out[d] = *e;
     }
     return Ok{};
   }
-  auto e = r.expr(n, key, exp);
+  auto e = r.expr(n, key, exp, scope);
   if (!e) return e.error();
   out[0] = *e;
+  return Ok{};
+}
+
+std::string names_list(const Experiment& exp) {
+  std::string bufs, ps;
+  for (const BufferDef& b : exp.buffers) bufs += (bufs.empty() ? "" : ", ") + b.name;
+  for (const ParamDef& p : exp.params) ps += (ps.empty() ? "" : ", ") + p.name;
+  return "buffers: " + (bufs.empty() ? std::string("none") : bufs) +
+         "; parameters: " + (ps.empty() ? std::string("none") : ps);
+}
+
+// A pointer argument: "x" or "x + 1024" / "x - 4" (elements of x's type); nullopt when the text
+// does not start with a buffer name.
+Expected<std::optional<ArgDef>> pointer_arg(const Reader& r, const std::string& text, int line,
+                                            const std::string& key, const Experiment& exp,
+                                            const std::vector<std::string>& scope) {
+  static const std::regex kPtr(R"(^\s*([A-Za-z_][A-Za-z0-9_]*)\s*(([+-])(.*))?$)");
+  std::smatch m;
+  if (!std::regex_match(text, m, kPtr) || !exp.find_buffer(m[1])) return std::optional<ArgDef>{};
+  if (const BufferDef* b = exp.find_buffer(m[1]); !b->symbol.empty())
+    return r.err(line, key,
+                 "'" + b->name + "' is the module variable " + b->symbol +
+                     " (symbol = ...): kernels read it by name; it is not passed as an argument");
+  ArgDef a;
+  a.kind = ArgDef::Kind::Buffer;
+  a.buffer = m[1];
+  a.text = text;
+  a.line = line;
+  if (m[2].matched) {
+    auto e = r.expr_text((m[3] == "-" ? "-(" : "(") + m[4].str() + ")", line, key, exp, scope);
+    if (!e) return e.error();
+    a.offset = *e;
+  }
+  return std::optional<ArgDef>{std::move(a)};
+}
+
+// A scalar argument (a number or an expression) or a pointer argument.
+Expected<ArgDef> value_arg(const Reader& r, const toml::node& n, const std::string& key,
+                           const Experiment& exp, const std::vector<std::string>& scope) {
+  ArgDef arg;
+  arg.line = line_of(n);
+  if (n.is_string()) {
+    const std::string text = *n.value<std::string>();
+    auto p = pointer_arg(r, text, arg.line, key, exp, scope);
+    if (!p) return p.error();
+    if (*p) return std::move(**p);
+    auto e = Expr::parse(text);
+    if (!e) return r.err(n, key, e.error().message);
+    for (const std::string& nm : e->names())
+      if (!exp.find_param(nm) && std::find(scope.begin(), scope.end(), nm) == scope.end())
+        return r.err(n, key,
+                     "'" + nm + "' is neither a buffer nor a parameter (" + names_list(exp) + ")" +
+                         Reader::scope_text(scope));
+  }
+  auto e = r.expr(n, key, exp, scope);
+  if (!e) return e.error();
+  arg.kind = ArgDef::Kind::Scalar;
+  arg.expr = *e;
+  arg.text = e->text();
+  return arg;
+}
+
+// { struct = [ { f32 = "alpha" }, { i32 = "N" }, { ptr = "x" }, { f32 = [1, 2, 3] },
+//              { struct = [...], align = 16 } ], align = 16 }
+Expected<ArgDef> struct_arg(const Reader& r, const toml::table& t, const std::string& key,
+                            const Experiment& exp, const std::vector<std::string>& scope,
+                            int depth) {
+  if (depth > 8) return r.err(line_of(t), key, "structs nested more than 8 deep");
+  if (auto s = r.only_keys(t, key, {"struct", "align"}); !s) return s.error();
+  ArgDef st;
+  st.kind = ArgDef::Kind::Struct;
+  st.typed = true;
+  st.line = line_of(t);
+  st.text = "struct";
+  if (const toml::node* al = t.get("align")) {
+    const int64_t v = al->is_integer() ? *al->value<int64_t>() : 0;
+    if (v < 1 || v > 256 || (v & (v - 1)) != 0)
+      return r.err(*al, key + ".align", "expected a power of two from 1 to 256");
+    st.align = static_cast<uint32_t>(v);
+  }
+  const toml::array* fa = t.get("struct") ? t.get("struct")->as_array() : nullptr;
+  if (!fa || fa->empty())
+    return r.err(
+        line_of(t), key + ".struct",
+        "expected a non-empty array of fields such as [{ f32 = \"alpha\" }, { ptr = \"x\" }]");
+  for (size_t i = 0; i < fa->size(); ++i) {
+    const toml::node& fn = *fa->get(i);
+    const std::string fkey = key + ".struct[" + std::to_string(i) + "]";
+    const toml::table* ft = fn.as_table();
+    const char* hint =
+        "expected a field such as { f32 = \"alpha\" }, { i32 = 4 }, { ptr = \"x\" } or "
+        "{ struct = [...] }";
+    if (!ft) return r.err(fn, fkey, hint);
+    if (ft->get("struct")) {
+      auto sub = struct_arg(r, *ft, fkey, exp, scope, depth + 1);
+      if (!sub) return sub.error();
+      st.fields.push_back(std::move(*sub));
+      continue;
+    }
+    if (ft->size() != 1) return r.err(fn, fkey, hint);
+    const std::string tname(ft->begin()->first.str());
+    const toml::node& val = ft->begin()->second;
+    const bool is_ptr = tname == "ptr";
+    auto et = parse_elem_type(tname);
+    if (!is_ptr && !et)
+      return r.err(fn, fkey,
+                   "unknown field type '" + tname + "' (expected ptr, struct or one of " +
+                       elem_type_names() + ")");
+    std::vector<const toml::node*> values;
+    if (const toml::array* va = val.as_array()) {
+      if (va->empty()) return r.err(val, fkey, "an empty array field");
+      for (const toml::node& v : *va) values.push_back(&v);
+    } else {
+      values.push_back(&val);
+    }
+    for (size_t j = 0; j < values.size(); ++j) {
+      const std::string vkey =
+          fkey + "." + tname + (values.size() > 1 ? "[" + std::to_string(j) + "]" : "");
+      auto f = value_arg(r, *values[j], vkey, exp, scope);
+      if (!f) return f.error();
+      if (is_ptr != (f->kind == ArgDef::Kind::Buffer))
+        return r.err(*values[j], vkey,
+                     is_ptr ? "a ptr field takes a buffer (\"x\" or \"x + 16\")"
+                            : "'" + f->text + "' is a buffer: write { ptr = \"" + f->text + "\" }");
+      f->typed = true;
+      if (et) f->type = *et;
+      st.fields.push_back(std::move(*f));
+    }
+  }
+  return st;
+}
+
+// for = { k = { from = 2, to = "N", mul = 2 }, j = { from = "k / 2", to = 1, div = 2 } }
+Status read_loops(const Reader& r, const toml::node& n, const std::string& key, Experiment& exp,
+                  LaunchDef& l, std::vector<std::string>& scope) {
+  const toml::table* t = n.as_table();
+  if (!t || t->empty())
+    return r.err(n, key, "expected a table of loop variables: for = { k = { from = 0, to = 3 } }");
+  // toml++ sorts keys; the loops nest in the order written (outermost first).
+  std::vector<std::pair<std::string, const toml::node*>> vars;
+  for (auto&& [k, v] : *t) vars.emplace_back(std::string(k.str()), &v);
+  std::stable_sort(vars.begin(), vars.end(), [](const auto& a, const auto& b) {
+    const auto& sa = a.second->source().begin;
+    const auto& sb = b.second->source().begin;
+    return sa.line != sb.line ? sa.line < sb.line : sa.column < sb.column;
+  });
+  for (const auto& [name, v] : vars) {
+    const std::string vkey = key + "." + name;
+    if (exp.find_param(name) || exp.find_buffer(name))
+      return r.err(*v, vkey, "'" + name + "' is already a parameter or buffer name");
+    LoopDef loop;
+    loop.var = name;
+    loop.line = line_of(*v);
+    if (const toml::array* va = v->as_array()) {
+      loop.op = LoopDef::Op::List;
+      if (va->empty()) return r.err(*v, vkey, "an empty list of values");
+      for (const toml::node& e : *va) {
+        auto x = r.expr(e, vkey, exp, scope);
+        if (!x) return x.error();
+        loop.values.push_back(*x);
+      }
+    } else if (const toml::table* lt = v->as_table()) {
+      if (auto s = r.only_keys(*lt, vkey, {"from", "to", "step", "mul", "div"}); !s) return s;
+      const toml::node* from = lt->get("from");
+      const toml::node* to = lt->get("to");
+      if (!from || !to) return r.err(*v, vkey, "needs 'from' and 'to' (inclusive)");
+      int ops = !!lt->get("step") + !!lt->get("mul") + !!lt->get("div");
+      if (ops > 1) return r.err(*v, vkey, "give one of step, mul, div");
+      auto f = r.expr(*from, vkey + ".from", exp, scope);
+      if (!f) return f.error();
+      auto e = r.expr(*to, vkey + ".to", exp, scope);
+      if (!e) return e.error();
+      loop.from = *f;
+      loop.to = *e;
+      loop.step = Expr::constant(Value::integer(1));
+      for (const char* op : {"step", "mul", "div"})
+        if (const toml::node* on = lt->get(op)) {
+          auto x = r.expr(*on, vkey + "." + op, exp, scope);
+          if (!x) return x.error();
+          loop.step = *x;
+          loop.op = std::string(op) == "step"  ? LoopDef::Op::Add
+                    : std::string(op) == "mul" ? LoopDef::Op::Mul
+                                               : LoopDef::Op::Div;
+        }
+    } else {
+      return r.err(*v, vkey,
+                   "expected { from = A, to = B } (with step, mul or div) or a list of values");
+    }
+    scope.push_back(name);
+    l.loops.push_back(std::move(loop));
+  }
   return Ok{};
 }
 
@@ -384,14 +734,60 @@ Status read_launches(const Reader& r, const toml::array& arr, Experiment& exp) {
     std::string key = "launches[" + std::to_string(k) + "]";
     const toml::table* t = n.as_table();
     if (!t) return r.err(n, key, "expected a table ([[launches]])");
-    if (auto s = r.only_keys(
-            *t, key, {"kernel", "grid", "block", "shared_bytes", "args", "repeat", "group"});
-        !s)
-      return s;
     LaunchDef l;
     l.line = line_of(n);
+    std::vector<std::string> scope;  // loop variables
+    if (t->get("memset") || t->get("memcpy")) {
+      // A step between launches: memset = "y[0:N]", value = 0 / memcpy = "y", from = "x".
+      const bool set = t->get("memset") != nullptr;
+      if (auto s = set ? r.only_keys(*t, key, {"memset", "value", "for"})
+                       : r.only_keys(*t, key, {"memcpy", "from", "for"});
+          !s)
+        return s;
+      if (const toml::node* f = t->get("for"))
+        if (auto s = read_loops(r, *f, key + ".for", exp, l, scope); !s) return s;
+      l.kind = set ? LaunchDef::Kind::Memset : LaunchDef::Kind::Memcpy;
+      const char* what = set ? "memset" : "memcpy";
+      auto target = r.slice(*t->get(what), key + "." + what, exp, scope);
+      if (!target) return target.error();
+      l.target = *target;
+      l.kernel = what;
+      l.kernel_line = line_of(*t->get(what));
+      if (set) {
+        l.value = Expr::constant(Value::integer(0));
+        if (const toml::node* v = t->get("value")) {
+          auto e = r.expr(*v, key + ".value", exp, scope);
+          if (!e) return e.error();
+          l.value = *e;
+        }
+      } else {
+        const toml::node* f = t->get("from");
+        if (!f) return r.err(n, key, "missing 'from' (the buffer or slice to copy)");
+        auto src = r.slice(*f, key + ".from", exp, scope);
+        if (!src) return src.error();
+        l.source = *src;
+        const BufferDef* a = exp.find_buffer(l.target.buffer);
+        const BufferDef* b = exp.find_buffer(l.source.buffer);
+        if (a->type != b->type)
+          return r.err(*f, key + ".from",
+                       "'" + b->name + "' holds " + std::string(elem_type_name(b->type)) +
+                           " but '" + a->name + "' holds " + std::string(elem_type_name(a->type)) +
+                           " (memcpy copies bytes: the types must match)");
+      }
+      exp.launches.push_back(std::move(l));
+      continue;
+    }
+    if (auto s = r.only_keys(*t, key,
+                             {"kernel", "grid", "block", "shared_bytes", "args", "repeat", "for",
+                              "memset", "memcpy", "group"});
+        !s)
+      return s;
+    if (const toml::node* f = t->get("for"))
+      if (auto s = read_loops(r, *f, key + ".for", exp, l, scope); !s) return s;
     const toml::node* kn = t->get("kernel");
-    if (!kn) return r.err(n, key, "missing 'kernel'");
+    if (!kn)
+      return r.err(n, key,
+                   "missing 'kernel' (or memset = \"buffer\" / memcpy = \"buffer\" for a step)");
     auto ks = r.string(*kn, key + ".kernel");
     if (!ks) return ks.error();
     l.kernel = *ks;
@@ -399,15 +795,15 @@ Status read_launches(const Reader& r, const toml::array& arr, Experiment& exp) {
     for (const char* dim : {"grid", "block"}) {
       const toml::node* d = t->get(dim);
       if (!d) return r.err(n, key, std::string("missing '") + dim + "'");
-      if (auto s =
-              read_dims(r, *d, key + "." + dim, std::string(dim) == "grid" ? l.grid : l.block, exp);
+      if (auto s = read_dims(r, *d, key + "." + dim, std::string(dim) == "grid" ? l.grid : l.block,
+                             exp, scope);
           !s)
         return s;
     }
     l.shared_bytes = Expr::constant(Value::integer(0));
     l.repeat = Expr::constant(Value::integer(1));
     if (const toml::node* sb = t->get("shared_bytes")) {
-      auto e = r.expr(*sb, key + ".shared_bytes", exp);
+      auto e = r.expr(*sb, key + ".shared_bytes", exp, scope);
       if (!e) return e.error();
       l.shared_bytes = *e;
     }
@@ -417,7 +813,7 @@ Status read_launches(const Reader& r, const toml::array& arr, Experiment& exp) {
       l.group = *gs;
     }
     if (const toml::node* rp = t->get("repeat")) {
-      auto e = r.expr(*rp, key + ".repeat", exp);
+      auto e = r.expr(*rp, key + ".repeat", exp, scope);
       if (!e) return e.error();
       l.repeat = *e;
     }
@@ -429,35 +825,15 @@ Status read_launches(const Reader& r, const toml::array& arr, Experiment& exp) {
     for (size_t j = 0; j < aa->size(); ++j) {
       const toml::node& a = *aa->get(j);
       std::string akey = key + ".args[" + std::to_string(j) + "]";
-      ArgDef arg;
-      arg.line = line_of(a);
-      if (a.is_string() && exp.find_buffer(*a.value<std::string>())) {
-        arg.kind = ArgDef::Kind::Buffer;
-        arg.buffer = *a.value<std::string>();
-        arg.text = arg.buffer;
-      } else {
-        if (a.is_string()) {
-          auto e = Expr::parse(*a.value<std::string>());
-          if (!e) return r.err(a, akey, e.error().message);
-          for (const std::string& nm : e->names())
-            if (!exp.find_param(nm)) {
-              std::string bufs;
-              for (const BufferDef& b : exp.buffers) bufs += (bufs.empty() ? "" : ", ") + b.name;
-              std::string ps;
-              for (const ParamDef& p : exp.params) ps += (ps.empty() ? "" : ", ") + p.name;
-              return r.err(a, akey,
-                           "'" + nm + "' is neither a buffer nor a parameter (buffers: " +
-                               (bufs.empty() ? "none" : bufs) +
-                               "; parameters: " + (ps.empty() ? "none" : ps) + ")");
-            }
-        }
-        auto e = r.expr(a, akey, exp);
-        if (!e) return e.error();
-        arg.kind = ArgDef::Kind::Scalar;
-        arg.expr = *e;
-        arg.text = e->text();
+      if (const toml::table* st = a.as_table()) {
+        auto sa = struct_arg(r, *st, akey, exp, scope, 0);
+        if (!sa) return sa.error();
+        l.args.push_back(std::move(*sa));
+        continue;
       }
-      l.args.push_back(std::move(arg));
+      auto arg = value_arg(r, a, akey, exp, scope);
+      if (!arg) return arg.error();
+      l.args.push_back(std::move(*arg));
     }
     exp.launches.push_back(std::move(l));
   }
@@ -476,16 +852,24 @@ Status read_checks(const Reader& r, const toml::array& arr, Experiment& exp) {
     c.line = line_of(n);
     const toml::node* bn = t->get("buffer");
     if (!bn) return r.err(n, key, "missing 'buffer'");
-    auto b = r.string(*bn, key + ".buffer");
+    auto b = r.slice(*bn, key + ".buffer", exp);
     if (!b) return b.error();
-    if (!exp.find_buffer(*b)) return r.err(*bn, key + ".buffer", "unknown buffer '" + *b + "'");
-    c.buffer = *b;
+    c.slice = *b;
+    c.buffer = b->buffer;
     const toml::node* en = t->get("expect");
     if (!en) return r.err(n, key, "missing 'expect' (a buffer name or a .npy file)");
     auto e = r.string(*en, key + ".expect");
     if (!e) return e.error();
-    if (exp.find_buffer(*e)) {
+    const bool is_npy = e->size() > 4 && e->substr(e->size() - 4) == ".npy";
+    if (!is_npy && e->find('[') != std::string::npos) {
+      auto es = r.slice(*en, key + ".expect", exp);
+      if (!es) return es.error();
+      c.expect_slice = *es;
+      c.expect_buffer = es->buffer;
+    } else if (exp.find_buffer(*e)) {
       c.expect_buffer = *e;
+      c.expect_slice.buffer = *e;
+      c.expect_slice.text = *e;
     } else if (e->size() > 4 && e->substr(e->size() - 4) == ".npy") {
       auto f = r.file(*en, key + ".expect", exp.dir);
       if (!f) return f.error();
@@ -524,6 +908,10 @@ Status read_sweep(const Reader& r, const toml::table& t, Experiment& exp) {
     std::string key = "sweep." + ax.param;
     const ParamDef* p = exp.find_param(ax.param);
     if (!p) return r.err(v, key, Reader::unknown_param(ax.param, exp));
+    if (!p->derived.empty())
+      return r.err(v, key,
+                   "'" + ax.param + "' is derived from other parameters (\"" + p->derived.text() +
+                       "\"): sweep those instead");
     const toml::array* a = v.as_array();
     if (!a || a->empty()) return r.err(v, key, "expected a non-empty array of values");
     for (const toml::node& e : *a) {
@@ -601,8 +989,8 @@ Expected<Experiment> parse_experiment(const std::string& text, const std::string
   }
   if (exp.launches.empty()) return Error{path, 0, "no [[launches]]: nothing to run"};
   for (const CheckDef& c : exp.checks)
-    if (c.buffer == c.expect_buffer)
-      return r.err(c.line, "checks", "buffer '" + c.buffer + "' is checked against itself");
+    if (c.slice.text == c.expect_slice.text)
+      return r.err(c.line, "checks", "'" + c.slice.text + "' is checked against itself");
   if (const toml::node* s = root.get("sweep")) {
     if (!s->as_table()) return r.err(*s, "sweep", "expected a table [sweep]");
     if (auto st = read_sweep(r, *s->as_table(), exp); !st) return st.error();
@@ -618,6 +1006,88 @@ Expected<Experiment> load_experiment(const std::string& path) {
   return parse_experiment(ss.str(), path);
 }
 
+Status for_each_iteration(const Experiment& exp, const std::vector<LoopDef>& loops, const Env& env,
+                          const std::function<Status(const Env&)>& body, uint64_t limit) {
+  uint64_t count = 0;
+  std::function<Status(size_t, const Env&)> level = [&](size_t d, const Env& e) -> Status {
+    if (d == loops.size()) {
+      if (++count > limit)
+        return Error{exp.path, loops.front().line,
+                     "for: more than " + std::to_string(limit) + " iterations in all"};
+      return body(e);
+    }
+    const LoopDef& l = loops[d];
+    const std::string key = "for." + l.var;
+    Env inner = e;
+    if (l.op == LoopDef::Op::List) {
+      for (const Expr& x : l.values) {
+        auto v = x.eval(e);
+        if (!v) return Error{exp.path, l.line, key + ": " + v.error().message};
+        inner[l.var] = *v;
+        if (auto s = level(d + 1, inner); !s) return s;
+      }
+      return Ok{};
+    }
+    auto from = l.from.eval_int(e);
+    if (!from) return Error{exp.path, l.line, key + ".from: " + from.error().message};
+    auto to = l.to.eval_int(e);
+    if (!to) return Error{exp.path, l.line, key + ".to: " + to.error().message};
+    auto step = l.step.eval_int(e);
+    if (!step) return Error{exp.path, l.line, key + ": " + step.error().message};
+    const int64_t st = *step;
+    if ((l.op == LoopDef::Op::Add && st == 0) || (l.op != LoopDef::Op::Add && st < 2))
+      return Error{exp.path, l.line,
+                   key + ": " +
+                       (l.op == LoopDef::Op::Add
+                            ? "step = 0 never ends"
+                            : std::string(l.op == LoopDef::Op::Mul ? "mul" : "div") +
+                                  " must be at least 2 (got " + std::to_string(st) + ")")};
+    if (l.op == LoopDef::Op::Mul && *from <= 0)
+      return Error{exp.path, l.line,
+                   key + ".from = " + std::to_string(*from) + ": mul needs a positive start"};
+    // Runs while v has not passed `to`: upwards for step > 0 and mul, downwards otherwise.
+    const bool up = (l.op == LoopDef::Op::Add && st > 0) || l.op == LoopDef::Op::Mul;
+    for (int64_t v = *from; up ? v <= *to : v >= *to;) {
+      inner[l.var] = Value::integer(v);
+      if (auto s = level(d + 1, inner); !s) return s;
+      if (l.op == LoopDef::Op::Add) {
+        if (__builtin_add_overflow(v, st, &v)) break;
+      } else if (l.op == LoopDef::Op::Mul) {
+        if (__builtin_mul_overflow(v, st, &v)) break;
+      } else {
+        if (v == 0) break;  // 0 / d stays 0
+        v /= st;
+      }
+    }
+    return Ok{};
+  };
+  if (loops.empty()) return body(env);
+  return level(0, env);
+}
+
+Expected<std::pair<uint64_t, uint64_t>> eval_slice(const SliceDef& s, const Env& env,
+                                                   uint64_t count) {
+  int64_t b = 0, e = static_cast<int64_t>(count);
+  if (!s.begin.empty()) {
+    auto v = s.begin.eval_int(env);
+    if (!v) return Error{"", 0, "\"" + s.text + "\": " + v.error().message};
+    b = *v;
+  }
+  if (s.single) {
+    if (b == INT64_MAX) return Error{"", 0, "\"" + s.text + "\": index out of range"};
+    e = b + 1;
+  } else if (!s.end.empty()) {
+    auto v = s.end.eval_int(env);
+    if (!v) return Error{"", 0, "\"" + s.text + "\": " + v.error().message};
+    e = *v;
+  }
+  if (b < 0 || e < b || static_cast<uint64_t>(e) > count)
+    return Error{"", 0,
+                 "\"" + s.text + "\" = [" + std::to_string(b) + ":" + std::to_string(e) +
+                     "] is outside " + s.buffer + "'s " + std::to_string(count) + " elements"};
+  return std::pair<uint64_t, uint64_t>{static_cast<uint64_t>(b), static_cast<uint64_t>(e)};
+}
+
 Status set_param(Experiment& exp, const std::string& assignment) {
   size_t eq = assignment.find('=');
   if (eq == std::string::npos || eq == 0)
@@ -628,6 +1098,10 @@ Status set_param(Experiment& exp, const std::string& assignment) {
   for (ParamDef& q : exp.params)
     if (q.name == name) p = &q;
   if (!p) return Error{"", 0, "--set " + assignment + ": " + Reader::unknown_param(name, exp)};
+  if (!p->derived.empty())
+    return Error{"", 0,
+                 "--set " + assignment + ": '" + name + "' is derived from other parameters (\"" +
+                     p->derived.text() + "\"): set those instead"};
   auto e = Expr::parse(assignment.substr(eq + 1));
   if (!e) return Error{"", 0, "--set " + assignment + ": " + e.error().message};
   auto v = e->eval(exp.env());

@@ -13,6 +13,7 @@
 #pragma once
 
 #include <array>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -27,6 +28,7 @@ namespace warplab::lab {
 struct ParamDef {
   std::string name;
   Value value;                    // default (after --set overrides: the current value)
+  Expr derived;                   // non-empty: computed from other parameters ("N / TILE")
   std::vector<Value> choices;     // allowed values (empty = any)
   std::optional<Value> min, max;  // inclusive range (for sliders); either may be absent
   std::string description;
@@ -48,34 +50,80 @@ struct BufferDef {
   ElemType type = ElemType::F32;
   Expr count;  // elements; with init = npy and no count: the file's count
   bool count_from_npy = false;
+  // symbol = "c_coeffs": the buffer IS the module's __constant__ / __device__ variable of that
+  // name: its init is written there before the first launch, and it is read back after the last
+  // (checked, dumped) like any buffer. Without count, the variable's size gives it.
+  // Without init, a symbol buffer starts with the variable's own initializer (zeros when none).
+  std::string symbol;
+  bool count_from_symbol = false;
   BufferInit init;
+  bool has_init = false;  // `init` was written
   int line = 0;
 };
 
-// One kernel argument as written: a buffer (passed as its device address) or a scalar expression.
+// A range of a buffer's elements: "y" (all of it), "y[0:N]", "y[N:]", "y[:16]" or "y[5]".
+struct SliceDef {
+  std::string buffer;
+  Expr begin, end;      // empty: 0 / the buffer's count
+  bool single = false;  // "y[5]": one element
+  std::string text;     // as written
+};
+
+// One kernel argument as written: a buffer (passed as its device address, optionally offset by
+// a number of elements: "x + 1024"), a scalar expression, or a struct passed by value.
 struct ArgDef {
-  enum class Kind { Buffer, Scalar };
+  enum class Kind { Buffer, Scalar, Struct };
   Kind kind = Kind::Scalar;
   std::string buffer;  // Buffer
+  Expr offset;         // Buffer: elements of the buffer's type (empty = 0)
   Expr expr;           // Scalar
-  std::string text;    // as written, for messages
+  // A struct's field (or the struct itself when nested) has its own type; ElemType for scalars,
+  // is_pointer for { ptr = "x" }. Top-level scalars take the kernel parameter's type instead.
+  bool typed = false;
+  ElemType type = ElemType::F32;
+  std::vector<ArgDef> fields;  // Struct: in declaration order (arrays already expanded)
+  uint32_t align = 0;          // Struct: declared alignment (0 = the largest field's)
+  std::string text;            // as written, for messages
+  int line = 0;
+};
+
+// A loop variable of a repeated launch: `for = { k = { from = 2, to = "N", mul = 2 } }`.
+// from, to: expressions over the parameters and the loops declared before it; the variable
+// runs from `from` while it has not passed `to` (inclusive), changing by `step` (+1 default,
+// may be negative), or multiplied by `mul`, or divided by `div` (integer division); or it takes
+// the values of a list (`values = [32, 64]`).
+struct LoopDef {
+  std::string var;
+  enum class Op { Add, Mul, Div, List };
+  Op op = Op::Add;
+  Expr from, to, step;
+  std::vector<Expr> values;  // List
   int line = 0;
 };
 
 struct LaunchDef {
+  // A kernel launch, or a step between launches done by the host on the device's buffers:
+  // memset (every element of a buffer or slice set to `value`, in the buffer's type) or
+  // memcpy (`from` a buffer or slice into `memcpy`, the same number of elements and bytes).
+  enum class Kind { Kernel, Memset, Memcpy };
+  Kind kind = Kind::Kernel;
   std::string kernel;               // as written: the C++ name or the PTX (mangled) entry name
   std::array<Expr, 3> grid, block;  // missing dimensions are 1
   Expr shared_bytes;                // dynamic shared memory in bytes
   Expr repeat;                      // how many times to launch (default 1)
   std::string group;                // launches compared as one (totals in reports), "" = none
   std::vector<ArgDef> args;
+  SliceDef target, source;     // Memset / Memcpy: the destination; Memcpy: the source
+  Expr value;                  // Memset: the element value
+  std::vector<LoopDef> loops;  // `for`: outermost first; empty = run once
   int line = 0;
   int kernel_line = 0, args_line = 0;
 };
 
 struct CheckDef {
   std::string buffer;
-  std::string expect_buffer;  // one of expect_buffer / expect_npy is set
+  SliceDef slice, expect_slice;  // "y[0:N]"; expect_slice only for a buffer expectation
+  std::string expect_buffer;     // one of expect_buffer / expect_npy is set
   std::string expect_npy;
   double atol = 0.0, rtol = 0.0;
   bool exact = false;  // bit-exact (floats: same bits, NaN == NaN of the same bits)
@@ -109,7 +157,10 @@ struct Experiment {
   const ParamDef* find_param(const std::string& name) const;
   const BufferDef* find_buffer(const std::string& name) const;
   int buffer_index(const std::string& name) const;  // -1 when absent
-  Env env() const;                                  // parameter name -> current value
+  // Parameter name -> current value. Derived parameters ("N / TILE") are evaluated in dependency
+  // order; env() leaves out one that cannot be evaluated (eval_env() says why).
+  Env env() const;
+  Expected<Env> eval_env() const;
 };
 
 Expected<Experiment> load_experiment(const std::string& path);
@@ -118,6 +169,17 @@ Expected<Experiment> parse_experiment(const std::string& toml_text, const std::s
 // Applies `--set NAME=VALUE`: NAME must be a parameter, VALUE an expression over the parameters;
 // a value outside the parameter's choices or range is an error.
 Status set_param(Experiment& exp, const std::string& assignment);
+// Evaluates `loops` (outermost first) for `env` and calls `body` with each combination added to
+// it, in order; stops at the first error (from a bound or from `body`). At most `limit`
+// iterations in all (an endless or huge loop is an error naming the loop's line).
+Status for_each_iteration(const Experiment& exp, const std::vector<LoopDef>& loops, const Env& env,
+                          const std::function<Status(const Env&)>& body,
+                          uint64_t limit = 1'000'000);
+
+// Evaluates a slice for `env` against a buffer of `count` elements: [begin, end), bounds-checked.
+Expected<std::pair<uint64_t, uint64_t>> eval_slice(const SliceDef& s, const Env& env,
+                                                   uint64_t count);
+
 // Checks one value against a parameter's choices and range.
 Status check_param_value(const Experiment& exp, const ParamDef& p, const Value& v);
 

@@ -7,6 +7,7 @@
 // gpu::Backend::run copies the host contents in, runs the correctness launch, copies the results
 // back, then times warm-up + N launches and (optionally) reads the counters. The host copies held
 // here therefore carry each launch's results into the next, as device memory would.
+#include <cstring>
 #include <set>
 
 #include "gpu/backend.h"
@@ -38,6 +39,8 @@ class GpuLaunchBackend : public LaunchBackend {
     std::vector<uint64_t> placeholders;
     for (size_t i = 0; i < buffers.size(); ++i) {
       host_.push_back({buffers[i].name, buffers[i].bytes});
+      if (!buffers[i].symbol.empty())
+        symbols_.push_back({buffers[i].symbol, static_cast<uint32_t>(i)});
       placeholders.push_back(0x7000'0000'0000ull + (uint64_t{i} << 32));  // replaced by patches
     }
     return placeholders;
@@ -50,8 +53,10 @@ class GpuLaunchBackend : public LaunchBackend {
     g.block = {l.config.block.x, l.config.block.y, l.config.block.z};
     g.dynamic_shared_bytes = l.config.dynamic_shared_bytes;
     g.params = l.config.params;
-    for (const auto& [offset, buffer] : l.pointer_params)
-      g.buffer_params.push_back({static_cast<uint32_t>(offset), static_cast<uint32_t>(buffer), 0});
+    g.symbols = symbols_;
+    for (const BoundLaunch::PointerParam& pp : l.pointer_params)
+      g.buffer_params.push_back({static_cast<uint32_t>(pp.param_offset),
+                                 static_cast<uint32_t>(pp.buffer), pp.byte_offset});
     auto r = ctx_.gpu->run(*ctx_.gpu_module, g, host_, timing_, counters_);
     if (!r) {
       rec.gpu = json{{"error", r.error().to_string()}};
@@ -68,6 +73,22 @@ class GpuLaunchBackend : public LaunchBackend {
     return Ok{};
   }
 
+  // The host copies carry the device's state between launches, so steps work on them.
+  Status read_range(size_t buffer, uint64_t offset, uint8_t* dst, uint64_t n) override {
+    const std::vector<uint8_t>& b = host_.at(buffer).bytes;
+    if (offset > b.size() || n > b.size() - offset)
+      return Error{"", 0, "read outside buffer " + host_.at(buffer).name};
+    if (n) std::memcpy(dst, b.data() + offset, n);
+    return Ok{};
+  }
+  Status write_range(size_t buffer, uint64_t offset, const uint8_t* src, uint64_t n) override {
+    std::vector<uint8_t>& b = host_.at(buffer).bytes;
+    if (offset > b.size() || n > b.size() - offset)
+      return Error{"", 0, "write outside buffer " + host_.at(buffer).name};
+    if (n) std::memcpy(b.data() + offset, src, n);
+    return Ok{};
+  }
+
   const std::vector<gpu::GpuBuffer>& buffers() const { return host_; }
 
  private:
@@ -75,6 +96,7 @@ class GpuLaunchBackend : public LaunchBackend {
   gpu::TimingOptions timing_;
   bool counters_ = false;
   std::vector<gpu::GpuBuffer> host_;
+  std::vector<gpu::SymbolBuffer> symbols_;  // buffers that are module variables
 };
 
 class BothBackend : public LaunchBackend {
@@ -108,11 +130,12 @@ class BothBackend : public LaunchBackend {
     const bool approx = uses_approximate_math(ctx_.unit->program->module(), *l.kernel);
     approx_.resize(sim_now.size(), false);
     bool reads_approx = approx;
-    for (const auto& [offset, buffer] : l.pointer_params)
-      if (buffer >= 0 && size_t(buffer) < approx_.size() && approx_[buffer]) reads_approx = true;
+    for (const BoundLaunch::PointerParam& pp : l.pointer_params)
+      if (pp.buffer >= 0 && size_t(pp.buffer) < approx_.size() && approx_[pp.buffer])
+        reads_approx = true;
     if (reads_approx)
-      for (const auto& [offset, buffer] : l.pointer_params)
-        if (buffer >= 0 && size_t(buffer) < approx_.size()) approx_[buffer] = true;
+      for (const BoundLaunch::PointerParam& pp : l.pointer_params)
+        if (pp.buffer >= 0 && size_t(pp.buffer) < approx_.size()) approx_[pp.buffer] = true;
     json cmp = json::array();
     for (size_t i = 0; i < sim_now.size(); ++i) {
       const std::string tname(elem_type_name(sim_now[i].type));
@@ -136,6 +159,13 @@ class BothBackend : public LaunchBackend {
   }
 
   Status read_back(std::vector<HostBuffer>& buffers) override { return sim_->read_back(buffers); }
+  Status read_range(size_t buffer, uint64_t offset, uint8_t* dst, uint64_t n) override {
+    return sim_->read_range(buffer, offset, dst, n);
+  }
+  Status write_range(size_t buffer, uint64_t offset, const uint8_t* src, uint64_t n) override {
+    if (auto s = gpu_.write_range(buffer, offset, src, n); !s) return s;
+    return sim_->write_range(buffer, offset, src, n);
+  }
 
  private:
   std::unique_ptr<LaunchBackend> sim_;

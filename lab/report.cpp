@@ -264,6 +264,11 @@ json launch_json(const LaunchRecord& r, const ptx::Module* module) {
          {"shared_bytes", r.shared_bytes},
          {"backend", r.backend},
          {"args", r.args}};
+  if (!r.loop.empty()) {
+    json lj = json::object();
+    for (const auto& [name, v] : r.loop) lj[name] = v.is_float ? json(v.f) : json(v.i);
+    j["loop"] = lj;  // the [[launches]] entry's `for` variables in this launch
+  }
   if (r.stats) {
     const func::LaunchStats& s = *r.stats;
     j["warp_instructions"] = s.warp_instructions;
@@ -329,9 +334,17 @@ json launch_json(const LaunchRecord& r, const ptx::Module* module) {
 
 json check_json(const CheckResult& c) {
   json mm = json::array();
-  for (const Mismatch& m : c.mismatches)
-    mm.push_back(
-        {{"index", m.index}, {"got", number_json(m.got)}, {"expected", number_json(m.expected)}});
+  for (const Mismatch& m : c.mismatches) {
+    if (c.integer && c.unsigned_int)
+      mm.push_back({{"index", m.index},
+                    {"got", static_cast<uint64_t>(m.got_int)},
+                    {"expected", static_cast<uint64_t>(m.expected_int)}});
+    else if (c.integer)
+      mm.push_back({{"index", m.index}, {"got", m.got_int}, {"expected", m.expected_int}});
+    else
+      mm.push_back(
+          {{"index", m.index}, {"got", number_json(m.got)}, {"expected", number_json(m.expected)}});
+  }
   json j{{"buffer", c.buffer},
          {"expected", c.expected},
          {"passed", c.passed},
@@ -344,6 +357,7 @@ json check_json(const CheckResult& c) {
          {"max_rel_error", number_json(c.max_rel_error)},
          {"mismatches", mm}};
   if (!c.note.empty()) j["note"] = c.note;
+  if (!c.bitwise_note.empty()) j["bitwise_note"] = c.bitwise_note;
   return j;
 }
 
@@ -440,6 +454,7 @@ std::string format_launch(const LaunchRecord& r) {
   std::ostringstream o;
   o << "launch " << r.launch_index;
   if (r.repeat_index) o << "." << r.repeat_index;
+  for (const auto& [name, v] : r.loop) o << " " << name << "=" << v.to_string();
   o << "  " << r.kernel << "  grid " << dim_text(r.grid) << " block " << dim_text(r.block);
   if (r.shared_bytes) o << " dynamic shared " << r.shared_bytes << " B";
   o << "\n";
@@ -480,9 +495,18 @@ std::string format_check(const CheckResult& c, const std::string& path) {
     std::snprintf(b, sizeof b, "    %12s  %18s  %18s\n", "index", "got", "expected");
     o << b;
     for (const Mismatch& m : c.mismatches) {
-      std::snprintf(b, sizeof b, "    %12" PRIu64 "  %18.9g  %18.9g\n", m.index, m.got, m.expected);
+      if (c.integer && c.unsigned_int)
+        std::snprintf(b, sizeof b, "    %12" PRIu64 "  %18" PRIu64 "  %18" PRIu64 "\n", m.index,
+                      static_cast<uint64_t>(m.got_int), static_cast<uint64_t>(m.expected_int));
+      else if (c.integer)
+        std::snprintf(b, sizeof b, "    %12" PRIu64 "  %18" PRId64 "  %18" PRId64 "\n", m.index,
+                      m.got_int, m.expected_int);
+      else
+        std::snprintf(b, sizeof b, "    %12" PRIu64 "  %18.9g  %18.9g\n", m.index, m.got,
+                      m.expected);
       o << b;
     }
+    if (!c.bitwise_note.empty()) o << "    " << c.bitwise_note << "\n";
   }
   return o.str();
 }

@@ -1,6 +1,8 @@
 #include "lab/runner.h"
 
+#include <algorithm>
 #include <chrono>
+#include <cstring>
 #include <fstream>
 #include <sstream>
 
@@ -67,6 +69,144 @@ std::string read_text(const std::string& path, bool& ok) {
   return ss.str();
 }
 
+// The launches' kernel names that are C++ template-ids ("MatrixMulCUDA<16>"), each once.
+std::vector<std::string> template_kernel_names(const Experiment& exp) {
+  std::vector<std::string> out;
+  for (const LaunchDef& l : exp.launches)
+    if (l.kind == LaunchDef::Kind::Kernel && l.kernel.find('<') != std::string::npos &&
+        std::find(out.begin(), out.end(), l.kernel) == out.end())
+      out.push_back(l.kernel);
+  return out;
+}
+
+// Per buffer: the module variable a `symbol = ...` buffer names (nullptr for plain buffers).
+// The name is the PTX name or the C++ name ("c_coeffs", "ns::table"); only .global and .const
+// variables at module scope qualify.
+Expected<std::vector<const ptx::Variable*>> resolve_symbols(const Experiment& exp,
+                                                            const ptx::Module& m) {
+  std::vector<const ptx::Variable*> out(exp.buffers.size(), nullptr);
+  for (size_t k = 0; k < exp.buffers.size(); ++k) {
+    const BufferDef& b = exp.buffers[k];
+    if (b.symbol.empty()) continue;
+    std::string known;
+    for (const ptx::Variable& v : m.variables) {
+      if (v.function >= 0 || (v.space != ptx::Space::Global && v.space != ptx::Space::Const))
+        continue;
+      known += (known.empty() ? "" : ", ") +
+               std::string(v.space == ptx::Space::Const ? "__constant__ " : "__device__ ") +
+               demangled_base_name(v.name);
+      if (v.name == b.symbol || demangled_base_name(v.name) == b.symbol) out[k] = &v;
+    }
+    const std::string key = "buffers[" + std::to_string(k) + "] (" + b.name + ").symbol";
+    if (!out[k])
+      return Error{exp.path, b.line,
+                   key + ": no __constant__ or __device__ variable '" + b.symbol + "' in " +
+                       m.path + " (module variables: " + (known.empty() ? "none" : known) + ")"};
+    const uint64_t es = elem_size(b.type);
+    if (out[k]->size % es != 0)
+      return Error{exp.path, b.line,
+                   key + ": " + b.symbol + " has " + std::to_string(out[k]->size) +
+                       " bytes, not a whole number of " + std::string(elem_type_name(b.type)) +
+                       " elements"};
+  }
+  return out;
+}
+
+// Marks the symbol buffers, checks their sizes against the variables', and gives a buffer
+// without `init` the variable's own initial value.
+Status attach_symbols(const Experiment& exp, const std::vector<const ptx::Variable*>& vars,
+                      std::vector<HostBuffer>& buffers) {
+  for (size_t k = 0; k < buffers.size(); ++k) {
+    const ptx::Variable* v = vars[k];
+    if (!v) continue;
+    const BufferDef& b = exp.buffers[k];
+    if (buffers[k].bytes.size() != v->size)
+      return Error{exp.path, b.line,
+                   "buffers[" + std::to_string(k) + "] (" + b.name +
+                       ").count: " + std::to_string(buffers[k].count) + " " +
+                       std::string(elem_type_name(b.type)) + " elements are " +
+                       std::to_string(buffers[k].bytes.size()) + " bytes, but " + b.symbol +
+                       " has " + std::to_string(v->size) +
+                       " (leave out count to take the variable's size)"};
+    buffers[k].symbol = v->name;
+    if (!b.has_init) {
+      std::fill(buffers[k].bytes.begin(), buffers[k].bytes.end(), 0);
+      std::copy_n(v->init.begin(), std::min<size_t>(v->init.size(), buffers[k].bytes.size()),
+                  buffers[k].bytes.begin());
+    }
+  }
+  return Ok{};
+}
+
+// One execution of a [[launches]] entry: which, and its loop variables' values.
+struct PlannedLaunch {
+  size_t index = 0;
+  std::vector<Value> loop;  // LaunchDef::loops order
+};
+
+Expected<std::vector<PlannedLaunch>> expand_launches(const Experiment& exp, const Env& env) {
+  std::vector<PlannedLaunch> plan;
+  for (size_t i = 0; i < exp.launches.size(); ++i) {
+    const LaunchDef& l = exp.launches[i];
+    Status s = for_each_iteration(exp, l.loops, env, [&](const Env& e) -> Status {
+      PlannedLaunch p{i, {}};
+      for (const LoopDef& lp : l.loops) p.loop.push_back(e.at(lp.var));
+      plan.push_back(std::move(p));
+      return Ok{};
+    });
+    if (!s)
+      return Error{s.error().file, s.error().line,
+                   "launches[" + std::to_string(i) + "]." + s.error().message};
+  }
+  return plan;
+}
+
+Env plan_env(const Experiment& exp, const PlannedLaunch& p, const Env& env) {
+  Env e = env;
+  const LaunchDef& l = exp.launches[p.index];
+  for (size_t k = 0; k < l.loops.size(); ++k) e[l.loops[k].var] = p.loop[k];
+  return e;
+}
+
+// A memset or memcpy step of launch entry `index`, on the backend's device buffers.
+Status run_step(const Experiment& exp, size_t index, const Env& env,
+                const std::vector<HostBuffer>& buffers, LaunchBackend& backend) {
+  const LaunchDef& l = exp.launches[index];
+  const std::string key = "launches[" + std::to_string(index) + "]";
+  auto range = [&](const SliceDef& s, const char* what) -> Expected<std::pair<uint64_t, uint64_t>> {
+    const HostBuffer& b = buffers.at(static_cast<size_t>(exp.buffer_index(s.buffer)));
+    auto r = eval_slice(s, env, b.count);
+    if (!r) return Error{exp.path, l.line, key + "." + what + ": " + r.error().message};
+    return r;
+  };
+  const size_t dst = static_cast<size_t>(exp.buffer_index(l.target.buffer));
+  const uint32_t es = elem_size(buffers[dst].type);
+  auto to = range(l.target, l.kind == LaunchDef::Kind::Memset ? "memset" : "memcpy");
+  if (!to) return to.error();
+  const uint64_t n = to->second - to->first;
+  std::vector<uint8_t> bytes(n * es);
+  if (l.kind == LaunchDef::Kind::Memset) {
+    auto v = l.value.eval(env);
+    if (!v) return Error{exp.path, l.line, key + ".value: " + v.error().message};
+    if (n) store_elem(buffers[dst].type, bytes.data(), 0, v->as_double());
+    for (uint64_t i = 1; i < n; ++i) std::memcpy(bytes.data() + i * es, bytes.data(), es);
+  } else {
+    auto from = range(l.source, "from");
+    if (!from) return from.error();
+    if (from->second - from->first != n)
+      return Error{exp.path, l.line,
+                   key + ": memcpy \"" + l.source.text + "\" (" +
+                       std::to_string(from->second - from->first) + " elements) to \"" +
+                       l.target.text + "\" (" + std::to_string(n) + " elements): the sizes differ"};
+    const size_t src = static_cast<size_t>(exp.buffer_index(l.source.buffer));
+    if (auto s = backend.read_range(src, from->first * es, bytes.data(), bytes.size()); !s)
+      return Error{exp.path, l.line, key + ": " + s.error().message};
+  }
+  if (auto s = backend.write_range(dst, to->first * es, bytes.data(), bytes.size()); !s)
+    return Error{exp.path, l.line, key + ": " + s.error().message};
+  return Ok{};
+}
+
 }  // namespace
 
 Expected<std::unique_ptr<LaunchBackend>> make_backend(const RunOptions& options,
@@ -104,6 +244,49 @@ Expected<std::unique_ptr<LaunchBackend>> make_backend(
   return make_backend(o, ctx);
 }
 
+const ptx::Function* CompiledUnit::kernel(const std::string& name) const {
+  if (!program) return nullptr;
+  const ptx::Module& m = program->module();
+  for (const auto& [expr, entry] : lowered_names)
+    if (expr == name)
+      for (const ptx::Function& f : m.functions)
+        if (f.is_entry && f.name == entry) return &f;
+  auto k = find_kernel(m, name);
+  return k ? *k : nullptr;
+}
+
+Error Runner::explain_name_expressions(const Experiment& exp, const CompileOptions& co,
+                                       const Error& failed) const {
+  // Does the source compile without the template-ids? Then they are what NVRTC could not find:
+  // say which launch asked for which, and list the kernels the source does have, demangled.
+  CompileOptions plain = co;
+  plain.name_expressions.clear();
+  auto ptx = options_.ptx_cache ? toolchain_.compile_cuda_cached(exp.source, plain)
+                                : toolchain_.compile_cuda_file(exp.source, plain);
+  if (!ptx) return ptx.error();
+  std::string candidates;
+  if (auto m = ptx::parse_module(ptx->ptx, exp.source + ".ptx"))
+    for (const ptx::Function& f : m->functions)
+      if (f.is_entry)
+        candidates +=
+            "\n  " + demangle(f.name) + (demangle(f.name) == f.name ? "" : "  [" + f.name + "]");
+  for (size_t i = 0; i < exp.launches.size(); ++i) {
+    const LaunchDef& l = exp.launches[i];
+    if (l.kind != LaunchDef::Kind::Kernel || l.kernel.find('<') == std::string::npos) continue;
+    CompileOptions one = plain;
+    one.name_expressions = {l.kernel};
+    one.cache_dir = "";
+    auto t = toolchain_.compile_cuda_file(exp.source, one);
+    if (t) continue;
+    return Error{exp.path, l.kernel_line,
+                 "launches[" + std::to_string(i) + "].kernel: NVRTC cannot instantiate '" +
+                     l.kernel + "' from " + exp.source + ":\n" + t.error().message +
+                     "\nkernels (and template instances) the source defines:" +
+                     (candidates.empty() ? std::string(" none") : candidates)};
+  }
+  return failed;
+}
+
 Runner::Runner(const Toolchain& toolchain, RunOptions options)
     : toolchain_(toolchain), options_(std::move(options)) {}
 
@@ -124,16 +307,23 @@ Expected<std::shared_ptr<const CompiledUnit>> Runner::compile(const Experiment& 
 
   auto unit = std::make_shared<CompiledUnit>();
   unit->defines_key = key;
-  // 2. Source -> PTX.
+  // 2. Source -> PTX (through the PTX cache). Kernels named by a template-id become NVRTC name
+  //    expressions, which instantiate them and give back their entry names.
   if (exp.source_kind == Experiment::SourceKind::Cuda) {
     CompileOptions co;
     co.arch = exp.arch;
     co.extra = exp.options;
     co.extra.insert(co.extra.end(), defines.begin(), defines.end());
-    auto ptx = toolchain_.compile_cuda_file(exp.source, co);
+    co.name_expressions = template_kernel_names(exp);
+    co.cache_dir = options_.ptx_cache_dir;
+    auto ptx = options_.ptx_cache ? toolchain_.compile_cuda_cached(exp.source, co)
+                                  : toolchain_.compile_cuda_file(exp.source, co);
+    if (!ptx && !co.name_expressions.empty()) return explain_name_expressions(exp, co, ptx.error());
     if (!ptx) return ptx.error();
     unit->ptx = std::move(ptx->ptx);
     unit->compile_log = std::move(ptx->log);
+    unit->lowered_names = std::move(ptx->lowered_names);
+    unit->from_cache = ptx->from_cache;
     unit->ptx_path = exp.source + ".ptx";
   } else {
     bool ok = false;
@@ -165,11 +355,15 @@ Expected<std::shared_ptr<const CompiledUnit>> Runner::compile(const Experiment& 
   const ptx::Module& m = unit->program->module();
   for (size_t i = 0; i < exp.launches.size(); ++i) {
     const LaunchDef& l = exp.launches[i];
-    auto k = find_kernel(m, l.kernel);
-    if (!k)
+    if (l.kind != LaunchDef::Kind::Kernel) continue;
+    const ptx::Function* k = unit->kernel(l.kernel);
+    if (!k) {
+      auto found = find_kernel(m, l.kernel);
       return Error{exp.path, l.kernel_line,
-                   "launches[" + std::to_string(i) + "].kernel: " + k.error().message};
-    if (auto s = check_signature(exp, i, **k); !s) return s.error();
+                   "launches[" + std::to_string(i) +
+                       "].kernel: " + (found ? std::string("not found") : found.error().message)};
+    }
+    if (auto s = check_signature(exp, i, *k); !s) return s.error();
   }
   units_[key] = unit;
   return std::shared_ptr<const CompiledUnit>(unit);
@@ -177,16 +371,25 @@ Expected<std::shared_ptr<const CompiledUnit>> Runner::compile(const Experiment& 
 
 Expected<RunResult> Runner::run_once(const Experiment& exp) {
   RunResult result;
-  const Env env = exp.env();
-  for (const ParamDef& p : exp.params) result.params.emplace_back(p.name, p.value);
+  auto env_or = exp.eval_env();  // derived parameters evaluated
+  if (!env_or) return env_or.error();
+  const Env env = std::move(*env_or);
+  for (const ParamDef& p : exp.params) result.params.emplace_back(p.name, env.at(p.name));
   auto unit = compile(exp, env);
   if (!unit) return unit.error();
   result.unit = *unit;
   const func::Program& program = *(*unit)->program;
 
-  auto buffers = make_buffers(exp, env);
+  auto symbols = resolve_symbols(exp, program.module());
+  if (!symbols) return symbols.error();
+  std::vector<uint64_t> symbol_bytes;
+  for (const ptx::Variable* v : *symbols) symbol_bytes.push_back(v ? v->size : 0);
+  auto buffers = make_buffers(exp, env, symbol_bytes);
   if (!buffers) return buffers.error();
   result.buffers = std::move(*buffers);
+  if (auto s = attach_symbols(exp, *symbols, result.buffers); !s) return s.error();
+  std::vector<uint64_t> counts;
+  for (const HostBuffer& b : result.buffers) counts.push_back(b.count);
   if (auto s = prepare_backends(); !s) return s.error();
   BackendContext ctx;
   ctx.unit = *unit;
@@ -208,11 +411,20 @@ Expected<RunResult> Runner::run_once(const Experiment& exp) {
   auto addresses = (*backend)->prepare(result.buffers);
   if (!addresses) return addresses.error();
 
+  // Every launch entry once per iteration of its `for` loops (once without), in file order.
+  auto plan = expand_launches(exp, env);
+  if (!plan) return plan.error();
   bool stop = false;
-  for (size_t i = 0; i < exp.launches.size() && !stop; ++i) {
+  for (size_t pi = 0; pi < plan->size() && !stop; ++pi) {
+    const size_t i = (*plan)[pi].index;
     const LaunchDef& l = exp.launches[i];
-    const ptx::Function* kernel = *find_kernel(program.module(), l.kernel);  // checked in compile
-    auto bound = bind_launch(exp, i, *kernel, env, *addresses);
+    const Env lenv = plan_env(exp, (*plan)[pi], env);  // with the loop variables
+    if (l.kind != LaunchDef::Kind::Kernel) {           // memset / memcpy
+      if (auto s = run_step(exp, i, lenv, result.buffers, **backend); !s) return s.error();
+      continue;
+    }
+    const ptx::Function* kernel = (*unit)->kernel(l.kernel);  // checked in compile
+    auto bound = bind_launch(exp, i, *kernel, lenv, *addresses, counts);
     if (!bound) return bound.error();
     for (int64_t r = 0; r < bound->repeat && !stop; ++r) {
       LaunchRecord rec;
@@ -242,6 +454,7 @@ Expected<RunResult> Runner::run_once(const Experiment& exp) {
           rec.resources = kr;
           rec.resources_source = "gpu";
         }
+      for (const LoopDef& lp : l.loops) rec.loop.emplace_back(lp.var, lenv.at(lp.var));
       if (auto s = (*backend)->launch(*bound, rec); !s) {
         Error e = s.error();
         return Error{exp.path, l.line,
@@ -252,7 +465,7 @@ Expected<RunResult> Runner::run_once(const Experiment& exp) {
     }
   }
   if (auto s = (*backend)->read_back(result.buffers); !s) return s.error();
-  result.checks = run_checks(exp, result.buffers);
+  result.checks = run_checks(exp, result.buffers, env);
   return result;
 }
 
@@ -347,9 +560,9 @@ Expected<ExperimentResult> Runner::run(const Experiment& exp) {
   }
   const RunResult& first = out.run ? *out.run : out.sweep->runs.front();
   if (first.unit && !first.unit->resources_note.empty())
-    out.notes.push_back(first.unit->resources_note +
-                        (gpu_ ? "; the GPU driver's JIT figures (cuFuncGetAttribute) are used instead"
-                              : ""));
+    out.notes.push_back(
+        first.unit->resources_note +
+        (gpu_ ? "; the GPU driver's JIT figures (cuFuncGetAttribute) are used instead" : ""));
   if (options_.trace && !options_.trace->path.empty()) {
     const std::string which = std::to_string(*options_.trace->launch);
     bool written = false;

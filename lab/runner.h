@@ -82,6 +82,9 @@ struct RunOptions {
   bool resources = true;  // ask nvJitLink for registers/shared memory
   std::string sass_arch = "sm_90";
   uint64_t max_warp_instructions = 0;  // per launch; 0 = unlimited
+  // The PTX cache (lab/compile_cache.h): on by default; "" = its default directory.
+  bool ptx_cache = true;
+  std::string ptx_cache_dir;
 };
 
 // One executed launch (one repeat of one [[launches]] entry).
@@ -94,7 +97,8 @@ struct LaunchRecord {
   uint32_t shared_bytes = 0;  // dynamic
   std::string backend;        // "sim", "gpu", "both"
   std::vector<std::string> args;
-  std::optional<func::LaunchStats> stats;  // the simulator's counts
+  std::vector<std::pair<std::string, Value>> loop;  // the entry's `for` variables, outermost first
+  std::optional<func::LaunchStats> stats;           // the simulator's counts
   std::optional<func::LaunchFault> fault;
   std::optional<KernelResources> resources;
   // Where `resources` came from: "nvjitlink" (ptxas's figures, in process) or "gpu" (the driver's
@@ -122,6 +126,12 @@ struct CompiledUnit {
   std::shared_ptr<const func::Program> program;
   std::optional<ResourceReport> resources;
   std::string resources_note;  // why resources are missing ("" when present)
+  bool from_cache = false;     // the PTX came from the PTX cache
+  // Kernels named by a C++ template-id ("MatrixMulCUDA<16>"): NVRTC's entry name for each.
+  std::vector<std::pair<std::string, std::string>> lowered_names;
+  // The entry a launch's `kernel` names (lowered names first, then find_kernel()); nullptr when
+  // none (Runner::compile has reported it).
+  const ptx::Function* kernel(const std::string& name) const;
 };
 
 struct RunResult {
@@ -163,6 +173,10 @@ class LaunchBackend {
   virtual Status launch(const BoundLaunch& launch, LaunchRecord& rec) = 0;
   // Copies the buffers' current contents back into `buffers` (same order as prepare).
   virtual Status read_back(std::vector<HostBuffer>& buffers) = 0;
+  // Steps between launches (memset, memcpy): the host reads or writes `n` bytes of buffer
+  // `buffer` from byte `offset` on, as cuMemcpy/cuMemset do between kernel launches.
+  virtual Status read_range(size_t buffer, uint64_t offset, uint8_t* dst, uint64_t n) = 0;
+  virtual Status write_range(size_t buffer, uint64_t offset, const uint8_t* src, uint64_t n) = 0;
 };
 
 // What a backend needs beyond the options: the compiled unit (program and PTX text), the loaded
@@ -200,6 +214,10 @@ class Runner {
  private:
   const Toolchain& toolchain_;
   RunOptions options_;
+  // A compile with name expressions failed: finds the template-id NVRTC could not instantiate
+  // and lists the kernels the source defines (demangled).
+  Error explain_name_expressions(const Experiment& exp, const CompileOptions& co,
+                                 const Error& failed) const;
   std::map<std::string, std::shared_ptr<const CompiledUnit>> units_;
   std::shared_ptr<const timing::GpuConfig> config_;
   std::shared_ptr<gpu::Backend> gpu_;

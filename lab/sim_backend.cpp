@@ -1,5 +1,6 @@
 // The simulator as a LaunchBackend: functional mode counts instructions; timing mode runs the
 // cycle-level model (sim/timing/gpu_model.h) and records its figures in the launch's `sim` object.
+#include <algorithm>
 #include <chrono>
 #include <fstream>
 #include <memory>
@@ -22,7 +23,20 @@ class SimBackend : public LaunchBackend {
 
   Expected<std::vector<uint64_t>> prepare(const std::vector<HostBuffer>& buffers) override {
     for (const HostBuffer& b : buffers) {
-      uint64_t addr = memory_.allocate(b.name, b.bytes.size());
+      uint64_t addr = 0;
+      if (!b.symbol.empty()) {
+        // The module's own __constant__ / __device__ variable: the storage its launches use.
+        const ptx::Module& m = program().module();
+        auto v = std::find_if(m.variables.begin(), m.variables.end(),
+                              [&](const ptx::Variable& x) { return x.name == b.symbol; });
+        if (v == m.variables.end() || v->size != b.bytes.size())
+          return Error{"", 0,
+                       "buffer " + b.name + ": no module variable " + b.symbol + " of " +
+                           std::to_string(b.bytes.size()) + " bytes"};
+        addr = func::module_variable_address(m, *v, memory_);
+      } else {
+        addr = memory_.allocate(b.name, b.bytes.size());
+      }
       if (!b.bytes.empty())
         if (auto s = memory_.write(addr, b.bytes.data(), b.bytes.size()); !s) return s.error();
       addresses_.push_back(addr);
@@ -44,6 +58,13 @@ class SimBackend : public LaunchBackend {
     rec.sim["wall_s"] = rec.sim_wall_seconds;
     rec.sim["mode"] = "functional";
     return Ok{};
+  }
+
+  Status read_range(size_t buffer, uint64_t offset, uint8_t* dst, uint64_t n) override {
+    return memory_.read(addresses_.at(buffer) + offset, dst, n);
+  }
+  Status write_range(size_t buffer, uint64_t offset, const uint8_t* src, uint64_t n) override {
+    return memory_.write(addresses_.at(buffer) + offset, src, n);
   }
 
   Status read_back(std::vector<HostBuffer>& buffers) override {

@@ -42,16 +42,18 @@ const char* space_word(ptx::Space s) {
 
 }  // namespace
 
+uint64_t module_variable_address(const ptx::Module& module, const ptx::Variable& var,
+                                 DeviceMemory& mem) {
+  const std::string key = module.path + "\x1f" + var.name + "\x1f" + std::to_string(var.size) +
+                          "\x1f" + std::string(ptx::space_name(var.space));
+  return mem.module_variable(key, var.name, var.size, var.init);
+}
+
 Status bind_module_globals(const DecodedModule& mod, const DecodedKernel& k, DeviceMemory& mem,
                            std::vector<uint64_t>& addr) {
   addr.assign(mod.module.variables.size(), 0);
-  for (int32_t v : k.global_vars) {
-    const auto& var = mod.module.variables[v];
-    const std::string key = mod.module.path + "\x1f" + var.name + "\x1f" +
-                            std::to_string(var.size) + "\x1f" +
-                            std::string(ptx::space_name(var.space));
-    addr[v] = mem.module_variable(key, var.name, var.size, var.init);
-  }
+  for (int32_t v : k.global_vars)
+    addr[v] = module_variable_address(mod.module, mod.module.variables[v], mem);
   return Ok{};
 }
 
@@ -371,7 +373,8 @@ void CtaImpl::sync_hazard(Exec& x, const DInst& d, int lane, const std::string& 
   if (d.ir) {
     const auto& loc = d.ir->user_loc.line > 0 ? d.ir->user_loc : d.ir->loc;
     const auto& files = mod->module.files;
-    if (loc.file >= 0 && loc.file < static_cast<int32_t>(files.size())) h.src_file = files[loc.file];
+    if (loc.file >= 0 && loc.file < static_cast<int32_t>(files.size()))
+      h.src_file = files[loc.file];
     h.src_line = loc.line;
   }
   h.message = what;

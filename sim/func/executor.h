@@ -57,4 +57,11 @@ Expected<FunctionalResult> run_functional(const Program& program, DeviceMemory& 
                                           const LaunchConfig& launch,
                                           const FunctionalOptions& options = {});
 
+// The device address of a module-scope .global or .const variable (__device__, __constant__) in
+// `memory`: the storage every launch of `program` on this memory uses, allocated with the
+// variable's initial contents on first use. The host reads and writes it there between launches
+// (cudaMemcpyToSymbol / cuModuleGetGlobal on a GPU).
+uint64_t module_variable_address(const ptx::Module& module, const ptx::Variable& var,
+                                 DeviceMemory& memory);
+
 }  // namespace warplab::func
