@@ -112,4 +112,7 @@ TEST_CASE("710 app screenshots: every lesson and view shows something where expe
   REQUIRE(load(d + "/source-run.png", src));
   CHECK(spread(src, Box{256, 60, 560, 470}) > 10);  // CUDA with counts
   CHECK(spread(src, Box{600, 60, 860, 470}) > 10);  // the PTX beside it
+  Image bufs;
+  REQUIRE(load(d + "/buffers.png", bufs));
+  CHECK(spread(bufs, Box{8, 560, 500, 990}) > 10);  // the heat map
 }

@@ -75,9 +75,15 @@ struct AppState {
   int selected_row = -1;                    // in index.rows
   std::optional<uint32_t> selected_access;  // index into the trace's accesses
   int focus_ptx_line = 0;                   // the instruction under the cursor/hover (0 = none)
-  int pick_src_line = 0;   // CUDA line clicked in the source view (its PTX is listed beside it)
-  int pick_ptx_line = 0;   // PTX line clicked: its issues are marked on the timeline
-  int center_tab = 0;                       // 0 = page, 1 = kernel source (request to switch)
+  int pick_src_line = 0;  // CUDA line clicked in the source view (its PTX is listed beside it)
+  int pick_ptx_line = 0;  // PTX line clicked: its issues are marked on the timeline
+  int center_tab = 0;     // 0 = page, 1 = kernel source (request to switch)
+  struct BufferViewState {
+    int selected = 0;  // index into run->buffers
+    int mode = 1;      // 1 = heat map, 0 = numbers
+    int width = 32;    // elements per row (32: one warp's lanes per row)
+  } buffer_view;
+  int left_tab = -1;   // request: 0 = warp timeline, 1 = buffers; -1 = none
   int lower_tab = -1;  // request: 0 = memory access, 1 = lanes (divergence); -1 = none
   // The file the kernel-source tab shows: one picked under "Kernels", else ("") the selected
   // experiment's source. Its lines are read once per file, not every frame.
@@ -116,6 +122,7 @@ void draw_experiment_panel(AppState& s);               // experiment_panel.cpp
 void draw_timeline_panel(AppState& s);                 // timeline_panel.cpp
 void draw_memory_panel(AppState& s);                   // memory_panel.cpp
 void draw_lanes_panel(AppState& s);                    // lanes_panel.cpp (divergence)
+void draw_buffers_panel(AppState& s);                  // buffers_panel.cpp
 void draw_counters_panel(AppState& s);                 // counters_panel.cpp
 
 }  // namespace warplab::app

@@ -125,8 +125,24 @@ void layout_and_draw(AppState& s, float w, float h) {
   place(0, bottom_y, tl_w, h - bottom_y);
   if (ImGui::Begin("Warp timeline", nullptr,
                    fixed | ImGuiWindowFlags_NoTitleBar | ImGuiWindowFlags_NoScrollbar |
-                       ImGuiWindowFlags_NoScrollWithMouse))
-    draw_timeline_panel(s);
+                       ImGuiWindowFlags_NoScrollWithMouse)) {
+    if (ImGui::BeginTabBar("lower left")) {
+      const auto flag = [&](int k) {
+        return s.left_tab == k ? ImGuiTabItemFlags_SetSelected : ImGuiTabItemFlags_None;
+      };
+      const ImGuiTabItemFlags f0 = flag(0), f1 = flag(1);
+      s.left_tab = -1;  // a request, honoured once
+      if (ImGui::BeginTabItem("Warp timeline", nullptr, f0)) {
+        draw_timeline_panel(s);
+        ImGui::EndTabItem();
+      }
+      if (ImGui::BeginTabItem("Buffers", nullptr, f1)) {
+        draw_buffers_panel(s);
+        ImGui::EndTabItem();
+      }
+      ImGui::EndTabBar();
+    }
+  }
   ImGui::End();
   place(tl_w, bottom_y, w - tl_w, mem_h);
   if (ImGui::Begin("Memory", nullptr, fixed | ImGuiWindowFlags_NoTitleBar)) {

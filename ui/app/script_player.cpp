@@ -89,13 +89,17 @@ bool ScriptPlayer::before_frame(AppState& s) {
           s.center_tab = 0;
         else if (c.arg == "source")
           s.center_tab = 1;
+        else if (c.arg == "timeline")
+          s.left_tab = 0;
+        else if (c.arg == "buffers")
+          s.left_tab = 1;
         else if (c.arg == "memory")
           s.lower_tab = 0;
         else if (c.arg == "lanes")
           s.lower_tab = 1;
         else
-          return fail(
-              c, "view: unknown view '" + c.arg + "' (expected page, source, memory or lanes)");
+          return fail(c, "view: unknown view '" + c.arg +
+                             "' (expected page, source, timeline, buffers, memory or lanes)");
         break;
       case K::Screenshot:
         ++pc_;

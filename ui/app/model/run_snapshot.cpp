@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "lab/compile.h"
+#include "lab/elem_type.h"
 #include "lab/runner.h"
 #include "ui/app/model/lesson_catalog.h"
 #include "ui/app/model/run_estimate.h"
@@ -192,6 +193,17 @@ RunSnapshot run_traced(const RunRequest& req) {
       snap.launches.back().group = exp.launches[rec.launch_index].group;
   }
   snap.checks = run.checks;
+  for (const lab::HostBuffer& b : run.buffers) {
+    BufferView v;
+    v.name = b.name;
+    v.type = std::string(lab::elem_type_name(b.type));
+    v.count = b.count;
+    v.is_integer = v.type[0] == 'i' || v.type[0] == 'u';
+    const uint64_t n = std::min<uint64_t>(b.count, kMaxBufferValues);
+    v.values.reserve(n);
+    for (uint64_t i = 0; i < n; ++i) v.values.push_back(b.at(i));
+    snap.buffers.push_back(std::move(v));
+  }
   return finish();
 }
 

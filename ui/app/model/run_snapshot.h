@@ -58,6 +58,15 @@ struct LaunchView {
   std::optional<GpuLaunchView> gpu;  // when the run used a real GPU
 };
 
+// A buffer's contents after the run, for the buffers view (numbers or a heat map).
+struct BufferView {
+  std::string name, type;      // "warp_id", "i32"
+  uint64_t count = 0;          // elements in the buffer
+  std::vector<double> values;  // the first kMaxBufferValues of them
+  bool is_integer = false;
+};
+inline constexpr uint64_t kMaxBufferValues = 1u << 22;
+
 struct RunSnapshot {
   std::string experiment_path, experiment_name, config;
   bool cold_l2 = false;  // the request's L2 convention (shown next to the numbers)
@@ -65,11 +74,12 @@ struct RunSnapshot {
   std::vector<std::pair<std::string, std::string>> params;  // name, value used
   std::vector<LaunchView> launches;
   std::vector<lab::CheckResult> checks;
-  std::string backend;             // the runner's backend: "both" or "sim"
-  std::string gpu_device;          // the real GPU's name ("" without one)
-  std::string gpu_note;            // why there is no real GPU column ("" with one)
-  std::vector<std::string> notes;  // sweeps, resource usage, compile warnings
-  std::string source_path;         // the kernel's CUDA (or PTX) file
+  std::vector<BufferView> buffers;  // final contents (the simulator's)
+  std::string backend;              // the runner's backend: "both" or "sim"
+  std::string gpu_device;           // the real GPU's name ("" without one)
+  std::string gpu_note;             // why there is no real GPU column ("" with one)
+  std::vector<std::string> notes;   // sweeps, resource usage, compile warnings
+  std::string source_path;          // the kernel's CUDA (or PTX) file
   std::vector<std::string> source_lines;
   int32_t source_file_index = -1;           // its index in the PTX module's .file table
   std::map<int32_t, std::string> ptx_text;  // PTX line -> instruction as written
