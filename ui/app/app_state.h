@@ -68,6 +68,9 @@ struct AppState {
   TraceIndex index;  // over that launch's trace
 
   TimelineView view;
+  float timeline_scroll_y = 0;  // rows scrolled, pixels
+  bool timeline_dragged = false;
+  bool show_help = false;  // the keyboard-shortcut overlay
   bool view_fitted = false;
   double cursor = 0;  // the cycle cursor
   bool playing = false;
@@ -123,6 +126,8 @@ void draw_timeline_panel(AppState& s);                 // timeline_panel.cpp
 void draw_memory_panel(AppState& s);                   // memory_panel.cpp
 void draw_lanes_panel(AppState& s);                    // lanes_panel.cpp (divergence)
 void draw_buffers_panel(AppState& s);                  // buffers_panel.cpp
+void handle_shortcuts(AppState& s);                    // shortcuts.cpp
+void draw_help_overlay(AppState& s);                   // shortcuts.cpp
 void draw_counters_panel(AppState& s);                 // counters_panel.cpp
 
 }  // namespace warplab::app

@@ -100,7 +100,7 @@ void layout_and_draw(AppState& s, float w, float h) {
     ImGui::PopFont();
     ImGui::TextDisabled("how GPUs execute code");
     ImGui::SameLine(w - 470);
-    ImGui::TextDisabled("simulator: WarpLab PTX timing model of an H100 (not measurements)");
+    ImGui::TextDisabled("simulator: WarpLab PTX timing model (not measurements)   F1: keys");
     top = ImGui::GetWindowSize().y;
     ImGui::EndMainMenuBar();
   }
@@ -290,7 +290,9 @@ int run_app(const Args& args) {
       ImGui::NewFrame();
       int fb_w = 0, fb_h = 0;
       glfwGetFramebufferSize(window, &fb_w, &fb_h);
+      handle_shortcuts(s);
       layout_and_draw(s, io.DisplaySize.x, io.DisplaySize.y);
+      draw_help_overlay(s);
       ImGui::Render();
       glViewport(0, 0, fb_w, fb_h);
       glClearColor(0.06f, 0.065f, 0.075f, 1.0f);

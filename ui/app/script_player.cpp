@@ -89,6 +89,8 @@ bool ScriptPlayer::before_frame(AppState& s) {
           s.center_tab = 0;
         else if (c.arg == "source")
           s.center_tab = 1;
+        else if (c.arg == "help")
+          s.show_help = true;
         else if (c.arg == "timeline")
           s.left_tab = 0;
         else if (c.arg == "buffers")
@@ -99,7 +101,7 @@ bool ScriptPlayer::before_frame(AppState& s) {
           s.lower_tab = 1;
         else
           return fail(c, "view: unknown view '" + c.arg +
-                             "' (expected page, source, timeline, buffers, memory or lanes)");
+                             "' (expected page, source, timeline, buffers, memory, lanes or help)");
         break;
       case K::Screenshot:
         ++pc_;
