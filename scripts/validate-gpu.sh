@@ -101,7 +101,9 @@ if only:
 # One run per distinct (experiment, set).
 runs, run_of = [], {}
 for p in points:
-    key = (p["experiment"], tuple(p.get("set", [])))
+    # Experiment paths in the manifest are relative to the manifest's directory.
+    p["_path"] = os.path.normpath(os.path.join(os.path.dirname(manifest), p["experiment"]))
+    key = (p["_path"], tuple(p.get("set", [])))
     if key not in run_of:
         run_of[key] = len(runs)
         slug = re.sub(r"[^A-Za-z0-9]+", "_", os.path.splitext(os.path.basename(key[0]))[0] + "_" + "_".join(key[1]))
