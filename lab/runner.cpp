@@ -4,6 +4,8 @@
 #include <chrono>
 #include <cstring>
 #include <fstream>
+#include <regex>
+#include <set>
 #include <sstream>
 
 #include "gpu/backend.h"
@@ -257,34 +259,54 @@ const ptx::Function* CompiledUnit::kernel(const std::string& name) const {
 
 Error Runner::explain_name_expressions(const Experiment& exp, const CompileOptions& co,
                                        const Error& failed) const {
-  // Does the source compile without the template-ids? Then they are what NVRTC could not find:
-  // say which launch asked for which, and list the kernels the source does have, demangled.
-  CompileOptions plain = co;
-  plain.name_expressions.clear();
-  auto ptx = options_.ptx_cache ? toolchain_.compile_cuda_cached(exp.source, plain)
-                                : toolchain_.compile_cuda_file(exp.source, plain);
-  if (!ptx) return ptx.error();
+  // Compile each template-id alone: the first that fails is what NVRTC could not find. Then list
+  // what the source does define, demangled: its kernels with the template instances the other
+  // launches name, and the names of every __global__ function (templates included).
+  std::vector<std::string> good;
+  std::optional<std::pair<size_t, Error>> bad;
+  for (size_t i = 0; i < exp.launches.size(); ++i) {
+    const LaunchDef& l = exp.launches[i];
+    if (l.kind != LaunchDef::Kind::Kernel || l.kernel.find('<') == std::string::npos) continue;
+    CompileOptions one = co;
+    one.name_expressions = {l.kernel};
+    auto t = toolchain_.compile_cuda_cached(exp.source, one);
+    if (t)
+      good.push_back(l.kernel);
+    else if (!bad)
+      bad.emplace(i, t.error());
+  }
+  if (!bad) return failed;
+  CompileOptions rest = co;
+  rest.name_expressions = good;
+  auto ptx = toolchain_.compile_cuda_cached(exp.source, rest);
+  if (!ptx) return ptx.error();  // the source itself does not compile
   std::string candidates;
   if (auto m = ptx::parse_module(ptx->ptx, exp.source + ".ptx"))
     for (const ptx::Function& f : m->functions)
       if (f.is_entry)
         candidates +=
             "\n  " + demangle(f.name) + (demangle(f.name) == f.name ? "" : "  [" + f.name + "]");
-  for (size_t i = 0; i < exp.launches.size(); ++i) {
-    const LaunchDef& l = exp.launches[i];
-    if (l.kind != LaunchDef::Kind::Kernel || l.kernel.find('<') == std::string::npos) continue;
-    CompileOptions one = plain;
-    one.name_expressions = {l.kernel};
-    one.cache_dir = "";
-    auto t = toolchain_.compile_cuda_file(exp.source, one);
-    if (t) continue;
-    return Error{exp.path, l.kernel_line,
-                 "launches[" + std::to_string(i) + "].kernel: NVRTC cannot instantiate '" +
-                     l.kernel + "' from " + exp.source + ":\n" + t.error().message +
-                     "\nkernels (and template instances) the source defines:" +
-                     (candidates.empty() ? std::string(" none") : candidates)};
+  std::string declared;
+  {
+    std::ifstream in(exp.source);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    const std::string text = ss.str();
+    static const std::regex kGlobal(R"(__global__[^;{(]*?\b([A-Za-z_]\w*)\s*\()");
+    std::set<std::string> seen;
+    for (std::sregex_iterator it(text.begin(), text.end(), kGlobal), end; it != end; ++it)
+      if (seen.insert((*it)[1]).second) declared += (declared.empty() ? "" : ", ") + (*it)[1].str();
   }
-  return failed;
+  const LaunchDef& l = exp.launches[bad->first];
+  return Error{exp.path, l.kernel_line,
+               "launches[" + std::to_string(bad->first) + "].kernel: NVRTC cannot instantiate '" +
+                   l.kernel + "' from " + exp.source + ":\n" + bad->second.message +
+                   "\nkernels the source defines (with the template instances other launches "
+                   "name):" +
+                   (candidates.empty() ? std::string(" none") : candidates) +
+                   "\n__global__ functions declared in it (templates are instantiated by naming "
+                   "one, e.g. \"kernel<16>\"): " +
+                   (declared.empty() ? std::string("none") : declared)};
 }
 
 Runner::Runner(const Toolchain& toolchain, RunOptions options)
@@ -303,6 +325,7 @@ Expected<std::shared_ptr<const CompiledUnit>> Runner::compile(const Experiment& 
     defines.push_back("-D" + name + "=" + v->to_string());
     key += defines.back() + " ";
   }
+  for (const std::string& t : template_kernel_names(exp)) key += "name:" + t + " ";
   if (auto it = units_.find(key); it != units_.end()) return it->second;
 
   auto unit = std::make_shared<CompiledUnit>();
@@ -424,6 +447,9 @@ Expected<RunResult> Runner::run_once(const Experiment& exp) {
       continue;
     }
     const ptx::Function* kernel = (*unit)->kernel(l.kernel);  // checked in compile
+    if (!kernel)
+      return Error{exp.path, l.kernel_line,
+                   "launches[" + std::to_string(i) + "].kernel: not found"};
     auto bound = bind_launch(exp, i, *kernel, lenv, *addresses, counts);
     if (!bound) return bound.error();
     for (int64_t r = 0; r < bound->repeat && !stop; ++r) {
