@@ -91,7 +91,7 @@ class ToolchainImpl {
           bind(nvrtc, "nvrtcGetPTX", get_ptx) && bind(nvrtc, "nvrtcGetProgramLogSize", log_size) &&
           bind(nvrtc, "nvrtcGetProgramLog", get_log) &&
           bind(nvrtc, "nvrtcGetErrorString", error_string) && bind(nvrtc, "nvrtcVersion", version);
-      bind_name_expressions();
+      if (ok) bind_name_expressions();
       if (!ok) {
         why_nvrtc = "libnvrtc.so.13 lacks an expected entry point (not a CUDA 13 NVRTC?)";
         dlclose(nvrtc);

@@ -120,7 +120,9 @@ std::optional<std::string> ptx_cache_key(const std::string& source, const std::s
   std::string key = kMagic;
   key += "nvrtc " + nvrtc_version + "\narch " + o.arch + "\nline_info " +
          (o.line_info ? "1" : "0") + "\n";
-  std::vector<fs::path> dirs;
+  // Searched as compile_cuda() tells NVRTC to: the source's directory, then the -I directories.
+  std::vector<fs::path> dirs = {
+      fs::path(path).parent_path().empty() ? fs::path(".") : fs::path(path).parent_path()};
   for (const std::string& d : o.include_dirs) {
     key += "include_dir " + d + "\n";
     dirs.emplace_back(d);

@@ -159,6 +159,17 @@ TEST_CASE("514 format: the PTX cache hits, follows included headers and ignores 
   REQUIRE(second.has_value());
   CHECK(second->from_cache);
   CHECK(second->ptx == first->ptx);
+  // A header included with <...> from the source's directory counts too.
+  write(src.path / "k2.cu",
+        "#include <inc.h>\n"
+        "extern \"C\" __global__ void scale(float* x) { x[threadIdx.x] *= SCALE; }\n");
+  const std::string cu2 = (src.path / "k2.cu").string();
+  REQUIRE(tc.compile_cuda_cached(cu2, co).has_value());
+  CHECK(tc.compile_cuda_cached(cu2, co)->from_cache);
+  write(src.path / "inc.h", "#define SCALE 5.0f // edited\n");
+  CHECK_FALSE(tc.compile_cuda_cached(cu2, co)->from_cache);
+  CHECK_FALSE(tc.compile_cuda_cached(cu, co)->from_cache);
+  CHECK(tc.compile_cuda_cached(cu, co)->from_cache);
   // Another option, define or arch is another entry.
   CompileOptions d = co;
   d.extra = {"-DOTHER=1"};
