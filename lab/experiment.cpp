@@ -9,7 +9,6 @@
 #include <fstream>
 #include <functional>
 #include <map>
-#include <regex>
 #include <set>
 #include <sstream>
 
@@ -183,15 +182,27 @@ class Reader {
     if (!text) return text.error();
     SliceDef sl;
     sl.text = *text;
-    static const std::regex kSlice(R"(^\s*([A-Za-z_][A-Za-z0-9_]*)\s*(\[(.*)\])?\s*$)");
-    std::smatch m;
-    if (!std::regex_match(*text, m, kSlice))
-      return err(n, key,
-                 "expected a buffer name or a slice such as \"y[0:N]\", got \"" + *text + "\"");
-    sl.buffer = m[1];
+    // NAME, then optionally [ ... ] closing the text (scanned by hand: std::regex recurses per
+    // character and a long hostile string would overflow the stack).
+    const std::string& t = *text;
+    size_t i = t.find_first_not_of(" \t");
+    const size_t name_begin = i == std::string::npos ? t.size() : i;
+    size_t name_end = name_begin;
+    while (name_end < t.size() &&
+           (std::isalnum(static_cast<unsigned char>(t[name_end])) || t[name_end] == '_'))
+      ++name_end;
+    size_t after = t.find_first_not_of(" \t", name_end);
+    if (after == std::string::npos) after = t.size();
+    const size_t last = t.find_last_not_of(" \t");
+    const bool bracket = after < t.size() && t[after] == '[' && last != std::string::npos &&
+                         t[last] == ']' && last > after;
+    if (name_end == name_begin || std::isdigit(static_cast<unsigned char>(t[name_begin])) ||
+        (after < t.size() && !bracket))
+      return err(n, key, "expected a buffer name or a slice such as \"y[0:N]\", got \"" + t + "\"");
+    sl.buffer = t.substr(name_begin, name_end - name_begin);
     if (!exp.find_buffer(sl.buffer)) return err(n, key, "unknown buffer '" + sl.buffer + "'");
-    if (!m[2].matched) return sl;
-    const std::string inside = m[3];
+    if (!bracket) return sl;
+    const std::string inside = t.substr(after + 1, last - after - 1);
     const size_t colon = inside.find(':');
     auto side = [&](const std::string& t, Expr& out) -> Status {
       if (t.find_first_not_of(" \t") == std::string::npos) return Ok{};
@@ -550,20 +561,33 @@ std::string names_list(const Experiment& exp) {
 Expected<std::optional<ArgDef>> pointer_arg(const Reader& r, const std::string& text, int line,
                                             const std::string& key, const Experiment& exp,
                                             const std::vector<std::string>& scope) {
-  static const std::regex kPtr(R"(^\s*([A-Za-z_][A-Za-z0-9_]*)\s*(([+-])(.*))?$)");
-  std::smatch m;
-  if (!std::regex_match(text, m, kPtr) || !exp.find_buffer(m[1])) return std::optional<ArgDef>{};
-  if (const BufferDef* b = exp.find_buffer(m[1]); !b->symbol.empty())
+  // NAME [+|- EXPR], scanned by hand (see slice()).
+  size_t i = text.find_first_not_of(" \t");
+  if (i == std::string::npos) return std::optional<ArgDef>{};
+  size_t end = i;
+  while (end < text.size() &&
+         (std::isalnum(static_cast<unsigned char>(text[end])) || text[end] == '_'))
+    ++end;
+  const std::string name = text.substr(i, end - i);
+  const BufferDef* b = exp.find_buffer(name);
+  if (!b) return std::optional<ArgDef>{};
+  size_t op = text.find_first_not_of(" \t", end);
+  if (op != std::string::npos && text[op] != '+' && text[op] != '-')
+    return r.err(line, key,
+                 "'" + name + "' is a buffer: only an offset may follow it (\"" + name +
+                     " + 1024\", in elements of its type)");
+  if (!b->symbol.empty())
     return r.err(line, key,
                  "'" + b->name + "' is the module variable " + b->symbol +
                      " (symbol = ...): kernels read it by name; it is not passed as an argument");
   ArgDef a;
   a.kind = ArgDef::Kind::Buffer;
-  a.buffer = m[1];
+  a.buffer = name;
   a.text = text;
   a.line = line;
-  if (m[2].matched) {
-    auto e = r.expr_text((m[3] == "-" ? "-(" : "(") + m[4].str() + ")", line, key, exp, scope);
+  if (op != std::string::npos) {
+    auto e = r.expr_text((text[op] == '-' ? "-(" : "(") + text.substr(op + 1) + ")", line, key, exp,
+                         scope);
     if (!e) return e.error();
     a.offset = *e;
   }

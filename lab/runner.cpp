@@ -1,10 +1,10 @@
 #include "lab/runner.h"
 
 #include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <cstring>
 #include <fstream>
-#include <regex>
 #include <set>
 #include <sstream>
 
@@ -292,10 +292,21 @@ Error Runner::explain_name_expressions(const Experiment& exp, const CompileOptio
     std::stringstream ss;
     ss << in.rdbuf();
     const std::string text = ss.str();
-    static const std::regex kGlobal(R"(__global__[^;{(]*?\b([A-Za-z_]\w*)\s*\()");
+    // The identifier before the first '(' after each `__global__` (templates included).
     std::set<std::string> seen;
-    for (std::sregex_iterator it(text.begin(), text.end(), kGlobal), end; it != end; ++it)
-      if (seen.insert((*it)[1]).second) declared += (declared.empty() ? "" : ", ") + (*it)[1].str();
+    for (size_t at = text.find("__global__"); at != std::string::npos;
+         at = text.find("__global__", at + 10)) {
+      const size_t paren = text.find_first_of("(;{", at + 10);
+      if (paren == std::string::npos || text[paren] != '(') continue;
+      size_t e = paren;
+      while (e > at && (text[e - 1] == ' ' || text[e - 1] == '\t' || text[e - 1] == '\n')) --e;
+      size_t b = e;
+      while (b > at &&
+             (std::isalnum(static_cast<unsigned char>(text[b - 1])) || text[b - 1] == '_'))
+        --b;
+      if (b < e && seen.insert(text.substr(b, e - b)).second)
+        declared += (declared.empty() ? "" : ", ") + text.substr(b, e - b);
+    }
   }
   const LaunchDef& l = exp.launches[bad->first];
   return Error{exp.path, l.kernel_line,
