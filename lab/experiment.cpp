@@ -708,6 +708,8 @@ Status read_loops(const Reader& r, const toml::node& n, const std::string& key, 
     const std::string vkey = key + "." + name;
     if (exp.find_param(name) || exp.find_buffer(name))
       return r.err(*v, vkey, "'" + name + "' is already a parameter or buffer name");
+    if (std::find(scope.begin(), scope.end(), name) != scope.end())
+      return r.err(*v, vkey, "'" + name + "' is already a loop variable here");
     LoopDef loop;
     loop.var = name;
     loop.line = line_of(*v);
@@ -752,7 +754,29 @@ Status read_loops(const Reader& r, const toml::node& n, const std::string& key, 
   return Ok{};
 }
 
+// `span = N` after a `for`: how many entries (this one included) its loops cover.
+Status read_span(const Reader& r, const toml::table& t, const std::string& key, size_t k,
+                 size_t count, size_t enclosing_end, LaunchDef& l) {
+  const toml::node* sp = t.get("span");
+  if (!sp) return Ok{};
+  if (l.loops.empty()) return r.err(*sp, key + ".span", "span needs a 'for' on the same entry");
+  const int64_t v = sp->is_integer() ? *sp->value<int64_t>() : 0;
+  if (v < 1 || static_cast<uint64_t>(v) > count - k || k + static_cast<size_t>(v) > enclosing_end)
+    return r.err(*sp, key + ".span",
+                 "expected 1 to " + std::to_string(std::min(count, enclosing_end) - k) +
+                     " (the entries the loop covers, this one included" +
+                     (enclosing_end < count ? ", inside the enclosing loop's span" : "") + ")");
+  l.span = static_cast<size_t>(v);
+  return Ok{};
+}
+
 Status read_launches(const Reader& r, const toml::array& arr, Experiment& exp) {
+  // Loops whose `span` covers later entries: their end (exclusive) and variables, outermost first.
+  struct Enclosing {
+    size_t end;
+    std::vector<std::string> vars;
+  };
+  std::vector<Enclosing> enclosing;
   for (size_t k = 0; k < arr.size(); ++k) {
     const toml::node& n = *arr.get(k);
     std::string key = "launches[" + std::to_string(k) + "]";
@@ -760,16 +784,44 @@ Status read_launches(const Reader& r, const toml::array& arr, Experiment& exp) {
     if (!t) return r.err(n, key, "expected a table ([[launches]])");
     LaunchDef l;
     l.line = line_of(n);
-    std::vector<std::string> scope;  // loop variables
+    while (!enclosing.empty() && enclosing.back().end <= k) enclosing.pop_back();
+    std::vector<std::string> scope;  // loop variables: the enclosing spans', then this entry's
+    for (const Enclosing& e : enclosing) scope.insert(scope.end(), e.vars.begin(), e.vars.end());
+    const size_t outer_vars = scope.size();
+    const size_t enclosing_end = enclosing.empty() ? arr.size() : enclosing.back().end;
+    auto open_span = [&]() -> Status {
+      if (auto s = read_span(r, *t, key, k, arr.size(), enclosing_end, l); !s) return s;
+      if (l.span > 1)
+        enclosing.push_back(
+            {k + l.span, std::vector<std::string>(
+                             scope.begin() + static_cast<ptrdiff_t>(outer_vars), scope.end())});
+      return Ok{};
+    };
+    if (t->get("for") && !t->get("kernel") && !t->get("memset") && !t->get("memcpy")) {
+      // A loop head: for = {...}, span = N, nothing else.
+      if (auto s = r.only_keys(*t, key, {"for", "span"}); !s) return s;
+      if (auto s = read_loops(r, *t->get("for"), key + ".for", exp, l, scope); !s) return s;
+      if (auto s = open_span(); !s) return s;
+      if (l.span < 2)
+        return r.err(n, key,
+                     "a loop without kernel, memset or memcpy needs span = N: the N - 1 entries "
+                     "after it that it repeats");
+      l.kind = LaunchDef::Kind::Loop;
+      l.kernel = "for";
+      l.kernel_line = l.line;
+      exp.launches.push_back(std::move(l));
+      continue;
+    }
     if (t->get("memset") || t->get("memcpy")) {
       // A step between launches: memset = "y[0:N]", value = 0 / memcpy = "y", from = "x".
       const bool set = t->get("memset") != nullptr;
-      if (auto s = set ? r.only_keys(*t, key, {"memset", "value", "for"})
-                       : r.only_keys(*t, key, {"memcpy", "from", "for"});
+      if (auto s = set ? r.only_keys(*t, key, {"memset", "value", "for", "span"})
+                       : r.only_keys(*t, key, {"memcpy", "from", "for", "span"});
           !s)
         return s;
       if (const toml::node* f = t->get("for"))
         if (auto s = read_loops(r, *f, key + ".for", exp, l, scope); !s) return s;
+      if (auto s = open_span(); !s) return s;
       l.kind = set ? LaunchDef::Kind::Memset : LaunchDef::Kind::Memcpy;
       const char* what = set ? "memset" : "memcpy";
       auto target = r.slice(*t->get(what), key + "." + what, exp, scope);
@@ -803,11 +855,12 @@ Status read_launches(const Reader& r, const toml::array& arr, Experiment& exp) {
     }
     if (auto s = r.only_keys(*t, key,
                              {"kernel", "grid", "block", "shared_bytes", "args", "repeat", "for",
-                              "memset", "memcpy"});
+                              "span", "memset", "memcpy"});
         !s)
       return s;
     if (const toml::node* f = t->get("for"))
       if (auto s = read_loops(r, *f, key + ".for", exp, l, scope); !s) return s;
+    if (auto s = open_span(); !s) return s;
     const toml::node* kn = t->get("kernel");
     if (!kn)
       return r.err(n, key,

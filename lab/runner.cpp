@@ -140,33 +140,53 @@ Status attach_symbols(const Experiment& exp, const std::vector<const ptx::Variab
   return Ok{};
 }
 
-// One execution of a [[launches]] entry: which, and its loop variables' values.
+// One execution of a [[launches]] entry: which, and the values of the loop variables around it
+// (its own and those of the spans it is in), outermost first.
 struct PlannedLaunch {
   size_t index = 0;
-  std::vector<Value> loop;  // LaunchDef::loops order
+  std::vector<std::pair<std::string, Value>> loop;
 };
+
+// Entries [begin, end) in order, each once per iteration of its `for` loops; an entry whose loops
+// span later entries runs those inside each iteration.
+Status expand_range(const Experiment& exp, size_t begin, size_t end, const Env& env,
+                    std::vector<std::pair<std::string, Value>>& vars,
+                    std::vector<PlannedLaunch>& plan) {
+  constexpr size_t kMaxLaunches = 1'000'000;
+  for (size_t i = begin; i < end;) {
+    const LaunchDef& l = exp.launches[i];
+    const size_t span_end = std::min(end, i + std::max<size_t>(l.span, 1));
+    Status s = for_each_iteration(exp, l.loops, env, [&](const Env& e) -> Status {
+      const size_t mark = vars.size();
+      for (const LoopDef& lp : l.loops) vars.emplace_back(lp.var, e.at(lp.var));
+      if (plan.size() >= kMaxLaunches)
+        return Error{exp.path, l.line, "for: more than 1,000,000 launches and steps in all"};
+      if (l.kind != LaunchDef::Kind::Loop) plan.push_back({i, vars});
+      Status inner =
+          span_end > i + 1 ? expand_range(exp, i + 1, span_end, e, vars, plan) : Status(Ok{});
+      vars.resize(mark);
+      return inner;
+    });
+    if (!s) {
+      const std::string prefix = "launches[" + std::to_string(i) + "].";
+      if (s.error().message.rfind("launches[", 0) == 0) return s;  // from an inner entry
+      return Error{s.error().file, s.error().line, prefix + s.error().message};
+    }
+    i = span_end;
+  }
+  return Ok{};
+}
 
 Expected<std::vector<PlannedLaunch>> expand_launches(const Experiment& exp, const Env& env) {
   std::vector<PlannedLaunch> plan;
-  for (size_t i = 0; i < exp.launches.size(); ++i) {
-    const LaunchDef& l = exp.launches[i];
-    Status s = for_each_iteration(exp, l.loops, env, [&](const Env& e) -> Status {
-      PlannedLaunch p{i, {}};
-      for (const LoopDef& lp : l.loops) p.loop.push_back(e.at(lp.var));
-      plan.push_back(std::move(p));
-      return Ok{};
-    });
-    if (!s)
-      return Error{s.error().file, s.error().line,
-                   "launches[" + std::to_string(i) + "]." + s.error().message};
-  }
+  std::vector<std::pair<std::string, Value>> vars;
+  if (auto s = expand_range(exp, 0, exp.launches.size(), env, vars, plan); !s) return s.error();
   return plan;
 }
 
-Env plan_env(const Experiment& exp, const PlannedLaunch& p, const Env& env) {
+Env plan_env(const PlannedLaunch& p, const Env& env) {
   Env e = env;
-  const LaunchDef& l = exp.launches[p.index];
-  for (size_t k = 0; k < l.loops.size(); ++k) e[l.loops[k].var] = p.loop[k];
+  for (const auto& [name, v] : p.loop) e[name] = v;
   return e;
 }
 
@@ -452,8 +472,8 @@ Expected<RunResult> Runner::run_once(const Experiment& exp) {
   for (size_t pi = 0; pi < plan->size() && !stop; ++pi) {
     const size_t i = (*plan)[pi].index;
     const LaunchDef& l = exp.launches[i];
-    const Env lenv = plan_env(exp, (*plan)[pi], env);  // with the loop variables
-    if (l.kind != LaunchDef::Kind::Kernel) {           // memset / memcpy
+    const Env lenv = plan_env((*plan)[pi], env);  // with the loop variables
+    if (l.kind != LaunchDef::Kind::Kernel) {      // memset / memcpy
       if (auto s = run_step(exp, i, lenv, result.buffers, **backend); !s) return s.error();
       continue;
     }
@@ -491,7 +511,7 @@ Expected<RunResult> Runner::run_once(const Experiment& exp) {
           rec.resources = kr;
           rec.resources_source = "gpu";
         }
-      for (const LoopDef& lp : l.loops) rec.loop.emplace_back(lp.var, lenv.at(lp.var));
+      rec.loop = (*plan)[pi].loop;
       if (auto s = (*backend)->launch(*bound, rec); !s) {
         Error e = s.error();
         return Error{exp.path, l.line,

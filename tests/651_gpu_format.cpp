@@ -55,6 +55,9 @@ TEST_CASE("651 gpu format: offsets and structs by value agree with the simulator
 TEST_CASE("651 gpu format: a bitonic sort from loops, memset/memcpy steps, a __device__ counter") {
   run_both("steps.toml", true);
 }
+TEST_CASE("651 gpu format: a cuda-samples-shaped bitonic sort (loop head, shared + global)") {
+  run_both("bitonic_samples.toml", true);
+}
 TEST_CASE("651 gpu format: __constant__ coefficients and __device__ variables by name") {
   run_both("symbols.toml", true);
 }
