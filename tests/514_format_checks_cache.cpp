@@ -226,3 +226,25 @@ TEST_CASE("514 format: the PTX cache hits, follows included headers and ignores 
   // An include written with a macro cannot be followed: never cached.
   CHECK_FALSE(ptx_cache_key("#define H \"inc.h\"\n#include H\n", cu, co, "13.0").has_value());
 }
+
+TEST_CASE("514 format: slice forms") {
+  auto exp = load_experiment(format_dir() + "/checks.toml");
+  REQUIRE(exp.has_value());
+  auto slice = [&](const std::string& text) {
+    auto e = parse_experiment(
+        "[experiment]\nsource = \"kernels.cu\"\n[params]\nN = 10\n[[buffers]]\nname = \"y\"\n"
+        "type = \"f32\"\ncount = \"N\"\n[[launches]]\nmemset = \"" +
+            text + "\"\n",
+        format_dir() + "/t.toml");
+    REQUIRE_MESSAGE(e.has_value(), (e ? "" : e.error().to_string()));
+    auto r = eval_slice(e->launches[0].target, e->env(), 10);
+    return r ? std::to_string(r->first) + ":" + std::to_string(r->second) : r.error().message;
+  };
+  CHECK(slice("y") == "0:10");
+  CHECK(slice(" y [ 2 : N - 1 ] ") == "2:9");
+  CHECK(slice("y[N / 2:]") == "5:10");
+  CHECK(slice("y[:3]") == "0:3");
+  CHECK(slice("y[7]") == "7:8");
+  CHECK(slice("y[4:2]") == "\"y[4:2]\" = [4:2] is outside y's 10 elements");
+  CHECK(slice("y[10]") == "\"y[10]\" = [10:11] is outside y's 10 elements");
+}
