@@ -8,7 +8,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 packages=(cmake ninja-build g++ pkg-config libtomlplusplus-dev nlohmann-json3-dev libcli11-dev
-          doctest-dev libmd4c-dev libimgui-dev libglfw3-dev libstb-dev)
+          doctest-dev libmd4c-dev libimgui-dev libglfw3-dev libstb-dev
+          xvfb xauth libgl1-mesa-dri)  # Xvfb + Mesa: the app's scripted screenshot tests
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -855,7 +855,7 @@ Status read_launches(const Reader& r, const toml::array& arr, Experiment& exp) {
     }
     if (auto s = r.only_keys(*t, key,
                              {"kernel", "grid", "block", "shared_bytes", "args", "repeat", "for",
-                              "span", "memset", "memcpy"});
+                              "span", "memset", "memcpy", "group"});
         !s)
       return s;
     if (const toml::node* f = t->get("for"))
@@ -883,6 +883,11 @@ Status read_launches(const Reader& r, const toml::array& arr, Experiment& exp) {
       auto e = r.expr(*sb, key + ".shared_bytes", exp, scope);
       if (!e) return e.error();
       l.shared_bytes = *e;
+    }
+    if (const toml::node* g = t->get("group")) {
+      auto gs = r.string(*g, key + ".group");
+      if (!gs) return gs.error();
+      l.group = *gs;
     }
     if (const toml::node* rp = t->get("repeat")) {
       auto e = r.expr(*rp, key + ".repeat", exp, scope);

@@ -113,6 +113,7 @@ struct LaunchDef {
   std::array<Expr, 3> grid, block;  // missing dimensions are 1
   Expr shared_bytes;                // dynamic shared memory in bytes
   Expr repeat;                      // how many times to launch (default 1)
+  std::string group;                // launches compared as one (totals in reports), "" = none
   std::vector<ArgDef> args;
   SliceDef target, source;     // Memset / Memcpy: the destination; Memcpy: the source
   Expr value;                  // Memset: the element value

@@ -91,6 +91,7 @@ Expected<TimingResult> run_timing(const func::Program& program, func::DeviceMemo
     r.trace.options = options.trace;
     r.trace.kernel = launch.kernel;
     r.trace.clock_mhz = config.core.clock_mhz;
+    r.trace.dram_peak_bytes_per_second = config.peak_dram_bytes_per_second();
     r.trace.sm_count = static_cast<int32_t>(config.core.sm_count);
   }
   LaunchContext ctx{config, program, memory, launch, r.occupancy, r.stats, l2,

@@ -104,6 +104,7 @@ struct Trace {
   TraceOptions options;
   std::string kernel;
   double clock_mhz = 0;
+  double dram_peak_bytes_per_second = 0;  // the preset's DRAM peak (plots draw it as a limit)
   int32_t sm_count = 0;
   std::vector<WarpSpan> spans;
   std::vector<IssueRecord> issues;

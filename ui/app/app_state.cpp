@@ -8,6 +8,8 @@ void AppState::select_lesson(int i) {
   if (i < 0 || i >= static_cast<int>(lessons.size())) return;
   lesson = i;
   experiments.clear();
+  source_file.clear();
+  experiment = -1;
   for (const std::string& path : lessons[i].experiments) {
     ExperimentSlot slot;
     slot.path = path;
@@ -19,13 +21,27 @@ void AppState::select_lesson(int i) {
     experiments.push_back(std::move(slot));
   }
   // Prefer an experiment without a sweep: the app runs one point.
-  experiment = 0;
+  int first = 0;
   for (size_t k = 0; k < experiments.size(); ++k)
     if (experiments[k].exp && experiments[k].exp->sweep.empty()) {
-      experiment = static_cast<int>(k);
+      first = static_cast<int>(k);
       break;
     }
+  select_experiment(first);
   select_page(0);
+}
+
+std::string AppState::experiment_path() const {
+  if (experiment < 0 || experiment >= static_cast<int>(experiments.size())) return {};
+  return experiments[experiment].path;
+}
+
+void AppState::select_experiment(int i) {
+  if (i != experiment) source_file.clear();  // the kernel tab follows the experiment
+  experiment = i;
+  if (!shelf.select(experiment_path())) return;
+  run = shelf.shown();
+  select_launch(0);
 }
 
 void AppState::select_page(int i) {
@@ -42,14 +58,53 @@ void AppState::start_run() {
   if (!slot.exp) return;
   RunRequest req;
   req.experiment = *slot.exp;
+  req.config = settings.config;
+  req.use_gpu = settings.use_gpu;
+  req.cold_l2 = settings.cold_l2;
   worker.start(std::move(req));
 }
 
 void AppState::poll_worker() {
   if (worker.generation() == seen_generation) return;
   seen_generation = worker.generation();
-  run = worker.latest();
+  if (auto sw = worker.latest_sweep(); sw) {
+    // The first finished point of the selected experiment's sweep fills the panels until the
+    // student clicks another.
+    if (!run && sw->experiment_path == experiment_path() && !sw->points.empty())
+      open_run(sw->points.front().run);
+    sweeps[sw->experiment_path] = std::move(sw);
+  }
+  // A run that finishes after the student moved on is kept for its experiment, not shown.
+  auto latest = worker.latest();
+  if (!latest || latest == last_single) return;
+  last_single = latest;
+  if (!shelf.put(std::move(latest))) return;
+  run = shelf.shown();
   select_launch(0);
+}
+
+void AppState::start_sweep() {
+  if (experiment < 0 || experiment >= static_cast<int>(experiments.size())) return;
+  const ExperimentSlot& slot = experiments[experiment];
+  if (!slot.exp || slot.exp->sweep.empty()) return;
+  RunRequest req;
+  req.experiment = *slot.exp;
+  req.config = settings.config;
+  req.use_gpu = settings.use_gpu;
+  req.cold_l2 = settings.cold_l2;
+  worker.start_sweep(std::move(req));
+}
+
+void AppState::open_run(std::shared_ptr<const RunSnapshot> r) {
+  if (!r || r == run) return;
+  if (!shelf.put(std::move(r))) return;
+  run = shelf.shown();
+  select_launch(0);
+}
+
+const SweepSnapshot* AppState::sweep() const {
+  auto it = sweeps.find(experiment_path());
+  return it != sweeps.end() ? it->second.get() : nullptr;
 }
 
 void AppState::select_launch(int i) {

@@ -5,6 +5,7 @@
 
 #include <imgui.h>
 
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -13,6 +14,7 @@
 #include "lab/experiment.h"
 #include "ui/app/model/lesson_catalog.h"
 #include "ui/app/model/markdown_doc.h"
+#include "ui/app/model/run_shelf.h"
 #include "ui/app/model/run_snapshot.h"
 #include "ui/app/model/run_worker.h"
 #include "ui/app/model/timeline_view.h"
@@ -46,13 +48,29 @@ struct AppState {
   std::vector<ExperimentSlot> experiments;
   int experiment = 0;
 
+  // Run settings, shown next to every result: the timing preset, the real GPU, the L2 convention.
+  struct Settings {
+    std::string config;  // "" = h100-sxm
+    bool use_gpu = true;
+    bool cold_l2 = false;
+  } settings;
+  std::vector<std::string> presets;  // names found in the presets directory
   RunWorker worker;
   uint64_t seen_generation = 0;
-  std::shared_ptr<const RunSnapshot> run;  // the run on screen (immutable)
-  int launch = 0;                          // which of its launches the trace panels show
-  TraceIndex index;                        // over that launch's trace
+  // The run on screen (immutable): always the selected experiment's latest run, or none. Runs are
+  // kept per experiment file, so switching lesson or experiment never shows another one's run.
+  std::shared_ptr<const RunSnapshot> run;
+  RunShelf shelf;  // every finished run, by experiment file (run_shelf.h)
+  std::shared_ptr<const RunSnapshot> last_single;  // the worker's last single run, once picked up
+  // Sweeps by experiment file: the latest (possibly still growing) sweep of each.
+  std::map<std::string, std::shared_ptr<const SweepSnapshot>> sweeps;
+  int launch = 0;    // which of its launches the trace panels show
+  TraceIndex index;  // over that launch's trace
 
   TimelineView view;
+  float timeline_scroll_y = 0;  // rows scrolled, pixels
+  bool timeline_dragged = false;
+  bool show_help = false;  // the keyboard-shortcut overlay
   bool view_fitted = false;
   double cursor = 0;  // the cycle cursor
   bool playing = false;
@@ -60,11 +78,34 @@ struct AppState {
   int selected_row = -1;                    // in index.rows
   std::optional<uint32_t> selected_access;  // index into the trace's accesses
   int focus_ptx_line = 0;                   // the instruction under the cursor/hover (0 = none)
-  int center_tab = 0;                       // 0 = page, 1 = kernel source (request to switch)
+  int pick_src_line = 0;  // CUDA line clicked in the source view (its PTX is listed beside it)
+  int pick_ptx_line = 0;  // PTX line clicked: its issues are marked on the timeline
+  int center_tab = 0;     // 0 = page, 1 = kernel source (request to switch)
+  struct BufferViewState {
+    int selected = 0;  // index into run->buffers
+    int mode = 1;      // 1 = heat map, 0 = numbers
+    int width = 32;    // elements per row (32: one warp's lanes per row)
+  } buffer_view;
+  int left_tab = -1;   // request: 0 = warp timeline, 1 = buffers; -1 = none
+  int lower_tab = -1;  // request: 0 = memory access, 1 = lanes (divergence); -1 = none
+  // The file the kernel-source tab shows: one picked under "Kernels", else ("") the selected
+  // experiment's source. Its lines are read once per file, not every frame.
+  std::string source_file;
+  std::string source_cache_path;
+  std::vector<std::string> source_cache_lines;
 
   void select_lesson(int i);
   void select_page(int i);
+  // Selects experiment `i` of the lesson and shows its latest run (none if it has not run).
+  void select_experiment(int i);
+  // The selected experiment's file ("" when there is none).
+  std::string experiment_path() const;
   void start_run();
+  // Runs every point of the selected experiment's [sweep] (points appear as they finish).
+  void start_sweep();
+  // Shows one finished run (a sweep point) in every panel.
+  void open_run(std::shared_ptr<const RunSnapshot> r);
+  const SweepSnapshot* sweep() const;  // the selected experiment's sweep, or nullptr
   // Picks up a finished run from the worker (call once per frame).
   void poll_worker();
   void select_launch(int i);
@@ -83,6 +124,10 @@ void draw_source_view(AppState& s);                    // source_panel.cpp
 void draw_experiment_panel(AppState& s);               // experiment_panel.cpp
 void draw_timeline_panel(AppState& s);                 // timeline_panel.cpp
 void draw_memory_panel(AppState& s);                   // memory_panel.cpp
+void draw_lanes_panel(AppState& s);                    // lanes_panel.cpp (divergence)
+void draw_buffers_panel(AppState& s);                  // buffers_panel.cpp
+void handle_shortcuts(AppState& s);                    // shortcuts.cpp
+void draw_help_overlay(AppState& s);                   // shortcuts.cpp
 void draw_counters_panel(AppState& s);                 // counters_panel.cpp
 
 }  // namespace warplab::app

@@ -4,11 +4,16 @@
 #include <algorithm>
 #include <cinttypes>
 #include <cmath>
+#include <filesystem>
 #include <optional>
 #include <string>
 
+#include "lab/presets.h"
 #include "lab/report.h"
 #include "ui/app/app_state.h"
+#include "ui/app/model/axis.h"
+#include "ui/app/model/run_estimate.h"
+#include "ui/app/plot.h"
 #include "ui/app/style.h"
 
 namespace warplab::app {
@@ -268,6 +273,135 @@ void launch_summary(AppState& s, const RunSnapshot& run, int li) {
   ImGui::PopID();
 }
 
+// The sweep as curves: time per launch against the first swept parameter, the simulator and the
+// real GPU (when it ran) as two series per launch; a click on a point opens its run.
+void draw_sweep_chart(AppState& s, const SweepSnapshot& sw) {
+  const auto curves = sweep_curves(sw);
+  if (sw.axes.empty()) return;
+  static const ImU32 kSim[] = {IM_COL32(96, 200, 120, 255), IM_COL32(110, 170, 240, 255),
+                               IM_COL32(230, 180, 90, 255)};
+  static const ImU32 kGpu[] = {IM_COL32(240, 110, 90, 255), IM_COL32(200, 120, 230, 255),
+                               IM_COL32(240, 220, 120, 255)};
+  std::vector<PlotSeries> series;
+  std::vector<const SweepCurve*> of;
+  double lo = 0, hi = 0;
+  for (const SweepCurve& c : curves) {
+    PlotSeries p;
+    p.name = c.name;
+    p.color = c.gpu ? kGpu[c.launch % 3] : kSim[c.launch % 3];
+    p.x = c.x;
+    p.y = c.y;
+    p.markers = true;
+    for (double x : c.x) {
+      lo = lo == 0 ? x : std::min(lo, x);
+      hi = std::max(hi, x);
+    }
+    series.push_back(std::move(p));
+    of.push_back(&c);
+  }
+  PlotSpec spec;
+  spec.title = "time vs " + sw.axes.front() + (sw.done ? "" : " (running)") +
+               (sw.cancelled ? " (cancelled)" : "");
+  spec.x_unit = "";
+  spec.y_unit = "us";
+  spec.log_x = lo > 0 && hi / lo >= 8;
+  double ylo = 0, yhi = 0;
+  for (const auto& p : series)
+    for (double y : p.y) {
+      ylo = ylo == 0 ? y : std::min(ylo, y);
+      yhi = std::max(yhi, y);
+    }
+  spec.log_y = ylo > 0 && yhi / ylo >= 8;
+  if (series.empty()) {
+    ImGui::TextDisabled("sweep of %s: %zu of %zu points done", sw.axes.front().c_str(),
+                        sw.points.size(), sw.total);
+    return;
+  }
+  const int clicked = draw_plot("sweep", spec, series, ImVec2(0, 170));
+  if (clicked >= 0 && !of.empty() && clicked < static_cast<int>(of[0]->point.size()))
+    s.open_run(sw.points[of[0]->point[clicked]].run);
+  ImGui::TextDisabled(
+      "%zu of %zu points; click a point to open its run (timeline, memory, "
+      "counters). Simulated time includes the model's launch overhead.",
+      sw.points.size(), sw.total);
+}
+
+// The run settings: preset, real GPU, L2 convention. What the shown run used is printed with it.
+void draw_settings(AppState& s) {
+  if (s.presets.empty()) {
+    std::error_code ec;
+    for (const auto& e : std::filesystem::directory_iterator(lab::config_dir(), ec))
+      if (e.path().extension() == ".toml") s.presets.push_back(e.path().stem().string());
+    std::sort(s.presets.begin(), s.presets.end());
+    if (s.presets.empty()) s.presets.push_back("h100-sxm");
+  }
+  const std::string cur = s.settings.config.empty() ? "h100-sxm" : s.settings.config;
+  ImGui::SetNextItemWidth(130);
+  if (ImGui::BeginCombo("preset", cur.c_str())) {
+    for (const std::string& p : s.presets)
+      if (ImGui::Selectable(p.c_str(), p == cur)) s.settings.config = p;
+    ImGui::EndCombo();
+  }
+  help_marker("The timing model's GPU preset (configs/NAME.toml; `warplab configs show NAME`).");
+  ImGui::SameLine();
+  ImGui::Checkbox("real GPU", &s.settings.use_gpu);
+  help_marker("Also run the same PTX on a real NVIDIA GPU when one opens (backend both).");
+  ImGui::SameLine();
+  int l2 = s.settings.cold_l2 ? 1 : 0;
+  ImGui::RadioButton("L2 warm", &l2, 0);
+  ImGui::SameLine();
+  ImGui::RadioButton("L2 cold", &l2, 1);
+  s.settings.cold_l2 = l2 == 1;
+  help_marker(
+      "warm: each launch finds in L2 what the launches before it left (the GPU's timed launches "
+      "also follow warm-up launches of the same kernel). cold: the L2 is emptied before every "
+      "launch on the simulator and before every timed launch on the GPU (Triton's do_bench "
+      "convention). Applies to both sides together.");
+}
+
+// Groups of launches side by side (an experiment's `group` keys): totals of time, DRAM bytes and
+// instructions, simulator and GPU, and each group's time relative to the last group.
+void draw_group_totals(const RunSnapshot& run) {
+  const auto groups = group_totals(run);
+  if (groups.size() < 2) return;
+  ImGui::Separator();
+  ImGui::TextUnformatted("Compare");
+  help_marker(
+      "Launches of one group are summed: each launch pays its own launch overhead and moves its "
+      "own data through DRAM, which is what fusing kernels saves. Times are what CUDA events "
+      "would measure per launch (the model adds its launch overhead to each).");
+  const ImGuiTableFlags flags =
+      ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_SizingStretchProp;
+  if (!ImGui::BeginTable("groups", 7, flags)) return;
+  for (const char* h : {"group", "launches", "sim time", "GPU time", "sim DRAM bytes",
+                        "sim warp inst", "time vs last (sim / GPU)"})
+    ImGui::TableSetupColumn(h);
+  ImGui::TableHeadersRow();
+  const GroupTotals& last = groups.back();
+  for (const GroupTotals& g : groups) {
+    ImGui::TableNextRow();
+    ImGui::TableNextColumn();
+    ImGui::TextUnformatted(g.name.c_str());
+    ImGui::TableNextColumn();
+    ImGui::Text("%d", g.launches);
+    ImGui::TableNextColumn();
+    ImGui::TextUnformatted(format_si(g.sim_time_us * 1e-6, "s").c_str());
+    ImGui::TableNextColumn();
+    ImGui::TextUnformatted(g.gpu_time_us ? format_si(*g.gpu_time_us * 1e-6, "s").c_str() : "-");
+    ImGui::TableNextColumn();
+    ImGui::TextUnformatted(format_si(g.sim_dram_bytes, "B").c_str());
+    ImGui::TableNextColumn();
+    ImGui::TextUnformatted(format_si(g.sim_warp_instructions, "").c_str());
+    ImGui::TableNextColumn();
+    const double rs = last.sim_time_us > 0 ? g.sim_time_us / last.sim_time_us : 0;
+    if (g.gpu_time_us && last.gpu_time_us && *last.gpu_time_us > 0)
+      ImGui::Text("%.2fx / %.2fx", rs, *g.gpu_time_us / *last.gpu_time_us);
+    else
+      ImGui::Text("%.2fx / -", rs);
+  }
+  ImGui::EndTable();
+}
+
 }  // namespace
 
 void draw_experiment_panel(AppState& s) {
@@ -281,7 +415,7 @@ void draw_experiment_panel(AppState& s) {
   if (ImGui::BeginCombo("##experiment", cur.c_str())) {
     for (int i = 0; i < static_cast<int>(s.experiments.size()); ++i)
       if (ImGui::Selectable(file_name(s.experiments[i].path).c_str(), i == s.experiment))
-        s.experiment = i;
+        s.select_experiment(i);
     ImGui::EndCombo();
   }
   ExperimentSlot& slot = s.experiments[s.experiment];
@@ -296,19 +430,58 @@ void draw_experiment_panel(AppState& s) {
   ImGui::TextWrapped("%s", exp.description.c_str());
   ImGui::PopStyleColor();
   for (lab::ParamDef& p : exp.params) edit_param(exp, p);
-  if (!exp.sweep.empty())
-    ImGui::TextDisabled("[sweep] over %s: the app runs the values above",
-                        exp.sweep.front().param.c_str());
-
   const bool busy = s.worker.busy();
   if (busy) ImGui::BeginDisabled();
+  draw_settings(s);
+  // Size, estimate and memory warning before the student presses Run.
+  const RunSize size = run_size(exp);
+  std::optional<double> est;
+  if (auto last = s.shelf.latest(slot.path); last && last->ok()) {
+    RunSize before;
+    before.threads = last->threads;
+    est = estimate_wall_s(size, before, last->wall_s);
+  }
+  const double host = host_memory_bytes();
+  const bool too_big = host > 0 && size.buffer_bytes > host * 0.5;
+  ImGui::TextDisabled(
+      "%s threads, %s of buffers%s", format_si(size.threads, "").c_str(),
+      format_si(size.buffer_bytes, "B").c_str(),
+      est ? ("; last run suggests ~" + format_si(*est, "s") + " to simulate").c_str() : "");
+  if (too_big) {
+    ImGui::PushStyleColor(ImGuiCol_Text, color::kFail);
+    ImGui::TextWrapped(
+        "The buffers need %s, more than half of this machine's %s of memory "
+        "(the simulator keeps every buffer in host memory): pick a smaller size.",
+        format_si(size.buffer_bytes, "B").c_str(), format_si(host, "B").c_str());
+    ImGui::PopStyleColor();
+  } else if (est && *est > 20) {
+    ImGui::PushStyleColor(ImGuiCol_Text, color::kCursor);
+    ImGui::TextWrapped("This run will take about %s in the simulator (it executes every thread).",
+                       format_si(*est, "s").c_str());
+    ImGui::PopStyleColor();
+  }
+  if (too_big) ImGui::BeginDisabled();
   if (ImGui::Button("  Run  ")) s.start_run();
+  if (too_big) ImGui::EndDisabled();
+  if (!exp.sweep.empty()) {
+    ImGui::SameLine();
+    const std::string label = "Run sweep (" + std::to_string(sweep_points(exp).size()) + " points)";
+    if (ImGui::Button(label.c_str())) s.start_sweep();
+  }
   if (busy) ImGui::EndDisabled();
   ImGui::SameLine();
-  if (busy)
+  if (busy) {
     ImGui::Text("simulating %s ... %.1f s", s.worker.running_what().c_str(), s.worker.elapsed_s());
-  else
-    ImGui::TextDisabled("timing model, h100-sxm preset, trace of SM 0; real GPU when present");
+    if (const SweepSnapshot* sw = s.sweep(); sw && !sw->done) {
+      ImGui::SameLine();
+      ImGui::Text("point %zu of %zu", std::min(sw->points.size() + 1, sw->total), sw->total);
+      ImGui::SameLine();
+      if (ImGui::SmallButton("Cancel")) s.worker.cancel();
+    }
+  } else {
+    ImGui::TextDisabled("timing model, trace of SM 0");
+  }
+  if (const SweepSnapshot* sw = s.sweep()) draw_sweep_chart(s, *sw);
   help_marker(
       "Runs every launch in WarpLab's timing model (the same lab runner as `warplab run --trace`): "
       "the functional simulator executes the PTX exactly, and a cycle-level model of an H100's "
@@ -329,7 +502,8 @@ void draw_experiment_panel(AppState& s) {
   for (const auto& [k, v] : run.params) params += (params.empty() ? "" : "  ") + k + "=" + v;
   ImGui::Text("%s", run.experiment_name.c_str());
   ImGui::SameLine();
-  ImGui::TextDisabled("%s  (%s)", params.c_str(), run.config.c_str());
+  ImGui::TextDisabled("%s  (%s, L2 %s)", params.c_str(), run.config.c_str(),
+                      run.cold_l2 ? "cold" : "warm");
   ImGui::PushStyleColor(ImGuiCol_Text, color::kDim);
   if (!run.gpu_device.empty())
     ImGui::TextWrapped("real GPU: %s (backend %s)", run.gpu_device.c_str(), run.backend.c_str());
@@ -337,6 +511,7 @@ void draw_experiment_panel(AppState& s) {
     ImGui::TextWrapped("real GPU column empty (simulator only): %s", run.gpu_note.c_str());
   ImGui::PopStyleColor();
   for (const std::string& n : run.notes) ImGui::TextDisabled("note: %s", n.c_str());
+  draw_group_totals(run);
   for (int i = 0; i < static_cast<int>(run.launches.size()); ++i) launch_summary(s, run, i);
   for (const lab::CheckResult& c : run.checks) {
     const bool ok = c.passed;

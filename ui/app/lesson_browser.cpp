@@ -35,7 +35,7 @@ void draw_lesson_browser(AppState& s) {
   for (int e = 0; e < static_cast<int>(s.experiments.size()); ++e) {
     ImGui::PushID(2000 + e);
     const std::string label = file_name(s.experiments[e].path);
-    if (ImGui::Selectable(label.c_str(), s.experiment == e)) s.experiment = e;
+    if (ImGui::Selectable(label.c_str(), s.experiment == e)) s.select_experiment(e);
     if (ImGui::IsItemHovered() && s.experiments[e].exp)
       ImGui::SetTooltip("%s", s.experiments[e].exp->description.c_str());
     ImGui::PopID();
@@ -46,7 +46,22 @@ void draw_lesson_browser(AppState& s) {
   for (const std::string& src : l.sources) {
     ImGui::PushFont(s.fonts.mono);
     const std::string label = file_name(src);
-    if (ImGui::Selectable(label.c_str(), false)) s.center_tab = 1;
+    const bool shown = s.center_tab == 1 && s.source_file == src;
+    if (ImGui::Selectable(label.c_str(), shown)) {
+      s.source_file = src;
+      s.center_tab = 1;
+      // Show the run of an experiment that uses this kernel file, if the current one does not.
+      const auto uses = [&](int e) {
+        return e >= 0 && e < static_cast<int>(s.experiments.size()) && s.experiments[e].exp &&
+               same_file(s.experiments[e].exp->source, src);
+      };
+      if (!uses(s.experiment))
+        for (int e = 0; e < static_cast<int>(s.experiments.size()); ++e)
+          if (uses(e)) {
+            s.select_experiment(e);
+            break;
+          }
+    }
     ImGui::PopFont();
   }
 }

@@ -1,8 +1,8 @@
 // warplab-app: the desktop app. Lessons on the left, the page and the experiment on top, the
 // simulator's warp timeline, memory journey and counters below.
 //
-//   warplab-app [--lesson NAME] [--run] [--frames N] [--screenshot OUT.png] [--size WxH]
-//               [--lessons DIR] [--show-source]
+//   warplab-app [--lesson NAME] [--experiment FILE.toml] [--run | --sweep] [--frames N]
+//               [--screenshot OUT.png] [--size WxH] [--lessons DIR] [--show-source]
 //
 // --screenshot renders a few frames (after the run, with --run), reads the framebuffer back,
 // writes a PNG and exits: the headless self-check under Xvfb. --frames N exits after N frames.
@@ -12,14 +12,18 @@
 #include <backends/imgui_impl_opengl3.h>
 #include <imgui.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "ui/app/app_state.h"
 #include "ui/app/screenshot.h"
+#include "ui/app/script_player.h"
 #include "ui/app/style.h"
 
 namespace warplab::app {
@@ -30,7 +34,11 @@ struct Args {
   std::string screenshot;
   std::string lessons_root = std::string(WARPLAB_SOURCE_DIR) + "/lessons";
   bool run = false;
+  bool sweep = false;        // run the selected experiment's whole sweep (--experiment picks one)
+  std::string experiment;    // file name of the experiment to select (e.g. stride-sweep.toml)
   bool show_source = false;  // open the kernel-source tab (for screenshots)
+  std::string script;        // --script FILE (ui/app/model/app_script.h)
+  bool frame_stats = false;  // print FRAMES n=... mean_ms=... p95_ms=... size=WxH at exit
   long frames = -1;
   int width = 1600, height = 1000;
 };
@@ -62,6 +70,18 @@ bool parse_args(int argc, char** argv, Args& a) {
       a.show_source = true;
     } else if (k == "--run") {
       a.run = true;
+    } else if (k == "--script") {
+      const char* v = next();
+      if (!v) return false;
+      a.script = v;
+    } else if (k == "--frame-stats") {
+      a.frame_stats = true;
+    } else if (k == "--sweep") {
+      a.sweep = true;
+    } else if (k == "--experiment") {
+      const char* v = next();
+      if (!v) return false;
+      a.experiment = v;
     } else {
       return false;
     }
@@ -80,7 +100,7 @@ void layout_and_draw(AppState& s, float w, float h) {
     ImGui::PopFont();
     ImGui::TextDisabled("how GPUs execute code");
     ImGui::SameLine(w - 470);
-    ImGui::TextDisabled("simulator: WarpLab PTX timing model of an H100 (not measurements)");
+    ImGui::TextDisabled("simulator: WarpLab PTX timing model (not measurements)   F1: keys");
     top = ImGui::GetWindowSize().y;
     ImGui::EndMainMenuBar();
   }
@@ -105,11 +125,44 @@ void layout_and_draw(AppState& s, float w, float h) {
   place(0, bottom_y, tl_w, h - bottom_y);
   if (ImGui::Begin("Warp timeline", nullptr,
                    fixed | ImGuiWindowFlags_NoTitleBar | ImGuiWindowFlags_NoScrollbar |
-                       ImGuiWindowFlags_NoScrollWithMouse))
-    draw_timeline_panel(s);
+                       ImGuiWindowFlags_NoScrollWithMouse)) {
+    if (ImGui::BeginTabBar("lower left")) {
+      const auto flag = [&](int k) {
+        return s.left_tab == k ? ImGuiTabItemFlags_SetSelected : ImGuiTabItemFlags_None;
+      };
+      const ImGuiTabItemFlags f0 = flag(0), f1 = flag(1);
+      s.left_tab = -1;  // a request, honoured once
+      if (ImGui::BeginTabItem("Warp timeline", nullptr, f0)) {
+        draw_timeline_panel(s);
+        ImGui::EndTabItem();
+      }
+      if (ImGui::BeginTabItem("Buffers", nullptr, f1)) {
+        draw_buffers_panel(s);
+        ImGui::EndTabItem();
+      }
+      ImGui::EndTabBar();
+    }
+  }
   ImGui::End();
   place(tl_w, bottom_y, w - tl_w, mem_h);
-  if (ImGui::Begin("Memory", nullptr, fixed | ImGuiWindowFlags_NoTitleBar)) draw_memory_panel(s);
+  if (ImGui::Begin("Memory", nullptr, fixed | ImGuiWindowFlags_NoTitleBar)) {
+    if (ImGui::BeginTabBar("warp views")) {
+      const ImGuiTabItemFlags mem_flag =
+          s.lower_tab == 0 ? ImGuiTabItemFlags_SetSelected : ImGuiTabItemFlags_None;
+      const ImGuiTabItemFlags lanes_flag =
+          s.lower_tab == 1 ? ImGuiTabItemFlags_SetSelected : ImGuiTabItemFlags_None;
+      s.lower_tab = -1;  // a request, honoured once
+      if (ImGui::BeginTabItem("Memory access", nullptr, mem_flag)) {
+        draw_memory_panel(s);
+        ImGui::EndTabItem();
+      }
+      if (ImGui::BeginTabItem("Lanes (divergence)", nullptr, lanes_flag)) {
+        draw_lanes_panel(s);
+        ImGui::EndTabItem();
+      }
+      ImGui::EndTabBar();
+    }
+  }
   ImGui::End();
   place(tl_w, bottom_y + mem_h, w - tl_w, h - bottom_y - mem_h);
   if (ImGui::Begin("Counters", nullptr, fixed | ImGuiWindowFlags_NoTitleBar))
@@ -171,33 +224,89 @@ int run_app(const Args& args) {
       l = 0;
     }
     s.select_lesson(l);
-    if (args.run) s.start_run();
+    if (!args.experiment.empty()) {
+      int e = -1;
+      for (int k = 0; k < static_cast<int>(s.experiments.size()); ++k)
+        if (file_name(s.experiments[k].path) == args.experiment) e = k;
+      if (e < 0) {
+        std::fprintf(stderr, "warplab-app: lesson '%s' has no experiment '%s'\n",
+                     args.lesson.c_str(), args.experiment.c_str());
+        rc = 2;
+      } else {
+        s.select_experiment(e);
+      }
+    }
+    if (args.sweep)
+      s.start_sweep();
+    else if (args.run)
+      s.start_run();
     if (args.show_source) s.center_tab = 1;
 
+    std::optional<ScriptPlayer> script;
+    if (!args.script.empty()) {
+      bool ok = false;
+      const std::string text = read_file_text(args.script, &ok);
+      auto cmds = ok ? parse_app_script(text, args.script)
+                     : Expected<std::vector<ScriptCommand>>(
+                           Error{args.script, 0, "cannot read the script file"});
+      if (!cmds) {
+        std::fprintf(stderr, "%s\n", cmds.error().to_string().c_str());
+        rc = 2;
+      } else {
+        script.emplace(std::move(*cmds), args.script);
+      }
+    }
+    std::vector<double> frame_ms;
     const auto t0 = std::chrono::steady_clock::now();
     long frame = 0, settle = -1;
     bool staged = false;
-    while (!glfwWindowShouldClose(window)) {
-      glfwPollEvents();
+    // Redraw only while something changes: playing the timeline, a run in progress (10 frames a
+    // second for its progress line), or the two frames after an input event (ImGui shows the
+    // effect of input one frame later). Idle, the app sleeps in glfwWaitEventsTimeout and draws
+    // about twice a second, instead of keeping a core busy.
+    int quiet_frames = 0;
+    while (rc != 2 && !glfwWindowShouldClose(window)) {
+      const bool scripted = !args.screenshot.empty() || args.frames >= 0 || script;
+      if (scripted || s.playing) {
+        glfwPollEvents();
+      } else if (s.worker.busy()) {
+        glfwWaitEventsTimeout(0.1);
+      } else if (quiet_frames >= 2) {
+        glfwWaitEventsTimeout(0.5);
+        quiet_frames = 0;
+      } else {
+        glfwPollEvents();
+      }
+      ++quiet_frames;
       s.poll_worker();
+      if (script && !script->before_frame(s)) {
+        rc = script->rc();
+        break;
+      }
+      if (script && s.worker.busy()) glfwWaitEventsTimeout(0.02);  // `wait`: don't spin
+      const auto frame_start = std::chrono::steady_clock::now();
       ImGui_ImplOpenGL3_NewFrame();
       ImGui_ImplGlfw_NewFrame();
       ImGui::NewFrame();
       int fb_w = 0, fb_h = 0;
       glfwGetFramebufferSize(window, &fb_w, &fb_h);
+      handle_shortcuts(s);
       layout_and_draw(s, io.DisplaySize.x, io.DisplaySize.y);
+      draw_help_overlay(s);
       ImGui::Render();
       glViewport(0, 0, fb_w, fb_h);
       glClearColor(0.06f, 0.065f, 0.075f, 1.0f);
       glClear(GL_COLOR_BUFFER_BIT);
       ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
       ++frame;
+      if (script) script->after_render(fb_w, fb_h);
 
       if (!args.screenshot.empty()) {
         // Wait for the run (if asked), stage the panels, let layout settle, then capture.
         const double waited =
             std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-        const bool run_done = !args.run || (!s.worker.busy() && s.run);
+        const bool run_done = args.sweep ? !s.worker.busy() && s.sweep() && s.sweep()->done
+                                         : !args.run || (!s.worker.busy() && s.run);
         if (run_done && !staged) {
           stage_for_screenshot(s);
           staged = true;
@@ -223,6 +332,21 @@ int run_app(const Args& args) {
         break;
       }
       glfwSwapBuffers(window);
+      if (args.frame_stats) {
+        glFinish();  // the software renderer's work counts too
+        frame_ms.push_back(std::chrono::duration<double, std::milli>(
+                               std::chrono::steady_clock::now() - frame_start)
+                               .count());
+      }
+    }
+    if (args.frame_stats && !frame_ms.empty()) {
+      std::vector<double> sorted = frame_ms;
+      std::sort(sorted.begin(), sorted.end());
+      double sum = 0;
+      for (double v : frame_ms) sum += v;
+      const size_t p95 = std::min(sorted.size() - 1, (sorted.size() * 95 + 99) / 100 - 1);
+      std::printf("FRAMES n=%zu mean_ms=%.2f p95_ms=%.2f size=%dx%d\n", frame_ms.size(),
+                  sum / double(frame_ms.size()), sorted[p95], args.width, args.height);
     }
     ImGui_ImplOpenGL3_Shutdown();
     ImGui_ImplGlfw_Shutdown();
@@ -240,8 +364,9 @@ int main(int argc, char** argv) {
   warplab::app::Args args;
   if (!warplab::app::parse_args(argc, argv, args)) {
     std::fprintf(stderr,
-                 "usage: warplab-app [--lesson NAME] [--run] [--frames N] [--screenshot OUT.png] "
-                 "[--size WxH] [--lessons DIR] [--show-source]\n");
+                 "usage: warplab-app [--lesson NAME] [--experiment FILE.toml] [--run | --sweep] "
+                 "[--frames N] [--screenshot OUT.png] [--size WxH] [--lessons DIR] "
+                 "[--show-source] [--script FILE] [--frame-stats]\n");
     return 2;
   }
   return warplab::app::run_app(args);

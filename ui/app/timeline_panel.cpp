@@ -107,7 +107,8 @@ void draw_timeline_panel(AppState& s) {
 
   const ImVec2 avail = ImGui::GetContentRegionAvail();
   const ImVec2 origin = ImGui::GetCursorScreenPos();
-  const float track_w = std::max(50.0f, avail.x - kLabelW);
+  const float kScrollW = 10;  // the rows' scrollbar on the right
+  const float track_w = std::max(50.0f, avail.x - kLabelW - kScrollW);
   const float tracks_h = std::max(40.0f, avail.y - kRulerH);
   s.view.width_px = track_w;
   if (!s.view_fitted) {
@@ -124,12 +125,13 @@ void draw_timeline_panel(AppState& s) {
   const float tx0 = origin.x + kLabelW;  // track area left edge
 
   // Interaction over the ruler and tracks.
-  ImGui::InvisibleButton("timeline_area", ImVec2(avail.x, kRulerH + tracks_h),
+  ImGui::InvisibleButton("timeline_area", ImVec2(avail.x - kScrollW, kRulerH + tracks_h),
                          ImGuiButtonFlags_MouseButtonLeft);
   const bool hovered = ImGui::IsItemHovered();
   ImGuiIO& io = ImGui::GetIO();
   static_assert(kRowH > 0);
-  float& scroll_y = *ImGui::GetStateStorage()->GetFloatRef(ImGui::GetID("row_scroll"), 0.0f);
+  // Kept in AppState: ImGuiStorage references are invalidated when another key is added.
+  float& scroll_y = s.timeline_scroll_y;
   const float content_h = static_cast<float>(s.index.rows.size()) * kRowH;
   if (hovered && io.MouseWheel != 0) {
     if (io.KeyShift)
@@ -139,7 +141,7 @@ void draw_timeline_panel(AppState& s) {
                      std::max(1.0, (last - first) / track_w * 4));
   }
   scroll_y = std::clamp(scroll_y, 0.0f, std::max(0.0f, content_h - tracks_h));
-  bool& dragged = *ImGui::GetStateStorage()->GetBoolRef(ImGui::GetID("dragged"), false);
+  bool& dragged = s.timeline_dragged;
   const bool released = ImGui::IsItemDeactivated();
   const bool was_click = released && !dragged;
   if (released) dragged = false;
@@ -197,6 +199,20 @@ void draw_timeline_panel(AppState& s) {
       dl->AddRectFilled(ImVec2(tx0 + b.x0, y + 2),
                         ImVec2(tx0 + std::max(b.x1, b.x0 + 1.0f), y + kRowH - 1), c);
     }
+    // The PTX line picked in the source view: a mark at each of its issues on this row.
+    if (s.pick_ptx_line > 0) {
+      auto it = std::partition_point(row.issues.begin(), row.issues.end(), [&](uint32_t i) {
+        return static_cast<double>(t->issues[i].cycle) < s.view.first_cycle;
+      });
+      for (; it != row.issues.end(); ++it) {
+        const timing::IssueRecord& is = t->issues[*it];
+        const double x = s.view.x_of(static_cast<double>(is.cycle));
+        if (x > track_w) break;
+        if (is.ptx_line != s.pick_ptx_line) continue;
+        dl->AddRectFilled(ImVec2(tx0 + float(x) - 1, y), ImVec2(tx0 + float(x) + 2, y + kRowH),
+                          color::kCursor);
+      }
+    }
     // Memory accesses: a tick at each issue, when there is room to tell them apart.
     if (s.view.cycles_per_px < 8.0) {
       auto& acc = row.accesses;
@@ -233,6 +249,24 @@ void draw_timeline_panel(AppState& s) {
     dl->AddTriangleFilled(ImVec2(cx - 5, rul1.y - 7), ImVec2(cx + 5, rul1.y - 7),
                           ImVec2(cx, rul1.y), color::kCursor);
   dl->AddLine(ImVec2(tx0, trk0.y), ImVec2(tx0, trk1.y), IM_COL32(255, 255, 255, 40));
+
+  // The rows' scrollbar: the thumb shows which rows are in view; drag it to scroll.
+  if (content_h > tracks_h) {
+    const ImVec2 sb0(tx0 + track_w, rul1.y), sb1(sb0.x + kScrollW, rul1.y + tracks_h);
+    ImGui::SetCursorScreenPos(sb0);
+    ImGui::InvisibleButton("rows_scrollbar", ImVec2(kScrollW, tracks_h));
+    if (ImGui::IsItemActive())
+      scroll_y =
+          std::clamp(scroll_y + io.MouseDelta.y * content_h / tracks_h, 0.0f, content_h - tracks_h);
+    const float th0 = sb0.y + tracks_h * scroll_y / content_h;
+    const float th1 = sb0.y + tracks_h * (scroll_y + tracks_h) / content_h;
+    dl->AddRectFilled(sb0, sb1, IM_COL32(30, 32, 38, 255));
+    dl->AddRectFilled(ImVec2(sb0.x + 2, th0), ImVec2(sb1.x - 2, std::max(th1, th0 + 8)),
+                      ImGui::IsItemHovered() || ImGui::IsItemActive()
+                          ? IM_COL32(160, 165, 175, 255)
+                          : IM_COL32(100, 104, 112, 255),
+                      3.0f);
+  }
 
   // Click: cursor, row and access selection.
   if (was_click && io.MousePos.x >= tx0) {

@@ -21,6 +21,14 @@ std::string read_file_text(const std::string& path, bool* ok) {
 
 std::string file_name(const std::string& path) { return fs::path(path).filename().string(); }
 
+bool same_file(const std::string& a, const std::string& b) {
+  if (a.empty() || b.empty()) return false;
+  if (a == b) return true;
+  std::error_code ea, eb;
+  const fs::path ca = fs::weakly_canonical(a, ea), cb = fs::weakly_canonical(b, eb);
+  return !ea && !eb && ca == cb;
+}
+
 std::vector<LessonEntry> scan_lessons(const std::string& root) {
   std::vector<LessonEntry> out;
   std::error_code ec;

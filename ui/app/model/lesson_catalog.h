@@ -25,5 +25,7 @@ int find_lesson(const std::vector<LessonEntry>& lessons, const std::string& name
 std::string read_file_text(const std::string& path, bool* ok = nullptr);
 // The file name of a path ("lessons/02-coalescing/copy.toml" -> "copy.toml").
 std::string file_name(const std::string& path);
+// True when two paths name the same file (however they are spelled: relative, with "..").
+bool same_file(const std::string& a, const std::string& b);
 
 }  // namespace warplab::app

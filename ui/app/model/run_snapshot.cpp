@@ -5,8 +5,10 @@
 #include <sstream>
 
 #include "lab/compile.h"
+#include "lab/elem_type.h"
 #include "lab/runner.h"
 #include "ui/app/model/lesson_catalog.h"
+#include "ui/app/model/run_estimate.h"
 
 namespace warplab::app {
 
@@ -29,6 +31,8 @@ lab::RunOptions run_options(const RunRequest& req, lab::BackendKind backend) {
   o.backend = backend;
   o.mode = lab::SimMode::Timing;
   o.config = req.config;
+  o.sim_l2_kept = !req.cold_l2;
+  o.gpu.cold = req.cold_l2;
   lab::TraceCapture trace;
   trace.options.sms = {req.trace_sm};
   trace.options.max_events = req.max_trace_events;
@@ -127,6 +131,8 @@ RunSnapshot run_traced(const RunRequest& req) {
   snap.experiment_path = exp.path;
   snap.experiment_name = exp.name;
   snap.config = req.config.empty() ? "h100-sxm" : req.config;
+  snap.cold_l2 = req.cold_l2;
+  snap.threads = run_size(exp).threads;
   snap.source_path = exp.source;
   {
     std::istringstream in(read_file_text(exp.source));
@@ -181,9 +187,61 @@ RunSnapshot run_traced(const RunRequest& req) {
           snap.ptx_to_src[in.ptx_line] = in.user_loc.line;
       }
   }
-  for (const lab::LaunchRecord& rec : run.launches) snap.launches.push_back(launch_view(rec));
+  for (const lab::LaunchRecord& rec : run.launches) {
+    snap.launches.push_back(launch_view(rec));
+    if (rec.launch_index < exp.launches.size())
+      snap.launches.back().group = exp.launches[rec.launch_index].group;
+  }
   snap.checks = run.checks;
+  for (const lab::HostBuffer& b : run.buffers) {
+    BufferView v;
+    v.name = b.name;
+    v.type = std::string(lab::elem_type_name(b.type));
+    v.count = b.count;
+    v.is_integer = v.type[0] == 'i' || v.type[0] == 'u';
+    const uint64_t n = std::min<uint64_t>(b.count, kMaxBufferValues);
+    v.values.reserve(n);
+    for (uint64_t i = 0; i < n; ++i) v.values.push_back(b.at(i));
+    snap.buffers.push_back(std::move(v));
+  }
   return finish();
+}
+
+std::vector<GroupTotals> group_totals(const RunSnapshot& run) {
+  std::vector<GroupTotals> out;
+  std::vector<bool> gpu_all, gpu_inst_all;
+  for (const LaunchView& l : run.launches) {
+    if (l.group.empty()) continue;
+    size_t g = 0;
+    while (g < out.size() && out[g].name != l.group) ++g;
+    if (g == out.size()) {
+      out.push_back({});
+      out.back().name = l.group;
+      gpu_all.push_back(true);
+      gpu_inst_all.push_back(true);
+    }
+    GroupTotals& t = out[g];
+    ++t.launches;
+    if (l.timing) {
+      t.sim_time_us += l.timing->time_us;
+      t.sim_dram_bytes +=
+          double(l.timing->memory.dram_bytes_read + l.timing->memory.dram_bytes_written);
+      t.sim_warp_instructions += double(l.timing->stats.warp_instructions);
+    }
+    if (l.gpu && l.gpu->time_us)
+      t.gpu_time_us = t.gpu_time_us.value_or(0) + *l.gpu->time_us;
+    else
+      gpu_all[g] = false;
+    if (l.gpu && l.gpu->warp_instructions)
+      t.gpu_warp_instructions = t.gpu_warp_instructions.value_or(0) + *l.gpu->warp_instructions;
+    else
+      gpu_inst_all[g] = false;
+  }
+  for (size_t g = 0; g < out.size(); ++g) {
+    if (!gpu_all[g]) out[g].gpu_time_us.reset();
+    if (!gpu_inst_all[g]) out[g].gpu_warp_instructions.reset();
+  }
+  return out;
 }
 
 }  // namespace warplab::app

@@ -30,6 +30,9 @@ struct RunRequest {
   int trace_sm = 0;            // the SM traced in full detail
   uint64_t max_trace_events = 400'000;
   bool use_gpu = true;  // run on a real GPU too (backend both) when one opens
+  // Every launch starts with an empty L2, on the simulator and the GPU alike (false: a launch
+  // finds what the previous ones left, as back-to-back launches do on a GPU).
+  bool cold_l2 = false;
 };
 
 // The real GPU's figures for one launch (backend both), from the runner's `gpu` record.
@@ -47,6 +50,7 @@ struct GpuLaunchView {
 
 struct LaunchView {
   std::string kernel, entry;  // as written; PTX entry
+  std::string group;          // the experiment's `group` for this launch ("" = none)
   func::Dim3 grid, block;
   int registers = 0;                                   // from nvJitLink (0 = unknown)
   std::shared_ptr<const timing::TimingResult> timing;  // the runner's, with its trace
@@ -54,22 +58,34 @@ struct LaunchView {
   std::optional<GpuLaunchView> gpu;  // when the run used a real GPU
 };
 
+// A buffer's contents after the run, for the buffers view (numbers or a heat map).
+struct BufferView {
+  std::string name, type;      // "warp_id", "i32"
+  uint64_t count = 0;          // elements in the buffer
+  std::vector<double> values;  // the first kMaxBufferValues of them
+  bool is_integer = false;
+};
+inline constexpr uint64_t kMaxBufferValues = 1u << 22;
+
 struct RunSnapshot {
   std::string experiment_path, experiment_name, config;
-  std::string error;  // the whole run failed before or between launches
+  bool cold_l2 = false;  // the request's L2 convention (shown next to the numbers)
+  std::string error;     // the whole run failed before or between launches
   std::vector<std::pair<std::string, std::string>> params;  // name, value used
   std::vector<LaunchView> launches;
   std::vector<lab::CheckResult> checks;
-  std::string backend;             // the runner's backend: "both" or "sim"
-  std::string gpu_device;          // the real GPU's name ("" without one)
-  std::string gpu_note;            // why there is no real GPU column ("" with one)
-  std::vector<std::string> notes;  // sweeps, resource usage, compile warnings
-  std::string source_path;         // the kernel's CUDA (or PTX) file
+  std::vector<BufferView> buffers;  // final contents (the simulator's)
+  std::string backend;              // the runner's backend: "both" or "sim"
+  std::string gpu_device;           // the real GPU's name ("" without one)
+  std::string gpu_note;             // why there is no real GPU column ("" with one)
+  std::vector<std::string> notes;   // sweeps, resource usage, compile warnings
+  std::string source_path;          // the kernel's CUDA (or PTX) file
   std::vector<std::string> source_lines;
   int32_t source_file_index = -1;           // its index in the PTX module's .file table
   std::map<int32_t, std::string> ptx_text;  // PTX line -> instruction as written
   std::map<int32_t, int32_t> ptx_to_src;    // PTX line -> line in source_path (kernel's own)
   double wall_s = 0;
+  double threads = 0;  // over every launch (run_estimate.h), for estimating the next run
 
   bool ok() const { return error.empty(); }
   // Per source line: warp instructions issued and stall warp-cycles (every state but selected),
@@ -81,5 +97,19 @@ struct RunSnapshot {
 };
 
 RunSnapshot run_traced(const RunRequest& request);
+
+// Totals of one `group` of launches (lessons/FORMAT.md), for side-by-side comparisons such as
+// nine elementwise kernels against one fused kernel.
+struct GroupTotals {
+  std::string name;
+  int launches = 0;
+  double sim_time_us = 0;     // sum of the model's launch times (overhead included)
+  double sim_dram_bytes = 0;  // read + written
+  double sim_warp_instructions = 0;
+  std::optional<double> gpu_time_us;  // sum of the GPU's medians, when it timed every launch
+  std::optional<double> gpu_warp_instructions;  // when the GPU's counters were read for all
+};
+// The groups of a run in order of first appearance (empty when no launch has a group).
+std::vector<GroupTotals> group_totals(const RunSnapshot& run);
 
 }  // namespace warplab::app

@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "ui/app/model/run_snapshot.h"
+#include "ui/app/model/sweep.h"
 
 namespace warplab::app {
 
@@ -23,6 +24,12 @@ class RunWorker {
 
   // false when a run is in progress.
   bool start(RunRequest request);
+  // Runs every point of the request's [sweep], one after another; each finished point is
+  // published at once (latest_sweep(), generation() changes). false when a run is in progress.
+  bool start_sweep(RunRequest request);
+  // Stops a sweep after the point in progress (the simulator has no cancel point inside a run).
+  void cancel() { cancel_.store(true, std::memory_order_release); }
+  std::shared_ptr<const SweepSnapshot> latest_sweep() const;
   bool busy() const { return busy_.load(std::memory_order_acquire); }
   // Seconds since the current run started (0 when idle).
   double elapsed_s() const;
@@ -38,6 +45,8 @@ class RunWorker {
   std::atomic<int64_t> started_ns_{0};
   mutable std::mutex mutex_;  // guards latest_ and what_
   std::shared_ptr<const RunSnapshot> latest_;
+  std::shared_ptr<const SweepSnapshot> latest_sweep_;
+  std::atomic<bool> cancel_{false};
   std::string what_;
 };
 

@@ -1,0 +1,226 @@
+// WarpLab microbenchmarks: one mechanism per kernel, timed on a real GPU with CUDA events.
+//
+//   nvcc -O3 -arch=sm_90 -o micro micro.cu && ./micro > micro.tsv
+//
+// Each row: name, parameters, median / min / max microseconds of 20 launches after 3 warm-ups,
+// and the operation count, so that ops per microsecond can be derived. Modes:
+//   warm: the launches follow each other (the L2 keeps what the previous launch left);
+//   cold: a 256 MiB buffer is written between launches (the L2 holds none of the kernel's data).
+// The figures calibrate and validate mechanisms of WarpLab's timing model (sim/timing); they are
+// committed as data with the device, driver and date the program prints first.
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <functional>
+#include <vector>
+
+#define CK(x)                                                                    \
+  do {                                                                           \
+    cudaError_t e = (x);                                                         \
+    if (e != cudaSuccess) {                                                      \
+      fprintf(stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e)); \
+      exit(1);                                                                   \
+    }                                                                            \
+  } while (0)
+
+// ---------------------------------------------------------------- kernels
+// Global atomics: lane l of warp w adds to addr[(w * spread + l / k) % naddr]; k lanes share an
+// address within the warp; `spread` addresses per warp (32/k for disjoint warps).
+extern "C" __global__ void g_red(unsigned* a, int k, int spread, int naddr, int iters) {
+  int lane = threadIdx.x & 31;
+  long w = (blockIdx.x * (long)blockDim.x + threadIdx.x) >> 5;
+  unsigned idx = (unsigned)((w * spread + lane / k) % naddr);
+  for (int it = 0; it < iters; ++it) atomicAdd(&a[idx], 1u);  // result unused: RED
+}
+extern "C" __global__ void g_atom(unsigned* a, unsigned* out, int k, int spread, int naddr,
+                                  int iters) {
+  int lane = threadIdx.x & 31;
+  long w = (blockIdx.x * (long)blockDim.x + threadIdx.x) >> 5;
+  unsigned idx = (unsigned)((w * spread + lane / k) % naddr);
+  unsigned s = 0;
+  for (int it = 0; it < iters; ++it) s += atomicAdd(&a[idx], 1u);  // result used: ATOM
+  out[blockIdx.x * blockDim.x + threadIdx.x] = s;
+}
+// Shared atomics: k lanes of a warp per address, every warp of the block on the same addresses.
+extern "C" __global__ void s_atom(unsigned* out, int k, int iters) {
+  __shared__ unsigned h[1024];
+  for (int i = threadIdx.x; i < 1024; i += blockDim.x) h[i] = 0;
+  __syncthreads();
+  int lane = threadIdx.x & 31;
+  unsigned idx = lane / k;
+  for (int it = 0; it < iters; ++it) atomicAdd(&h[idx], 1u);
+  __syncthreads();
+  if (threadIdx.x < 32) out[blockIdx.x * 32 + threadIdx.x] = h[threadIdx.x];
+}
+// Stores: y[(i * stride) % n] = i, 4 bytes per lane.
+extern "C" __global__ void st_stride(float* y, long n, int stride) {
+  long i = blockIdx.x * (long)blockDim.x + threadIdx.x;
+  y[(i * stride) % n] = (float)i;
+}
+extern "C" __global__ void ld_stride(const float* x, float* y, long n, int stride) {
+  long i = blockIdx.x * (long)blockDim.x + threadIdx.x;
+  float v = x[(i * stride) % n];
+  if (v == -1.0f) y[i] = v;  // never true: keeps the load without a store stream
+}
+// Reductions of blocks of 256: shared-memory tree (8 barrier rounds) vs warp shuffles.
+extern "C" __global__ void red_tree(const float* x, float* out, long n) {
+  __shared__ float s[256];
+  long i = blockIdx.x * 256L + threadIdx.x;
+  s[threadIdx.x] = i < n ? x[i] : 0.f;
+  __syncthreads();
+  for (int h = 128; h > 0; h >>= 1) {
+    if (threadIdx.x < h) s[threadIdx.x] += s[threadIdx.x + h];
+    __syncthreads();
+  }
+  if (threadIdx.x == 0) out[blockIdx.x] = s[0];
+}
+extern "C" __global__ void red_shfl(const float* x, float* out, long n) {
+  __shared__ float s[8];
+  long i = blockIdx.x * 256L + threadIdx.x;
+  float v = i < n ? x[i] : 0.f;
+  for (int o = 16; o > 0; o >>= 1) v += __shfl_down_sync(0xffffffffu, v, o);
+  if ((threadIdx.x & 31) == 0) s[threadIdx.x >> 5] = v;
+  __syncthreads();
+  if (threadIdx.x < 32) {
+    v = threadIdx.x < 8 ? s[threadIdx.x] : 0.f;
+    for (int o = 4; o > 0; o >>= 1) v += __shfl_down_sync(0xffffffffu, v, o);
+    if (threadIdx.x == 0) out[blockIdx.x] = v;
+  }
+}
+extern "C" __global__ void empty_k() {}
+extern "C" __global__ void vadd(const float* x, const float* y, float* z, long n) {
+  long i = blockIdx.x * (long)blockDim.x + threadIdx.x;
+  if (i < n) z[i] = x[i] + y[i];
+}
+// Barrier cost alone: `rounds` bar.syncs per block.
+extern "C" __global__ void bars(float* out, int rounds) {
+  __shared__ float s[1024];
+  float v = threadIdx.x;
+  for (int r = 0; r < rounds; ++r) {
+    s[threadIdx.x] = v;
+    __syncthreads();
+    v += s[(threadIdx.x + 1) % blockDim.x];
+    __syncthreads();
+  }
+  if (v == -1.f) out[0] = v;
+}
+
+// ---------------------------------------------------------------- timing
+static void* g_flush = nullptr;
+static const size_t kFlush = 256u << 20;
+
+static void timeit(const char* name, const char* params, double ops, bool cold,
+                   const std::function<void()>& launch) {
+  cudaEvent_t a, b;
+  CK(cudaEventCreate(&a));
+  CK(cudaEventCreate(&b));
+  for (int i = 0; i < 3; ++i) launch();
+  CK(cudaDeviceSynchronize());
+  std::vector<float> t;
+  for (int i = 0; i < 20; ++i) {
+    if (cold) CK(cudaMemsetAsync(g_flush, i, kFlush));
+    CK(cudaEventRecord(a));
+    launch();
+    CK(cudaEventRecord(b));
+    CK(cudaEventSynchronize(b));
+    CK(cudaGetLastError());
+    float ms;
+    CK(cudaEventElapsedTime(&ms, a, b));
+    t.push_back(ms * 1000.f);
+  }
+  std::sort(t.begin(), t.end());
+  printf("%s\t%s\t%s\t%.2f\t%.2f\t%.2f\t%.0f\n", name, params, cold ? "cold" : "warm", t[10], t[0],
+         t[19], ops);
+  fflush(stdout);
+  cudaEventDestroy(a);
+  cudaEventDestroy(b);
+}
+
+int main() {
+  cudaDeviceProp p;
+  CK(cudaGetDeviceProperties(&p, 0));
+  int drv = 0, rt = 0;
+  cudaDriverGetVersion(&drv);
+  cudaRuntimeGetVersion(&rt);
+  printf("# device\t%s\tSMs %d\tdriver-api %d\truntime %d\n", p.name, p.multiProcessorCount, drv,
+         rt);
+  printf("# name\tparams\tmode\tmedian_us\tmin_us\tmax_us\tops\n");
+  CK(cudaMalloc(&g_flush, kFlush));
+  const long N = 1L << 24;
+  unsigned *ua, *uo;
+  float *x, *y, *z;
+  CK(cudaMalloc(&ua, N * 4));
+  CK(cudaMalloc(&uo, N * 4));
+  CK(cudaMalloc(&x, 32 * N * 4));  // room for stride-32 addresses
+  CK(cudaMalloc(&y, 32 * N * 4));
+  CK(cudaMalloc(&z, N * 4));
+  CK(cudaMemset(ua, 0, N * 4));
+  CK(cudaMemset(x, 0, 32 * N * 4));
+  char prm[256];
+
+  // 1. Global atomics: threads T = 2^20, iters 4; k lanes per address.
+  const int T = 1 << 20, iters = 4;
+  for (int k : {1, 2, 4, 8, 16, 32}) {
+    // (a) each warp its own addresses (no contention between warps).
+    int spread = 32 / k, naddr = (T / 32) * spread;
+    snprintf(prm, sizeof prm, "k=%d private T=%d iters=%d", k, T, iters);
+    timeit("g_red", prm, double(T) * iters, false,
+           [&] { g_red<<<T / 256, 256>>>(ua, k, spread, naddr, iters); });
+    timeit("g_atom", prm, double(T) * iters, false,
+           [&] { g_atom<<<T / 256, 256>>>(ua, uo, k, spread, naddr, iters); });
+  }
+  // (b) all warps on the same 32/k addresses (contention between warps too).
+  for (int k : {1, 4, 32}) {
+    int spread = 0, naddr = 32 / k;
+    snprintf(prm, sizeof prm, "k=%d shared-by-all naddr=%d T=%d iters=%d", k, naddr, T, iters);
+    timeit("g_red", prm, double(T) * iters, false,
+           [&] { g_red<<<T / 256, 256>>>(ua, k, spread, naddr, iters); });
+    timeit("g_atom", prm, double(T) * iters, false,
+           [&] { g_atom<<<T / 256, 256>>>(ua, uo, k, spread, naddr, iters); });
+  }
+  // (c) lanes each their own address, all warps over a small set (addresses 32..4096).
+  for (int naddr : {32, 256, 4096, 65536}) {
+    snprintf(prm, sizeof prm, "k=1 spread=32 naddr=%d T=%d iters=%d", naddr, T, iters);
+    timeit("g_red", prm, double(T) * iters, false,
+           [&] { g_red<<<T / 256, 256>>>(ua, 1, 32, naddr, iters); });
+  }
+  // 2. Shared atomics: 1024 blocks of 256, iters 16.
+  for (int k : {1, 2, 4, 8, 16, 32}) {
+    snprintf(prm, sizeof prm, "k=%d blocks=4096 iters=16", k);
+    timeit("s_atom", prm, 4096.0 * 256 * 16, false, [&] { s_atom<<<4096, 256>>>(uo, k, 16); });
+  }
+  // 3. Strided stores and loads over n = 2^24 elements (the stride spreads lanes over lines).
+  for (int s : {1, 2, 4, 8, 16, 32}) {
+    snprintf(prm, sizeof prm, "stride=%d n=%ld", s, N);
+    timeit("st_stride", prm, double(N), true,
+           [&] { st_stride<<<N / 256, 256>>>(y, N * s, s); });
+    timeit("ld_stride", prm, double(N), true,
+           [&] { ld_stride<<<N / 256, 256>>>(x, y, N * s, s); });
+  }
+  // 4. Reductions over 2^24 and 2^20 floats, blocks of 256.
+  for (long n : {1L << 20, 1L << 24}) {
+    snprintf(prm, sizeof prm, "n=%ld", n);
+    timeit("red_tree", prm, double(n), true, [&] { red_tree<<<n / 256, 256>>>(x, z, n); });
+    timeit("red_shfl", prm, double(n), true, [&] { red_shfl<<<n / 256, 256>>>(x, z, n); });
+    timeit("red_tree", prm, double(n), false, [&] { red_tree<<<n / 256, 256>>>(x, z, n); });
+    timeit("red_shfl", prm, double(n), false, [&] { red_shfl<<<n / 256, 256>>>(x, z, n); });
+  }
+  // 5. Barrier rounds: 1024 blocks of 256, rounds 0, 16, 64.
+  for (int r : {0, 16, 64}) {
+    snprintf(prm, sizeof prm, "rounds=%d blocks=1024 block=256", r);
+    timeit("bars", prm, double(r) * 2 * 1024, false, [&] { bars<<<1024, 256>>>(z, r); });
+  }
+  // 6. Tiny launches and L2-resident vec_add.
+  timeit("empty", "grid=1 block=32", 1, false, [&] { empty_k<<<1, 32>>>(); });
+  timeit("empty", "grid=132 block=256", 1, false, [&] { empty_k<<<132, 256>>>(); });
+  timeit("empty", "grid=1320 block=256", 1, false, [&] { empty_k<<<1320, 256>>>(); });
+  for (long n : {256L, 4096L, 65536L, 1L << 20, 1L << 22, 1L << 24}) {
+    snprintf(prm, sizeof prm, "n=%ld", n);
+    timeit("vadd", prm, double(n), false,
+           [&] { vadd<<<(n + 255) / 256, 256>>>(x, y, z, n); });
+    timeit("vadd", prm, double(n), true, [&] { vadd<<<(n + 255) / 256, 256>>>(x, y, z, n); });
+  }
+  return 0;
+}

@@ -1,0 +1,118 @@
+// The desktop app's scripted screenshots (tests/app/run.sh runs tests/app/visit.txt under Xvfb and
+// then this case with WARPLAB_APP_SHOTS set): every panel that should show something does, and
+// switching view changes the picture. Regions follow the app's fixed tiling at 1600x1000
+// (ui/app/main.cpp layout_and_draw).
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#if defined(WARPLAB_HAVE_STB)
+#define STB_IMAGE_IMPLEMENTATION
+#include <stb_image.h>
+#endif
+
+namespace {
+
+struct Image {
+  int w = 0, h = 0;
+  std::vector<unsigned char> rgb;
+};
+
+bool load(const std::string& path, Image& im) {
+#if defined(WARPLAB_HAVE_STB)
+  int n = 0;
+  unsigned char* p = stbi_load(path.c_str(), &im.w, &im.h, &n, 3);
+  if (!p) return false;
+  im.rgb.assign(p, p + size_t(im.w) * im.h * 3);
+  stbi_image_free(p);
+  return true;
+#else
+  (void)path;
+  (void)im;
+  return false;
+#endif
+}
+
+struct Box {
+  int x0, y0, x1, y1;
+};
+// Panels at 1600x1000 (menu bar ~22 px; top row 47% of the rest).
+constexpr Box kLessons{4, 40, 246, 470}, kPage{256, 60, 860, 470}, kExperiment{880, 40, 1590, 470},
+    kTimeline{8, 500, 950, 990}, kMemory{970, 500, 1590, 760}, kCounters{970, 800, 1590, 990};
+
+// Standard deviation of luminance in a box: ~0 for an empty panel, > 10 with text or plots.
+double spread(const Image& im, Box b) {
+  double s = 0, s2 = 0, n = 0;
+  for (int y = b.y0; y < b.y1 && y < im.h; ++y)
+    for (int x = b.x0; x < b.x1 && x < im.w; ++x) {
+      const unsigned char* p = &im.rgb[(size_t(y) * im.w + x) * 3];
+      const double l = 0.3 * p[0] + 0.59 * p[1] + 0.11 * p[2];
+      s += l;
+      s2 += l * l;
+      ++n;
+    }
+  if (n == 0) return 0;
+  const double m = s / n;
+  return std::sqrt(std::max(0.0, s2 / n - m * m));
+}
+
+// Mean absolute difference of two images in a box.
+double diff(const Image& a, const Image& b, Box box) {
+  double d = 0, n = 0;
+  for (int y = box.y0; y < box.y1 && y < a.h && y < b.h; ++y)
+    for (int x = box.x0; x < box.x1 && x < a.w && x < b.w; ++x)
+      for (int c = 0; c < 3; ++c, ++n)
+        d += std::abs(int(a.rgb[(size_t(y) * a.w + x) * 3 + c]) -
+                      int(b.rgb[(size_t(y) * b.w + x) * 3 + c]));
+  return n ? d / n : 0;
+}
+
+}  // namespace
+
+TEST_CASE("710 app screenshots: every lesson and view shows something where expected") {
+  const char* dir = std::getenv("WARPLAB_APP_SHOTS");
+  if (!dir) {
+    MESSAGE("skipped: WARPLAB_APP_SHOTS not set (tests/app/run.sh sets it)");
+    return;
+  }
+#if !defined(WARPLAB_HAVE_STB)
+  FAIL("built without stb_image (libstb-dev): cannot read the screenshots");
+#endif
+  const std::string d = dir;
+  for (const char* lesson : {"01", "02", "03", "04", "05", "06", "07", "08"}) {
+    INFO("lesson " << lesson);
+    Image page, source;
+    REQUIRE(load(d + "/" + lesson + "-page.png", page));
+    REQUIRE(load(d + "/" + lesson + "-source.png", source));
+    CHECK(page.w == 1600);
+    CHECK(page.h == 1000);
+    CHECK(spread(page, kLessons) > 10);
+    CHECK(spread(page, kPage) > 10);
+    CHECK(spread(page, kExperiment) > 10);
+    CHECK(spread(source, kPage) > 10);
+    CHECK(diff(page, source, kPage) > 3);  // the kernel tab replaced the page
+    // No run yet: the timeline says so and draws no warps.
+    CHECK(spread(page, Box{8, 600, 950, 990}) < 3);
+  }
+  Image sweep, run;
+  REQUIRE(load(d + "/sweep.png", sweep));
+  REQUIRE(load(d + "/run.png", run));
+  CHECK(spread(sweep, Box{880, 200, 1590, 400}) > 10);  // the sweep chart
+  CHECK(spread(run, kTimeline) > 10);
+  CHECK(spread(run, kMemory) > 10);
+  CHECK(spread(run, kCounters) > 10);
+  Image lanes;
+  REQUIRE(load(d + "/lanes.png", lanes));
+  CHECK(spread(lanes, kMemory) > 10);
+  CHECK(diff(run, lanes, kMemory) > 3);  // the lanes view replaced the memory view
+  Image src;
+  REQUIRE(load(d + "/source-run.png", src));
+  CHECK(spread(src, Box{256, 60, 560, 470}) > 10);  // CUDA with counts
+  CHECK(spread(src, Box{600, 60, 860, 470}) > 10);  // the PTX beside it
+  Image bufs;
+  REQUIRE(load(d + "/buffers.png", bufs));
+  CHECK(spread(bufs, Box{8, 560, 500, 990}) > 10);  // the heat map
+}

@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# Runs the desktop app's scripted visit (tests/app/visit.txt) under Xvfb and checks the
+# screenshots' regions (tests/710_app_screenshots.cpp). Skips with one line when the app was not
+# built or no Xvfb is installed (CI installs it through cmake/setup.sh).
+#   tests/app/run.sh BUILD_DIR
+set -uo pipefail
+BUILD="$(cd "${1:-build}" && pwd)"
+ROOT="$(cd "$(dirname "$0")/../.." && pwd)"
+if [ ! -x "$BUILD/warplab-app" ]; then echo "skipped: warplab-app was not built"; exit 0; fi
+if ! command -v xvfb-run >/dev/null; then echo "skipped: no xvfb-run (apt-get install xvfb)"; exit 0; fi
+OUT="$BUILD/app-shots"
+rm -rf "$OUT" && mkdir -p "$OUT/shots"
+# The script's paths are relative: run it from $OUT.
+(cd "$OUT" && xvfb-run -a -s "-screen 0 1600x1000x24" "$BUILD/warplab-app" \
+   --lessons "$ROOT/lessons" --script "$ROOT/tests/app/visit.txt" --frame-stats) || exit 1
+WARPLAB_APP_SHOTS="$OUT/shots" "$BUILD/test_7xx" -tc='710*'

@@ -1,0 +1,54 @@
+// The app's scripted mode (`warplab-app --script FILE`): one command per line, for tests and for
+// the screenshots in the README. Commands:
+//   lesson ID             select a lesson ("02" or "02-coalescing")
+//   experiment FILE       select one of its experiments by file name ("stride-sweep.toml")
+//   set NAME VALUE        set a parameter of the selected experiment
+//   run                   run the selected experiment (one point)
+//   sweep                 run every point of its [sweep]
+//   wait                  wait until the run or sweep finishes
+//   play                  play the warp timeline
+//   frames N              draw N frames
+//   select-launch N       show launch N of the run in the trace panels
+//   cursor C              put the timeline's cycle cursor at cycle C
+//   open-point N          show point N (0-based, sweep order) of the selected experiment's sweep
+//   view NAME             bring a view forward: page, source, timeline, buffers, memory, lanes, help
+//   screenshot OUT.png    write the window to a PNG
+//   quit                  exit (the end of the file quits too)
+// Blank lines and lines starting with '#' are ignored. Parsing is separate from running, so a
+// script with a typo fails before anything runs, naming FILE:LINE.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "sim/common/error.h"
+
+namespace warplab::app {
+
+struct ScriptCommand {
+  enum class Kind {
+    Lesson,
+    Experiment,
+    Set,
+    Run,
+    Sweep,
+    Wait,
+    Play,
+    Frames,
+    SelectLaunch,
+    OpenPoint,
+    Cursor,
+    View,
+    Screenshot,
+    Quit
+  };
+  Kind kind = Kind::Quit;
+  std::string arg, arg2;  // lesson id, file, name/value, view name, png path
+  long number = 0;        // frames N, select-launch N, open-point N
+  int line = 0;
+};
+
+Expected<std::vector<ScriptCommand>> parse_app_script(const std::string& text,
+                                                      const std::string& path);
+
+}  // namespace warplab::app

@@ -1,0 +1,170 @@
+#include "ui/app/plot.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "ui/app/model/axis.h"
+#include "ui/app/style.h"
+
+namespace warplab::app {
+namespace {
+
+// The index of the point of `s` nearest to x (by x), or -1.
+int nearest(const PlotSeries& s, double x) {
+  if (s.x.empty()) return -1;
+  auto it = std::lower_bound(s.x.begin(), s.x.end(), x);
+  int i = static_cast<int>(it - s.x.begin());
+  if (i >= static_cast<int>(s.x.size())) return static_cast<int>(s.x.size()) - 1;
+  if (i > 0 && std::fabs(s.x[i - 1] - x) < std::fabs(s.x[i] - x)) --i;
+  return i;
+}
+
+}  // namespace
+
+int draw_plot(const char* id, const PlotSpec& spec, const std::vector<PlotSeries>& series,
+              ImVec2 size) {
+  int clicked = -1;
+  ImGui::PushID(id);
+  const ImVec2 p0 = ImGui::GetCursorScreenPos();
+  if (size.x <= 0) size.x = ImGui::GetContentRegionAvail().x;
+  ImGui::InvisibleButton("plot", size);
+  const bool hovered = ImGui::IsItemHovered();
+  const bool pressed = ImGui::IsItemClicked();
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  const float lh = ImGui::GetTextLineHeight();
+
+  // 1. Data range.
+  double xlo = std::numeric_limits<double>::infinity(), xhi = -xlo, ylo = xlo, yhi = -xlo;
+  for (const auto& s : series)
+    for (size_t i = 0; i < s.x.size() && i < s.y.size(); ++i) {
+      if (spec.log_x && s.x[i] <= 0) continue;
+      if (spec.log_y && s.y[i] <= 0) continue;
+      xlo = std::min(xlo, s.x[i] - (spec.x_interval > 0 ? spec.x_interval : 0));
+      xhi = std::max(xhi, s.x[i]);
+      ylo = std::min(ylo, s.y[i]);
+      yhi = std::max(yhi, s.y[i]);
+    }
+  if (spec.y_limit) yhi = std::max(yhi, *spec.y_limit);
+  if (!(xhi >= xlo) || !(yhi >= ylo)) {
+    dl->AddText(p0, color::kDim, (spec.title + ": no data").c_str());
+    ImGui::PopID();
+    return -1;
+  }
+  if (!spec.log_y && spec.y_from_zero) ylo = std::min(ylo, 0.0);
+  if (spec.log_y) {
+    ylo /= 1.3;
+    yhi *= 1.3;
+  } else {
+    yhi += (yhi - ylo) * 0.08 + (yhi == ylo ? 1 : 0);
+  }
+  if (spec.log_x) {
+    xlo /= 1.15;
+    xhi *= 1.15;
+  } else if (xhi == xlo) {
+    xhi += 1;
+  }
+  const AxisScale sx{xlo, xhi, spec.log_x}, sy{ylo, yhi, spec.log_y};
+
+  // 2. Frame: room on the left for y labels, below for x labels, above for the title/legend.
+  const float left = 64, bottom = lh + 4, top = lh + 2;
+  const ImVec2 a(p0.x + left, p0.y + top), b(p0.x + size.x - 6, p0.y + size.y - bottom);
+  if (b.x - a.x < 20 || b.y - a.y < 10) {
+    ImGui::PopID();
+    return -1;
+  }
+  auto px = [&](double x) { return a.x + float(sx.to_unit(x)) * (b.x - a.x); };
+  auto py = [&](double y) { return b.y - float(sy.to_unit(y)) * (b.y - a.y); };
+  dl->AddRectFilled(a, b, IM_COL32(24, 26, 30, 255));
+  dl->AddText(ImVec2(a.x, p0.y), color::kText, spec.title.c_str());
+  // Legend after the title.
+  float lx = a.x + ImGui::CalcTextSize(spec.title.c_str()).x + 16;
+  for (const auto& s : series) {
+    dl->AddRectFilled(ImVec2(lx, p0.y + lh * 0.3f), ImVec2(lx + 10, p0.y + lh * 0.7f), s.color);
+    dl->AddText(ImVec2(lx + 14, p0.y), color::kDim, s.name.c_str());
+    lx += 24 + ImGui::CalcTextSize(s.name.c_str()).x;
+  }
+
+  // 3. Ticks and grid.
+  const int ny = std::max(2, int((b.y - a.y) / (lh * 2.2f)));
+  const auto yt =
+      spec.log_y ? log_ticks(ylo, yhi, spec.y_unit) : linear_ticks(ylo, yhi, ny, spec.y_unit);
+  for (const auto& t : yt) {
+    const float y = py(t.value);
+    dl->AddLine(ImVec2(a.x, y), ImVec2(b.x, y), IM_COL32(255, 255, 255, 22));
+    const ImVec2 ts = ImGui::CalcTextSize(t.label.c_str());
+    dl->AddText(ImVec2(a.x - ts.x - 4, y - lh * 0.5f), color::kDim, t.label.c_str());
+  }
+  const int nx = std::max(2, int((b.x - a.x) / 110));
+  const auto xt =
+      spec.log_x ? log_ticks(xlo, xhi, spec.x_unit) : linear_ticks(xlo, xhi, nx, spec.x_unit);
+  for (const auto& t : xt) {
+    const float x = px(t.value);
+    dl->AddLine(ImVec2(x, a.y), ImVec2(x, b.y), IM_COL32(255, 255, 255, 16));
+    const ImVec2 ts = ImGui::CalcTextSize(t.label.c_str());
+    dl->AddText(ImVec2(std::min(x - ts.x * 0.5f, b.x - ts.x), b.y + 2), color::kDim,
+                t.label.c_str());
+  }
+
+  // 4. Limit line (dashed) and series.
+  if (spec.y_limit) {
+    const float y = py(*spec.y_limit);
+    for (float x = a.x; x < b.x; x += 10)
+      dl->AddLine(ImVec2(x, y), ImVec2(std::min(x + 5, b.x), y), color::kFail, 1.5f);
+    const ImVec2 ts = ImGui::CalcTextSize(spec.y_limit_label.c_str());
+    dl->AddText(ImVec2(b.x - ts.x - 4, y - lh - 1), color::kFail, spec.y_limit_label.c_str());
+  }
+  dl->PushClipRect(a, b, true);
+  for (const auto& s : series) {
+    ImVec2 prev;
+    bool have = false;
+    for (size_t i = 0; i < s.x.size() && i < s.y.size(); ++i) {
+      if ((spec.log_x && s.x[i] <= 0) || (spec.log_y && s.y[i] <= 0)) {
+        have = false;
+        continue;
+      }
+      const ImVec2 p(px(s.x[i]), py(s.y[i]));
+      if (have) dl->AddLine(prev, p, s.color, 1.5f);
+      if (s.markers) dl->AddCircleFilled(p, 3.5f, s.color);
+      prev = p;
+      have = true;
+    }
+  }
+  if (spec.x_cursor) {
+    const float x = px(*spec.x_cursor);
+    if (x >= a.x && x <= b.x) dl->AddLine(ImVec2(x, a.y), ImVec2(x, b.y), color::kCursor);
+  }
+  dl->PopClipRect();
+
+  // 5. Hover read-out: x (or the interval) and each series' value at the nearest point.
+  const ImVec2 m = ImGui::GetIO().MousePos;
+  if (hovered && m.x >= a.x && m.x <= b.x && !series.empty()) {
+    const double x = sx.from_unit((m.x - a.x) / (b.x - a.x));
+    dl->AddLine(ImVec2(m.x, a.y), ImVec2(m.x, b.y), IM_COL32(255, 255, 255, 60));
+    ImGui::BeginTooltip();
+    const int i0 = nearest(series[0], x);
+    if (i0 >= 0) {
+      const double xv = series[0].x[i0];
+      if (spec.x_interval > 0)
+        ImGui::Text("%s .. %s", format_si(xv - spec.x_interval, spec.x_unit).c_str(),
+                    format_si(xv, spec.x_unit).c_str());
+      else
+        ImGui::Text("%s", format_si(xv, spec.x_unit).c_str());
+    }
+    for (const auto& s : series) {
+      const int i = nearest(s, x);
+      if (i < 0) continue;
+      ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(s.color), "%s: %s", s.name.c_str(),
+                         format_si(s.y[i], spec.y_unit).c_str());
+    }
+    if (spec.y_limit)
+      ImGui::TextDisabled("%s: %s", spec.y_limit_label.c_str(),
+                          format_si(*spec.y_limit, spec.y_unit).c_str());
+    ImGui::EndTooltip();
+    if (pressed) clicked = i0;
+  }
+  ImGui::PopID();
+  return clicked;
+}
+
+}  // namespace warplab::app

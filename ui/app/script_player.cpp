@@ -1,0 +1,133 @@
+#include "ui/app/script_player.h"
+
+#include <cstdio>
+
+#include "ui/app/screenshot.h"
+
+namespace warplab::app {
+
+bool ScriptPlayer::fail(const ScriptCommand& c, const std::string& what) {
+  std::fprintf(stderr, "%s:%d: %s\n", path_.c_str(), c.line, what.c_str());
+  rc_ = 2;
+  ended_ = true;
+  return false;
+}
+
+bool ScriptPlayer::before_frame(AppState& s) {
+  using K = ScriptCommand::Kind;
+  if (ended_) return false;
+  if (frames_left_ > 0) {
+    --frames_left_;
+    return true;
+  }
+  if (!shot_.empty()) return true;  // taken in after_render
+  while (pc_ < cmds_.size()) {
+    const ScriptCommand& c = cmds_[pc_];
+    switch (c.kind) {
+      case K::Lesson: {
+        const int l = find_lesson(s.lessons, c.arg);
+        if (l < 0) return fail(c, "no lesson '" + c.arg + "'");
+        s.select_lesson(l);
+        break;
+      }
+      case K::Experiment: {
+        int e = -1;
+        for (int k = 0; k < static_cast<int>(s.experiments.size()); ++k)
+          if (file_name(s.experiments[k].path) == c.arg) e = k;
+        if (e < 0) return fail(c, "the selected lesson has no experiment '" + c.arg + "'");
+        s.select_experiment(e);
+        break;
+      }
+      case K::Set: {
+        if (s.experiment < 0 || s.experiment >= static_cast<int>(s.experiments.size()) ||
+            !s.experiments[s.experiment].exp)
+          return fail(c, "set: no experiment is selected (or it did not load)");
+        if (auto st = lab::set_param(*s.experiments[s.experiment].exp, c.arg + "=" + c.arg2); !st)
+          return fail(c, "set: " + st.error().message);
+        break;
+      }
+      case K::Run:
+        if (s.worker.busy()) return true;  // the previous run first
+        s.start_run();
+        break;
+      case K::Sweep:
+        if (s.worker.busy()) return true;
+        s.start_sweep();
+        break;
+      case K::Wait:
+        if (s.worker.busy() || s.worker.generation() != s.seen_generation) return true;
+        break;
+      case K::Play:
+        s.playing = true;
+        break;
+      case K::Frames:
+        ++pc_;
+        frames_left_ = c.number;
+        return true;
+      case K::SelectLaunch:
+        if (!s.run || c.number >= static_cast<long>(s.run->launches.size()))
+          return fail(c, "select-launch " + std::to_string(c.number) + ": the run shown has " +
+                             std::to_string(s.run ? s.run->launches.size() : 0) + " launches");
+        s.select_launch(static_cast<int>(c.number));
+        break;
+      case K::OpenPoint: {
+        const SweepSnapshot* sw = s.sweep();
+        if (!sw || c.number >= static_cast<long>(sw->points.size()))
+          return fail(c, "open-point " + std::to_string(c.number) +
+                             ": the selected experiment's "
+                             "sweep has " +
+                             std::to_string(sw ? sw->points.size() : 0) + " points");
+        s.open_run(sw->points[c.number].run);
+        break;
+      }
+      case K::Cursor:
+        s.cursor = static_cast<double>(c.number);
+        s.playing = false;
+        break;
+      case K::View:
+        if (c.arg == "page")
+          s.center_tab = 0;
+        else if (c.arg == "source")
+          s.center_tab = 1;
+        else if (c.arg == "help")
+          s.show_help = true;
+        else if (c.arg == "timeline")
+          s.left_tab = 0;
+        else if (c.arg == "buffers")
+          s.left_tab = 1;
+        else if (c.arg == "memory")
+          s.lower_tab = 0;
+        else if (c.arg == "lanes")
+          s.lower_tab = 1;
+        else
+          return fail(c, "view: unknown view '" + c.arg +
+                             "' (expected page, source, timeline, buffers, memory, lanes or help)");
+        break;
+      case K::Screenshot:
+        ++pc_;
+        shot_ = c.arg;
+        settle_ = 3;  // ImGui lays out over a couple of frames
+        return true;
+      case K::Quit:
+        ended_ = true;
+        return false;
+    }
+    ++pc_;
+  }
+  ended_ = true;
+  return false;
+}
+
+void ScriptPlayer::after_render(int fb_w, int fb_h) {
+  if (shot_.empty() || --settle_ > 0) return;
+  std::string err;
+  if (!write_framebuffer_png(shot_, fb_w, fb_h, err)) {
+    std::fprintf(stderr, "%s: screenshot %s: %s\n", path_.c_str(), shot_.c_str(), err.c_str());
+    rc_ = 1;
+  } else {
+    std::printf("wrote %s (%dx%d)\n", shot_.c_str(), fb_w, fb_h);
+  }
+  shot_.clear();
+}
+
+}  // namespace warplab::app
