@@ -91,7 +91,7 @@ class ToolchainImpl {
           bind(nvrtc, "nvrtcGetPTX", get_ptx) && bind(nvrtc, "nvrtcGetProgramLogSize", log_size) &&
           bind(nvrtc, "nvrtcGetProgramLog", get_log) &&
           bind(nvrtc, "nvrtcGetErrorString", error_string) && bind(nvrtc, "nvrtcVersion", version);
-      bind_name_expressions();
+      if (ok) bind_name_expressions();
       if (!ok) {
         why_nvrtc = "libnvrtc.so.13 lacks an expected entry point (not a CUDA 13 NVRTC?)";
         dlclose(nvrtc);
@@ -193,13 +193,15 @@ std::vector<std::pair<std::string, std::string>> lowered_names(
 }  // namespace
 
 std::string nvrtc_hint(const std::string& log) {
-  static const std::regex kMissing(R"(cannot open source file \"([^"]+)\")");
-  std::smatch m;
-  if (!std::regex_search(log, m, kMissing)) return "";
+  const std::string marker = "cannot open source file \"";
+  const size_t at = log.find(marker);
+  if (at == std::string::npos) return "";
+  const size_t begin = at + marker.size(), end = log.find('"', begin);
+  if (end == std::string::npos) return "";
   static const char* const kStd[] = {"stdio.h",  "cstdio",   "stdlib.h", "cstdlib",  "math.h",
                                      "cmath",    "string.h", "cstring",  "assert.h", "cassert",
                                      "stdint.h", "cstdint",  "iostream", "vector",   "algorithm"};
-  const std::string h = m[1];
+  const std::string h = log.substr(begin, end - begin);
   for (const char* s : kStd)
     if (h == s)
       return "NVRTC compiles without the C and C++ standard library headers, so <" + h +

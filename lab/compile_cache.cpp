@@ -6,7 +6,6 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
-#include <regex>
 #include <set>
 #include <sstream>
 #include <vector>
@@ -69,19 +68,23 @@ bool get(const std::string& in, size_t& pos, std::string& field) {
 // recursively. False when an include cannot be followed (#include MACRO).
 bool add_includes(const std::string& text, const fs::path& self, const std::vector<fs::path>& dirs,
                   std::set<std::string>& seen, std::string& key, int depth) {
-  static const std::regex kInclude(R"(^\s*#\s*include\s*(.*)$)");
-  static const std::regex kName(R"(^([<"])([^>"]+)[>"])");
   if (depth > 64) return false;
   std::istringstream lines(text);
   for (std::string line; std::getline(lines, line);) {
-    std::smatch m;
-    if (!std::regex_match(line, m, kInclude)) continue;
-    const std::string rest = m[1];
-    std::smatch n;
-    if (!std::regex_search(rest, n, kName)) return false;  // #include MACRO
-    const std::string name = n[2];
+    // "#  include <name>" / "#include "name"" (scanned by hand: no std::regex on user text).
+    size_t i = line.find_first_not_of(" \t");
+    if (i == std::string::npos || line[i] != '#') continue;
+    i = line.find_first_not_of(" \t", i + 1);
+    if (i == std::string::npos || line.compare(i, 7, "include") != 0) continue;
+    i = line.find_first_not_of(" \t", i + 7);
+    if (i == std::string::npos || (line[i] != '<' && line[i] != '"'))
+      return false;  // #include MACRO
+    const char open = line[i];
+    const size_t close = line.find(open == '<' ? '>' : '"', i + 1);
+    if (close == std::string::npos) return false;
+    const std::string name = line.substr(i + 1, close - i - 1);
     std::vector<fs::path> search;
-    if (n[1] == "\"") search.push_back(self.parent_path());
+    if (open == '"') search.push_back(self.parent_path());
     search.insert(search.end(), dirs.begin(), dirs.end());
     bool found = false;
     for (const fs::path& d : search) {
@@ -120,7 +123,9 @@ std::optional<std::string> ptx_cache_key(const std::string& source, const std::s
   std::string key = kMagic;
   key += "nvrtc " + nvrtc_version + "\narch " + o.arch + "\nline_info " +
          (o.line_info ? "1" : "0") + "\n";
-  std::vector<fs::path> dirs;
+  // Searched as compile_cuda() tells NVRTC to: the source's directory, then the -I directories.
+  std::vector<fs::path> dirs = {
+      fs::path(path).parent_path().empty() ? fs::path(".") : fs::path(path).parent_path()};
   for (const std::string& d : o.include_dirs) {
     key += "include_dir " + d + "\n";
     dirs.emplace_back(d);

@@ -9,7 +9,6 @@
 #include <fstream>
 #include <functional>
 #include <map>
-#include <regex>
 #include <set>
 #include <sstream>
 
@@ -183,15 +182,27 @@ class Reader {
     if (!text) return text.error();
     SliceDef sl;
     sl.text = *text;
-    static const std::regex kSlice(R"(^\s*([A-Za-z_][A-Za-z0-9_]*)\s*(\[(.*)\])?\s*$)");
-    std::smatch m;
-    if (!std::regex_match(*text, m, kSlice))
-      return err(n, key,
-                 "expected a buffer name or a slice such as \"y[0:N]\", got \"" + *text + "\"");
-    sl.buffer = m[1];
+    // NAME, then optionally [ ... ] closing the text (scanned by hand: std::regex recurses per
+    // character and a long hostile string would overflow the stack).
+    const std::string& t = *text;
+    size_t i = t.find_first_not_of(" \t");
+    const size_t name_begin = i == std::string::npos ? t.size() : i;
+    size_t name_end = name_begin;
+    while (name_end < t.size() &&
+           (std::isalnum(static_cast<unsigned char>(t[name_end])) || t[name_end] == '_'))
+      ++name_end;
+    size_t after = t.find_first_not_of(" \t", name_end);
+    if (after == std::string::npos) after = t.size();
+    const size_t last = t.find_last_not_of(" \t");
+    const bool bracket = after < t.size() && t[after] == '[' && last != std::string::npos &&
+                         t[last] == ']' && last > after;
+    if (name_end == name_begin || std::isdigit(static_cast<unsigned char>(t[name_begin])) ||
+        (after < t.size() && !bracket))
+      return err(n, key, "expected a buffer name or a slice such as \"y[0:N]\", got \"" + t + "\"");
+    sl.buffer = t.substr(name_begin, name_end - name_begin);
     if (!exp.find_buffer(sl.buffer)) return err(n, key, "unknown buffer '" + sl.buffer + "'");
-    if (!m[2].matched) return sl;
-    const std::string inside = m[3];
+    if (!bracket) return sl;
+    const std::string inside = t.substr(after + 1, last - after - 1);
     const size_t colon = inside.find(':');
     auto side = [&](const std::string& t, Expr& out) -> Status {
       if (t.find_first_not_of(" \t") == std::string::npos) return Ok{};
@@ -550,20 +561,33 @@ std::string names_list(const Experiment& exp) {
 Expected<std::optional<ArgDef>> pointer_arg(const Reader& r, const std::string& text, int line,
                                             const std::string& key, const Experiment& exp,
                                             const std::vector<std::string>& scope) {
-  static const std::regex kPtr(R"(^\s*([A-Za-z_][A-Za-z0-9_]*)\s*(([+-])(.*))?$)");
-  std::smatch m;
-  if (!std::regex_match(text, m, kPtr) || !exp.find_buffer(m[1])) return std::optional<ArgDef>{};
-  if (const BufferDef* b = exp.find_buffer(m[1]); !b->symbol.empty())
+  // NAME [+|- EXPR], scanned by hand (see slice()).
+  size_t i = text.find_first_not_of(" \t");
+  if (i == std::string::npos) return std::optional<ArgDef>{};
+  size_t end = i;
+  while (end < text.size() &&
+         (std::isalnum(static_cast<unsigned char>(text[end])) || text[end] == '_'))
+    ++end;
+  const std::string name = text.substr(i, end - i);
+  const BufferDef* b = exp.find_buffer(name);
+  if (!b) return std::optional<ArgDef>{};
+  size_t op = text.find_first_not_of(" \t", end);
+  if (op != std::string::npos && text[op] != '+' && text[op] != '-')
+    return r.err(line, key,
+                 "'" + name + "' is a buffer: only an offset may follow it (\"" + name +
+                     " + 1024\", in elements of its type)");
+  if (!b->symbol.empty())
     return r.err(line, key,
                  "'" + b->name + "' is the module variable " + b->symbol +
                      " (symbol = ...): kernels read it by name; it is not passed as an argument");
   ArgDef a;
   a.kind = ArgDef::Kind::Buffer;
-  a.buffer = m[1];
+  a.buffer = name;
   a.text = text;
   a.line = line;
-  if (m[2].matched) {
-    auto e = r.expr_text((m[3] == "-" ? "-(" : "(") + m[4].str() + ")", line, key, exp, scope);
+  if (op != std::string::npos) {
+    auto e = r.expr_text((text[op] == '-' ? "-(" : "(") + text.substr(op + 1) + ")", line, key, exp,
+                         scope);
     if (!e) return e.error();
     a.offset = *e;
   }
@@ -684,6 +708,8 @@ Status read_loops(const Reader& r, const toml::node& n, const std::string& key, 
     const std::string vkey = key + "." + name;
     if (exp.find_param(name) || exp.find_buffer(name))
       return r.err(*v, vkey, "'" + name + "' is already a parameter or buffer name");
+    if (std::find(scope.begin(), scope.end(), name) != scope.end())
+      return r.err(*v, vkey, "'" + name + "' is already a loop variable here");
     LoopDef loop;
     loop.var = name;
     loop.line = line_of(*v);
@@ -728,7 +754,29 @@ Status read_loops(const Reader& r, const toml::node& n, const std::string& key, 
   return Ok{};
 }
 
+// `span = N` after a `for`: how many entries (this one included) its loops cover.
+Status read_span(const Reader& r, const toml::table& t, const std::string& key, size_t k,
+                 size_t count, size_t enclosing_end, LaunchDef& l) {
+  const toml::node* sp = t.get("span");
+  if (!sp) return Ok{};
+  if (l.loops.empty()) return r.err(*sp, key + ".span", "span needs a 'for' on the same entry");
+  const int64_t v = sp->is_integer() ? *sp->value<int64_t>() : 0;
+  if (v < 1 || static_cast<uint64_t>(v) > count - k || k + static_cast<size_t>(v) > enclosing_end)
+    return r.err(*sp, key + ".span",
+                 "expected 1 to " + std::to_string(std::min(count, enclosing_end) - k) +
+                     " (the entries the loop covers, this one included" +
+                     (enclosing_end < count ? ", inside the enclosing loop's span" : "") + ")");
+  l.span = static_cast<size_t>(v);
+  return Ok{};
+}
+
 Status read_launches(const Reader& r, const toml::array& arr, Experiment& exp) {
+  // Loops whose `span` covers later entries: their end (exclusive) and variables, outermost first.
+  struct Enclosing {
+    size_t end;
+    std::vector<std::string> vars;
+  };
+  std::vector<Enclosing> enclosing;
   for (size_t k = 0; k < arr.size(); ++k) {
     const toml::node& n = *arr.get(k);
     std::string key = "launches[" + std::to_string(k) + "]";
@@ -736,16 +784,44 @@ Status read_launches(const Reader& r, const toml::array& arr, Experiment& exp) {
     if (!t) return r.err(n, key, "expected a table ([[launches]])");
     LaunchDef l;
     l.line = line_of(n);
-    std::vector<std::string> scope;  // loop variables
+    while (!enclosing.empty() && enclosing.back().end <= k) enclosing.pop_back();
+    std::vector<std::string> scope;  // loop variables: the enclosing spans', then this entry's
+    for (const Enclosing& e : enclosing) scope.insert(scope.end(), e.vars.begin(), e.vars.end());
+    const size_t outer_vars = scope.size();
+    const size_t enclosing_end = enclosing.empty() ? arr.size() : enclosing.back().end;
+    auto open_span = [&]() -> Status {
+      if (auto s = read_span(r, *t, key, k, arr.size(), enclosing_end, l); !s) return s;
+      if (l.span > 1)
+        enclosing.push_back(
+            {k + l.span, std::vector<std::string>(
+                             scope.begin() + static_cast<ptrdiff_t>(outer_vars), scope.end())});
+      return Ok{};
+    };
+    if (t->get("for") && !t->get("kernel") && !t->get("memset") && !t->get("memcpy")) {
+      // A loop head: for = {...}, span = N, nothing else.
+      if (auto s = r.only_keys(*t, key, {"for", "span"}); !s) return s;
+      if (auto s = read_loops(r, *t->get("for"), key + ".for", exp, l, scope); !s) return s;
+      if (auto s = open_span(); !s) return s;
+      if (l.span < 2)
+        return r.err(n, key,
+                     "a loop without kernel, memset or memcpy needs span = N: the N - 1 entries "
+                     "after it that it repeats");
+      l.kind = LaunchDef::Kind::Loop;
+      l.kernel = "for";
+      l.kernel_line = l.line;
+      exp.launches.push_back(std::move(l));
+      continue;
+    }
     if (t->get("memset") || t->get("memcpy")) {
       // A step between launches: memset = "y[0:N]", value = 0 / memcpy = "y", from = "x".
       const bool set = t->get("memset") != nullptr;
-      if (auto s = set ? r.only_keys(*t, key, {"memset", "value", "for"})
-                       : r.only_keys(*t, key, {"memcpy", "from", "for"});
+      if (auto s = set ? r.only_keys(*t, key, {"memset", "value", "for", "span"})
+                       : r.only_keys(*t, key, {"memcpy", "from", "for", "span"});
           !s)
         return s;
       if (const toml::node* f = t->get("for"))
         if (auto s = read_loops(r, *f, key + ".for", exp, l, scope); !s) return s;
+      if (auto s = open_span(); !s) return s;
       l.kind = set ? LaunchDef::Kind::Memset : LaunchDef::Kind::Memcpy;
       const char* what = set ? "memset" : "memcpy";
       auto target = r.slice(*t->get(what), key + "." + what, exp, scope);
@@ -779,11 +855,12 @@ Status read_launches(const Reader& r, const toml::array& arr, Experiment& exp) {
     }
     if (auto s = r.only_keys(*t, key,
                              {"kernel", "grid", "block", "shared_bytes", "args", "repeat", "for",
-                              "memset", "memcpy", "group"});
+                              "span", "memset", "memcpy", "group"});
         !s)
       return s;
     if (const toml::node* f = t->get("for"))
       if (auto s = read_loops(r, *f, key + ".for", exp, l, scope); !s) return s;
+    if (auto s = open_span(); !s) return s;
     const toml::node* kn = t->get("kernel");
     if (!kn)
       return r.err(n, key,

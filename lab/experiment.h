@@ -105,7 +105,9 @@ struct LaunchDef {
   // A kernel launch, or a step between launches done by the host on the device's buffers:
   // memset (every element of a buffer or slice set to `value`, in the buffer's type) or
   // memcpy (`from` a buffer or slice into `memcpy`, the same number of elements and bytes).
-  enum class Kind { Kernel, Memset, Memcpy };
+  // Loop: only `for` and `span`, a loop head that launches nothing itself: the entries it spans
+  // run once per iteration ("for size: { for stride: merge_global; merge_shared }").
+  enum class Kind { Kernel, Memset, Memcpy, Loop };
   Kind kind = Kind::Kernel;
   std::string kernel;               // as written: the C++ name or the PTX (mangled) entry name
   std::array<Expr, 3> grid, block;  // missing dimensions are 1
@@ -116,6 +118,9 @@ struct LaunchDef {
   SliceDef target, source;     // Memset / Memcpy: the destination; Memcpy: the source
   Expr value;                  // Memset: the element value
   std::vector<LoopDef> loops;  // `for`: outermost first; empty = run once
+  // `span = N`: the loops cover this entry and the N - 1 entries after it (which see the loop
+  // variables and may have loops of their own, nested inside); 1 = this entry only.
+  size_t span = 1;
   int line = 0;
   int kernel_line = 0, args_line = 0;
 };

@@ -373,7 +373,9 @@ json experiment_json(const Experiment& exp, const ExperimentResult& result) {
   if (!result.config.empty()) j["config"] = result.config;
   if (!result.gpu_info.empty()) j["gpu_device"] = result.gpu_info;
   json params = json::object();
-  for (const ParamDef& p : exp.params) params[p.name] = value_json(p.value);
+  const Env env = exp.env();  // derived parameters evaluated
+  for (const ParamDef& p : exp.params)
+    params[p.name] = value_json(env.count(p.name) ? env.at(p.name) : p.value);
   j["params"] = params;
   json launches = json::array(), checks = json::array();
   auto add_run = [&](const RunResult& r, int row) {

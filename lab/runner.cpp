@@ -1,9 +1,11 @@
 #include "lab/runner.h"
 
 #include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <cstring>
 #include <fstream>
+#include <set>
 #include <sstream>
 
 #include "gpu/backend.h"
@@ -138,33 +140,53 @@ Status attach_symbols(const Experiment& exp, const std::vector<const ptx::Variab
   return Ok{};
 }
 
-// One execution of a [[launches]] entry: which, and its loop variables' values.
+// One execution of a [[launches]] entry: which, and the values of the loop variables around it
+// (its own and those of the spans it is in), outermost first.
 struct PlannedLaunch {
   size_t index = 0;
-  std::vector<Value> loop;  // LaunchDef::loops order
+  std::vector<std::pair<std::string, Value>> loop;
 };
+
+// Entries [begin, end) in order, each once per iteration of its `for` loops; an entry whose loops
+// span later entries runs those inside each iteration.
+Status expand_range(const Experiment& exp, size_t begin, size_t end, const Env& env,
+                    std::vector<std::pair<std::string, Value>>& vars,
+                    std::vector<PlannedLaunch>& plan) {
+  constexpr size_t kMaxLaunches = 1'000'000;
+  for (size_t i = begin; i < end;) {
+    const LaunchDef& l = exp.launches[i];
+    const size_t span_end = std::min(end, i + std::max<size_t>(l.span, 1));
+    Status s = for_each_iteration(exp, l.loops, env, [&](const Env& e) -> Status {
+      const size_t mark = vars.size();
+      for (const LoopDef& lp : l.loops) vars.emplace_back(lp.var, e.at(lp.var));
+      if (plan.size() >= kMaxLaunches)
+        return Error{exp.path, l.line, "for: more than 1,000,000 launches and steps in all"};
+      if (l.kind != LaunchDef::Kind::Loop) plan.push_back({i, vars});
+      Status inner =
+          span_end > i + 1 ? expand_range(exp, i + 1, span_end, e, vars, plan) : Status(Ok{});
+      vars.resize(mark);
+      return inner;
+    });
+    if (!s) {
+      const std::string prefix = "launches[" + std::to_string(i) + "].";
+      if (s.error().message.rfind("launches[", 0) == 0) return s;  // from an inner entry
+      return Error{s.error().file, s.error().line, prefix + s.error().message};
+    }
+    i = span_end;
+  }
+  return Ok{};
+}
 
 Expected<std::vector<PlannedLaunch>> expand_launches(const Experiment& exp, const Env& env) {
   std::vector<PlannedLaunch> plan;
-  for (size_t i = 0; i < exp.launches.size(); ++i) {
-    const LaunchDef& l = exp.launches[i];
-    Status s = for_each_iteration(exp, l.loops, env, [&](const Env& e) -> Status {
-      PlannedLaunch p{i, {}};
-      for (const LoopDef& lp : l.loops) p.loop.push_back(e.at(lp.var));
-      plan.push_back(std::move(p));
-      return Ok{};
-    });
-    if (!s)
-      return Error{s.error().file, s.error().line,
-                   "launches[" + std::to_string(i) + "]." + s.error().message};
-  }
+  std::vector<std::pair<std::string, Value>> vars;
+  if (auto s = expand_range(exp, 0, exp.launches.size(), env, vars, plan); !s) return s.error();
   return plan;
 }
 
-Env plan_env(const Experiment& exp, const PlannedLaunch& p, const Env& env) {
+Env plan_env(const PlannedLaunch& p, const Env& env) {
   Env e = env;
-  const LaunchDef& l = exp.launches[p.index];
-  for (size_t k = 0; k < l.loops.size(); ++k) e[l.loops[k].var] = p.loop[k];
+  for (const auto& [name, v] : p.loop) e[name] = v;
   return e;
 }
 
@@ -257,34 +279,65 @@ const ptx::Function* CompiledUnit::kernel(const std::string& name) const {
 
 Error Runner::explain_name_expressions(const Experiment& exp, const CompileOptions& co,
                                        const Error& failed) const {
-  // Does the source compile without the template-ids? Then they are what NVRTC could not find:
-  // say which launch asked for which, and list the kernels the source does have, demangled.
-  CompileOptions plain = co;
-  plain.name_expressions.clear();
-  auto ptx = options_.ptx_cache ? toolchain_.compile_cuda_cached(exp.source, plain)
-                                : toolchain_.compile_cuda_file(exp.source, plain);
-  if (!ptx) return ptx.error();
+  // Compile each template-id alone: the first that fails is what NVRTC could not find. Then list
+  // what the source does define, demangled: its kernels with the template instances the other
+  // launches name, and the names of every __global__ function (templates included).
+  std::vector<std::string> good;
+  std::optional<std::pair<size_t, Error>> bad;
+  for (size_t i = 0; i < exp.launches.size(); ++i) {
+    const LaunchDef& l = exp.launches[i];
+    if (l.kind != LaunchDef::Kind::Kernel || l.kernel.find('<') == std::string::npos) continue;
+    CompileOptions one = co;
+    one.name_expressions = {l.kernel};
+    auto t = toolchain_.compile_cuda_cached(exp.source, one);
+    if (t)
+      good.push_back(l.kernel);
+    else if (!bad)
+      bad.emplace(i, t.error());
+  }
+  if (!bad) return failed;
+  CompileOptions rest = co;
+  rest.name_expressions = good;
+  auto ptx = toolchain_.compile_cuda_cached(exp.source, rest);
+  if (!ptx) return ptx.error();  // the source itself does not compile
   std::string candidates;
   if (auto m = ptx::parse_module(ptx->ptx, exp.source + ".ptx"))
     for (const ptx::Function& f : m->functions)
       if (f.is_entry)
         candidates +=
             "\n  " + demangle(f.name) + (demangle(f.name) == f.name ? "" : "  [" + f.name + "]");
-  for (size_t i = 0; i < exp.launches.size(); ++i) {
-    const LaunchDef& l = exp.launches[i];
-    if (l.kind != LaunchDef::Kind::Kernel || l.kernel.find('<') == std::string::npos) continue;
-    CompileOptions one = plain;
-    one.name_expressions = {l.kernel};
-    one.cache_dir = "";
-    auto t = toolchain_.compile_cuda_file(exp.source, one);
-    if (t) continue;
-    return Error{exp.path, l.kernel_line,
-                 "launches[" + std::to_string(i) + "].kernel: NVRTC cannot instantiate '" +
-                     l.kernel + "' from " + exp.source + ":\n" + t.error().message +
-                     "\nkernels (and template instances) the source defines:" +
-                     (candidates.empty() ? std::string(" none") : candidates)};
+  std::string declared;
+  {
+    std::ifstream in(exp.source);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    const std::string text = ss.str();
+    // The identifier before the first '(' after each `__global__` (templates included).
+    std::set<std::string> seen;
+    for (size_t at = text.find("__global__"); at != std::string::npos;
+         at = text.find("__global__", at + 10)) {
+      const size_t paren = text.find_first_of("(;{", at + 10);
+      if (paren == std::string::npos || text[paren] != '(') continue;
+      size_t e = paren;
+      while (e > at && (text[e - 1] == ' ' || text[e - 1] == '\t' || text[e - 1] == '\n')) --e;
+      size_t b = e;
+      while (b > at &&
+             (std::isalnum(static_cast<unsigned char>(text[b - 1])) || text[b - 1] == '_'))
+        --b;
+      if (b < e && seen.insert(text.substr(b, e - b)).second)
+        declared += (declared.empty() ? "" : ", ") + text.substr(b, e - b);
+    }
   }
-  return failed;
+  const LaunchDef& l = exp.launches[bad->first];
+  return Error{exp.path, l.kernel_line,
+               "launches[" + std::to_string(bad->first) + "].kernel: NVRTC cannot instantiate '" +
+                   l.kernel + "' from " + exp.source + ":\n" + bad->second.message +
+                   "\nkernels the source defines (with the template instances other launches "
+                   "name):" +
+                   (candidates.empty() ? std::string(" none") : candidates) +
+                   "\n__global__ functions declared in it (templates are instantiated by naming "
+                   "one, e.g. \"kernel<16>\"): " +
+                   (declared.empty() ? std::string("none") : declared)};
 }
 
 Runner::Runner(const Toolchain& toolchain, RunOptions options)
@@ -303,6 +356,7 @@ Expected<std::shared_ptr<const CompiledUnit>> Runner::compile(const Experiment& 
     defines.push_back("-D" + name + "=" + v->to_string());
     key += defines.back() + " ";
   }
+  for (const std::string& t : template_kernel_names(exp)) key += "name:" + t + " ";
   if (auto it = units_.find(key); it != units_.end()) return it->second;
 
   auto unit = std::make_shared<CompiledUnit>();
@@ -418,12 +472,15 @@ Expected<RunResult> Runner::run_once(const Experiment& exp) {
   for (size_t pi = 0; pi < plan->size() && !stop; ++pi) {
     const size_t i = (*plan)[pi].index;
     const LaunchDef& l = exp.launches[i];
-    const Env lenv = plan_env(exp, (*plan)[pi], env);  // with the loop variables
-    if (l.kind != LaunchDef::Kind::Kernel) {           // memset / memcpy
+    const Env lenv = plan_env((*plan)[pi], env);  // with the loop variables
+    if (l.kind != LaunchDef::Kind::Kernel) {      // memset / memcpy
       if (auto s = run_step(exp, i, lenv, result.buffers, **backend); !s) return s.error();
       continue;
     }
     const ptx::Function* kernel = (*unit)->kernel(l.kernel);  // checked in compile
+    if (!kernel)
+      return Error{exp.path, l.kernel_line,
+                   "launches[" + std::to_string(i) + "].kernel: not found"};
     auto bound = bind_launch(exp, i, *kernel, lenv, *addresses, counts);
     if (!bound) return bound.error();
     for (int64_t r = 0; r < bound->repeat && !stop; ++r) {
@@ -454,7 +511,7 @@ Expected<RunResult> Runner::run_once(const Experiment& exp) {
           rec.resources = kr;
           rec.resources_source = "gpu";
         }
-      for (const LoopDef& lp : l.loops) rec.loop.emplace_back(lp.var, lenv.at(lp.var));
+      rec.loop = (*plan)[pi].loop;
       if (auto s = (*backend)->launch(*bound, rec); !s) {
         Error e = s.error();
         return Error{exp.path, l.line,

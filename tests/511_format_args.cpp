@@ -218,3 +218,18 @@ args = [1.0]
   CHECK(r.error().to_string().find("is passed by value as 32 bytes (a struct): write its fields") !=
         std::string::npos);
 }
+
+TEST_CASE("511 format: hostile argument and slice strings are errors, never a crash") {
+  // 200,000 characters after a buffer name, and an unclosed slice: scanned by hand.
+  const std::string big(200000, '1');
+  std::string e = load_error(std::string(kHead) +
+                             "[[launches]]\nkernel = \"axpy\"\ngrid = 1\n"
+                             "block = 1\nargs = [\"x + " +
+                             big + "\"]\n");
+  CHECK(e.find("launches[0].args[0]") != std::string::npos);
+  e = load_error(std::string(kHead) +
+                 "[[launches]]\nkernel = \"axpy\"\ngrid = 1\nblock = 1\nargs = [\"x * 2\"]\n");
+  CHECK(e.find("'x' is a buffer: only an offset may follow it") != std::string::npos);
+  e = load_error(std::string(kHead) + "[[checks]]\nbuffer = \"y[0:" + big + "\"\nexpect = \"x\"\n");
+  CHECK(e.find("checks[0].buffer: expected a buffer name or a slice") != std::string::npos);
+}

@@ -172,9 +172,8 @@ for = { N = [1] }
 memset = "v"
 kernel = "add_one"
 )T");
-  CHECK(err.find(
-            "bad.toml:13: launches[0].kernel: unknown key (expected one of: memset, value, for)") !=
-        std::string::npos);
+  CHECK(err.find("bad.toml:13: launches[0].kernel: unknown key (expected one of: memset, value, "
+                 "for, span)") != std::string::npos);
   err = load_error(std::string(kHead) + R"T(
 [[buffers]]
 name = "f"
@@ -215,4 +214,121 @@ args = ["v", "N"]
   REQUIRE_FALSE(r.has_value());
   CHECK(r.error().to_string().find(
             "launches[0].from: \"v[2:N]\" = [2:9] is outside v's 8 elements") != std::string::npos);
+}
+
+TEST_CASE("512 format: a loop spanning several entries runs them in order each iteration") {
+  Toolchain tc;
+  if (!tc.has_nvrtc()) return;
+  // For i = 0..3: add_one (v += 1 + bias), then snapshot v into snap[8 i : 8 i + 8]; inside,
+  // for j = 0..i: one more add_one per j. Then one last memset after the span.
+  auto e = parse_experiment(std::string(kHead) + R"T(
+[[buffers]]
+name = "snap"
+type = "i32"
+count = "4 * N"
+[[launches]]
+kernel = "add_one"
+grid = 1
+block = 8
+args = ["v", "N"]
+for = { i = { from = 0, to = 3 } }
+span = 3
+[[launches]]
+memcpy = "snap[i * N:(i + 1) * N]"
+from = "v"
+[[launches]]
+kernel = "add_one"
+grid = 1
+block = 8
+args = ["v", "i + 1"]
+for = { j = { from = 0, to = "i - 1" } }
+[[launches]]
+memset = "v[0:2]"
+value = -1
+)T",
+                            format_dir() + "/t.toml");
+  REQUIRE_MESSAGE(e.has_value(), (e ? "" : e.error().to_string()));
+  CHECK(e->launches[0].span == 3);
+  Runner runner(tc, RunOptions{});
+  auto r = runner.run_once(*e);
+  REQUIRE_MESSAGE(r.has_value(), (r ? "" : r.error().to_string()));
+  // CPU: the same sequence on a host vector.
+  std::vector<int32_t> v(8, 0), snap(32, 0);
+  int launches = 0;
+  for (int i = 0; i <= 3; ++i) {
+    for (int32_t& x : v) x += 101;
+    ++launches;
+    std::copy(v.begin(), v.end(), snap.begin() + 8 * i);
+    for (int j = 0; j <= i - 1; ++j) {
+      for (int k = 0; k < i + 1; ++k) v[k] += 101;
+      ++launches;
+    }
+  }
+  v[0] = v[1] = -1;
+  CHECK(test::as_i32(r->buffers[1]) == snap);
+  CHECK(test::as_i32(r->buffers[0]) == v);
+  REQUIRE(r->launches.size() == static_cast<size_t>(launches));  // 4 + 0 + 1 + 2 + 3
+  // The inner launches carry both loops' variables, outermost first.
+  const LaunchRecord& last = r->launches.back();
+  REQUIRE(last.loop.size() == 2);
+  CHECK(last.loop[0].first == "i");
+  CHECK(last.loop[0].second.i == 3);
+  CHECK(last.loop[1].first == "j");
+  CHECK(last.loop[1].second.i == 2);
+  // Outside the span the loop variable does not exist; a span past the end is an error.
+  std::string err = load_error(std::string(kHead) + R"T(
+[[launches]]
+kernel = "add_one"
+grid = 1
+block = 8
+args = ["v", "N"]
+for = { i = [1] }
+span = 2
+[[launches]]
+memset = "v[i]"
+[[launches]]
+memset = "v[i]"
+)T");
+  CHECK(err.find("bad.toml:21: launches[2].memset: unknown parameter 'i'") != std::string::npos);
+  err = load_error(std::string(kHead) + R"T(
+[[launches]]
+kernel = "add_one"
+grid = 1
+block = 8
+args = ["v", "N"]
+for = { i = [1] }
+span = 2
+)T");
+  CHECK(err.find("bad.toml:17: launches[0].span: expected 1 to 1") != std::string::npos);
+}
+
+TEST_CASE("512 format: a cuda-samples-shaped bitonic sort (loop head spanning two kernels)") {
+  Toolchain tc;
+  if (!tc.has_nvrtc()) return;
+  Experiment exp = load("bitonic_samples.toml");
+  CHECK(exp.launches[0].kind == LaunchDef::Kind::Loop);
+  Runner runner(tc, RunOptions{});
+  for (int64_t n : {256, 4096}) {
+    CAPTURE(n);
+    REQUIRE(set_param(exp, "N=" + std::to_string(n)).has_value());
+    auto r = runner.run_once(exp);
+    REQUIRE_MESSAGE(r.has_value(), (r ? "" : r.error().to_string()));
+    auto in = make_buffers(exp, exp.env());
+    REQUIRE(in.has_value());
+    std::vector<uint32_t> want = test::as_u32((*in)[0]);
+    std::sort(want.begin(), want.end());
+    CHECK(test::as_u32(r->buffers[0]) == want);
+    // One shared launch per k; global launches for strides >= 256: 0 + 1 + 2 + 3 + 4 for 4096.
+    CHECK(r->launches.size() == (n == 256 ? 8u : 12u + 10u));
+  }
+  // A loop head must span something.
+  std::string err = load_error(std::string(kHead) + R"T(
+[[launches]]
+for = { k = [1, 2] }
+[[launches]]
+memset = "v"
+)T");
+  CHECK(err.find(
+            "bad.toml:11: launches[0]: a loop without kernel, memset or memcpy needs span = N") !=
+        std::string::npos);
 }

@@ -93,3 +93,29 @@ extern "C" __global__ void negate_zero(const float* x, float* y, int n) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < n) y[i] = x[i] == 0.0f ? -0.0f : x[i];
 }
+
+// The steps j = min(k/2, L/2), ..., 1 of bitonic merge stage k inside each block's L = 2 *
+// blockDim.x elements, in shared memory (cuda-samples' bitonicMergeShared does the same).
+extern "C" __global__ void bitonic_shared(unsigned* data, int k) {
+  extern __shared__ unsigned s[];
+  const unsigned L = 2 * blockDim.x, base = blockIdx.x * L;
+  s[threadIdx.x] = data[base + threadIdx.x];
+  s[threadIdx.x + blockDim.x] = data[base + threadIdx.x + blockDim.x];
+  __syncthreads();
+  for (unsigned j = min(unsigned(k) / 2, L / 2); j > 0; j >>= 1) {
+    for (unsigned h = 0; h < 2; ++h) {
+      const unsigned i = threadIdx.x + h * blockDim.x, ixj = i ^ j;
+      if (ixj > i) {
+        const bool up = ((base + i) & unsigned(k)) == 0;
+        const unsigned a = s[i], b = s[ixj];
+        if ((a > b) == up) {
+          s[i] = b;
+          s[ixj] = a;
+        }
+      }
+    }
+    __syncthreads();
+  }
+  data[base + threadIdx.x] = s[threadIdx.x];
+  data[base + threadIdx.x + blockDim.x] = s[threadIdx.x + blockDim.x];
+}
