@@ -142,8 +142,11 @@ Expected<std::shared_ptr<const CompiledUnit>> Runner::compile(const Experiment& 
     unit->ptx_path = exp.source;
   }
   // 3. PTX -> IR -> the simulator's program.
+  const bool generated = exp.source_kind == Experiment::SourceKind::Cuda;
   auto module = ptx::parse_module(unit->ptx, unit->ptx_path);
-  if (!module) return module.error();
+  if (!module)
+    return generated ? error_in_generated_ptx(module.error(), unit->ptx, unit->ptx_path, exp.source)
+                     : module.error();
   auto program = func::Program::load(std::move(*module));
   if (!program) return program.error();
   unit->program = std::make_shared<const func::Program>(std::move(*program));
@@ -170,6 +173,13 @@ Expected<std::shared_ptr<const CompiledUnit>> Runner::compile(const Experiment& 
       return Error{exp.path, l.kernel_line,
                    "launches[" + std::to_string(i) + "].kernel: " + k.error().message};
     if (auto s = check_signature(exp, i, **k); !s) return s.error();
+    if (auto s = unit->program->check_kernel((*k)->name); !s) {  // unsupported code in it
+      const Error e = generated
+                          ? error_in_generated_ptx(s.error(), unit->ptx, unit->ptx_path, exp.source)
+                          : s.error();
+      return Error{exp.path, l.kernel_line,
+                   "launches[" + std::to_string(i) + "].kernel: " + e.to_string()};
+    }
   }
   units_[key] = unit;
   return std::shared_ptr<const CompiledUnit>(unit);
@@ -347,9 +357,9 @@ Expected<ExperimentResult> Runner::run(const Experiment& exp) {
   }
   const RunResult& first = out.run ? *out.run : out.sweep->runs.front();
   if (first.unit && !first.unit->resources_note.empty())
-    out.notes.push_back(first.unit->resources_note +
-                        (gpu_ ? "; the GPU driver's JIT figures (cuFuncGetAttribute) are used instead"
-                              : ""));
+    out.notes.push_back(
+        first.unit->resources_note +
+        (gpu_ ? "; the GPU driver's JIT figures (cuFuncGetAttribute) are used instead" : ""));
   if (options_.trace && !options_.trace->path.empty()) {
     const std::string which = std::to_string(*options_.trace->launch);
     bool written = false;
