@@ -135,8 +135,8 @@ void Parser::parse_instruction(int32_t guard, bool guard_neg, uint32_t start_off
     while (peek().kind != Token::Kind::End && !peek().is(';')) take();
     accept(';');
     std::string message = f.error.message;
-    const std::string where = " in " + function_kind_and_name();
-    if (message.find(where) == std::string::npos) message += where;
+    const std::string where = function_kind_and_name();
+    if (message.find(" in " + where) == std::string::npos) message = where + ": " + message;
     fn().unsupported.push_back(UnsupportedCode{f.error.line, loc_, user_loc_, std::move(message)});
   }
 }
