@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "21x_sim.h"
+#include "lab/compile.h"
 
 using namespace warplab;
 using warplab::test::Sim;
@@ -377,4 +378,47 @@ TEST_CASE(
 
 TEST_CASE("synccheck: sub-warp masks used correctly give no hazard") {
   CHECK(run_bad("clean", true).result.hazards.empty());
+}
+
+TEST_CASE("synccheck on CUDA: the hazard names the CUDA line; correct tiles give none") {
+  lab::Toolchain tc;
+  if (!tc.has_nvrtc()) {
+    MESSAGE("skipped (needs NVRTC): " << tc.why_no_nvrtc());
+    return;
+  }
+  const std::string cu =
+      "#include <cooperative_groups.h>\n"
+      "#include <cooperative_groups/reduce.h>\n"
+      "namespace cg = cooperative_groups;\n"
+      "extern \"C\" __global__ void k(int* out) {\n"
+      "  int v = threadIdx.x;\n"
+      "  auto tile = cg::tiled_partition<8>(cg::this_thread_block());\n"
+      "  out[threadIdx.x] = tile.any(v % 8 == 3) + cg::reduce(tile, v, cg::plus<int>());\n"
+      "  if (threadIdx.x < 16)\n"
+      "    out[threadIdx.x] += __reduce_add_sync(0xffffffffu, v);  // line 9\n"
+      "}\n";
+  auto ptx = tc.compile_cuda(cu, "sync.cu", {});
+  REQUIRE_MESSAGE(ptx, (ptx ? "" : ptx.error().to_string()));
+  Sim s(ptx->ptx, "sync.cu.ptx");
+  const uint64_t O = s.zeros<int32_t>("out", 32);
+  func::LaunchConfig lc{"k", {1, 1, 1}, {32, 1, 1}, 0, s.params("k", {O})};
+  lc.synccheck = true;
+  auto r = func::run_functional(*s.program, s.mem, lc, {});
+  REQUIRE(r);
+  REQUIRE(!r->fault);
+  REQUIRE(r->hazards.size() == 1);
+  const func::Hazard& h = r->hazards[0];
+  INFO(h.message);
+  CHECK(h.src_file.ends_with("sync.cu"));
+  CHECK(h.src_line == 9);
+  CHECK(h.message.find("redux.sync") != std::string::npos);
+  CHECK(h.message.find("16-31") != std::string::npos);
+  // Results: each tile of 8 its own any and sum; lanes 0-15 add the sum over lanes 0-15, the only
+  // lanes that execute the (misused) full-mask reduction in WarpLab.
+  const auto out = s.read<int32_t>(O, 32);
+  for (int l = 0; l < 32; ++l) {
+    const int base = l / 8 * 8;
+    const int want = 1 + (base + base + 7) * 4 + (l < 16 ? 120 : 0);
+    CHECK(out[l] == want);
+  }
 }
