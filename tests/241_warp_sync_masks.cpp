@@ -373,6 +373,8 @@ TEST_CASE(
   // A partial warp: the lanes the block lacks count as exited, and nothing else is reported.
   auto p = run_bad("exited", true, 10);
   REQUIRE(p.result.hazards.size() == 2);
+  for (const func::Hazard& h : p.result.hazards)
+    CHECK(h.message.find("the block's last warp is partial") != std::string::npos);
   for (uint32_t l = 0; l < 10; ++l) CHECK(p.out[l * 3 + 1] == 45u);
 }
 

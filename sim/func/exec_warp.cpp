@@ -130,8 +130,11 @@ void check_masks(Exec& x, const DInst& d, const uint32_t* masks, bool exited_und
     const int l = std::countr_zero(named_gone);
     x.cta->sync_hazard(x, d, l,
                        op + ": the member mask names lane(s) " + lane_list(gone_lanes) +
-                           " that have exited (" + lane_mask(l) +
-                           "); the GPU leaves this undefined");
+                           ((gone_lanes & ~x.w->valid)
+                                ? " that have exited or do not exist (the block's last warp is "
+                                  "partial) ("
+                                : " that have exited (") +
+                           lane_mask(l) + "); the GPU leaves this undefined");
   }
   if (differ) {
     const int l = std::countr_zero(differ);
@@ -207,9 +210,10 @@ void shfl_h(Exec& x, const DInst& d) {
     if (bad) {
       const int l = std::countr_zero(bad), j = src[l];
       const Warp& w = *x.w;
-      const char* why = ((w.exited | ~w.valid) >> j) & 1u ? "has exited"
-                        : !((x.exec >> j) & 1u)           ? "does not execute this shuffle"
-                                                          : "is not in its member mask";
+      const char* why = !((w.valid >> j) & 1u) ? "does not exist (the block's last warp is partial)"
+                        : ((w.exited >> j) & 1u) ? "has exited"
+                        : !((x.exec >> j) & 1u)  ? "does not execute this shuffle"
+                                                 : "is not in its member mask";
       x.cta->sync_hazard(x, d, l,
                          "shfl.sync: lane(s) " + lane_list(bad) + " read a lane that does not " +
                              "take part (lane " + std::to_string(l) + " reads lane " +
