@@ -4,6 +4,7 @@
 // tiles of every width 1..32, labeled partitions (arbitrary disjoint groups), and broken masks.
 // Every result is checked against a plain C++ model of the group computed here.
 #include <algorithm>
+#include <bit>
 #include <random>
 #include <sstream>
 
@@ -17,7 +18,8 @@ namespace {
 
 // out[t*16 + i]: 0 ballot(v>50), 1 all|any<<1|uni<<2, 2 redux.add.u32, 3 min.s32, 4 max.s32,
 // 5 min.u32, 6 max.u32, 7 and, 8 or, 9 xor, 10 match.any(v&3), 11 match.all(v>>6),
-// 12 match.all pred, 13 shfl.idx from the mask's highest lane, 14 shfl.bfly 1 (c = 31).
+// 12 match.all pred, 13 shfl.idx from the mask's highest lane, 14 shfl.bfly 1 (c = 31),
+// 15 shfl.up 1 with c = (32 - popc(mask)) << 8 (a segment per lane), plus 0x10000 when in range.
 const char* kSyncPtx = R"(
 .version 8.0
 .target sm_90
@@ -85,6 +87,14 @@ const char* kSyncPtx = R"(
 	st.global.u32 	[%rd8+52], %r24;
 	shfl.sync.bfly.b32 	%r25, %r2, 1, 31, %r3;
 	st.global.u32 	[%rd8+56], %r25;
+	popc.b32 	%r26, %r3;
+	mov.u32 	%r27, 32;
+	sub.s32 	%r28, %r27, %r26;
+	shl.b32 	%r29, %r28, 8;
+	shfl.sync.up.b32 	%r30|%p6, %r2, 1, %r29, %r3;
+	selp.u32 	%r31, 0x10000, 0, %p6;
+	add.s32 	%r31, %r31, %r30;
+	st.global.u32 	[%rd8+60], %r31;
 	ret;
 }
 )";
@@ -231,6 +241,11 @@ Model model(const std::vector<int32_t>& v, uint32_t m, int l) {
   r.out[12] = all_same_hi;
   r.out[13] = static_cast<uint32_t>(v[31 - std::countl_zero(m)]);
   r.out[14] = static_cast<uint32_t>(v[l ^ 1]);  // bfly 1 with c = 31: always in range
+  // shfl.up by 1, c = (32 - popc(m)) << 8: segment mask seg, maxLane = l & seg (PTX pseudo-code).
+  const uint32_t seg = (32u - static_cast<uint32_t>(std::popcount(m))) & 31u;
+  const int j = l - 1;
+  const bool in_range = j >= static_cast<int>(static_cast<uint32_t>(l) & seg);
+  r.out[15] = static_cast<uint32_t>(v[in_range ? j : l]) + (in_range ? 0x10000u : 0u);
   return r;
 }
 
@@ -247,21 +262,30 @@ void run_partition(const std::vector<uint32_t>& masks, uint64_t seed, const std:
   auto r = func::run_functional(*s.program, s.mem, lc, {});
   REQUIRE(r);
   REQUIRE(!r->fault);
-  // Valid groups give no hazard, except shfl.bfly 1 where a lane's partner l^1 lies outside its
-  // group (labeled partitions): synccheck reports that read, at the shfl's line.
-  bool partner_outside = false;
-  for (int l = 0; l < 32; ++l) partner_outside |= !((masks[l] >> (l ^ 1)) & 1u);
-  CHECK(r->hazards.size() == (partner_outside ? 1u : 0u));
+  // Valid groups give no hazard, except a shuffle whose source lane lies outside the reading
+  // lane's group (labeled partitions): synccheck reports that read, at the shfl's line.
+  auto up_source = [&](int l) {
+    const uint32_t seg = (32u - static_cast<uint32_t>(std::popcount(masks[l]))) & 31u;
+    return l - 1 >= static_cast<int>(static_cast<uint32_t>(l) & seg) ? l - 1 : l;
+  };
+  bool bfly_outside = false, up_outside = false;
+  for (int l = 0; l < 32; ++l) {
+    bfly_outside |= !((masks[l] >> (l ^ 1)) & 1u);
+    up_outside |= !((masks[l] >> up_source(l)) & 1u);
+  }
+  CHECK(r->hazards.size() == size_t(bfly_outside) + size_t(up_outside));
   for (const func::Hazard& h : r->hazards) {
     INFO(what << ": " << h.message);
-    CHECK(h.ptx_line == line_of(kSyncPtx, "shfl.sync.bfly"));
+    CHECK((h.ptx_line == line_of(kSyncPtx, "shfl.sync.bfly") ||
+           h.ptx_line == line_of(kSyncPtx, "shfl.sync.up")));
   }
   const auto out = s.read<uint32_t>(O, 32 * 16);
   for (int l = 0; l < 32; ++l) {
     const Model want = model(v, masks[l], l);
-    for (int i = 0; i < 15; ++i) {
-      // shfl.bfly 1 reads lane l^1, which must be in l's group for a defined result.
+    for (int i = 0; i < 16; ++i) {
+      // A shuffle's source lane must be in l's group for a defined result.
       if (i == 14 && !((masks[l] >> (l ^ 1)) & 1u)) continue;
+      if (i == 15 && !((masks[l] >> up_source(l)) & 1u)) continue;
       INFO(what << ": lane " << l << " mask 0x" << std::hex << masks[l] << std::dec << " output "
                 << i);
       CHECK(out[l * 16 + i] == want.out[i]);
