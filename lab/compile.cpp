@@ -212,6 +212,78 @@ std::string nvrtc_hint(const std::string& log) {
   return "";
 }
 
+int cuda_line_of_ptx_line(const std::string& ptx, int ptx_line, const std::string& cuda_path) {
+  const std::string want = std::filesystem::path(cuda_path).filename().string();
+  auto trimmed = [](const std::string& line) {
+    const size_t b = line.find_first_not_of(" \t");
+    return b == std::string::npos ? std::string_view{} : std::string_view(line).substr(b);
+  };
+  // 1. The .file table (NVRTC writes it at the end of the module): which indices name cuda_path.
+  std::vector<bool> is_cuda;
+  {
+    std::istringstream in(ptx);
+    std::string line;
+    while (std::getline(in, line)) {
+      const std::string_view l = trimmed(line);
+      if (l.rfind(".file", 0) != 0) continue;
+      const long index = std::strtol(std::string(l.substr(5)).c_str(), nullptr, 10);
+      const size_t q1 = l.find('"'), q2 = l.rfind('"');
+      if (index < 0 || index > 4096 || q1 == std::string::npos || q2 <= q1) continue;
+      const std::string path(l.substr(q1 + 1, q2 - q1 - 1));
+      if (is_cuda.size() <= static_cast<size_t>(index)) is_cuda.resize(index + 1, false);
+      is_cuda[index] = path == cuda_path || std::filesystem::path(path).filename() == want;
+    }
+  }
+  auto names_cuda = [&](long index) {
+    return index >= 0 && index < static_cast<long>(is_cuda.size()) && is_cuda[index];
+  };
+  // 2. The last .loc up to ptx_line in that file, or inlined into it.
+  std::istringstream in(ptx);
+  std::string line;
+  int found = 0;
+  for (int n = 1; n <= ptx_line && std::getline(in, line); ++n) {
+    const std::string_view l = trimmed(line);
+    if (l.rfind(".loc", 0) != 0) continue;
+    // .loc FILE LINE COL[, function_name ..., inlined_at FILE LINE COL]
+    const std::string rest(l.substr(4));
+    char* end = nullptr;
+    const long file = std::strtol(rest.c_str(), &end, 10);
+    const long ln = std::strtol(end, &end, 10);
+    if (names_cuda(file) && ln > 0) {
+      found = static_cast<int>(ln);
+      continue;
+    }
+    const size_t at = rest.find("inlined_at");
+    if (at == std::string::npos) continue;
+    const long ifile = std::strtol(rest.c_str() + at + 10, &end, 10);
+    const long iln = std::strtol(end, &end, 10);
+    if (names_cuda(ifile) && iln > 0) found = static_cast<int>(iln);
+  }
+  return found;
+}
+
+Error error_in_generated_ptx(const Error& e, const std::string& ptx, const std::string& ptx_path,
+                             const std::string& cuda_path) {
+  if (e.file != ptx_path || e.line <= 0) return e;
+  const int cuda_line = cuda_line_of_ptx_line(ptx, e.line, cuda_path);
+  std::string message = e.message;
+  // Decode errors name the CUDA line as " (CUDA path:LINE)"; the file:line in front now says it.
+  const std::string tail = ":" + std::to_string(cuda_line) + ")";
+  for (size_t at = message.find(" (CUDA "); cuda_line > 0 && at != std::string::npos;
+       at = message.find(" (CUDA ", at + 1)) {
+    const size_t close = message.find(')', at);
+    if (close == std::string::npos) break;
+    if (message.compare(close + 1 - tail.size(), tail.size(), tail) == 0) {
+      message.erase(at, close + 1 - at);
+      break;
+    }
+  }
+  return Error{cuda_path, cuda_line,
+               "PTX line " + std::to_string(e.line) +
+                   " (of the PTX NVRTC generated from it; `warplab ptx " + cuda_path +
+                   "` prints it): " + message};
+}
+
 Expected<CompiledPtx> Toolchain::compile_cuda(const std::string& source, const std::string& path,
                                               const CompileOptions& options) const {
   const ToolchainImpl& t = *impl_;

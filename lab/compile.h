@@ -77,6 +77,16 @@ std::string nvrtc_log_to_file_line(const std::string& log, int* first_line,
 // fails although printf, malloc and the math functions need no include in device code.
 std::string nvrtc_hint(const std::string& log);
 
+// The CUDA line a PTX line came from: the last .loc at or before `ptx_line` that names the file
+// `cuda_path` (directly, or as the `inlined_at` site of code inlined from a header). 0 when none.
+int cuda_line_of_ptx_line(const std::string& ptx, int ptx_line, const std::string& cuda_path);
+
+// An error about PTX that NVRTC generated from `cuda_path` (named `ptx_path`, a file that exists
+// only in memory) becomes an error about the CUDA file: "k.cu:12: PTX line 345 (of the PTX NVRTC
+// generated from it; `warplab ptx k.cu` prints it): ...". Other errors come back unchanged.
+Error error_in_generated_ptx(const Error& e, const std::string& ptx, const std::string& ptx_path,
+                             const std::string& cuda_path);
+
 class ToolchainImpl;
 
 // The CUDA compile libraries, opened once per Toolchain object (no global state).

@@ -386,8 +386,11 @@ Expected<std::shared_ptr<const CompiledUnit>> Runner::compile(const Experiment& 
     unit->ptx_path = exp.source;
   }
   // 3. PTX -> IR -> the simulator's program.
+  const bool generated = exp.source_kind == Experiment::SourceKind::Cuda;
   auto module = ptx::parse_module(unit->ptx, unit->ptx_path);
-  if (!module) return module.error();
+  if (!module)
+    return generated ? error_in_generated_ptx(module.error(), unit->ptx, unit->ptx_path, exp.source)
+                     : module.error();
   auto program = func::Program::load(std::move(*module));
   if (!program) return program.error();
   unit->program = std::make_shared<const func::Program>(std::move(*program));
@@ -418,6 +421,13 @@ Expected<std::shared_ptr<const CompiledUnit>> Runner::compile(const Experiment& 
                        "].kernel: " + (found ? std::string("not found") : found.error().message)};
     }
     if (auto s = check_signature(exp, i, *k); !s) return s.error();
+    if (auto s = unit->program->check_kernel(k->name); !s) {  // unsupported code in it
+      const Error e = generated
+                          ? error_in_generated_ptx(s.error(), unit->ptx, unit->ptx_path, exp.source)
+                          : s.error();
+      return Error{exp.path, l.kernel_line,
+                   "launches[" + std::to_string(i) + "].kernel: " + e.to_string()};
+    }
   }
   units_[key] = unit;
   return std::shared_ptr<const CompiledUnit>(unit);

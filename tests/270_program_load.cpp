@@ -92,21 +92,29 @@ TEST_CASE("printf (vprintf) runs in the simulator: each lane's line in the print
 }
 
 TEST_CASE(
-    "an external function other than printf/assert is rejected at load time with file and line") {
+    "an external function other than printf/assert is refused when its kernel is used, with file "
+    "and line") {
   std::string text = kHelloPtx;
   for (size_t at; (at = text.find("vprintf")) != std::string::npos;) text.replace(at, 7, "mallocx");
   auto m = ptx::parse_module(text, "hello.ptx");
   REQUIRE(m);
   auto p = func::Program::load(std::move(*m));
-  REQUIRE(!p);
-  CHECK(p.error().file == "hello.ptx");
-  CHECK(p.error().line == 35);  // the call.uni line
-  CHECK(p.error().message.find("unsupported instruction") != std::string::npos);
-  CHECK(p.error().message.find("mallocx") != std::string::npos);
-  CHECK(p.error().message.find("_Z5helloi") != std::string::npos);
+  REQUIRE(p);  // the module loads; the kernel that calls mallocx cannot run
+  auto s = p->check_kernel("_Z5helloi");
+  REQUIRE(!s);
+  CHECK(s.error().file == "hello.ptx");
+  CHECK(s.error().line == 35);  // the call.uni line
+  CHECK(s.error().message.find("unsupported instruction") != std::string::npos);
+  CHECK(s.error().message.find("mallocx") != std::string::npos);
+  CHECK(s.error().message.find("_Z5helloi") != std::string::npos);
+  func::DeviceMemory mem;
+  func::LaunchConfig lc{"_Z5helloi", {1, 1, 1}, {1, 1, 1}, 0, std::vector<uint8_t>(4)};
+  auto r = func::run_functional(*p, mem, lc);
+  REQUIRE(!r);
+  CHECK(r.error().to_string() == s.error().to_string());
 }
 
-TEST_CASE("unsupported type/modifier combinations are load errors naming the kernel") {
+TEST_CASE("unsupported type/modifier combinations are errors of the kernel, naming it") {
   auto load = [](const std::string& inst) {
     const std::string text =
         ".version 9.0\n.target sm_90\n.address_size 64\n"
@@ -116,7 +124,9 @@ TEST_CASE("unsupported type/modifier combinations are load errors naming the ker
     auto m = ptx::parse_module(text, "u.ptx");
     if (!m) return std::string("parse: ") + m.error().to_string();
     auto p = func::Program::load(std::move(*m));
-    return p ? std::string("ok") : p.error().to_string();
+    if (!p) return p.error().to_string();
+    auto s = p->check_kernel("kern");
+    return s ? std::string("ok") : s.error().to_string();
   };
   // Each is valid-looking PTX the executor does not implement (or PTX forbids).
   for (const char* inst : {"rem.f32 %f1, %f2, %f3;", "div.f32 %f1, %f2, %f3;",

@@ -64,6 +64,7 @@ Status CtaImpl::bind(const Program& program, DeviceMemory& memory, const LaunchC
   checks.synccheck = launch.synccheck;
   checks.racecheck = launch.racecheck;
   const std::string& path = mod->module.path;
+  if (auto s = program.check_kernel(launch.kernel); !s) return s;
   if (!k) {
     std::string names;
     for (const auto& kk : mod->kernels) names += (names.empty() ? "" : ", ") + kk.name;
@@ -101,6 +102,17 @@ Status CtaImpl::bind(const Program& program, DeviceMemory& memory, const LaunchC
   params = launch.params;
   if (auto s = bind_module_globals(*mod, *k, memory, global_addr); !s) return s;
   shared_bytes = total_shared;
+  // The region the driver reserves per block (sm_80 and later: 1 KB of every block's shared
+  // memory is kept for system use; cooperative groups keep the barriers and per-warp slots of
+  // tiles wider than a warp at %reserved_smem_offset_1, at least 288 bytes). On the GPU it lies
+  // outside the kernel's own shared memory, at offsets the driver chooses; WarpLab places it
+  // after the kernel's shared memory, 128-byte aligned, and only for kernels that read it, so
+  // that an access past the kernel's own shared memory still faults in every other kernel.
+  reserved_smem = 0;
+  if (k->uses_reserved_smem) {
+    reserved_smem = (total_shared + 127) / 128 * 128;
+    shared_bytes = reserved_smem + kReservedSmemBytes;
+  }
   const int nwarps = static_cast<int>((threads + 31) / 32);
   regs.assign(static_cast<size_t>(nwarps) * k->data_slots * 32, 0);
   preds.assign(static_cast<size_t>(nwarps) * k->pred_slots, 0);
@@ -212,6 +224,19 @@ void CtaImpl::reset(Dim3 block_index) {
             break;
           case ptx::SpecialReg::DynamicSmemSize:
             v = dyn_shared;
+            break;
+          case ptx::SpecialReg::ReservedSmemBegin:
+          case ptx::SpecialReg::ReservedSmemOffset0:
+            v = reserved_smem;
+            break;
+          case ptx::SpecialReg::ReservedSmemOffset1:  // half way: 512 bytes for each offset
+            v = reserved_smem + kReservedSmemBytes / 2;
+            break;
+          case ptx::SpecialReg::ReservedSmemEnd:
+            v = reserved_smem + kReservedSmemBytes;
+            break;
+          case ptx::SpecialReg::ReservedSmemCap:
+            v = kReservedSmemBytes;
             break;
           default:
             v = 0;

@@ -28,6 +28,7 @@ namespace warplab::func {
 inline constexpr uint64_t kLocalWindow = 0x00007d0000000000ull;   // generic local window
 inline constexpr uint64_t kSharedWindow = 0x00007e0000000000ull;  // generic shared window
 inline constexpr uint64_t kWindowSize = 1ull << 32;
+inline constexpr uint64_t kReservedSmemBytes = 1024;  // shared memory reserved per block (sm_80+)
 
 // Per-pc counters of a launch (one slot per decoded instruction), turned into LaunchStats at
 // the end so that counting costs two adds per warp instruction.
@@ -82,13 +83,14 @@ class CtaImpl {
   std::vector<uint64_t> regs;
   std::vector<uint32_t> preds;
   std::vector<uint8_t> shared, local, lane_params;
-  uint64_t shared_bytes = 0;
+  uint64_t shared_bytes = 0;   // the kernel's shared memory (+ the reserved region, if read)
+  uint64_t reserved_smem = 0;  // offset of the driver-reserved region (uses_reserved_smem)
   std::vector<Warp> warps;
   BarrierUnit bars;
   int live_warps = 0;
   std::optional<LaunchFault> fault;
-  CheckOptions checks;          // which checkers run (set by the caller after bind)
-  std::vector<Hazard> hazards;  // what they found in this block
+  CheckOptions checks;             // which checkers run (set by the caller after bind)
+  std::vector<Hazard> hazards;     // what they found in this block
   PcCounters* counters = nullptr;  // per-pc counts (may be null)
   // The last global buffer touched, [g_lo, g_hi) at host pointer g_base: most accesses of a warp
   // instruction hit the same buffer, so this check replaces the search.

@@ -160,10 +160,21 @@ class KernelBuilder {
   }
 
  private:
+  // "kernel 'k'", or "function 'f' (called from kernel 'k')".
+  std::string where(int32_t module_fn) const {
+    if (module_fn < 0 || module_fn == root_) return "kernel '" + k_.name + "'";
+    return "function '" + m_.functions[module_fn].name + "' (called from kernel '" + k_.name + "')";
+  }
+  // " (CUDA file.cu:12)" for an instruction with a .loc, else "".
+  std::string cuda_line(const ptx::SourceLoc& user, const ptx::SourceLoc& loc) const {
+    const auto& l = user.line > 0 ? user : loc;
+    if (l.line <= 0 || l.file < 0 || l.file >= static_cast<int32_t>(m_.files.size())) return "";
+    return " (CUDA " + m_.files[l.file] + ":" + std::to_string(l.line) + ")";
+  }
   Error error(const ptx::Instruction& in, const std::string& why) const {
     return Error{m_.path, in.ptx_line,
-                 "unsupported instruction '" + in.text + "' in kernel '" + k_.name + "'" +
-                     (why.empty() ? "" : ": " + why)};
+                 "unsupported instruction '" + in.text + "' in " + where(cur_fn_) +
+                     cuda_line(in.user_loc, in.loc) + (why.empty() ? "" : ": " + why)};
   }
 
   // Functions reachable from the kernel, in DFS order, rejecting recursion and extern calls.
@@ -173,8 +184,15 @@ class KernelBuilder {
   }
   Status visit(int32_t fi, std::vector<int>& state) {
     state[fi] = 1;
+    cur_fn_ = fi;
     func_pos_[fi] = static_cast<int32_t>(k_.funcs.size());
     k_.funcs.push_back(DFunc{fi});
+    if (const auto& bad = m_.functions[fi].unsupported; !bad.empty()) {
+      const ptx::UnsupportedCode& u = bad.front();
+      std::string msg = u.message;
+      if (fi != root_) msg += " (called from kernel '" + k_.name + "')";
+      return Error{m_.path, u.ptx_line, msg + cuda_line(u.user_loc, u.loc)};
+    }
     for (const auto& in : m_.functions[fi].instructions) {
       if (in.op != Opcode::Call) continue;
       if (in.callee < 0 || in.callee >= static_cast<int32_t>(m_.functions.size()))
@@ -190,6 +208,7 @@ class KernelBuilder {
         return error(in, "recursive call to '" + callee.name + "' is not supported");
       if (state[in.callee] == 0)
         if (auto s = visit(in.callee, state); !s) return s;
+      cur_fn_ = fi;
     }
     state[fi] = 2;
     return Ok{};
@@ -360,6 +379,7 @@ class KernelBuilder {
   Status decode_function(int32_t fi) {
     const auto& df = k_.funcs[fi];
     const auto& f = m_.functions[df.module_index];
+    cur_fn_ = df.module_index;
     const auto rpc = reconvergence_points(f);
     const int32_t n = static_cast<int32_t>(f.instructions.size());
     for (int32_t i = 0; i < n; ++i) {
@@ -578,6 +598,9 @@ class KernelBuilder {
             d.aux = static_cast<uint64_t>(o.special);
             k_.uses_clock = true;
           } else {
+            if (o.special >= ptx::SpecialReg::ReservedSmemBegin &&
+                o.special <= ptx::SpecialReg::ReservedSmemOffset1)
+              k_.uses_reserved_smem = true;
             d.s[d.ns++] =
                 const_slot(ConstSlot{ConstSlot::Kind::Special, 0, o.special, o.component, -1});
           }
@@ -652,6 +675,7 @@ class KernelBuilder {
   const ptx::Module& m_;
   DecodedKernel& k_;
   int32_t root_;
+  int32_t cur_fn_ = -1;  // module index of the function being collected or decoded (errors)
   std::vector<std::vector<int32_t>> slot_of_;
   std::map<int32_t, int32_t> func_pos_;
   std::map<std::pair<int32_t, ptrdiff_t>, uint64_t> call_param_off_;
@@ -669,25 +693,17 @@ Expected<std::shared_ptr<const DecodedModule>> decode_module(ptx::Module module)
   auto dm = std::make_shared<DecodedModule>();
   dm->module = std::move(module);
   const auto& m = dm->module;
-  // Kernels first; then every other defined function is decoded on its own, only to reject
-  // unsupported instructions at load time even where no kernel calls them.
+  // Each kernel with the functions it calls. A kernel that cannot be decoded keeps its error
+  // (reported when it is launched); functions no kernel calls are never decoded.
   for (int32_t fi = 0; fi < static_cast<int32_t>(m.functions.size()); ++fi) {
     const auto& f = m.functions[fi];
-    if (f.is_extern) continue;
+    if (f.is_extern || !f.is_entry) continue;
     DecodedKernel k;
     KernelBuilder b(m, k, fi);
     if (auto s = b.build(); !s) {
-      Error e = s.error();
-      if (!f.is_entry) {
-        // Name the function rather than calling it a kernel.
-        const std::string from = "in kernel '" + f.name + "'";
-        auto pos = e.message.find(from);
-        if (pos != std::string::npos)
-          e.message.replace(pos, from.size(), "in function '" + f.name + "'");
-      }
-      return e;
+      dm->kernel_errors.emplace(f.name, s.error());
+      continue;
     }
-    if (!f.is_entry) continue;
     k.synthetic = std::move(b.synthetic_);
     dm->kernel_index[f.name] = static_cast<int32_t>(dm->kernels.size());
     dm->kernels.push_back(std::move(k));

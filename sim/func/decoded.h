@@ -21,6 +21,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "sim/common/error.h"
 #include "sim/ptx/ir.h"
 
 namespace warplab::func {
@@ -109,6 +110,7 @@ struct DecodedKernel {
   uint64_t local_bytes = 0;          // per thread (__local_depot)
   std::vector<int32_t> global_vars;  // module variables (.global/.const) the kernel references
   bool uses_clock = false;
+  bool uses_reserved_smem = false;  // reads %reserved_smem_offset_* (cooperative-groups tiles)
   std::vector<std::unique_ptr<ptx::Instruction>> synthetic;  // implicit returns (end of function)
 };
 
@@ -117,6 +119,8 @@ class DecodedModule {
   ptx::Module module;
   std::vector<DecodedKernel> kernels;
   std::unordered_map<std::string, int32_t> kernel_index;
+  // Kernels that cannot run (unsupported code in them or in a function they call): name -> why.
+  std::unordered_map<std::string, Error> kernel_errors;
   const DecodedKernel* find(const std::string& name) const {
     auto it = kernel_index.find(name);
     return it == kernel_index.end() ? nullptr : &kernels[it->second];

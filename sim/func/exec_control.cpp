@@ -128,10 +128,9 @@ Handler pick_control(const ptx::Instruction& in, DInst& d, std::string& why) {
     case Opcode::Bar: {
       if (d.ns < 1) break;
       const auto mode = in.mod.bar;
-      // bar.warp.sync (__syncwarp): this executor runs a warp's lanes in lock step on a SIMT
-      // stack (no independent thread scheduling), so the lanes named in the mask are already
-      // converged at this point and their memory effects are visible: nothing to wait for.
-      if (mode == ptx::BarMode::WarpSync) return nop_h;
+      // bar.warp.sync (__syncwarp): nothing to wait for on a SIMT stack; exec_warp.cpp checks
+      // its member mask (synccheck).
+      if (mode == ptx::BarMode::WarpSync) return pick_warp(in, d, why);
       if (mode == ptx::BarMode::Red) {
         if (d.nd < 1 || d.np < 1) break;
         if (!in.mod.popc && in.mod.bar_red == ptx::BoolOp::None) break;

@@ -25,6 +25,12 @@ Expected<Program> Program::load(ptx::Module module) {
 
 const ptx::Module& Program::module() const { return decoded_->module; }
 
+Status Program::check_kernel(const std::string& kernel) const {
+  if (auto it = decoded_->kernel_errors.find(kernel); it != decoded_->kernel_errors.end())
+    return it->second;
+  return Ok{};
+}
+
 const ptx::Function* Program::kernel(const std::string& name) const {
   const ptx::Function* f = decoded_->module.find_function(name);
   return f && f->is_entry ? f : nullptr;
@@ -42,12 +48,17 @@ uint64_t Program::local_bytes(const std::string& kernel) const {
 
 namespace {
 
+// Warp instructions a warp runs before the next warp's turn. Most warps block at a barrier or exit
+// long before; the quantum lets a warp that spins on memory another warp will write (the
+// barriers of cooperative-groups tiles wider than a warp, flags) see that write.
+constexpr uint64_t kWarpQuantum = 4096;
+
 // Runs every warp of the current block to completion. False on a fault (cta.fault is set).
 bool run_block(CtaImpl& cta, uint64_t limit, uint64_t& issued) {
   for (;;) {
     bool progress = false;
     for (Warp& w : cta.warps) {
-      while (w.status == WarpStatus::Ready) {
+      for (uint64_t turn = 0; w.status == WarpStatus::Ready && turn < kWarpQuantum; ++turn) {
         if (!cta.step(w, nullptr, w.issued)) return false;
         ++w.issued;
         progress = true;

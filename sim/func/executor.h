@@ -21,9 +21,13 @@ class DecodedModule;  // the executor's own fast form (registers resolved, handl
 
 class Program {
  public:
-  // Validates every function of `module` (supported opcodes/types/modifiers, resolved labels and
-  // symbols) and decodes it. Errors name module.path, the PTX line, the opcode and the kernel.
+  // Decodes every kernel of `module` with the functions it calls. A kernel that contains or calls
+  // code WarpLab does not simulate (an unsupported instruction, recursion, an external function)
+  // does not stop the others: its error is kept and returned by check_kernel and by any launch of
+  // it. Errors name module.path, the PTX line, the opcode, the kernel and the CUDA line (.loc).
   static Expected<Program> load(ptx::Module module);
+  // Ok when `kernel` can run; else why not (the same error its launch would give).
+  Status check_kernel(const std::string& kernel) const;
 
   const ptx::Module& module() const;
   const ptx::Function* kernel(const std::string& name) const;

@@ -36,6 +36,13 @@ enum class SpecialReg : uint8_t {
   LanemaskGe,
   TotalSmemSize,
   DynamicSmemSize,
+  // The shared-memory region the driver reserves per block (sm_80 and later; cooperative groups
+  // keep their tile barriers there): its begin, end and size, and two offsets inside it.
+  ReservedSmemBegin,
+  ReservedSmemEnd,
+  ReservedSmemCap,
+  ReservedSmemOffset0,
+  ReservedSmemOffset1,
 };
 std::string_view special_reg_name(SpecialReg r);  // "%tid"
 
@@ -139,6 +146,15 @@ struct PerformanceHints {
   uint32_t maxnreg = 0;
 };
 
+// Valid PTX that WarpLab does not simulate (an out-of-scope instruction, a register of a feature it
+// lacks). The parser keeps the reason and goes on, so that only the kernels that contain or call
+// it are refused, when they are launched (func::Program::check_kernel).
+struct UnsupportedCode {
+  int32_t ptx_line = 0;
+  SourceLoc loc, user_loc;  // .loc where it stands (user_loc: the kernel's own source line)
+  std::string message;
+};
+
 struct Function {
   std::string name;
   bool is_entry = false;  // .entry (kernel) vs .func
@@ -151,6 +167,7 @@ struct Function {
   std::vector<Param> call_params;  // .param declared inside call scopes { ... } (param0, retval0);
                                    // each gets its own slot even when names repeat across scopes
   std::vector<Instruction> instructions;
+  std::vector<UnsupportedCode> unsupported;  // left out of `instructions`; refused at launch
   std::vector<std::pair<std::string, int32_t>> labels;  // name -> instruction index
   PerformanceHints hints;
   int32_t ptx_line = 0;

@@ -185,7 +185,7 @@ int32_t Module::find_variable(std::string_view name) const {
 }
 
 std::string_view special_reg_name(SpecialReg r) {
-  constexpr std::array<std::string_view, 21> n = {"",
+  constexpr std::array<std::string_view, 26> n = {"",
                                                   "%tid",
                                                   "%ntid",
                                                   "%ctaid",
@@ -205,7 +205,12 @@ std::string_view special_reg_name(SpecialReg r) {
                                                   "%lanemask_gt",
                                                   "%lanemask_ge",
                                                   "%total_smem_size",
-                                                  "%dynamic_smem_size"};
+                                                  "%dynamic_smem_size",
+                                                  "%reserved_smem_offset_begin",
+                                                  "%reserved_smem_offset_end",
+                                                  "%reserved_smem_offset_cap",
+                                                  "%reserved_smem_offset_0",
+                                                  "%reserved_smem_offset_1"};
   return n[static_cast<int>(r)];
 }
 

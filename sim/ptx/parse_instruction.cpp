@@ -119,6 +119,29 @@ std::string normalise_space(std::string_view s) {
 // ---- the instruction ---------------------------------------------------------------------------
 
 void Parser::parse_instruction(int32_t guard, bool guard_neg, uint32_t start_offset) {
+  const size_t first_token = pos_;
+  try {
+    parse_instruction_body(guard, guard_neg, start_offset);
+  } catch (const ParseFailure& f) {
+    if (!f.unsupported) throw;
+    // Keep the reason, drop the instruction (and any name it left pending), go on after its ';'.
+    const auto here = static_cast<int32_t>(fn().instructions.size());
+    auto mine = [&](const PendingName& p) {
+      return p.function == fn_index_ && p.instruction == here;
+    };
+    std::erase_if(pending_labels_, mine);
+    std::erase_if(pending_functions_, mine);
+    pos_ = first_token;
+    while (peek().kind != Token::Kind::End && !peek().is(';')) take();
+    accept(';');
+    std::string message = f.error.message;
+    const std::string where = function_kind_and_name();
+    if (message.find(" in " + where) == std::string::npos) message = where + ": " + message;
+    fn().unsupported.push_back(UnsupportedCode{f.error.line, loc_, user_loc_, std::move(message)});
+  }
+}
+
+void Parser::parse_instruction_body(int32_t guard, bool guard_neg, uint32_t start_offset) {
   const Token& op_tok = expect_word("an instruction");
   const std::string_view opcode_text = op_tok.text;
   const int line = op_tok.line;
@@ -129,7 +152,7 @@ void Parser::parse_instruction(int32_t guard, bool guard_neg, uint32_t start_off
         "unsupported instruction '" + std::string(opcode_text) + "' in " + function_kind_and_name();
     const std::string_view reason = out_of_scope_reason(parts[0]);
     if (!reason.empty()) message += ": " + std::string(reason);
-    fail(line, message);
+    fail_unsupported(line, message);
   }
   Instruction inst;
   inst.op = *opcode;
@@ -274,7 +297,8 @@ void Parser::apply_modifiers(Instruction& inst, const std::vector<std::string_vi
           bar_warp = true;
         else if (m == "cta") {
         } else if (m == "cluster")
-          fail(line, "'" + std::string(opcode_text) + "': thread-block clusters are out of scope");
+          fail_unsupported(
+              line, "'" + std::string(opcode_text) + "': thread-block clusters are out of scope");
         else
           done = false;
         break;
@@ -348,8 +372,9 @@ void Parser::apply_modifiers(Instruction& inst, const std::vector<std::string_vi
         break;
       case Opcode::Fence:
         if (m == "proxy" || m == "mbarrier_init")
-          fail(line, "'" + std::string(opcode_text) +
-                         "': proxy fences (used with TMA and cp.async.bulk) are out of scope");
+          fail_unsupported(
+              line, "'" + std::string(opcode_text) +
+                        "': proxy fences (used with TMA and cp.async.bulk) are out of scope");
         done = false;  // orders and scopes: memory modifiers below
         break;
       case Opcode::Bfind:
@@ -375,7 +400,7 @@ void Parser::apply_modifiers(Instruction& inst, const std::vector<std::string_vi
         } else if (m == "L2::evict_last" || m == "L2::evict_normal")
           mod.mode_l2_evict = true;
         else if (m == "tensormap")
-          fail(line, "'" + std::string(opcode_text) + "': TMA is out of scope");
+          fail_unsupported(line, "'" + std::string(opcode_text) + "': TMA is out of scope");
         else
           done = false;
         break;
@@ -388,8 +413,9 @@ void Parser::apply_modifiers(Instruction& inst, const std::vector<std::string_vi
     if (const auto s = parse_space(m)) {
       if (!is_memory_op(op) && op != Opcode::Cvta && op != Opcode::Isspacep) unknown();
       if (*s == Space::SharedCluster)
-        fail(line, "'" + std::string(opcode_text) +
-                       "': the .shared::cluster space (thread-block clusters) is out of scope");
+        fail_unsupported(
+            line, "'" + std::string(opcode_text) +
+                      "': the .shared::cluster space (thread-block clusters) is out of scope");
       inst.space = *s;
       have_space = true;
       continue;
@@ -397,9 +423,11 @@ void Parser::apply_modifiers(Instruction& inst, const std::vector<std::string_vi
     // 4. Memory-ordering, cache and vector qualifiers.
     if ((is_memory_op(op) || op == Opcode::Fence) && apply_memory_modifier(inst, m)) continue;
     if (m == "L2::cache_hint")
-      fail(line, "'" + std::string(opcode_text) + "': .L2::cache_hint is not supported");
+      fail_unsupported(line,
+                       "'" + std::string(opcode_text) + "': .L2::cache_hint is not supported");
     if (m == "cluster")
-      fail(line, "'" + std::string(opcode_text) + "': thread-block clusters are out of scope");
+      fail_unsupported(
+          line, "'" + std::string(opcode_text) + "': thread-block clusters are out of scope");
     // 5. Rounding and the flags many instructions share.
     if (const auto r = parse_rounding(m)) {
       mod.rounding = *r;

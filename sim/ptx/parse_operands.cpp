@@ -198,6 +198,12 @@ Operand Parser::parse_operand(Instruction& inst, PendingName::Where where, int32
     op.kind = Operand::Kind::Sink;
     return op;
   }
+  if (name == "WARP_SZ") {  // PTX's predefined constant (CUDA's warpSize compiles to it)
+    op.kind = Operand::Kind::Imm;
+    op.imm_kind = Operand::ImmKind::Int;
+    op.bits = 32;
+    return op;
+  }
   if (const int32_t reg = find_reg(name); reg >= 0) {
     op.kind = Operand::Kind::Reg;
     op.reg = reg;
@@ -359,7 +365,12 @@ std::optional<Operand> Parser::special_register(std::string_view name) const {
       {"%lanemask_gt", SpecialReg::LanemaskGt},
       {"%lanemask_ge", SpecialReg::LanemaskGe},
       {"%total_smem_size", SpecialReg::TotalSmemSize},
-      {"%dynamic_smem_size", SpecialReg::DynamicSmemSize}};
+      {"%dynamic_smem_size", SpecialReg::DynamicSmemSize},
+      {"%reserved_smem_offset_begin", SpecialReg::ReservedSmemBegin},
+      {"%reserved_smem_offset_end", SpecialReg::ReservedSmemEnd},
+      {"%reserved_smem_offset_cap", SpecialReg::ReservedSmemCap},
+      {"%reserved_smem_offset_0", SpecialReg::ReservedSmemOffset0},
+      {"%reserved_smem_offset_1", SpecialReg::ReservedSmemOffset1}};
   Operand op;
   op.kind = Operand::Kind::Special;
   const size_t dot = name.find('.');
@@ -374,9 +385,16 @@ std::optional<Operand> Parser::special_register(std::string_view name) const {
     op.component = static_cast<uint8_t>(c[0] - 'x');
     return op;
   }
+  if (name.rfind("%envreg", 0) == 0)
+    fail_unsupported(
+        peek().line,
+        "'" + std::string(name) +
+            "' is a driver register that cooperative launches read (grid-wide sync, "
+            "cooperative_groups::this_grid().sync()); cooperative launches and grid-wide sync are "
+            "not supported by the simulator");
   if (name.rfind("%cluster", 0) == 0 || name.rfind("%is_explicit_cluster", 0) == 0)
-    fail(peek().line,
-         "special register '" + std::string(name) + "': thread-block clusters are out of scope");
+    fail_unsupported(peek().line, "special register '" + std::string(name) +
+                                      "': thread-block clusters are out of scope");
   if (dot != name.npos) return std::nullopt;
   for (const auto& [n, r] : kScalar) {
     if (n != name) continue;

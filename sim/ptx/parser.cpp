@@ -70,6 +70,10 @@ void Parser::fail(int line, std::string message) const {
   throw ParseFailure{Error{module_.path, line, std::move(message)}};
 }
 
+void Parser::fail_unsupported(int line, std::string message) const {
+  throw ParseFailure{Error{module_.path, line, std::move(message)}, true};
+}
+
 void Parser::fail_at(const Token& token, std::string_view expected) const {
   fail(token.line, "expected " + std::string(expected) + ", found " + describe(token));
 }

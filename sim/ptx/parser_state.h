@@ -20,6 +20,7 @@ namespace warplab::ptx::detail {
 
 struct ParseFailure {
   Error error;
+  bool unsupported = false;  // valid PTX WarpLab does not simulate (fail_unsupported)
 };
 
 struct Linkage {
@@ -61,6 +62,9 @@ class Parser {
   uint64_t expect_uint(std::string_view what_for);
   [[noreturn]] void fail(int line, std::string message) const;
   [[noreturn]] void fail_at(const Token& token, std::string_view expected) const;
+  // Inside an instruction: valid PTX that WarpLab does not simulate. parse_instruction records it
+  // in the function (Function::unsupported) and goes on with the next statement.
+  [[noreturn]] void fail_unsupported(int line, std::string message) const;
   void skip_statement();  // to the next ';' at this brace depth
   void skip_braced_block();
 
@@ -89,6 +93,7 @@ class Parser {
 
   // ---- instructions (parse_instruction.cpp) ----
   void parse_instruction(int32_t guard, bool guard_neg, uint32_t start_offset);
+  void parse_instruction_body(int32_t guard, bool guard_neg, uint32_t start_offset);
   void apply_modifiers(Instruction& inst, const std::vector<std::string_view>& parts,
                        std::string_view opcode_text, int line);
   bool apply_memory_modifier(Instruction& inst, std::string_view m);

@@ -404,7 +404,9 @@ bool Sm::issue(int slot, uint64_t now) {
     exit_warp(slot, now);
     return true;
   }
-  if (in.is_barrier && inst.op == Opcode::Bar && inst.mod.bar != ptx::BarMode::Arrive) {
+  // (bar.warp.sync, __syncwarp, is not a block barrier: it waits for nothing on a SIMT stack.)
+  if (in.is_barrier && inst.op == Opcode::Bar && inst.mod.bar != ptx::BarMode::Arrive &&
+      inst.mod.bar != ptx::BarMode::WarpSync) {
     w.at_barrier = true;
     w.has_next = false;
     w.barrier_release = kNever;

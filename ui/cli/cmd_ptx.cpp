@@ -67,19 +67,29 @@ int run(const PtxArgs& a) {
   }
   // Can the simulator run it? (An unsupported instruction is named here, with its PTX line.)
   // The PTX is printed either way, but a module WarpLab cannot simulate is bad input: exit 2.
+  // With a .cu file the PTX exists only in memory: errors name the CUDA line and the PTX line.
+  auto named = [&](const Error& e) {
+    return is_ptx ? e : lab::error_in_generated_ptx(e, ptx, ptx_name, a.file);
+  };
   auto module = ptx::parse_module(ptx, ptx_name);
   if (!module) {
-    std::cerr << "warplab: the simulator cannot read this PTX: " << module.error().to_string()
-              << "\n";
+    std::cerr << "warplab: the simulator cannot read this PTX: "
+              << named(module.error()).to_string() << "\n";
     return kExitBadInput;
   }
   auto program = func::Program::load(std::move(*module));
   if (!program) {
-    std::cerr << "warplab: the simulator cannot run this PTX: " << program.error().to_string()
-              << "\n";
+    std::cerr << "warplab: the simulator cannot run this PTX: "
+              << named(program.error()).to_string() << "\n";
     return kExitBadInput;
   }
-  return kExitOk;
+  int refused = 0;  // kernels the simulator cannot run (the others still can)
+  for (const ptx::Function& f : program->module().functions)
+    if (f.is_entry)
+      if (auto s = program->check_kernel(f.name); !s && ++refused)
+        std::cerr << "warplab: the simulator cannot run kernel '" << f.name
+                  << "': " << named(s.error()).to_string() << "\n";
+  return refused ? kExitBadInput : kExitOk;
 }
 
 }  // namespace

@@ -1,0 +1,95 @@
+// Errors about PTX that NVRTC generated (it exists only in memory): they name the CUDA line (from
+// the .loc directives), the PTX line, and the experiment line that asked for the kernel; and a
+// kernel the simulator cannot run does not stop the other kernels of its module.
+#include <doctest/doctest.h>
+
+#include "lab/compile.h"
+#include "lab/runner.h"
+
+using namespace warplab;
+using namespace warplab::lab;
+
+namespace {
+std::string data(const std::string& name) {
+  return std::string(WARPLAB_SOURCE_DIR) + "/tests/data/" + name;
+}
+
+// NVRTC's layout: .loc lines in the code, the .file table at the end; code inlined from a header
+// has a .loc in the header with `inlined_at` the user's line.
+const char* kPtx =
+    ".version 8.0\n"                                                       // 1
+    ".visible .entry k()\n"                                                // 2
+    "{\n"                                                                  // 3
+    "\t.loc\t1 7 3\n"                                                      // 4
+    "\tmov.u32 %r1, 1;\n"                                                  // 5
+    "\t.loc\t2 397 9, function_name $L__info_string0, inlined_at 1 9 5\n"  // 6
+    "\tmov.u32 %r2, %envreg2;\n"                                           // 7
+    "\t.loc\t2 12 1\n"                                                     // 8
+    "\tret;\n"                                                             // 9
+    "}\n"                                                                  // 10
+    "\t.file\t1 \"/somewhere/else/kern.cu\"\n"                             // 11
+    "\t.file\t2 \"/usr/local/cuda/include/cooperative_groups.h\"\n";       // 12
+}  // namespace
+
+TEST_CASE("511 the CUDA line of a PTX line: own .loc, inlined_at, header lines keep the last") {
+  CHECK(cuda_line_of_ptx_line(kPtx, 3, "kern.cu") == 0);
+  CHECK(cuda_line_of_ptx_line(kPtx, 5, "kern.cu") == 7);
+  CHECK(cuda_line_of_ptx_line(kPtx, 7, "kern.cu") == 9);  // inlined from the header at line 9
+  CHECK(cuda_line_of_ptx_line(kPtx, 9, "kern.cu") == 9);  // a header line without inlined_at
+  CHECK(cuda_line_of_ptx_line(kPtx, 7, "other.cu") == 0);
+}
+
+TEST_CASE("511 errors in generated PTX name the CUDA file and line, then the PTX line") {
+  const Error e{"kern.cu.ptx", 7, "'%envreg2' is not supported"};
+  const Error n = error_in_generated_ptx(e, kPtx, "kern.cu.ptx", "kern.cu");
+  CHECK(n.file == "kern.cu");
+  CHECK(n.line == 9);
+  CHECK(n.message.find("PTX line 7 ") == 0);
+  CHECK(n.message.find("'%envreg2' is not supported") != std::string::npos);
+  // An error about another file (the experiment, a real .ptx file) is left as it is.
+  const Error other{"exp.toml", 3, "x"};
+  CHECK(error_in_generated_ptx(other, kPtx, "kern.cu.ptx", "kern.cu").to_string() ==
+        other.to_string());
+}
+
+TEST_CASE("511 one module: the runnable kernel runs; the others are refused with all three lines") {
+  Toolchain tc;
+  if (!tc.has_nvrtc()) {
+    MESSAGE("skipped (needs NVRTC): " << tc.why_no_nvrtc());
+    return;
+  }
+  RunOptions opt;
+  opt.resources = false;
+  opt.mode = SimMode::Functional;
+  {
+    auto exp = load_experiment(data("mixed_module_good.toml"));
+    REQUIRE(exp);
+    Runner runner(tc, opt);
+    auto r = runner.run_once(*exp);
+    REQUIRE_MESSAGE(r, (r ? "" : r.error().to_string()));
+    const HostBuffer& out = r->buffers[0];
+    for (uint64_t t = 0; t < 64; ++t) CHECK(out.at(t) == double(t % 32 + 32));
+  }
+  struct Case {
+    const char* toml;
+    int cuda_line;
+    const char* words;
+  };
+  for (const Case& c : {Case{"mixed_module_recursive.toml", 7, "recursive call to '_Z3fibi'"},
+                        Case{"mixed_module_grid_sync.toml", 15,
+                             "cooperative launches and grid-wide sync are not supported"}}) {
+    auto exp = load_experiment(data(c.toml));
+    REQUIRE(exp);
+    Runner runner(tc, opt);
+    auto r = runner.run_once(*exp);
+    REQUIRE(!r);
+    const std::string e = r.error().to_string();
+    INFO(e);
+    CHECK(r.error().file == data(c.toml));
+    CHECK(r.error().line == 11);  // the launch's `kernel =` line
+    CHECK(e.find("launches[0].kernel: " + data("mixed_module.cu") + ":" +
+                 std::to_string(c.cuda_line) + ": PTX line ") != std::string::npos);
+    CHECK(e.find(c.words) != std::string::npos);
+    CHECK(e.find(".cu.ptx:") == std::string::npos);  // never a file that does not exist
+  }
+}
