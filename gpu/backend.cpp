@@ -160,6 +160,7 @@ Expected<std::vector<uint64_t>> Backend::module_symbols(const GpuModule& module,
     size_t bytes = 0;
     if (CUresult r = api.cuModuleGetGlobal(&ptr, &bytes, module.loaded_->module, sb.symbol.c_str());
         r != CUDA_SUCCESS) {
+      if (!sb.required) continue;
       return api.error(r, "cuModuleGetGlobal(" + sb.symbol + ")");
     }
     if (bytes != buffers[sb.buffer].bytes.size()) {

@@ -47,6 +47,9 @@ struct BufferPatch {
 struct SymbolBuffer {
   std::string symbol;
   uint32_t buffer = 0;
+  // false: a variable the module may not expose by name (not .visible): when cuModuleGetGlobal
+  // cannot find it, the buffer is allocated like any other and the variable left alone.
+  bool required = true;
 };
 
 struct GpuLaunch {

@@ -678,12 +678,16 @@ Expected<ArgDef> struct_arg(const Reader& r, const toml::table& t, const std::st
           fkey + "." + tname + (values.size() > 1 ? "[" + std::to_string(j) + "]" : "");
       auto f = value_arg(r, *values[j], vkey, exp, scope);
       if (!f) return f.error();
-      if (is_ptr != (f->kind == ArgDef::Kind::Buffer))
+      // { ptr = 0 } is a null pointer: 8 zero bytes, as a u64.
+      const bool null_ptr = is_ptr && f->kind == ArgDef::Kind::Scalar && values[j]->is_integer() &&
+                            *values[j]->value<int64_t>() == 0;
+      if (is_ptr != (f->kind == ArgDef::Kind::Buffer) && !null_ptr)
         return r.err(*values[j], vkey,
-                     is_ptr ? "a ptr field takes a buffer (\"x\" or \"x + 16\")"
+                     is_ptr ? "a ptr field takes a buffer (\"x\" or \"x + 16\") or 0 (null)"
                             : "'" + f->text + "' is a buffer: write { ptr = \"" + f->text + "\" }");
       f->typed = true;
       if (et) f->type = *et;
+      if (null_ptr) f->type = ElemType::U64;
       st.fields.push_back(std::move(*f));
     }
   }

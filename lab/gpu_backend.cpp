@@ -7,6 +7,7 @@
 // gpu::Backend::run copies the host contents in, runs the correctness launch, copies the results
 // back, then times warm-up + N launches and (optionally) reads the counters. The host copies held
 // here therefore carry each launch's results into the next, as device memory would.
+#include <algorithm>
 #include <cstring>
 #include <set>
 
@@ -40,10 +41,31 @@ class GpuLaunchBackend : public LaunchBackend {
     for (size_t i = 0; i < buffers.size(); ++i) {
       host_.push_back({buffers[i].name, buffers[i].bytes});
       if (!buffers[i].symbol.empty())
-        symbols_.push_back({buffers[i].symbol, static_cast<uint32_t>(i)});
+        symbols_.push_back({buffers[i].symbol, static_cast<uint32_t>(i), true});
       placeholders.push_back(0x7000'0000'0000ull + (uint64_t{i} << 32));  // replaced by patches
     }
+    add_module_globals(buffers);
     return placeholders;
+  }
+
+  // The module's other __device__ variables travel with every launch too, after the experiment's
+  // buffers: each run starts them from their initializers (the loaded module would otherwise keep
+  // what earlier runs and the timed launches left), and each launch finds what the previous
+  // correctness launch left, as in the simulator. Only .global variables: kernels cannot write
+  // .const ones.
+  void add_module_globals(const std::vector<HostBuffer>& buffers) {
+    constexpr uint64_t kMaxBytes = uint64_t{64} << 20;
+    for (const ptx::Variable& v : ctx_.unit->program->module().variables) {
+      if (v.function >= 0 || v.space != ptx::Space::Global || v.size == 0 || v.size > kMaxBytes)
+        continue;
+      bool named = false;
+      for (const HostBuffer& b : buffers) named = named || b.symbol == v.name;
+      if (named) continue;
+      std::vector<uint8_t> init(v.size, 0);
+      std::copy_n(v.init.begin(), std::min<size_t>(v.init.size(), init.size()), init.begin());
+      symbols_.push_back({v.name, static_cast<uint32_t>(host_.size()), false});
+      host_.push_back({v.name, std::move(init)});
+    }
   }
 
   Status launch(const BoundLaunch& l, LaunchRecord& rec) override {

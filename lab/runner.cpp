@@ -210,7 +210,24 @@ Status run_step(const Experiment& exp, size_t index, const Env& env,
   if (l.kind == LaunchDef::Kind::Memset) {
     auto v = l.value.eval(env);
     if (!v) return Error{exp.path, l.line, key + ".value: " + v.error().message};
-    if (n) store_elem(buffers[dst].type, bytes.data(), 0, v->as_double());
+    const ElemType t = buffers[dst].type;
+    if (!elem_is_float(t)) {
+      // An integer buffer takes an integer that fits its type (as the C++ assignment would
+      // without a narrowing warning); -1 fills an unsigned buffer with all ones.
+      const int bits = static_cast<int>(elem_size(t)) * 8;
+      const bool fits = !v->is_float &&
+                        (bits == 64 || (v->i >= -(int64_t{1} << (bits - 1)) &&
+                                        v->i <= (elem_is_signed(t) ? (int64_t{1} << (bits - 1)) - 1
+                                                                   : (int64_t{1} << bits) - 1)));
+      if (!fits)
+        return Error{exp.path, l.line,
+                     key + ".value = " + v->to_string() + " is not a " +
+                         std::string(elem_type_name(t)) + " value"};
+      const uint64_t u = static_cast<uint64_t>(v->i);
+      if (n) std::memcpy(bytes.data(), &u, es);  // little-endian: the low bytes
+    } else if (n) {
+      store_elem(t, bytes.data(), 0, v->as_double());
+    }
     for (uint64_t i = 1; i < n; ++i) std::memcpy(bytes.data() + i * es, bytes.data(), es);
   } else {
     auto from = range(l.source, "from");

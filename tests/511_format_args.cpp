@@ -205,6 +205,18 @@ args = [{ struct = [{ f32 = 1 }, { i32 = "N" }, { ptr = "x" }, { ptr = "y" }] }]
             "launches[0].args[0]: the struct laid out as {f32 @0, i32 @4, ptr @8, ptr @16} = 24 "
             "bytes, align 8, but parameter 0 of axpby (.b8 axpby_param_0) is 32 bytes, .align 8") !=
         std::string::npos);
+  // { ptr = 0 } is a null pointer.
+  Experiment null_ptr = load("t.toml", std::string(kHead) + R"T(
+[[launches]]
+kernel = "axpby"
+grid = 1
+block = 64
+args = [{ struct = [{ f32 = 1 }, { i32 = 0 }, { ptr = 0 }, { ptr = "y" }, { f64 = 1 }] }]
+)T");
+  CHECK(struct_layout(null_ptr.launches[0].args[0]).text ==
+        "{f32 @0, i32 @4, u64 @8, ptr @16, f64 @24} = 32 bytes, align 8");
+  r = runner.run_once(null_ptr);  // n = 0: the kernel touches neither pointer
+  REQUIRE_MESSAGE(r.has_value(), (r ? "" : r.error().to_string()));
   // A scalar for a struct parameter says how to write one.
   Experiment scalar = load("t.toml", std::string(kHead) + R"T(
 [[launches]]

@@ -208,6 +208,18 @@ args = ["v", "N"]
   CHECK(r.error().to_string().find("t.toml:11: launches[0]: memcpy \"v[2:N]\" (6 elements) to "
                                    "\"v[0:4]\" (4 elements): the sizes differ") !=
         std::string::npos);
+  // A memset value that is not one of the buffer's values.
+  Experiment m = *e;
+  m.launches[0].kind = LaunchDef::Kind::Memset;
+  m.launches[0].value = Expr::constant(Value::real(0.5));
+  r = runner.run_once(m);
+  REQUIRE_FALSE(r.has_value());
+  CHECK(r.error().to_string().find("t.toml:11: launches[0].value = 0.5 is not a i32 value") !=
+        std::string::npos);
+  m.launches[0].value = Expr::constant(Value::integer(int64_t{1} << 31));
+  CHECK_FALSE(runner.run_once(m).has_value());
+  m.launches[0].value = Expr::constant(Value::integer(-(int64_t{1} << 31)));
+  CHECK(runner.run_once(m).has_value());
   // A slice past the end.
   e->launches[0].source.end = Expr::constant(Value::integer(9));
   r = runner.run_once(*e);

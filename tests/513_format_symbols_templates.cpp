@@ -200,3 +200,16 @@ TEST_CASE("513 format: template kernels by their C++ name match a CPU matrix mul
   CHECK(msg.find("__global__ functions declared in it (templates are instantiated by naming one, "
                  "e.g. \"kernel<16>\"): MatrixMulCUDA, fill") != std::string::npos);
 }
+
+TEST_CASE("513 format: a __device__ counter without a buffer: per launch, fresh per run") {
+  Toolchain tc;
+  if (!tc.has_nvrtc()) return;
+  Experiment exp = load("device_state.toml");
+  Runner runner(tc, functional());
+  for (int run = 0; run < 2; ++run) {
+    auto r = runner.run_once(exp);
+    REQUIRE_MESSAGE(r.has_value(), (r ? "" : r.error().to_string()));
+    CHECK(test::as_u32(buf(*r, "out")) == std::vector<uint32_t>{0, 1, 2});
+    CHECK(r->passed());
+  }
+}

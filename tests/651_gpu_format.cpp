@@ -61,6 +61,10 @@ TEST_CASE("651 gpu format: a cuda-samples-shaped bitonic sort (loop head, shared
 TEST_CASE("651 gpu format: __constant__ coefficients and __device__ variables by name") {
   run_both("symbols.toml", true);
 }
+TEST_CASE("651 gpu format: a __device__ counter without a buffer starts each run from 0") {
+  run_both("device_state.toml", true);
+  run_both("device_state.toml", true);  // a second run on a freshly loaded module
+}
 TEST_CASE("651 gpu format: template kernels by their C++ name") { run_both("template.toml", true); }
 TEST_CASE("651 gpu format: sliced checks (the file's second check fails on -0 by design)") {
   run_both("checks.toml", false);

@@ -119,3 +119,12 @@ extern "C" __global__ void bitonic_shared(unsigned* data, int k) {
   data[base + threadIdx.x] = s[threadIdx.x];
   data[base + threadIdx.x + blockDim.x] = s[threadIdx.x + blockDim.x];
 }
+
+// A __device__ counter no buffer names: each launch records the count it found (tests/651: the
+// GPU's module must start it from 0 each run and carry it from launch to launch as the simulator
+// does, whatever its timed launches add).
+__device__ unsigned calls;
+
+extern "C" __global__ void count_calls(unsigned* out) {
+  if (threadIdx.x == 0 && blockIdx.x == 0) *out = atomicAdd(&calls, 1u);
+}
