@@ -270,9 +270,8 @@ Expected<std::vector<CorpusPoint>> parse_corpus(const std::string& toml_text,
         if (!l) return l.error();
         (key == "set" ? p.set : key == "row" ? p.row : p.launch) = std::move(*l);
       } else if (key == "quick") {
-        auto b = v.value<bool>();
-        if (!b) return Error{path, line, at + ".quick: expected true or false"};
-        p.quick = *b;
+        if (!v.is_boolean()) return Error{path, line, at + ".quick: expected true or false"};
+        p.quick = *v.value<bool>();
       } else {
         return Error{path, line,
                      at + "." + key +

@@ -257,6 +257,10 @@ int validate(const ValidateArgs& a) {
     std::cerr << "warplab: " << sim_failed << " point(s) failed in the simulator\n";
     return kExitFailed;
   }
+  if (a.max_mape >= 0 && sum.points == 0) {
+    std::cerr << "warplab: --max-mape: no point has both a simulated and a measured time\n";
+    return kExitFailed;
+  }
   if (a.max_mape >= 0 && sum.mape > a.max_mape) {
     std::cerr << "warplab: MAPE " << fixed(sum.mape, 1) << "% is above --max-mape " << a.max_mape
               << "%\n";
