@@ -226,10 +226,11 @@ std::string num(double v) {
   return ss.str();
 }
 
-// A qualitative palette (distinct hues); mechanisms beyond it reuse colours with a ring.
-const char* const kPalette[] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd",
-                                "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf",
-                                "#393b79", "#637939", "#8c6d31", "#843c39", "#7b4173"};
+// A qualitative palette (24 hues); mechanisms beyond it reuse colours with a black ring.
+const char* const kPalette[] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b",
+                                "#e377c2", "#7f7f7f", "#bcbd22", "#17becf", "#393b79", "#637939",
+                                "#8c6d31", "#843c39", "#7b4173", "#aec7e8", "#ffbb78", "#98df8a",
+                                "#ff9896", "#c5b0d5", "#c49c94", "#f7b6d2", "#dbdb8d", "#9edae5"};
 
 }  // namespace
 
