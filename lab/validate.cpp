@@ -270,14 +270,14 @@ Expected<std::vector<CorpusPoint>> parse_corpus(const std::string& toml_text,
         auto l = string_list(v, path, at + "." + key, key != "launch");
         if (!l) return l.error();
         (key == "set" ? p.set : key == "row" ? p.row : p.launch) = std::move(*l);
-      } else if (key == "quick") {
-        if (!v.is_boolean()) return Error{path, line, at + ".quick: expected true or false"};
-        p.quick = *v.value<bool>();
+      } else if (key == "quick" || key == "heavy") {
+        if (!v.is_boolean()) return Error{path, line, at + "." + key + ": expected true or false"};
+        (key == "quick" ? p.quick : p.heavy) = *v.value<bool>();
       } else {
         return Error{path, line,
                      at + "." + key +
                          ": unknown key (expected one of: id, experiment, set, row, launch, "
-                         "mechanism, quick)"};
+                         "mechanism, quick, heavy)"};
       }
     }
     for (const auto& [key, val] : {std::pair<const char*, const std::string*>{"id", &p.id},

@@ -36,7 +36,8 @@ struct CorpusPoint {
   std::vector<std::string> launch;  // kernel names whose launches make up the time ({} = all)
   std::string mechanism;
   bool quick = false;
-  int line = 0;  // in the manifest
+  bool heavy = false;  // minutes to simulate: run only when asked (`warplab validate --heavy`)
+  int line = 0;        // in the manifest
 };
 
 // Reads a manifest; every error names file:line (unknown keys, missing id/experiment/mechanism,

@@ -36,6 +36,7 @@ quick = true
 id = "b"
 experiment = "../b.toml"
 mechanism = "m2"
+heavy = true
 )TOML";
 
 }  // namespace
@@ -59,6 +60,8 @@ TEST_CASE("570 validate: the manifest parser reads every field and resolves path
   CHECK(b.set.empty());
   CHECK(b.launch.empty());
   CHECK_FALSE(b.quick);
+  CHECK_FALSE(a.heavy);
+  CHECK(b.heavy);
 }
 
 TEST_CASE("570 validate: manifest errors name file:line and what was expected") {
@@ -69,7 +72,7 @@ TEST_CASE("570 validate: manifest errors name file:line and what was expected") 
   };
   CHECK(err("[[point]]\nid = \"a\"\nexperiment = \"e.toml\"\nmechanism = \"m\"\ntypo = 1\n") ==
         "c.toml:5: point 0.typo: unknown key (expected one of: id, experiment, set, row, launch, "
-        "mechanism, quick)");
+        "mechanism, quick, heavy)");
   CHECK(err("[[point]]\nid = \"a\"\nexperiment = \"e.toml\"\n") ==
         "c.toml:1: point 0: missing 'mechanism'");
   CHECK(err("[[point]]\nid = \"a\"\nexperiment = \"e\"\nmechanism = \"m\"\nset = [\"N\"]\n") ==
@@ -117,6 +120,7 @@ TEST_CASE("570 validate: the committed corpus is consistent with its experiments
     }
   }
   CHECK(quick_mechanisms == mechanisms);  // the CI subset covers every mechanism
+  for (const CorpusPoint& p : *pts) CHECK_FALSE((p.quick && p.heavy));
   // Every lesson experiment appears, at two sizes at least (default and reference).
   for (const auto& e : std::filesystem::directory_iterator(src("lessons"))) {
     if (!e.is_directory()) continue;

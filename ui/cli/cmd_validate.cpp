@@ -30,6 +30,7 @@ struct ValidateArgs {
   std::string corpus = "validation/corpus.toml";
   std::string data;  // default: <corpus dir>/data/<slug>.json
   bool quick = false;
+  bool heavy = false;
   std::string only;
   std::string json_out, plot_out;
   double max_mape = -1;
@@ -97,7 +98,8 @@ int validate(const ValidateArgs& a) {
     return report_error(Error{"", 0, "--only: invalid regular expression: " + a.only});
   }
   for (const lab::CorpusPoint& p : *corpus)
-    if ((!a.quick || p.quick) && std::regex_search(p.id, only)) points.push_back(p);
+    if ((!a.quick || p.quick) && (a.heavy || !p.heavy) && std::regex_search(p.id, only))
+      points.push_back(p);
   if (points.empty()) return report_error(Error{a.corpus, 0, "no point selected"});
 
   // The measured data of the matching GPU.
@@ -119,7 +121,12 @@ int validate(const ValidateArgs& a) {
   if (a.max_mape >= 0 && !data)
     return report_error(Error{"", 0, "--max-mape needs measured data (" + no_data + ")"});
 
+  size_t heavy_skipped = 0;
+  for (const lab::CorpusPoint& p : *corpus) heavy_skipped += p.heavy && !a.heavy && !a.quick;
   std::cout << "warplab validate: " << points.size() << " points" << (a.quick ? " (quick)" : "")
+            << (heavy_skipped
+                    ? " (" + std::to_string(heavy_skipped) + " heavy ones skipped: --heavy)"
+                    : std::string())
             << ", config " << a.config << ", L2 cold before every launch (both sides)\n";
   if (data)
     std::cout << "measured: " << data->device << ", driver " << data->driver << ", CUDA "
@@ -280,6 +287,8 @@ Command add_validate_command(CLI::App& app) {
                   "data/h200.json)")
       ->capture_default_str();
   sub->add_flag("--quick", args->quick, "Only the points marked quick (the CI subset)");
+  sub->add_flag("--heavy", args->heavy,
+                "Also the points marked heavy (minutes each to simulate; skipped by default)");
   sub->add_option("--json", args->json_out, "Write the per-point results as JSON ('-': stdout)");
   sub->add_option("--plot", args->plot_out,
                   "Write a log-log scatter of simulated vs measured time as SVG");
