@@ -2,7 +2,8 @@
 # Measures the validation corpus (validation/corpus.toml) on this machine's GPU with WarpLab's own
 # GPU backend, and writes one data file for `warplab validate`.
 #
-#   WARPLAB=/path/to/warplab scripts/validate-gpu.sh [--dry-run] [--quick] [--only REGEX] [OUT_DIR]
+#   WARPLAB=/path/to/warplab scripts/validate-gpu.sh [--dry-run] [--quick] [--only REGEX]
+#                                                    [--merge FILE.json] [OUT_DIR]
 #
 # $WARPLAB is a warplab binary built elsewhere and carried here (LD_LIBRARY_PATH set by the caller).
 # Every run is
@@ -19,19 +20,23 @@
 #
 # --dry-run prints the command lines and writes nothing (WARPLAB may then be unset).
 # --quick   only the points with quick = true.  --only REGEX: only the points whose id matches.
-# $WARPLAB_TIMEOUT: seconds per run (default 600).
+# --merge FILE.json: start from an earlier data file of the same device (e.g. the corpus measured
+#           in parts, one --only per call): its points are kept unless measured again now.
+# $WARPLAB_TIMEOUT: seconds per run (default 300).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
 DRY=0
 QUICK=0
 ONLY=""
+MERGE=""
 OUT_DIR=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --dry-run) DRY=1 ;;
     --quick) QUICK=1 ;;
     --only) ONLY="${2:-}"; shift ;;
+    --merge) MERGE="${2:-}"; shift ;;
     -h|--help) sed -n '2,22p' "$0"; exit 0 ;;
     -*) echo "validate-gpu.sh: unknown option $1" >&2; exit 2 ;;
     *) OUT_DIR="$1" ;;
@@ -41,6 +46,7 @@ done
 OUT_DIR="${OUT_DIR:-${OUT:-./validation/data}}"
 MANIFEST="${MANIFEST:-validation/corpus.toml}"
 [ -f "$MANIFEST" ] || { echo "validate-gpu.sh: $MANIFEST not found" >&2; exit 2; }
+[ -z "$MERGE" ] || [ -f "$MERGE" ] || { echo "validate-gpu.sh: --merge $MERGE not found" >&2; exit 2; }
 if [ "$DRY" = 0 ] && [ -z "${WARPLAB:-}" ]; then
   echo "validate-gpu.sh: set WARPLAB to a warplab binary (or use --dry-run)" >&2
   exit 2
@@ -48,8 +54,8 @@ fi
 PY="${PYTHON:-python3}"
 command -v "$PY" >/dev/null || { echo "validate-gpu.sh: python3 is needed" >&2; exit 2; }
 
-export VG_DRY=$DRY VG_QUICK=$QUICK VG_ONLY="$ONLY" VG_OUT="$OUT_DIR" VG_MANIFEST="$MANIFEST"
-export VG_WARPLAB="${WARPLAB:-warplab}" VG_TIMEOUT="${WARPLAB_TIMEOUT:-600}"
+export VG_MERGE="$MERGE" VG_DRY=$DRY VG_QUICK=$QUICK VG_ONLY="$ONLY" VG_OUT="$OUT_DIR" VG_MANIFEST="$MANIFEST"
+export VG_WARPLAB="${WARPLAB:-warplab}" VG_TIMEOUT="${WARPLAB_TIMEOUT:-300}"
 exec "$PY" - <<'PYEOF'
 import datetime, json, os, re, shlex, subprocess, sys, time
 
@@ -60,6 +66,7 @@ out_dir = os.environ["VG_OUT"]
 manifest = os.environ["VG_MANIFEST"]
 warplab = os.environ["VG_WARPLAB"]
 timeout = int(os.environ["VG_TIMEOUT"])
+merge = os.environ["VG_MERGE"]
 
 
 def parse_manifest(path):
@@ -267,6 +274,19 @@ data = {
     "points": data_points,
     "runs": [{k: r.get(k) for k in ("id", "experiment", "set", "command", "rc", "wall_s", "error")} for r in runs],
 }
+if merge:
+    old = json.load(open(merge))
+    if old.get("schema") != "warplab.validation-data/1" or old.get("device") != name:
+        say(f"validate-gpu: --merge {merge}: not data of {name}; not merged")
+    else:
+        now = {d["id"] for d in data_points}
+        kept = [d for d in old.get("points", []) if d["id"] not in now]
+        data["points"] = kept + data_points
+        key = lambda r: (r.get("experiment"), tuple(r.get("set") or []))
+        now_runs = {key(r) for r in data["runs"]}
+        data["runs"] = [r for r in old.get("runs", []) if key(r) not in now_runs] + data["runs"]
+        data["merged_from"] = old.get("merged_from", []) + [{"date": old.get("date"), "points": len(kept)}]
+        say(f"validate-gpu: merged {len(kept)} points from {merge}")
 path = os.path.join(out_dir, slug + ".json")
 with open(path, "w") as f:
     json.dump(data, f, indent=1)

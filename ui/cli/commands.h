@@ -31,5 +31,6 @@ Command add_run_command(CLI::App& app);
 Command add_ptx_command(CLI::App& app);
 Command add_bench_command(CLI::App& app);
 Command add_configs_command(CLI::App& app);
+Command add_validate_command(CLI::App& app);
 
 }  // namespace warplab::cli

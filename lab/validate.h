@@ -1,0 +1,127 @@
+// Validation of the timing model against a real GPU: the corpus, the measured data, running the
+// corpus on the simulator, the error statistics and the correlation plot (`warplab validate`).
+//
+// The corpus (validation/corpus.toml) is a list of points: an experiment file, parameter
+// overrides (`set`), for a sweep experiment the row (`row`), and which launches make up the
+// point's time (`launch`: kernel names; their times are summed; default every launch). Points
+// that share experiment, set and row are one simulator run.
+//
+// The measured data (validation/data/<device>.json, schema "warplab.validation-data/1") is what
+// scripts/validate-gpu.sh writes on a GPU machine with WarpLab's own GPU backend: per point the
+// CUDA-event time (median, min, max of the timed launches) and the CUPTI counters, with the
+// device, driver, date and the L2 convention it was measured with. Both sides use the cold
+// convention (L2 emptied before every timed launch on the GPU; every launch starts with an empty
+// L2 in the simulator), as Triton's do_bench does.
+//
+// Errors: the time error of a point is |sim - gpu| / gpu; MAPE is its mean over the points that
+// have GPU data, "worst" its maximum, "within20" how many are within 20%.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "sim/common/error.h"
+
+namespace warplab::lab {
+
+struct CorpusPoint {
+  std::string id;
+  std::string experiment;           // as written in the manifest (relative to it)
+  std::string experiment_path;      // resolved against the manifest's directory
+  std::vector<std::string> set;     // NAME=VALUE overrides, as `warplab run --set` takes them
+  std::vector<std::string> row;     // NAME=VALUE per swept parameter (sweep experiments)
+  std::vector<std::string> launch;  // kernel names whose launches make up the time ({} = all)
+  std::string mechanism;
+  bool quick = false;
+  bool heavy = false;  // minutes to simulate: run only when asked (`warplab validate --heavy`)
+  int line = 0;        // in the manifest
+};
+
+// Reads a manifest; every error names file:line (unknown keys, missing id/experiment/mechanism,
+// duplicate ids, malformed NAME=VALUE).
+Expected<std::vector<CorpusPoint>> parse_corpus(const std::string& toml_text,
+                                                const std::string& path);
+Expected<std::vector<CorpusPoint>> load_corpus(const std::string& path);
+
+// Counters compared side by side, under the GPU backend's keys (gpu/counters.cpp), plus the
+// derived "sectors" (global load + store sectors), "dram_bytes" (read + written) and
+// "shared_bank_conflicts" (loads + stores).
+using CounterMap = std::map<std::string, double>;
+
+// One point as measured on the GPU.
+struct MeasuredPoint {
+  std::string id;
+  bool ok = false;
+  std::string error;  // why not, when !ok
+  double time_us = 0, min_us = 0, max_us = 0;
+  bool l2_flushed = false;
+  CounterMap counters;
+  // The point's definition when it was measured (a stale file is reported, not compared).
+  std::string experiment;
+  std::vector<std::string> set, row, launch;
+};
+
+struct MeasuredData {
+  std::string path;
+  std::string device, driver, cuda, date, l2_convention;
+  std::map<std::string, MeasuredPoint> points;  // by id
+};
+
+Expected<MeasuredData> parse_measured(const std::string& json_text, const std::string& path);
+Expected<MeasuredData> load_measured(const std::string& path);
+
+// The data file's stem for a preset: "h100-sxm" -> "h100", "h200" -> "h200", else the name.
+std::string measured_slug(const std::string& config);
+
+// "" when the measured point was taken with the manifest's definition, else what differs.
+std::string definition_mismatch(const CorpusPoint& p, const MeasuredPoint& m);
+
+// A point's simulator result.
+struct SimPoint {
+  bool ok = false;
+  std::string error;  // run error, fault or failed check
+  double time_us = 0;
+  double wall_s = 0;  // wall time of the run the point belongs to
+  CounterMap counters;
+};
+
+struct ValidateOptions {
+  std::string config;   // timing preset ("" = h100-sxm)
+  bool cold_l2 = true;  // every launch starts with an empty L2 (the GPU data's convention)
+  unsigned jobs = 1;    // runs simulated in parallel (results do not depend on it)
+  // Called after each run with the ids of its points (from worker threads, one call at a time).
+  std::function<void(const std::vector<std::string>& ids, double wall_s)> progress;
+};
+
+// Runs the points on the simulator in timing mode; results in the points' order.
+std::vector<SimPoint> simulate_corpus(const std::vector<CorpusPoint>& points,
+                                      const ValidateOptions& options);
+
+// Time error and its summary.
+double abs_pct_error(double sim_us, double gpu_us);  // 100 * |sim - gpu| / gpu
+struct ErrorSummary {
+  int points = 0;    // with both a simulated and a measured time
+  double mape = 0;   // %
+  double worst = 0;  // %, the largest absolute percentage error
+  std::string worst_id;
+  int within20 = 0;
+};
+// Pairs (simulated, measured) in microseconds; pairs with a non-positive measured time are
+// skipped.
+ErrorSummary summarize_errors(const std::vector<std::pair<double, double>>& sim_gpu_us,
+                              const std::vector<std::string>& ids = {});
+// "VALIDATE config=NAME points=N mape=X% worst=Y% within20=K" (X, Y with one decimal).
+std::string summary_line(const std::string& config, const ErrorSummary& s);
+
+// A log-log scatter of simulated against measured time: the diagonal, the +-20% band, one dot per
+// point coloured by mechanism, with a legend. Plain SVG 1.1 text.
+struct ScatterDot {
+  std::string id, mechanism;
+  double measured_us = 0, simulated_us = 0;
+};
+std::string scatter_svg(const std::vector<ScatterDot>& dots, const std::string& title);
+
+}  // namespace warplab::lab

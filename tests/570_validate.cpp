@@ -1,0 +1,320 @@
+// The validation corpus and `warplab validate`'s parts that need no GPU data (lab/validate.h):
+// the manifest parser and its errors, the committed corpus's consistency, the measured-data reader
+// (on a fixture file, tests/data/validation-fixture-data.json: made-up numbers, not a
+// measurement), the error statistics, the SVG writer, and simulating points (deterministic,
+// whatever the number of threads).
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <regex>
+#include <set>
+#include <string>
+
+#include "lab/experiment.h"
+#include "lab/validate.h"
+
+using namespace warplab::lab;
+
+namespace {
+
+std::string src(const std::string& rel) { return std::string(WARPLAB_SOURCE_DIR) + "/" + rel; }
+
+const char* kManifest = R"TOML(
+[[point]]
+id = "a"
+experiment = "exp/a.toml"
+set = ["N=16", "block=32"]
+row = ["stride=4"]
+launch = ["k1", "k2"]
+mechanism = "m1"
+quick = true
+
+[[point]]
+id = "b"
+experiment = "../b.toml"
+mechanism = "m2"
+heavy = true
+)TOML";
+
+}  // namespace
+
+TEST_CASE("570 validate: the manifest parser reads every field and resolves paths") {
+  auto pts = parse_corpus(kManifest, "dir/corpus.toml");
+  REQUIRE(pts);
+  REQUIRE(pts->size() == 2);
+  const CorpusPoint& a = (*pts)[0];
+  CHECK(a.id == "a");
+  CHECK(a.experiment == "exp/a.toml");
+  CHECK(a.experiment_path == "dir/exp/a.toml");
+  CHECK(a.set == std::vector<std::string>{"N=16", "block=32"});
+  CHECK(a.row == std::vector<std::string>{"stride=4"});
+  CHECK(a.launch == std::vector<std::string>{"k1", "k2"});
+  CHECK(a.mechanism == "m1");
+  CHECK(a.quick);
+  CHECK(a.line == 2);
+  const CorpusPoint& b = (*pts)[1];
+  CHECK(b.experiment_path == "b.toml");
+  CHECK(b.set.empty());
+  CHECK(b.launch.empty());
+  CHECK_FALSE(b.quick);
+  CHECK_FALSE(a.heavy);
+  CHECK(b.heavy);
+}
+
+TEST_CASE("570 validate: manifest errors name file:line and what was expected") {
+  auto err = [](const std::string& text) {
+    auto r = parse_corpus(text, "c.toml");
+    REQUIRE_FALSE(r);
+    return r.error().to_string();
+  };
+  CHECK(err("[[point]]\nid = \"a\"\nexperiment = \"e.toml\"\nmechanism = \"m\"\ntypo = 1\n") ==
+        "c.toml:5: point 0.typo: unknown key (expected one of: id, experiment, set, row, launch, "
+        "mechanism, quick, heavy)");
+  CHECK(err("[[point]]\nid = \"a\"\nexperiment = \"e.toml\"\n") ==
+        "c.toml:1: point 0: missing 'mechanism'");
+  CHECK(err("[[point]]\nid = \"a\"\nexperiment = \"e\"\nmechanism = \"m\"\nset = [\"N\"]\n") ==
+        "c.toml:5: point 0.set: expected NAME=VALUE, got 'N'");
+  CHECK(err("[[point]]\nid = \"a\"\nexperiment = \"e\"\nmechanism = \"m\"\n"
+            "[[point]]\nid = \"a\"\nexperiment = \"e\"\nmechanism = \"m\"\n") ==
+        "c.toml:5: duplicate point id 'a'");
+  CHECK(err("[[point]]\nid = \"a\"\nexperiment = \"e\"\nmechanism = \"m\"\nquick = 1\n") ==
+        "c.toml:5: point 0.quick: expected true or false");
+  CHECK(err("title = \"x\"\n").find("c.toml:1: unknown key 'title'") == 0);
+  CHECK(err("[[point]\n").find("c.toml:1: ") == 0);
+}
+
+TEST_CASE("570 validate: the committed corpus is consistent with its experiments") {
+  auto pts = load_corpus(src("validation/corpus.toml"));
+  REQUIRE(pts);
+  CHECK(pts->size() >= 60);
+  std::set<std::string> mechanisms, quick_mechanisms;
+  std::set<std::string> lesson_files, own_kernels;
+  int lesson_points = 0;
+  for (const CorpusPoint& p : *pts) {
+    INFO("point " << p.id << " (validation/corpus.toml:" << p.line << ")");
+    mechanisms.insert(p.mechanism);
+    if (p.quick) quick_mechanisms.insert(p.mechanism);
+    auto exp = load_experiment(p.experiment_path);
+    REQUIRE(exp);
+    for (const std::string& s : p.set) CHECK(set_param(*exp, s));
+    // Every swept parameter gets a value from the row, and only swept ones.
+    std::set<std::string> swept, named;
+    for (const SweepAxis& a : exp->sweep) swept.insert(a.param);
+    for (const std::string& r : p.row) {
+      named.insert(r.substr(0, r.find('=')));
+      CHECK(set_param(*exp, r));
+    }
+    CHECK(named == swept);
+    // Every kernel named in `launch` is launched by the experiment.
+    for (const std::string& k : p.launch) {
+      bool found = false;
+      for (const LaunchDef& l : exp->launches) found = found || l.kernel == k;
+      CHECK_MESSAGE(found, "kernel " << k << " is not launched");
+    }
+    if (p.experiment.rfind("../lessons/", 0) == 0) {
+      ++lesson_points;
+      lesson_files.insert(p.experiment);
+    }
+  }
+  CHECK(quick_mechanisms == mechanisms);  // the CI subset covers every mechanism
+  for (const CorpusPoint& p : *pts) CHECK_FALSE((p.quick && p.heavy));
+  // Every lesson experiment appears, at two sizes at least (default and reference).
+  for (const auto& e : std::filesystem::directory_iterator(src("lessons"))) {
+    if (!e.is_directory()) continue;
+    for (const auto& f : std::filesystem::directory_iterator(e.path()))
+      if (f.path().extension() == ".toml") {
+        std::string rel =
+            "../lessons/" + e.path().filename().string() + "/" + f.path().filename().string();
+        CHECK_MESSAGE(lesson_files.count(rel) == 1, rel << " is not in the corpus");
+      }
+  }
+  CHECK(lesson_points >= 2 * static_cast<int>(lesson_files.size()));
+  // At least 25 kernels of the corpus's own.
+  std::regex global(R"(__global__\s+void\s+(?:__launch_bounds__\([^)]*\)\s+)?(\w+))");
+  for (const auto& f : std::filesystem::directory_iterator(src("validation/kernels"))) {
+    std::ifstream in(f.path());
+    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    for (std::sregex_iterator it(text.begin(), text.end(), global), end; it != end; ++it)
+      own_kernels.insert((*it)[1]);
+  }
+  CHECK(own_kernels.size() >= 25);
+}
+
+TEST_CASE("570 validate: the measured-data reader (fixture file)") {
+  auto d = load_measured(src("tests/data/validation-fixture-data.json"));
+  REQUIRE(d);
+  CHECK(d->device.find("FIXTURE") == 0);
+  CHECK(d->date == "1970-01-01T00:00:00Z");
+  REQUIRE(d->points.size() == 3);
+  const MeasuredPoint& w = d->points.at("tiny.1warp");
+  CHECK(w.ok);
+  CHECK(w.time_us == 5.0);
+  CHECK(w.min_us == 4.5);
+  CHECK(w.max_us == 6.0);
+  CHECK(w.l2_flushed);
+  CHECK(w.counters.at("sectors") == 16);               // 10 loaded + 6 stored
+  CHECK(w.counters.at("dram_bytes") == 256);           // read + written
+  CHECK(w.counters.at("shared_bank_conflicts") == 7);  // ld + st
+  CHECK(w.counters.at("l2_hit_rate_pct") == 12.5);
+  CHECK(w.counters.count("achieved_occupancy_pct") == 0);  // null: not read
+  CHECK_FALSE(d->points.at("loop.divergent").ok);
+  CHECK(d->points.at("loop.divergent").error == "exit 1: fixture failure");
+
+  auto corpus = load_corpus(src("tests/data/validation-fixture-corpus.toml"));
+  REQUIRE(corpus);
+  CHECK(definition_mismatch((*corpus)[0], w) == "");
+  CHECK(definition_mismatch((*corpus)[1], d->points.at("tiny.4blocks")) == "set differs");
+
+  auto bad = parse_measured("{\"schema\": \"other\"}", "x.json");
+  REQUIRE_FALSE(bad);
+  CHECK(bad.error().to_string() == "x.json: expected \"schema\": \"warplab.validation-data/1\"");
+  auto no_time = parse_measured(
+      R"({"schema": "warplab.validation-data/1", "points": [{"id": "p", "ok": true}]})", "y.json");
+  REQUIRE_FALSE(no_time);
+  CHECK(no_time.error().to_string() == "y.json: point p: \"ok\" without a numeric \"time_us\"");
+}
+
+TEST_CASE("570 validate: measured_slug picks the data file of a preset") {
+  CHECK(measured_slug("h100-sxm") == "h100");
+  CHECK(measured_slug("") == "h100");
+  CHECK(measured_slug("h200") == "h200");
+  CHECK(measured_slug("configs/h200.toml") == "h200");
+  CHECK(measured_slug("mygpu") == "mygpu");
+}
+
+TEST_CASE("570 validate: MAPE, worst and within20") {
+  CHECK(abs_pct_error(110, 100) == doctest::Approx(10));
+  CHECK(abs_pct_error(50, 100) == doctest::Approx(50));
+  CHECK(abs_pct_error(300, 100) == doctest::Approx(200));
+  // Errors 10, 50, 0, 20 (exactly 20 counts as within), 200; the zero-time pair is skipped.
+  ErrorSummary s = summarize_errors({{110, 100}, {5, 10}, {7, 7}, {2.4, 2}, {3, 1}, {1, 0}},
+                                    {"a", "b", "c", "d", "e", "f"});
+  CHECK(s.points == 5);
+  CHECK(s.mape == doctest::Approx((10 + 50 + 0 + 20 + 200) / 5.0));
+  CHECK(s.worst == doctest::Approx(200));
+  CHECK(s.worst_id == "e");
+  CHECK(s.within20 == 3);
+  CHECK(summary_line("h100-sxm", s) ==
+        "VALIDATE config=h100-sxm points=5 mape=56.0% "
+        "worst=200.0% within20=3");
+  ErrorSummary none = summarize_errors({});
+  CHECK(summary_line("h200", none) ==
+        "VALIDATE config=h200 points=0 mape=0.0% worst=0.0% "
+        "within20=0");
+}
+
+TEST_CASE("570 validate: the SVG scatter has the diagonal, the band, one dot per point") {
+  std::vector<ScatterDot> dots = {{"p1", "atomics", 10, 10},
+                                  {"p2", "atomics", 100, 50},
+                                  {"p3", "l2 & <dram>", 1000, 1500},
+                                  {"skip", "atomics", 0, 5}};
+  std::string svg = scatter_svg(dots, "t < 1");
+  CHECK(svg.rfind("<svg xmlns=\"http://www.w3.org/2000/svg\"", 0) == 0);
+  CHECK(svg.find("</svg>") != std::string::npos);
+  CHECK(svg.find("t &lt; 1") != std::string::npos);
+  CHECK(svg.find("l2 &amp; &lt;dram&gt;") != std::string::npos);  // escaped legend
+  auto count = [&](const std::string& what) {
+    size_t n = 0;
+    for (size_t at = svg.find(what); at != std::string::npos; at = svg.find(what, at + 1)) ++n;
+    return n;
+  };
+  CHECK(count("class=\"dot\"") == 3);
+  CHECK(count("class=\"legend\"") == 2);
+  CHECK(count("class=\"diagonal\"") == 1);
+  CHECK(count("class=\"band\"") == 1);
+  // Axes cover 10^1 .. 10^4 us; a dot with sim == gpu lies on the diagonal, the diagonal runs
+  // from the bottom-left to the top-right corner, and sim < gpu lies below it.
+  std::regex circle(R"re(class="dot" cx="([0-9.]+)" cy="([0-9.]+)")re");
+  std::vector<std::pair<double, double>> xy;
+  for (std::sregex_iterator it(svg.begin(), svg.end(), circle), end; it != end; ++it)
+    xy.push_back({std::stod((*it)[1]), std::stod((*it)[2])});
+  REQUIRE(xy.size() == 3);
+  std::smatch m;
+  REQUIRE(std::regex_search(
+      svg, m,
+      std::regex(
+          R"re(class="diagonal" x1="([0-9.]+)" y1="([0-9.]+)" x2="([0-9.]+)" y2="([0-9.]+)")re")));
+  const double x1 = std::stod(m[1]), y1 = std::stod(m[2]), x2 = std::stod(m[3]),
+               y2 = std::stod(m[4]);
+  CHECK(xy[0].first == doctest::Approx(x1).epsilon(0.01));  // 10 us: the lowest decade
+  CHECK(xy[0].second == doctest::Approx(y1).epsilon(0.01));
+  auto diag_y = [&](double x) { return y1 + (y2 - y1) * (x - x1) / (x2 - x1); };
+  CHECK(xy[1].second > diag_y(xy[1].first) + 10);   // simulated faster: below (larger y)
+  CHECK(xy[2].second < diag_y(xy[2].first) - 10);   // simulated slower: above
+  CHECK(svg.find(">10000<") != std::string::npos);  // top decade label
+}
+
+TEST_CASE("570 validate: simulating points is deterministic and launch selection sums") {
+  auto corpus = load_corpus(src("tests/data/validation-fixture-corpus.toml"));
+  REQUIRE(corpus);
+  ValidateOptions one;
+  one.jobs = 1;
+  ValidateOptions two = one;
+  two.jobs = 2;
+  std::vector<SimPoint> a = simulate_corpus(*corpus, one);
+  std::vector<SimPoint> b = simulate_corpus(*corpus, two);
+  REQUIRE(a.size() == corpus->size());
+  for (size_t i = 0; i < a.size(); ++i) {
+    INFO((*corpus)[i].id << ": " << a[i].error);
+    REQUIRE(a[i].ok);
+    REQUIRE(b[i].ok);
+    CHECK(a[i].time_us > 0);
+    CHECK(a[i].time_us == b[i].time_us);  // bit-identical whatever the threads
+    CHECK(a[i].counters == b[i].counters);
+  }
+  std::map<std::string, const SimPoint*> by;
+  for (size_t i = 0; i < a.size(); ++i) by[(*corpus)[i].id] = &a[i];
+  // loop.both is every launch: the sum of the two single-launch points.
+  CHECK(by["loop.both"]->time_us ==
+        doctest::Approx(by["loop.divergent"]->time_us + by["loop.uniform"]->time_us));
+  CHECK(by["loop.both"]->counters.at("warp_instructions") ==
+        by["loop.divergent"]->counters.at("warp_instructions") +
+            by["loop.uniform"]->counters.at("warp_instructions"));
+  // Rates are kept for a single launch only.
+  CHECK(by["loop.divergent"]->counters.count("l2_hit_rate_pct") == 1);
+  CHECK(by["loop.both"]->counters.count("l2_hit_rate_pct") == 0);
+  // tiny_add: one warp instruction stream per warp; 4 blocks of 64 threads run 8 warps.
+  CHECK(by["tiny.4blocks"]->counters.at("warp_instructions") ==
+        8 * by["tiny.1warp"]->counters.at("warp_instructions"));
+  // stride 4 of the sweep: a warp's 32 lanes are 16 bytes apart, 512 contiguous bytes: 16 sectors
+  // per request; 4096 threads = 128 warps, one load and one store each.
+  CHECK(by["stride.4"]->counters.at("global_store_sectors") == 128 * 16);
+  CHECK(by["stride.4"]->counters.at("global_load_sectors") == 128 * 16);
+}
+
+TEST_CASE("570 validate: a point's errors are reported, the others still run") {
+  const std::string text = std::string(R"TOML(
+[[point]]
+id = "bad.row"
+experiment = ")TOML") + src("lessons/02-coalescing/stride-sweep.toml") +
+                           R"TOML("
+mechanism = "m"
+
+[[point]]
+id = "bad.launch"
+experiment = ")TOML" + src("validation/experiments/tiny_grid.toml") +
+                           R"TOML("
+launch = ["nope"]
+mechanism = "m"
+
+[[point]]
+id = "good"
+experiment = ")TOML" + src("validation/experiments/tiny_grid.toml") +
+                           R"TOML("
+mechanism = "m"
+)TOML";
+  auto pts = parse_corpus(text, "/abs.toml");
+  REQUIRE(pts);
+  ValidateOptions o;
+  std::vector<SimPoint> r = simulate_corpus(*pts, o);
+  REQUIRE(r.size() == 3);
+  CHECK_FALSE(r[0].ok);
+  CHECK(r[0].error.find("the experiment sweeps 'stride'; the point's row must name a value") !=
+        std::string::npos);
+  CHECK_FALSE(r[1].ok);
+  CHECK(r[1].error == "point bad.launch: no launch of kernel(s) named in 'launch'");
+  CHECK(r[2].ok);
+}

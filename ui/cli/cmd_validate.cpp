@@ -1,0 +1,306 @@
+// `warplab validate`: the validation corpus on the simulator, against a GPU's measured data.
+//
+// Runs every point of validation/corpus.toml (or the quick subset) in timing mode with the chosen
+// preset, reads the measured data of the matching GPU (validation/data/h100.json for h100-sxm,
+// h200.json for h200), and prints per point the simulated and measured times, their ratio and the
+// counters side by side, then one summary line:
+//   VALIDATE config=NAME points=N mape=X% worst=Y% within20=K
+// Both sides use the cold-L2 convention (see lab/validate.h).
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <iomanip>
+#include <iostream>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <regex>
+#include <sstream>
+#include <thread>
+
+#include "lab/validate.h"
+#include "ui/cli/commands.h"
+
+namespace warplab::cli {
+namespace {
+
+using nlohmann::json;
+
+struct ValidateArgs {
+  std::string config = "h100-sxm";
+  std::string corpus = "validation/corpus.toml";
+  std::string data;  // default: <corpus dir>/data/<slug>.json
+  bool quick = false;
+  bool heavy = false;
+  std::string only;
+  std::string json_out, plot_out;
+  double max_mape = -1;
+  unsigned jobs = 0;  // 0 = hardware threads
+};
+
+// 1234 -> "1.23k", 12345678 -> "12.3M": short enough for side-by-side columns.
+std::string compact(double v) {
+  const char* suffix[] = {"", "k", "M", "G", "T"};
+  int i = 0;
+  double a = std::fabs(v);
+  while (a >= 1000 && i < 4) {
+    a /= 1000;
+    v /= 1000;
+    ++i;
+  }
+  std::ostringstream s;
+  s << std::setprecision(a >= 100 || i == 0 ? 4 : 3) << v << suffix[i];
+  return s.str();
+}
+
+std::string fixed(double v, int digits) {
+  std::ostringstream s;
+  s << std::fixed << std::setprecision(digits) << v;
+  return s.str();
+}
+
+// The counters shown side by side (key, column title).
+const std::pair<const char*, const char*> kShown[] = {{"sectors", "sectors"},
+                                                      {"dram_bytes", "DRAM B"},
+                                                      {"l2_hit_rate_pct", "L2 hit%"},
+                                                      {"shared_bank_conflicts", "bank cf"},
+                                                      {"warp_instructions", "warp inst"}};
+
+std::string pair_cell(const lab::CounterMap& sim, const lab::CounterMap* gpu, const char* key) {
+  auto s = sim.find(key);
+  std::string a = s == sim.end() ? "-" : compact(s->second);
+  std::string b = "-";
+  if (gpu)
+    if (auto g = gpu->find(key); g != gpu->end()) b = compact(g->second);
+  return a + "/" + b;
+}
+
+Status write_file(const std::string& path, const std::string& text) {
+  std::filesystem::path parent = std::filesystem::path(path).parent_path();
+  std::error_code ec;
+  if (!parent.empty()) std::filesystem::create_directories(parent, ec);
+  std::ofstream out(path);
+  if (!out || !(out << text)) return Error{path, 0, "cannot write file"};
+  return Ok{};
+}
+
+int validate(const ValidateArgs& a) {
+  auto corpus = lab::load_corpus(a.corpus);
+  if (!corpus) {
+    Error e = corpus.error();
+    e.message += " (run from the repository root, or pass --corpus)";
+    return report_error(e);
+  }
+  std::vector<lab::CorpusPoint> points;
+  std::regex only;
+  try {
+    only = std::regex(a.only.empty() ? ".*" : a.only);
+  } catch (const std::regex_error& e) {
+    return report_error(Error{"", 0, "--only: invalid regular expression: " + a.only});
+  }
+  for (const lab::CorpusPoint& p : *corpus)
+    if ((!a.quick || p.quick) && (a.heavy || !p.heavy) && std::regex_search(p.id, only))
+      points.push_back(p);
+  if (points.empty()) return report_error(Error{a.corpus, 0, "no point selected"});
+
+  // The measured data of the matching GPU.
+  const std::string slug = lab::measured_slug(a.config);
+  const std::string data_path =
+      !a.data.empty()
+          ? a.data
+          : (std::filesystem::path(a.corpus).parent_path() / "data" / (slug + ".json")).string();
+  std::optional<lab::MeasuredData> data;
+  std::string no_data;
+  if (std::filesystem::exists(data_path)) {
+    auto d = lab::load_measured(data_path);
+    if (!d) return report_error(d.error());
+    data = std::move(*d);
+  } else {
+    no_data = data_path + " not found";
+    if (!a.data.empty()) return report_error(Error{data_path, 0, "measured data not found"});
+  }
+  if (a.max_mape >= 0 && !data)
+    return report_error(Error{"", 0, "--max-mape needs measured data (" + no_data + ")"});
+
+  size_t heavy_skipped = 0;
+  for (const lab::CorpusPoint& p : *corpus) heavy_skipped += p.heavy && !a.heavy && !a.quick;
+  std::cout << "warplab validate: " << points.size() << " points" << (a.quick ? " (quick)" : "")
+            << (heavy_skipped
+                    ? " (" + std::to_string(heavy_skipped) + " heavy ones skipped: --heavy)"
+                    : std::string())
+            << ", config " << a.config << ", L2 cold before every launch (both sides)\n";
+  if (data)
+    std::cout << "measured: " << data->device << ", driver " << data->driver << ", CUDA "
+              << data->cuda << ", " << data->date << " (" << data->path << "; L2 "
+              << data->l2_convention << ")\n";
+  else
+    std::cout << "measured: none for " << slug << " (" << no_data << "): simulated times only\n";
+
+  lab::ValidateOptions opt;
+  opt.config = a.config;
+  opt.cold_l2 = true;
+  opt.jobs = a.jobs ? a.jobs : std::max(1u, std::thread::hardware_concurrency());
+  opt.progress = [](const std::vector<std::string>& ids, double wall_s) {
+    std::cerr << "  simulated " << ids.front() << (ids.size() > 1 ? " (+" : "")
+              << (ids.size() > 1 ? std::to_string(ids.size() - 1) + " more)" : "") << " in "
+              << fixed(wall_s, 1) << " s\n";
+  };
+  const std::vector<lab::SimPoint> sim = lab::simulate_corpus(points, opt);
+
+  // The table.
+  std::ostringstream t;
+  t << std::left << std::setw(36) << "point" << std::setw(22) << "mechanism" << std::right
+    << std::setw(10) << "sim_us" << std::setw(10) << "gpu_us" << std::setw(9) << "sim/gpu"
+    << std::setw(8) << "err%";
+  for (const auto& [k, title] : kShown) t << std::setw(18) << (std::string(title) + " s/g");
+  t << "\n";
+  std::vector<std::pair<double, double>> pairs;
+  std::vector<std::string> pair_ids;
+  std::vector<lab::ScatterDot> dots;
+  json jpoints = json::array();
+  int sim_failed = 0;
+  for (size_t i = 0; i < points.size(); ++i) {
+    const lab::CorpusPoint& p = points[i];
+    const lab::SimPoint& s = sim[i];
+    const lab::MeasuredPoint* m = nullptr;
+    std::string gpu_note;
+    if (data) {
+      auto it = data->points.find(p.id);
+      if (it == data->points.end())
+        gpu_note = "not measured";
+      else if (!it->second.ok)
+        gpu_note = "GPU run failed: " + it->second.error;
+      else if (std::string why = lab::definition_mismatch(p, it->second); !why.empty())
+        gpu_note = "measured with another definition (" + why + ")";
+      else
+        m = &it->second;
+    }
+    t << std::left << std::setw(36) << p.id << std::setw(22) << p.mechanism << std::right;
+    json jp{{"id", p.id},
+            {"mechanism", p.mechanism},
+            {"experiment", p.experiment},
+            {"set", p.set},
+            {"row", p.row},
+            {"launch", p.launch},
+            {"quick", p.quick}};
+    if (!s.ok) {
+      ++sim_failed;
+      t << "  SIMULATION FAILED: " << s.error << "\n";
+      jp["sim_error"] = s.error;
+      jpoints.push_back(jp);
+      continue;
+    }
+    jp["sim_us"] = s.time_us;
+    jp["sim_wall_s"] = s.wall_s;
+    jp["sim_counters"] = s.counters;
+    t << std::setw(10) << fixed(s.time_us, 2);
+    if (m) {
+      const double err = lab::abs_pct_error(s.time_us, m->time_us);
+      t << std::setw(10) << fixed(m->time_us, 2) << std::setw(9) << fixed(s.time_us / m->time_us, 2)
+        << std::setw(8) << fixed(err, 1);
+      pairs.push_back({s.time_us, m->time_us});
+      pair_ids.push_back(p.id);
+      dots.push_back({p.id, p.mechanism, m->time_us, s.time_us});
+      jp["gpu_us"] = m->time_us;
+      jp["gpu_min_us"] = m->min_us;
+      jp["gpu_max_us"] = m->max_us;
+      jp["gpu_counters"] = m->counters;
+      jp["ratio"] = s.time_us / m->time_us;
+      jp["abs_pct_error"] = err;
+    } else {
+      t << std::setw(10) << "-" << std::setw(9) << "-" << std::setw(8) << "-";
+      if (!gpu_note.empty()) jp["gpu_note"] = gpu_note;
+    }
+    for (const auto& [k, title] : kShown)
+      t << std::setw(18) << pair_cell(s.counters, m ? &m->counters : nullptr, k);
+    if (!gpu_note.empty()) t << "  (" << gpu_note << ")";
+    t << "\n";
+    jpoints.push_back(jp);
+  }
+  std::cout << t.str();
+  const lab::ErrorSummary sum = lab::summarize_errors(pairs, pair_ids);
+  if (sum.points > 0)
+    std::cout << "worst: " << sum.worst_id << " (" << fixed(sum.worst, 1) << "%)\n";
+  const std::string line = lab::summary_line(a.config, sum);
+  std::cout << line << "\n";
+
+  int status = kExitOk;
+  if (!a.json_out.empty()) {
+    json j{{"schema", "warplab.validate/1"},
+           {"config", a.config},
+           {"l2",
+            "cold: every launch starts with an empty L2 (GPU: flushed before each timed "
+            "launch)"},
+           {"quick", a.quick},
+           {"measured", data ? json{{"path", data->path},
+                                    {"device", data->device},
+                                    {"driver", data->driver},
+                                    {"cuda", data->cuda},
+                                    {"date", data->date},
+                                    {"l2_convention", data->l2_convention}}
+                             : json(nullptr)},
+           {"points", jpoints},
+           {"summary",
+            {{"points", sum.points},
+             {"mape_pct", sum.mape},
+             {"worst_pct", sum.worst},
+             {"worst_id", sum.worst_id},
+             {"within20", sum.within20},
+             {"line", line}}}};
+    std::string text = j.dump(2) + "\n";
+    if (a.json_out == "-")
+      std::cout << text;
+    else if (auto s = write_file(a.json_out, text); !s)
+      status = report_error(s.error());
+  }
+  if (!a.plot_out.empty()) {
+    std::string title = "WarpLab " + a.config + " vs " + (data ? data->device : "no GPU data") +
+                        ": " + std::to_string(sum.points) + " points, MAPE " + fixed(sum.mape, 1) +
+                        "%";
+    if (auto s = write_file(a.plot_out, lab::scatter_svg(dots, title)); !s)
+      status = report_error(s.error());
+  }
+  if (status != kExitOk) return status;
+  if (sim_failed) {
+    std::cerr << "warplab: " << sim_failed << " point(s) failed in the simulator\n";
+    return kExitFailed;
+  }
+  if (a.max_mape >= 0 && sum.points == 0) {
+    std::cerr << "warplab: --max-mape: no point has both a simulated and a measured time\n";
+    return kExitFailed;
+  }
+  if (a.max_mape >= 0 && sum.mape > a.max_mape) {
+    std::cerr << "warplab: MAPE " << fixed(sum.mape, 1) << "% is above --max-mape " << a.max_mape
+              << "%\n";
+    return kExitFailed;
+  }
+  return kExitOk;
+}
+
+}  // namespace
+
+Command add_validate_command(CLI::App& app) {
+  auto args = std::make_shared<ValidateArgs>();
+  CLI::App* sub = app.add_subcommand(
+      "validate", "Run the validation corpus on the simulator and compare with a GPU's data");
+  sub->add_option("--config", args->config,
+                  "Timing preset; picks the measured data (h100-sxm: data/h100.json, h200: "
+                  "data/h200.json)")
+      ->capture_default_str();
+  sub->add_flag("--quick", args->quick, "Only the points marked quick (the CI subset)");
+  sub->add_flag("--heavy", args->heavy,
+                "Also the points marked heavy (minutes each to simulate; skipped by default)");
+  sub->add_option("--json", args->json_out, "Write the per-point results as JSON ('-': stdout)");
+  sub->add_option("--plot", args->plot_out,
+                  "Write a log-log scatter of simulated vs measured time as SVG");
+  sub->add_option("--max-mape", args->max_mape,
+                  "Exit 1 when the mean absolute percentage error (%) is above this");
+  sub->add_option("--corpus", args->corpus, "The corpus manifest")->capture_default_str();
+  sub->add_option("--data", args->data,
+                  "Measured data file (default: data/<gpu>.json beside the manifest)");
+  sub->add_option("--only", args->only, "Only the points whose id matches this regex");
+  sub->add_option("-j,--jobs", args->jobs,
+                  "Runs simulated in parallel (default: the hardware threads)");
+  return {sub, [args] { return validate(*args); }};
+}
+
+}  // namespace warplab::cli
