@@ -22,7 +22,8 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", "warplab 0.1");
   app.require_subcommand(1);
   std::vector<Command> commands = {add_run_command(app), add_ptx_command(app),
-                                   add_bench_command(app), add_configs_command(app),
+                                   add_bench_command(app), add_configs_command(app), add_lessons_command(app),
+                                   add_lesson_command(app),
                                    add_validate_command(app)};
   try {
     app.parse(argc, argv);

@@ -1,0 +1,651 @@
+#include "lab/lesson.h"
+
+#include <toml++/toml.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+namespace warplab::lab {
+namespace fs = std::filesystem;
+using json = nlohmann::json;
+
+// ---------------------------------------------------------------- metrics of launches
+namespace {
+
+struct Metrics {
+  double time = 0, cycles = 0, dram_bytes = 0, warp_instructions = 0, thread_instructions = 0;
+  double ld_requests = 0, ld_sectors = 0, st_requests = 0, st_sectors = 0, bank_conflicts = 0;
+  double l2_hit_sum = 0, occupancy_sum = 0, blocks_per_sm = 0;
+  int launches = 0;
+
+  Expected<double> field(const std::string& f) const {
+    auto ratio = [](double a, double b) { return b > 0 ? a / b : 0.0; };
+    if (f == "time") return time;
+    if (f == "cycles") return cycles;
+    if (f == "dram_bytes") return dram_bytes;
+    if (f == "warp_instructions") return warp_instructions;
+    if (f == "thread_instructions") return thread_instructions;
+    if (f == "sectors_per_request") return ratio(ld_sectors, ld_requests);
+    if (f == "store_sectors_per_request") return ratio(st_sectors, st_requests);
+    if (f == "load_sectors") return ld_sectors;
+    if (f == "store_sectors") return st_sectors;
+    if (f == "bank_conflicts") return bank_conflicts;
+    if (f == "l2_hit_rate") return launches ? l2_hit_sum / launches : 0.0;
+    if (f == "occupancy") return launches ? occupancy_sum / launches : 0.0;
+    if (f == "blocks_per_sm") return blocks_per_sm;
+    if (f == "launches") return double(launches);
+    return Error{"", 0,
+                 "unknown metric '" + f +
+                     "' (expected time, cycles, dram_bytes, warp_instructions, "
+                     "thread_instructions, sectors_per_request, store_sectors_per_request, "
+                     "load_sectors, store_sectors, bank_conflicts, l2_hit_rate, occupancy, "
+                     "blocks_per_sm, launches)"};
+  }
+};
+
+double num(const json& o, const char* k) {
+  return o.is_object() && o.contains(k) && o[k].is_number() ? o[k].get<double>() : 0.0;
+}
+
+// Adds one launch's figures, from the simulator's record or the GPU's.
+Status add_launch(Metrics& m, const LaunchRecord& rec, bool gpu) {
+  const json& src = gpu ? rec.gpu : rec.sim;
+  if (!src.is_object() || !src.contains("time_us"))
+    return Error{"", 0,
+                 gpu ? "launch " + rec.kernel + " has no GPU time (run with --backend gpu or both)"
+                     : "launch " + rec.kernel +
+                           " has no simulated time (the timing model must run: --mode timing)"};
+  const json& c = gpu ? (src.contains("counters") && src["counters"].contains("values")
+                             ? src["counters"]["values"]
+                             : json::object())
+                      : (src.contains("counters") ? src["counters"] : json::object());
+  m.time += num(src, "time_us");
+  m.cycles += gpu ? num(c, "elapsed_cycles") : num(src, "cycles");
+  m.dram_bytes += num(c, "dram_bytes_read") + num(c, "dram_bytes_written");
+  m.warp_instructions += num(c, "warp_instructions");
+  if (!gpu && rec.stats) m.thread_instructions += double(rec.stats->thread_instructions);
+  m.ld_requests += num(c, "global_load_requests");
+  m.ld_sectors += num(c, "global_load_sectors");
+  m.st_requests += num(c, "global_store_requests");
+  m.st_sectors += num(c, "global_store_sectors");
+  m.bank_conflicts += num(c, "shared_bank_conflicts");
+  m.l2_hit_sum += num(c, "l2_hit_rate_pct") / 100.0;
+  m.occupancy_sum += num(c, "achieved_occupancy_pct") / 100.0;
+  if (!gpu && src.contains("occupancy"))
+    m.blocks_per_sm = std::max(m.blocks_per_sm, num(src["occupancy"], "blocks_per_sm"));
+  ++m.launches;
+  return Ok{};
+}
+
+bool glob_match(const std::string& pat, const std::string& s) {
+  size_t p = 0, i = 0, star = std::string::npos, mark = 0;
+  while (i < s.size()) {
+    if (p < pat.size() && (pat[p] == '?' || pat[p] == s[i])) {
+      ++p, ++i;
+    } else if (p < pat.size() && pat[p] == '*') {
+      star = p++, mark = i;
+    } else if (star != std::string::npos) {
+      p = star + 1, i = ++mark;
+    } else {
+      return false;
+    }
+  }
+  while (p < pat.size() && pat[p] == '*') ++p;
+  return p == pat.size();
+}
+
+// ---------------------------------------------------------------- expressions
+struct Arg {
+  std::string str;   // a string argument ("gelu_fused")
+  std::string name;  // a selector name=value
+  double value = 0;
+  bool is_string = false, is_selector = false;
+};
+
+class ExprEval {
+ public:
+  ExprEval(const std::string& text, const ExperimentResult* result, bool gpu)
+      : s_(text), r_(result), gpu_(gpu) {}
+
+  Expected<ClaimValue> claim() {
+    auto lhs = sum();
+    if (!lhs) return lhs.error();
+    ws();
+    ClaimValue v;
+    for (const char* op : {"<=", ">=", "==", "!=", "<", ">"})
+      if (s_.compare(i_, std::strlen(op), op) == 0) {
+        v.op = op;
+        i_ += v.op.size();
+        break;
+      }
+    if (v.op.empty()) return fail("expected a comparison (<, <=, >, >=, ==, !=)");
+    auto rhs = sum();
+    if (!rhs) return rhs.error();
+    if (auto e = end(); !e) return e.error();
+    v.lhs = *lhs, v.rhs = *rhs;
+    const double tol = 1e-9 * std::max(std::fabs(v.lhs), std::fabs(v.rhs));
+    if (v.op == "<") v.holds = v.lhs < v.rhs;
+    if (v.op == "<=") v.holds = v.lhs <= v.rhs + tol;
+    if (v.op == ">") v.holds = v.lhs > v.rhs;
+    if (v.op == ">=") v.holds = v.lhs + tol >= v.rhs;
+    if (v.op == "==") v.holds = std::fabs(v.lhs - v.rhs) <= tol;
+    if (v.op == "!=") v.holds = std::fabs(v.lhs - v.rhs) > tol;
+    return v;
+  }
+
+  Expected<double> value() {
+    auto v = sum();
+    if (!v) return v;
+    if (auto e = end(); !e) return e.error();
+    return v;
+  }
+
+ private:
+  Error fail(const std::string& what) const {
+    return Error{"", 0, "in \"" + s_ + "\" at column " + std::to_string(i_ + 1) + ": " + what};
+  }
+  void ws() {
+    while (i_ < s_.size() && std::isspace(static_cast<unsigned char>(s_[i_]))) ++i_;
+  }
+  Status end() {
+    ws();
+    if (i_ != s_.size()) return fail("unexpected '" + s_.substr(i_, 12) + "'");
+    return Ok{};
+  }
+  bool eat(char c) {
+    ws();
+    if (i_ < s_.size() && s_[i_] == c) {
+      ++i_;
+      return true;
+    }
+    return false;
+  }
+  std::string ident() {
+    ws();
+    const size_t b = i_;
+    while (i_ < s_.size() && (std::isalnum(static_cast<unsigned char>(s_[i_])) || s_[i_] == '_'))
+      ++i_;
+    return s_.substr(b, i_ - b);
+  }
+  Expected<double> sum() {
+    if (++depth_ > 64) return fail("nested too deeply");
+    auto a = prod();
+    if (!a) return a;
+    double v = *a;
+    for (;;) {
+      if (eat('+')) {
+        auto b = prod();
+        if (!b) return b;
+        v += *b;
+      } else if (eat('-')) {
+        auto b = prod();
+        if (!b) return b;
+        v -= *b;
+      } else {
+        break;
+      }
+    }
+    --depth_;
+    return v;
+  }
+  Expected<double> prod() {
+    auto a = unary();
+    if (!a) return a;
+    double v = *a;
+    for (;;) {
+      if (eat('*')) {
+        auto b = unary();
+        if (!b) return b;
+        v *= *b;
+      } else if (eat('/')) {
+        auto b = unary();
+        if (!b) return b;
+        if (*b == 0 && r_) return fail("division by zero");
+        v = *b == 0 ? 0 : v / *b;
+      } else {
+        break;
+      }
+    }
+    return v;
+  }
+  Expected<double> unary() {
+    if (eat('-')) {
+      auto v = unary();
+      if (!v) return v;
+      return -*v;
+    }
+    return primary();
+  }
+  Expected<double> primary() {
+    ws();
+    if (eat('(')) {
+      auto v = sum();
+      if (!v) return v;
+      if (!eat(')')) return fail("expected ')'");
+      return v;
+    }
+    if (i_ < s_.size() && (std::isdigit(static_cast<unsigned char>(s_[i_])) || s_[i_] == '.')) {
+      const char* b = s_.c_str() + i_;
+      char* e = nullptr;
+      const double v = std::strtod(b, &e);
+      i_ += static_cast<size_t>(e - b);
+      return v;
+    }
+    const std::string fn = ident();
+    if (fn.empty()) return fail("expected a number, '(' or a function such as launch(\"k\")");
+    if (!eat('(')) return fail("expected '(' after " + fn);
+    std::vector<Arg> args;
+    if (!eat(')')) {
+      for (;;) {
+        auto a = arg();
+        if (!a) return a.error();
+        args.push_back(*a);
+        if (eat(')')) break;
+        if (!eat(',')) return fail("expected ',' or ')'");
+      }
+    }
+    std::string field;
+    if (eat('.')) {
+      field = ident();
+      if (field.empty()) return fail("expected a metric name after '.'");
+    }
+    return call(fn, args, field);
+  }
+  Expected<Arg> arg() {
+    ws();
+    Arg a;
+    if (i_ < s_.size() && s_[i_] == '"') {
+      const size_t e = s_.find('"', i_ + 1);
+      if (e == std::string::npos) return fail("unterminated string");
+      a.str = s_.substr(i_ + 1, e - i_ - 1);
+      a.is_string = true;
+      i_ = e + 1;
+      return a;
+    }
+    const size_t save = i_;
+    const std::string name = ident();
+    if (!name.empty() && eat('=')) {
+      auto v = unary();
+      if (!v) return v.error();
+      a.name = name, a.value = *v, a.is_selector = true;
+      return a;
+    }
+    i_ = save;
+    auto v = sum();
+    if (!v) return v.error();
+    a.value = *v;
+    return a;
+  }
+
+  // The runs (a sweep's rows, or the one run) whose parameters match every selector.
+  Expected<std::vector<const RunResult*>> runs(const std::vector<Arg>& args) {
+    std::vector<const RunResult*> all;
+    if (r_->run) all.push_back(&*r_->run);
+    if (r_->sweep)
+      for (const RunResult& rr : r_->sweep->runs) all.push_back(&rr);
+    std::vector<const RunResult*> out;
+    for (const RunResult* rr : all) {
+      bool ok = true;
+      for (const Arg& a : args) {
+        if (!a.is_selector) continue;
+        bool found = false;
+        for (const auto& [n, v] : rr->params)
+          if (n == a.name) found = true, ok = ok && std::fabs(v.as_double() - a.value) < 1e-9;
+        if (!found) return fail("no parameter '" + a.name + "' in the experiment");
+      }
+      if (ok) out.push_back(rr);
+    }
+    if (out.empty()) return fail("no run of the experiment has those parameter values");
+    if (out.size() > 1)
+      return fail(std::to_string(out.size()) +
+                  " sweep rows match: name the swept values, e.g. sweep(stride=32)");
+    return out;
+  }
+
+  Expected<double> call(const std::string& fn, const std::vector<Arg>& args,
+                        const std::string& field) {
+    static const char* kFns =
+        "launch(\"kernel\", ...), launch_sum(\"pattern*\", ...), sweep(name=value, ...), run(), "
+        "sectors_per_request(...), buffer(\"name\", index, ...), which_max(a, b, ...), "
+        "which_min(a, b, ...)";
+    if (fn == "which_max" || fn == "which_min") {  // the index of the largest / smallest
+      if (args.size() < 2) return fail(fn + " compares two or more values");
+      size_t best = 0;
+      for (size_t i = 0; i < args.size(); ++i) {
+        if (args[i].is_string || args[i].is_selector) return fail(fn + " takes numbers");
+        if (fn == "which_max" ? args[i].value > args[best].value : args[i].value < args[best].value)
+          best = i;
+      }
+      if (!field.empty()) return fail(fn + "(...) is a number, not a run: no ." + field);
+      return double(best);
+    }
+    const bool known = fn == "launch" || fn == "launch_sum" || fn == "sweep" || fn == "run" ||
+                       fn == "sectors_per_request" || fn == "buffer";
+    if (!known) return fail("unknown function '" + fn + "' (expected " + kFns + ")");
+    if ((fn == "launch" || fn == "launch_sum" || fn == "buffer") &&
+        (args.empty() || !args[0].is_string))
+      return fail(fn + " needs a quoted name first, e.g. " + fn + "(\"x\")");
+    if (fn != "sectors_per_request" && fn != "buffer" && field.empty())
+      return fail(fn + "(...) needs a metric, e.g. " + fn + "(...).time");
+    if (!r_) {  // syntax check only
+      if (!field.empty()) {
+        Metrics m;
+        if (auto f = m.field(field); !f) return fail(f.error().message);
+      }
+      return 1.0;
+    }
+    auto rs = runs(args);
+    if (!rs) return rs.error();
+    const RunResult& run = *rs->front();
+    if (fn == "buffer") {
+      if (args.size() < 2 || args[1].is_string || args[1].is_selector)
+        return fail("buffer(\"name\", index) needs an element index");
+      for (const HostBuffer& b : run.buffers)
+        if (b.name == args[0].str) {
+          const double idx = args[1].value;
+          if (idx < 0 || idx >= double(b.count) || idx != std::floor(idx))
+            return fail("index " + std::to_string(idx) + " is outside " + b.name + " (" +
+                        std::to_string(b.count) + " elements)");
+          return b.at(static_cast<uint64_t>(idx));
+        }
+      return fail("no buffer '" + args[0].str + "'");
+    }
+    Metrics m;
+    for (const LaunchRecord& rec : run.launches) {
+      if (fn == "launch" && rec.kernel != args[0].str && rec.entry != args[0].str) continue;
+      if (fn == "launch_sum" && !glob_match(args[0].str, rec.kernel)) continue;
+      if (auto s = add_launch(m, rec, gpu_); !s) return fail(s.error().message);
+    }
+    if (m.launches == 0)
+      return fail("no launch of '" + (args.empty() ? std::string() : args[0].str) + "' in the run");
+    auto v = m.field(fn == "sectors_per_request" && field.empty() ? "sectors_per_request" : field);
+    if (!v) return fail(v.error().message);
+    return v;
+  }
+
+  std::string s_;
+  size_t i_ = 0;
+  int depth_ = 0;
+  const ExperimentResult* r_;
+  bool gpu_;
+};
+
+}  // namespace
+
+Expected<double> eval_lesson_expr(const std::string& expr, const ExperimentResult& result,
+                                  bool gpu) {
+  return ExprEval(expr, &result, gpu).value();
+}
+
+Expected<ClaimValue> eval_claim(const std::string& expr, const ExperimentResult& result, bool gpu) {
+  return ExprEval(expr, &result, gpu).claim();
+}
+
+Status check_lesson_expr(const std::string& expr, bool comparison) {
+  if (comparison) {
+    auto c = ExprEval(expr, nullptr, false).claim();
+    if (!c) return c.error();
+  } else {
+    auto v = ExprEval(expr, nullptr, false).value();
+    if (!v) return v.error();
+  }
+  return Ok{};
+}
+
+// ---------------------------------------------------------------- lesson.toml
+namespace {
+
+int line_of(const toml::node& n) { return static_cast<int>(n.source().begin.line); }
+
+class LessonReader {
+ public:
+  explicit LessonReader(std::string path) : path_(std::move(path)) {}
+  Error err(const toml::node& n, const std::string& key, const std::string& what) const {
+    return Error{path_, line_of(n), key + ": " + what};
+  }
+  Status only(const toml::table& t, const std::string& key,
+              std::initializer_list<const char*> allowed) const {
+    for (auto&& [k, v] : t) {
+      bool ok = false;
+      for (const char* a : allowed) ok = ok || k.str() == a;
+      if (!ok) {
+        std::string list;
+        for (const char* a : allowed) list += (list.empty() ? "" : ", ") + std::string(a);
+        return Error{
+            path_, static_cast<int>(k.source().begin.line),
+            key + "." + std::string(k.str()) + ": unknown key (expected one of: " + list + ")"};
+      }
+    }
+    return Ok{};
+  }
+  Expected<std::string> str(const toml::table& t, const char* k, const std::string& key,
+                            bool required) const {
+    const toml::node* n = t.get(k);
+    if (!n) {
+      if (required) return Error{path_, line_of(t), key + ": missing '" + k + "'"};
+      return std::string();
+    }
+    if (!n->is_string()) return err(*n, key + "." + k, "expected a string");
+    return *n->value<std::string>();
+  }
+  Expected<std::vector<std::pair<std::string, std::string>>> assignments(
+      const toml::table& t, const char* k, const std::string& key) const {
+    std::vector<std::pair<std::string, std::string>> out;
+    const toml::node* n = t.get(k);
+    if (!n) return out;
+    const toml::table* tt = n->as_table();
+    if (!tt) return err(*n, key + "." + k, "expected a table such as { N = 1048576 }");
+    for (auto&& [name, v] : *tt) {
+      if (v.is_integer())
+        out.emplace_back(std::string(name.str()), std::to_string(*v.value<int64_t>()));
+      else if (v.is_floating_point())
+        out.emplace_back(std::string(name.str()), std::to_string(*v.value<double>()));
+      else if (v.is_string())
+        out.emplace_back(std::string(name.str()), *v.value<std::string>());
+      else
+        return err(v, key + "." + k + "." + std::string(name.str()), "expected a number");
+    }
+    return out;
+  }
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
+Status read_step(const LessonReader& r, const toml::table& t, const std::string& key,
+                 const std::string& dir, LessonStep& st) {
+  if (auto s = r.only(t, key,
+                      {"page", "experiment", "set", "ci_set", "editable", "questions", "claims"});
+      !s)
+    return s;
+  st.line = line_of(t);
+  auto page = r.str(t, "page", key, false);
+  if (!page) return page.error();
+  auto ex = r.str(t, "experiment", key, false);
+  if (!ex) return ex.error();
+  if (page->empty() && ex->empty())
+    return Error{r.path(), st.line, key + ": a step needs a page, an experiment or both"};
+  auto exists = [&](const std::string& f, const char* what) -> Status {
+    if (f.empty()) return Ok{};
+    std::error_code ec;
+    if (!fs::is_regular_file(fs::path(dir) / f, ec))
+      return Error{r.path(), st.line, key + "." + what + ": no file '" + f + "' in " + dir};
+    return Ok{};
+  };
+  if (auto s = exists(*page, "page"); !s) return s;
+  if (auto s = exists(*ex, "experiment"); !s) return s;
+  st.page = page->empty() ? "" : (fs::path(dir) / *page).string();
+  st.experiment = ex->empty() ? "" : (fs::path(dir) / *ex).string();
+  auto set = r.assignments(t, "set", key);
+  if (!set) return set.error();
+  st.set = *set;
+  auto ci = r.assignments(t, "ci_set", key);
+  if (!ci) return ci.error();
+  st.ci_set = *ci;
+  if (const toml::node* e = t.get("editable")) {
+    const toml::array* a = e->as_array();
+    if (!a) return r.err(*e, key + ".editable", "expected an array of parameter names");
+    for (auto&& v : *a) {
+      if (!v.is_string()) return r.err(v, key + ".editable", "expected parameter names");
+      st.editable.push_back(*v.value<std::string>());
+    }
+  }
+  if ((!st.questions.empty() || t.get("questions") || t.get("claims")) && st.experiment.empty())
+    return Error{r.path(), st.line, key + ": questions and claims need an experiment"};
+  if (const toml::node* qs = t.get("questions")) {
+    const toml::array* a = qs->as_array();
+    if (!a) return r.err(*qs, key + ".questions", "expected [[steps.questions]] tables");
+    for (size_t i = 0; i < a->size(); ++i) {
+      const toml::table* q = a->get(i)->as_table();
+      const std::string qk = key + ".questions[" + std::to_string(i) + "]";
+      if (!q) return r.err(*a->get(i), qk, "expected a table");
+      if (auto s = r.only(*q, qk, {"text", "kind", "choices", "answer", "tolerance", "explain"});
+          !s)
+        return s;
+      LessonQuestion lq;
+      lq.line = line_of(*q);
+      auto text = r.str(*q, "text", qk, true);
+      if (!text) return text.error();
+      lq.text = *text;
+      auto kind = r.str(*q, "kind", qk, false);
+      if (!kind) return kind.error();
+      if (*kind == "choice")
+        lq.kind = LessonQuestion::Kind::Choice;
+      else if (!kind->empty() && *kind != "number")
+        return Error{r.path(), lq.line, qk + ".kind: expected \"number\" or \"choice\""};
+      if (const toml::node* c = q->get("choices")) {
+        const toml::array* ca = c->as_array();
+        if (!ca) return r.err(*c, qk + ".choices", "expected an array of strings");
+        for (auto&& v : *ca) {
+          if (!v.is_string()) return r.err(v, qk + ".choices", "expected strings");
+          lq.choices.push_back(*v.value<std::string>());
+        }
+      }
+      if (lq.kind == LessonQuestion::Kind::Choice && lq.choices.size() < 2)
+        return Error{r.path(), lq.line, qk + ".choices: a choice question needs two or more"};
+      auto ans = r.str(*q, "answer", qk, true);
+      if (!ans) return ans.error();
+      lq.answer = *ans;
+      if (auto s = check_lesson_expr(lq.answer, false); !s)
+        return Error{r.path(), lq.line, qk + ".answer: " + s.error().message};
+      if (const toml::node* tol = q->get("tolerance")) {
+        if (!tol->is_number()) return r.err(*tol, qk + ".tolerance", "expected a number");
+        lq.tolerance = *tol->value<double>();
+      }
+      auto ex2 = r.str(*q, "explain", qk, false);
+      if (!ex2) return ex2.error();
+      lq.explain = *ex2;
+      st.questions.push_back(std::move(lq));
+    }
+  }
+  if (const toml::node* cs = t.get("claims")) {
+    const toml::array* a = cs->as_array();
+    if (!a) return r.err(*cs, key + ".claims", "expected [[steps.claims]] tables");
+    for (size_t i = 0; i < a->size(); ++i) {
+      const toml::table* c = a->get(i)->as_table();
+      const std::string ck = key + ".claims[" + std::to_string(i) + "]";
+      if (!c) return r.err(*a->get(i), ck, "expected a table");
+      if (auto s = r.only(*c, ck, {"text", "expr", "where"}); !s) return s;
+      LessonClaim lc;
+      lc.line = line_of(*c);
+      auto text = r.str(*c, "text", ck, true);
+      if (!text) return text.error();
+      auto ex3 = r.str(*c, "expr", ck, true);
+      if (!ex3) return ex3.error();
+      auto where = r.str(*c, "where", ck, false);
+      if (!where) return where.error();
+      lc.text = *text, lc.expr = *ex3;
+      if (*where == "gpu")
+        lc.where = LessonClaim::Where::Gpu;
+      else if (*where == "both")
+        lc.where = LessonClaim::Where::Both;
+      else if (!where->empty() && *where != "sim")
+        return Error{r.path(), lc.line, ck + ".where: expected \"sim\", \"gpu\" or \"both\""};
+      if (auto s = check_lesson_expr(lc.expr, true); !s)
+        return Error{r.path(), lc.line, ck + ".expr: " + s.error().message};
+      st.claims.push_back(std::move(lc));
+    }
+  }
+  return Ok{};
+}
+
+}  // namespace
+
+Expected<Lesson> load_lesson(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) return Error{path, 0, "cannot read the lesson file"};
+  std::stringstream ss;
+  ss << in.rdbuf();
+  toml::table root;
+  try {
+    root = toml::parse(ss.str(), path);
+  } catch (const toml::parse_error& e) {
+    return Error{path, static_cast<int>(e.source().begin.line), std::string(e.description())};
+  }
+  LessonReader r(path);
+  if (auto s = r.only(root, "lesson.toml", {"lesson", "steps"}); !s) return s.error();
+  Lesson l;
+  l.path = path;
+  l.dir = fs::path(path).parent_path().string();
+  const toml::table* head = root["lesson"].as_table();
+  if (!head) return Error{path, 1, "missing [lesson] (id, title, summary, order)"};
+  if (auto s = r.only(*head, "lesson", {"id", "title", "summary", "order", "prerequisites"}); !s)
+    return s.error();
+  for (auto [field, dst] :
+       {std::pair{"id", &l.id}, std::pair{"title", &l.title}, std::pair{"summary", &l.summary}}) {
+    auto v = r.str(*head, field, "lesson", std::string(field) != "summary");
+    if (!v) return v.error();
+    *dst = *v;
+  }
+  if (const toml::node* o = head->get("order")) {
+    if (!o->is_integer()) return r.err(*o, "lesson.order", "expected an integer");
+    l.order = static_cast<int>(*o->value<int64_t>());
+  }
+  if (const toml::node* p = head->get("prerequisites")) {
+    const toml::array* a = p->as_array();
+    if (!a) return r.err(*p, "lesson.prerequisites", "expected an array of lesson ids");
+    for (auto&& v : *a) {
+      if (!v.is_string()) return r.err(v, "lesson.prerequisites", "expected lesson ids");
+      l.prerequisites.push_back(*v.value<std::string>());
+    }
+  }
+  const toml::array* steps = root["steps"].as_array();
+  if (!steps || steps->empty()) return Error{path, 1, "missing [[steps]] (at least one page)"};
+  for (size_t i = 0; i < steps->size(); ++i) {
+    const toml::table* t = steps->get(i)->as_table();
+    const std::string key = "steps[" + std::to_string(i) + "]";
+    if (!t) return r.err(*steps->get(i), key, "expected a table");
+    LessonStep st;
+    if (auto s = read_step(r, *t, key, l.dir, st); !s) return s.error();
+    l.steps.push_back(std::move(st));
+  }
+  return l;
+}
+
+Expected<std::vector<Lesson>> load_lessons(const std::string& root) {
+  std::vector<Lesson> out;
+  std::error_code ec;
+  std::vector<fs::path> files;
+  for (const auto& d : fs::directory_iterator(root, ec))
+    if (d.is_directory() && fs::is_regular_file(d.path() / "lesson.toml"))
+      files.push_back(d.path() / "lesson.toml");
+  if (ec) return Error{root, 0, "cannot list the lessons folder: " + ec.message()};
+  std::sort(files.begin(), files.end());
+  for (const auto& f : files) {
+    auto l = load_lesson(f.string());
+    if (!l) return l.error();
+    out.push_back(std::move(*l));
+  }
+  std::stable_sort(out.begin(), out.end(),
+                   [](const Lesson& a, const Lesson& b) { return a.order < b.order; });
+  return out;
+}
+
+}  // namespace warplab::lab

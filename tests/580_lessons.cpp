@@ -1,0 +1,122 @@
+// Lesson files (lab/lesson.h): every shipped lesson loads; broken files name file:line and what
+// was expected; claims and answers evaluate over a run's metrics, checked against figures
+// computed here from the run's own records.
+#include <doctest/doctest.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+
+#include "lab/lesson.h"
+
+using namespace warplab;
+
+namespace {
+std::string write_tmp(const std::string& name, const std::string& text) {
+  const auto dir = std::filesystem::temp_directory_path() / "warplab-580";
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir / "page.md") << "# A page\n";
+  const auto p = dir / name;
+  std::ofstream(p) << text;
+  return p.string();
+}
+}  // namespace
+
+TEST_CASE("580 every shipped lesson loads, in order, with claims") {
+  auto all = lab::load_lessons(std::string(WARPLAB_SOURCE_DIR) + "/lessons");
+  REQUIRE_MESSAGE(all, (all ? "" : all.error().to_string()));
+  REQUIRE(all->size() >= 8);
+  for (size_t i = 1; i < all->size(); ++i) CHECK((*all)[i - 1].order <= (*all)[i].order);
+  for (const auto& l : *all) {
+    size_t claims = 0;
+    for (const auto& s : l.steps) claims += s.claims.size();
+    INFO(l.id);
+    CHECK(claims >= 1);
+  }
+}
+
+TEST_CASE("580 broken lesson files name file:line and what was expected") {
+  auto e1 = lab::load_lesson(write_tmp("a.toml", "[lesson]\nid = \"x\"\ntitle = \"t\"\n"));
+  REQUIRE_FALSE(e1);
+  CHECK(e1.error().message.find("[[steps]]") != std::string::npos);
+  auto e2 = lab::load_lesson(
+      write_tmp("b.toml",
+                "[lesson]\nid = \"x\"\ntitle = \"t\"\n[[steps]]\npage = \"page.md\"\nexperiment = "
+                "\"page.md\"\n[[steps.claims]]\ntext = \"c\"\nexpr = 'launch(\"k\").tiem > 1'\n"));
+  REQUIRE_FALSE(e2);
+  CHECK(e2.error().line == 7);
+  CHECK(e2.error().message.find("unknown metric 'tiem'") != std::string::npos);
+  auto e3 = lab::load_lesson(write_tmp(
+      "c.toml", "[lesson]\nid = \"x\"\ntitle = \"t\"\n[[steps]]\npage = \"missing.md\"\n"));
+  REQUIRE_FALSE(e3);
+  CHECK(e3.error().message.find("no file 'missing.md'") != std::string::npos);
+  auto e4 = lab::load_lesson(write_tmp(
+      "d.toml",
+      "[lesson]\nid = \"x\"\ntitle = \"t\"\ncolour = 1\n[[steps]]\npage = \"page.md\"\n"));
+  REQUIRE_FALSE(e4);
+  CHECK(e4.error().line == 4);
+  CHECK(e4.error().message.find("unknown key") != std::string::npos);
+  auto e5 = lab::load_lesson(
+      write_tmp("e.toml",
+                "[lesson]\nid = \"x\"\ntitle = \"t\"\n[[steps]]\npage = \"page.md\"\nexperiment = "
+                "\"page.md\"\n[[steps.claims]]\ntext = \"c\"\nexpr = 'run().time'\n"));
+  REQUIRE_FALSE(e5);
+  CHECK(e5.error().message.find("comparison") != std::string::npos);
+}
+
+TEST_CASE("580 claims and answers over a run's records") {
+  lab::ExperimentResult r;
+  r.sweep = lab::SweepResult{};
+  r.sweep->axes = {"stride"};
+  for (int stride : {1, 8}) {
+    lab::RunResult run;
+    run.params = {{"stride", lab::Value::integer(stride)}};
+    for (int k = 0; k < 2; ++k) {
+      lab::LaunchRecord rec;
+      rec.kernel = k == 0 ? "ew_a" : "fused";
+      rec.sim = {{"time_us", 10.0 * stride + k},
+                 {"cycles", 1000},
+                 {"counters",
+                  {{"global_load_requests", 100},
+                   {"global_load_sectors", 400 * stride},
+                   {"dram_bytes_read", 1000},
+                   {"dram_bytes_written", 24}}}};
+      run.launches.push_back(rec);
+    }
+    lab::HostBuffer b;
+    b.name = "y";
+    b.type = lab::ElemType::I32;
+    b.count = 2;
+    b.bytes = {7, 0, 0, 0, 9, 0, 0, 0};
+    run.buffers.push_back(b);
+    r.sweep->runs.push_back(run);
+  }
+  auto v = lab::eval_claim("sweep(stride=8).time / sweep(stride=1).time >= 4", r, false);
+  REQUIRE(v);
+  CHECK(v->lhs == doctest::Approx(161.0 / 21.0));
+  CHECK(v->holds);
+  auto spr = lab::eval_lesson_expr("sectors_per_request(stride=8)", r, false);
+  REQUIRE(spr);
+  CHECK(*spr == doctest::Approx(32));
+  auto d = lab::eval_lesson_expr("launch_sum(\"ew_*\", stride=1).dram_bytes", r, false);
+  REQUIRE(d);
+  CHECK(*d == doctest::Approx(1024));
+  auto w = lab::eval_lesson_expr(
+      "which_max(launch(\"ew_a\", stride=1).time, launch(\"fused\", stride=1).time)", r, false);
+  REQUIRE(w);
+  CHECK(*w == 1);
+  auto b = lab::eval_lesson_expr("buffer(\"y\", 1, stride=1)", r, false);
+  REQUIRE(b);
+  CHECK(*b == 9);
+  // Ambiguous (two sweep rows), unknown kernel, no GPU figures: clear errors.
+  auto amb = lab::eval_lesson_expr("launch(\"fused\").time", r, false);
+  REQUIRE_FALSE(amb);
+  CHECK(amb.error().message.find("sweep rows match") != std::string::npos);
+  CHECK_FALSE(lab::eval_lesson_expr("launch(\"nope\", stride=1).time", r, false));
+  auto g = lab::eval_lesson_expr("launch(\"fused\", stride=1).time", r, true);
+  REQUIRE_FALSE(g);
+  CHECK(g.error().message.find("no GPU time") != std::string::npos);
+  auto f = lab::eval_claim("launch(\"fused\", stride=8).time < 5", r, false);
+  REQUIRE(f);
+  CHECK_FALSE(f->holds);
+}
