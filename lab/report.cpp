@@ -48,6 +48,8 @@ std::string_view fault_kind_name(func::LaunchFault::Kind k) {
       return "deadlock";
     case func::LaunchFault::Kind::BadLaunch:
       return "bad_launch";
+    case func::LaunchFault::Kind::Hang:
+      return "hang";
   }
   return "unknown";
 }

@@ -94,7 +94,7 @@ Expected<TimingResult> run_timing(const func::Program& program, func::DeviceMemo
     r.trace.sm_count = static_cast<int32_t>(config.core.sm_count);
   }
   LaunchContext ctx{config, program, memory, launch, r.occupancy, r.stats, l2,
-                    options.trace.enabled ? &r.trace : nullptr, by_line};
+                    options.trace.enabled ? &r.trace : nullptr, by_line, 0, {}};
   std::vector<Sm> sms;
   sms.reserve(config.core.sm_count);
   for (int i = 0; i < config.core.sm_count; ++i) sms.emplace_back(i, ctx);
@@ -148,13 +148,19 @@ Expected<TimingResult> run_timing(const func::Program& program, func::DeviceMemo
     const bool stuck = next == kNever || now - last_progress > options.deadlock_cycles;
     const bool over = options.max_cycles && now >= options.max_cycles;
     if (stuck || over) {
-      func::LaunchFault f;
-      f.kind = func::LaunchFault::Kind::Deadlock;
-      f.kernel = launch.kernel;
-      f.message = over ? "timing: stopped at the cycle limit (" + std::to_string(options.max_cycles) + ")"
-                       : "timing: no warp can make progress at cycle " + std::to_string(now) +
-                             " (deadlock: a barrier some warps never reach?)";
-      r.fault = f;
+      // Name where it is stuck: the first resident block's deadlock, or its busiest warp's loop.
+      const std::string what =
+          over ? "was still running at cycle " + std::to_string(now) + ", the limit (--max-cycles, or max_cycles in the experiment)"
+               : "issued nothing for " + std::to_string(now - last_progress) + " cycles (at cycle " + std::to_string(now) + ")";
+      for (Sm& sm : sms)
+        if (sm.busy() && sm.stop(what)) { r.fault = sm.fault(); break; }
+      if (!r.fault) {
+        func::LaunchFault f;
+        f.kind = over ? func::LaunchFault::Kind::Hang : func::LaunchFault::Kind::Deadlock;
+        f.kernel = launch.kernel;
+        f.message = "timing: the launch " + what;
+        r.fault = f;
+      }
       break;
     }
     const uint64_t target = std::max(next, now + 1);
@@ -165,6 +171,8 @@ Expected<TimingResult> run_timing(const func::Program& program, func::DeviceMemo
     now = target;
   }
   // 4. Results.
+  for (Sm& sm : sms) sm.collect_hazards();
+  r.hazards = std::move(ctx.hazards);
   r.cycles = now;
   for (auto& sm : sms) sm.flush(now);
   if (options.trace.enabled) sample(now);

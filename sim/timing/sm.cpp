@@ -450,10 +450,25 @@ void Sm::free_warp(int slot) {
   wake_[slot] = kNever;
   --resident_warps_;
   if (--b.used_slots == 0) {
+    func::merge_hazards(ctx_.hazards, b.cta->take_hazards());
     b.cta.reset();
     --resident_blocks_;
     ++blocks_completed_;
   }
+}
+
+bool Sm::stop(const std::string& what) {
+  for (Block& b : blocks_)
+    if (b.cta && !b.cta->done()) {
+      fault_ = b.cta->stop(what);
+      if (fault_) return true;
+    }
+  return false;
+}
+
+void Sm::collect_hazards() {
+  for (Block& b : blocks_)
+    if (b.cta) func::merge_hazards(ctx_.hazards, b.cta->take_hazards());
 }
 
 void Sm::flush(uint64_t now) {

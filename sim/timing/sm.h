@@ -50,6 +50,7 @@ struct LaunchContext {
   Trace* trace = nullptr;                       // nullptr: no detail recording
   std::vector<WarpStateCycles>& by_ptx_line;    // indexed by PTX line
   uint64_t next_access_id = 0;
+  std::vector<func::Hazard> hazards;            // synccheck/racecheck, from finished blocks
 };
 
 class Sm {
@@ -76,6 +77,11 @@ class Sm {
   const WarpStateCycles& state_cycles() const { return state_cycles_; }
   const L1Tex& l1tex() const { return l1tex_; }
   const std::optional<func::LaunchFault>& fault() const { return fault_; }
+  // Stops the SM's resident blocks at an outside limit (`what`): the first block's Deadlock or
+  // Hang fault (func::Cta::stop), which also becomes fault(). False when no block is resident.
+  bool stop(const std::string& what);
+  // Hands the hazards of the blocks still resident (a stopped launch) to ctx.hazards.
+  void collect_hazards();
 
  private:
   struct Pending;
