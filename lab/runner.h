@@ -68,6 +68,18 @@ struct TraceCapture {
   std::string path;              // "" = keep in memory only; else needs `launch` (one file)
 };
 
+// Where a run is (RunOptions::on_launch_start / on_launch_done).
+struct LaunchProgress {
+  size_t launch_index = 0;  // in Experiment::launches
+  size_t launch_count = 0;  // Experiment::launches.size()
+  int64_t repeat_index = 0, repeats = 1;
+  std::string kernel;
+  int sweep_row = -1;  // -1 without a sweep
+  size_t sweep_rows = 0;
+};
+
+struct LaunchRecord;
+
 struct RunOptions {
   BackendKind backend = BackendKind::Sim;
   SimMode mode = SimMode::Functional;  // the library's default; `warplab run` defaults to timing
@@ -82,6 +94,21 @@ struct RunOptions {
   bool resources = true;  // ask nvJitLink for registers/shared memory
   std::string sass_arch = "sm_90";
   uint64_t max_warp_instructions = 0;  // per launch; 0 = unlimited
+  // Checkers (compute-sanitizer's synccheck and racecheck, sim/func/hazard.h), simulator only:
+  // off by default (they cost time); on here (`--synccheck`, `--racecheck`) or by the
+  // experiment's `synccheck = true` / `racecheck = true`. Any hazard fails the run.
+  bool synccheck = false;
+  bool racecheck = false;
+  // Hang limits, simulator only: unset = the experiment's `max_instructions` / `max_cycles`, or
+  // else the defaults (func::LaunchConfig::kDefaultMaxInstructionsPerWarp,
+  // timing::TimingOptions::kDefaultMaxCycles); 0 = no limit. Past one, the launch stops with a
+  // Hang fault naming where it is stuck, and the later launches are skipped.
+  std::optional<uint64_t> max_instructions;  // instructions per warp (both modes)
+  std::optional<uint64_t> max_cycles;        // simulated cycles (timing mode)
+  // Streaming (`warplab run` prints each launch as it finishes): called on the running thread
+  // when a launch starts and when its record is complete.
+  std::function<void(const LaunchProgress&)> on_launch_start;
+  std::function<void(const LaunchProgress&, const LaunchRecord&)> on_launch_done;
 };
 
 // One executed launch (one repeat of one [[launches]] entry).
@@ -103,6 +130,9 @@ struct LaunchRecord {
   uint32_t ptx_static_shared_bytes = 0;  // from the PTX alone (when nvJitLink is absent)
   double sim_wall_seconds = 0;
   std::string printf_output;  // what the kernel printed (device printf) in the simulator
+  // synccheck/racecheck findings (RunOptions turns them on), one per kind and PTX line pair
+  // with a count; any fails the run.
+  std::vector<func::Hazard> hazards;
   // Timing mode: the model's whole result (cycles, warp states by line, memory table), with the
   // event trace when this launch was traced (RunOptions::trace); shared so copies stay cheap.
   std::shared_ptr<const timing::TimingResult> timing;
@@ -130,8 +160,13 @@ struct RunResult {
   std::vector<CheckResult> checks;
   std::vector<HostBuffer> buffers;  // final contents (for --dump)
   std::shared_ptr<const CompiledUnit> unit;
+  // Launches (indices in Experiment::launches) not run, or not every repeat, because an earlier
+  // launch faulted: they would read a half-written state.
+  std::vector<size_t> skipped_launches;
+  bool synccheck = false, racecheck = false;  // which checkers ran
   bool faulted() const;
-  bool passed() const;  // no fault and every check passed
+  bool has_hazards() const;
+  bool passed() const;  // no fault, no hazard and every check passed
 };
 
 struct SweepResult {
@@ -196,6 +231,9 @@ class Runner {
   // run_once() call it first. Public so a caller can learn early that the GPU is missing (the
   // Error says why) and fall back to the simulator, as the desktop app does.
   Status prepare_backends();
+  // After prepare_backends: the timing preset's name ("" = none) and the GPU's ("" = none).
+  std::string config_name() const;
+  std::string gpu_device_name() const;
 
  private:
   const Toolchain& toolchain_;
@@ -205,6 +243,8 @@ class Runner {
   std::shared_ptr<gpu::Backend> gpu_;
   std::map<std::string, std::shared_ptr<const gpu::GpuModule>> gpu_modules_;  // per defines key
   bool traced_ = false;  // the trace was captured (only the first run of a sweep is traced)
+  int sweep_row_ = -1;   // the sweep row run_once is running (-1: no sweep)
+  size_t sweep_rows_ = 0;
 };
 
 }  // namespace warplab::lab
