@@ -446,10 +446,14 @@ void CtaImpl::race_hazard(Hazard::Kind kind, int32_t pc, int warp, int lane, int
            std::to_string(i.ir->ptx_line) + "  " + i.ir->text + "\n    in " + where(file, line) +
            " by thread " + dim(t);
   };
+  std::string buffer;
+  if (space == ptx::Space::Global)
+    if (const BufferInfo* b = mem->nearest(addr); b && addr - b->address < b->size)
+      buffer = " (byte " + std::to_string(addr - b->address) + " of '" + b->name + "')";
   h.message = "Race reported between " + side(role(o, first_writes), o, h.other_thread) +
               "\n    and " + side(role(d, second_writes), d, h.thread) + "\n    in kernel " +
               k->name + ", block " + dim(block_idx) + ", " + space_word(space) + " address " +
-              hex(addr) +
+              hex(addr) + buffer +
               (warp == other_warp ? " (two lanes of one warp store different values in one "
                                     "instruction; the GPU keeps one of them)"
                                   : "");
