@@ -107,12 +107,32 @@ uint64_t total(const std::vector<Hazard>& hs) {
 
 }  // namespace
 
+TEST_CASE("511 hang: an empty endless loop stops at once, even in a large grid") {
+  for (lab::SimMode mode : kModes) {
+    CAPTURE(lab::mode_name(mode));
+    // while (x[0] == 0) {} with the load hoisted out of the loop: a bra to itself.
+    auto c = run(experiment_text({launch("spin", 600, 256, "[\"out\", \"out\"]")}), mode);
+    if (!c) return;
+    REQUIRE(c->rec().fault.has_value());
+    const LaunchFault& f = *c->rec().fault;
+    CHECK(f.kind == LaunchFault::Kind::Hang);
+    CHECK(f.kernel == "spin");
+    CHECK(f.thread.x == 0);
+    CHECK(f.src_line == marker("spin"));
+    CHECK(ptx_line(c->run(), f.ptx_line).find("bra") == 0);
+    CHECK(f.message.find("warp 0 branches to itself forever") != std::string::npos);
+    CHECK(f.message.find("stuck in the loop at PTX line " + std::to_string(f.ptx_line) + " (CUDA " +
+                         source() + ":" + std::to_string(marker("spin")) + ")") !=
+          std::string::npos);
+  }
+}
+
 TEST_CASE(
     "511 hang: a spin loop stops at the per-warp limit, naming its lines; later launches skip") {
   for (lab::SimMode mode : kModes) {
     CAPTURE(lab::mode_name(mode));
-    const std::string text = experiment_text(
-        {launch("spin", 1, 64, "[\"out\", \"out\"]"), launch("shared_synced", 1, 64, "[\"out\"]")});
+    const std::string text = experiment_text({launch("spin_volatile", 1, 64, "[\"out\", \"out\"]"),
+                                              launch("shared_synced", 1, 64, "[\"out\"]")});
     auto c = run(text, mode, [](lab::RunOptions& o) { o.max_instructions = 20000; });
     if (!c) return;
     REQUIRE(c->run().launches.size() == 1);
@@ -120,21 +140,26 @@ TEST_CASE(
     REQUIRE(r.fault.has_value());
     const LaunchFault& f = *r.fault;
     CHECK(f.kind == LaunchFault::Kind::Hang);
-    CHECK(f.kernel == "spin");
+    CHECK(f.kernel == "spin_volatile");
     CHECK(f.block.x == 0);
     CHECK(f.thread.x == 0);  // warp 0 is the first (functional) or busiest (timing) to reach it
     CHECK(f.src_file == source());
-    CHECK(f.src_line == marker("spin"));
-    CHECK(ptx_line(c->run(), f.ptx_line).find("bra") != std::string::npos);
+    CHECK(f.src_line == marker("spin_volatile"));
+    // The loop: from the volatile load (its head) to the branch back.
+    CHECK(ptx_line(c->run(), f.ptx_line).find("ld.volatile.global") == 0);
+    const std::string lines = "stuck in the loop at PTX lines " + std::to_string(f.ptx_line) + "-";
+    const size_t at = f.message.find(lines);
+    REQUIRE(at != std::string::npos);
+    const int last = std::stoi(f.message.substr(at + lines.size()));
+    CHECK(ptx_line(c->run(), last).find("bra") != std::string::npos);
     CHECK(f.message.find("warp 0 went past 20000 instructions") != std::string::npos);
-    CHECK(f.message.find("stuck in the loop at PTX line " + std::to_string(f.ptx_line)) !=
-          std::string::npos);
-    CHECK(f.message.find("checks.cu:" + std::to_string(marker("spin"))) != std::string::npos);
+    CHECK(f.message.find("(CUDA " + source() + ":" + std::to_string(marker("spin_volatile")) +
+                         ")") != std::string::npos);
     CHECK(c->run().skipped_launches == std::vector<size_t>{1});
     CHECK_FALSE(c->result.passed());
     const std::string report =
         lab::format_summary(*lab::parse_experiment(text, "x.toml"), c->result);
-    CHECK(report.find("KERNEL FAULT in launch 0 (spin): hang") != std::string::npos);
+    CHECK(report.find("KERNEL FAULT in launch 0 (spin_volatile): hang") != std::string::npos);
     CHECK(report.find("skipped after the fault (they would read a half-written state): launch 1 "
                       "(shared_synced)") != std::string::npos);
     CHECK(report.find("FAILED") != std::string::npos);
@@ -142,8 +167,8 @@ TEST_CASE(
 }
 
 TEST_CASE("511 hang: the timing model's cycle limit; the experiment's max_instructions") {
-  auto c = run(experiment_text({launch("spin", 2, 64, "[\"out\", \"out\"]")}), lab::SimMode::Timing,
-               [](lab::RunOptions& o) {
+  auto c = run(experiment_text({launch("spin_volatile", 2, 64, "[\"out\", \"out\"]")}),
+               lab::SimMode::Timing, [](lab::RunOptions& o) {
                  o.max_instructions = 0;  // no per-warp limit: the cycles stop it
                  o.max_cycles = 30000;
                });
@@ -151,14 +176,14 @@ TEST_CASE("511 hang: the timing model's cycle limit; the experiment's max_instru
   REQUIRE(c->rec().fault.has_value());
   const LaunchFault& f = *c->rec().fault;
   CHECK(f.kind == LaunchFault::Kind::Hang);
-  CHECK(f.src_line == marker("spin"));
+  CHECK(f.src_line == marker("spin_volatile"));
   CHECK(f.message.find("was still running at cycle 30000") != std::string::npos);
 
   for (lab::SimMode mode : kModes) {
     CAPTURE(lab::mode_name(mode));
-    auto e = run(
-        experiment_text({launch("spin", 1, 32, "[\"out\", \"out\"]")}, "max_instructions = 5000"),
-        mode);
+    auto e = run(experiment_text({launch("spin_volatile", 1, 32, "[\"out\", \"out\"]")},
+                                 "max_instructions = 5000"),
+                 mode);
     if (!e) return;
     REQUIRE(e->rec().fault.has_value());
     CHECK(e->rec().fault->kind == LaunchFault::Kind::Hang);
@@ -471,14 +496,15 @@ TEST_CASE("511 CLI: --racecheck, --synccheck, --max-instructions exit statuses")
     CHECK(div.status == 1);
     CHECK(div.out.find("SYNCCHECK in launch 0 (divergent_barrier): divergent_barrier, 1 hazard") !=
           std::string::npos);
-    Outcome hang = cli(experiment_text({launch("spin", 1, 32, "[\"out\", \"out\"]")}),
+    Outcome hang = cli(experiment_text({launch("spin_volatile", 1, 32, "[\"out\", \"out\"]")}),
                        "--max-instructions 3000" + m);
     CHECK(hang.status == 1);
-    CHECK(hang.out.find("KERNEL FAULT in launch 0 (spin): hang") != std::string::npos);
-    CHECK(hang.err.find("checks.cu:" + std::to_string(marker("spin"))) != std::string::npos);
+    CHECK(hang.out.find("KERNEL FAULT in launch 0 (spin_volatile): hang") != std::string::npos);
+    CHECK(hang.err.find("checks.cu:" + std::to_string(marker("spin_volatile"))) !=
+          std::string::npos);
   }
   // The command line's limit wins over the experiment's; bad values are bad input.
-  Outcome over = cli(experiment_text({launch("spin", 1, 32, "[\"out\", \"out\"]")},
+  Outcome over = cli(experiment_text({launch("spin_volatile", 1, 32, "[\"out\", \"out\"]")},
                                      "max_instructions = 100000000"),
                      "--mode functional --max-instructions 2000");
   CHECK(over.status == 1);

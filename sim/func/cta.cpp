@@ -307,6 +307,15 @@ bool CtaImpl::step(Warp& w, StepInfo* info, uint64_t clock) {
   if (checks.racecheck) race.check(*this, w, d, pc, exec);
   d.fn(x, d);
   if (x.failed) return false;
+  // An unconditional branch to itself can never end (`while (x[0] == 0) {}` once the compiler
+  // has hoisted the load): stop at once rather than at the instruction limit.
+  if (x.control && d.guard < 0 && d.target == pc && d.ir->op == ptx::Opcode::Bra && !in_hang &&
+      !w.stack.empty() && w.stack.top().pc == pc) {
+    hang(w,
+         "branches to itself forever (an unconditional bra to its own line: an endless loop "
+         "with nothing in it)");
+    return false;
+  }
   if (!x.control) w.stack.advance(pc + 1);
   if (info) info->diverged = x.diverged;
   return true;
@@ -467,6 +476,7 @@ void CtaImpl::hang(Warp& w, const std::string& what) {
   PcCounters* saved_counters = counters;
   checks = CheckOptions{};
   counters = nullptr;
+  in_hang = true;
   int32_t lo = INT32_MAX, hi = INT32_MIN, src_lo = INT32_MAX, src_hi = INT32_MIN;
   int32_t head_pc = -1;
   int src_file = -1;
@@ -485,6 +495,7 @@ void CtaImpl::hang(Warp& w, const std::string& what) {
     if (!step(w, nullptr, w.issued)) break;
   }
   fault.reset();
+  in_hang = false;
   checks = saved_checks;
   counters = saved_counters;
   if (head_pc < 0) head_pc = w.stack.empty() ? 0 : std::max(0, w.stack.top().pc);
@@ -575,7 +586,7 @@ void CtaImpl::raise(Exec& x, const DInst& d, LaunchFault::Kind kind, int lane, u
   else if (kind == LaunchFault::Kind::Trap)
     head = "Trap (the kernel executed trap, e.g. a failed assert)";
   else if (kind == LaunchFault::Kind::Hang)
-    head = "Hang: the launch was stopped at a limit";
+    head = "Hang: the launch was stopped because a warp is stuck";
   else if (kind == LaunchFault::Kind::Deadlock)
     head = "Barrier deadlock";
   else

@@ -104,6 +104,7 @@ class CtaImpl {
   std::vector<Hazard> hazards;     // what they found in this block (merged: merge_hazard)
   RaceChecker race;                // racecheck's shadow memory (sized only when it runs)
   uint64_t max_steps = 0;          // per-warp instruction limit (0 = none); see LaunchConfig
+  bool in_hang = false;            // hang() is running a stuck warp on to find its loop
   PcCounters* counters = nullptr;  // per-pc counts (may be null)
   // The last global buffer touched, [g_lo, g_hi) at host pointer g_base: most accesses of a warp
   // instruction hit the same buffer, so this check replaces the search.

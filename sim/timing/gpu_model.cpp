@@ -163,7 +163,8 @@ Expected<TimingResult> run_timing(const func::Program& program, func::DeviceMemo
       }
       break;
     }
-    const uint64_t target = std::max(next, now + 1);
+    uint64_t target = std::max(next, now + 1);
+    if (options.max_cycles && now < options.max_cycles) target = std::min(target, options.max_cycles);
     if (options.trace.enabled) {
       if (interval == 0) interval = 256;   // refined below once the run length is known
       while (next_sample + interval <= target) { next_sample += interval; sample(next_sample); }

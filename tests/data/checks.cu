@@ -8,6 +8,13 @@ extern "C" __global__ void spin(const int* x, int* out) {
   out[threadIdx.x] = 1;
 }
 
+// The same wait on a volatile flag: the load stays in the loop.
+extern "C" __global__ void spin_volatile(const volatile int* x, int* out) {
+  while (x[0] == 0) {  // @spin_volatile
+  }
+  out[threadIdx.x] = 1;
+}
+
 // Warp 0 waits at barrier 0 and warp 1 at barrier 1: neither barrier can ever complete.
 extern "C" __global__ void deadlock(int* out) {
   if (threadIdx.x < 32)
