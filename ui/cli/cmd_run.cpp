@@ -98,7 +98,8 @@ int run(const RunArgs& a) {
       std::cerr << "\r\033[K  running";
       if (p.sweep_row >= 0)
         std::cerr << " sweep row " << p.sweep_row + 1 << "/" << p.sweep_rows << ",";
-      std::cerr << " launch " << p.launch_index + 1 << "/" << p.launch_count;
+      std::cerr << " launch " << p.launch_index << " (" << p.launch_index + 1 << " of "
+                << p.launch_count << ")";
       if (p.repeats > 1) std::cerr << " (repeat " << p.repeat_index + 1 << "/" << p.repeats << ")";
       std::cerr << ": " << p.kernel << " ..." << std::flush;
       progress_shown = true;
