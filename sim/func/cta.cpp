@@ -409,6 +409,7 @@ uint8_t* CtaImpl::access(Exec& x, const DInst& d, int lane, uint64_t addr, uint3
 void CtaImpl::sync_hazard(Exec& x, const DInst& d, int lane, const std::string& what,
                           Hazard::Kind kind) {
   if (!checks.synccheck) return;
+  if (count_known(kind, d.ir ? d.ir->ptx_line : 0, 0)) return;
   Hazard h;
   h.kind = kind;
   h.kernel = k->name;
@@ -423,10 +424,20 @@ void CtaImpl::sync_hazard(Exec& x, const DInst& d, int lane, const std::string& 
   merge_hazard(hazards, std::move(h));
 }
 
+bool CtaImpl::count_known(Hazard::Kind kind, int32_t ptx_line, int32_t other_ptx_line) {
+  for (Hazard& e : hazards)
+    if (e.kind == kind && e.ptx_line == ptx_line && e.other_ptx_line == other_ptx_line) {
+      ++e.count;
+      return true;
+    }
+  return false;
+}
+
 void CtaImpl::race_hazard(Hazard::Kind kind, int32_t pc, int warp, int lane, int32_t other_pc,
                           int other_warp, int other_lane, uint64_t addr, ptx::Space space) {
   const DInst& d = k->code[pc];
   const DInst& o = k->code[other_pc];
+  if (count_known(kind, d.ir->ptx_line, o.ir->ptx_line)) return;
   Hazard h;
   h.kind = kind;
   h.kernel = k->name;

@@ -65,6 +65,9 @@ class CtaImpl {
   // (other_warp, other_lane) at other_pc (RaceChecker calls this).
   void race_hazard(Hazard::Kind kind, int32_t pc, int warp, int lane, int32_t other_pc,
                    int other_warp, int other_lane, uint64_t addr, ptx::Space space);
+  // A hazard of this kind between these PTX lines is already in `hazards`: count it (true).
+  // Saves building the report of every repeat.
+  bool count_known(Hazard::Kind kind, int32_t ptx_line, int32_t other_ptx_line);
   // Hang limit: warp `w` went past a limit (`what` says which). Runs it a little further to find
   // the loop it is stuck in (PTX and CUDA lines) and raises a Hang fault there.
   void hang(Warp& w, const std::string& what);
