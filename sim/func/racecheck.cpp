@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <array>
 #include <bit>
+#include <cstring>
 
 #include "sim/func/cta_impl.h"
 
@@ -25,7 +26,7 @@ void RaceChecker::bind(uint64_t shared_bytes) {
 }
 
 void RaceChecker::new_block() {
-  ++epoch_;
+  block_epoch_ = ++epoch_;
   global_.clear();
 }
 
@@ -128,12 +129,30 @@ void RaceChecker::check(CtaImpl& c, const Warp& w, const DInst& d, int32_t pc, u
         space = ptx::Space::Global;
     }
     me.lane = static_cast<uint8_t>(l);
-    if (space == ptx::Space::Shared) {
-      if (a > shared_.size() || bytes > shared_.size() - a) continue;  // the access faults
-      touch(c, shared_.data(), a, bytes, write, me, space);
-    } else {
-      touch(c, nullptr, a, bytes, write, me, space);
+    if (space == ptx::Space::Shared && (a > shared_.size() || bytes > shared_.size() - a))
+      continue;  // the access faults
+    // A store of the value memory already holds changes nothing, whatever the order: not a
+    // write for racecheck (many threads setting the same flag, for instance).
+    if (op == ptx::Opcode::St && bytes <= 32) {
+      uint8_t data[32];
+      for (int e = 0; e < d.ns - 1; ++e) {
+        const uint64_t v = R[d.s[1 + e] * 32 + l];
+        std::memcpy(data + e * d.size, &v, d.size);
+      }
+      // Shared memory starts undefined on the GPU (the simulator zeroes it): only a value this
+      // block wrote counts as held.
+      const uint8_t* cur = nullptr;
+      if (space == ptx::Space::Shared) {
+        bool written = true;
+        for (uint32_t i = 0; i < bytes; ++i)
+          written = written && shared_[a + i].write.epoch >= block_epoch_;
+        if (written) cur = c.shared.data() + a;
+      } else if (const int i = c.mem->find_index(a, bytes); i >= 0) {
+        cur = c.mem->bytes(i).data() + (a - c.mem->buffers()[i].address);
+      }
+      if (cur && std::memcmp(cur, data, bytes) == 0) continue;
     }
+    touch(c, space == ptx::Space::Shared ? shared_.data() : nullptr, a, bytes, write, me, space);
   }
 }
 

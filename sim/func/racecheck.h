@@ -5,7 +5,9 @@
 // byte by different warps with no barrier between them, at least one of them a write, race: the
 // result depends on timing (compute-sanitizer's racecheck reports them as RAW, WAR and WAW
 // hazards). Lanes of one warp writing different values to the same address in one instruction
-// also race: the GPU stores one of them and does not say which.
+// also race: the GPU stores one of them and does not say which. A store of the value memory
+// already holds changes nothing in any order and is not counted as a write (in shared memory,
+// only a value the block wrote counts: it starts undefined on the GPU).
 //
 // How it is checked: a shadow cell per byte of the block's shared memory (and, for global memory,
 // per byte the block touches, in a hash map) remembers the last write and up to two reads by
@@ -66,6 +68,7 @@ class RaceChecker {
   std::unordered_map<uint64_t, Cell> global_;
   std::vector<Cell*> scratch_;
   uint64_t epoch_ = 1;
+  uint64_t block_epoch_ = 1;  // the current block's first epoch
 };
 
 }  // namespace warplab::func
