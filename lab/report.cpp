@@ -483,7 +483,12 @@ std::string format_fault(const LaunchRecord& r) {
 
 std::string format_hazards(const LaunchRecord& r) {
   std::ostringstream o;
-  for (const func::Hazard& h : r.hazards) {
+  // The first reports in full; an unrolled loop can give dozens of PTX line pairs for one bug.
+  constexpr size_t kShown = 8;
+  uint64_t rest = 0;
+  for (size_t i = kShown; i < r.hazards.size(); ++i) rest += r.hazards[i].count;
+  for (size_t i = 0; i < r.hazards.size() && i < kShown; ++i) {
+    const func::Hazard& h = r.hazards[i];
     const bool race = h.kind == func::Hazard::Kind::RaceRAW ||
                       h.kind == func::Hazard::Kind::RaceWAR ||
                       h.kind == func::Hazard::Kind::RaceWAW;
@@ -493,6 +498,10 @@ std::string format_hazards(const LaunchRecord& r) {
     std::istringstream in(h.message);
     for (std::string line; std::getline(in, line);) o << "    " << line << "\n";
   }
+  if (r.hazards.size() > kShown)
+    o << "... and " << r.hazards.size() - kShown << " more hazard reports in launch "
+      << r.launch_index << " (" << group_thousands(rest)
+      << " hazards between other PTX lines; all are in --json)\n";
   return o.str();
 }
 

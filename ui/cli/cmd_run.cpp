@@ -162,7 +162,8 @@ int run(const RunArgs& a) {
   auto explain = [&](const lab::RunResult& r) {
     for (const lab::LaunchRecord& l : r.launches) {
       if (l.fault) std::cerr << "warplab: " << lab::format_fault(l);
-      for (const func::Hazard& h : l.hazards)
+      for (size_t i = 0; i < l.hazards.size() && i < 8; ++i) {
+        const func::Hazard& h = l.hazards[i];
         std::cerr << "warplab: launch " << l.launch_index << " (" << l.kernel
                   << "): " << func::hazard_kind_name(h.kind) << " at PTX line " << h.ptx_line
                   << (h.src_file.empty()
@@ -175,6 +176,10 @@ int run(const RunArgs& a) {
                                                         std::to_string(h.other_src_line) + ")")
                                        : std::string())
                   << ", " << h.count << (h.count == 1 ? " hazard" : " hazards") << "\n";
+      }
+      if (l.hazards.size() > 8)
+        std::cerr << "warplab: launch " << l.launch_index << " (" << l.kernel
+                  << "): " << l.hazards.size() - 8 << " more hazard reports\n";
     }
     for (const lab::CheckResult& c : r.checks)
       if (!c.passed)
