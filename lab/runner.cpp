@@ -214,8 +214,9 @@ Expected<RunResult> Runner::run_once(const Experiment& exp) {
   eff.racecheck = options_.racecheck || exp.racecheck;
   if (!eff.max_cycles) eff.max_cycles = exp.max_cycles;
   if (!eff.max_instructions) eff.max_instructions = exp.max_instructions;
-  result.synccheck = eff.synccheck;
-  result.racecheck = eff.racecheck;
+  // The checkers run in the simulator: with the GPU alone nothing is checked.
+  result.synccheck = eff.synccheck && options_.backend != BackendKind::Gpu;
+  result.racecheck = eff.racecheck && options_.backend != BackendKind::Gpu;
   auto backend = make_backend(eff, ctx);
   if (!backend) return backend.error();
   auto addresses = (*backend)->prepare(result.buffers);

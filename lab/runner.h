@@ -4,8 +4,10 @@
 //      the PTX and load it into the simulator; ask nvJitLink for each kernel's resource usage;
 //   2. resolve every launch's kernel and type-check its arguments (errors here are bad input);
 //   3. build the buffers (buffers.h) and hand them to the backend;
-//   4. run the launches in file order, each `repeat` times; a kernel fault stops the launch
-//      sequence but keeps everything gathered so far (the buffers still dump);
+//   4. run the launches in file order, each `repeat` times; a kernel fault (a hang or a barrier
+//      deadlock included) stops the launch sequence but keeps everything gathered so far (the
+//      buffers still dump, the checks still run; RunResult::skipped_launches names the rest);
+//      synccheck/racecheck hazards are kept in each launch's record and fail the run;
 //   5. read the buffers back and run the checks.
 // A sweep repeats 3-5 for every combination of the [sweep] values (the first axis varies slowest).
 //
