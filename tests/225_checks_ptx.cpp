@@ -78,6 +78,35 @@ $L_wait:
   ret;
 }
 
+.visible .entry producer_consumer(.param .u64 flag, .param .u64 out, .param .u32 n)
+{
+  .reg .u64 %rd<4>;
+  .reg .u32 %r<8>;
+  .reg .pred %p<4>;
+  ld.param.u64 %rd1, [flag];
+  ld.param.u64 %rd2, [out];
+  ld.param.u32 %r7, [n];
+  mov.u32 %r1, %tid.x;
+  setp.lt.u32 %p1, %r1, 32;
+  @%p1 bra $L_consume;
+  mov.u32 %r2, 0;
+  mov.u32 %r3, 0;
+$L_work:
+  add.u32 %r3, %r3, %r2;
+  add.u32 %r2, %r2, 1;
+  setp.lt.u32 %p2, %r2, %r7;
+  @%p2 bra $L_work;
+  setp.eq.u32 %p3, %r1, 32;
+  @%p3 st.volatile.global.u32 [%rd1], %r3;
+  ret;
+$L_consume:
+  ld.volatile.global.u32 %r4, [%rd1];
+  setp.eq.u32 %p2, %r4, 0;
+  @%p2 bra $L_consume;
+  st.global.u32 [%rd2], %r4;
+  ret;
+}
+
 .visible .entry shared_atomics(.param .u64 out)
 {
   .shared .align 4 .b8 c[4];
@@ -248,4 +277,30 @@ TEST_CASE("225 synccheck on PTX: a predicated bar.sync reached by some lanes of 
     CHECK(h.message.find("only lanes 0-15 of warp 0's live lanes 0-31 reached barrier 0") !=
           std::string::npos);
   }
+}
+
+TEST_CASE("225 timing: a spin in every warp of a large grid stops as soon as nothing can change") {
+  test::Sim s(kPtx, "checks.ptx");
+  const uint64_t flag = s.zeros<int>("flag", 1);
+  // No instruction limit and the default cycle limit: the livelock watch stops it.
+  Outcome o = launch(s, true, "spin_load", {400, 1, 1}, {256, 1, 1}, {flag},
+                     [](func::LaunchConfig& c) { c.max_instructions_per_warp = 0; });
+  REQUIRE(o.fault.has_value());
+  CHECK(o.fault->kind == LaunchFault::Kind::Hang);
+  CHECK(o.fault->ptx_line == line_of("ld.volatile.global.u32"));
+  CHECK(o.fault->message.find("repeats the same state in its loop while no thread writes memory") !=
+        std::string::npos);
+}
+
+TEST_CASE("225 timing: a warp waiting for another warp's long store-free work is not stopped") {
+  test::Sim s(kPtx, "checks.ptx");
+  const uint64_t flag = s.zeros<int>("flag", 1), out = s.zeros<int>("out", 1);
+  // Warp 1 adds 0..n-1 for 400,000 iterations (its registers change every one) and then sets
+  // the flag; warp 0 spins on it meanwhile (its state repeats).
+  const uint32_t n = 400000;
+  Outcome o = launch(s, true, "producer_consumer", {1, 1, 1}, {64, 1, 1}, {flag, out, n});
+  CHECK_FALSE(o.fault.has_value());
+  uint32_t sum = 0;
+  for (uint32_t i = 0; i < n; ++i) sum += i;
+  CHECK(s.read<uint32_t>(out, 1)[0] == sum);
 }

@@ -307,6 +307,7 @@ bool CtaImpl::step(Warp& w, StepInfo* info, uint64_t clock) {
   if (checks.racecheck) race.check(*this, w, d, pc, exec);
   d.fn(x, d);
   if (x.failed) return false;
+  if (watching) watch_step(w);
   // An unconditional branch to itself can never end (`while (x[0] == 0) {}` once the compiler
   // has hoisted the load): stop at once rather than at the instruction limit.
   if (x.control && d.guard < 0 && d.target == pc && d.ir->op == ptx::Opcode::Bra && !in_hang &&
@@ -525,6 +526,72 @@ void CtaImpl::hang(Warp& w, const std::string& what) {
             " (an endless loop, or a wait for something that never happens)");
 }
 
+void CtaImpl::watch_loops(bool on) {
+  watching = on;
+  loop_watch.assign(on ? warps.size() : 0, LoopWatch{});
+}
+
+uint64_t CtaImpl::state_hash(const Warp& w) const {
+  // FNV-1a over the registers, predicates, SIMT stack and exited lanes.
+  uint64_t h = 1469598103934665603ull;
+  auto mix = [&h](uint64_t v) {
+    h ^= v;
+    h *= 1099511628211ull;
+  };
+  const size_t nregs = static_cast<size_t>(k->data_slots) * 32;
+  for (size_t i = 0; i < nregs; ++i) mix(w.R[i]);
+  for (int32_t i = 0; i < k->pred_slots; ++i) mix(w.P[i]);
+  for (const SimtEntry& e : w.stack.entries()) {
+    mix(static_cast<uint32_t>(e.pc) | uint64_t{static_cast<uint32_t>(e.rpc)} << 32);
+    mix(e.mask | uint64_t{static_cast<uint32_t>(e.call_pc)} << 32);
+  }
+  mix(w.exited);
+  return h;
+}
+
+void CtaImpl::watch_step(Warp& w) {
+  LoopWatch& lw = loop_watch[w.index];
+  if (lw.state == 2) return;  // memory has not changed since: it repeats for ever
+  if (w.status != WarpStatus::Ready || w.stack.empty()) {
+    lw.state = 0;
+    return;
+  }
+  const int32_t pc = w.stack.top().pc;
+  if (lw.state == 0) {
+    if (lw.steps > 0) {
+      --lw.steps;
+      return;
+    }
+    lw = LoopWatch{1, pc, state_hash(w), 0, lw.backoff};
+    return;
+  }
+  ++lw.steps;
+  if (pc == lw.pc) {
+    if (state_hash(w) == lw.hash) {
+      lw.state = 2;
+      return;
+    }
+    lw.backoff = std::min<uint32_t>(lw.backoff * 2, 4096);
+    lw.state = 0;
+    lw.steps = lw.backoff;
+  } else if (lw.steps > 65536) {  // left the loop: look again later
+    lw.state = 0;
+    lw.steps = lw.backoff;
+  }
+}
+
+bool CtaImpl::looping() const {
+  if (!watching) return false;
+  bool any = false;
+  for (const Warp& w : warps) {
+    if (w.status == WarpStatus::Exited) continue;
+    if (w.status == WarpStatus::AtBarrier) continue;
+    if (loop_watch[w.index].state != 2) return false;
+    any = true;
+  }
+  return any;
+}
+
 void CtaImpl::deadlock() {
   // Group the waiting warps by barrier and instruction.
   std::map<std::pair<int, int32_t>, std::vector<int>> waiting;
@@ -711,6 +778,9 @@ const std::vector<Hazard>& Cta::hazards() const { return impl_->hazards; }
 std::vector<Hazard> Cta::take_hazards() { return std::move(impl_->hazards); }
 uint64_t Cta::issued(int warp) const { return impl_->warps[warp].issued; }
 
+void Cta::watch_loops(bool on) { impl_->watch_loops(on); }
+bool Cta::looping() const { return impl_->looping(); }
+
 const std::optional<LaunchFault>& Cta::stop(const std::string& what) {
   CtaImpl& c = *impl_;
   if (c.fault) return c.fault;
@@ -718,10 +788,16 @@ const std::optional<LaunchFault>& Cta::stop(const std::string& what) {
     c.deadlock();
     return c.fault;
   }
-  // The ready warp that issued the most is the one most likely stuck.
+  // A warp the livelock watch saw repeat, else the ready warp that issued the most.
   Warp* pick = nullptr;
   for (Warp& w : c.warps)
-    if (w.status == WarpStatus::Ready && (!pick || w.issued > pick->issued)) pick = &w;
+    if (w.status == WarpStatus::Ready && c.watching && c.loop_watch[w.index].state == 2) {
+      pick = &w;
+      break;
+    }
+  if (!pick)
+    for (Warp& w : c.warps)
+      if (w.status == WarpStatus::Ready && (!pick || w.issued > pick->issued)) pick = &w;
   if (pick) c.hang(*pick, what);
   return c.fault;
 }

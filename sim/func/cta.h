@@ -77,6 +77,11 @@ class Cta {
   // Deadlock fault when every live warp waits at a barrier, else a Hang fault naming the loop
   // the busiest ready warp is stuck in. Returns the block's fault (unset if nothing runs).
   const std::optional<LaunchFault>& stop(const std::string& what);
+  // Livelock watch (the timing model's, when nothing has written memory for a while): on, each
+  // warp's state is compared at its loop head across one iteration; looping() is true when
+  // every live warp came back unchanged (or waits at a barrier). Turning it off forgets all.
+  void watch_loops(bool on);
+  bool looping() const;
 
  private:
   explicit Cta(std::unique_ptr<CtaImpl> impl);

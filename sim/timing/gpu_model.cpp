@@ -120,6 +120,10 @@ Expected<TimingResult> run_timing(const func::Program& program, func::DeviceMemo
   // 3. The clock: run every SM that has something to do this cycle, then jump to the next cycle
   //    where anything can happen.
   uint64_t now = 0, last_progress = 0, issued_before = 0;
+  // Livelock watch (3e): armed after kWatchAfter warp instructions without a change event.
+  constexpr uint64_t kWatchAfter = 1 << 20, kWatchCheckEvery = 1 << 14;
+  uint64_t seen_changes = ~0ull, quiet_since = 0, watch_checked = 0;
+  bool watching = false;
   for (;;) {
     // 3a. Dispatch blocks that are due.
     if (auto st = blocks.dispatch(now, sms); !st) return st.error();
@@ -145,8 +149,35 @@ Expected<TimingResult> run_timing(const func::Program& program, func::DeviceMemo
     uint64_t issued = 0;
     for (const Sm& sm : sms) issued += sm.instructions();
     if (issued != issued_before) { issued_before = issued; last_progress = now; }
+    // 3e. Livelock: when no thread has stored, exited or passed a barrier for a while, watch
+    //     every resident warp at its loop head; if each comes back in the state it left (memory
+    //     unchanged meanwhile), nothing can ever change again: stop now, not at the limits.
+    bool livelock = false;
+    if (ctx.changes != seen_changes) {
+      seen_changes = ctx.changes;
+      quiet_since = issued;
+      if (watching) { for (Sm& sm : sms) sm.watch_loops(false); watching = false; }
+    } else if (!watching && issued - quiet_since > kWatchAfter) {
+      for (Sm& sm : sms) sm.watch_loops(true);
+      watching = true;
+      watch_checked = issued;
+    } else if (watching && issued - watch_checked > kWatchCheckEvery) {
+      watch_checked = issued;
+      bool all = true, any = false;
+      for (const Sm& sm : sms)
+        if (sm.busy()) { any = true; if (!sm.looping()) { all = false; break; } }
+      livelock = any && all;
+    }
     const bool stuck = next == kNever || now - last_progress > options.deadlock_cycles;
     const bool over = options.max_cycles && now >= options.max_cycles;
+    if (livelock) {
+      for (Sm& sm : sms)
+        if (sm.busy() && sm.stop("repeats the same state in its loop while no thread writes memory (at cycle " + std::to_string(now) + "): it can never leave it")) {
+          r.fault = sm.fault();
+          break;
+        }
+      if (r.fault) break;
+    }
     if (stuck || over) {
       // Name where it is stuck: the first resident block's deadlock, or its busiest warp's loop.
       const std::string what =

@@ -20,7 +20,11 @@
 // What it does: the block scheduler places blocks on SMs (occupancy.h), each SM's warp schedulers
 // issue instructions that the functional executor runs (so results equal functional mode), and
 // memory accesses travel through L1TEX, L2 and DRAM with their latencies and bandwidths. The
-// clock jumps over cycles where nothing can happen.
+// clock jumps over cycles where nothing can happen. Hangs stop the launch with a fault naming
+// where a warp is stuck: a barrier deadlock at once, a warp past its instruction limit
+// (func::LaunchConfig), the cycle limit (max_cycles), or a livelock: after a long stretch with no
+// store, exit or barrier release anywhere, every resident warp's state is compared at its loop
+// head across one iteration, and if none changed, none ever will.
 #pragma once
 
 #include <cstdint>

@@ -51,6 +51,9 @@ struct LaunchContext {
   std::vector<WarpStateCycles>& by_ptx_line;    // indexed by PTX line
   uint64_t next_access_id = 0;
   std::vector<func::Hazard> hazards;            // synccheck/racecheck, from finished blocks
+  // Events after which a stuck-looking launch may move again: stores and atomics, exits,
+  // barrier releases, block launches (the livelock watch restarts on each).
+  uint64_t changes = 0;
 };
 
 class Sm {
@@ -82,6 +85,10 @@ class Sm {
   bool stop(const std::string& what);
   // Hands the hazards of the blocks still resident (a stopped launch) to ctx.hazards.
   void collect_hazards();
+  // The livelock watch of every resident block (func::Cta::watch_loops); looping(): every
+  // resident block loops unchanged (and there is one).
+  void watch_loops(bool on);
+  bool looping() const;
 
  private:
   struct Pending;
