@@ -605,7 +605,13 @@ void CtaImpl::deadlock() {
       exited.push_back(w.index);
     }
   }
-  if (!first) return;
+  if (!first) {  // not expected: no warp waits, yet none can run
+    Warp& w = warps.front();
+    Exec x{this, &w, w.R, w.P, 0, 0, 0, false, false, false, nullptr, 0};
+    raise(x, k->code.front(), LaunchFault::Kind::Deadlock, 0, 0, 0, false, ptx::Space::None,
+          "no warp of the block can make progress (internal: none waits at a barrier)");
+    return;
+  }
   auto list = [](const std::vector<int>& v) {
     std::string s;
     for (int i : v) s += (s.empty() ? "" : ", ") + std::to_string(i);
