@@ -649,12 +649,13 @@ std::string format_sweep_table(const SweepResult& s) {
       differ = differ || l.backends_differ;
       gpu_failed = gpu_failed || l.gpu_failed;
     }
-    row.push_back(r.faulted()       ? "FAULT"
-                  : r.has_hazards() ? "HAZARD"
-                  : gpu_failed      ? "GPU-FAIL"
-                  : differ          ? "DIFFER"
-                  : r.passed()      ? "pass"
-                                    : "FAIL");
+    row.push_back(r.faulted()        ? "FAULT"
+                  : r.has_hazards()  ? "HAZARD"
+                  : gpu_failed       ? "GPU-FAIL"
+                  : differ           ? "DIFFER"
+                  : !r.passed()      ? "FAIL"
+                  : r.checks.empty() ? "done"  // nothing was compared: not a pass
+                                     : "pass");
     rows.push_back(std::move(row));
   }
   return table(rows, "", 0);
