@@ -504,6 +504,19 @@ TEST_CASE("511 CLI: --racecheck, --synccheck, --max-instructions exit statuses")
     CHECK(hang.err.find("checks.cu:" + std::to_string(marker("spin_volatile"))) !=
           std::string::npos);
   }
+  // The report streams: each launch as it finishes, the verdict last; --quiet prints nothing.
+  const std::string two = experiment_text(
+      {launch("shared_synced", 1, 64, "[\"out\"]"), launch("shared_synced", 2, 64, "[\"out\"]")});
+  Outcome streamed = cli(two, "--mode functional");
+  CHECK(streamed.status == 0);
+  const size_t l0 = streamed.out.find("launch 0  shared_synced"),
+               l1 = streamed.out.find("launch 1  shared_synced"),
+               done = streamed.out.find("DONE (no checks");
+  CHECK(l0 < l1);
+  CHECK(l1 < done);
+  CHECK(done != std::string::npos);
+  CHECK(streamed.err.empty());  // not a terminal: no progress line
+  CHECK(cli(two, "--mode functional -q").out.empty());
   // The command line's limit wins over the experiment's; bad values are bad input.
   Outcome over = cli(experiment_text({launch("spin_volatile", 1, 32, "[\"out\", \"out\"]")},
                                      "max_instructions = 100000000"),
