@@ -300,6 +300,15 @@ TEST_CASE("225 timing: a warp waiting for another warp's long store-free work is
   const uint32_t n = 400000;
   Outcome o = launch(s, true, "producer_consumer", {1, 1, 1}, {64, 1, 1}, {flag, out, n});
   CHECK_FALSE(o.fault.has_value());
+  // Functional mode runs warp 0 until it blocks: it spins at the limit, and the report says why.
+  const uint64_t flag2 = s.zeros<int>("flag2", 1);
+  Outcome f = launch(s, false, "producer_consumer", {1, 1, 1}, {64, 1, 1}, {flag2, out, n},
+                     [](func::LaunchConfig& c) { c.max_instructions_per_warp = 5000; });
+  REQUIRE(f.fault.has_value());
+  CHECK(f.fault->kind == LaunchFault::Kind::Hang);
+  CHECK(f.fault->ptx_line == line_of("ld.volatile.global.u32 %r4"));
+  CHECK(f.fault->message.find("if it waits for another warp of its block, try --mode timing") !=
+        std::string::npos);
   uint32_t sum = 0;
   for (uint32_t i = 0; i < n; ++i) sum += i;
   CHECK(s.read<uint32_t>(out, 1)[0] == sum);

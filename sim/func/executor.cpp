@@ -52,9 +52,14 @@ bool run_block(CtaImpl& cta, uint64_t limit, uint64_t& issued) {
     for (Warp& w : cta.warps) {
       while (w.status == WarpStatus::Ready) {
         if (per_warp && w.issued >= per_warp) {
+          const bool others = cta.live_warps > 1;
           cta.hang(w, "went past " + std::to_string(per_warp) +
                           " instructions (the limit per warp: --max-instructions, or "
-                          "max_instructions in the experiment)");
+                          "max_instructions in the experiment)" +
+                          (others ? std::string("; functional mode runs a block's warps one "
+                                                "after another, so if it waits for another warp "
+                                                "of its block, try --mode timing")
+                                  : std::string()));
           return false;
         }
         if (limit && issued >= limit) {
