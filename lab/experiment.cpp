@@ -231,7 +231,8 @@ class Reader {
 Status read_experiment_table(const Reader& r, const toml::table& t, Experiment& exp) {
   const std::string w = "experiment";
   if (auto s =
-          r.only_keys(t, w, {"name", "description", "source", "ptx", "arch", "options", "defines"});
+          r.only_keys(t, w, {"name", "description", "source", "ptx", "arch", "options", "defines",
+                             "synccheck", "racecheck", "max_instructions", "max_cycles"});
       !s)
     return s;
   if (auto* n = t.get("name")) {
@@ -262,6 +263,18 @@ Status read_experiment_table(const Reader& r, const toml::table& t, Experiment& 
     if (!s) return s.error();
     exp.arch = *s;
   }
+  for (const char* key : {"synccheck", "racecheck"})
+    if (auto* n = t.get(key)) {
+      if (!n->is_boolean()) return r.err(*n, w + "." + key, "expected true or false");
+      (std::string(key) == "synccheck" ? exp.synccheck : exp.racecheck) = *n->value<bool>();
+    }
+  for (const char* key : {"max_instructions", "max_cycles"})
+    if (auto* n = t.get(key)) {
+      if (!n->is_integer() || *n->value<int64_t>() < 0)
+        return r.err(*n, w + "." + key, "expected a non-negative integer (0 = no limit)");
+      (std::string(key) == "max_cycles" ? exp.max_cycles : exp.max_instructions) =
+          static_cast<uint64_t>(*n->value<int64_t>());
+    }
   if (auto* n = t.get("options")) {
     const toml::array* a = n->as_array();
     if (!a) return r.err(*n, w + ".options", "expected an array of strings");

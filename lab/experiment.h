@@ -158,6 +158,10 @@ struct Experiment {
   std::vector<LaunchDef> launches;
   std::vector<CheckDef> checks;
   std::vector<SweepAxis> sweep;  // empty = no sweep
+  // [experiment] synccheck / racecheck / max_instructions / max_cycles (lab/runner.h RunOptions;
+  // the command line's flags win). Unset limits take the defaults; 0 = no limit.
+  bool synccheck = false, racecheck = false;
+  std::optional<uint64_t> max_instructions, max_cycles;
 
   const ParamDef* find_param(const std::string& name) const;
   const BufferDef* find_buffer(const std::string& name) const;

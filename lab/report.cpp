@@ -48,6 +48,8 @@ std::string_view fault_kind_name(func::LaunchFault::Kind k) {
       return "deadlock";
     case func::LaunchFault::Kind::BadLaunch:
       return "bad_launch";
+    case func::LaunchFault::Kind::Hang:
+      return "hang";
   }
   return "unknown";
 }
@@ -254,6 +256,30 @@ json fault_json(const func::LaunchFault& f) {
               {"message", f.message}};
 }
 
+json hazard_json(const func::Hazard& h) {
+  char addr[32];
+  std::snprintf(addr, sizeof addr, "0x%" PRIx64, h.address);
+  json j{{"kind", func::hazard_kind_name(h.kind)},
+         {"kernel", h.kernel},
+         {"block", dim_json(h.block)},
+         {"thread", dim_json(h.thread)},
+         {"ptx_line", h.ptx_line},
+         {"src_file", h.src_file},
+         {"src_line", h.src_line},
+         {"count", h.count},
+         {"message", h.message}};
+  if (h.kind == func::Hazard::Kind::RaceRAW || h.kind == func::Hazard::Kind::RaceWAR ||
+      h.kind == func::Hazard::Kind::RaceWAW) {
+    j["other_thread"] = dim_json(h.other_thread);
+    j["other_ptx_line"] = h.other_ptx_line;
+    j["other_src_file"] = h.other_src_file;
+    j["other_src_line"] = h.other_src_line;
+    j["address"] = addr;
+    j["space"] = ptx::space_name(h.space);
+  }
+  return j;
+}
+
 json launch_json(const LaunchRecord& r, const ptx::Module* module) {
   json j{{"kernel", r.kernel},
          {"entry", r.entry},
@@ -322,6 +348,9 @@ json launch_json(const LaunchRecord& r, const ptx::Module* module) {
     j["static_shared_bytes"] = r.ptx_static_shared_bytes;
   }
   if (r.fault) j["fault"] = fault_json(*r.fault);
+  json hz = json::array();
+  for (const func::Hazard& h : r.hazards) hz.push_back(hazard_json(h));
+  j["hazards"] = hz;
   if (!r.printf_output.empty()) j["printf"] = r.printf_output;
   j["sim"] = r.sim;
   if (!r.gpu.empty()) {
@@ -407,6 +436,7 @@ json experiment_json(const Experiment& exp, const ExperimentResult& result) {
                {"warp_instructions", l.stats ? json(l.stats->warp_instructions) : json()},
                {"thread_instructions", l.stats ? json(l.stats->thread_instructions) : json()},
                {"faulted", l.fault.has_value()},
+               {"hazards", l.hazards.size()},
                {"sim", l.sim}};
         if (!l.gpu.empty()) e["gpu"] = l.gpu;
         rl.push_back(std::move(e));
@@ -421,6 +451,21 @@ json experiment_json(const Experiment& exp, const ExperimentResult& result) {
   if (result.sweep)
     for (const RunResult& r : result.sweep->runs) faulted = faulted || r.faulted();
   j["faulted"] = faulted;
+  const RunResult* first = result.run                                    ? &*result.run
+                           : result.sweep && !result.sweep->runs.empty() ? &result.sweep->runs[0]
+                                                                         : nullptr;
+  j["synccheck"] = first && first->synccheck;
+  j["racecheck"] = first && first->racecheck;
+  uint64_t hazards = 0;
+  auto count_hazards = [&](const RunResult& r) {
+    for (const LaunchRecord& l : r.launches)
+      for (const func::Hazard& h : l.hazards) hazards += h.count;
+  };
+  if (result.run) count_hazards(*result.run);
+  if (result.sweep)
+    for (const RunResult& r : result.sweep->runs) count_hazards(r);
+  j["hazards"] = hazards;
+  if (result.run) j["skipped_launches"] = result.run->skipped_launches;
   j["passed"] = result.passed();
   j["notes"] = result.notes;
   return j;
@@ -449,6 +494,30 @@ std::string format_fault(const LaunchRecord& r) {
   o << "    PTX line " << f.ptx_line;
   if (!f.src_file.empty()) o << ", CUDA " << f.src_file << ":" << f.src_line;
   o << "\n";
+  return o.str();
+}
+
+std::string format_hazards(const LaunchRecord& r) {
+  std::ostringstream o;
+  // The first reports in full; an unrolled loop can give dozens of PTX line pairs for one bug.
+  constexpr size_t kShown = 8;
+  uint64_t rest = 0;
+  for (size_t i = kShown; i < r.hazards.size(); ++i) rest += r.hazards[i].count;
+  for (size_t i = 0; i < r.hazards.size() && i < kShown; ++i) {
+    const func::Hazard& h = r.hazards[i];
+    const bool race = h.kind == func::Hazard::Kind::RaceRAW ||
+                      h.kind == func::Hazard::Kind::RaceWAR ||
+                      h.kind == func::Hazard::Kind::RaceWAW;
+    o << (race ? "RACECHECK" : "SYNCCHECK") << " in launch " << r.launch_index << " (" << r.kernel
+      << "): " << func::hazard_kind_name(h.kind) << ", " << group_thousands(h.count)
+      << (h.count == 1 ? " hazard" : " hazards") << " (the first one seen:)\n";
+    std::istringstream in(h.message);
+    for (std::string line; std::getline(in, line);) o << "    " << line << "\n";
+  }
+  if (r.hazards.size() > kShown)
+    o << "... and " << r.hazards.size() - kShown << " more hazard reports in launch "
+      << r.launch_index << " (" << group_thousands(rest)
+      << " hazards between other PTX lines; all are in --json)\n";
   return o.str();
 }
 
@@ -606,17 +675,19 @@ std::string format_sweep_table(const SweepResult& s) {
       differ = differ || l.backends_differ;
       gpu_failed = gpu_failed || l.gpu_failed;
     }
-    row.push_back(r.faulted()  ? "FAULT"
-                  : gpu_failed ? "GPU-FAIL"
-                  : differ     ? "DIFFER"
-                  : r.passed() ? "pass"
-                               : "FAIL");
+    row.push_back(r.faulted()        ? "FAULT"
+                  : r.has_hazards()  ? "HAZARD"
+                  : gpu_failed       ? "GPU-FAIL"
+                  : differ           ? "DIFFER"
+                  : !r.passed()      ? "FAIL"
+                  : r.checks.empty() ? "done"  // nothing was compared: not a pass
+                                     : "pass");
     rows.push_back(std::move(row));
   }
   return table(rows, "", 0);
 }
 
-std::string format_summary(const Experiment& exp, const ExperimentResult& result) {
+std::string format_head(const Experiment& exp, const ExperimentResult& result) {
   std::ostringstream o;
   o << exp.name << " (" << exp.path << ")  backend " << result.backend;
   if (result.backend != "gpu") o << ", mode " << result.mode;
@@ -630,21 +701,54 @@ std::string format_summary(const Experiment& exp, const ExperimentResult& result
     o << "\n";
   }
   if (!exp.description.empty()) o << "  " << exp.description << "\n";
-  auto params_line = [](const std::vector<std::pair<std::string, Value>>& ps) {
-    std::string s;
-    for (const auto& [n, v] : ps) s += (s.empty() ? "" : " ") + n + "=" + v.to_string();
-    return s;
-  };
-  auto print_run = [&](const RunResult& r) {
-    if (!r.params.empty()) o << "params: " << params_line(r.params) << "\n";
-    if (r.unit && !r.unit->compile_log.empty()) o << "compiler: " << r.unit->compile_log << "\n";
-    for (const LaunchRecord& l : r.launches) {
-      o << format_launch(l);
-      if (l.fault) o << format_fault(l);
+  return o.str();
+}
+
+std::string format_launch_report(const LaunchRecord& l) {
+  std::string s = format_launch(l);
+  if (l.fault) s += format_fault(l);
+  return s + format_hazards(l);
+}
+
+namespace {
+
+std::string params_line(const std::vector<std::pair<std::string, Value>>& ps) {
+  std::string s;
+  for (const auto& [n, v] : ps) s += (s.empty() ? "" : " ") + n + "=" + v.to_string();
+  return s;
+}
+
+// What did not run after a fault, and what was checked.
+std::string format_run_end(const Experiment& exp, const RunResult& r) {
+  std::ostringstream o;
+  if (!r.skipped_launches.empty()) {
+    o << "skipped after the fault (they would read a half-written state): ";
+    for (size_t i = 0; i < r.skipped_launches.size(); ++i) {
+      const size_t li = r.skipped_launches[i];
+      o << (i ? ", " : "") << "launch " << li;
+      if (li < exp.launches.size()) o << " (" << exp.launches[li].kernel << ")";
+      if (!r.launches.empty() && r.launches.back().launch_index == li) o << " remaining repeats";
     }
-    for (const CheckResult& c : r.checks) o << format_check(c, exp.path);
+    o << "\n";
+  }
+  for (const CheckResult& c : r.checks) o << format_check(c, exp.path);
+  return o.str();
+}
+
+}  // namespace
+
+std::string format_tail(const Experiment& exp, const ExperimentResult& result,
+                        bool launches_printed) {
+  std::ostringstream o;
+  auto print_run = [&](const RunResult& r, bool launches) {
+    if (launches) {
+      if (!r.params.empty()) o << "params: " << params_line(r.params) << "\n";
+      if (r.unit && !r.unit->compile_log.empty()) o << "compiler: " << r.unit->compile_log << "\n";
+      for (const LaunchRecord& l : r.launches) o << format_launch_report(l);
+    }
+    o << format_run_end(exp, r);
   };
-  if (result.run) print_run(*result.run);
+  if (result.run) print_run(*result.run, !launches_printed);
   if (result.sweep) {
     o << "sweep over " << result.sweep->axes.size() << " parameter(s), "
       << result.sweep->runs.size() << " runs:\n";
@@ -652,12 +756,34 @@ std::string format_summary(const Experiment& exp, const ExperimentResult& result
     for (const RunResult& r : result.sweep->runs)
       if (!r.passed()) {
         o << "\nfailed run: " << params_line(r.params) << "\n";
-        print_run(r);
+        print_run(r, true);
       }
   }
   for (const std::string& n : result.notes) o << "note: " << n << "\n";
-  o << (result.passed() ? "PASSED" : "FAILED") << "\n";
+  // The verdict says what was checked: no checks is not a pass.
+  const RunResult* first = result.run                                    ? &*result.run
+                           : result.sweep && !result.sweep->runs.empty() ? &result.sweep->runs[0]
+                                                                         : nullptr;
+  std::string checkers;
+  if (first && first->synccheck) checkers = "synccheck";
+  if (first && first->racecheck)
+    checkers += std::string(checkers.empty() ? "" : ", ") + "racecheck";
+  bool any_check = false;
+  if (result.run) any_check = !result.run->checks.empty();
+  if (result.sweep)
+    for (const RunResult& r : result.sweep->runs) any_check = any_check || !r.checks.empty();
+  if (!result.passed())
+    o << "FAILED\n";
+  else if (any_check)
+    o << "PASSED" << (checkers.empty() ? "" : " (" + checkers + ": no hazards)") << "\n";
+  else
+    o << "DONE (no checks: the results were not compared with anything"
+      << (checkers.empty() ? "" : "; " + checkers + ": no hazards") << ")\n";
   return o.str();
+}
+
+std::string format_summary(const Experiment& exp, const ExperimentResult& result) {
+  return format_head(exp, result) + format_tail(exp, result, false);
 }
 
 }  // namespace warplab::lab

@@ -29,8 +29,19 @@ std::string format_timing(const LaunchRecord& rec);
 std::string format_gpu(const LaunchRecord& rec);
 std::string format_check(const CheckResult& c, const std::string& experiment_path);
 std::string format_sweep_table(const SweepResult& sweep);
-// Everything `warplab run` prints: header, launches, faults, checks, sweep table, verdict.
+// synccheck/racecheck reports of a launch, like compute-sanitizer's (both sides of a race).
+std::string format_hazards(const LaunchRecord& rec);
+nlohmann::json hazard_json(const func::Hazard& h);
+// Everything `warplab run` prints: header, launches, faults, checks, sweep table, verdict
+// (PASSED only when checks ran and passed; "DONE (no checks ...)" when nothing was compared).
 std::string format_summary(const Experiment& exp, const ExperimentResult& result);
+// The same in pieces, for streaming: the header (name, backend, mode, config, GPU), one launch
+// (format_launch + fault + hazards) as it finishes, and the rest (launches too unless
+// `launches_printed`, skipped launches, checks, sweep table, notes, verdict).
+std::string format_head(const Experiment& exp, const ExperimentResult& result);
+std::string format_launch_report(const LaunchRecord& rec);
+std::string format_tail(const Experiment& exp, const ExperimentResult& result,
+                        bool launches_printed);
 
 // "1,234,567"
 std::string group_thousands(uint64_t v);

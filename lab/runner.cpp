@@ -45,8 +45,13 @@ bool RunResult::faulted() const {
     if (l.fault) return true;
   return false;
 }
+bool RunResult::has_hazards() const {
+  for (const LaunchRecord& l : launches)
+    if (!l.hazards.empty()) return true;
+  return false;
+}
 bool RunResult::passed() const {
-  if (faulted()) return false;
+  if (faulted() || has_hazards()) return false;
   for (const LaunchRecord& l : launches)
     if (l.gpu_failed || l.backends_differ) return false;
   for (const CheckResult& c : checks)
@@ -487,7 +492,16 @@ Expected<RunResult> Runner::run_once(const Experiment& exp) {
   }
   ctx.trace = options_.trace.has_value() && !traced_;
   traced_ = traced_ || ctx.trace;
-  auto backend = make_backend(options_, ctx);
+  // Checkers and hang limits: the command line's, else the experiment's, else the defaults.
+  RunOptions eff = options_;
+  eff.synccheck = options_.synccheck || exp.synccheck;
+  eff.racecheck = options_.racecheck || exp.racecheck;
+  if (!eff.max_cycles) eff.max_cycles = exp.max_cycles;
+  if (!eff.max_instructions) eff.max_instructions = exp.max_instructions;
+  // The checkers run in the simulator: with the GPU alone nothing is checked.
+  result.synccheck = eff.synccheck && options_.backend != BackendKind::Gpu;
+  result.racecheck = eff.racecheck && options_.backend != BackendKind::Gpu;
+  auto backend = make_backend(eff, ctx);
   if (!backend) return backend.error();
   auto addresses = (*backend)->prepare(result.buffers);
   if (!addresses) return addresses.error();
@@ -510,7 +524,19 @@ Expected<RunResult> Runner::run_once(const Experiment& exp) {
                    "launches[" + std::to_string(i) + "].kernel: not found"};
     auto bound = bind_launch(exp, i, *kernel, lenv, *addresses, counts);
     if (!bound) return bound.error();
+    bound->config.synccheck = eff.synccheck;
+    bound->config.racecheck = eff.racecheck;
+    if (eff.max_instructions) bound->config.max_instructions_per_warp = *eff.max_instructions;
+    LaunchProgress progress;
+    progress.launch_index = i;
+    progress.launch_count = exp.launches.size();
+    progress.repeats = bound->repeat;
+    progress.kernel = l.kernel;
+    progress.sweep_row = sweep_row_;
+    progress.sweep_rows = sweep_rows_;
     for (int64_t r = 0; r < bound->repeat && !stop; ++r) {
+      progress.repeat_index = r;
+      if (options_.on_launch_start) options_.on_launch_start(progress);
       LaunchRecord rec;
       rec.launch_index = i;
       rec.repeat_index = r;
@@ -545,13 +571,20 @@ Expected<RunResult> Runner::run_once(const Experiment& exp) {
                      "launches[" + std::to_string(i) + "] (" + l.kernel + "): " + e.to_string()};
       }
       stop = rec.fault.has_value();  // later launches would read a half-written state
+      if (stop && r + 1 < bound->repeat) result.skipped_launches.push_back(i);
       result.launches.push_back(std::move(rec));
+      if (options_.on_launch_done) options_.on_launch_done(progress, result.launches.back());
     }
+    if (stop)
+      for (size_t j = i + 1; j < exp.launches.size(); ++j) result.skipped_launches.push_back(j);
   }
   if (auto s = (*backend)->read_back(result.buffers); !s) return s.error();
   result.checks = run_checks(exp, result.buffers, env);
   return result;
 }
+
+std::string Runner::config_name() const { return config_ ? config_->name : std::string(); }
+std::string Runner::gpu_device_name() const { return gpu_ ? gpu_->device().name : std::string(); }
 
 Status Runner::prepare_backends() {
   if (options_.trace && options_.mode != SimMode::Timing)
@@ -605,6 +638,8 @@ Expected<ExperimentResult> Runner::run(const Experiment& exp) {
       out.gpu_info["launch_overhead_us"] = {{"empty_kernel", ov->empty_kernel_us},
                                             {"back_to_back", ov->back_to_back_us}};
   }
+  sweep_row_ = -1;
+  sweep_rows_ = 0;
   if (exp.sweep.empty()) {
     auto r = run_once(exp);
     if (!r) return r.error();
@@ -613,7 +648,9 @@ Expected<ExperimentResult> Runner::run(const Experiment& exp) {
     SweepResult sweep;
     for (const SweepAxis& a : exp.sweep) sweep.axes.push_back(a.param);
     std::vector<size_t> at(exp.sweep.size(), 0);
-    for (;;) {
+    sweep_rows_ = 1;
+    for (const SweepAxis& a : exp.sweep) sweep_rows_ *= a.values.size();
+    for (sweep_row_ = 0;; ++sweep_row_) {
       Experiment e = exp;
       std::string where;
       for (size_t k = 0; k < at.size(); ++k) {

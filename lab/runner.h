@@ -4,8 +4,10 @@
 //      the PTX and load it into the simulator; ask nvJitLink for each kernel's resource usage;
 //   2. resolve every launch's kernel and type-check its arguments (errors here are bad input);
 //   3. build the buffers (buffers.h) and hand them to the backend;
-//   4. run the launches in file order, each `repeat` times; a kernel fault stops the launch
-//      sequence but keeps everything gathered so far (the buffers still dump);
+//   4. run the launches in file order, each `repeat` times; a kernel fault (a hang or a barrier
+//      deadlock included) stops the launch sequence but keeps everything gathered so far (the
+//      buffers still dump, the checks still run; RunResult::skipped_launches names the rest);
+//      synccheck/racecheck hazards are kept in each launch's record and fail the run;
 //   5. read the buffers back and run the checks.
 // A sweep repeats 3-5 for every combination of the [sweep] values (the first axis varies slowest).
 //
@@ -68,6 +70,18 @@ struct TraceCapture {
   std::string path;              // "" = keep in memory only; else needs `launch` (one file)
 };
 
+// Where a run is (RunOptions::on_launch_start / on_launch_done).
+struct LaunchProgress {
+  size_t launch_index = 0;  // in Experiment::launches
+  size_t launch_count = 0;  // Experiment::launches.size()
+  int64_t repeat_index = 0, repeats = 1;
+  std::string kernel;
+  int sweep_row = -1;  // -1 without a sweep
+  size_t sweep_rows = 0;
+};
+
+struct LaunchRecord;
+
 struct RunOptions {
   BackendKind backend = BackendKind::Sim;
   SimMode mode = SimMode::Functional;  // the library's default; `warplab run` defaults to timing
@@ -85,6 +99,21 @@ struct RunOptions {
   // The PTX cache (lab/compile_cache.h): on by default; "" = its default directory.
   bool ptx_cache = true;
   std::string ptx_cache_dir;
+  // Checkers (compute-sanitizer's synccheck and racecheck, sim/func/hazard.h), simulator only:
+  // off by default (they cost time); on here (`--synccheck`, `--racecheck`) or by the
+  // experiment's `synccheck = true` / `racecheck = true`. Any hazard fails the run.
+  bool synccheck = false;
+  bool racecheck = false;
+  // Hang limits, simulator only: unset = the experiment's `max_instructions` / `max_cycles`, or
+  // else the defaults (func::LaunchConfig::kDefaultMaxInstructionsPerWarp,
+  // timing::TimingOptions::kDefaultMaxCycles); 0 = no limit. Past one, the launch stops with a
+  // Hang fault naming where it is stuck, and the later launches are skipped.
+  std::optional<uint64_t> max_instructions;  // instructions per warp (both modes)
+  std::optional<uint64_t> max_cycles;        // simulated cycles (timing mode)
+  // Streaming (`warplab run` prints each launch as it finishes): called on the running thread
+  // when a launch starts and when its record is complete.
+  std::function<void(const LaunchProgress&)> on_launch_start;
+  std::function<void(const LaunchProgress&, const LaunchRecord&)> on_launch_done;
 };
 
 // One executed launch (one repeat of one [[launches]] entry).
@@ -107,6 +136,9 @@ struct LaunchRecord {
   uint32_t ptx_static_shared_bytes = 0;  // from the PTX alone (when nvJitLink is absent)
   double sim_wall_seconds = 0;
   std::string printf_output;  // what the kernel printed (device printf) in the simulator
+  // synccheck/racecheck findings (RunOptions turns them on), one per kind and PTX line pair
+  // with a count; any fails the run.
+  std::vector<func::Hazard> hazards;
   // Timing mode: the model's whole result (cycles, warp states by line, memory table), with the
   // event trace when this launch was traced (RunOptions::trace); shared so copies stay cheap.
   std::shared_ptr<const timing::TimingResult> timing;
@@ -140,8 +172,13 @@ struct RunResult {
   std::vector<CheckResult> checks;
   std::vector<HostBuffer> buffers;  // final contents (for --dump)
   std::shared_ptr<const CompiledUnit> unit;
+  // Launches (indices in Experiment::launches) not run, or not every repeat, because an earlier
+  // launch faulted: they would read a half-written state.
+  std::vector<size_t> skipped_launches;
+  bool synccheck = false, racecheck = false;  // which checkers ran
   bool faulted() const;
-  bool passed() const;  // no fault and every check passed
+  bool has_hazards() const;
+  bool passed() const;  // no fault, no hazard and every check passed
 };
 
 struct SweepResult {
@@ -210,6 +247,9 @@ class Runner {
   // run_once() call it first. Public so a caller can learn early that the GPU is missing (the
   // Error says why) and fall back to the simulator, as the desktop app does.
   Status prepare_backends();
+  // After prepare_backends: the timing preset's name ("" = none) and the GPU's ("" = none).
+  std::string config_name() const;
+  std::string gpu_device_name() const;
 
  private:
   const Toolchain& toolchain_;
@@ -223,6 +263,8 @@ class Runner {
   std::shared_ptr<gpu::Backend> gpu_;
   std::map<std::string, std::shared_ptr<const gpu::GpuModule>> gpu_modules_;  // per defines key
   bool traced_ = false;  // the trace was captured (only the first run of a sweep is traced)
+  int sweep_row_ = -1;   // the sweep row run_once is running (-1: no sweep)
+  size_t sweep_rows_ = 0;
 };
 
 }  // namespace warplab::lab

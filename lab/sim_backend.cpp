@@ -54,6 +54,7 @@ class SimBackend : public LaunchBackend {
     if (!r) return r.error();
     rec.stats = std::move(r->stats);
     rec.fault = std::move(r->fault);
+    rec.hazards = std::move(r->hazards);
     rec.printf_output = memory_.take_printf();
     rec.sim["wall_s"] = rec.sim_wall_seconds;
     rec.sim["mode"] = "functional";
@@ -82,6 +83,7 @@ class SimBackend : public LaunchBackend {
   Status launch_timing(const BoundLaunch& l, LaunchRecord& rec, size_t index) {
     timing::TimingOptions to;
     to.registers_per_thread = rec.resources ? rec.resources->registers : 0;
+    if (options_.max_cycles) to.max_cycles = *options_.max_cycles;
     if (options_.sim_l2_kept) {
       if (!l2_) l2_ = std::make_unique<timing::L2>(*ctx_.config);
       to.l2 = l2_.get();
@@ -112,6 +114,7 @@ class SimBackend : public LaunchBackend {
     if (trace) rec.sim["trace_truncated"] = r->trace.truncated;
     rec.stats = r->stats;
     rec.fault = r->fault;
+    rec.hazards = r->hazards;
     rec.printf_output = memory_.take_printf();
     rec.timing = std::make_shared<const timing::TimingResult>(std::move(*r));
     return Ok{};

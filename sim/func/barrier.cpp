@@ -14,6 +14,8 @@ void BarrierUnit::reset() {
     b.all = true;
     b.any = false;
     b.result = 0;
+    b.arrived_lanes = b.done_lanes = 0;
+    b.partial = b.done_all = b.done_partial = false;
   }
 }
 
@@ -29,6 +31,7 @@ bool BarrierUnit::arrive(int id, int warp, uint32_t expected_threads, bool waits
   }
   b.arrived_warps++;
   b.arrived_threads += 32;
+  b.arrived_lanes += std::popcount(lanes);
   if (red != Red::None) {
     const uint32_t t = pred & lanes;
     b.popc += std::popcount(t);
@@ -61,6 +64,11 @@ bool BarrierUnit::complete_if_ready(Bar& b, int live_warps) {
   b.released.swap(b.waiting);
   b.waiting.clear();
   b.arrived_threads = b.arrived_warps = 0;
+  b.done_lanes = b.arrived_lanes;
+  b.done_all = b.expected == 0;
+  b.done_partial = b.partial;
+  b.arrived_lanes = 0;
+  b.partial = false;
   return true;
 }
 
@@ -69,6 +77,12 @@ std::vector<int> BarrierUnit::on_warp_exit(int live_warps) {
   for (int i = 0; i < kBarriers; ++i)
     if (bars_[i].expected == 0 && complete_if_ready(bars_[i], live_warps)) done.push_back(i);
   return done;
+}
+
+int BarrierUnit::waiting_total() const {
+  int n = 0;
+  for (const auto& b : bars_) n += static_cast<int>(b.waiting.size());
+  return n;
 }
 
 bool BarrierUnit::any_waiting() const {

@@ -33,6 +33,14 @@ class BarrierUnit {
   const std::vector<int>& released(int id) const { return bars_[id].released; }
   uint32_t red_result(int id) const { return bars_[id].result; }
   bool any_waiting() const;
+  int waiting_total() const;  // warps waiting at any barrier
+  // The last completion of barrier `id`: how many lanes executed it, whether it waited for every
+  // thread of the block (no count), and whether a warp arrived with only some of its live lanes.
+  uint32_t completed_lanes(int id) const { return bars_[id].done_lanes; }
+  bool completed_all(int id) const { return bars_[id].done_all; }
+  bool completed_partial(int id) const { return bars_[id].done_partial; }
+  // synccheck: the next arrival at `id` comes from a warp with only some of its live lanes.
+  void mark_partial(int id) { bars_[id].partial = true; }
   int waiting_count(int id) const { return static_cast<int>(bars_[id].waiting.size()); }
   uint32_t expected(int id) const { return bars_[id].expected; }
 
@@ -47,6 +55,10 @@ class BarrierUnit {
     uint32_t popc = 0;
     bool all = true, any = false;
     uint32_t result = 0;
+    uint32_t arrived_lanes = 0;  // lanes that executed the instruction (synccheck)
+    bool partial = false;        // a warp arrived with only some of its live lanes
+    uint32_t done_lanes = 0;     // ... as of the last completion
+    bool done_all = false, done_partial = false;
   };
   bool complete_if_ready(Bar& b, int live_warps);
   std::array<Bar, kBarriers> bars_{};

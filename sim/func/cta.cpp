@@ -1,7 +1,9 @@
 #include <algorithm>
 #include <bit>
+#include <climits>
 #include <cstdio>
 #include <cstring>
+#include <map>
 
 #include "sim/func/cta_impl.h"
 #include "sim/func/executor.h"
@@ -40,6 +42,37 @@ const char* space_word(ptx::Space s) {
   }
 }
 
+// The CUDA file and line of instruction `d` ("" and 0 when the PTX has no line info).
+void source_of(const DecodedModule& m, const DInst& d, std::string& file, int32_t& line) {
+  file.clear();
+  line = 0;
+  if (!d.ir) return;
+  const auto& loc = d.ir->user_loc.line > 0 ? d.ir->user_loc : d.ir->loc;
+  if (loc.file >= 0 && loc.file < static_cast<int32_t>(m.module.files.size()))
+    file = m.module.files[loc.file];
+  line = loc.line;
+}
+std::string where(const std::string& file, int32_t line) {
+  return file.empty() ? std::string("(no CUDA line info)") : file + ":" + std::to_string(line);
+}
+// "lanes 0-15" / "lane 3" / "lanes 0-3,8"
+std::string lanes_text(uint32_t m) {
+  std::string s;
+  int n = 0;
+  for (int l = 0; l < 32;) {
+    if (!((m >> l) & 1)) {
+      ++l;
+      continue;
+    }
+    int e = l;
+    while (e + 1 < 32 && ((m >> (e + 1)) & 1)) ++e;
+    s += (s.empty() ? "" : ",") + std::to_string(l) + (e > l ? "-" + std::to_string(e) : "");
+    n += e - l + 1;
+    l = e + 1;
+  }
+  return (n == 1 ? "lane " : "lanes ") + (s.empty() ? std::string("none") : s);
+}
+
 }  // namespace
 
 uint64_t module_variable_address(const ptx::Module& module, const ptx::Variable& var,
@@ -63,6 +96,7 @@ Status CtaImpl::bind(const Program& program, DeviceMemory& memory, const LaunchC
   k = mod->find(launch.kernel);
   checks.synccheck = launch.synccheck;
   checks.racecheck = launch.racecheck;
+  max_steps = launch.max_instructions_per_warp;
   const std::string& path = mod->module.path;
   if (auto s = program.check_kernel(launch.kernel); !s) return s;
   if (!k) {
@@ -120,6 +154,7 @@ Status CtaImpl::bind(const Program& program, DeviceMemory& memory, const LaunchC
   local.assign(threads * k->local_bytes, 0);
   lane_params.assign(static_cast<size_t>(nwarps) * 32 * k->lane_param_bytes, 0);
   warps.assign(nwarps, Warp{});
+  if (checks.racecheck) race.bind(shared_bytes);
   g_lo = g_hi = 0;
   g_base = nullptr;
   return Ok{};
@@ -139,6 +174,7 @@ void CtaImpl::reset(Dim3 block_index) {
   std::fill(lane_params.begin(), lane_params.end(), 0);
   bars.reset();
   fault.reset();
+  if (checks.racecheck) race.new_block();
   const uint64_t threads = block.count();
   live_warps = static_cast<int>(warps.size());
   for (int wi = 0; wi < static_cast<int>(warps.size()); ++wi) {
@@ -295,8 +331,19 @@ bool CtaImpl::step(Warp& w, StepInfo* info, uint64_t clock) {
     if (d.guard >= 0 && info->src_count < 8 && k->pred_reg[d.guard] >= 0)
       info->src_regs[info->src_count++] = k->pred_reg[d.guard];
   }
+  if (checks.racecheck) race.check(*this, w, d, pc, exec);
   d.fn(x, d);
   if (x.failed) return false;
+  if (watching) watch_step(w);
+  // An unconditional branch to itself can never end (`while (x[0] == 0) {}` once the compiler
+  // has hoisted the load): stop at once rather than at the instruction limit.
+  if (x.control && d.guard < 0 && d.target == pc && d.ir->op == ptx::Opcode::Bra && !in_hang &&
+      !w.stack.empty() && w.stack.top().pc == pc) {
+    hang(w,
+         "branches to itself forever (an unconditional bra to its own line: an endless loop "
+         "with nothing in it)");
+    return false;
+  }
   if (!x.control) w.stack.advance(pc + 1);
   if (info) info->diverged = x.diverged;
   return true;
@@ -387,23 +434,238 @@ uint8_t* CtaImpl::access(Exec& x, const DInst& d, int lane, uint64_t addr, uint3
   }
 }
 
-void CtaImpl::sync_hazard(Exec& x, const DInst& d, int lane, const std::string& what) {
+void CtaImpl::sync_hazard(Exec& x, const DInst& d, int lane, const std::string& what,
+                          Hazard::Kind kind) {
   if (!checks.synccheck) return;
+  if (count_known(kind, d.ir ? d.ir->ptx_line : 0, 0)) return;
   Hazard h;
-  h.kind = Hazard::Kind::WarpSyncMask;
+  h.kind = kind;
   h.kernel = k->name;
   h.block = block_idx;
   h.thread = thread_of(x.w ? x.w->index : 0, lane);
   h.ptx_line = d.ir ? d.ir->ptx_line : 0;
-  if (d.ir) {
-    const auto& loc = d.ir->user_loc.line > 0 ? d.ir->user_loc : d.ir->loc;
-    const auto& files = mod->module.files;
-    if (loc.file >= 0 && loc.file < static_cast<int32_t>(files.size()))
-      h.src_file = files[loc.file];
-    h.src_line = loc.line;
+  source_of(*mod, d, h.src_file, h.src_line);
+  h.message = what + "\n    at kernel " + h.kernel + ", PTX " + mod->module.path + ":" +
+              std::to_string(h.ptx_line) + (d.ir ? "  " + d.ir->text : std::string()) +
+              "\n    in " + where(h.src_file, h.src_line) + "\n    by thread " + dim(h.thread) +
+              " in block " + dim(h.block);
+  merge_hazard(hazards, std::move(h));
+}
+
+bool CtaImpl::count_known(Hazard::Kind kind, int32_t ptx_line, int32_t other_ptx_line) {
+  for (Hazard& e : hazards)
+    if (e.kind == kind && e.ptx_line == ptx_line && e.other_ptx_line == other_ptx_line) {
+      ++e.count;
+      return true;
+    }
+  return false;
+}
+
+void CtaImpl::race_hazard(Hazard::Kind kind, int32_t pc, int warp, int lane, int32_t other_pc,
+                          int other_warp, int other_lane, uint64_t addr, ptx::Space space) {
+  const DInst& d = k->code[pc];
+  const DInst& o = k->code[other_pc];
+  if (count_known(kind, d.ir->ptx_line, o.ir->ptx_line)) return;
+  Hazard h;
+  h.kind = kind;
+  h.kernel = k->name;
+  h.block = block_idx;
+  h.thread = thread_of(warp, lane);
+  h.ptx_line = d.ir->ptx_line;
+  source_of(*mod, d, h.src_file, h.src_line);
+  h.other_thread = thread_of(other_warp, other_lane);
+  h.other_ptx_line = o.ir->ptx_line;
+  source_of(*mod, o, h.other_src_file, h.other_src_line);
+  h.address = addr;
+  h.space = space;
+  // compute-sanitizer's order: the earlier access first.
+  auto role = [](const DInst& i, bool write) {
+    const auto op = i.ir->op;
+    if (op == ptx::Opcode::Atom || op == ptx::Opcode::Red) return "Atomic";
+    return write ? "Write" : "Read";
+  };
+  const bool first_writes = kind != Hazard::Kind::RaceWAR;
+  const bool second_writes = kind != Hazard::Kind::RaceRAW;
+  auto side = [&](const char* r, const DInst& i, Dim3 t) {
+    std::string file;
+    int32_t line = 0;
+    source_of(*mod, i, file, line);
+    return std::string(r) + " access at PTX " + mod->module.path + ":" +
+           std::to_string(i.ir->ptx_line) + "  " + i.ir->text + "\n    in " + where(file, line) +
+           " by thread " + dim(t);
+  };
+  std::string buffer;
+  if (space == ptx::Space::Global)
+    if (const BufferInfo* b = mem->nearest(addr); b && addr - b->address < b->size)
+      buffer = " (byte " + std::to_string(addr - b->address) + " of '" + b->name + "')";
+  h.message = "Race reported between " + side(role(o, first_writes), o, h.other_thread) +
+              "\n    and " + side(role(d, second_writes), d, h.thread) + "\n    in kernel " +
+              k->name + ", block " + dim(block_idx) + ", " + space_word(space) + " address " +
+              hex(addr) + buffer +
+              (warp == other_warp ? " (two lanes of one warp store different values in one "
+                                    "instruction; the GPU keeps one of them)"
+                                  : "");
+  merge_hazard(hazards, std::move(h));
+}
+
+void CtaImpl::hang(Warp& w, const std::string& what) {
+  // Run the stuck warp a little further (no counting, no checks) and note where it goes: the
+  // lines of the loop it is stuck in.
+  const CheckOptions saved_checks = checks;
+  PcCounters* saved_counters = counters;
+  checks = CheckOptions{};
+  counters = nullptr;
+  in_hang = true;
+  int32_t lo = INT32_MAX, hi = INT32_MIN, src_lo = INT32_MAX, src_hi = INT32_MIN;
+  int32_t head_pc = -1;
+  int src_file = -1;
+  uint32_t lanes = w.stack.empty() ? 0 : w.stack.top().mask;
+  for (int i = 0; i < 4096 && w.status == WarpStatus::Ready && !fault && !w.stack.empty(); ++i) {
+    const int32_t pc = w.stack.top().pc;
+    if (pc < 0 || pc >= static_cast<int32_t>(k->code.size())) break;
+    const ptx::Instruction* in = k->code[pc].ir;
+    if (in->ptx_line < lo) lo = in->ptx_line, head_pc = pc, lanes = w.stack.top().mask;
+    hi = std::max(hi, in->ptx_line);
+    if (in->user_loc.line > 0 && (src_file < 0 || in->user_loc.file == src_file)) {
+      src_file = in->user_loc.file;
+      src_lo = std::min(src_lo, in->user_loc.line);
+      src_hi = std::max(src_hi, in->user_loc.line);
+    }
+    if (!step(w, nullptr, w.issued)) break;
   }
-  h.message = what;
-  hazards.push_back(std::move(h));
+  fault.reset();
+  in_hang = false;
+  checks = saved_checks;
+  counters = saved_counters;
+  if (head_pc < 0) head_pc = w.stack.empty() ? 0 : std::max(0, w.stack.top().pc);
+  head_pc = std::min<int32_t>(head_pc, static_cast<int32_t>(k->code.size()) - 1);
+  std::string loop = "PTX line " + std::to_string(lo);
+  if (hi > lo) loop = "PTX lines " + std::to_string(lo) + "-" + std::to_string(hi);
+  if (src_file >= 0 && src_file < static_cast<int32_t>(mod->module.files.size())) {
+    loop += " (CUDA " + mod->module.files[src_file] + ":" + std::to_string(src_lo);
+    if (src_hi > src_lo) loop += "-" + std::to_string(src_hi);
+    loop += ")";
+  }
+  Exec x{this, &w, w.R, w.P, 0, 0, head_pc, false, false, false, nullptr, 0};
+  raise(x, k->code[head_pc], LaunchFault::Kind::Hang, std::countr_zero(lanes | 0x80000000u), 0, 0,
+        false, ptx::Space::None,
+        "warp " + std::to_string(w.index) + " " + what + "; it is stuck in the loop at " + loop +
+            " (an endless loop, or a wait for something that never happens)");
+}
+
+void CtaImpl::watch_loops(bool on) {
+  watching = on;
+  loop_watch.assign(on ? warps.size() : 0, LoopWatch{});
+}
+
+uint64_t CtaImpl::state_hash(const Warp& w) const {
+  // FNV-1a over the registers, predicates, SIMT stack and exited lanes.
+  uint64_t h = 1469598103934665603ull;
+  auto mix = [&h](uint64_t v) {
+    h ^= v;
+    h *= 1099511628211ull;
+  };
+  const size_t nregs = static_cast<size_t>(k->data_slots) * 32;
+  for (size_t i = 0; i < nregs; ++i) mix(w.R[i]);
+  for (int32_t i = 0; i < k->pred_slots; ++i) mix(w.P[i]);
+  for (const SimtEntry& e : w.stack.entries()) {
+    mix(static_cast<uint32_t>(e.pc) | uint64_t{static_cast<uint32_t>(e.rpc)} << 32);
+    mix(e.mask | uint64_t{static_cast<uint32_t>(e.call_pc)} << 32);
+  }
+  mix(w.exited);
+  return h;
+}
+
+void CtaImpl::watch_step(Warp& w) {
+  LoopWatch& lw = loop_watch[w.index];
+  if (lw.state == 2) return;  // memory has not changed since: it repeats for ever
+  if (w.status != WarpStatus::Ready || w.stack.empty()) {
+    lw.state = 0;
+    return;
+  }
+  const int32_t pc = w.stack.top().pc;
+  if (lw.state == 0) {
+    if (lw.steps > 0) {
+      --lw.steps;
+      return;
+    }
+    lw = LoopWatch{1, pc, state_hash(w), 0, lw.backoff};
+    return;
+  }
+  ++lw.steps;
+  if (pc == lw.pc) {
+    if (state_hash(w) == lw.hash) {
+      lw.state = 2;
+      return;
+    }
+    lw.backoff = std::min<uint32_t>(lw.backoff * 2, 4096);
+    lw.state = 0;
+    lw.steps = lw.backoff;
+  } else if (lw.steps > 65536) {  // left the loop: look again later
+    lw.state = 0;
+    lw.steps = lw.backoff;
+  }
+}
+
+bool CtaImpl::looping() const {
+  if (!watching) return false;
+  bool any = false;
+  for (const Warp& w : warps) {
+    if (w.status == WarpStatus::Exited) continue;
+    if (w.status == WarpStatus::AtBarrier) continue;
+    if (loop_watch[w.index].state != 2) return false;
+    any = true;
+  }
+  return any;
+}
+
+void CtaImpl::deadlock() {
+  // Group the waiting warps by barrier and instruction.
+  std::map<std::pair<int, int32_t>, std::vector<int>> waiting;
+  std::vector<int> exited;
+  const Warp* first = nullptr;
+  for (const Warp& w : warps) {
+    if (w.status == WarpStatus::AtBarrier) {
+      waiting[{w.bar_id, w.bar_pc}].push_back(w.index);
+      if (!first) first = &w;
+    } else if (w.status == WarpStatus::Exited) {
+      exited.push_back(w.index);
+    }
+  }
+  if (!first) {  // not expected: no warp waits, yet none can run
+    Warp& w = warps.front();
+    Exec x{this, &w, w.R, w.P, 0, 0, 0, false, false, false, nullptr, 0};
+    raise(x, k->code.front(), LaunchFault::Kind::Deadlock, 0, 0, 0, false, ptx::Space::None,
+          "no warp of the block can make progress (internal: none waits at a barrier)");
+    return;
+  }
+  auto list = [](const std::vector<int>& v) {
+    std::string s;
+    for (int i : v) s += (s.empty() ? "" : ", ") + std::to_string(i);
+    return s;
+  };
+  std::string what =
+      "barrier deadlock: every live warp of the block waits at a barrier that can never complete";
+  for (const auto& [key, ws] : waiting) {
+    const auto [id, pc] = key;
+    const DInst& d = k->code[std::max(0, pc)];
+    std::string file;
+    int32_t line = 0;
+    source_of(*mod, d, file, line);
+    const uint32_t expected = bars.expected(id);
+    what += "\n    " + std::string(ws.size() == 1 ? "warp " : "warps ") + list(ws) + " wait" +
+            (ws.size() == 1 ? "s" : "") + " at barrier " + std::to_string(id) + " (PTX line " +
+            std::to_string(d.ir->ptx_line) + ", " + where(file, line) + "), which " +
+            (expected ? "expects " + std::to_string(expected) + " threads"
+                      : "waits for all " + std::to_string(live_warps) + " live warps");
+  }
+  if (!exited.empty())
+    what += "\n    " + std::string(exited.size() == 1 ? "warp " : "warps ") + list(exited) +
+            (exited.size() == 1 ? " has" : " have") + " exited";
+  Warp& w = warps[first->index];
+  Exec x{this, &w, w.R, w.P, 0, 0, w.bar_pc, false, false, false, nullptr, 0};
+  raise(x, k->code[std::max(0, w.bar_pc)], LaunchFault::Kind::Deadlock,
+        std::countr_zero(w.bar_lanes | 0x80000000u), 0, 0, false, ptx::Space::None, what);
 }
 
 void CtaImpl::raise(Exec& x, const DInst& d, LaunchFault::Kind kind, int lane, uint64_t addr,
@@ -434,6 +696,10 @@ void CtaImpl::raise(Exec& x, const DInst& d, LaunchFault::Kind kind, int lane, u
            " of size " + std::to_string(size) + (size == 1 ? " byte" : " bytes");
   else if (kind == LaunchFault::Kind::Trap)
     head = "Trap (the kernel executed trap, e.g. a failed assert)";
+  else if (kind == LaunchFault::Kind::Hang)
+    head = "Hang: the launch was stopped because a warp is stuck";
+  else if (kind == LaunchFault::Kind::Deadlock)
+    head = "Barrier deadlock";
   else
     head = "Kernel error";
   std::string src = f.src_file.empty() ? std::string("(no CUDA line info)")
@@ -446,6 +712,27 @@ void CtaImpl::raise(Exec& x, const DInst& d, LaunchFault::Kind kind, int lane, u
 }
 
 void CtaImpl::release(int id) {
+  if (checks.racecheck) race.barrier();
+  // synccheck: a barrier for the whole block completed without some of its threads (they
+  // exited). A warp that arrived with part of its lanes was reported already (barrier()).
+  if (checks.synccheck && bars.completed_all(id) && !bars.completed_partial(id) &&
+      bars.completed_lanes(id) < block.count() && !bars.released(id).empty()) {
+    Warp& w = warps[bars.released(id).front()];
+    if (w.bar_pc >= 0) {
+      const DInst& d = k->code[w.bar_pc];
+      Exec x{this,     &w,    w.R,   w.P,   w.bar_lanes, w.bar_lanes,
+             w.bar_pc, false, false, false, nullptr,     0};
+      const uint64_t missing = block.count() - bars.completed_lanes(id);
+      sync_hazard(x, d, std::countr_zero(w.bar_lanes | 0x80000000u),
+                  "Barrier error detected. Divergent thread(s) in block: " +
+                      std::to_string(bars.completed_lanes(id)) + " of the block's " +
+                      std::to_string(block.count()) + " threads reached barrier " +
+                      std::to_string(id) + "; " + std::to_string(missing) +
+                      " exited without it (undefined on the GPU: __syncthreads() must be "
+                      "reached by every thread of the block)",
+                  Hazard::Kind::DivergentBarrier);
+    }
+  }
   for (int wi : bars.released(id)) {
     Warp& ww = warps[wi];
     ww.status = WarpStatus::Ready;
@@ -468,6 +755,18 @@ void CtaImpl::release(int id) {
 void CtaImpl::barrier(Exec& x, const DInst& d, int id, uint32_t expected, bool waits,
                       BarrierUnit::Red red, uint32_t pred) {
   Warp& w = *x.w;
+  // synccheck: an aligned barrier (bar.sync, __syncthreads) must be executed by every live lane
+  // of the warp; on a diverged path the GPU's behaviour is undefined.
+  const uint32_t live = w.valid & ~w.exited;
+  if (checks.synccheck && d.ir->mod.aligned && (x.exec & live) != live) {
+    bars.mark_partial(id);
+    sync_hazard(x, d, std::countr_zero(x.exec | 0x80000000u),
+                "Barrier error detected. Divergent thread(s) in warp: only " +
+                    lanes_text(x.exec & live) + " of warp " + std::to_string(w.index) + "'s live " +
+                    lanes_text(live) + " reached barrier " + std::to_string(id) +
+                    " (undefined on the GPU: a bar.sync must be reached by the whole warp)",
+                Hazard::Kind::DivergentBarrier);
+  }
   if (waits) {
     w.status = WarpStatus::AtBarrier;
     w.bar_id = id;
@@ -508,13 +807,51 @@ int Cta::warp_count() const { return static_cast<int>(impl_->warps.size()); }
 WarpStatus Cta::status(int warp) const { return impl_->warps[warp].status; }
 bool Cta::done() const { return impl_->live_warps == 0; }
 const std::optional<LaunchFault>& Cta::fault() const { return impl_->fault; }
+const std::vector<Hazard>& Cta::hazards() const { return impl_->hazards; }
+std::vector<Hazard> Cta::take_hazards() { return std::move(impl_->hazards); }
+uint64_t Cta::issued(int warp) const { return impl_->warps[warp].issued; }
+
+void Cta::watch_loops(bool on) { impl_->watch_loops(on); }
+bool Cta::looping() const { return impl_->looping(); }
+
+const std::optional<LaunchFault>& Cta::stop(const std::string& what) {
+  CtaImpl& c = *impl_;
+  if (c.fault) return c.fault;
+  if (c.stalled()) {
+    c.deadlock();
+    return c.fault;
+  }
+  // A warp the livelock watch saw repeat, else the ready warp that issued the most.
+  Warp* pick = nullptr;
+  for (Warp& w : c.warps)
+    if (w.status == WarpStatus::Ready && c.watching && c.loop_watch[w.index].state == 2) {
+      pick = &w;
+      break;
+    }
+  if (!pick)
+    for (Warp& w : c.warps)
+      if (w.status == WarpStatus::Ready && (!pick || w.issued > pick->issued)) pick = &w;
+  if (pick) c.hang(*pick, what);
+  return c.fault;
+}
 
 bool Cta::step(int warp, StepInfo& info, LaunchStats& stats, uint64_t clock) {
   CtaImpl& c = *impl_;
   Warp& w = c.warps[warp];
   if (w.status != WarpStatus::Ready || c.fault) return !c.fault;
+  if (c.max_steps && ++w.issued > c.max_steps) {
+    c.hang(w, "went past " + std::to_string(c.max_steps) +
+                  " instructions (the limit per warp: --max-instructions, or max_instructions "
+                  "in the experiment)");
+    return false;
+  }
   const bool was_done = c.live_warps == 0;
-  const bool ok = c.step(w, &info, clock);
+  bool ok = c.step(w, &info, clock);
+  // A barrier arrival or an exit can leave every live warp waiting: a deadlock.
+  if (ok && w.status != WarpStatus::Ready && c.stalled()) {
+    c.deadlock();
+    ok = false;
+  }
   const ptx::Instruction& in = *info.inst;
   const uint64_t threads = std::popcount(info.exec_mask);
   stats.warp_instructions++;

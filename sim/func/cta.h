@@ -10,6 +10,8 @@
 #include <array>
 #include <cstdint>
 #include <memory>
+#include <string>
+#include <vector>
 
 #include "sim/func/executor.h"
 
@@ -66,6 +68,20 @@ class Cta {
   // True when every warp has exited.
   bool done() const;
   const std::optional<LaunchFault>& fault() const;
+  // synccheck/racecheck findings of this block so far (LaunchConfig turns them on).
+  const std::vector<Hazard>& hazards() const;
+  std::vector<Hazard> take_hazards();
+  // Instructions warp `warp` has issued (the hang limit counts these).
+  uint64_t issued(int warp) const;
+  // Stops the block at an outside limit (the timing model's cycles; `what` says which): a
+  // Deadlock fault when every live warp waits at a barrier, else a Hang fault naming the loop
+  // the busiest ready warp is stuck in. Returns the block's fault (unset if nothing runs).
+  const std::optional<LaunchFault>& stop(const std::string& what);
+  // Livelock watch (the timing model's, when nothing has written memory for a while): on, each
+  // warp's state is compared at its loop head across one iteration; looping() is true when
+  // every live warp came back unchanged (or waits at a barrier). Turning it off forgets all.
+  void watch_loops(bool on);
+  bool looping() const;
 
  private:
   explicit Cta(std::unique_ptr<CtaImpl> impl);

@@ -21,6 +21,7 @@
 #include "sim/func/decoded.h"
 #include "sim/func/exec.h"
 #include "sim/func/hazard.h"
+#include "sim/func/racecheck.h"
 #include "sim/func/warp.h"
 
 namespace warplab::func {
@@ -59,7 +60,37 @@ class CtaImpl {
              uint32_t size, bool write, ptx::Space space, const std::string& what);
   // synccheck: lane `lane` of x.w executed `d` in a way the GPU leaves undefined (`what` says
   // how). Recorded in `hazards` when checks.synccheck is on; the launch goes on.
-  void sync_hazard(Exec& x, const DInst& d, int lane, const std::string& what);
+  void sync_hazard(Exec& x, const DInst& d, int lane, const std::string& what,
+                   Hazard::Kind kind = Hazard::Kind::WarpSyncMask);
+  // racecheck: the access of lane `lane` of warp `warp` at `pc` races with the earlier access of
+  // (other_warp, other_lane) at other_pc (RaceChecker calls this).
+  void race_hazard(Hazard::Kind kind, int32_t pc, int warp, int lane, int32_t other_pc,
+                   int other_warp, int other_lane, uint64_t addr, ptx::Space space);
+  // A hazard of this kind between these PTX lines is already in `hazards`: count it (true).
+  // Saves building the report of every repeat.
+  bool count_known(Hazard::Kind kind, int32_t ptx_line, int32_t other_ptx_line);
+  // Hang limit: warp `w` went past a limit (`what` says which). Runs it a little further to find
+  // the loop it is stuck in (PTX and CUDA lines) and raises a Hang fault there.
+  void hang(Warp& w, const std::string& what);
+  // Livelock watch (the timing model turns it on when no thread has written memory, exited or
+  // passed a barrier for a while): each warp's state is hashed at one pc and again when it
+  // comes back there; the same state twice, with memory unchanged in between, repeats forever.
+  struct LoopWatch {
+    uint8_t state = 0;  // 0: no snapshot, 1: snapshot taken, 2: came back in the same state
+    int32_t pc = -1;
+    uint64_t hash = 0;
+    uint32_t steps = 0;    // since the snapshot (state 1), or to wait before the next (state 0)
+    uint32_t backoff = 1;  // steps to wait after a changed state (doubles, at most 4096)
+  };
+  void watch_loops(bool on);
+  void watch_step(Warp& w);
+  uint64_t state_hash(const Warp& w) const;
+  // Every live warp came back to its loop head unchanged or waits at a barrier (and one loops).
+  bool looping() const;
+  // Every live warp waits at a barrier, so none can ever be released (a barrier deadlock).
+  bool stalled() const { return live_warps > 0 && bars.waiting_total() == live_warps; }
+  // Raises the Deadlock fault for a stalled block: which warps wait where, which exited.
+  void deadlock();
   // Barrier arrival of warp x.w at bar.* instruction d (handler side of exec_warp/control).
   void barrier(Exec& x, const DInst& d, int id, uint32_t expected, bool waits, BarrierUnit::Red red,
                uint32_t pred);
@@ -89,8 +120,13 @@ class CtaImpl {
   BarrierUnit bars;
   int live_warps = 0;
   std::optional<LaunchFault> fault;
-  CheckOptions checks;             // which checkers run (set by the caller after bind)
-  std::vector<Hazard> hazards;     // what they found in this block
+  CheckOptions checks;          // which checkers run (set by the caller after bind)
+  std::vector<Hazard> hazards;  // what they found in this block (merged: merge_hazard)
+  RaceChecker race;             // racecheck's shadow memory (sized only when it runs)
+  uint64_t max_steps = 0;       // per-warp instruction limit (0 = none); see LaunchConfig
+  bool in_hang = false;         // hang() is running a stuck warp on to find its loop
+  bool watching = false;        // the livelock watch is on (watch_loops)
+  std::vector<LoopWatch> loop_watch;
   PcCounters* counters = nullptr;  // per-pc counts (may be null)
   // The last global buffer touched, [g_lo, g_hi) at host pointer g_base: most accesses of a warp
   // instruction hit the same buffer, so this check replaces the search.

@@ -54,44 +54,42 @@ namespace {
 constexpr uint64_t kWarpQuantum = 4096;
 
 // Runs every warp of the current block to completion. False on a fault (cta.fault is set).
+// Limits: `limit` counts warp instructions over the whole launch (`issued`), cta.max_steps each
+// warp's own; past either, the warp is stopped with a Hang fault naming its loop.
 bool run_block(CtaImpl& cta, uint64_t limit, uint64_t& issued) {
+  const uint64_t per_warp = cta.max_steps;
   for (;;) {
     bool progress = false;
     for (Warp& w : cta.warps) {
       for (uint64_t turn = 0; w.status == WarpStatus::Ready && turn < kWarpQuantum; ++turn) {
-        if (!cta.step(w, nullptr, w.issued)) return false;
-        ++w.issued;
-        progress = true;
-        if (limit && ++issued > limit) {
-          Exec x{&cta, &w, w.R, w.P, 0, 0, 0, false, false, false, nullptr, 0};
-          const int32_t pc = w.stack.empty() ? 0 : std::max(0, w.stack.top().pc);
-          cta.raise(x, cta.k->code[std::min<size_t>(pc, cta.k->code.size() - 1)],
-                    LaunchFault::Kind::Deadlock, 0, 0, 0, false, ptx::Space::None,
-                    "stopped after " + std::to_string(limit) +
-                        " warp instructions (FunctionalOptions::max_warp_instructions); "
-                        "the kernel may loop forever");
+        if (per_warp && w.issued >= per_warp) {
+          const bool others = cta.live_warps > 1;
+          cta.hang(w, "went past " + std::to_string(per_warp) +
+                          " instructions (the limit per warp: --max-instructions, or "
+                          "max_instructions in the experiment)" +
+                          (others ? std::string("; functional mode runs a block's warps in turns "
+                                                "of 4096 instructions, so a warp that waits for "
+                                                "another warp of its block spins meanwhile: if "
+                                                "it waits for another warp of its block, try "
+                                                "--mode timing")
+                                  : std::string()));
           return false;
         }
+        if (limit && issued >= limit) {
+          cta.hang(w, "reached the launch's limit of " + std::to_string(limit) +
+                          " warp instructions (FunctionalOptions::max_warp_instructions)");
+          return false;
+        }
+        if (!cta.step(w, nullptr, w.issued)) return false;
+        ++w.issued;
+        ++issued;
+        progress = true;
       }
     }
     if (cta.live_warps == 0) return true;
     if (!progress) {
       // Every live warp waits at a barrier that cannot complete.
-      Warp* w = nullptr;
-      for (Warp& ww : cta.warps)
-        if (ww.status == WarpStatus::AtBarrier) {
-          w = &ww;
-          break;
-        }
-      if (!w) w = &cta.warps[0];
-      Exec x{&cta, w, w->R, w->P, 0, 0, 0, false, false, false, nullptr, 0};
-      const int bid = std::max(0, w->bar_id);
-      cta.raise(x, cta.k->code[std::max(0, w->bar_pc)], LaunchFault::Kind::Deadlock, 0, 0, 0, false,
-                ptx::Space::None,
-                "deadlock: all " + std::to_string(cta.live_warps) +
-                    " live warps of the block wait at barriers that can never complete (barrier " +
-                    std::to_string(bid) + " has " + std::to_string(cta.bars.waiting_count(bid)) +
-                    " waiting warps)");
+      cta.deadlock();
       return false;
     }
   }
@@ -136,8 +134,7 @@ Expected<FunctionalResult> run_functional(const Program& program, DeviceMemory& 
       for (uint32_t bx = 0; bx < launch.grid.x; ++bx) {
         cta.reset(Dim3{bx, by, bz});
         const bool ok = run_block(cta, options.max_warp_instructions, issued);
-        for (auto& h : cta.hazards) result.hazards.push_back(std::move(h));
-        cta.hazards.clear();
+        merge_hazards(result.hazards, std::move(cta.hazards));
         if (!ok) {
           result.fault = cta.fault;
           break;

@@ -1,4 +1,5 @@
-// What the simulator's checkers report besides faults (compute-sanitizer's synccheck and racecheck).
+// What the simulator's checkers report besides faults (compute-sanitizer's synccheck and
+// racecheck).
 //
 // A fault (launch.h) stops a launch. A hazard does not: the launch runs on, and every hazard is
 // reported at the end, as compute-sanitizer does. Two checkers fill this list when enabled:
@@ -12,6 +13,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "sim/func/launch.h"
 
@@ -33,7 +35,41 @@ struct Hazard {
   uint64_t address = 0;
   ptx::Space space = ptx::Space::None;
   std::string message;  // full human-readable report
+  // How many times this hazard was seen: hazards of one kind between the same pair of PTX lines
+  // are reported once (the first one seen, with its threads), with the count (merge_hazard).
+  uint64_t count = 1;
 };
+
+// Adds `h` to `list`, or counts it on the entry of the same kind, kernel and PTX line pair.
+inline void merge_hazard(std::vector<Hazard>& list, Hazard&& h) {
+  for (Hazard& e : list)
+    if (e.kind == h.kind && e.ptx_line == h.ptx_line && e.other_ptx_line == h.other_ptx_line &&
+        e.kernel == h.kernel) {
+      e.count += h.count;
+      return;
+    }
+  list.push_back(std::move(h));
+}
+inline void merge_hazards(std::vector<Hazard>& into, std::vector<Hazard>&& from) {
+  for (Hazard& h : from) merge_hazard(into, std::move(h));
+  from.clear();
+}
+// "divergent_barrier", "race_raw", ... (JSON and reports).
+inline const char* hazard_kind_name(Hazard::Kind k) {
+  switch (k) {
+    case Hazard::Kind::WarpSyncMask:
+      return "warp_sync_mask";
+    case Hazard::Kind::DivergentBarrier:
+      return "divergent_barrier";
+    case Hazard::Kind::RaceRAW:
+      return "race_raw";
+    case Hazard::Kind::RaceWAR:
+      return "race_war";
+    case Hazard::Kind::RaceWAW:
+      return "race_waw";
+  }
+  return "unknown";
+}
 
 // Which checkers run (both off by default: they cost time).
 struct CheckOptions {

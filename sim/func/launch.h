@@ -30,6 +30,12 @@ struct LaunchConfig {
   // synccheck / racecheck (hazard.h); off by default.
   bool synccheck = false;
   bool racecheck = false;
+  // Hang limit: a warp that issues more instructions than this stops the launch with a Hang
+  // fault naming the loop it is stuck in (each thread executes at most as many as its warp
+  // issues). 0 = no limit. The default is generous for real kernels (a 1024-iteration loop of
+  // 20 instructions is 20,480) and small enough to stop a runaway loop in about a second.
+  static constexpr uint64_t kDefaultMaxInstructionsPerWarp = 10'000'000;
+  uint64_t max_instructions_per_warp = kDefaultMaxInstructionsPerWarp;
 };
 
 // Counts for one PTX line or one CUDA source line.
@@ -52,7 +58,9 @@ struct LaunchStats {
 
 // Why a launch stopped early (what compute-sanitizer's memcheck would report).
 struct LaunchFault {
-  enum class Kind { OutOfBounds, Misaligned, Trap, InvalidAddress, Deadlock, BadLaunch };
+  // Deadlock: warps wait at barriers that can never complete. Hang: a limit was reached (a warp's
+  // instructions, LaunchConfig::max_instructions_per_warp, or the timing model's cycles).
+  enum class Kind { OutOfBounds, Misaligned, Trap, InvalidAddress, Deadlock, BadLaunch, Hang };
   Kind kind = Kind::OutOfBounds;
   std::string kernel;
   Dim3 block, thread;  // block and thread indices of the faulting lane

@@ -95,7 +95,7 @@ Expected<TimingResult> run_timing(const func::Program& program, func::DeviceMemo
     r.trace.sm_count = static_cast<int32_t>(config.core.sm_count);
   }
   LaunchContext ctx{config, program, memory, launch, r.occupancy, r.stats, l2,
-                    options.trace.enabled ? &r.trace : nullptr, by_line};
+                    options.trace.enabled ? &r.trace : nullptr, by_line, 0, {}};
   std::vector<Sm> sms;
   sms.reserve(config.core.sm_count);
   for (int i = 0; i < config.core.sm_count; ++i) sms.emplace_back(i, ctx);
@@ -121,6 +121,10 @@ Expected<TimingResult> run_timing(const func::Program& program, func::DeviceMemo
   // 3. The clock: run every SM that has something to do this cycle, then jump to the next cycle
   //    where anything can happen.
   uint64_t now = 0, last_progress = 0, issued_before = 0;
+  // Livelock watch (3e): armed after kWatchAfter warp instructions without a change event.
+  constexpr uint64_t kWatchAfter = 1 << 20, kWatchCheckEvery = 1 << 14;
+  uint64_t seen_changes = ~0ull, quiet_since = 0, watch_checked = 0;
+  bool watching = false;
   for (;;) {
     // 3a. Dispatch blocks that are due.
     if (auto st = blocks.dispatch(now, sms); !st) return st.error();
@@ -146,19 +150,53 @@ Expected<TimingResult> run_timing(const func::Program& program, func::DeviceMemo
     uint64_t issued = 0;
     for (const Sm& sm : sms) issued += sm.instructions();
     if (issued != issued_before) { issued_before = issued; last_progress = now; }
+    // 3e. Livelock: when no thread has stored, exited or passed a barrier for a while, watch
+    //     every resident warp at its loop head; if each comes back in the state it left (memory
+    //     unchanged meanwhile), nothing can ever change again: stop now, not at the limits.
+    bool livelock = false;
+    if (ctx.changes != seen_changes) {
+      seen_changes = ctx.changes;
+      quiet_since = issued;
+      if (watching) { for (Sm& sm : sms) sm.watch_loops(false); watching = false; }
+    } else if (!watching && issued - quiet_since > kWatchAfter) {
+      for (Sm& sm : sms) sm.watch_loops(true);
+      watching = true;
+      watch_checked = issued;
+    } else if (watching && issued - watch_checked > kWatchCheckEvery) {
+      watch_checked = issued;
+      bool all = true, any = false;
+      for (const Sm& sm : sms)
+        if (sm.busy()) { any = true; if (!sm.looping()) { all = false; break; } }
+      livelock = any && all;
+    }
     const bool stuck = next == kNever || now - last_progress > options.deadlock_cycles;
     const bool over = options.max_cycles && now >= options.max_cycles;
+    if (livelock) {
+      for (Sm& sm : sms)
+        if (sm.busy() && sm.stop("repeats the same state in its loop while no thread writes memory (at cycle " + std::to_string(now) + "): it can never leave it")) {
+          r.fault = sm.fault();
+          break;
+        }
+      if (r.fault) break;
+    }
     if (stuck || over) {
-      func::LaunchFault f;
-      f.kind = func::LaunchFault::Kind::Deadlock;
-      f.kernel = launch.kernel;
-      f.message = over ? "timing: stopped at the cycle limit (" + std::to_string(options.max_cycles) + ")"
-                       : "timing: no warp can make progress at cycle " + std::to_string(now) +
-                             " (deadlock: a barrier some warps never reach?)";
-      r.fault = f;
+      // Name where it is stuck: the first resident block's deadlock, or its busiest warp's loop.
+      const std::string what =
+          over ? "was still running at cycle " + std::to_string(now) + ", the limit (--max-cycles, or max_cycles in the experiment)"
+               : "issued nothing for " + std::to_string(now - last_progress) + " cycles (at cycle " + std::to_string(now) + ")";
+      for (Sm& sm : sms)
+        if (sm.busy() && sm.stop(what)) { r.fault = sm.fault(); break; }
+      if (!r.fault) {
+        func::LaunchFault f;
+        f.kind = over ? func::LaunchFault::Kind::Hang : func::LaunchFault::Kind::Deadlock;
+        f.kernel = launch.kernel;
+        f.message = "timing: the launch " + what;
+        r.fault = f;
+      }
       break;
     }
-    const uint64_t target = std::max(next, now + 1);
+    uint64_t target = std::max(next, now + 1);
+    if (options.max_cycles && now < options.max_cycles) target = std::min(target, options.max_cycles);
     if (options.trace.enabled) {
       if (interval == 0) interval = 256;   // refined below once the run length is known
       while (next_sample + interval <= target) { next_sample += interval; sample(next_sample); }
@@ -166,6 +204,8 @@ Expected<TimingResult> run_timing(const func::Program& program, func::DeviceMemo
     now = target;
   }
   // 4. Results.
+  for (Sm& sm : sms) sm.collect_hazards();
+  r.hazards = std::move(ctx.hazards);
   r.cycles = now;
   for (auto& sm : sms) sm.flush(now);
   if (options.trace.enabled) sample(now);

@@ -20,7 +20,11 @@
 // What it does: the block scheduler places blocks on SMs (occupancy.h), each SM's warp schedulers
 // issue instructions that the functional executor runs (so results equal functional mode), and
 // memory accesses travel through L1TEX, L2 and DRAM with their latencies and bandwidths. The
-// clock jumps over cycles where nothing can happen.
+// clock jumps over cycles where nothing can happen. Hangs stop the launch with a fault naming
+// where a warp is stuck: a barrier deadlock at once, a warp past its instruction limit
+// (func::LaunchConfig), the cycle limit (max_cycles), or a livelock: after a long stretch with no
+// store, exit or barrier release anywhere, every resident warp's state is compared at its loop
+// head across one iteration, and if none changed, none ever will.
 #pragma once
 
 #include <cstdint>
@@ -42,7 +46,10 @@ namespace warplab::timing {
 struct TimingOptions {
   int registers_per_thread = 0;    // from ptxas/nvJitLink; 0 = unknown, assume 32
   TraceOptions trace;
-  uint64_t max_cycles = 0;         // 0 = no limit; else stop with a Deadlock fault
+  // Hang limit: a launch still running at this cycle is stopped with a Hang fault naming where
+  // a warp is stuck (0 = no limit). About 0.6 s of H100 time: generous for real kernels.
+  static constexpr uint64_t kDefaultMaxCycles = 1'000'000'000;
+  uint64_t max_cycles = kDefaultMaxCycles;
   uint64_t deadlock_cycles = 10'000'000;   // no instruction issued for this long = deadlock
   // nullptr: a cold L2 (nothing cached). Else an L2 built for the same config, kept by the caller
   // across launches: back-to-back launches find the data the previous ones left (what CUDA-event
@@ -79,6 +86,7 @@ struct TimingResult {
   double gpu_ipc = 0;              // warp instructions per cycle, whole GPU
   func::LaunchStats stats;         // instruction counts (by class, per line), as functional mode
   std::optional<func::LaunchFault> fault;
+  std::vector<func::Hazard> hazards;  // synccheck/racecheck (LaunchConfig turns them on)
   Occupancy occupancy;             // theoretical: limits and blocks per SM
   double achieved_occupancy = 0;   // average resident warps / max warps over active SM cycles
   double waves = 0;

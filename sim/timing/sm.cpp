@@ -128,6 +128,7 @@ Status Sm::launch_block(func::Dim3 index, uint64_t linear, uint64_t now) {
   block.live = n;
   block.used_slots = n;
   ++resident_blocks_;
+  ++ctx_.changes;
   resident_warps_ += n;
   // Fetch every warp's first instruction (the functional executor runs it now).
   for (int s : block.slots)
@@ -148,6 +149,7 @@ bool Sm::fetch(Warp& w, uint64_t now) {
     return false;
   }
   w.has_next = true;
+  if (w.next.is_store || w.next.is_atomic) ++ctx_.changes;
   return true;
 }
 
@@ -427,6 +429,7 @@ void Sm::try_release_barrier(Block& b, uint64_t now) {
     }
   release_wake_ = std::min(release_wake_, release);
   b.arrived = 0;
+  ++ctx_.changes;
 }
 
 void Sm::exit_warp(int slot, uint64_t now) {
@@ -435,6 +438,7 @@ void Sm::exit_warp(int slot, uint64_t now) {
   w.exited = true;
   w.has_next = false;
   --b.live;
+  ++ctx_.changes;
   try_release_barrier(b, now);
   if (w.drain_until <= now) {
     account(w, slot, now + 1);   // the exit instruction's own issue cycle
@@ -452,10 +456,40 @@ void Sm::free_warp(int slot) {
   wake_[slot] = kNever;
   --resident_warps_;
   if (--b.used_slots == 0) {
+    func::merge_hazards(ctx_.hazards, b.cta->take_hazards());
     b.cta.reset();
     --resident_blocks_;
     ++blocks_completed_;
   }
+}
+
+bool Sm::stop(const std::string& what) {
+  for (Block& b : blocks_)
+    if (b.cta && !b.cta->done()) {
+      fault_ = b.cta->stop(what);
+      if (fault_) return true;
+    }
+  return false;
+}
+
+void Sm::watch_loops(bool on) {
+  for (Block& b : blocks_)
+    if (b.cta) b.cta->watch_loops(on);
+}
+
+bool Sm::looping() const {
+  bool any = false;
+  for (const Block& b : blocks_)
+    if (b.cta && !b.cta->done()) {
+      if (!b.cta->looping()) return false;
+      any = true;
+    }
+  return any;
+}
+
+void Sm::collect_hazards() {
+  for (Block& b : blocks_)
+    if (b.cta) func::merge_hazards(ctx_.hazards, b.cta->take_hazards());
 }
 
 void Sm::flush(uint64_t now) {

@@ -50,6 +50,10 @@ struct LaunchContext {
   Trace* trace = nullptr;                       // nullptr: no detail recording
   std::vector<WarpStateCycles>& by_ptx_line;    // indexed by PTX line
   uint64_t next_access_id = 0;
+  std::vector<func::Hazard> hazards;            // synccheck/racecheck, from finished blocks
+  // Events after which a stuck-looking launch may move again: stores and atomics, exits,
+  // barrier releases, block launches (the livelock watch restarts on each).
+  uint64_t changes = 0;
 };
 
 class Sm {
@@ -76,6 +80,15 @@ class Sm {
   const WarpStateCycles& state_cycles() const { return state_cycles_; }
   const L1Tex& l1tex() const { return l1tex_; }
   const std::optional<func::LaunchFault>& fault() const { return fault_; }
+  // Stops the SM's resident blocks at an outside limit (`what`): the first block's Deadlock or
+  // Hang fault (func::Cta::stop), which also becomes fault(). False when no block is resident.
+  bool stop(const std::string& what);
+  // Hands the hazards of the blocks still resident (a stopped launch) to ctx.hazards.
+  void collect_hazards();
+  // The livelock watch of every resident block (func::Cta::watch_loops); looping(): every
+  // resident block loops unchanged (and there is one).
+  void watch_loops(bool on);
+  bool looping() const;
 
  private:
   struct Pending;

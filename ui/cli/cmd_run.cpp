@@ -1,8 +1,11 @@
 // `warplab run FILE.toml`: run an experiment headless.
+#include <unistd.h>
+
 #include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <memory>
+#include <optional>
 
 #include "lab/experiment.h"
 #include "lab/npy.h"
@@ -30,6 +33,8 @@ struct RunArgs {
   std::string dump_dir;
   bool quiet = false;
   bool no_lines = false;
+  bool synccheck = false, racecheck = false;
+  std::optional<uint64_t> max_instructions, max_cycles;
 };
 
 Status dump_run(const lab::RunResult& r, const std::string& dir) {
@@ -73,13 +78,62 @@ int run(const RunArgs& a) {
   opt.sim_l2_kept = !(a.sim_cold_l2 || a.gpu_cold);  // one protocol for both backends
   if (a.counters) opt.gpu.counters = true;
   if (a.no_counters) opt.gpu.counters = false;
+  opt.synccheck = a.synccheck;
+  opt.racecheck = a.racecheck;
+  opt.max_instructions = a.max_instructions;
+  opt.max_cycles = a.max_cycles;
+
+  // Stream the report: the header now, each launch as it finishes (a sweep's rows come in its
+  // table at the end), and on a terminal a progress line on stderr while a launch runs.
+  const bool stream = !a.quiet;
+  const bool progress = stream && isatty(STDERR_FILENO);
+  bool progress_shown = false;
+  auto clear_progress = [&] {
+    if (progress_shown) std::cerr << "\r\033[K" << std::flush;
+    progress_shown = false;
+  };
+  if (stream) {
+    opt.on_launch_start = [&](const lab::LaunchProgress& p) {
+      if (!progress) return;
+      std::cerr << "\r\033[K  running";
+      if (p.sweep_row >= 0)
+        std::cerr << " sweep row " << p.sweep_row + 1 << "/" << p.sweep_rows << ",";
+      std::cerr << " launch " << p.launch_index << " (" << p.launch_index + 1 << " of "
+                << p.launch_count << ")";
+      if (p.repeats > 1) std::cerr << " (repeat " << p.repeat_index + 1 << "/" << p.repeats << ")";
+      std::cerr << ": " << p.kernel << " ..." << std::flush;
+      progress_shown = true;
+    };
+    opt.on_launch_done = [&](const lab::LaunchProgress& p, const lab::LaunchRecord& rec) {
+      clear_progress();
+      if (p.sweep_row < 0) std::cout << lab::format_launch_report(rec) << std::flush;
+    };
+  }
 
   lab::Toolchain toolchain;
   lab::Runner runner(toolchain, opt);
+  if (stream) {
+    // Before anything runs: a bad preset or a missing GPU is bad input (exit 2).
+    if (auto s = runner.prepare_backends(); !s) return report_error(s.error());
+    lab::ExperimentResult head;
+    head.backend = std::string(lab::backend_name(opt.backend));
+    head.mode = std::string(lab::mode_name(opt.mode));
+    if (opt.backend != lab::BackendKind::Gpu) head.config = runner.config_name();
+    head.gpu_device = runner.gpu_device_name();
+    std::cout << lab::format_head(*exp, head);
+    if (exp->sweep.empty() && !exp->params.empty()) {
+      std::string ps;
+      for (const lab::ParamDef& p : exp->params)
+        ps += (ps.empty() ? "" : " ") + p.name + "=" + p.value.to_string();
+      std::cout << "params: " << ps << "\n";
+    }
+    std::cout << std::flush;
+  }
   auto result = runner.run(*exp);
+  clear_progress();
   if (!result) return report_error(result.error());
 
-  if (!a.quiet) std::cout << lab::format_summary(*exp, *result) << std::flush;
+  if (stream) std::cout << lab::format_tail(*exp, *result, true) << std::flush;
   int status = kExitOk;
   if (!a.json_out.empty()) {
     std::string text = lab::experiment_json(*exp, *result).dump(2) + "\n";
@@ -106,8 +160,27 @@ int run(const RunArgs& a) {
   if (result->passed()) return kExitOk;
   // Say on stderr why the run failed, so scripts and --quiet users see it.
   auto explain = [&](const lab::RunResult& r) {
-    for (const lab::LaunchRecord& l : r.launches)
+    for (const lab::LaunchRecord& l : r.launches) {
       if (l.fault) std::cerr << "warplab: " << lab::format_fault(l);
+      for (size_t i = 0; i < l.hazards.size() && i < 8; ++i) {
+        const func::Hazard& h = l.hazards[i];
+        std::cerr << "warplab: launch " << l.launch_index << " (" << l.kernel
+                  << "): " << func::hazard_kind_name(h.kind) << " at PTX line " << h.ptx_line
+                  << (h.src_file.empty()
+                          ? ""
+                          : " (" + h.src_file + ":" + std::to_string(h.src_line) + ")")
+                  << (h.other_ptx_line ? " with PTX line " + std::to_string(h.other_ptx_line) +
+                                             (h.other_src_file.empty()
+                                                  ? ""
+                                                  : " (" + h.other_src_file + ":" +
+                                                        std::to_string(h.other_src_line) + ")")
+                                       : std::string())
+                  << ", " << h.count << (h.count == 1 ? " hazard" : " hazards") << "\n";
+      }
+      if (l.hazards.size() > 8)
+        std::cerr << "warplab: launch " << l.launch_index << " (" << l.kernel
+                  << "): " << l.hazards.size() - 8 << " more hazard reports\n";
+    }
     for (const lab::CheckResult& c : r.checks)
       if (!c.passed)
         std::cerr << "warplab: " << exp->path << ":" << c.line << ": check " << c.buffer << " vs "
@@ -166,6 +239,22 @@ Command add_run_command(CLI::App& app) {
                   "Write every buffer after the run as DIR/NAME.npy (and the PTX)");
   sub->add_flag("-q,--quiet", args->quiet, "Print nothing but errors and failures");
   sub->add_flag("--no-line-counts", args->no_lines, "Skip per PTX/CUDA line counts (faster)");
+  sub->add_flag(
+      "--synccheck", args->synccheck,
+      "Simulator: report barriers reached by part of a warp or block and warp-level .sync "
+      "masks the GPU leaves undefined (like compute-sanitizer's synccheck); a hazard fails "
+      "the run");
+  sub->add_flag("--racecheck", args->racecheck,
+                "Simulator: report data races on shared memory (and on global memory within a "
+                "block) between barriers, both sides with their lines (like compute-sanitizer's "
+                "racecheck); a hazard fails the run");
+  sub->add_option("--max-instructions", args->max_instructions,
+                  "Simulator: stop a launch when a warp issues more than N instructions (a hang), "
+                  "naming the loop it is stuck in; 0 = no limit (default: the experiment's "
+                  "max_instructions, else 10,000,000)");
+  sub->add_option("--max-cycles", args->max_cycles,
+                  "Timing model: stop a launch still running at cycle N (a hang); 0 = no limit "
+                  "(default: the experiment's max_cycles, else 1,000,000,000)");
   return {sub, [args] { return run(*args); }};
 }
 

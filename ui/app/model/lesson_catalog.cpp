@@ -44,7 +44,8 @@ std::vector<LessonEntry> scan_lessons(const std::string& root) {
       const std::string name = f.path().filename().string();
       const std::string ext = f.path().extension().string();
       if (name.rfind("page-", 0) == 0 && ext == ".md") l.pages.push_back(f.path().string());
-      if (ext == ".toml") l.experiments.push_back(f.path().string());
+      if (ext == ".toml" && f.path().filename() != "lesson.toml")  // lesson.toml: lab/lesson.h
+        l.experiments.push_back(f.path().string());
       if (ext == ".cu" || ext == ".ptx") l.sources.push_back(f.path().string());
     }
     if (l.pages.empty()) continue;
