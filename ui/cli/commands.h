@@ -33,6 +33,7 @@ Command add_bench_command(CLI::App& app);
 Command add_configs_command(CLI::App& app);
 Command add_lessons_command(CLI::App& app);  // cmd_lesson.cpp
 Command add_lesson_command(CLI::App& app);   // cmd_lesson.cpp
+Command add_grade_command(CLI::App& app);    // cmd_grade.cpp
 Command add_validate_command(CLI::App& app);
 
 }  // namespace warplab::cli

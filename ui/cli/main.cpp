@@ -23,7 +23,7 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   std::vector<Command> commands = {add_run_command(app), add_ptx_command(app),
                                    add_bench_command(app), add_configs_command(app), add_lessons_command(app),
-                                   add_lesson_command(app),
+                                   add_lesson_command(app), add_grade_command(app),
                                    add_validate_command(app)};
   try {
     app.parse(argc, argv);

@@ -1,0 +1,71 @@
+// Grading a student's kernel (`warplab grade ASSIGNMENT.toml STUDENT.cu`).
+//
+// An assignment (lessons/assignments/NAME/assignment.toml, documented in lessons/FORMAT.md) names
+// the kernel to write and its exact signature, a reference solution, an experiment file that
+// launches the kernel, the output buffers to compare, tolerances, the tests (parameter values:
+// edge cases such as sizes that are not a multiple of the block, one element, non-square, large)
+// and a speed target in simulated cycles on a named preset.
+//
+// Every test runs on the simulator's timing model (deterministic cycles, so fair) with racecheck
+// and synccheck on and hang limits set, first with the reference (its outputs are what the
+// student's must match, within the tolerances; its cycles are the speed yardstick), then with the
+// student's file. Score (0..100), correctness first:
+//   70 x (tests that pass with no fault and no hazard) / tests
+//   + 30 x min(1, speed / target) when every test passes cleanly,
+// where speed = reference cycles / student cycles, summed over the tests.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "lab/experiment.h"
+#include "sim/common/error.h"
+
+namespace warplab::lab {
+
+struct GradeTest {
+  std::string name;
+  std::vector<std::pair<std::string, std::string>> set;  // parameter values
+  int line = 0;
+};
+
+struct Assignment {
+  std::string path, dir, name, description, kernel, signature;
+  std::string reference;             // resolved .cu path
+  std::string experiment;            // resolved experiment file (its source is replaced per run)
+  std::vector<std::string> outputs;  // buffers compared with the reference's
+  double atol = 0, rtol = 0;
+  std::string preset = "h100-sxm";
+  double target_speed = 1.0;  // full speed marks at reference cycles / student cycles >= this
+  uint64_t max_instructions = 2'000'000;  // hang limit per warp (instructions)
+  uint64_t max_cycles = 20'000'000;       // hang limit per launch (simulated cycles)
+  std::vector<GradeTest> tests;
+};
+
+Expected<Assignment> load_assignment(const std::string& path);
+
+struct GradeTestResult {
+  std::string name;
+  bool passed = false;  // outputs match, no fault, no hazard
+  bool outputs_match = false;
+  int hazards = 0, faults = 0;
+  uint64_t reference_cycles = 0, student_cycles = 0;
+  std::string detail;  // what differed, the fault or hazard reports
+};
+
+struct GradeResult {
+  std::string assignment;
+  std::vector<GradeTestResult> tests;
+  bool correct = false;  // every test's outputs match the reference's
+  int hazards = 0, faults = 0;
+  double speed = 0;  // reference cycles / student cycles (0 when not every test ran)
+  int score = 0;
+  std::string line()
+      const;  // GRADE assignment=... correct=... hazards=... faults=... speed=... score=...
+};
+
+// Compiles and runs everything. An Error is bad input: a broken assignment, or the student's
+// file does not compile (the message names the student's file and line).
+Expected<GradeResult> grade(const Assignment& a, const std::string& student_cu);
+
+}  // namespace warplab::lab

@@ -1,0 +1,4 @@
+extern "C" __global__ void vec_add(const float* x, const float* y, float* z, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x
+  if (i < n) z[i] = x[i] + y[i];
+}
