@@ -230,9 +230,9 @@ class Reader {
 
 Status read_experiment_table(const Reader& r, const toml::table& t, Experiment& exp) {
   const std::string w = "experiment";
-  if (auto s =
-          r.only_keys(t, w, {"name", "description", "source", "ptx", "arch", "options", "defines",
-                             "synccheck", "racecheck", "max_instructions", "max_cycles"});
+  if (auto s = r.only_keys(t, w,
+                           {"name", "description", "source", "ptx", "arch", "options", "defines",
+                            "synccheck", "racecheck", "max_instructions", "max_cycles"});
       !s)
     return s;
   if (auto* n = t.get("name")) {
