@@ -7,8 +7,9 @@
 // atomic_global_atom: the old value feeds a store that never happens, so ptxas must keep ATOM
 //                     and the warp waits for the value to come back.
 // atomic_shared_*:    the same on a per-block array in shared memory, `reps` times per thread, then
-//                     one plain store per counter to global memory. Shared memory has no RED form:
-//                     both are ATOMS in SASS; the _atom variant also depends on the returned values.
+//                     one plain store per counter to global memory (the _atom variant also
+//                     depends on the returned values; `cuobjdump -sass` shows the forms ptxas
+//                     picked).
 
 extern "C" __global__ void atomic_global_red(unsigned* counters, int n, int lanes) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
