@@ -481,7 +481,7 @@ std::string scatter_svg(const std::vector<ScatterDot>& dots, const std::string& 
   s << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << W << "\" height=\"" << H
     << "\" viewBox=\"0 0 " << W << " " << H << "\" font-family=\"sans-serif\" font-size=\"12\">\n";
   s << "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n";
-  s << "<text x=\"" << num(left + pw / 2) << "\" y=\"22\" text-anchor=\"middle\" font-size=\"14\">"
+  s << "<text x=\"" << num(W / 2) << "\" y=\"22\" text-anchor=\"middle\" font-size=\"14\">"
     << xml_escape(title) << "</text>\n";
   // The +-20% band: between sim = 0.8 * gpu and sim = 1.2 * gpu, clipped to the plot.
   const double a = std::pow(10.0, d0), b = std::pow(10.0, d1);

@@ -2,11 +2,14 @@
 // `lanes` consecutive lanes of a warp (1, 2, 4, ..., 32) share one counter; each lane adds
 // 32 / lanes, so every counter ends at 32 whatever `lanes` is (the experiment checks that).
 //
-// atomic_global_red: the result is unused, so ptxas emits RED (fire and forget).
-// atomic_global_atom: the old value feeds a store that (almost) never happens, so ptxas must emit
-//                     ATOM and wait for the value to come back.
+// atomic_global_red: the result is unused. NVRTC's PTX still says atom.global.add (with a dead
+//                    destination); ptxas turns it into RED (fire and forget, no reply).
+// atomic_global_atom: the old value feeds a store that never happens, so ptxas must keep ATOM
+//                     and the warp waits for the value to come back.
 // atomic_shared_*:    the same on a per-block array in shared memory, `reps` times per thread, then
-//                     one plain store per counter to global memory.
+//                     one plain store per counter to global memory (the _atom variant also
+//                     depends on the returned values; `cuobjdump -sass` shows the forms ptxas
+//                     picked).
 
 extern "C" __global__ void atomic_global_red(unsigned* counters, int n, int lanes) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
