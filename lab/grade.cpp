@@ -10,6 +10,7 @@
 
 #include "lab/compile.h"
 #include "lab/runner.h"
+#include "lab/toml_keys.h"
 
 namespace warplab::lab {
 namespace fs = std::filesystem;
@@ -17,22 +18,6 @@ namespace fs = std::filesystem;
 namespace {
 
 int line_of(const toml::node& n) { return static_cast<int>(n.source().begin.line); }
-
-Status only(const std::string& path, const toml::table& t, const std::string& key,
-            std::initializer_list<const char*> allowed) {
-  for (auto&& [k, v] : t) {
-    bool ok = false;
-    for (const char* a : allowed) ok = ok || k.str() == a;
-    if (!ok) {
-      std::string list;
-      for (const char* a : allowed) list += (list.empty() ? "" : ", ") + std::string(a);
-      return Error{
-          path, static_cast<int>(k.source().begin.line),
-          key + "." + std::string(k.str()) + ": unknown key (expected one of: " + list + ")"};
-    }
-  }
-  return Ok{};
-}
 
 uint64_t cycles_of(const RunResult& r) {
   uint64_t c = 0;
@@ -54,11 +39,11 @@ Expected<Assignment> load_assignment(const std::string& path) {
   } catch (const toml::parse_error& e) {
     return Error{path, static_cast<int>(e.source().begin.line), std::string(e.description())};
   }
-  if (auto s = only(path, root, "assignment.toml", {"assignment", "tests"}); !s) return s.error();
+  if (auto s = only_keys(path, root, "assignment.toml", {"assignment", "tests"}); !s) return s.error();
   const toml::table* a = root["assignment"].as_table();
   if (!a) return Error{path, 1, "missing [assignment]"};
   if (auto s =
-          only(path, *a, "assignment",
+          only_keys(path, *a, "assignment",
                {"name", "description", "kernel", "signature", "reference", "experiment", "outputs",
                 "atol", "rtol", "preset", "target_speed", "max_instructions", "max_cycles"});
       !s)
@@ -136,7 +121,7 @@ Expected<Assignment> load_assignment(const std::string& path) {
     const toml::table* t = tests->get(i)->as_table();
     const std::string key = "tests[" + std::to_string(i) + "]";
     if (!t) return Error{path, line_of(*tests->get(i)), key + ": expected a table"};
-    if (auto s = only(path, *t, key, {"name", "set"}); !s) return s.error();
+    if (auto s = only_keys(path, *t, key, {"name", "set"}); !s) return s.error();
     GradeTest g;
     g.line = line_of(*t);
     if (const toml::node* n = t->get("name"); n && n->is_string())

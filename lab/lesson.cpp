@@ -1,5 +1,7 @@
 #include "lab/lesson.h"
 
+#include "lab/toml_keys.h"
+
 #include <toml++/toml.h>
 
 #include <algorithm>
@@ -411,18 +413,7 @@ class LessonReader {
   }
   Status only(const toml::table& t, const std::string& key,
               std::initializer_list<const char*> allowed) const {
-    for (auto&& [k, v] : t) {
-      bool ok = false;
-      for (const char* a : allowed) ok = ok || k.str() == a;
-      if (!ok) {
-        std::string list;
-        for (const char* a : allowed) list += (list.empty() ? "" : ", ") + std::string(a);
-        return Error{
-            path_, static_cast<int>(k.source().begin.line),
-            key + "." + std::string(k.str()) + ": unknown key (expected one of: " + list + ")"};
-      }
-    }
-    return Ok{};
+    return only_keys(path_, t, key, allowed);
   }
   Expected<std::string> str(const toml::table& t, const char* k, const std::string& key,
                             bool required) const {

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Grades the five submissions of every assignment (tests/data/grade/NAME/{fast,slow,wrong,racy,
-# hang}.cu) with `warplab grade` and checks each verdict: the exit status and the GRADE line.
+# Grades five submissions of every assignment (the reference itself as the fast one, and
+# tests/data/grade/NAME/{slow,wrong,racy,hang}.cu) with `warplab grade` and checks each verdict:
+# the exit status and the GRADE line.
 #   tests/grade/run.sh BUILD_DIR
 set -uo pipefail
 ROOT="$(cd "$(dirname "$0")/../.." && pwd)"
@@ -10,7 +11,9 @@ fail=0
 field() { sed -n "s/.* $1=\([^ ]*\).*/\1/p" <<<"$2"; }
 for a in vector_add reduction softmax transpose; do
   for s in fast slow wrong racy hang; do
-    out=$("$W" grade "lessons/assignments/$a/assignment.toml" "tests/data/grade/$a/$s.cu" 2>&1)
+    sub="tests/data/grade/$a/$s.cu"
+    [ $s = fast ] && sub="lessons/assignments/$a/reference.cu"  # the reference itself is fast
+    out=$("$W" grade "lessons/assignments/$a/assignment.toml" "$sub" 2>&1)
     rc=$?
     line=$(grep '^GRADE ' <<<"$out")
     ok=1

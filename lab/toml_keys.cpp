@@ -1,0 +1,19 @@
+#include "lab/toml_keys.h"
+
+namespace warplab::lab {
+
+Status only_keys(const std::string& path, const toml::table& t, const std::string& key,
+                 std::initializer_list<const char*> allowed) {
+  for (auto&& [k, v] : t) {
+    bool ok = false;
+    for (const char* a : allowed) ok = ok || k.str() == a;
+    if (ok) continue;
+    std::string list;
+    for (const char* a : allowed) list += (list.empty() ? "" : ", ") + std::string(a);
+    return Error{path, static_cast<int>(k.source().begin.line),
+                 key + "." + std::string(k.str()) + ": unknown key (expected one of: " + list + ")"};
+  }
+  return Ok{};
+}
+
+}  // namespace warplab::lab
