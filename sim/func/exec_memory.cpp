@@ -158,7 +158,8 @@ inline uint8_t* fast_ptr(Exec& x, const DInst& d, int l, uint64_t a, bool write)
   constexpr uint32_t total = Size * Vec;
   CtaImpl& c = *x.cta;
   if constexpr (S == Space::Shared) {
-    if (a + total <= c.shared_bytes && (a & (total - 1)) == 0) {
+    // a < shared_bytes first: `a + total` wraps for an address just below 0 (s[threadIdx.x - 1]).
+    if (a < c.shared_bytes && total <= c.shared_bytes - a && (a & (total - 1)) == 0) {
       note_addr(x, l, a);
       return c.shared.data() + a;
     }
