@@ -56,7 +56,10 @@ CarryResult sub_borrow(uint64_t a, uint64_t b, bool borrow_in, Type t) {
 
 namespace {
 // The full product of two operands of type t (at most 128 bits), as signed or unsigned bits.
+// Unsigned operands multiply as unsigned: two 64-bit values can reach 2^128 - 2^65 + 1, past
+// __int128's range (signed overflow is undefined behaviour). Signed 64-bit products fit (< 2^126).
 u128 full_product(uint64_t a, uint64_t b, Type t) {
+  if (!is_signed(t)) return u128{uval(a, t)} * u128{uval(b, t)};
   return static_cast<u128>(wide(a, t) * wide(b, t));
 }
 uint64_t product_part(u128 p, Type t, MulMode m) {
