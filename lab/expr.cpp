@@ -3,7 +3,9 @@
 
 #include <cctype>
 #include <cerrno>
+#include <climits>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <limits>
@@ -119,7 +121,19 @@ class Parser {
       cur = binary(op, cur, *rhs);
     }
   }
+  // Nesting and size limits: the parser and the evaluator recurse, so 10,000 nested parentheses
+  // or a 200,000-term sum would overflow the stack. No experiment needs more than these.
+  static constexpr int kMaxDepth = 200;
+  static constexpr size_t kMaxNodes = 4096;
+  int depth_ = 0;
   Expected<int> unary() {
+    if (++depth_ > kMaxDepth) return fail("expression nested too deeply (at most 200 levels)");
+    if (nodes_.size() > kMaxNodes) return fail("expression too long (at most 4096 terms)");
+    auto r = unary_inner();
+    --depth_;
+    return r;
+  }
+  Expected<int> unary_inner() {
     if (eat("-")) {
       auto k = unary();
       if (!k) return k;
@@ -247,6 +261,8 @@ Expected<Value> eval_node(const std::vector<Expr::Node>& nodes, int at, const En
     case Expr::Node::Kind::Unary: {
       auto v = eval_node(nodes, n.kids[0], env, text);
       if (!v) return v;
+      if (!v->is_float && v->i == INT64_MIN)
+        return fail("integer overflow in -(" + std::to_string(v->i) + ")");
       return v->is_float ? Value::real(-v->f) : Value::integer(-v->i);
     }
     case Expr::Node::Kind::Binary: {
@@ -275,19 +291,29 @@ Expected<Value> eval_node(const std::vector<Expr::Node>& nodes, int at, const En
             return Value::real(std::fmod(x, y));
         }
       }
-      int64_t x = a->i, y = b->i;
+      // 64-bit integer arithmetic that overflows is an error, not undefined behaviour.
+      int64_t x = a->i, y = b->i, r = 0;
+      const auto overflow = [&] {
+        return fail(std::string("integer overflow in ") + std::to_string(x) + " " + n.op + " " +
+                    std::to_string(y) + " (64-bit integers)");
+      };
       switch (n.op) {
         case '+':
-          return Value::integer(x + y);
+          if (__builtin_add_overflow(x, y, &r)) return overflow();
+          return Value::integer(r);
         case '-':
-          return Value::integer(x - y);
+          if (__builtin_sub_overflow(x, y, &r)) return overflow();
+          return Value::integer(r);
         case '*':
-          return Value::integer(x * y);
+          if (__builtin_mul_overflow(x, y, &r)) return overflow();
+          return Value::integer(r);
         case '/':
           if (y == 0) return fail("division by zero");
+          if (y == -1 && x == INT64_MIN) return overflow();
           return Value::integer(x / y);
         case '%':
           if (y == 0) return fail("remainder by zero");
+          if (y == -1) return Value::integer(0);  // x % -1 is 0 (INT64_MIN % -1 traps in C)
           return Value::integer(x % y);
       }
       return fail("bad operator");
@@ -302,8 +328,10 @@ Expected<Value> eval_node(const std::vector<Expr::Node>& nodes, int at, const En
       if (n.name == "cdiv") {
         if (args[0].is_float || args[1].is_float) return fail("cdiv() needs integers");
         if (args[1].i == 0) return fail("cdiv() by zero");
-        int64_t a = args[0].i, b = args[1].i;
-        return Value::integer((a + b - 1) / b);
+        int64_t a = args[0].i, b = args[1].i, t = 0;
+        if (b < 0 || __builtin_add_overflow(a, b - 1, &t))
+          return fail("cdiv() needs a positive divisor and no overflow");
+        return Value::integer(t / b);
       }
       if (n.name == "pow2") {
         if (args[0].is_float || args[0].i < 0 || args[0].i > 62)

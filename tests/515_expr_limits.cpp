@@ -1,0 +1,52 @@
+// Hostile expressions in experiment files: overflow, INT64_MIN / -1, deep nesting and huge sums
+// give clear errors instead of undefined behaviour, a crash or a stack overflow (lab/expr.cpp).
+#include <doctest/doctest.h>
+
+#include <string>
+
+#include "lab/expr.h"
+
+using namespace warplab;
+using namespace warplab::lab;
+
+namespace {
+Expected<Value> eval(const std::string& text) {
+  auto e = Expr::parse(text);
+  if (!e) return e.error();
+  return e->eval(Env{});
+}
+}  // namespace
+
+TEST_CASE("515 integer overflow, division and remainder edge cases") {
+  auto a = eval("-9223372036854775807 - 1");  // INT64_MIN, built without overflow
+  REQUIRE(a);
+  CHECK(a->i == INT64_MIN);
+  for (const char* bad : {"(-9223372036854775807 - 1) / -1", "9223372036854775807 + 1",
+                          "-(-9223372036854775807 - 1)", "4611686018427387904 * 2",
+                          "(-9223372036854775807 - 1) - 1", "cdiv(9223372036854775807, 2)"}) {
+    INFO(bad);
+    auto v = eval(bad);
+    REQUIRE_FALSE(v);
+    CHECK(v.error().message.find("overflow") != std::string::npos);
+  }
+  auto r = eval("(-9223372036854775807 - 1) % -1");
+  REQUIRE(r);
+  CHECK(r->i == 0);
+  CHECK_FALSE(eval("7 / 0"));
+  CHECK(eval("cdiv(1000, 256)")->i == 4);
+}
+
+TEST_CASE("515 deep nesting and long sums are errors, not stack overflows") {
+  const std::string deep = std::string(10000, '(') + "1" + std::string(10000, ')');
+  auto d = eval(deep);
+  REQUIRE_FALSE(d);
+  CHECK(d.error().message.find("nested too deeply") != std::string::npos);
+  std::string sum = "1";
+  for (int i = 0; i < 200000; ++i) sum += "+1";
+  auto s = eval(sum);
+  REQUIRE_FALSE(s);
+  CHECK(s.error().message.find("too long") != std::string::npos);
+  std::string ok = "1";
+  for (int i = 0; i < 1000; ++i) ok += "+1";
+  CHECK(eval(ok)->i == 1001);
+}
