@@ -354,7 +354,8 @@ Status read_params(const Reader& r, const toml::table& t, Experiment& exp) {
     if (auto bad = std::find_if(
             p.name.begin(), p.name.end(),
             [](char c) { return !std::isalnum(static_cast<unsigned char>(c)) && c != '_'; });
-        bad != p.name.end() || std::isdigit(static_cast<unsigned char>(p.name[0])))
+        p.name.empty() || bad != p.name.end() ||
+        std::isdigit(static_cast<unsigned char>(p.name[0])))
       return r.err(v, key,
                    "a parameter name must be letters, digits and '_' (used in expressions)");
     if (const toml::table* pt = v.as_table()) {
@@ -497,6 +498,18 @@ Status read_buffers(const Reader& r, const toml::array& arr, Experiment& exp) {
     auto name = r.string(*nm, key + ".name");
     if (!name) return name.error();
     b.name = *name;
+    // A plain name: it becomes a file name under --dump DIR (no '/', no '..') and an identifier
+    // in expressions and checks.
+    const bool plain = !b.name.empty() &&
+                       (std::isalpha(static_cast<unsigned char>(b.name[0])) || b.name[0] == '_') &&
+                       std::all_of(b.name.begin(), b.name.end(), [](char c) {
+                         return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+                       });
+    if (!plain)
+      return r.err(*nm, key + ".name",
+                   "'" + b.name +
+                       "' is not a plain name (letters, digits and _, not starting "
+                       "with a digit): it names the buffer's file under --dump");
     key = "buffers[" + std::to_string(k) + "] (" + b.name + ")";
     if (exp.find_buffer(b.name))
       return r.err(*nm, key + ".name", "buffer '" + b.name + "' is declared twice");

@@ -4,6 +4,7 @@
 
 #include <string>
 
+#include "lab/experiment.h"
 #include "lab/expr.h"
 
 using namespace warplab;
@@ -49,4 +50,20 @@ TEST_CASE("515 deep nesting and long sums are errors, not stack overflows") {
   std::string ok = "1";
   for (int i = 0; i < 1000; ++i) ok += "+1";
   CHECK(eval(ok)->i == 1001);
+}
+
+TEST_CASE("515 buffer and parameter names are plain names (nothing writes outside --dump DIR)") {
+  const std::string head = "[experiment]\nptx = \"calibration.ptx\"\n";
+  const std::string at = std::string(WARPLAB_SOURCE_DIR) + "/lessons/calibration/t.toml";
+  for (const char* bad : {"../../outside", "a/b", "", ".hidden", "1x"}) {
+    INFO(bad);
+    auto e = parse_experiment(
+        head + "[[buffers]]\nname = \"" + bad + "\"\ntype = \"f32\"\ncount = 4\n", at);
+    REQUIRE_FALSE(e);
+    CHECK(e.error().line == 4);
+    CHECK(e.error().message.find("plain name") != std::string::npos);
+  }
+  auto p = parse_experiment(head + "[params]\n\"\" = 1\n", at);
+  REQUIRE_FALSE(p);
+  CHECK(p.error().message.find("parameter name") != std::string::npos);
 }
