@@ -1,9 +1,12 @@
 #include "lab/npy.h"
 
+#include <algorithm>
+#include <cctype>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <iterator>
+#include <string_view>
 
 namespace warplab::lab {
 namespace {
@@ -66,20 +69,30 @@ Expected<NpyArray> parse_npy(const std::vector<uint8_t>& b, const std::string& p
   if (shape.empty() || shape[0] != '(') return fail("no 'shape' in header");
   size_t close = shape.find(')');
   if (close == std::string::npos) return fail("bad 'shape'");
-  std::string dims = shape.substr(1, close - 1);
-  size_t pos = 0;
-  while (pos < dims.size()) {
+  // Dimensions: plain decimal numbers (no sign), at most 32 of them, whose product and byte size
+  // fit in 64 bits. Parsed in one pass (a long header must not cost quadratic time).
+  const std::string_view dims(shape.data() + 1, close - 1);
+  uint64_t count = 1;
+  for (size_t pos = 0; pos < dims.size();) {
     while (pos < dims.size() && (dims[pos] == ' ' || dims[pos] == ',')) ++pos;
     if (pos >= dims.size()) break;
-    size_t used = 0;
-    try {
-      a.shape.push_back(std::stoull(dims.substr(pos), &used));
-    } catch (...) {
-      return fail("bad 'shape' " + shape.substr(0, close + 1));
+    if (!std::isdigit(static_cast<unsigned char>(dims[pos])))
+      return fail("bad 'shape' " + shape.substr(0, std::min<size_t>(close + 1, 80)) +
+                  " (dimensions are whole numbers >= 0)");
+    uint64_t v = 0;
+    while (pos < dims.size() && std::isdigit(static_cast<unsigned char>(dims[pos]))) {
+      if (__builtin_mul_overflow(v, 10u, &v) || __builtin_add_overflow(v, dims[pos] - '0', &v))
+        return fail("a 'shape' dimension does not fit in 64 bits");
+      ++pos;
     }
-    pos += used;
+    if (a.shape.size() == 32) return fail("more than 32 dimensions in 'shape'");
+    a.shape.push_back(v);
+    if (__builtin_mul_overflow(count, v, &count))
+      return fail("the 'shape' holds more than 2^64 elements");
   }
-  uint64_t bytes = a.count() * elem_size(a.type);
+  uint64_t bytes = 0;
+  if (__builtin_mul_overflow(count, uint64_t{elem_size(a.type)}, &bytes))
+    return fail("the 'shape' needs more than 2^64 bytes");
   size_t data_at = header_at + header_len;
   if (b.size() - data_at < bytes)
     return fail("data is " + std::to_string(b.size() - data_at) + " bytes, shape needs " +

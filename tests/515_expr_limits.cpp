@@ -6,6 +6,7 @@
 
 #include "lab/experiment.h"
 #include "lab/expr.h"
+#include "lab/npy.h"
 
 using namespace warplab;
 using namespace warplab::lab;
@@ -66,4 +67,43 @@ TEST_CASE("515 buffer and parameter names are plain names (nothing writes outsid
   auto p = parse_experiment(head + "[params]\n\"\" = 1\n", at);
   REQUIRE_FALSE(p);
   CHECK(p.error().message.find("parameter name") != std::string::npos);
+}
+
+namespace {
+std::vector<uint8_t> npy(const std::string& shape, size_t data_bytes) {
+  std::string h = "{'descr': '<f4', 'fortran_order': False, 'shape': " + shape + ", }";
+  while ((10 + h.size() + 1) % 64) h += ' ';
+  h += '\n';
+  std::vector<uint8_t> b = {0x93,
+                            'N',
+                            'U',
+                            'M',
+                            'P',
+                            'Y',
+                            1,
+                            0,
+                            static_cast<uint8_t>(h.size() & 0xFF),
+                            static_cast<uint8_t>(h.size() >> 8)};
+  b.insert(b.end(), h.begin(), h.end());
+  b.resize(b.size() + data_bytes, 0);
+  return b;
+}
+}  // namespace
+
+TEST_CASE("515 hostile .npy headers: negative, overflowing, endless or lying shapes") {
+  CHECK(parse_npy(npy("(4,)", 16), "ok.npy"));
+  for (const std::string& shape :
+       {std::string("(-1,)"), std::string("(1099511627776, 1099511627776)"),
+        std::string("(99999999999999999999999,)"), std::string("(8,)")}) {
+    INFO(shape);
+    auto a = parse_npy(npy(shape, 16), "bad.npy");
+    REQUIRE_FALSE(a);
+    CHECK(a.error().file == "bad.npy");
+  }
+  std::string many = "(";
+  for (int i = 0; i < 20000; ++i) many += "1, ";
+  many += ")";
+  auto m = parse_npy(npy(many, 16), "many.npy");
+  REQUIRE_FALSE(m);
+  CHECK(m.error().message.find("32 dimensions") != std::string::npos);
 }
