@@ -29,23 +29,17 @@ uint64_t cycles_of(const RunResult& r) {
 }  // namespace
 
 Expected<Assignment> load_assignment(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) return Error{path, 0, "cannot read the assignment file"};
-  std::stringstream ss;
-  ss << in.rdbuf();
-  toml::table root;
-  try {
-    root = toml::parse(ss.str(), path);
-  } catch (const toml::parse_error& e) {
-    return Error{path, static_cast<int>(e.source().begin.line), std::string(e.description())};
-  }
-  if (auto s = only_keys(path, root, "assignment.toml", {"assignment", "tests"}); !s) return s.error();
+  auto parsed = parse_toml_file(path, "assignment file");
+  if (!parsed) return parsed.error();
+  toml::table& root = *parsed;
+  if (auto s = only_keys(path, root, "assignment.toml", {"assignment", "tests"}); !s)
+    return s.error();
   const toml::table* a = root["assignment"].as_table();
   if (!a) return Error{path, 1, "missing [assignment]"};
-  if (auto s =
-          only_keys(path, *a, "assignment",
-               {"name", "description", "kernel", "signature", "reference", "experiment", "outputs",
-                "atol", "rtol", "preset", "target_speed", "max_instructions", "max_cycles"});
+  if (auto s = only_keys(
+          path, *a, "assignment",
+          {"name", "description", "kernel", "signature", "reference", "experiment", "outputs",
+           "atol", "rtol", "preset", "target_speed", "max_instructions", "max_cycles"});
       !s)
     return s.error();
   Assignment out;

@@ -1,7 +1,5 @@
 #include "lab/lesson.h"
 
-#include "lab/toml_keys.h"
-
 #include <toml++/toml.h>
 
 #include <algorithm>
@@ -12,6 +10,8 @@
 #include <fstream>
 #include <map>
 #include <sstream>
+
+#include "lab/toml_keys.h"
 
 namespace warplab::lab {
 namespace fs = std::filesystem;
@@ -570,16 +570,9 @@ Status read_step(const LessonReader& r, const toml::table& t, const std::string&
 }  // namespace
 
 Expected<Lesson> load_lesson(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) return Error{path, 0, "cannot read the lesson file"};
-  std::stringstream ss;
-  ss << in.rdbuf();
-  toml::table root;
-  try {
-    root = toml::parse(ss.str(), path);
-  } catch (const toml::parse_error& e) {
-    return Error{path, static_cast<int>(e.source().begin.line), std::string(e.description())};
-  }
+  auto parsed = parse_toml_file(path, "lesson file");
+  if (!parsed) return parsed.error();
+  toml::table& root = *parsed;
   LessonReader r(path);
   if (auto s = r.only(root, "lesson.toml", {"lesson", "steps"}); !s) return s.error();
   Lesson l;

@@ -1,6 +1,21 @@
 #include "lab/toml_keys.h"
 
+#include <fstream>
+#include <sstream>
+
 namespace warplab::lab {
+
+Expected<toml::table> parse_toml_file(const std::string& path, const std::string& what) {
+  std::ifstream in(path);
+  if (!in) return Error{path, 0, "cannot read the " + what};
+  std::stringstream ss;
+  ss << in.rdbuf();
+  try {
+    return toml::parse(ss.str(), path);
+  } catch (const toml::parse_error& e) {
+    return Error{path, static_cast<int>(e.source().begin.line), std::string(e.description())};
+  }
+}
 
 Status only_keys(const std::string& path, const toml::table& t, const std::string& key,
                  std::initializer_list<const char*> allowed) {
@@ -10,8 +25,9 @@ Status only_keys(const std::string& path, const toml::table& t, const std::strin
     if (ok) continue;
     std::string list;
     for (const char* a : allowed) list += (list.empty() ? "" : ", ") + std::string(a);
-    return Error{path, static_cast<int>(k.source().begin.line),
-                 key + "." + std::string(k.str()) + ": unknown key (expected one of: " + list + ")"};
+    return Error{
+        path, static_cast<int>(k.source().begin.line),
+        key + "." + std::string(k.str()) + ": unknown key (expected one of: " + list + ")"};
   }
   return Ok{};
 }

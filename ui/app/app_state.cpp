@@ -52,16 +52,20 @@ void AppState::select_page(int i) {
   doc = parse_markdown(read_file_text(pages[i]));
 }
 
-void AppState::start_run() {
-  if (experiment < 0 || experiment >= static_cast<int>(experiments.size())) return;
+std::optional<RunRequest> AppState::request() const {
+  if (experiment < 0 || experiment >= static_cast<int>(experiments.size())) return std::nullopt;
   const ExperimentSlot& slot = experiments[experiment];
-  if (!slot.exp) return;
+  if (!slot.exp) return std::nullopt;
   RunRequest req;
   req.experiment = *slot.exp;
   req.config = settings.config;
   req.use_gpu = settings.use_gpu;
   req.cold_l2 = settings.cold_l2;
-  worker.start(std::move(req));
+  return req;
+}
+
+void AppState::start_run() {
+  if (auto req = request()) worker.start(std::move(*req));
 }
 
 void AppState::poll_worker() {
@@ -84,15 +88,8 @@ void AppState::poll_worker() {
 }
 
 void AppState::start_sweep() {
-  if (experiment < 0 || experiment >= static_cast<int>(experiments.size())) return;
-  const ExperimentSlot& slot = experiments[experiment];
-  if (!slot.exp || slot.exp->sweep.empty()) return;
-  RunRequest req;
-  req.experiment = *slot.exp;
-  req.config = settings.config;
-  req.use_gpu = settings.use_gpu;
-  req.cold_l2 = settings.cold_l2;
-  worker.start_sweep(std::move(req));
+  if (auto req = request(); req && !req->experiment.sweep.empty())
+    worker.start_sweep(std::move(*req));
 }
 
 void AppState::open_run(std::shared_ptr<const RunSnapshot> r) {

@@ -100,6 +100,8 @@ struct AppState {
   void select_experiment(int i);
   // The selected experiment's file ("" when there is none).
   std::string experiment_path() const;
+  // The selected experiment with the current settings (nullopt when none loaded).
+  std::optional<RunRequest> request() const;
   void start_run();
   // Runs every point of the selected experiment's [sweep] (points appear as they finish).
   void start_sweep();
