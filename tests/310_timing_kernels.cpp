@@ -149,6 +149,7 @@ TEST_CASE("310 a dependent use of an L1 hit issues exactly hit_latency cycles af
   auto prog = load(kReload);
   REQUIRE_MESSAGE(prog, (prog ? "" : prog.error().to_string()));
   GpuConfig cfg;
+  cfg.compiler.hoist_loads = 0;  // PTX order: the second load issues after the first one's use
   func::DeviceMemory mem;
   const uint64_t in = mem.allocate("in", 128), out = mem.allocate("out", 4);
   const float vals[2] = {1.5f, 2.0f};
@@ -184,7 +185,7 @@ TEST_CASE("310 the trace records each access's lines, sector masks and where sec
   auto r = run_timing(*prog, mem, launch, cfg, traced());
   REQUIRE(r);
   const Trace& t = r->trace;
-  REQUIRE(t.accesses.size() == 3);   // load, load, store
+  REQUIRE(t.accesses.size() == 3);  // load, load, store
   auto line_of = [&](const AccessRecord& a) -> const AccessLine& {
     REQUIRE(a.line_count == 1);
     return t.access_lines[a.line_begin];
@@ -293,4 +294,105 @@ TEST_CASE("310 the teaching GPU runs vec_add and a bad launch is an error") {
   CHECK(r->occupancy.blocks_per_sm == 2);
   launch.block = {2048, 1, 1};
   CHECK_FALSE(run_timing(*prog, mem, launch, *cfg));
+}
+
+namespace {
+// One warp sums x[k * 32 + lane] over k < 16: a loop whose loads do not depend on each other.
+// With `store_in_loop`, each iteration also stores the running sum (loads may not pass it).
+std::string loop_sum_ptx(bool store_in_loop) {
+  return std::string(R"(.version 9.0
+.target sm_90
+.address_size 64
+.visible .entry loop_sum(.param .u64 x, .param .u64 out)
+{
+  .reg .pred %p<2>;
+  .reg .f32 %f<4>;
+  .reg .b32 %r<4>;
+  .reg .b64 %rd<8>;
+  ld.param.u64 %rd1, [x];
+  ld.param.u64 %rd2, [out];
+  cvta.to.global.u64 %rd3, %rd1;
+  cvta.to.global.u64 %rd4, %rd2;
+  mov.u32 %r1, %tid.x;
+  mul.wide.u32 %rd5, %r1, 4;
+  add.s64 %rd6, %rd3, %rd5;
+  add.s64 %rd7, %rd4, %rd5;
+  mov.f32 %f1, 0f00000000;
+  mov.u32 %r2, 0;
+$L_loop:
+  ld.global.f32 %f2, [%rd6];
+  add.f32 %f1, %f1, %f2;
+)") + (store_in_loop ? "  st.global.f32 [%rd7], %f1;\n" : "") +
+         R"(  add.s64 %rd6, %rd6, 128;
+  add.s32 %r2, %r2, 1;
+  setp.lt.u32 %p1, %r2, 16;
+  @%p1 bra $L_loop;
+  st.global.f32 [%rd7], %f1;
+  ret;
+}
+)";
+}
+
+int line_of(const std::string& text, const std::string& what) {
+  std::istringstream in(text);
+  std::string l;
+  for (int n = 1; std::getline(in, l); ++n)
+    if (l.find(what) != std::string::npos) return n;
+  return -1;
+}
+
+// Runs loop_sum on the timing model: the loads issued before the first add, and the sums.
+std::pair<int, std::vector<float>> loop_sum_run(const std::string& ptx, const GpuConfig& cfg) {
+  auto prog = load(ptx.c_str());
+  REQUIRE_MESSAGE(prog, (prog ? "" : prog.error().to_string()));
+  func::DeviceMemory mem;
+  std::vector<float> x(16 * 32);
+  for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>(i % 7) + 0.25f;
+  const uint64_t xa = mem.allocate("x", x.size() * 4), out = mem.allocate("out", 32 * 4);
+  REQUIRE(mem.write(xa, x.data(), x.size() * 4));
+  func::LaunchConfig launch{"loop_sum", {1, 1, 1}, {32, 1, 1}, 0, {}};
+  put(launch.params, xa);
+  put(launch.params, out);
+  auto r = run_timing(*prog, mem, launch, cfg, traced());
+  REQUIRE(r);
+  REQUIRE_FALSE(r->fault);
+  const auto loads = issue_cycles(*r, line_of(ptx, "ld.global.f32 %f2"));
+  const auto adds = issue_cycles(*r, line_of(ptx, "add.f32 %f1"));
+  REQUIRE(loads.size() == 16);
+  REQUIRE(adds.size() == 16);
+  int before = 0;
+  for (uint64_t c : loads) before += c < adds[0];
+  std::vector<float> sums(32);
+  REQUIRE(mem.read(out, sums.data(), 32 * 4));
+  for (int lane = 0; lane < 32; ++lane) {
+    float want = 0;
+    for (int k = 0; k < 16; ++k) want += x[k * 32 + lane];
+    CHECK(sums[lane] == want);  // same order of additions: bit-identical
+  }
+  return {before, sums};
+}
+}  // namespace
+
+TEST_CASE("310 the compiler's schedule: loads of `unroll` iterations issue before the first use") {
+  const std::string ptx = loop_sum_ptx(false);
+  GpuConfig cfg;
+  cfg.compiler.hoist_loads = 0;
+  const auto in_order = loop_sum_run(ptx, cfg);
+  CHECK(in_order.first == 1);  // PTX order: load, wait, add, ...
+  cfg.compiler.hoist_loads = 1;
+  for (int unroll : {1, 2, 4, 8}) {
+    cfg.compiler.unroll = unroll;
+    const auto hoisted = loop_sum_run(ptx, cfg);
+    CHECK(hoisted.first == unroll);  // one unrolled body's loads leave before its first add
+    CHECK(hoisted.second == in_order.second);
+  }
+  cfg.compiler.unroll = 8;
+  cfg.compiler.max_hoisted_loads = 3;  // registers: at most 3 loads ahead of the waiting add
+  CHECK(loop_sum_run(ptx, cfg).first == 4);
+}
+
+TEST_CASE("310 the compiler's schedule never moves a load above a store") {
+  const std::string ptx = loop_sum_ptx(true);
+  GpuConfig cfg;  // hoisting on, unroll 4
+  CHECK(loop_sum_run(ptx, cfg).first == 1);
 }

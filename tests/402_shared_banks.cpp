@@ -51,3 +51,12 @@ TEST_CASE("402 64-bit and 128-bit accesses need 2 and 4 wavefronts without confl
   CHECK(c16.wavefronts == 4);
   CHECK(c16.bank_conflicts() == 0);
 }
+
+TEST_CASE("402 atomics serialize lanes on one word: k lanes per counter cost k wavefronts") {
+  for (int k : {1, 2, 4, 8, 16, 32}) {
+    std::array<uint64_t, 32> a{};
+    for (int l = 0; l < 32; ++l) a[l] = 4u * static_cast<uint64_t>(l / k);
+    CHECK(shared_access_cost(a, 0xffffffffu, 4, 32, 4, true).wavefronts == k);
+    CHECK(shared_access_cost(a, 0xffffffffu, 4, 32, 4, false).wavefronts == 1);
+  }
+}

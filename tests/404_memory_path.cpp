@@ -116,3 +116,108 @@ TEST_CASE("404 stores write through to the L2 and dirty data reaches DRAM on evi
   CHECK(l2.dram().bytes_read() == 0);
   CHECK(l2.dram().bytes_written() == (64 - 32) * 128);
 }
+
+namespace {
+// One lane per line, `bytes` bytes each, lines `step` bytes apart from `base`.
+CoalescedAccess scattered(uint64_t base, uint64_t step, uint32_t bytes, uint32_t mask = ~0u) {
+  std::array<uint64_t, 32> a{};
+  for (int l = 0; l < 32; ++l) a[l] = base + step * l;
+  CoalescedAccess c;
+  coalesce(a, mask, bytes, 128, 32, c);
+  return c;
+}
+}  // namespace
+
+TEST_CASE("404 the coalescer marks whole sectors and the line's covered 4-byte words") {
+  const auto full = warp_line(0x1000);
+  REQUIRE(full.line_count == 1);
+  CHECK(full.lines[0].full_mask == 0xfu);
+  CHECK(full.lines[0].word_mask == 0xffffffffu);
+  const auto one = scattered(0x1000, 128, 4);
+  CHECK(one.lines[0].sector_mask == 1u);
+  CHECK(one.lines[0].full_mask == 0u);
+  CHECK(one.lines[0].word_mask == 1u);
+  // Bytes: 32 lanes writing 1 byte each cover one whole sector.
+  const auto bytes = scattered(0x2000, 1, 1);
+  CHECK(bytes.lines[0].full_mask == 1u);
+  CHECK(bytes.lines[0].word_mask == 0xffu);
+}
+
+TEST_CASE("404 a partial-sector store holds an L2 slice for partial_write_sectors sector times") {
+  GpuConfig cfg;
+  cfg.l2.partial_write_sectors = 3;
+  L2 l2(cfg);
+  // Two whole-sector writes to one line back to back: the second waits 1 cycle per sector.
+  const uint64_t a = l2.write(10, 0x1u, 0x1u, 0xffu, 0);
+  CHECK(l2.write(10, 0x1u, 0x1u, 0xffu, 0) == a + 1);
+  // A partial write (one word) then a whole one: the partial one holds the slice 3 cycles.
+  L2 l2b(cfg);
+  const uint64_t p = l2b.write(10, 0x1u, 0x0u, 0x1u, 0);
+  CHECK(l2b.write(10, 0x1u, 0x1u, 0xffu, 0) == p + 3);
+}
+
+TEST_CASE("404 a partly written sector is read from DRAM on a read and read-modify-written back") {
+  GpuConfig cfg;
+  cfg.l2.size_bytes = 128 * 16 * 2;  // 2 slices x 1 set x 16 ways
+  cfg.l2.slices = 2;
+  cfg.l2.slice_bytes = 128;
+  cfg.l2.fetch_bytes = 32;
+  {
+    L2 l2(cfg);
+    l2.write(7, 0x1u, 0x0u, 0x1u, 0);  // one word of sector 0: the rest is in DRAM
+    int dram = 0;
+    l2.read(7, 0x1u, 100, &dram);
+    CHECK(dram == 1);  // fetched, not served from the partial sector
+    CHECK(l2.dram().bytes_read() == 32);
+  }
+  {
+    // Eight partial writes that together cover the sector make it whole: no DRAM read on a read.
+    L2 l2(cfg);
+    for (int w = 0; w < 8; ++w) l2.write(9, 0x1u, 0x0u, 1u << w, w);
+    int dram = 0;
+    l2.read(9, 0x1u, 100, &dram);
+    CHECK(dram == 0);
+  }
+  {
+    // Evicting partial dirty sectors: DRAM reads each before writing it (read-modify-write).
+    L2 l2(cfg);
+    for (int i = 0; i < 64; ++i) l2.write(i, 0x1u, 0x0u, 0x1u, i);  // 32 lines per slice, 16 ways
+    CHECK(l2.counters().partial_writebacks == 32);
+    CHECK(l2.dram().bytes_read() == 32 * 32);
+    CHECK(l2.dram().bytes_written() == 32 * 32);
+  }
+}
+
+TEST_CASE("404 L2 atomics: a slice works through sectors, and same-address lanes one by one") {
+  GpuConfig cfg;  // atomic_sector_cycles 1.2, atomic_lane_cycles 1.45
+  {
+    L2 l2(cfg);
+    l2.read(1, 0xfu, 0);  // the line is in the L2 by cycle 10000
+    // A full-line request of 32 distinct addresses (4 sectors): 4.8 cycles of the slice, so the
+    // next request to that slice starts 4 cycles later.
+    const uint64_t first = l2.atomic(1, 0xfu, 1, 10000);
+    const uint64_t second = l2.atomic(1, 0xfu, 1, 10000);
+    CHECK(second - first == 4);
+  }
+  {
+    L2 l2(cfg);
+    l2.read(1, 0x1u, 0);
+    // 32 lanes on one address: 46.4 cycles.
+    const uint64_t first = l2.atomic(1, 0x1u, 32, 10000);
+    const uint64_t second = l2.atomic(1, 0x1u, 32, 10000);
+    CHECK(second - first == 46);
+  }
+}
+
+TEST_CASE(
+    "404 lines of one 512-byte chunk share an L2 slice: their atomics queue behind each other") {
+  GpuConfig cfg;
+  L2 l2(cfg);
+  for (uint64_t line : {0, 3, 4}) l2.read(line, 0x1u, 0);
+  const uint64_t a = l2.atomic(0, 0x1u, 32, 10000);  // line 0
+  const uint64_t b = l2.atomic(3, 0x1u, 32, 10000);  // line 3: same 512-byte chunk, same slice
+  CHECK(b - a == 46);
+  const uint64_t c = l2.atomic(4, 0x1u, 32, 20000);
+  const uint64_t d = l2.atomic(0, 0x1u, 32, 20000);  // another chunk, another slice: no wait
+  CHECK(d == c);
+}

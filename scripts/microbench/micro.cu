@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <functional>
 #include <vector>
 
@@ -89,6 +90,15 @@ extern "C" __global__ void red_shfl(const float* x, float* out, long n) {
     if (threadIdx.x == 0) out[blockIdx.x] = v;
   }
 }
+// Atomic placement: warp w adds to line (w % nlines) of a region whose lines lie `stride_words`
+// words apart, k lanes per address (32 / k addresses of that line). Which L2 slice serves a line
+// depends on its address: the time against `stride_words` shows how lines spread over slices.
+extern "C" __global__ void g_red_lines(unsigned* a, int nlines, int stride_words, int k, int iters) {
+  int lane = threadIdx.x & 31;
+  long w = (blockIdx.x * (long)blockDim.x + threadIdx.x) >> 5;
+  unsigned* p = a + (size_t)(w % nlines) * stride_words + lane / k;
+  for (int it = 0; it < iters; ++it) atomicAdd(p, 1u);  // result unused: RED
+}
 extern "C" __global__ void empty_k() {}
 extern "C" __global__ void vadd(const float* x, const float* y, float* z, long n) {
   long i = blockIdx.x * (long)blockDim.x + threadIdx.x;
@@ -138,7 +148,9 @@ static void timeit(const char* name, const char* params, double ops, bool cold,
   cudaEventDestroy(b);
 }
 
-int main() {
+int main(int argc, char** argv) {
+  // Groups: "base" (sections 1-6), "placement" (section 7); none given: all.
+  auto want = [&](const char* g) { return argc < 2 || strcmp(argv[1], g) == 0; };
   cudaDeviceProp p;
   CK(cudaGetDeviceProperties(&p, 0));
   int drv = 0, rt = 0;
@@ -162,6 +174,7 @@ int main() {
 
   // 1. Global atomics: threads T = 2^20, iters 4; k lanes per address.
   const int T = 1 << 20, iters = 4;
+  if (want("base")) {
   for (int k : {1, 2, 4, 8, 16, 32}) {
     // (a) each warp its own addresses (no contention between warps).
     int spread = 32 / k, naddr = (T / 32) * spread;
@@ -221,6 +234,18 @@ int main() {
     timeit("vadd", prm, double(n), false,
            [&] { vadd<<<(n + 255) / 256, 256>>>(x, y, z, n); });
     timeit("vadd", prm, double(n), true, [&] { vadd<<<(n + 255) / 256, 256>>>(x, y, z, n); });
+  }
+  }
+  // 7. Atomic placement: every warp's RED goes to one of `nlines` lines `stride` bytes apart.
+  if (want("placement")) {
+    for (int k : {1, 32})
+      for (int nlines : {1, 8, 64})
+        for (int stride : {128, 512, 4096, 65536}) {
+          snprintf(prm, sizeof prm, "k=%d nlines=%d stride=%dB T=%d iters=%d", k, nlines, stride, T,
+                   iters);
+          timeit("g_red_lines", prm, double(T) * iters, false,
+                 [&] { g_red_lines<<<T / 256, 256>>>(ua, nlines, stride / 4, k, iters); });
+        }
   }
   return 0;
 }

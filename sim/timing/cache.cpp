@@ -8,9 +8,15 @@ namespace warplab::timing {
 
 SectoredCache::SectoredCache(uint64_t lines, int assoc, int sectors_per_line,
                              const std::string& replacement)
-    : sets_(std::max<uint64_t>(1, lines / std::max(1, assoc))), assoc_(std::max(1, assoc)),
-      sectors_(sectors_per_line), tag_(sets_ * assoc_, 0), valid_(sets_ * assoc_, 0),
-      dirty_(sets_ * assoc_, 0), fill_(sets_ * assoc_ * sectors_per_line, 0),
+    : sets_(std::max<uint64_t>(1, lines / std::max(1, assoc))),
+      assoc_(std::max(1, assoc)),
+      sectors_(sectors_per_line),
+      tag_(sets_ * assoc_, 0),
+      valid_(sets_ * assoc_, 0),
+      dirty_(sets_ * assoc_, 0),
+      partial_(sets_ * assoc_, 0),
+      written_(sets_ * assoc_, 0),
+      fill_(sets_ * assoc_ * sectors_per_line, 0),
       policy_(make_replacement(replacement, sets_ * assoc_)) {
   if (!policy_) policy_ = make_replacement("lru", sets_ * assoc_);
 }
@@ -22,7 +28,8 @@ int64_t SectoredCache::find(uint64_t line) const {
   return -1;
 }
 
-CacheAccess SectoredCache::access(uint64_t line, uint32_t sector_mask, uint64_t now, bool allocate) {
+CacheAccess SectoredCache::access(uint64_t line, uint32_t sector_mask, uint64_t now,
+                                  bool allocate) {
   CacheAccess r;
   int64_t way = find(line);
   // 1. Tag match: split the request into present and missing sectors.
@@ -48,17 +55,21 @@ CacheAccess SectoredCache::access(uint64_t line, uint32_t sector_mask, uint64_t 
       r.evicted = true;
       r.evicted_line = tag_[first + pick] - 1;
       r.evicted_dirty = dirty_[first + pick];
+      r.evicted_partial = partial_[first + pick] & r.evicted_dirty;
     }
     way = static_cast<int64_t>(first + pick);
     tag_[way] = line + 1;
     valid_[way] = 0;
     dirty_[way] = 0;
+    partial_[way] = 0;
+    written_[way] = 0;
     policy_->on_fill(way, now);
   }
   // 3. Missing sectors become valid now, their data arriving at the fill time set later.
   if (allocate && r.miss_mask) {
     valid_[way] |= r.miss_mask;
-    for (uint32_t m = r.miss_mask; m; m &= m - 1) fill_[way * sectors_ + std::countr_zero(m)] = kPending;
+    for (uint32_t m = r.miss_mask; m; m &= m - 1)
+      fill_[way * sectors_ + std::countr_zero(m)] = kPending;
   }
   r.way = allocate || r.hit_mask ? way : -1;
   return r;
@@ -66,7 +77,8 @@ CacheAccess SectoredCache::access(uint64_t line, uint32_t sector_mask, uint64_t 
 
 void SectoredCache::set_fill(int64_t way, uint32_t sector_mask, uint64_t ready_at) {
   if (way < 0) return;
-  for (uint32_t m = sector_mask; m; m &= m - 1) fill_[way * sectors_ + std::countr_zero(m)] = ready_at;
+  for (uint32_t m = sector_mask; m; m &= m - 1)
+    fill_[way * sectors_ + std::countr_zero(m)] = ready_at;
 }
 
 void SectoredCache::mark_dirty(int64_t way, uint32_t sector_mask) {
@@ -78,6 +90,7 @@ void SectoredCache::invalidate(uint64_t line, uint32_t sector_mask) {
   if (way < 0) return;
   valid_[way] &= ~sector_mask;
   dirty_[way] &= ~sector_mask;
+  partial_[way] &= ~sector_mask;
   if (valid_[way] == 0) tag_[way] = 0;
 }
 

@@ -21,14 +21,15 @@
 namespace warplab::timing {
 
 struct CacheAccess {
-  uint32_t hit_mask = 0;        // requested sectors present (data ready at ready_at)
-  uint32_t pending_mask = 0;    // of hit_mask: sectors whose fill is still in flight (merged)
-  uint32_t miss_mask = 0;       // requested sectors absent
-  uint64_t ready_at = 0;        // latest fill time among hit sectors (0 if all long present)
-  bool evicted = false;         // allocating evicted a valid line
+  uint32_t hit_mask = 0;      // requested sectors present (data ready at ready_at)
+  uint32_t pending_mask = 0;  // of hit_mask: sectors whose fill is still in flight (merged)
+  uint32_t miss_mask = 0;     // requested sectors absent
+  uint64_t ready_at = 0;      // latest fill time among hit sectors (0 if all long present)
+  bool evicted = false;       // allocating evicted a valid line
   uint64_t evicted_line = 0;
-  uint32_t evicted_dirty = 0;   // dirty sectors of the evicted line (to write back)
-  int64_t way = -1;             // way index holding the line after the access (-1: not allocated)
+  uint32_t evicted_dirty = 0;    // dirty sectors of the evicted line (to write back)
+  uint32_t evicted_partial = 0;  // of evicted_dirty: sectors only partly written (see mark_partial)
+  int64_t way = -1;              // way index holding the line after the access (-1: not allocated)
 };
 
 class SectoredCache {
@@ -41,6 +42,23 @@ class SectoredCache {
   CacheAccess access(uint64_t line, uint32_t sector_mask, uint64_t now, bool allocate);
   void set_fill(int64_t way, uint32_t sector_mask, uint64_t ready_at);
   void mark_dirty(int64_t way, uint32_t sector_mask);
+  // Sectors holding only the bytes a store wrote (a partial write that missed): their other bytes
+  // are in DRAM. A read must fetch them; a write-back must merge them (read-modify-write).
+  void mark_partial(int64_t way, uint32_t sector_mask) { partial_[way] |= sector_mask; }
+  void clear_partial(int64_t way, uint32_t sector_mask) {
+    partial_[way] &= ~sector_mask;
+    written_[way] &= ~sector_words(sector_mask);
+  }
+  // Records the 32nds of the line a store wrote; partial sectors wholly written by now become
+  // whole sectors again.
+  void add_written(int64_t way, uint32_t word_mask) {
+    written_[way] |= word_mask;
+    for (int s = 0; s < sectors_; ++s)
+      if ((partial_[way] >> s & 1u) &&
+          (written_[way] & sector_words(1u << s)) == sector_words(1u << s))
+        clear_partial(way, 1u << s);
+  }
+  uint32_t partial(int64_t way) const { return partial_[way]; }
   // Drops sectors of `line` if present (write-through L1 on a store: no stale data).
   void invalidate(uint64_t line, uint32_t sector_mask);
   bool contains(uint64_t line, uint32_t sector_mask) const;
@@ -54,9 +72,17 @@ class SectoredCache {
   int64_t find(uint64_t line) const;
   uint64_t sets_;
   int assoc_, sectors_;
-  std::vector<uint64_t> tag_;      // line address + 1 (0 = invalid way)
-  std::vector<uint32_t> valid_, dirty_;
-  std::vector<uint64_t> fill_;     // per way x sector
+  std::vector<uint64_t> tag_;  // line address + 1 (0 = invalid way)
+  // The 32nds of the line that sector_mask's sectors span.
+  uint32_t sector_words(uint32_t sector_mask) const {
+    const int per = 32 / sectors_;
+    uint32_t m = 0;
+    for (int s = 0; s < sectors_; ++s)
+      if (sector_mask >> s & 1u) m |= (per >= 32 ? ~0u : ((1u << per) - 1)) << (s * per);
+    return m;
+  }
+  std::vector<uint32_t> valid_, dirty_, partial_, written_;
+  std::vector<uint64_t> fill_;  // per way x sector
   std::unique_ptr<ReplacementPolicy> policy_;
 };
 

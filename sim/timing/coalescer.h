@@ -17,15 +17,17 @@
 namespace warplab::timing {
 
 struct LineRequest {
-  uint64_t line = 0;          // line address (byte address / line_bytes)
-  uint32_t sector_mask = 0;   // bit s = sector s of the line is needed
-  uint32_t lane_mask = 0;     // lanes whose access falls in this line
+  uint64_t line = 0;         // line address (byte address / line_bytes)
+  uint32_t sector_mask = 0;  // bit s = sector s of the line is needed
+  uint32_t lane_mask = 0;    // lanes whose access falls in this line
+  uint32_t full_mask = 0;    // of sector_mask: sectors whose every byte the lanes cover
+  uint32_t word_mask = 0;    // 32nds of the line (4 bytes of a 128-byte line) wholly covered
 };
 
 struct CoalescedAccess {
-  std::array<LineRequest, 64> lines;   // a misaligned lane may touch two lines
+  std::array<LineRequest, 64> lines;  // a misaligned lane may touch two lines
   int line_count = 0;
-  int sectors = 0;                     // total sectors over all lines
+  int sectors = 0;  // total sectors over all lines
 };
 
 // Coalesces the lanes in `exec_mask` each accessing `access_bytes` at addr[lane].

@@ -30,12 +30,15 @@ struct Field {
   std::function<Ref(GpuConfig&)> ref;
 };
 
-#define F(SEC, KEY, UNIT, DESC, EXPR) \
-  Field{SEC, KEY, UNIT, DESC, [](GpuConfig& c) -> Ref { return &c.EXPR; }}
-#define PIPE(NAME, MEMBER, WHAT)                                                               \
+#define F(SEC, KEY, UNIT, DESC, EXPR)                                 \
+  Field {                                                             \
+    SEC, KEY, UNIT, DESC, [](GpuConfig& c) -> Ref { return &c.EXPR; } \
+  }
+#define PIPE(NAME, MEMBER, WHAT)                                                                \
   F("pipes", NAME "_latency", "cycles", "issue-to-use latency of " WHAT, pipes.MEMBER.latency), \
-      F("pipes", NAME "_interval", "cycles", "cycles between two warp instructions on the " WHAT \
-        " pipe of one sub-partition", pipes.MEMBER.interval)
+      F("pipes", NAME "_interval", "cycles",                                                    \
+        "cycles between two warp instructions on the " WHAT " pipe of one sub-partition",       \
+        pipes.MEMBER.interval)
 
 std::vector<Field> fields() {
   return {
@@ -61,8 +64,8 @@ std::vector<Field> fields() {
       F("core", "shared_reserved_per_block", "bytes", "shared memory the driver reserves per block",
         core.shared_reserved_per_block),
       F("core", "warp_scheduler", "", "warp scheduling policy: lrr or gto", core.warp_scheduler),
-      F("core", "block_dispatch_interval", "cycles", "cycles between two block dispatches, GPU-wide",
-        core.block_dispatch_interval),
+      F("core", "block_dispatch_interval", "cycles",
+        "cycles between two block dispatches, GPU-wide", core.block_dispatch_interval),
       F("core", "block_launch_latency", "cycles", "from dispatch to a block's first issue",
         core.block_launch_latency),
       F("core", "launch_overhead_us", "us", "launch overhead added to time_us (event-timed)",
@@ -103,7 +106,21 @@ std::vector<Field> fields() {
       F("l2", "hit_latency", "cycles", "load-to-use latency on an L2 hit", l2.hit_latency),
       F("l2", "sectors_per_cycle_per_slice", "sectors/cycle", "sectors one slice serves per cycle",
         l2.sectors_per_cycle_per_slice),
-      F("l2", "atomic_latency", "cycles", "extra cycles for an atomic at the L2", l2.atomic_latency),
+      F("l2", "atomic_latency", "cycles", "extra cycles for an atomic at the L2",
+        l2.atomic_latency),
+      F("l2", "atomic_sector_cycles", "cycles",
+        "cycles a slice's atomic unit spends per sector of a request", l2.atomic_sector_cycles),
+      F("l2", "atomic_lane_cycles", "cycles",
+        "cycles a slice's atomic unit spends per lane on one address (same-address lanes "
+        "serialize)",
+        l2.atomic_lane_cycles),
+      F("l2", "partial_write_sectors", "sectors",
+        "slice time of a store covering part of a sector (read-modify-write), in whole-sector "
+        "accesses",
+        l2.partial_write_sectors),
+      F("l2", "slice_bytes", "bytes",
+        "consecutive address bytes served by one slice before the slice hash moves on",
+        l2.slice_bytes),
       F("l2", "fetch_bytes", "bytes",
         "a read miss fetches the aligned group of this many bytes around each missing sector "
         "(32 = just the sector; 64 = sector pairs, the H100's default L2 fetch granularity)",
@@ -131,12 +148,22 @@ std::vector<Field> fields() {
         dram.row_bytes),
       F("dram", "t_rcd", "cycles", "tRCD: activating a row until its columns can be read",
         dram.t_rcd),
-      F("dram", "t_rp", "cycles", "tRP: precharging (closing) a bank's open row before another opens",
-        dram.t_rp),
+      F("dram", "t_rp", "cycles",
+        "tRP: precharging (closing) a bank's open row before another opens", dram.t_rp),
       F("dram", "t_rrd", "cycles", "tRRD: least time between two row activations in one channel",
         dram.t_rrd),
-      F("dram", "t_faw", "cycles", "tFAW: window in which one channel may activate at most four rows",
-        dram.t_faw),
+      F("dram", "t_faw", "cycles",
+        "tFAW: window in which one channel may activate at most four rows", dram.t_faw),
+      F("compiler", "hoist_loads", "0/1",
+        "model ptxas's loop unrolling and load hoisting (1) or issue loads in PTX order (0)",
+        compiler.hoist_loads),
+      F("compiler", "unroll", "copies",
+        "loop iterations a load may be hoisted across (ptxas unrolls loops 4x)", compiler.unroll),
+      F("compiler", "max_hoisted_loads", "loads",
+        "loads a warp may issue ahead of its waiting instruction (bounded by registers)",
+        compiler.max_hoisted_loads),
+      F("compiler", "window", "instructions",
+        "PTX instructions looked ahead of the waiting one for a load to hoist", compiler.window),
   };
 }
 #undef F
@@ -166,7 +193,11 @@ std::optional<int64_t> parse_int(std::string v) {
   if (i == v.size()) return std::nullopt;
   for (size_t k = i; k < v.size(); ++k)
     if (v[k] < '0' || v[k] > '9') return std::nullopt;
-  try { return std::stoll(v); } catch (...) { return std::nullopt; }
+  try {
+    return std::stoll(v);
+  } catch (...) {
+    return std::nullopt;
+  }
 }
 
 std::optional<double> parse_double(std::string v) {
@@ -210,13 +241,16 @@ Expected<GpuConfig> parse_impl(const std::string& text, const std::string& path,
     const std::string line = trim(strip_comment(raw));
     if (line.empty()) continue;
     if (line.front() == '[') {
-      if (line.back() != ']') return Error{path, line_no, "malformed section header '" + line + "'"};
+      if (line.back() != ']')
+        return Error{path, line_no, "malformed section header '" + line + "'"};
       section = trim(line.substr(1, line.size() - 2));
-      static constexpr const char* kSections[] = {"core", "pipes", "shared", "l1", "l2", "dram"};
+      static constexpr const char* kSections[] = {"core", "pipes", "shared",  "l1",
+                                                  "l2",   "dram",  "compiler"};
       if (std::find_if(std::begin(kSections), std::end(kSections),
                        [&](const char* s) { return section == s; }) == std::end(kSections))
         return Error{path, line_no,
-                     "unknown section [" + section + "] (expected core, pipes, shared, l1, l2, dram)"};
+                     "unknown section [" + section +
+                         "] (expected core, pipes, shared, l1, l2, dram, compiler)"};
       continue;
     }
     const auto eq = line.find('=');
@@ -248,8 +282,7 @@ Expected<GpuConfig> parse_impl(const std::string& text, const std::string& path,
     const Field* field = nullptr;
     for (const auto& f : table)
       if (section == f.section && key == f.key) field = &f;
-    if (!field)
-      return Error{path, line_no, "unknown key '" + full + "'"};
+    if (!field) return Error{path, line_no, "unknown key '" + full + "'"};
     const Ref r = field->ref(cfg);
     if (auto* p = std::get_if<int64_t*>(&r)) {
       auto v = parse_int(value);
@@ -263,7 +296,8 @@ Expected<GpuConfig> parse_impl(const std::string& text, const std::string& path,
       **p = *v;
     } else {
       auto v = parse_string(value);
-      if (!v) return Error{path, line_no, "'" + full + "' expects a quoted string, got '" + value + "'"};
+      if (!v)
+        return Error{path, line_no, "'" + full + "' expects a quoted string, got '" + value + "'"};
       *std::get<std::string*>(r) = *v;
     }
   }
@@ -295,9 +329,10 @@ Status validate_config(const GpuConfig& c) {
     return bad("allocation units must be at least 1");
   if (c.shared.banks < 1 || c.shared.bank_bytes < 1 || c.shared.wavefronts_per_cycle < 1)
     return bad("shared.banks, bank_bytes and wavefronts_per_cycle must be at least 1");
-  if (!is_pow2(c.l1.line_bytes) || !is_pow2(c.l1.sector_bytes) || c.l1.sector_bytes > c.l1.line_bytes ||
-      c.l1.line_bytes / c.l1.sector_bytes > 32)
-    return bad("l1.line_bytes and l1.sector_bytes must be powers of two, at most 32 sectors a line");
+  if (!is_pow2(c.l1.line_bytes) || !is_pow2(c.l1.sector_bytes) ||
+      c.l1.sector_bytes > c.l1.line_bytes || c.l1.line_bytes / c.l1.sector_bytes > 32)
+    return bad(
+        "l1.line_bytes and l1.sector_bytes must be powers of two, at most 32 sectors a line");
   if (c.l1.assoc < 1 || c.l2.assoc < 1) return bad("associativity must be at least 1");
   if (c.l1.size_bytes < c.l1.line_bytes * c.l1.assoc) return bad("l1.size_bytes below one set");
   if (c.l2.size_bytes < c.l1.line_bytes * c.l2.assoc * c.l2.slices)
@@ -305,20 +340,36 @@ Status validate_config(const GpuConfig& c) {
   if (c.l1.tag_lookups_per_cycle < 1 || c.l1.miss_lines_in_flight < 1 || c.l1.lsu_queue < 1)
     return bad("l1.tag_lookups_per_cycle, miss_lines_in_flight and lsu_queue must be at least 1");
   if (c.l2.fetch_bytes < c.l1.sector_bytes || c.l2.fetch_bytes > c.l1.line_bytes ||
-      c.l2.fetch_bytes % c.l1.sector_bytes != 0 || (c.l1.line_bytes / c.l1.sector_bytes) % (c.l2.fetch_bytes / c.l1.sector_bytes) != 0)
+      c.l2.fetch_bytes % c.l1.sector_bytes != 0 ||
+      (c.l1.line_bytes / c.l1.sector_bytes) % (c.l2.fetch_bytes / c.l1.sector_bytes) != 0)
     return bad("l2.fetch_bytes must be a whole number of sectors that divides the line");
-  if (c.l2.slices < 1 || c.l2.sectors_per_cycle_per_slice <= 0) return bad("l2 slices/throughput must be positive");
+  if (c.l2.slices < 1 || c.l2.sectors_per_cycle_per_slice <= 0)
+    return bad("l2 slices/throughput must be positive");
+  if (c.l2.atomic_sector_cycles <= 0 || c.l2.atomic_lane_cycles <= 0 ||
+      c.l2.partial_write_sectors < 1)
+    return bad(
+        "l2.atomic_sector_cycles and l2.atomic_lane_cycles must be positive; "
+        "l2.partial_write_sectors at least 1");
+  if (!is_pow2(c.l2.slice_bytes) || c.l2.slice_bytes < c.l1.line_bytes)
+    return bad("l2.slice_bytes must be a power of two of at least one line");
   if (c.dram.channels < 1 || c.dram.bus_bits < 1 || c.dram.data_rate_mtps <= 0 ||
       c.dram.efficiency <= 0 || c.dram.efficiency > 1 || c.dram.interleave_bytes < 1 ||
       c.dram.queue_half < 0)
-    return bad("dram: channels, bus_bits, data_rate_mtps positive; efficiency in (0, 1]; queue_half >= 0");
+    return bad(
+        "dram: channels, bus_bits, data_rate_mtps positive; efficiency in (0, 1]; queue_half >= 0");
   if (c.dram.banks < 1 || c.dram.row_bytes < c.dram.interleave_bytes ||
       c.dram.row_bytes % c.dram.interleave_bytes != 0)
     return bad("dram: banks at least 1; row_bytes a whole number of interleave_bytes chunks");
+  if ((c.compiler.hoist_loads != 0 && c.compiler.hoist_loads != 1) || c.compiler.unroll < 1 ||
+      c.compiler.max_hoisted_loads < 0 || c.compiler.window < 1 || c.compiler.window > 4096)
+    return bad(
+        "compiler: hoist_loads 0 or 1; unroll at least 1; max_hoisted_loads >= 0; window "
+        "in 1..4096");
   if (c.core.warp_scheduler != "lrr" && c.core.warp_scheduler != "gto")
     return bad("core.warp_scheduler: unknown policy '" + c.core.warp_scheduler + "' (lrr, gto)");
   for (const auto* r : {&c.l1.replacement, &c.l2.replacement})
-    if (*r != "lru" && *r != "fifo") return bad("replacement: unknown policy '" + *r + "' (lru, fifo)");
+    if (*r != "lru" && *r != "fifo")
+      return bad("replacement: unknown policy '" + *r + "' (lru, fifo)");
   return Ok{};
 }
 
@@ -332,10 +383,9 @@ Expected<GpuConfig> parse_config(const std::string& text, const std::string& pat
 Expected<GpuConfig> load_config(const std::string& name_or_path, const std::string& config_dir) {
   const std::string dir = config_dir.empty() ? default_config_dir() : config_dir;
   std::string path = name_or_path;
-  const bool looks_like_path = name_or_path.find('/') != std::string::npos ||
-                               (
-                               name_or_path.size() > 5 &&
-                                   name_or_path.substr(name_or_path.size() - 5) == ".toml");
+  const bool looks_like_path =
+      name_or_path.find('/') != std::string::npos ||
+      (name_or_path.size() > 5 && name_or_path.substr(name_or_path.size() - 5) == ".toml");
   if (!looks_like_path) path = dir + "/" + name_or_path + ".toml";
   std::ifstream f(path);
   if (!f) {
@@ -355,8 +405,10 @@ std::vector<ConfigInfo> list_configs(const std::string& config_dir) {
   for (const auto& e : std::filesystem::directory_iterator(dir, ec)) {
     if (e.path().extension() != ".toml") continue;
     ConfigInfo info{e.path().stem().string(), e.path().string(), ""};
-    if (auto c = load_config(e.path().string(), dir)) info.description = c->description;
-    else info.description = "(invalid: " + c.error().to_string() + ")";
+    if (auto c = load_config(e.path().string(), dir))
+      info.description = c->description;
+    else
+      info.description = "(invalid: " + c.error().to_string() + ")";
     out.push_back(info);
   }
   std::sort(out.begin(), out.end(), [](auto& a, auto& b) { return a.name < b.name; });

@@ -21,102 +21,125 @@ namespace warplab::timing {
 
 // SM core, block scheduling and launch. Defaults are the H100 SXM's.
 struct CoreConfig {
-  int64_t sm_count = 132;                  // streaming multiprocessors
-  double clock_mhz = 1980;                 // SM clock
-  int64_t sub_partitions = 4;              // SM sub-partitions (SMSPs), one warp scheduler each
+  int64_t sm_count = 132;      // streaming multiprocessors
+  double clock_mhz = 1980;     // SM clock
+  int64_t sub_partitions = 4;  // SM sub-partitions (SMSPs), one warp scheduler each
   int64_t max_warps_per_sm = 64;
   int64_t max_blocks_per_sm = 32;
   int64_t max_threads_per_block = 1024;
-  int64_t registers_per_sm = 65536;        // 32-bit registers
-  int64_t register_alloc_unit = 256;       // registers per warp are allocated in these units
+  int64_t registers_per_sm = 65536;   // 32-bit registers
+  int64_t register_alloc_unit = 256;  // registers per warp are allocated in these units
   int64_t max_registers_per_thread = 255;
-  int64_t shared_per_sm = 233472;          // bytes (228 KiB)
-  int64_t shared_per_block_max = 232448;   // bytes (227 KiB)
-  int64_t shared_alloc_unit = 128;         // bytes
-  int64_t shared_reserved_per_block = 1024;// bytes the driver reserves per block (sm_80+)
-  std::string warp_scheduler = "lrr";      // policy name (warp_scheduler.h)
-  double block_dispatch_interval = 1.25;   // cycles between two block dispatches, GPU-wide
-  int64_t block_launch_latency = 100;      // cycles from dispatch to the block's first issue
-  double launch_overhead_us = 4.0;         // host launch + event overhead added to time_us
+  int64_t shared_per_sm = 233472;            // bytes (228 KiB)
+  int64_t shared_per_block_max = 232448;     // bytes (227 KiB)
+  int64_t shared_alloc_unit = 128;           // bytes
+  int64_t shared_reserved_per_block = 1024;  // bytes the driver reserves per block (sm_80+)
+  std::string warp_scheduler = "lrr";        // policy name (warp_scheduler.h)
+  double block_dispatch_interval = 1.25;     // cycles between two block dispatches, GPU-wide
+  int64_t block_launch_latency = 100;        // cycles from dispatch to the block's first issue
+  double launch_overhead_us = 4.0;           // host launch + event overhead added to time_us
 };
 
 // One functional-unit pipeline: how long until its result can be used, how often it accepts a warp.
 struct PipeConfig {
-  int64_t latency = 4;    // cycles from issue to a dependent instruction's issue
-  int64_t interval = 1;   // cycles between two warp instructions on this pipe (per sub-partition)
+  int64_t latency = 4;   // cycles from issue to a dependent instruction's issue
+  int64_t interval = 1;  // cycles between two warp instructions on this pipe (per sub-partition)
 };
 
 struct PipesConfig {
   PipeConfig fp32{4, 1}, integer{4, 2}, fp64{8, 2}, half{4, 1}, sfu{18, 8};
-  PipeConfig branch{8, 1};     // latency: cycles before the next instruction can be fetched
-  PipeConfig warp{24, 2};      // shfl/vote/match/redux
-  PipeConfig barrier{20, 1};   // latency: cycles from the last arrival to release
+  PipeConfig branch{8, 1};    // latency: cycles before the next instruction can be fetched
+  PipeConfig warp{24, 2};     // shfl/vote/match/redux
+  PipeConfig barrier{20, 1};  // latency: cycles from the last arrival to release
   PipeConfig misc{4, 1};
-  PipeConfig ldst{4, 1};       // latency: address generation; interval: LSU issue rate
+  PipeConfig ldst{4, 1};  // latency: address generation; interval: LSU issue rate
 };
 
 struct SharedConfig {
   int64_t banks = 32;
   int64_t bank_bytes = 4;
-  int64_t latency = 24;               // cycles, load-to-use with one wavefront
+  int64_t latency = 24;  // cycles, load-to-use with one wavefront
   int64_t wavefronts_per_cycle = 1;
-  int64_t mio_queue = 16;             // shared/SFU/shfl instructions waiting per SM (mio_throttle)
+  int64_t mio_queue = 16;  // shared/SFU/shfl instructions waiting per SM (mio_throttle)
 };
 
 struct L1Config {
-  int64_t size_bytes = 212992;        // data capacity left for L1 after the shared carve-out
+  int64_t size_bytes = 212992;  // data capacity left for L1 after the shared carve-out
   int64_t line_bytes = 128;
   int64_t sector_bytes = 32;
   int64_t assoc = 4;
-  int64_t hit_latency = 36;           // cycles, load-to-use on a hit
-  int64_t tag_lookups_per_cycle = 1;  // 128-byte lines the L1 t-stage resolves per cycle
-  int64_t miss_lines_in_flight = 256; // MSHRs: outstanding line misses per SM
-  int64_t lsu_queue = 32;             // global/local instructions waiting per SM (lg_throttle)
-  std::string replacement = "lru";    // policy name (replacement.h)
+  int64_t hit_latency = 36;            // cycles, load-to-use on a hit
+  int64_t tag_lookups_per_cycle = 1;   // 128-byte lines the L1 t-stage resolves per cycle
+  int64_t miss_lines_in_flight = 256;  // MSHRs: outstanding line misses per SM
+  int64_t lsu_queue = 32;              // global/local instructions waiting per SM (lg_throttle)
+  std::string replacement = "lru";     // policy name (replacement.h)
 };
 
 struct L2Config {
-  int64_t size_bytes = 52428800;      // 50 MiB
+  int64_t size_bytes = 52428800;  // 50 MiB
   int64_t assoc = 16;
   int64_t slices = 96;
-  int64_t hit_latency = 270;          // cycles, load-to-use from the SM on an L2 hit
+  int64_t hit_latency = 270;  // cycles, load-to-use from the SM on an L2 hit
   double sectors_per_cycle_per_slice = 1.0;
-  int64_t atomic_latency = 12;        // cycles the slice's ALU adds for an atomic
-  int64_t fetch_bytes = 32;           // bytes a read miss fetches from DRAM (aligned sector group)
+  int64_t atomic_latency = 12;  // cycles the slice's ALU adds for an atomic
+  // The slice's atomic unit works through a request sector by sector, and through lanes on one
+  // address one after another: a request holds the slice for
+  // max(sectors * atomic_sector_cycles, lanes on its busiest address * atomic_lane_cycles).
+  double atomic_sector_cycles = 1.2;  // H100: a full-line 32-address RED every 4.85 cycles
+  double atomic_lane_cycles = 1.45;   // H100: 32 lanes on one address every 46.5 cycles
+  int64_t slice_bytes = 512;
+  // A store that covers only part of a 32-byte sector is a read-modify-write of the slice's
+  // ECC-protected data array: it holds the slice as long as this many whole-sector accesses.
+  double partial_write_sectors = 3.0;  // consecutive address bytes one slice serves (then a hash)
+  int64_t fetch_bytes = 32;            // bytes a read miss fetches from DRAM (aligned sector group)
   std::string replacement = "lru";
 };
 
 struct DramConfig {
-  int64_t latency = 400;              // cycles added to an L2 miss (beyond the L2 hit latency)
+  int64_t latency = 400;  // cycles added to an L2 miss (beyond the L2 hit latency)
   int64_t bus_bits = 5120;
-  double data_rate_mtps = 5238;       // mega-transfers per second per pin (2 x memory clock)
-  double efficiency = 0.80;           // fraction of peak the bus sustains on open rows
+  double data_rate_mtps = 5238;  // mega-transfers per second per pin (2 x memory clock)
+  double efficiency = 0.80;      // fraction of peak the bus sustains on open rows
   // 0: `efficiency` always. > 0: the bus reaches `efficiency` only with a deep queue; with q
   // transfers queued ahead on a channel it sustains efficiency * (q + 1) / (q + 1 + queue_half)
   // (a controller with more requests to choose from wastes fewer bus cycles; dram.h).
   double queue_half = 0;
-  int64_t channels = 160;             // independent channels (HBM3: pseudo-channels, 32 per stack)
-  int64_t interleave_bytes = 256;     // address bytes mapped to one channel before the next
+  int64_t channels = 160;          // independent channels (HBM3: pseudo-channels, 32 per stack)
+  int64_t interleave_bytes = 256;  // address bytes mapped to one channel before the next
   // Banks and rows (dram.h): each bank keeps one row open; a row miss pays t_rp + t_rcd, and a
   // channel activates rows at most every t_rrd and four per t_faw.
-  int64_t banks = 32;                 // banks per channel
-  int64_t row_bytes = 1024;           // row (page) size per channel
-  int64_t t_rcd = 28;                 // cycles, activate to column access
-  int64_t t_rp = 28;                  // cycles, precharge (close the open row)
-  int64_t t_rrd = 8;                  // cycles, between two activations in one channel
-  int64_t t_faw = 40;                 // cycles, window holding at most four activations per channel
+  int64_t banks = 32;        // banks per channel
+  int64_t row_bytes = 1024;  // row (page) size per channel
+  int64_t t_rcd = 28;        // cycles, activate to column access
+  int64_t t_rp = 28;         // cycles, precharge (close the open row)
+  int64_t t_rrd = 8;         // cycles, between two activations in one channel
+  int64_t t_faw = 40;        // cycles, window holding at most four activations per channel
+};
+
+// What the model assumes the compiler (ptxas) did to the PTX it runs. The simulator issues the
+// PTX, but the GPU runs ptxas's SASS: ptxas unrolls loops (4x on top of NVVM's own unrolling, as
+// the SASS of the lesson kernels shows: 16 LDGs of matmul_naive's 4x-unrolled PTX loop issue
+// before its first FFMA) and hoists independent loads above their uses, so a warp keeps many
+// loads in flight. The model issues a warp's later loads while its next instruction waits,
+// within the limits below (sm.h describes the rules).
+struct CompilerConfig {
+  int64_t hoist_loads = 1;         // 1: model ptxas's unrolling and load hoisting; 0: PTX order
+  int64_t unroll = 4;              // loop copies a load may be hoisted across (ptxas's unroll)
+  int64_t max_hoisted_loads = 32;  // loads issued ahead and not yet reached (registers hold them)
+  int64_t window = 128;            // PTX instructions the model looks ahead of the waiting one
 };
 
 struct GpuConfig {
   std::string name = "h100-sxm";
   std::string description;
-  std::string source;                 // file it was loaded from
+  std::string source;  // file it was loaded from
   CoreConfig core;
   PipesConfig pipes;
   SharedConfig shared;
   L1Config l1;
   L2Config l2;
   DramConfig dram;
+  CompilerConfig compiler;
 
   double peak_dram_bytes_per_second() const {
     return double(dram.bus_bits) / 8.0 * dram.data_rate_mtps * 1e6;
@@ -140,7 +163,8 @@ Expected<GpuConfig> parse_config(const std::string& text, const std::string& pat
 
 // Loads a preset by name ("h100-sxm", looked up in the config directory) or by file path.
 // config_dir "" means the built-in WARPLAB_CONFIG_DIR.
-Expected<GpuConfig> load_config(const std::string& name_or_path, const std::string& config_dir = "");
+Expected<GpuConfig> load_config(const std::string& name_or_path,
+                                const std::string& config_dir = "");
 
 struct ConfigInfo {
   std::string name, path, description;

@@ -25,7 +25,8 @@ void MemoryCounters::add(const MemoryCounters& o) {
 }
 
 L1Tex::L1Tex(const GpuConfig& c, L2& l2)
-    : config_(c), l2_(l2),
+    : config_(c),
+      l2_(l2),
       l1_(c.l1.size_bytes / c.l1.line_bytes, static_cast<int>(c.l1.assoc),
           static_cast<int>(c.l1.line_bytes / c.l1.sector_bytes), c.l1.replacement) {}
 
@@ -76,8 +77,9 @@ void record_line(std::vector<AccessLine>* out, const LineRequest& r, uint64_t li
   l.sector_mask = static_cast<uint8_t>(r.sector_mask);
   for (int s = 0; s < 4; ++s) {
     if (!(r.sector_mask >> s & 1u)) continue;
-    const SectorSource src = (l1 >> s & 1u) ? SectorSource::L1
-                             : (dram >> s & 1u) ? SectorSource::Dram : source;
+    const SectorSource src = (l1 >> s & 1u)     ? SectorSource::L1
+                             : (dram >> s & 1u) ? SectorSource::Dram
+                                                : source;
     l.sources |= static_cast<uint8_t>(static_cast<uint8_t>(src) << (2 * s));
   }
   out->push_back(l);
@@ -107,7 +109,8 @@ uint64_t L1Tex::load(const CoalescedAccess& a, bool local, uint64_t now, AccessJ
     if (!local) counters_.global_ld_sector_hits += hits;
     jr.l1_hit_sectors += hits;
     uint64_t line_ready = t + config_.l1.hit_latency;
-    if (c.hit_mask && c.ready_at != SectoredCache::kPending) line_ready = std::max(line_ready, c.ready_at);
+    if (c.hit_mask && c.ready_at != SectoredCache::kPending)
+      line_ready = std::max(line_ready, c.ready_at);
     // 3. Misses take an MSHR and go to the L2; the fill lands in the L1 when the data returns.
     uint32_t from_dram = 0;
     if (c.miss_mask) {
@@ -144,7 +147,7 @@ uint64_t L1Tex::store(const CoalescedAccess& a, bool local, uint64_t now, Access
     // 1. t-stage; 2. write-through: drop stale L1 sectors; 3. write into the L2.
     const uint64_t t = tag_stage(1, now);
     l1_.invalidate(r.line, r.sector_mask);
-    done = std::max(done, l2_.write(r.line, r.sector_mask, t));
+    done = std::max(done, l2_.write(r.line, r.sector_mask, r.full_mask, r.word_mask, t));
     if (j) record_line(j->lines_out, r, config_.l1.line_bytes, SectorSource::L2);
   }
   if (j) *j = AccessJourney{now, now, done, a.line_count, a.sectors, 0, 0, 0, j->lines_out};

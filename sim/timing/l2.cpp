@@ -8,9 +8,13 @@
 namespace warplab::timing {
 
 L2::L2(const GpuConfig& c)
-    : config_(c), slice_free_(c.l2.slices, 0.0), dram_(c),
+    : config_(c),
+      slice_free_(c.l2.slices, 0.0),
+      dram_(c),
       line_bytes_(static_cast<uint32_t>(c.l1.line_bytes)),
-      sector_bytes_(static_cast<uint32_t>(c.l1.sector_bytes)) {
+      sector_bytes_(static_cast<uint32_t>(c.l1.sector_bytes)),
+      lines_per_chunk_log2_(
+          std::countr_zero(static_cast<uint64_t>(c.l2.slice_bytes / c.l1.line_bytes))) {
   const uint64_t lines_per_slice = c.l2.size_bytes / c.l1.line_bytes / c.l2.slices;
   slices_.reserve(c.l2.slices);
   for (int64_t i = 0; i < c.l2.slices; ++i)
@@ -37,7 +41,9 @@ uint32_t L2::fetch_groups(uint32_t sector_mask) const {
 }
 
 int L2::slice_of(uint64_t line) const {
-  const uint64_t h = line ^ (line >> 6) ^ (line >> 12) ^ (line >> 18);
+  // Lines of one slice_bytes chunk share a slice; a hash of the chunk number spreads chunks.
+  const uint64_t chunk = line >> lines_per_chunk_log2_;
+  const uint64_t h = chunk ^ (chunk >> 6) ^ (chunk >> 12) ^ (chunk >> 18);
   return static_cast<int>(h % slices_.size());
 }
 
@@ -51,6 +57,11 @@ void L2::write_back(const CacheAccess& a, uint64_t now) {
   if (!a.evicted || !a.evicted_dirty) return;
   const int n = std::popcount(a.evicted_dirty);
   counters_.writebacks += n;
+  // Sectors holding only part of their bytes: DRAM reads the rest first (read-modify-write).
+  if (const int p = std::popcount(a.evicted_partial)) {
+    counters_.partial_writebacks += p;
+    dram_.read(a.evicted_line * line_bytes_, p * sector_bytes_, now);
+  }
   dram_.write(a.evicted_line * line_bytes_, n * sector_bytes_, now);
 }
 
@@ -64,13 +75,22 @@ uint64_t L2::read(uint64_t line, uint32_t sector_mask, uint64_t now, int* dram_s
   const uint32_t fetch = fetch_groups(sector_mask);
   CacheAccess a = slices_[slice].access(line, fetch, start, true);
   write_back(a, start);
+  // Sectors a partial store left holding only its bytes: the rest comes from DRAM.
+  if (const uint32_t part = a.way >= 0 ? slices_[slice].partial(a.way) & a.hit_mask & fetch : 0) {
+    a.hit_mask &= ~part;
+    a.pending_mask &= ~part;
+    a.miss_mask |= part;
+    slices_[slice].clear_partial(a.way, part);
+  }
   counters_.read_sector_hits += std::popcount(a.hit_mask & ~a.pending_mask & sector_mask);
   counters_.read_sector_misses += std::popcount((a.miss_mask | a.pending_mask) & sector_mask);
   uint64_t ready = start + config_.l2.hit_latency;
-  if (a.hit_mask) ready = std::max(ready, a.ready_at == SectoredCache::kPending ? ready : a.ready_at);
+  if (a.hit_mask)
+    ready = std::max(ready, a.ready_at == SectoredCache::kPending ? ready : a.ready_at);
   // 3. Misses go to DRAM; the sectors' fill time is when DRAM data reaches the SM.
   if (a.miss_mask) {
-    const uint64_t back = dram_.read(line * line_bytes_, std::popcount(a.miss_mask) * sector_bytes_, start);
+    const uint64_t back =
+        dram_.read(line * line_bytes_, std::popcount(a.miss_mask) * sector_bytes_, start);
     const uint64_t fill = back + config_.l2.hit_latency;
     slices_[slice].set_fill(a.way, a.miss_mask, fill);
     ready = std::max(ready, fill);
@@ -80,14 +100,21 @@ uint64_t L2::read(uint64_t line, uint32_t sector_mask, uint64_t now, int* dram_s
   return ready;
 }
 
-uint64_t L2::write(uint64_t line, uint32_t sector_mask, uint64_t now) {
+uint64_t L2::write(uint64_t line, uint32_t sector_mask, uint32_t full_mask, uint32_t word_mask,
+                   uint64_t now) {
   const int slice = slice_of(line);
-  const uint64_t start = occupy(slice, std::popcount(sector_mask), now);
+  const int full = std::popcount(sector_mask & full_mask);
+  const int part = std::popcount(sector_mask & ~full_mask);
+  const uint64_t start = occupy(slice, full + part * config_.l2.partial_write_sectors, now);
   CacheAccess a = slices_[slice].access(line, sector_mask, start, true);
   write_back(a, start);
-  // Write-allocate without fetch: the stored sectors are valid and dirty from now.
+  // Write-allocate without fetch: the stored sectors are valid and dirty from now; a partly
+  // written sector that missed holds only the new bytes.
   slices_[slice].set_fill(a.way, a.miss_mask, start);
   slices_[slice].mark_dirty(a.way, sector_mask);
+  slices_[slice].clear_partial(a.way, sector_mask & full_mask);
+  slices_[slice].mark_partial(a.way, a.miss_mask & ~full_mask);
+  slices_[slice].add_written(a.way, word_mask);
   counters_.write_sectors += std::popcount(sector_mask);
   return start + config_.l2.hit_latency / 2;
 }
@@ -95,14 +122,20 @@ uint64_t L2::write(uint64_t line, uint32_t sector_mask, uint64_t now) {
 uint64_t L2::atomic(uint64_t line, uint32_t sector_mask, int ops, uint64_t now) {
   const int slice = slice_of(line);
   ++counters_.atomic_requests;
-  // The slice's ALU applies the lanes' operations one after another.
-  const uint64_t start = occupy(slice, std::max(ops, std::popcount(sector_mask)), now);
+  // The slice's atomic unit works through the request's sectors, and through the lanes on one
+  // address one after another; the slice serves nothing else meanwhile.
+  const double busy = std::max(std::popcount(sector_mask) * config_.l2.atomic_sector_cycles,
+                               ops * config_.l2.atomic_lane_cycles);
+  const uint64_t start = occupy(slice, busy * config_.l2.sectors_per_cycle_per_slice, now);
   CacheAccess a = slices_[slice].access(line, sector_mask, start, true);
   write_back(a, start);
-  uint64_t ready = start + config_.l2.hit_latency + config_.l2.atomic_latency + (ops - 1);
-  if (a.hit_mask && a.ready_at != SectoredCache::kPending) ready = std::max(ready, a.ready_at + config_.l2.atomic_latency);
+  uint64_t ready =
+      start + config_.l2.hit_latency + config_.l2.atomic_latency + static_cast<uint64_t>(busy);
+  if (a.hit_mask && a.ready_at != SectoredCache::kPending)
+    ready = std::max(ready, a.ready_at + config_.l2.atomic_latency);
   if (a.miss_mask) {
-    const uint64_t back = dram_.read(line * line_bytes_, std::popcount(a.miss_mask) * sector_bytes_, start);
+    const uint64_t back =
+        dram_.read(line * line_bytes_, std::popcount(a.miss_mask) * sector_bytes_, start);
     slices_[slice].set_fill(a.way, a.miss_mask, back);
     ready = std::max(ready, back + config_.l2.hit_latency + config_.l2.atomic_latency);
   }

@@ -9,11 +9,19 @@
 // Modelled: slices with a sectors-per-cycle queue each, a sectored cache per slice (write-back,
 // write-allocate without fetching: stores mark their sectors valid and dirty), a fixed hit latency
 // (as seen from the SM, so the network is folded in), DRAM on a miss, atomics serialized per slice.
+// Which slice serves an address: consecutive 512-byte chunks (l2.slice_bytes) stay on one slice
+// and a hash of the chunk number spreads chunks over slices. Measured on the H100 with global
+// atomics (scripts/microbench, g_red_lines): 8 hot lines 128 bytes apart run only 2x faster than
+// one line (they sit on 2 slices), 512 bytes apart 4x, 4 KiB apart 8x (8 slices).
 // A read miss fetches whole aligned groups of l2.fetch_bytes (the H100 fetches 64-byte sector
 // pairs by default), so a warp that uses one float per sector moves twice the bytes it needs.
 // Its contents outlive a launch when the caller keeps one L2 across launches
 // (TimingOptions::l2): a kernel launched again finds what the previous launch left there.
-// Simplified: no network contention of its own; partial-sector writes are treated as full.
+// Partial writes: a store covering part of a sector is a read-modify-write in the slice (ECC is
+// kept per sector), so it holds the slice longer (l2.partial_write_sectors). When it misses, the
+// sector holds only the new bytes: a later read fetches it from DRAM, and writing it back to DRAM
+// is a read-modify-write there too (a DRAM read of the sector, then the write).
+// Simplified: no network contention of its own.
 #pragma once
 
 #include <cstdint>
@@ -26,22 +34,25 @@
 namespace warplab::timing {
 
 struct L2Counters {
-  uint64_t read_sector_hits = 0, read_sector_misses = 0;   // misses include merged ones
+  uint64_t read_sector_hits = 0, read_sector_misses = 0;  // misses include merged ones
   uint64_t write_sectors = 0, atomic_requests = 0;
-  uint64_t writebacks = 0;                                 // dirty sectors written to DRAM
+  uint64_t writebacks = 0;          // dirty sectors written to DRAM
+  uint64_t partial_writebacks = 0;  // of those: read-modify-writes
 };
 
 class L2 {
  public:
   explicit L2(const GpuConfig& config);
-  // A read of `sector_mask` of `line` arriving at cycle `now`: the cycle its data is back at the SM.
-  // `dram_sectors` (optional) gets the number of sectors fetched from DRAM (fetch groups
+  // A read of `sector_mask` of `line` arriving at cycle `now`: the cycle its data is back at the
+  // SM. `dram_sectors` (optional) gets the number of sectors fetched from DRAM (fetch groups
   // included); `from_dram` (optional) gets the requested sectors whose data comes from DRAM
   // (fetched now, or merged into a fetch already in flight).
   uint64_t read(uint64_t line, uint32_t sector_mask, uint64_t now, int* dram_sectors = nullptr,
                 uint32_t* from_dram = nullptr);
-  // A store of `sector_mask` arriving at `now`: the cycle it is complete in the L2.
-  uint64_t write(uint64_t line, uint32_t sector_mask, uint64_t now);
+  // A store of `sector_mask` arriving at `now`, covering `full_mask` of them completely and the
+  // 32nds of the line in `word_mask`: the cycle it is complete in the L2.
+  uint64_t write(uint64_t line, uint32_t sector_mask, uint32_t full_mask, uint32_t word_mask,
+                 uint64_t now);
   // An atomic with `ops` serialized operations on `line`: the cycle its result is back at the SM.
   uint64_t atomic(uint64_t line, uint32_t sector_mask, int ops, uint64_t now);
 
@@ -54,7 +65,7 @@ class L2 {
 
  private:
   int slice_of(uint64_t line) const;
-  uint32_t fetch_groups(uint32_t sector_mask) const;   // widened to aligned fetch_bytes groups
+  uint32_t fetch_groups(uint32_t sector_mask) const;  // widened to aligned fetch_bytes groups
   uint64_t occupy(int slice, double sectors, uint64_t now);
   void write_back(const CacheAccess& a, uint64_t now);
 
@@ -64,6 +75,7 @@ class L2 {
   Dram dram_;
   L2Counters counters_;
   uint32_t line_bytes_, sector_bytes_;
+  int lines_per_chunk_log2_;
 };
 
 }  // namespace warplab::timing

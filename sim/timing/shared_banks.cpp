@@ -8,7 +8,8 @@
 namespace warplab::timing {
 
 SharedAccessCost shared_access_cost(const std::array<uint64_t, 32>& addr, uint32_t exec_mask,
-                                    uint32_t access_bytes, uint32_t banks, uint32_t bank_bytes) {
+                                    uint32_t access_bytes, uint32_t banks, uint32_t bank_bytes,
+                                    bool serialize) {
   SharedAccessCost cost;
   if (exec_mask == 0) return cost;
   const uint32_t bytes = std::max<uint32_t>(access_bytes, 1);
@@ -29,7 +30,8 @@ SharedAccessCost shared_access_cost(const std::array<uint64_t, 32>& addr, uint32
         const uint64_t word = addr[lane] / bank_bytes + w;
         const uint32_t bank = static_cast<uint32_t>(word % banks) % 32;
         auto& list = words[bank];
-        if (std::find(list.begin(), list.begin() + count[bank], word) == list.begin() + count[bank] &&
+        if ((serialize || std::find(list.begin(), list.begin() + count[bank], word) ==
+                              list.begin() + count[bank]) &&
             count[bank] < 32)
           list[count[bank]++] = word;
       }

@@ -9,7 +9,13 @@
 // Modelled: wavefronts = the largest number of distinct words any bank must deliver; accesses
 // wider than 4 bytes are split into groups of lanes that together move 128 bytes (as the hardware
 // does for 64- and 128-bit accesses), each group costing its own wavefronts.
-// Simplified: no extra wavefronts for atomics on shared memory.
+// Atomics: the shared-memory unit applies each lane's read-modify-write in its own pass, so lanes
+// on one word do not share it: k lanes on one counter cost k passes (measured on the H100: an
+// ATOMS.ADD with k lanes per address costs about k cycles of the SM's shared pipe, k = 2..32;
+// validation/kernels/atomics.cu). ptxas turns `atomicAdd(&s[i], 1)` into ATOMS.POPC.INC, which
+// counts the lanes of a word in one pass (flat across 1..32 lanes per address,
+// scripts/microbench): callers pass `serialize = false` for that form.
+// Simplified: the pass count of an atomic is its busiest bank's lane count; no separate ALU.
 #pragma once
 
 #include <array>
@@ -23,7 +29,10 @@ struct SharedAccessCost {
   int bank_conflicts() const { return wavefronts - ideal_wavefronts; }
 };
 
+// serialize: lanes on the same word each take a pass (atomic read-modify-writes) instead of
+// sharing one (a broadcast).
 SharedAccessCost shared_access_cost(const std::array<uint64_t, 32>& addr, uint32_t exec_mask,
-                                    uint32_t access_bytes, uint32_t banks, uint32_t bank_bytes);
+                                    uint32_t access_bytes, uint32_t banks, uint32_t bank_bytes,
+                                    bool serialize = false);
 
 }  // namespace warplab::timing

@@ -10,29 +10,66 @@ using ptx::Opcode;
 using ptx::Space;
 using ptx::UnitClass;
 
-struct Sm::Pending {            // a register write not yet visible
-  int32_t key = 0;              // function << 20 | register
+struct Sm::Pending {  // a register write not yet visible
+  int32_t key = 0;    // function << 20 | register
   uint64_t ready = 0;
   WarpState kind = WarpState::Wait;
 };
 
+// One fetched (functionally executed) instruction in a warp's window.
+struct Sm::Ahead {
+  func::StepInfo info;
+  uint32_t back_edges = 0;       // the warp's taken backward branches before this instruction
+  bool hoisted = false;          // issued ahead of its turn (a hoisted load): `ready` is its data
+  bool indep = false;            // its operands come from address arithmetic alone (no loads)
+  bool chain = false;            // address arithmetic: an ALU instruction with `indep` operands
+  uint8_t ext_count = 0;         // registers written before the window that its operands need
+  std::array<int32_t, 6> ext{};  // (function << 20 | register), checked against the scoreboard
+  uint64_t ready = 0;
+  WarpState kind = WarpState::LongScoreboard;
+};
+
+// The instructions a warp has fetched and not yet reached, oldest first: a ring that grows.
+struct Sm::Window {
+  std::vector<Ahead> ring;
+  size_t head = 0, count = 0;
+  Ahead& at(size_t i) { return ring[(head + i) % ring.size()]; }
+  const Ahead& at(size_t i) const { return ring[(head + i) % ring.size()]; }
+  Ahead& push() {
+    if (count == ring.size()) {
+      std::vector<Ahead> bigger(std::max<size_t>(2, ring.size() * 2));
+      for (size_t i = 0; i < count; ++i) bigger[i] = std::move(at(i));
+      ring = std::move(bigger);
+      head = 0;
+    }
+    return at(count++);
+  }
+  void pop() {
+    head = (head + 1) % ring.size();
+    --count;
+  }
+  void pop_back() { --count; }
+};
+
 struct Sm::Warp {
   bool used = false;
-  int block = -1, index = 0;    // block slot, warp index within the block
+  int block = -1, index = 0;  // block slot, warp index within the block
   uint64_t age = 0;
-  func::StepInfo next;          // the fetched (functionally executed) instruction
-  bool has_next = false;
-  uint64_t fetch_ready = 0;     // cycle `next` can issue at the earliest
+  Window win;                // fetched instructions; win.at(0) is the next in program order
+  int pick = 0;              // evaluate(): 0 issues win.at(0), k > 0 the hoisted load win.at(k)
+  int hoisted = 0;           // loads in the window issued ahead of their turn
+  uint32_t back_edges = 0;   // taken backward branches fetched so far
+  uint64_t fetch_ready = 0;  // cycle `next` can issue at the earliest
   WarpState fetch_reason = WarpState::NoInstruction;
   bool at_barrier = false;
   uint64_t barrier_release = kNever;
   bool exited = false;
-  uint64_t drain_until = 0;     // last store's completion
+  uint64_t drain_until = 0;  // last store's completion
   std::vector<Pending> pending;
   WarpState state = WarpState::NoInstruction;
   uint64_t since = 0;
   int32_t line = 0;
-  uint64_t span_begin = 0;      // trace: current span
+  uint64_t span_begin = 0;  // trace: current span
   WarpState span_state = WarpState::Count_;
   int32_t span_line = 0;
 };
@@ -41,9 +78,9 @@ struct Sm::Block {
   std::optional<func::Cta> cta;
   std::vector<int> slots;
   uint64_t linear = 0;
-  int live = 0;                 // warps not exited (timing view)
-  int arrived = 0;              // warps waiting at the barrier
-  int used_slots = 0;           // warps still holding a slot (exited ones drain)
+  int live = 0;        // warps not exited (timing view)
+  int arrived = 0;     // warps waiting at the barrier
+  int used_slots = 0;  // warps still holding a slot (exited ones drain)
 };
 
 namespace {
@@ -52,32 +89,88 @@ constexpr int unit_index(UnitClass u) { return static_cast<int>(u); }
 
 const PipeConfig& pipe_of(const PipesConfig& p, UnitClass u) {
   switch (u) {
-    case UnitClass::Fp32: return p.fp32;
-    case UnitClass::Int: case UnitClass::Typed: return p.integer;
-    case UnitClass::Fp64: return p.fp64;
-    case UnitClass::Half: return p.half;
-    case UnitClass::Sfu: return p.sfu;
-    case UnitClass::Ldst: return p.ldst;
-    case UnitClass::Barrier: return p.barrier;
-    case UnitClass::Warp: return p.warp;
-    case UnitClass::Branch: return p.branch;
-    case UnitClass::Misc: return p.misc;
+    case UnitClass::Fp32:
+      return p.fp32;
+    case UnitClass::Int:
+    case UnitClass::Typed:
+      return p.integer;
+    case UnitClass::Fp64:
+      return p.fp64;
+    case UnitClass::Half:
+      return p.half;
+    case UnitClass::Sfu:
+      return p.sfu;
+    case UnitClass::Ldst:
+      return p.ldst;
+    case UnitClass::Barrier:
+      return p.barrier;
+    case UnitClass::Warp:
+      return p.warp;
+    case UnitClass::Branch:
+      return p.branch;
+    case UnitClass::Misc:
+      return p.misc;
   }
   return p.misc;
 }
 
-bool is_global_like(Space s) { return s == Space::Global || s == Space::Local || s == Space::Generic; }
+bool is_global_like(Space s) {
+  return s == Space::Global || s == Space::Local || s == Space::Generic;
+}
 
 bool is_memory_op(Opcode op) {
   return op == Opcode::Ld || op == Opcode::Ldu || op == Opcode::St || op == Opcode::Atom ||
          op == Opcode::Red || op == Opcode::Prefetch || op == Opcode::Prefetchu;
 }
 
+// A load the compiler may move above earlier instructions: a plain (weak, non-volatile) load
+// from global, local or shared memory.
+bool hoistable_load(const func::StepInfo& in) {
+  const ptx::Instruction& i = *in.inst;
+  return (i.op == Opcode::Ld || i.op == Opcode::Ldu) && in.is_memory && !in.is_store &&
+         !in.is_atomic && (is_global_like(in.space) || in.space == Space::Shared) &&
+         !i.mod.volatile_ && !i.mod.relaxed_or_acquire;
+}
+
+// An atomic add of the constant 1 (or inc) on shared memory: ptxas emits ATOMS.POPC.INC, which
+// counts a word's lanes in one pass (shared_banks.h).
+bool counts_lanes(const ptx::Instruction& i) {
+  if (i.mod.atom == ptx::AtomOp::Inc) return true;
+  if (i.mod.atom != ptx::AtomOp::Add || i.ops.empty()) return false;
+  const ptx::Operand& v = i.ops.back();
+  return v.kind == ptx::Operand::Kind::Imm && v.imm_kind == ptx::Operand::ImmKind::Int &&
+         v.bits == 1;
+}
+
+// Address arithmetic: an instruction that computes from registers alone (no memory but kernel
+// parameters and constants, no warp-level exchange, no control).
+bool arithmetic(const func::StepInfo& in) {
+  if (in.is_branch || in.is_barrier || in.is_store || in.is_atomic) return false;
+  if (in.is_memory && in.space != Space::Param && in.space != Space::Const) return false;
+  const UnitClass u = ptx::unit_of(*in.inst);
+  return u != UnitClass::Warp && u != UnitClass::Barrier && u != UnitClass::Branch;
+}
+
+// No load is moved across this instruction: stores, atomics, barriers, fences, calls, exits,
+// ordered or volatile loads, and branches that split the warp.
+bool schedule_barrier(const func::StepInfo& in) {
+  const ptx::Instruction& i = *in.inst;
+  if (in.is_store || in.is_atomic || in.is_barrier || in.diverged) return true;
+  if (i.op == Opcode::Membar || i.op == Opcode::Fence || i.op == Opcode::Call ||
+      i.op == Opcode::Ret || i.op == Opcode::Exit)
+    return true;
+  return in.is_memory && (i.mod.volatile_ || i.mod.relaxed_or_acquire);
+}
+
 }  // namespace
 
 Sm::Sm(int id, LaunchContext& ctx)
-    : id_(id), ctx_(ctx), l1tex_(ctx.config, ctx.l2),
-      warps_(ctx.config.core.max_warps_per_sm), wake_(warps_.size(), kNever), blocks_(ctx.occupancy.blocks_per_sm),
+    : id_(id),
+      ctx_(ctx),
+      l1tex_(ctx.config, ctx.l2),
+      warps_(ctx.config.core.max_warps_per_sm),
+      wake_(warps_.size(), kNever),
+      blocks_(ctx.occupancy.blocks_per_sm),
       pipe_free_(ctx.config.core.sub_partitions) {
   for (int64_t i = 0; i < ctx.config.core.sub_partitions; ++i)
     schedulers_.push_back(make_warp_scheduler(ctx.config.core.warp_scheduler));
@@ -139,34 +232,138 @@ Status Sm::launch_block(func::Dim3 index, uint64_t linear, uint64_t now) {
 
 bool Sm::fetch(Warp& w, uint64_t now) {
   Block& b = blocks_[w.block];
-  if (b.cta->status(w.index) != func::WarpStatus::Ready) {
-    w.has_next = false;
-    return true;
-  }
-  if (!b.cta->step(w.index, w.next, ctx_.stats, now)) {
+  if (b.cta->status(w.index) != func::WarpStatus::Ready) return true;
+  Ahead& e = w.win.push();
+  if (!b.cta->step(w.index, e.info, ctx_.stats, now)) {
+    w.win.pop_back();
     fault_ = b.cta->fault();
     if (!fault_) fault_ = func::LaunchFault{};
     return false;
   }
-  w.has_next = true;
-  if (w.next.is_store || w.next.is_atomic) ++ctx_.changes;
+  const func::StepInfo& in = e.info;
+  if (in.is_store || in.is_atomic) ++ctx_.changes;
+  // Loop copies: a taken backward branch just before this instruction starts another iteration.
+  if (w.win.count >= 2) {
+    const func::StepInfo& prev = w.win.at(w.win.count - 2).info;
+    if (prev.is_branch && prev.function == in.function && in.pc <= prev.pc) ++w.back_edges;
+  }
+  e.back_edges = w.back_edges;
+  e.hoisted = false;
+  e.indep = true;
+  e.ext_count = 0;
+  if (!ctx_.config.compiler.hoist_loads) return true;
+  // Dependences within the window: each operand's latest writer before this instruction. A
+  // load's result (or anything computed from one) makes it dependent; registers written before
+  // the window are checked against the scoreboard when a load is about to be hoisted.
+  const int32_t fkey = in.function << 20;
+  auto operand = [&](int32_t reg) {
+    if (!e.indep) return;
+    for (size_t j = w.win.count - 1; j-- > 0;) {
+      const Ahead& p = w.win.at(j);
+      if (p.info.function != in.function) continue;
+      for (int d = 0; d < p.info.dst_count; ++d)
+        if (p.info.dst_regs[d] == reg) {
+          if (!p.chain) {
+            e.indep = false;
+            return;
+          }
+          for (int x = 0; x < p.ext_count; ++x) {
+            if (std::find(e.ext.begin(), e.ext.begin() + e.ext_count, p.ext[x]) !=
+                e.ext.begin() + e.ext_count)
+              continue;
+            if (e.ext_count == e.ext.size()) {
+              e.indep = false;
+              return;
+            }
+            e.ext[e.ext_count++] = p.ext[x];
+          }
+          return;
+        }
+    }
+    const int32_t key = fkey | reg;
+    if (std::find(e.ext.begin(), e.ext.begin() + e.ext_count, key) != e.ext.begin() + e.ext_count)
+      return;
+    if (e.ext_count == e.ext.size()) {
+      e.indep = false;
+      return;
+    }
+    e.ext[e.ext_count++] = key;
+  };
+  for (int i = 0; i < in.src_count; ++i) operand(in.src_regs[i]);
+  if (in.inst->guard >= 0) operand(in.inst->guard);
+  e.chain = e.indep && arithmetic(in);
   return true;
+}
+
+int Sm::find_hoist(Warp& w, int sp, uint64_t now, uint64_t& wake) {
+  const CompilerConfig& cc = ctx_.config.compiler;
+  if (!cc.hoist_loads || w.hoisted >= cc.max_hoisted_loads) return 0;
+  // Loads move only within one unrolled body: `unroll` consecutive iterations of a loop.
+  const uint32_t body = w.win.at(0).back_edges / static_cast<uint32_t>(cc.unroll);
+  for (size_t k = 1;; ++k) {
+    if (k == w.win.count) {
+      // Look further ahead (fetch runs the instruction functionally, as fetching always does).
+      const Ahead& last = w.win.at(k - 1);
+      if (k >= static_cast<size_t>(cc.window) || schedule_barrier(last.info) ||
+          last.back_edges / static_cast<uint32_t>(cc.unroll) != body)
+        return 0;
+      if (!fetch(w, now)) return 0;
+      if (k == w.win.count) return 0;  // the warp exited or waits at a barrier functionally
+    }
+    Ahead& e = w.win.at(k);
+    if (e.back_edges / static_cast<uint32_t>(cc.unroll) != body) return 0;
+    if (!e.hoisted && e.indep && e.info.exec_mask != 0 && hoistable_load(e.info)) {
+      // Its address must be computable now: no register it needs is still being written.
+      for (int x = 0; x < e.ext_count; ++x)
+        for (const Pending& p : w.pending)
+          if (p.key == e.ext[x] && p.ready > now) return 0;
+      // Loads leave in program order: this one takes the load/store pipe and the LSU queue.
+      const uint64_t free = pipe_free_[sp][unit_index(UnitClass::Ldst)];
+      if (free > now) {
+        wake = std::min(wake, free);
+        return 0;
+      }
+      uint64_t qwake = kNever;
+      const bool ok = e.info.space == Space::Shared ? l1tex_.can_accept_shared(now, qwake)
+                                                    : l1tex_.can_accept_global(now, qwake);
+      if (!ok) {
+        wake = std::min(wake, qwake);
+        return 0;
+      }
+      return static_cast<int>(k);
+    }
+    if (schedule_barrier(e.info)) return 0;
+  }
 }
 
 WarpState Sm::evaluate(Warp& w, uint64_t now, uint64_t& wake) {
   wake = kNever;
-  if (w.exited) { wake = w.drain_until; return WarpState::Drain; }
-  if (w.at_barrier) { wake = w.barrier_release; return WarpState::Barrier; }
-  if (!w.has_next) return WarpState::NoInstruction;   // woken by a barrier release or fetch
-  if (w.fetch_ready > now) { wake = w.fetch_ready; return w.fetch_reason; }
-  const func::StepInfo& in = w.next;
+  w.pick = 0;
+  if (w.exited) {
+    wake = w.drain_until;
+    return WarpState::Drain;
+  }
+  if (w.at_barrier) {
+    wake = w.barrier_release;
+    return WarpState::Barrier;
+  }
+  if (w.win.count == 0) return WarpState::NoInstruction;  // woken by a barrier release or fetch
+  if (w.fetch_ready > now) {
+    wake = w.fetch_ready;
+    return w.fetch_reason;
+  }
+  const func::StepInfo& in = w.win.at(0).info;
+  const int sp = static_cast<int>(&w - warps_.data()) % static_cast<int>(pipe_free_.size());
   // 1. Scoreboard: any source or destination register still being written?
   uint64_t blocked = 0;
   WarpState kind = WarpState::Wait;
   const int32_t fkey = in.function << 20;
   auto check = [&](int32_t reg) {
     for (const Pending& p : w.pending)
-      if (p.key == (fkey | reg) && p.ready > now && p.ready > blocked) { blocked = p.ready; kind = p.kind; }
+      if (p.key == (fkey | reg) && p.ready > now && p.ready > blocked) {
+        blocked = p.ready;
+        kind = p.kind;
+      }
   };
   if (!w.pending.empty()) {
     std::erase_if(w.pending, [&](const Pending& p) { return p.ready <= now; });
@@ -174,16 +371,25 @@ WarpState Sm::evaluate(Warp& w, uint64_t now, uint64_t& wake) {
     for (int i = 0; i < in.dst_count; ++i) check(in.dst_regs[i]);
     if (in.inst->guard >= 0) check(in.inst->guard);
   }
-  if (blocked > now) { wake = blocked; return kind; }
+  if (blocked > now) {
+    // While it waits, the compiler's schedule may have a later load to issue.
+    wake = blocked;
+    if (const int k = find_hoist(w, sp, now, wake)) {
+      w.pick = k;
+      wake = now;
+      return WarpState::NotSelected;
+    }
+    return kind;
+  }
   // 2. The pipeline this instruction needs.
   const UnitClass unit = ptx::unit_of(*in.inst);
-  const int sp = static_cast<int>(&w - warps_.data()) % static_cast<int>(pipe_free_.size());
   const uint64_t free = pipe_free_[sp][unit_index(unit)];
   const bool mem = in.is_memory && in.exec_mask != 0 && is_memory_op(in.inst->op);
   if (free > now) {
     wake = free;
     if (unit == UnitClass::Sfu || unit == UnitClass::Warp) return WarpState::MioThrottle;
-    if (unit == UnitClass::Ldst) return in.space == Space::Shared ? WarpState::MioThrottle : WarpState::LgThrottle;
+    if (unit == UnitClass::Ldst)
+      return in.space == Space::Shared ? WarpState::MioThrottle : WarpState::LgThrottle;
     return WarpState::MathPipeThrottle;
   }
   // 3. The memory unit's queues.
@@ -193,7 +399,7 @@ WarpState Sm::evaluate(Warp& w, uint64_t now, uint64_t& wake) {
     if (!l1tex_.can_accept_shared(now, wake)) return WarpState::MioThrottle;
   }
   wake = now;
-  return WarpState::NotSelected;   // ready; the scheduler decides
+  return WarpState::NotSelected;  // ready; the scheduler decides
 }
 
 void Sm::account(Warp& w, int slot, uint64_t now) {
@@ -215,12 +421,12 @@ bool Sm::tick(uint64_t now) {
   last_account_ = now;
   // 2. Barrier releases and finished drains (only warps whose wake cycle has come).
   for (int s = 0; s < static_cast<int>(warps_.size()); ++s) {
-    if (wake_[s] > now) continue;   // also every free slot (kNever)
+    if (wake_[s] > now) continue;  // also every free slot (kNever)
     Warp& w = warps_[s];
     if (w.at_barrier && w.barrier_release <= now) {
       Block& b = blocks_[w.block];
       if (b.cta->status(w.index) == func::WarpStatus::AtBarrier) {
-        w.barrier_release = now + 1;   // functional side not released yet: look again next cycle
+        w.barrier_release = now + 1;  // functional side not released yet: look again next cycle
       } else {
         w.at_barrier = false;
         w.barrier_release = kNever;
@@ -243,21 +449,27 @@ bool Sm::tick(uint64_t now) {
   for (int sp = 0; sp < nsp; ++sp) {
     candidates_.clear();
     for (int s = sp; s < static_cast<int>(warps_.size()); s += nsp) {
-      if (wake_[s] > now) { wake_min = std::min(wake_min, wake_[s]); continue; }
+      if (wake_[s] > now) {
+        wake_min = std::min(wake_min, wake_[s]);
+        continue;
+      }
       Warp& w = warps_[s];
       account(w, s, now);
       uint64_t wake = kNever;
       w.state = evaluate(w, now, wake);
+      if (fault_) return false;  // looking ahead ran a faulting instruction
       wake_[s] = wake;
-      w.line = w.has_next && w.next.inst ? w.next.inst->ptx_line : 0;
-      if (w.state == WarpState::NotSelected) candidates_.push_back({s, w.age});
-      else wake_min = std::min(wake_min, wake);
+      w.line = w.win.count > 0 && w.win.at(0).info.inst ? w.win.at(0).info.inst->ptx_line : 0;
+      if (w.state == WarpState::NotSelected)
+        candidates_.push_back({s, w.age});
+      else
+        wake_min = std::min(wake_min, wake);
     }
     if (!candidates_.empty()) {
       const int pick = candidates_[schedulers_[sp]->pick(candidates_)].slot;
       schedulers_[sp]->on_issue(pick);
       warps_[pick].state = WarpState::Selected;
-      wake_[pick] = now;   // look at it again next cycle
+      wake_[pick] = now;  // look at it again next cycle
       if (!issue(pick, now)) return false;
       issued_any = true;
     }
@@ -282,114 +494,140 @@ bool Sm::tick(uint64_t now) {
   return true;
 }
 
+uint64_t Sm::access(int slot, const func::StepInfo& in, uint64_t now, WarpState& kind) {
+  const auto& cfg = ctx_.config;
+  Warp& w = warps_[slot];
+  const ptx::Instruction& inst = *in.inst;
+  uint64_t ready = now;
+  Trace* trace = ctx_.trace && ctx_.trace->wants(id_, now) ? ctx_.trace : nullptr;
+  AccessRecord rec;
+  AccessJourney j;
+  rec.sm = id_;
+  rec.slot = slot;
+  rec.id = ctx_.next_access_id++;
+  rec.ptx_line = inst.ptx_line;
+  rec.exec_mask = in.exec_mask;
+  rec.access_bytes = in.access_bytes;
+  rec.first_address = in.addr[std::countr_zero(in.exec_mask)];
+  rec.issue = now;
+  // Tracing this access: the L1 appends its lines (with sector sources) to the trace directly.
+  const bool record =
+      trace && (is_global_like(in.space) || in.space == Space::Shared) && trace->room();
+  if (record && is_global_like(in.space)) {
+    j.lines_out = &trace->access_lines;
+    rec.line_begin = static_cast<uint32_t>(trace->access_lines.size());
+    const uint64_t line_bytes = static_cast<uint64_t>(cfg.l1.line_bytes);
+    const uint64_t sector_bytes = static_cast<uint64_t>(cfg.l1.sector_bytes);
+    for (uint32_t m = in.exec_mask; m; m &= m - 1) {
+      const int lane = std::countr_zero(m);
+      const uint64_t sector = (in.addr[lane] % line_bytes) / sector_bytes;
+      rec.lane_sectors |= (sector & 3u) << (2 * lane);
+    }
+  }
+  const bool atomic = in.is_atomic || inst.op == Opcode::Atom || inst.op == Opcode::Red;
+  if (is_global_like(in.space)) {
+    CoalescedAccess a;
+    coalesce(in.addr, in.exec_mask, in.access_bytes, static_cast<uint32_t>(cfg.l1.line_bytes),
+             static_cast<uint32_t>(cfg.l1.sector_bytes), a);
+    const bool local = in.space == Space::Local;
+    if (atomic) {
+      ready = l1tex_.atomic(a, in.addr, in.exec_mask, now, &j);
+      rec.kind = AccessRecord::Kind::Atomic;
+      w.drain_until = std::max(w.drain_until, ready);
+    } else if (in.is_store) {
+      w.drain_until = std::max(w.drain_until, l1tex_.store(a, local, now, &j));
+      rec.kind = local ? AccessRecord::Kind::LocalStore : AccessRecord::Kind::GlobalStore;
+    } else {
+      ready = l1tex_.load(a, local, now, &j);
+      rec.kind = local ? AccessRecord::Kind::LocalLoad : AccessRecord::Kind::GlobalLoad;
+    }
+    kind = WarpState::LongScoreboard;
+  } else if (in.space == Space::Shared) {
+    const SharedAccessCost cost = shared_access_cost(
+        in.addr, in.exec_mask, in.access_bytes, static_cast<uint32_t>(cfg.shared.banks),
+        static_cast<uint32_t>(cfg.shared.bank_bytes), atomic && !counts_lanes(inst));
+    ready = l1tex_.shared(cost, in.is_store, now);
+    kind = WarpState::ShortScoreboard;
+    rec.kind = in.is_store ? AccessRecord::Kind::SharedStore : AccessRecord::Kind::SharedLoad;
+    rec.wavefronts = cost.wavefronts;
+    rec.bank_conflicts = cost.bank_conflicts();
+    j = AccessJourney{now, now, ready, 0, 0, 0, 0, 0};
+  } else {
+    ready = now + cfg.pipes.misc.latency;  // param/const: constant-cache hit
+    j.ready = ready;
+    rec.kind = AccessRecord::Kind::GlobalLoad;
+  }
+  if (record) {
+    if (j.lines_out)
+      rec.line_count = static_cast<uint32_t>(trace->access_lines.size()) - rec.line_begin;
+    rec.tag_stage = j.tag_stage;
+    rec.ready = std::max(ready, j.ready);
+    rec.lines = j.lines;
+    rec.sectors = j.sectors;
+    rec.l1_hit_sectors = j.l1_hit_sectors;
+    rec.l1_miss_sectors = j.l1_miss_sectors;
+    rec.dram_sectors = j.dram_sectors;
+    trace->accesses.push_back(rec);
+  }
+  return ready;
+}
+
+void Sm::trace_issue(int slot, const func::StepInfo& in, uint64_t now) {
+  Trace* trace = ctx_.trace && ctx_.trace->wants(id_, now) ? ctx_.trace : nullptr;
+  if (!trace || !trace->room()) return;
+  const Warp& w = warps_[slot];
+  const ptx::Instruction& inst = *in.inst;
+  IssueRecord r;
+  r.sm = id_;
+  r.slot = slot;
+  r.cycle = now;
+  r.ptx_line = inst.ptx_line;
+  r.block = static_cast<uint32_t>(blocks_[w.block].linear);
+  r.warp_in_block = w.index;
+  r.active_mask = in.active_mask;
+  r.exec_mask = in.exec_mask;
+  r.text =
+      trace->intern(inst.text.empty() ? std::string(ptx::opcode_info(inst.op).name) : inst.text);
+  trace->issues.push_back(r);
+}
+
 bool Sm::issue(int slot, uint64_t now) {
   const auto& cfg = ctx_.config;
   Warp& w = warps_[slot];
   Block& b = blocks_[w.block];
-  const func::StepInfo& in = w.next;
+  const int sp = slot % static_cast<int>(pipe_free_.size());
+  ++instructions_;
+  // 0. A hoisted load: it leaves now; its result joins the scoreboard when the warp reaches it.
+  if (w.pick > 0) {
+    Ahead& e = w.win.at(static_cast<size_t>(w.pick));
+    w.pick = 0;
+    pipe_free_[sp][unit_index(UnitClass::Ldst)] = now + cfg.pipes.ldst.interval;
+    e.kind = WarpState::LongScoreboard;
+    e.ready = access(slot, e.info, now, e.kind);
+    e.hoisted = true;
+    ++w.hoisted;
+    trace_issue(slot, e.info, now);
+    return true;
+  }
+  const func::StepInfo& in = w.win.at(0).info;
   const ptx::Instruction& inst = *in.inst;
   const UnitClass unit = ptx::unit_of(inst);
-  const int sp = slot % static_cast<int>(pipe_free_.size());
   const PipeConfig& pipe = pipe_of(cfg.pipes, unit);
-  ++instructions_;
   // 1. Occupy the pipeline.
   pipe_free_[sp][unit_index(unit)] = now + pipe.interval;
   // 2. When the result is ready, and which scoreboard waits for it.
   uint64_t ready = now + pipe.latency;
   WarpState kind = WarpState::Wait;
   if (unit == UnitClass::Sfu || unit == UnitClass::Warp) kind = WarpState::ShortScoreboard;
-  Trace* trace = ctx_.trace && ctx_.trace->wants(id_, now) ? ctx_.trace : nullptr;
-  if (in.is_memory && is_memory_op(inst.op) && in.exec_mask != 0) {
-    AccessRecord rec;
-    AccessJourney j;
-    rec.sm = id_;
-    rec.slot = slot;
-    rec.id = ctx_.next_access_id++;
-    rec.ptx_line = inst.ptx_line;
-    rec.exec_mask = in.exec_mask;
-    rec.access_bytes = in.access_bytes;
-    rec.first_address = in.addr[std::countr_zero(in.exec_mask)];
-    rec.issue = now;
-    // Tracing this access: the L1 appends its lines (with sector sources) to the trace directly.
-    const bool record =
-        trace && (is_global_like(in.space) || in.space == Space::Shared) && trace->room();
-    if (record && is_global_like(in.space)) {
-      j.lines_out = &trace->access_lines;
-      rec.line_begin = static_cast<uint32_t>(trace->access_lines.size());
-      const uint64_t line_bytes = static_cast<uint64_t>(cfg.l1.line_bytes);
-      const uint64_t sector_bytes = static_cast<uint64_t>(cfg.l1.sector_bytes);
-      for (uint32_t m = in.exec_mask; m; m &= m - 1) {
-        const int lane = std::countr_zero(m);
-        const uint64_t sector = (in.addr[lane] % line_bytes) / sector_bytes;
-        rec.lane_sectors |= (sector & 3u) << (2 * lane);
-      }
-    }
-    const bool atomic = in.is_atomic || inst.op == Opcode::Atom || inst.op == Opcode::Red;
-    if (is_global_like(in.space)) {
-      CoalescedAccess a;
-      coalesce(in.addr, in.exec_mask, in.access_bytes, static_cast<uint32_t>(cfg.l1.line_bytes),
-               static_cast<uint32_t>(cfg.l1.sector_bytes), a);
-      const bool local = in.space == Space::Local;
-      if (atomic) {
-        ready = l1tex_.atomic(a, in.addr, in.exec_mask, now, &j);
-        rec.kind = AccessRecord::Kind::Atomic;
-        w.drain_until = std::max(w.drain_until, ready);
-      } else if (in.is_store) {
-        w.drain_until = std::max(w.drain_until, l1tex_.store(a, local, now, &j));
-        rec.kind = local ? AccessRecord::Kind::LocalStore : AccessRecord::Kind::GlobalStore;
-      } else {
-        ready = l1tex_.load(a, local, now, &j);
-        rec.kind = local ? AccessRecord::Kind::LocalLoad : AccessRecord::Kind::GlobalLoad;
-      }
-      kind = WarpState::LongScoreboard;
-    } else if (in.space == Space::Shared) {
-      const SharedAccessCost cost =
-          shared_access_cost(in.addr, in.exec_mask, in.access_bytes,
-                             static_cast<uint32_t>(cfg.shared.banks),
-                             static_cast<uint32_t>(cfg.shared.bank_bytes));
-      ready = l1tex_.shared(cost, in.is_store, now) + (atomic ? cost.wavefronts : 0);
-      kind = WarpState::ShortScoreboard;
-      rec.kind = in.is_store ? AccessRecord::Kind::SharedStore : AccessRecord::Kind::SharedLoad;
-      rec.wavefronts = cost.wavefronts;
-      rec.bank_conflicts = cost.bank_conflicts();
-      j = AccessJourney{now, now, ready, 0, 0, 0, 0, 0};
-    } else {
-      ready = now + cfg.pipes.misc.latency;   // param/const: constant-cache hit
-      j.ready = ready;
-      rec.kind = AccessRecord::Kind::GlobalLoad;
-    }
-    if (record) {
-      if (j.lines_out)
-        rec.line_count = static_cast<uint32_t>(trace->access_lines.size()) - rec.line_begin;
-      rec.tag_stage = j.tag_stage;
-      rec.ready = std::max(ready, j.ready);
-      rec.lines = j.lines;
-      rec.sectors = j.sectors;
-      rec.l1_hit_sectors = j.l1_hit_sectors;
-      rec.l1_miss_sectors = j.l1_miss_sectors;
-      rec.dram_sectors = j.dram_sectors;
-      trace->accesses.push_back(rec);
-    }
-  }
+  if (in.is_memory && is_memory_op(inst.op) && in.exec_mask != 0)
+    ready = access(slot, in, now, kind);
   const int32_t fkey = in.function << 20;
   for (int i = 0; i < in.dst_count; ++i) {
     const int32_t key = fkey | in.dst_regs[i];
     std::erase_if(w.pending, [&](const Pending& p) { return p.key == key; });
     w.pending.push_back({key, ready, kind});
   }
-  if (trace && trace->room()) {
-    IssueRecord r;
-    r.sm = id_;
-    r.slot = slot;
-    r.cycle = now;
-    r.ptx_line = inst.ptx_line;
-    r.block = static_cast<uint32_t>(b.linear);
-    r.warp_in_block = w.index;
-    r.active_mask = in.active_mask;
-    r.exec_mask = in.exec_mask;
-    r.text = trace->intern(inst.text.empty() ? std::string(ptx::opcode_info(inst.op).name) : inst.text);
-    trace->issues.push_back(r);
-  }
+  trace_issue(slot, in, now);
   // 3. Control: branches and divergence delay the next fetch.
   w.fetch_ready = now + 1;
   w.fetch_reason = WarpState::NoInstruction;
@@ -401,22 +639,40 @@ bool Sm::issue(int slot, uint64_t now) {
     w.fetch_ready = std::max(now + 1, w.drain_until);
     w.fetch_reason = WarpState::Membar;
   }
-  // 4. Exit, barrier, or fetch the next instruction.
-  if (b.cta->status(w.index) == func::WarpStatus::Exited) {
+  // (bar.warp.sync, __syncwarp, is not a block barrier: it waits for nothing on a SIMT stack.)
+  const bool block_barrier = in.is_barrier && inst.op == Opcode::Bar &&
+                             inst.mod.bar != ptx::BarMode::Arrive &&
+                             inst.mod.bar != ptx::BarMode::WarpSync;
+  w.win.pop();
+  // 4. Exit (the window is empty only when nothing follows), barrier, or the next instruction.
+  if (w.win.count == 0 && b.cta->status(w.index) == func::WarpStatus::Exited) {
     exit_warp(slot, now);
     return true;
   }
-  // (bar.warp.sync, __syncwarp, is not a block barrier: it waits for nothing on a SIMT stack.)
-  if (in.is_barrier && inst.op == Opcode::Bar && inst.mod.bar != ptx::BarMode::Arrive &&
-      inst.mod.bar != ptx::BarMode::WarpSync) {
+  if (block_barrier) {
     w.at_barrier = true;
-    w.has_next = false;
     w.barrier_release = kNever;
     ++b.arrived;
     try_release_barrier(b, now);
     return true;
   }
-  return fetch(w, now);
+  return advance(w, now);
+}
+
+bool Sm::advance(Warp& w, uint64_t now) {
+  while (w.win.count > 0 && w.win.at(0).hoisted) {
+    const Ahead& e = w.win.at(0);
+    const int32_t fkey = e.info.function << 20;
+    for (int i = 0; i < e.info.dst_count; ++i) {
+      const int32_t key = fkey | e.info.dst_regs[i];
+      std::erase_if(w.pending, [&](const Pending& p) { return p.key == key; });
+      w.pending.push_back({key, e.ready, e.kind});
+    }
+    --w.hoisted;
+    w.win.pop();
+  }
+  if (w.win.count == 0) return fetch(w, now);
+  return true;
 }
 
 void Sm::try_release_barrier(Block& b, uint64_t now) {
@@ -436,12 +692,12 @@ void Sm::exit_warp(int slot, uint64_t now) {
   Warp& w = warps_[slot];
   Block& b = blocks_[w.block];
   w.exited = true;
-  w.has_next = false;
+  w.win.count = 0;
   --b.live;
   ++ctx_.changes;
   try_release_barrier(b, now);
   if (w.drain_until <= now) {
-    account(w, slot, now + 1);   // the exit instruction's own issue cycle
+    account(w, slot, now + 1);  // the exit instruction's own issue cycle
     free_warp(slot);
   }
 }

@@ -16,9 +16,24 @@
 // cycle one could (the simulation cost follows the work, not the cycle count). Within a cycle only
 // the warps whose wake cycle has come are looked at; a stalled warp keeps its state (and its
 // cycles are counted in one step) until then, since what stalls it cannot clear any earlier.
-// Simplified: the functional executor runs each instruction when the warp *fetches* it (one
-// instruction ahead of issue), which keeps results identical for race-free kernels; no
-// instruction cache; a single dispatch port per sub-partition.
+// The compiler's schedule: the GPU runs ptxas's SASS, not the PTX. ptxas unrolls loops (4x on
+// top of NVVM's own unrolling) and hoists independent loads above their uses, so a warp issues a
+// whole unrolled body's loads back to back and keeps them all in flight (matmul_naive: 32 LDGs per
+// body). The model does the same to the PTX as it runs: while a warp's next instruction waits on
+// its scoreboard, the warp may issue a later plain load of its window instead, provided that
+// (1) the load's address comes from address arithmetic alone (no register computed from a load
+// or still being written), (2) no store, atomic, barrier, fence, call, exit, volatile or ordered
+// load, or warp-splitting branch lies between, (3) it belongs to the same unrolled body (at most
+// compiler.unroll iterations of a loop: taken backward branches counted from the waiting
+// instruction), and (4) fewer than compiler.max_hoisted_loads loads are already ahead (registers
+// hold them). Loads leave in program order; the result joins the scoreboard when the warp reaches
+// the load in program order, so every result is what PTX order gives (the functional executor
+// already ran it). Counts stay with each instruction's own PTX and CUDA line.
+// Simplified: the functional executor runs each instruction when the warp *fetches* it (ahead of
+// issue, by up to compiler.window instructions while looking for a load to hoist), which keeps
+// results identical for race-free kernels; the address arithmetic that ptxas folds into the
+// loads' immediate offsets still issues here; no instruction cache; a single dispatch port per
+// sub-partition.
 #pragma once
 
 #include <cstdint>
@@ -47,10 +62,10 @@ struct LaunchContext {
   const Occupancy& occupancy;
   func::LaunchStats& stats;
   L2& l2;
-  Trace* trace = nullptr;                       // nullptr: no detail recording
-  std::vector<WarpStateCycles>& by_ptx_line;    // indexed by PTX line
+  Trace* trace = nullptr;                     // nullptr: no detail recording
+  std::vector<WarpStateCycles>& by_ptx_line;  // indexed by PTX line
   uint64_t next_access_id = 0;
-  std::vector<func::Hazard> hazards;            // synccheck/racecheck, from finished blocks
+  std::vector<func::Hazard> hazards;  // synccheck/racecheck, from finished blocks
   // Events after which a stuck-looking launch may move again: stores and atomics, exits,
   // barrier releases, block launches (the livelock watch restarts on each).
   uint64_t changes = 0;
@@ -92,12 +107,26 @@ class Sm {
 
  private:
   struct Pending;
+  struct Ahead;
+  struct Window;
   struct Warp;
   struct Block;
 
   WarpState evaluate(Warp& w, uint64_t now, uint64_t& wake);
   bool issue(int slot, uint64_t now);
+  // Appends the warp's next instruction to its window (runs it functionally). False: it faulted.
   bool fetch(Warp& w, uint64_t now);
+  // The compiler's schedule (CompilerConfig): a later load of the window that could issue now
+  // while win.at(0) waits; 0 when none. May fetch further ahead (sets fault_ if that faults).
+  int find_hoist(Warp& w, int sp, uint64_t now, uint64_t& wake);
+  // The memory side of issuing `in` (coalescer, L1TEX, trace): when its data is back, and which
+  // scoreboard waits for it.
+  uint64_t access(int slot, const func::StepInfo& in, uint64_t now, WarpState& kind);
+  // Records an issue in the trace.
+  void trace_issue(int slot, const func::StepInfo& in, uint64_t now);
+  // win.at(0) issued: drop it, pass over loads already issued ahead (their results join the
+  // scoreboard now, in program order), and fetch when the window is empty.
+  bool advance(Warp& w, uint64_t now);
   void exit_warp(int slot, uint64_t now);
   void try_release_barrier(Block& b, uint64_t now);
   void free_warp(int slot);
@@ -106,18 +135,18 @@ class Sm {
   int id_;
   LaunchContext& ctx_;
   L1Tex l1tex_;
-  std::vector<Warp> warps_;                 // warp slots
+  std::vector<Warp> warps_;  // warp slots
   // Per slot: the cycle the warp must be looked at again (kNever: free slot, or asleep until an
   // event sets it). Kept apart from Warp so that the per-cycle scan touches one small array.
   std::vector<uint64_t> wake_;
-  std::vector<Block> blocks_;               // block slots
+  std::vector<Block> blocks_;  // block slots
   std::vector<std::unique_ptr<WarpSchedulerPolicy>> schedulers_;
-  std::vector<std::array<uint64_t, 11>> pipe_free_;   // [sub-partition][UnitClass]
+  std::vector<std::array<uint64_t, 11>> pipe_free_;  // [sub-partition][UnitClass]
   std::vector<Candidate> candidates_;
   int resident_blocks_ = 0;
   int resident_warps_ = 0;
   uint64_t next_wake_ = kNever;
-  uint64_t release_wake_ = kNever;          // earliest barrier release set since the last tick
+  uint64_t release_wake_ = kNever;  // earliest barrier release set since the last tick
   uint64_t last_account_ = 0;
   uint64_t age_counter_ = 0;
   uint64_t instructions_ = 0, active_cycles_ = 0, resident_warp_cycles_ = 0, blocks_completed_ = 0;
