@@ -150,7 +150,8 @@ TEST_CASE("404 a partial-sector store holds an L2 slice for partial_write_sector
   // Two whole-sector writes to one line back to back: the second waits 1 cycle per sector.
   const uint64_t a = l2.write(10, 0x1u, 0x1u, 0xffu, 0);
   CHECK(l2.write(10, 0x1u, 0x1u, 0xffu, 0) == a + 1);
-  // A partial write (one word) then a whole one: the partial one holds the slice 3 cycles.
+  // A partial write (one word) then a whole one: the partial one holds the slice 3 cycles
+  // (partial_write_sectors set to 3 here).
   L2 l2b(cfg);
   const uint64_t p = l2b.write(10, 0x1u, 0x0u, 0x1u, 0);
   CHECK(l2b.write(10, 0x1u, 0x1u, 0xffu, 0) == p + 3);

@@ -99,6 +99,18 @@ extern "C" __global__ void g_red_lines(unsigned* a, int nlines, int stride_words
   unsigned* p = a + (size_t)(w % nlines) * stride_words + lane / k;
   for (int it = 0; it < iters; ++it) atomicAdd(p, 1u);  // result unused: RED
 }
+// Stores and loads inside an L2-resident region: thread i touches word (i * stride) & mask of y,
+// so with stride 8 or 32 each lane writes 4 bytes of its own sector (a partial-sector write)
+// and many warps revisit the region's lines; nothing needs DRAM once the region is in the L2.
+extern "C" __global__ void st_wrap(float* y, int stride, unsigned mask) {
+  unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+  y[(i * stride) & mask] = (float)i;
+}
+extern "C" __global__ void ld_wrap(const float* x, float* y, int stride, unsigned mask) {
+  unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+  float v = x[(i * stride) & mask];
+  if (v == -1.0f) y[i] = v;  // never true
+}
 extern "C" __global__ void empty_k() {}
 extern "C" __global__ void vadd(const float* x, const float* y, float* z, long n) {
   long i = blockIdx.x * (long)blockDim.x + threadIdx.x;
@@ -149,7 +161,7 @@ static void timeit(const char* name, const char* params, double ops, bool cold,
 }
 
 int main(int argc, char** argv) {
-  // Groups: "base" (sections 1-6), "placement" (section 7); none given: all.
+  // Groups: "base" (sections 1-6), "placement" (section 7), "wrap" (section 8); none given: all.
   auto want = [&](const char* g) { return argc < 2 || strcmp(argv[1], g) == 0; };
   cudaDeviceProp p;
   CK(cudaGetDeviceProperties(&p, 0));
@@ -246,6 +258,18 @@ int main(int argc, char** argv) {
           timeit("g_red_lines", prm, double(T) * iters, false,
                  [&] { g_red_lines<<<T / 256, 256>>>(ua, nlines, stride / 4, k, iters); });
         }
+  }
+  // 8. Partial-sector stores vs loads inside an 8 MiB region (L2-resident, warm): 2^22 threads.
+  if (want("wrap")) {
+    const unsigned mask = (8u << 20) / 4 - 1;
+    const int threads = 1 << 22;
+    for (int s : {1, 2, 8, 32}) {
+      snprintf(prm, sizeof prm, "stride=%d region=8MiB T=%d", s, threads);
+      timeit("st_wrap", prm, double(threads), false,
+             [&] { st_wrap<<<threads / 256, 256>>>(y, s, mask); });
+      timeit("ld_wrap", prm, double(threads), false,
+             [&] { ld_wrap<<<threads / 256, 256>>>(x, y, s, mask); });
+    }
   }
   return 0;
 }

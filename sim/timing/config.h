@@ -87,11 +87,11 @@ struct L2Config {
   // max(sectors * atomic_sector_cycles, lanes on its busiest address * atomic_lane_cycles).
   double atomic_sector_cycles = 1.2;  // H100: a full-line 32-address RED every 4.85 cycles
   double atomic_lane_cycles = 1.45;   // H100: 32 lanes on one address every 46.5 cycles
-  int64_t slice_bytes = 512;
+  int64_t slice_bytes = 512;          // consecutive address bytes one slice serves (then a hash)
   // A store that covers only part of a 32-byte sector is a read-modify-write of the slice's
   // ECC-protected data array: it holds the slice as long as this many whole-sector accesses.
-  double partial_write_sectors = 3.0;  // consecutive address bytes one slice serves (then a hash)
-  int64_t fetch_bytes = 32;            // bytes a read miss fetches from DRAM (aligned sector group)
+  double partial_write_sectors = 2.0;
+  int64_t fetch_bytes = 32;  // bytes a read miss fetches from DRAM (aligned sector group)
   std::string replacement = "lru";
 };
 

@@ -61,7 +61,7 @@ double Dram::access(uint64_t address, uint32_t bytes, uint64_t now, bool write) 
   Bank& bank = banks_[loc.channel * banks_per_channel_ + loc.bank];
   // 1. Wait for the bank to finish its previous access.
   double t = std::max(double(now), bank.free);
-  uint64_t& open_row = write ? bank.write_row : bank.open_row;   // writes: the drain's own row
+  uint64_t& open_row = write ? bank.write_row : bank.open_row;  // writes: the drain's own row
   if (open_row == loc.row) {
     ++counters_.row_hits;
   } else {
@@ -82,6 +82,7 @@ double Dram::access(uint64_t address, uint32_t bytes, uint64_t now, bool write) 
   if (queue_half_ <= 0) {
     ch.bus_free = start + bytes * cycles_per_byte_;
     bank.free = ch.bus_free;
+    if (track_) book(start, ch.bus_free, bytes);
     return ch.bus_free;
   }
   // Queue depth: transfers booked ahead of this one on the channel (its backlog in transfers of
@@ -93,7 +94,28 @@ double Dram::access(uint64_t address, uint32_t bytes, uint64_t now, bool write) 
   const double done = start + transfer;
   ch.bus_free = start + transfer / eff;
   bank.free = done;
+  if (track_) book(start, ch.bus_free, bytes);
   return done;
+}
+
+void Dram::book(double start, double end, uint32_t bytes) {
+  transfers_.emplace(end, Transfer{start, bytes});
+  longest_ = std::max(longest_, end - start);
+}
+
+uint64_t Dram::bytes_delivered(uint64_t cycle) {
+  const double c = double(cycle);
+  // 1. Transfers that ended by `cycle` are delivered whole.
+  while (!transfers_.empty() && transfers_.begin()->first <= c) {
+    delivered_ += transfers_.begin()->second.bytes;
+    transfers_.erase(transfers_.begin());
+  }
+  // 2. Transfers on the bus at `cycle` (they end within the longest transfer): their share.
+  double part = 0;
+  for (auto it = transfers_.begin(); it != transfers_.end() && it->first <= c + longest_; ++it)
+    if (it->second.start < c)
+      part += it->second.bytes * (c - it->second.start) / (it->first - it->second.start);
+  return delivered_ + static_cast<uint64_t>(part);
 }
 
 void Dram::begin_launch() {
@@ -101,6 +123,9 @@ void Dram::begin_launch() {
   std::fill(banks_.begin(), banks_.end(), Bank{});
   bytes_read_ = bytes_written_ = 0;
   counters_ = DramCounters{};
+  transfers_.clear();
+  longest_ = 0;
+  delivered_ = 0;
 }
 
 uint64_t Dram::read(uint64_t address, uint32_t bytes, uint64_t now) {

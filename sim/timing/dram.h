@@ -35,6 +35,7 @@
 
 #include <array>
 #include <cstdint>
+#include <map>
 #include <vector>
 
 #include "sim/timing/config.h"
@@ -62,6 +63,12 @@ class Dram {
 
   uint64_t bytes_read() const { return bytes_read_; }
   uint64_t bytes_written() const { return bytes_written_; }
+  // Bandwidth over time (the trace's counter samples): with tracking on, bytes_delivered(c) is
+  // the bytes the data buses had moved by cycle c: transfers that finished, and the part of each
+  // one in progress. A request is booked when it is made but moves on the bus later, so counting
+  // bytes when booked would show rates above the bus's peak. Calls must come with c ascending.
+  void track_deliveries(bool on) { track_ = on; }
+  uint64_t bytes_delivered(uint64_t cycle);
   const DramCounters& counters() const { return counters_; }
 
   // Where an address lives (exposed for tests and the UI's memory panel).
@@ -76,9 +83,9 @@ class Dram {
   static constexpr double kNever = -1e18;
   static constexpr int kFawActivations = 4;  // the "four" of the four-activation window
   struct Bank {
-    uint64_t open_row = kClosed;      // the row reads find open
-    uint64_t write_row = kClosed;     // the row the write drain last opened (see access())
-    double free = 0;  // cycle the bank can take its next command
+    uint64_t open_row = kClosed;   // the row reads find open
+    uint64_t write_row = kClosed;  // the row the write drain last opened (see access())
+    double free = 0;               // cycle the bank can take its next command
   };
   struct Channel {
     double bus_free = 0;  // cycle (fractional) the data bus is free again
@@ -89,15 +96,24 @@ class Dram {
   };
   double activate(Channel& ch, double t);  // the cycle an activation wanted at `t` can happen
   double access(uint64_t address, uint32_t bytes, uint64_t now, bool write);
+  void book(double start, double end, uint32_t bytes);  // a transfer on a bus (tracking on)
 
   std::vector<Channel> channels_;
-  std::vector<Bank> banks_;  // channel-major: channel * banks + bank
-  double cycles_per_byte_;   // per channel
+  std::vector<Bank> banks_;      // channel-major: channel * banks + bank
+  double cycles_per_byte_;       // per channel
   double peak_cycles_per_byte_;  // per channel, at efficiency 1 (queue_half > 0)
   double queue_half_;
   uint64_t latency_, interleave_, row_bytes_, banks_per_channel_;
   double t_rcd_, t_rp_, t_rrd_, t_faw_;
   uint64_t bytes_read_ = 0, bytes_written_ = 0;
+  struct Transfer {
+    double start = 0;
+    uint32_t bytes = 0;
+  };
+  bool track_ = false;
+  std::multimap<double, Transfer> transfers_;  // by the cycle each transfer ends
+  double longest_ = 0;                         // longest transfer booked (cycles)
+  uint64_t delivered_ = 0;                     // bytes of transfers already ended
   DramCounters counters_;
 };
 

@@ -36,23 +36,34 @@ std::vector<Metric> TimingResult::metrics() const {
       {"launch__occupancy_limit_shared_mem", double(occupancy.limit_shared), "block"},
       {"launch__occupancy_limit_warps", double(occupancy.limit_warps), "block"},
       {"launch__waves_per_multiprocessor", waves, ""},
-      {"l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum", double(memory.l1.global_ld_requests), "request"},
-      {"l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum", double(memory.l1.global_ld_sectors), "sector"},
-      {"l1tex__t_sectors_pipe_lsu_mem_global_op_ld.ratio", memory.global_ld_sectors_per_request(), "sector/request"},
-      {"l1tex__t_requests_pipe_lsu_mem_global_op_st.sum", double(memory.l1.global_st_requests), "request"},
-      {"l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum", double(memory.l1.global_st_sectors), "sector"},
-      {"l1tex__t_sectors_pipe_lsu_mem_global_op_st.ratio", memory.global_st_sectors_per_request(), "sector/request"},
+      {"l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum", double(memory.l1.global_ld_requests),
+       "request"},
+      {"l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum", double(memory.l1.global_ld_sectors),
+       "sector"},
+      {"l1tex__t_sectors_pipe_lsu_mem_global_op_ld.ratio", memory.global_ld_sectors_per_request(),
+       "sector/request"},
+      {"l1tex__t_requests_pipe_lsu_mem_global_op_st.sum", double(memory.l1.global_st_requests),
+       "request"},
+      {"l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum", double(memory.l1.global_st_sectors),
+       "sector"},
+      {"l1tex__t_sectors_pipe_lsu_mem_global_op_st.ratio", memory.global_st_sectors_per_request(),
+       "sector/request"},
       {"l1tex__t_sector_hit_rate.pct", 100 * memory.l1_hit_rate(), "%"},
       {"lts__t_sector_hit_rate.pct", 100 * memory.l2_hit_rate(), "%"},
       {"dram__bytes_read.sum", double(memory.dram_bytes_read), "byte"},
       {"dram__bytes_write.sum", double(memory.dram_bytes_written), "byte"},
       {"dram__throughput.avg.pct_of_peak_sustained_elapsed",
-       peak_dram_bytes_per_second > 0 ? 100 * dram_bytes_per_second / peak_dram_bytes_per_second : 0, "%"},
+       peak_dram_bytes_per_second > 0 ? 100 * dram_bytes_per_second / peak_dram_bytes_per_second
+                                      : 0,
+       "%"},
       {"warplab__dram_row_hits.sum", double(memory.dram_row_hits), "access"},
       {"warplab__dram_row_activations.sum", double(memory.dram_activations), "activation"},
-      {"l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum", double(memory.l1.shared_ld_wavefronts), "wavefront"},
-      {"l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum", double(memory.l1.shared_st_wavefronts), "wavefront"},
-      {"l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum", double(memory.l1.shared_bank_conflicts), "conflict"},
+      {"l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum",
+       double(memory.l1.shared_ld_wavefronts), "wavefront"},
+      {"l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum",
+       double(memory.l1.shared_st_wavefronts), "wavefront"},
+      {"l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum",
+       double(memory.l1.shared_bank_conflicts), "conflict"},
   };
   for (int s = 0; s < kWarpStateCount; ++s)
     m.push_back({"smsp__pcsamp_warps_issue_" + std::string(warp_state_name(WarpState(s))),
@@ -72,9 +83,11 @@ Expected<TimingResult> run_timing(const func::Program& program, func::DeviceMemo
   // 1. Occupancy: how many blocks fit per SM.
   r.registers_per_thread = options.registers_per_thread > 0 ? options.registers_per_thread : 32;
   const uint64_t threads = launch.block.count();
-  const uint64_t shared = uint64_t{program.static_shared_bytes(launch.kernel)} + launch.dynamic_shared_bytes;
+  const uint64_t shared =
+      uint64_t{program.static_shared_bytes(launch.kernel)} + launch.dynamic_shared_bytes;
   auto occ = compute_occupancy(config.core, static_cast<int>(std::min<uint64_t>(threads, 1u << 30)),
-                               r.registers_per_thread, static_cast<int>(std::min<uint64_t>(shared, 1u << 30)));
+                               r.registers_per_thread,
+                               static_cast<int>(std::min<uint64_t>(shared, 1u << 30)));
   if (!occ) return Error{"", 0, "launch of " + launch.kernel + ": " + occ.error().message};
   r.occupancy = *occ;
   r.waves = double(launch.grid.count()) / (double(occ->blocks_per_sm) * config.core.sm_count);
@@ -87,6 +100,7 @@ Expected<TimingResult> run_timing(const func::Program& program, func::DeviceMemo
   if (!options.l2) own_l2.emplace(config);
   L2& l2 = options.l2 ? *options.l2 : *own_l2;
   if (options.l2) l2.begin_launch();
+  l2.dram().track_deliveries(options.trace.enabled);
   if (options.trace.enabled) {
     r.trace.options = options.trace;
     r.trace.kernel = launch.kernel;
@@ -94,8 +108,9 @@ Expected<TimingResult> run_timing(const func::Program& program, func::DeviceMemo
     r.trace.dram_peak_bytes_per_second = config.peak_dram_bytes_per_second();
     r.trace.sm_count = static_cast<int32_t>(config.core.sm_count);
   }
-  LaunchContext ctx{config, program, memory, launch, r.occupancy, r.stats, l2,
-                    options.trace.enabled ? &r.trace : nullptr, by_line, 0, {}};
+  LaunchContext ctx{config,      program, memory, launch,
+                    r.occupancy, r.stats, l2,     options.trace.enabled ? &r.trace : nullptr,
+                    by_line,     0,       {}};
   std::vector<Sm> sms;
   sms.reserve(config.core.sm_count);
   for (int i = 0; i < config.core.sm_count; ++i) sms.emplace_back(i, ctx);
@@ -107,12 +122,13 @@ Expected<TimingResult> run_timing(const func::Program& program, func::DeviceMemo
   auto sample = [&](uint64_t cycle) {
     CounterSample c{cycle, 0, 0, 0, 0};
     for (const auto& sm : sms) {
-      c.l1_sectors += sm.l1tex().counters().global_ld_sectors + sm.l1tex().counters().global_st_sectors +
-                      sm.l1tex().counters().local_sectors;
+      c.l1_sectors += sm.l1tex().counters().global_ld_sectors +
+                      sm.l1tex().counters().global_st_sectors + sm.l1tex().counters().local_sectors;
       c.warps_issued += sm.instructions();
     }
-    c.l2_sectors = l2.counters().read_sector_hits + l2.counters().read_sector_misses + l2.counters().write_sectors;
-    c.dram_bytes = l2.dram().bytes_read() + l2.dram().bytes_written();
+    c.l2_sectors = l2.counters().read_sector_hits + l2.counters().read_sector_misses +
+                   l2.counters().write_sectors;
+    c.dram_bytes = l2.dram().bytes_delivered(cycle);  // moved on the buses, not booked
     CounterSample d{cycle, c.l1_sectors - last.l1_sectors, c.l2_sectors - last.l2_sectors,
                     c.dram_bytes - last.dram_bytes, c.warps_issued - last.warps_issued};
     last = c;
@@ -132,8 +148,16 @@ Expected<TimingResult> run_timing(const func::Program& program, func::DeviceMemo
     bool faulted = false;
     for (auto it = sms.rbegin(); it != sms.rend(); ++it) {
       Sm& sm = *it;
-      if (sm.busy() && sm.next_wake() <= now && !sm.tick(now)) { faulted = true; r.fault = sm.fault(); break; }
-      if (sm.fault()) { faulted = true; r.fault = sm.fault(); break; }
+      if (sm.busy() && sm.next_wake() <= now && !sm.tick(now)) {
+        faulted = true;
+        r.fault = sm.fault();
+        break;
+      }
+      if (sm.fault()) {
+        faulted = true;
+        r.fault = sm.fault();
+        break;
+      }
     }
     if (faulted) break;
     // 3c. Done? Otherwise find the next interesting cycle.
@@ -141,7 +165,10 @@ Expected<TimingResult> run_timing(const func::Program& program, func::DeviceMemo
     uint64_t next = kNever;
     bool room = false;
     for (const Sm& sm : sms) {
-      if (sm.busy()) { any_busy = true; next = std::min(next, sm.next_wake()); }
+      if (sm.busy()) {
+        any_busy = true;
+        next = std::min(next, sm.next_wake());
+      }
       room = room || sm.has_room();
     }
     if (!any_busy && blocks.done()) break;
@@ -149,7 +176,10 @@ Expected<TimingResult> run_timing(const func::Program& program, func::DeviceMemo
     // 3d. Deadlock and limits: no warp issued for too long, or nothing left that could wake.
     uint64_t issued = 0;
     for (const Sm& sm : sms) issued += sm.instructions();
-    if (issued != issued_before) { issued_before = issued; last_progress = now; }
+    if (issued != issued_before) {
+      issued_before = issued;
+      last_progress = now;
+    }
     // 3e. Livelock: when no thread has stored, exited or passed a barrier for a while, watch
     //     every resident warp at its loop head; if each comes back in the state it left (memory
     //     unchanged meanwhile), nothing can ever change again: stop now, not at the limits.
@@ -157,7 +187,10 @@ Expected<TimingResult> run_timing(const func::Program& program, func::DeviceMemo
     if (ctx.changes != seen_changes) {
       seen_changes = ctx.changes;
       quiet_since = issued;
-      if (watching) { for (Sm& sm : sms) sm.watch_loops(false); watching = false; }
+      if (watching) {
+        for (Sm& sm : sms) sm.watch_loops(false);
+        watching = false;
+      }
     } else if (!watching && issued - quiet_since > kWatchAfter) {
       for (Sm& sm : sms) sm.watch_loops(true);
       watching = true;
@@ -166,14 +199,22 @@ Expected<TimingResult> run_timing(const func::Program& program, func::DeviceMemo
       watch_checked = issued;
       bool all = true, any = false;
       for (const Sm& sm : sms)
-        if (sm.busy()) { any = true; if (!sm.looping()) { all = false; break; } }
+        if (sm.busy()) {
+          any = true;
+          if (!sm.looping()) {
+            all = false;
+            break;
+          }
+        }
       livelock = any && all;
     }
     const bool stuck = next == kNever || now - last_progress > options.deadlock_cycles;
     const bool over = options.max_cycles && now >= options.max_cycles;
     if (livelock) {
       for (Sm& sm : sms)
-        if (sm.busy() && sm.stop("repeats the same state in its loop while no thread writes memory (at cycle " + std::to_string(now) + "): it can never leave it")) {
+        if (sm.busy() &&
+            sm.stop("repeats the same state in its loop while no thread writes memory (at cycle " +
+                    std::to_string(now) + "): it can never leave it")) {
           r.fault = sm.fault();
           break;
         }
@@ -182,10 +223,15 @@ Expected<TimingResult> run_timing(const func::Program& program, func::DeviceMemo
     if (stuck || over) {
       // Name where it is stuck: the first resident block's deadlock, or its busiest warp's loop.
       const std::string what =
-          over ? "was still running at cycle " + std::to_string(now) + ", the limit (--max-cycles, or max_cycles in the experiment)"
-               : "issued nothing for " + std::to_string(now - last_progress) + " cycles (at cycle " + std::to_string(now) + ")";
+          over ? "was still running at cycle " + std::to_string(now) +
+                     ", the limit (--max-cycles, or max_cycles in the experiment)"
+               : "issued nothing for " + std::to_string(now - last_progress) +
+                     " cycles (at cycle " + std::to_string(now) + ")";
       for (Sm& sm : sms)
-        if (sm.busy() && sm.stop(what)) { r.fault = sm.fault(); break; }
+        if (sm.busy() && sm.stop(what)) {
+          r.fault = sm.fault();
+          break;
+        }
       if (!r.fault) {
         func::LaunchFault f;
         f.kind = over ? func::LaunchFault::Kind::Hang : func::LaunchFault::Kind::Deadlock;
@@ -196,10 +242,14 @@ Expected<TimingResult> run_timing(const func::Program& program, func::DeviceMemo
       break;
     }
     uint64_t target = std::max(next, now + 1);
-    if (options.max_cycles && now < options.max_cycles) target = std::min(target, options.max_cycles);
+    if (options.max_cycles && now < options.max_cycles)
+      target = std::min(target, options.max_cycles);
     if (options.trace.enabled) {
-      if (interval == 0) interval = 256;   // refined below once the run length is known
-      while (next_sample + interval <= target) { next_sample += interval; sample(next_sample); }
+      if (interval == 0) interval = 256;  // refined below once the run length is known
+      while (next_sample + interval <= target) {
+        next_sample += interval;
+        sample(next_sample);
+      }
     }
     now = target;
   }
@@ -232,7 +282,9 @@ Expected<TimingResult> run_timing(const func::Program& program, func::DeviceMemo
   r.ipc = active ? double(instructions) / (double(active)) : 0;
   r.peak_dram_bytes_per_second = config.peak_dram_bytes_per_second();
   r.dram_bytes_per_second = r.kernel_time_us > 0
-      ? double(r.memory.dram_bytes_read + r.memory.dram_bytes_written) / (r.kernel_time_us * 1e-6) : 0;
+                                ? double(r.memory.dram_bytes_read + r.memory.dram_bytes_written) /
+                                      (r.kernel_time_us * 1e-6)
+                                : 0;
   for (size_t line = 0; line < by_line.size(); ++line) {
     const auto& c = by_line[line];
     bool any = false;

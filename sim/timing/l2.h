@@ -62,6 +62,7 @@ class L2 {
 
   const L2Counters& counters() const { return counters_; }
   const Dram& dram() const { return dram_; }
+  Dram& dram() { return dram_; }
 
  private:
   int slice_of(uint64_t line) const;
