@@ -169,6 +169,7 @@ struct Function {
   std::vector<Instruction> instructions;
   std::vector<UnsupportedCode> unsupported;  // left out of `instructions`; refused at launch
   std::vector<std::pair<std::string, int32_t>> labels;  // name -> instruction index
+  std::vector<int32_t> nounroll;  // instruction indices a `.pragma "nounroll";` precedes
   PerformanceHints hints;
   int32_t ptx_line = 0;
 };

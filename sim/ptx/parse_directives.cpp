@@ -479,7 +479,11 @@ void Parser::parse_body_statement() {
     if (t.text == ".loc") return parse_loc();
     if (t.text == ".pragma") {
       take();
-      expect_string("a string after .pragma");
+      const Token& what = expect_string("a string after .pragma");
+      // "nounroll" asks ptxas not to unroll the loop whose head follows (NVVM marks the
+      // remainder loops it made this way); the timing model's compiler schedule honours it.
+      if (what.text == "\"nounroll\"" || what.text == "nounroll")
+        fn().nounroll.push_back(static_cast<int32_t>(fn().instructions.size()));
       expect(';', "after .pragma");
       return;
     }

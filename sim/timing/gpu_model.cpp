@@ -5,6 +5,7 @@
 
 #include "sim/timing/block_scheduler.h"
 #include "sim/timing/l2.h"
+#include "sim/timing/schedule.h"
 #include "sim/timing/sm.h"
 
 namespace warplab::timing {
@@ -111,6 +112,11 @@ Expected<TimingResult> run_timing(const func::Program& program, func::DeviceMemo
   LaunchContext ctx{config,      program, memory, launch,
                     r.occupancy, r.stats, l2,     options.trace.enabled ? &r.trace : nullptr,
                     by_line,     0,       {}};
+  for (const ptx::Function& f : program.module().functions) {
+    auto& u = ctx.unrolled_loops.emplace_back(f.instructions.size(), 0);
+    for (size_t i = 0; i < f.instructions.size(); ++i)
+      u[i] = unrolls(f, static_cast<int32_t>(i)) ? 1 : 0;
+  }
   std::vector<Sm> sms;
   sms.reserve(config.core.sm_count);
   for (int i = 0; i < config.core.sm_count; ++i) sms.emplace_back(i, ctx);

@@ -245,7 +245,14 @@ bool Sm::fetch(Warp& w, uint64_t now) {
   // Loop copies: a taken backward branch just before this instruction starts another iteration.
   if (w.win.count >= 2) {
     const func::StepInfo& prev = w.win.at(w.win.count - 2).info;
-    if (prev.is_branch && prev.function == in.function && in.pc <= prev.pc) ++w.back_edges;
+    if (prev.is_branch && prev.function == in.function && in.pc <= prev.pc) {
+      // Another iteration: of the same unrolled body if ptxas unrolls this loop, else a new one.
+      const auto& u = ctx_.unrolled_loops;
+      const bool unrolled = prev.function < static_cast<int32_t>(u.size()) && prev.pc >= 0 &&
+                            prev.pc < static_cast<int32_t>(u[prev.function].size()) &&
+                            u[prev.function][prev.pc];
+      w.back_edges += unrolled ? 1 : static_cast<uint32_t>(ctx_.config.compiler.unroll);
+    }
   }
   e.back_edges = w.back_edges;
   e.hoisted = false;

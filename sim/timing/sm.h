@@ -69,6 +69,9 @@ struct LaunchContext {
   // Events after which a stuck-looking launch may move again: stores and atomics, exits,
   // barrier releases, block launches (the livelock watch restarts on each).
   uint64_t changes = 0;
+  // Per function of the module, per instruction: 1 at a loop's backward branch that ptxas
+  // unrolls (schedule.h: unrolls()); the compiler schedule hoists loads across its iterations.
+  std::vector<std::vector<uint8_t>> unrolled_loops;
 };
 
 class Sm {

@@ -8,6 +8,8 @@
 #include "lab/compile.h"
 #include "sim/func/executor.h"
 #include "sim/ptx/parser.h"
+#include "sim/timing/config.h"
+#include "sim/timing/schedule.h"
 #include "ui/cli/commands.h"
 
 namespace warplab::cli {
@@ -20,7 +22,45 @@ struct PtxArgs {
   std::vector<std::string> options;
   std::string out;
   bool resources_only = false;
+  bool schedule = false;
+  std::string config = "h100-sxm";
 };
+
+// What the timing model does to each kernel's loops in place of ptxas (sim/timing/schedule.h).
+void print_schedule(const func::Program& program, const timing::GpuConfig& cfg) {
+  const timing::CompilerConfig& cc = cfg.compiler;
+  std::cout << "\n// ---- the compiler's schedule, as the timing model applies it (" << cfg.name
+            << ": "
+            << (cc.hoist_loads
+                    ? "loops unrolled " + std::to_string(cc.unroll) + "x, up to " +
+                          std::to_string(cc.max_hoisted_loads) + " loads issued ahead of their use"
+                    : "PTX order, no hoisting")
+            << ") ----\n";
+  const ptx::Module& m = program.module();
+  for (const ptx::Function& f : m.functions) {
+    if (f.is_extern || f.instructions.empty()) continue;
+    const auto loops = timing::loop_schedules(f, cc);
+    std::cout << "// " << f.name << ": " << (loops.empty() ? "no loops" : "") << "\n";
+    for (const timing::LoopSchedule& l : loops) {
+      std::cout << "//   loop at PTX lines " << l.first_line << "-" << l.last_line;
+      if (l.loc.line > 0 && l.loc.file >= 0 && l.loc.file < static_cast<int32_t>(m.files.size()))
+        std::cout << " (" << m.files[l.loc.file] << ":" << l.loc.line << ")";
+      std::cout << ": " << l.loads << " load" << (l.loads == 1 ? "" : "s") << " per iteration, "
+                << (l.unrolled ? "unrolled " + std::to_string(cc.unroll) + "x"
+                               : "not unrolled (its counter steps by a register, or nounroll)");
+      if (l.loads > l.movable)
+        std::cout << ", " << l.loads - l.movable
+                  << " with an address computed from a load (they wait)";
+      if (l.stop_line)
+        std::cout << "; nothing moves across line " << l.stop_line
+                  << " (store, atomic, barrier or fence)";
+      std::cout << "\n//     one warp issues up to " << l.ahead << " load"
+                << (l.ahead == 1 ? "" : "s") << " back to back before the first use\n";
+    }
+  }
+  std::cout
+      << "// (ptxas's real schedule: cuobjdump -sass on the cubin; scripts/microbench/run.sh)\n";
+}
 
 int run(const PtxArgs& a) {
   lab::Toolchain toolchain;
@@ -89,6 +129,11 @@ int run(const PtxArgs& a) {
       if (auto s = program->check_kernel(f.name); !s && ++refused)
         std::cerr << "warplab: the simulator cannot run kernel '" << f.name
                   << "': " << named(s.error()).to_string() << "\n";
+  if (a.schedule) {
+    auto cfg = timing::load_config(a.config);
+    if (!cfg) return report_error(cfg.error());
+    print_schedule(*program, *cfg);
+  }
   return refused ? kExitBadInput : kExitOk;
 }
 
@@ -109,6 +154,11 @@ Command add_ptx_command(CLI::App& app) {
       ->allow_extra_args(false);
   sub->add_option("-o,--output", args->out, "Write the PTX to this file instead of stdout");
   sub->add_flag("--resources-only", args->resources_only, "Print only the resource usage");
+  sub->add_flag("--schedule", args->schedule,
+                "Also show what the timing model does to each loop in place of ptxas (unrolling, "
+                "loads issued ahead of their use)");
+  sub->add_option("--config", args->config, "Timing preset whose [compiler] rule --schedule shows")
+      ->capture_default_str();
   return {sub, [args] { return run(*args); }};
 }
 

@@ -1,0 +1,45 @@
+// The compiler's schedule, as the timing model applies it: what `warplab ptx --schedule` shows.
+//
+// The GPU runs ptxas's SASS, not the PTX: ptxas unrolls loops and moves loads above the
+// arithmetic that waits for them, so one warp keeps many loads in flight. The timing model does
+// the same to the PTX while it runs it (sm.h, CompilerConfig). This file is the static side of
+// that rule, for students to read: for each loop of a kernel, how many loads an iteration has,
+// which of them can move (their address comes from arithmetic, not from another load), where
+// something stops them (a store, an atomic, a barrier or a fence), and so how many loads the
+// model lets one warp issue back to back.
+// Simplified: loops are found as backward branches in one function's instruction list; the
+// count is a static summary of the rule, the run itself decides (a branch that splits the warp
+// also stops hoisting, which only a run shows).
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "sim/ptx/ir.h"
+#include "sim/timing/config.h"
+
+namespace warplab::timing {
+
+struct LoopSchedule {
+  int32_t first = 0, last = 0;            // instruction indices: loop head .. its backward branch
+  int32_t first_line = 0, last_line = 0;  // their PTX lines
+  ptx::SourceLoc loc;                     // CUDA location of the loop's first instruction
+  int loads = 0;                          // plain loads (global, local, shared) per iteration
+  int movable = 0;                        // of those: address from arithmetic alone
+  int32_t stop_line = 0;                  // first store/atomic/barrier/fence in the body (0: none)
+  bool unrolled = false;                  // ptxas unrolls it (see unrolls())
+  int ahead = 0;                          // loads one warp may issue back to back in this loop
+};
+
+// Whether ptxas unrolls the loop closed by the backward branch at instruction `branch` of `f`
+// (on top of what NVVM already unrolled into the PTX). In the SASS of the lesson and corpus
+// kernels, ptxas unrolls a loop whose counter steps by a constant (matmul_naive's k += 4: 16
+// LDGs per body; row_max's c += 1024: 16) and leaves alone one whose step is a register
+// (c += blockDim.x, i += gridDim.x * blockDim.x: the PTX body's loads only) or that NVVM marked
+// `.pragma "nounroll"` (its remainder loops).
+bool unrolls(const ptx::Function& f, int32_t branch);
+
+// Loops of `f` (innermost first, by position), under `compiler`'s rule.
+std::vector<LoopSchedule> loop_schedules(const ptx::Function& f, const CompilerConfig& compiler);
+
+}  // namespace warplab::timing

@@ -1,0 +1,90 @@
+// The compiler's schedule, statically (sim/timing/schedule.h): which loops ptxas unrolls, which
+// loads may move, and how many loads one warp issues back to back.
+#include <doctest/doctest.h>
+
+#include "sim/ptx/parser.h"
+#include "sim/timing/schedule.h"
+
+using namespace warplab;
+using namespace warplab::timing;
+
+namespace {
+// Three loops: a counter stepping by a constant (ptxas unrolls it), one stepping by a register
+// (blockDim.x: left alone), and one marked nounroll. The second loop also has a load whose
+// address comes from a load (an index array), and the third a store.
+constexpr const char* kLoops = R"(.version 9.0
+.target sm_90
+.address_size 64
+.visible .entry loops(.param .u64 x, .param .u64 idx, .param .u32 n)
+{
+  .reg .pred %p<4>;
+  .reg .f32 %f<8>;
+  .reg .b32 %r<12>;
+  .reg .b64 %rd<12>;
+  ld.param.u64 %rd1, [x];
+  ld.param.u64 %rd2, [idx];
+  ld.param.u32 %r1, [n];
+  mov.u32 %r2, 0;
+  mov.f32 %f1, 0f00000000;
+  mov.u64 %rd3, %rd1;
+$L_a:
+  ld.global.f32 %f2, [%rd3];
+  ld.global.f32 %f3, [%rd3+4];
+  add.f32 %f1, %f1, %f2;
+  add.f32 %f1, %f1, %f3;
+  add.s64 %rd3, %rd3, 8;
+  add.s32 %r2, %r2, 2;
+  setp.lt.s32 %p1, %r2, %r1;
+  @%p1 bra $L_a;
+  mov.u32 %r3, %tid.x;
+  mov.u32 %r4, %ntid.x;
+$L_b:
+  mul.wide.u32 %rd4, %r3, 4;
+  add.s64 %rd5, %rd2, %rd4;
+  ld.global.u32 %r5, [%rd5];
+  mul.wide.u32 %rd6, %r5, 4;
+  add.s64 %rd7, %rd1, %rd6;
+  ld.global.f32 %f4, [%rd7];
+  add.f32 %f1, %f1, %f4;
+  add.s32 %r3, %r3, %r4;
+  setp.lt.s32 %p2, %r3, %r1;
+  @%p2 bra $L_b;
+  mov.u32 %r6, 0;
+$L_c:
+  .pragma "nounroll";
+  ld.global.f32 %f5, [%rd1];
+  st.global.f32 [%rd1+4], %f5;
+  add.s32 %r6, %r6, 1;
+  setp.lt.s32 %p3, %r6, %r1;
+  @%p3 bra $L_c;
+  ret;
+}
+)";
+}  // namespace
+
+TEST_CASE("311 loops: what ptxas unrolls, which loads move, how many leave back to back") {
+  auto m = ptx::parse_module(kLoops, "loops.ptx");
+  REQUIRE_MESSAGE(m, (m ? "" : m.error().to_string()));
+  const ptx::Function& f = m->functions.at(0);
+  CompilerConfig cc;  // unroll 4, up to 32 loads ahead
+  auto loops = loop_schedules(f, cc);
+  REQUIRE(loops.size() == 3);
+  // Sorted innermost/last first: c, b, a.
+  const LoopSchedule &c = loops[0], &b = loops[1], &a = loops[2];
+  CHECK(a.unrolled);
+  CHECK(a.loads == 2);
+  CHECK(a.movable == 2);
+  CHECK(a.stop_line == 0);
+  CHECK(a.ahead == 8);  // 4 copies x 2 loads
+  CHECK_FALSE(b.unrolled);
+  CHECK(b.loads == 2);
+  CHECK(b.movable == 1);  // x[idx[i]] waits for idx[i]
+  CHECK(b.ahead == 1);
+  CHECK_FALSE(c.unrolled);  // nounroll
+  CHECK(c.stop_line > 0);
+  CHECK(c.ahead == 1);
+  cc.max_hoisted_loads = 3;
+  CHECK(loop_schedules(f, cc)[2].ahead == 4);
+  cc.hoist_loads = 0;
+  CHECK(loop_schedules(f, cc)[2].ahead == 1);
+}
