@@ -17,7 +17,7 @@
 //                  TMA's swizzle modes do in hardware-friendly form).
 //   tile_nosync    tile_padded without the __syncthreads(): a warp may read a column before
 //                  the warps that write its other rows have written them. A data race: run
-//                  race.toml with --racecheck.
+//                  bugs/race.toml with --racecheck.
 
 #define TILE 32
 #define ROWS_PER_PASS 8  // blockDim.y
