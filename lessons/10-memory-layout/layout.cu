@@ -3,7 +3,8 @@
 //
 // Each particle has 8 floats (32 bytes). The kernels compute its kinetic energy
 // e = m (vx^2 + vy^2 + vz^2) / 2, which needs only 4 of the 8 fields.
-//   AoS: particle i is bytes [32 i, 32 i + 32). Lane l's vx is 32 bytes from lane l+1's, so one warp
+//   AoS: particle i is bytes [32 i, 32 i + 32). Lane l's vx is 32 bytes from lane l+1's, so one
+//   warp
 //        load of vx touches 32 sectors, and the warp's 4 loads (vx, vy, vz, m) request 128 sectors
 //        for 512 useful bytes. Every particle's whole 32-byte sector comes from DRAM, half of it
 //        (x, y, z, q) unused.

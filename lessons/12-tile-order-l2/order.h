@@ -20,7 +20,7 @@ __device__ inline void tile_of_block(int bid, int tiles_m, int tiles_n, int orde
     tn = bid % tiles_n;
     return;
   }
-  const int per_group = group_m * tiles_n;     // blocks in one strip of group_m rows of tiles
+  const int per_group = group_m * tiles_n;  // blocks in one strip of group_m rows of tiles
   const int first_m = (bid / per_group) * group_m;
   const int rows = min(tiles_m - first_m, group_m);  // the last strip may be shorter
   const int in_group = bid % per_group;

@@ -31,8 +31,7 @@ __device__ void load_table(const float* table, float* s, int table_n) {
 }
 
 // Launch `tiles` blocks with table_n * 4 bytes (or more) of dynamic shared memory.
-extern "C" __global__ void tiles_per_block(const float* table, float* out, int table_n,
-                                           int iters) {
+extern "C" __global__ void tiles_per_block(const float* table, float* out, int table_n, int iters) {
   extern __shared__ float s[];
   load_table(table, s, table_n);
   out[blockIdx.x * blockDim.x + threadIdx.x] = tile_body(s, table_n, blockIdx.x, iters);

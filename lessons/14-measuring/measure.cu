@@ -24,7 +24,11 @@ __device__ void sum_float4(const float4* x, float* out, int n4) {
   }
 }
 
-extern "C" __global__ void sum_first(const float4* x, float* out, int n4) { sum_float4(x, out, n4); }
-extern "C" __global__ void sum_again(const float4* x, float* out, int n4) { sum_float4(x, out, n4); }
+extern "C" __global__ void sum_first(const float4* x, float* out, int n4) {
+  sum_float4(x, out, n4);
+}
+extern "C" __global__ void sum_again(const float4* x, float* out, int n4) {
+  sum_float4(x, out, n4);
+}
 
 extern "C" __global__ void empty() {}
