@@ -26,6 +26,7 @@ extern "C" __global__ void panel_sum(const float* A, const float* B, float* out,
   const float* a = A + size_t(tm) * BM * K;
   for (int k4 = threadIdx.x; k4 < K / 4; k4 += blockDim.x) {
     float4 s = make_float4(0.f, 0.f, 0.f, 0.f);
+#pragma unroll 8
     for (int r = 0; r < BM; ++r) {
       const float4 v = reinterpret_cast<const float4*>(a + size_t(r) * K)[k4];
       s.x += v.x, s.y += v.y, s.z += v.z, s.w += v.w;
@@ -40,6 +41,7 @@ extern "C" __global__ void panel_sum(const float* A, const float* B, float* out,
   const int lane = threadIdx.x % 32, warp = threadIdx.x / 32, warps = blockDim.x / 32;
   const float* b = B + size_t(tn) * BN + 4 * lane;
   float acc = 0.f;
+#pragma unroll 4
   for (int k = warp; k < K; k += warps) {
     const float4 v = *reinterpret_cast<const float4*>(b + size_t(k) * N);
     acc += colA[k] * ((v.x + v.y) + (v.z + v.w));
