@@ -21,6 +21,10 @@ struct Sm::Ahead {
   func::StepInfo info;
   uint32_t back_edges = 0;       // the warp's taken backward branches before this instruction
   bool hoisted = false;          // issued ahead of its turn (a hoisted load): `ready` is its data
+  bool merged = false;           // a shared load ptxas folds into an earlier one's vector load
+  bool stamped = false;          // merged: `ready` is known (its vector load has issued)
+  bool leader = false;           // starts a vector load that later loads may join
+  uint32_t group = 0;            // leader: which vector group
   bool indep = false;            // its operands come from address arithmetic alone (no loads)
   bool chain = false;            // address arithmetic: an ALU instruction with `indep` operands
   uint8_t ext_count = 0;         // registers written before the window that its operands need
@@ -55,10 +59,17 @@ struct Sm::Warp {
   bool used = false;
   int block = -1, index = 0;  // block slot, warp index within the block
   uint64_t age = 0;
-  Window win;                // fetched instructions; win.at(0) is the next in program order
-  int pick = 0;              // evaluate(): 0 issues win.at(0), k > 0 the hoisted load win.at(k)
-  int hoisted = 0;           // loads in the window issued ahead of their turn
-  uint32_t back_edges = 0;   // taken backward branches fetched so far
+  Window win;               // fetched instructions; win.at(0) is the next in program order
+  int pick = 0;             // evaluate(): 0 issues win.at(0), k > 0 the hoisted load win.at(k)
+  int hoisted = 0;          // loads in the window issued ahead of their turn
+  uint32_t back_edges = 0;  // taken backward branches fetched so far
+  // The open vector group of shared loads (ptxas's LDS.64/.128): each lane's first address, the
+  // bytes gathered so far, and when its leader's data is back once it has issued.
+  std::array<uint64_t, 32> vec_start{};
+  uint32_t vec_bytes = 0, vec_mask = 0, vec_group = 0;
+  int32_t vec_function = -1;
+  bool vec_issued = false;
+  uint64_t vec_ready = 0;
   uint64_t fetch_ready = 0;  // cycle `next` can issue at the earliest
   WarpState fetch_reason = WarpState::NoInstruction;
   bool at_barrier = false;
@@ -258,7 +269,9 @@ bool Sm::fetch(Warp& w, uint64_t now) {
   e.hoisted = false;
   e.indep = true;
   e.ext_count = 0;
+  e.merged = e.stamped = e.leader = false;
   if (!ctx_.config.compiler.hoist_loads) return true;
+  vectorize(w, e);
   // Dependences within the window: each operand's latest writer before this instruction. A
   // load's result (or anything computed from one) makes it dependent; registers written before
   // the window are checked against the scoreboard when a load is about to be hoisted.
@@ -302,6 +315,62 @@ bool Sm::fetch(Warp& w, uint64_t now) {
   return true;
 }
 
+void Sm::vectorize(Warp& w, Ahead& e) {
+  const func::StepInfo& in = e.info;
+  if (!(hoistable_load(in) && in.space == Space::Shared && in.exec_mask != 0)) {
+    if (schedule_barrier(in) || (in.is_memory && in.space == Space::Shared)) w.vec_bytes = 0;
+    return;
+  }
+  // 1. Does it continue the open group: the same lanes, each reading the bytes right after the
+  //    group's, all within one aligned 16-byte piece?
+  bool joins = w.vec_bytes > 0 && w.vec_mask == in.exec_mask && w.vec_function == in.function &&
+               w.vec_bytes + in.access_bytes <= 16;
+  for (uint32_t m = in.exec_mask; joins && m; m &= m - 1) {
+    const int l = std::countr_zero(m);
+    joins = in.addr[l] == w.vec_start[l] + w.vec_bytes;
+  }
+  if (joins) {
+    e.merged = true;
+    w.vec_bytes += in.access_bytes;
+    if (w.vec_issued) {
+      e.stamped = true;
+      e.ready = w.vec_ready;
+      e.kind = WarpState::ShortScoreboard;
+    }
+    return;
+  }
+  // 2. Else it may start a group: every lane's address 16-byte aligned, room left to grow.
+  bool aligned = in.access_bytes < 16;
+  for (uint32_t m = in.exec_mask; aligned && m; m &= m - 1)
+    aligned = in.addr[std::countr_zero(m)] % 16 == 0;
+  if (!aligned) return;  // another load between the group's members leaves the group open
+  e.leader = true;
+  e.group = ++w.vec_group;
+  w.vec_start = in.addr;
+  w.vec_bytes = in.access_bytes;
+  w.vec_mask = in.exec_mask;
+  w.vec_function = in.function;
+  w.vec_issued = false;
+}
+
+void Sm::vector_issued(Warp& w, size_t k, uint64_t ready) {
+  const Ahead& lead = w.win.at(k);
+  if (!lead.leader) return;
+  // Its members already fetched take its data time; later ones will when they are fetched.
+  for (size_t j = k + 1; j < w.win.count && !w.win.at(j).leader; ++j) {
+    Ahead& m = w.win.at(j);
+    if (m.merged && !m.stamped) {
+      m.stamped = true;
+      m.ready = ready;
+      m.kind = WarpState::ShortScoreboard;
+    }
+  }
+  if (lead.group == w.vec_group) {
+    w.vec_issued = true;
+    w.vec_ready = ready;
+  }
+}
+
 int Sm::find_hoist(Warp& w, int sp, uint64_t now, uint64_t& wake) {
   const CompilerConfig& cc = ctx_.config.compiler;
   if (!cc.hoist_loads || w.hoisted >= cc.max_hoisted_loads) return 0;
@@ -319,7 +388,7 @@ int Sm::find_hoist(Warp& w, int sp, uint64_t now, uint64_t& wake) {
     }
     Ahead& e = w.win.at(k);
     if (e.back_edges / static_cast<uint32_t>(cc.unroll) != body) return 0;
-    if (!e.hoisted && e.indep && e.info.exec_mask != 0 && hoistable_load(e.info)) {
+    if (!e.hoisted && !e.merged && e.indep && e.info.exec_mask != 0 && hoistable_load(e.info)) {
       // Its address must be computable now: no register it needs is still being written.
       for (int x = 0; x < e.ext_count; ++x)
         for (const Pending& p : w.pending)
@@ -606,13 +675,15 @@ bool Sm::issue(int slot, uint64_t now) {
   ++instructions_;
   // 0. A hoisted load: it leaves now; its result joins the scoreboard when the warp reaches it.
   if (w.pick > 0) {
-    Ahead& e = w.win.at(static_cast<size_t>(w.pick));
+    const size_t k = static_cast<size_t>(w.pick);
+    Ahead& e = w.win.at(k);
     w.pick = 0;
     pipe_free_[sp][unit_index(UnitClass::Ldst)] = now + cfg.pipes.ldst.interval;
     e.kind = WarpState::LongScoreboard;
     e.ready = access(slot, e.info, now, e.kind);
     e.hoisted = true;
     ++w.hoisted;
+    vector_issued(w, k, e.ready);
     trace_issue(slot, e.info, now);
     return true;
   }
@@ -626,8 +697,10 @@ bool Sm::issue(int slot, uint64_t now) {
   uint64_t ready = now + pipe.latency;
   WarpState kind = WarpState::Wait;
   if (unit == UnitClass::Sfu || unit == UnitClass::Warp) kind = WarpState::ShortScoreboard;
-  if (in.is_memory && is_memory_op(inst.op) && in.exec_mask != 0)
+  if (in.is_memory && is_memory_op(inst.op) && in.exec_mask != 0) {
     ready = access(slot, in, now, kind);
+    vector_issued(w, 0, ready);
+  }
   const int32_t fkey = in.function << 20;
   for (int i = 0; i < in.dst_count; ++i) {
     const int32_t key = fkey | in.dst_regs[i];
@@ -667,19 +740,24 @@ bool Sm::issue(int slot, uint64_t now) {
 }
 
 bool Sm::advance(Warp& w, uint64_t now) {
-  while (w.win.count > 0 && w.win.at(0).hoisted) {
-    const Ahead& e = w.win.at(0);
-    const int32_t fkey = e.info.function << 20;
-    for (int i = 0; i < e.info.dst_count; ++i) {
-      const int32_t key = fkey | e.info.dst_regs[i];
-      std::erase_if(w.pending, [&](const Pending& p) { return p.key == key; });
-      w.pending.push_back({key, e.ready, e.kind});
+  for (;;) {
+    // Loads issued ahead, and loads folded into a vector load, take no issue slot of their own:
+    // their results join the scoreboard as the warp reaches them.
+    while (w.win.count > 0 && (w.win.at(0).hoisted || w.win.at(0).merged)) {
+      const Ahead& e = w.win.at(0);
+      const int32_t fkey = e.info.function << 20;
+      for (int i = 0; i < e.info.dst_count; ++i) {
+        const int32_t key = fkey | e.info.dst_regs[i];
+        std::erase_if(w.pending, [&](const Pending& p) { return p.key == key; });
+        w.pending.push_back({key, e.ready, e.kind});
+      }
+      if (e.hoisted) --w.hoisted;
+      w.win.pop();
     }
-    --w.hoisted;
-    w.win.pop();
+    if (w.win.count > 0) return true;
+    if (!fetch(w, now)) return false;
+    if (w.win.count == 0) return true;  // exited or at a barrier functionally
   }
-  if (w.win.count == 0) return fetch(w, now);
-  return true;
 }
 
 void Sm::try_release_barrier(Block& b, uint64_t now) {

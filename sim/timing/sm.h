@@ -26,7 +26,10 @@
 // load, or warp-splitting branch lies between, (3) it belongs to the same unrolled body (at most
 // compiler.unroll iterations of a loop: taken backward branches counted from the waiting
 // instruction), and (4) fewer than compiler.max_hoisted_loads loads are already ahead (registers
-// hold them). Loads leave in program order; the result joins the scoreboard when the warp reaches
+// hold them). Shared loads that read, lane by lane, the bytes right after an earlier shared load
+// within one aligned 16-byte piece join it as one vector load (ptxas's LDS.128: matmul_tiled
+// reads its A tile row 16 bytes at a time) and take no issue slot or wavefront of their own.
+// Loads leave in program order; the result joins the scoreboard when the warp reaches
 // the load in program order, so every result is what PTX order gives (the functional executor
 // already ran it). Counts stay with each instruction's own PTX and CUDA line.
 // Simplified: the functional executor runs each instruction when the warp *fetches* it (ahead of
@@ -122,6 +125,11 @@ class Sm {
   // The compiler's schedule (CompilerConfig): a later load of the window that could issue now
   // while win.at(0) waits; 0 when none. May fetch further ahead (sets fault_ if that faults).
   int find_hoist(Warp& w, int sp, uint64_t now, uint64_t& wake);
+  // ptxas's vector loads: a shared load that reads, in every lane, the bytes right after an
+  // earlier one's within one aligned 16-byte piece joins that load (LDS.64/LDS.128).
+  void vectorize(Warp& w, Ahead& e);
+  // win.at(k) issued with data back at `ready`: the loads that joined it get that time.
+  void vector_issued(Warp& w, size_t k, uint64_t ready);
   // The memory side of issuing `in` (coalescer, L1TEX, trace): when its data is back, and which
   // scoreboard waits for it.
   uint64_t access(int slot, const func::StepInfo& in, uint64_t now, WarpState& kind);
