@@ -134,6 +134,17 @@ bool is_memory_op(Opcode op) {
          op == Opcode::Red || op == Opcode::Prefetch || op == Opcode::Prefetchu;
 }
 
+// The scoreboard: `in`'s destination registers are written at `ready` (waited on as `kind`).
+void write_pending(std::vector<Sm::Pending>& pending, const func::StepInfo& in, uint64_t ready,
+                   WarpState kind) {
+  const int32_t fkey = in.function << 20;
+  for (int i = 0; i < in.dst_count; ++i) {
+    const int32_t key = fkey | in.dst_regs[i];
+    std::erase_if(pending, [&](const Sm::Pending& p) { return p.key == key; });
+    pending.push_back({key, ready, kind});
+  }
+}
+
 // A load the compiler may move above earlier instructions: a plain (weak, non-volatile) load
 // from global, local or shared memory.
 bool hoistable_load(const func::StepInfo& in) {
@@ -701,12 +712,7 @@ bool Sm::issue(int slot, uint64_t now) {
     ready = access(slot, in, now, kind);
     vector_issued(w, 0, ready);
   }
-  const int32_t fkey = in.function << 20;
-  for (int i = 0; i < in.dst_count; ++i) {
-    const int32_t key = fkey | in.dst_regs[i];
-    std::erase_if(w.pending, [&](const Pending& p) { return p.key == key; });
-    w.pending.push_back({key, ready, kind});
-  }
+  write_pending(w.pending, in, ready, kind);
   trace_issue(slot, in, now);
   // 3. Control: branches and divergence delay the next fetch.
   w.fetch_ready = now + 1;
@@ -745,12 +751,7 @@ bool Sm::advance(Warp& w, uint64_t now) {
     // their results join the scoreboard as the warp reaches them.
     while (w.win.count > 0 && (w.win.at(0).hoisted || w.win.at(0).merged)) {
       const Ahead& e = w.win.at(0);
-      const int32_t fkey = e.info.function << 20;
-      for (int i = 0; i < e.info.dst_count; ++i) {
-        const int32_t key = fkey | e.info.dst_regs[i];
-        std::erase_if(w.pending, [&](const Pending& p) { return p.key == key; });
-        w.pending.push_back({key, e.ready, e.kind});
-      }
+      write_pending(w.pending, e.info, e.ready, e.kind);
       if (e.hoisted) --w.hoisted;
       w.win.pop();
     }

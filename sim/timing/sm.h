@@ -111,8 +111,10 @@ class Sm {
   void watch_loops(bool on);
   bool looping() const;
 
+ public:
+  struct Pending;  // a register write not yet visible (sm.cpp)
+
  private:
-  struct Pending;
   struct Ahead;
   struct Window;
   struct Warp;
