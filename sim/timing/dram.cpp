@@ -138,4 +138,13 @@ uint64_t Dram::write(uint64_t address, uint32_t bytes, uint64_t now) {
   return static_cast<uint64_t>(std::ceil(access(address, bytes, now, true)));
 }
 
+uint64_t Dram::write_merging(uint64_t address, uint32_t bytes, uint32_t partial, uint64_t now) {
+  // Both are booked now: the channel's bus takes them one after the other.
+  if (partial > 0) {
+    bytes_read_ += partial;
+    access(address, partial, now, true);
+  }
+  return write(address, bytes, now);
+}
+
 }  // namespace warplab::timing

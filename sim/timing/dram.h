@@ -57,6 +57,10 @@ class Dram {
   uint64_t read(uint64_t address, uint32_t bytes, uint64_t now);
   // Writes back `bytes` (consumes bandwidth and row activations; returns the cycle it completes).
   uint64_t write(uint64_t address, uint32_t bytes, uint64_t now);
+  // Writes back `bytes` of which `partial` were only partly written: those are read first and
+  // merged (a read-modify-write). The write drain does both, in its own row, so write-backs of
+  // neighbouring lines share row activations as plain writes do.
+  uint64_t write_merging(uint64_t address, uint32_t bytes, uint32_t partial, uint64_t now);
 
   // A new launch: cycles count from 0 again, every bank is precharged (closed), counters restart.
   void begin_launch();

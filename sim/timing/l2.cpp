@@ -58,11 +58,9 @@ void L2::write_back(const CacheAccess& a, uint64_t now) {
   const int n = std::popcount(a.evicted_dirty);
   counters_.writebacks += n;
   // Sectors holding only part of their bytes: DRAM reads the rest first (read-modify-write).
-  if (const int p = std::popcount(a.evicted_partial)) {
-    counters_.partial_writebacks += p;
-    dram_.read(a.evicted_line * line_bytes_, p * sector_bytes_, now);
-  }
-  dram_.write(a.evicted_line * line_bytes_, n * sector_bytes_, now);
+  const int p = std::popcount(a.evicted_partial);
+  counters_.partial_writebacks += p;
+  dram_.write_merging(a.evicted_line * line_bytes_, n * sector_bytes_, p * sector_bytes_, now);
 }
 
 uint64_t L2::read(uint64_t line, uint32_t sector_mask, uint64_t now, int* dram_sectors,

@@ -68,6 +68,8 @@ struct Sm::Warp {
   std::array<uint64_t, 32> vec_start{};
   uint32_t vec_bytes = 0, vec_mask = 0, vec_group = 0;
   int32_t vec_function = -1;
+  int32_t vec_base = -1;  // the group's base register and its leader's immediate offset
+  int64_t vec_offset = 0;
   bool vec_issued = false;
   uint64_t vec_ready = 0;
   uint64_t fetch_ready = 0;  // cycle `next` can issue at the earliest
@@ -162,6 +164,13 @@ bool counts_lanes(const ptx::Instruction& i) {
   const ptx::Operand& v = i.ops.back();
   return v.kind == ptx::Operand::Kind::Imm && v.imm_kind == ptx::Operand::ImmKind::Int &&
          v.bits == 1;
+}
+
+// A load's or store's address operand ([%r + offset]), or nullptr.
+const ptx::Operand* address_operand(const ptx::Instruction& i) {
+  for (const ptx::Operand& o : i.ops)
+    if (o.kind == ptx::Operand::Kind::Addr) return &o;
+  return nullptr;
 }
 
 // Address arithmetic: an instruction that computes from registers alone (no memory but kernel
@@ -334,8 +343,15 @@ void Sm::vectorize(Warp& w, Ahead& e) {
   }
   // 1. Does it continue the open group: the same lanes, each reading the bytes right after the
   //    group's, all within one aligned 16-byte piece?
+  //    ptxas sees that only in the code: the same base register, the offset right after the
+  //    group's (`[%rd3]`, `[%rd3+4]`, ...). Addresses that merely happen to be adjacent at run
+  //    time (computed apart, as in a strided or wrapped index) stay separate loads.
+  const ptx::Operand* where = address_operand(*in.inst);
+  const int32_t base = where ? where->reg : -1;
+  const int64_t offset = where ? where->offset : 0;
   bool joins = w.vec_bytes > 0 && w.vec_mask == in.exec_mask && w.vec_function == in.function &&
-               w.vec_bytes + in.access_bytes <= 16;
+               w.vec_bytes + in.access_bytes <= 16 && base >= 0 && base == w.vec_base &&
+               offset == w.vec_offset + static_cast<int64_t>(w.vec_bytes);
   for (uint32_t m = in.exec_mask; joins && m; m &= m - 1) {
     const int l = std::countr_zero(m);
     joins = in.addr[l] == w.vec_start[l] + w.vec_bytes;
@@ -355,8 +371,11 @@ void Sm::vectorize(Warp& w, Ahead& e) {
   for (uint32_t m = in.exec_mask; aligned && m; m &= m - 1)
     aligned = in.addr[std::countr_zero(m)] % 16 == 0;
   if (!aligned) return;  // another load between the group's members leaves the group open
+  if (base < 0) return;
   e.leader = true;
   e.group = ++w.vec_group;
+  w.vec_base = base;
+  w.vec_offset = offset;
   w.vec_start = in.addr;
   w.vec_bytes = in.access_bytes;
   w.vec_mask = in.exec_mask;
