@@ -1,5 +1,6 @@
 // Hostile PTX: declarations too large to hold (registers, arrays of every state space, parameters)
-// are load errors naming the PTX line, never an allocation of gigabytes.
+// and constant barrier operands the GPU refuses are load errors naming the PTX line, never an
+// allocation of gigabytes or a fault in the middle of a run.
 #include <doctest/doctest.h>
 
 #include <string>
@@ -98,4 +99,28 @@ TEST_CASE("106 parameters: sizes past CUDA's 32,764 bytes, and wrapping products
                       "\tret;\n}\n");
   CHECK(sum.line == 4);
   CHECK(has(sum, "32764"));
+}
+
+TEST_CASE("106 barriers: a constant id past 15 or a count that is not whole warps fails to load") {
+  const std::string decl = "\t.reg .pred %p<2>;\n\t.reg .b32 %r<2>;\n";  // lines 6-7
+  for (const char* bad : {"bar.sync 16;", "barrier.sync 4294967295;", "bar.arrive 16, 64;",
+                          "bar.red.popc.u32 %r1, 16, %p1;"}) {
+    INFO(bad);
+    auto e = error_of(kernel(decl + "\t" + bad));
+    CHECK(e.line == 8);
+    CHECK(has(e, "a block has 16 barriers (0..15)"));
+  }
+  for (const char* bad : {"bar.sync 1, 48;", "bar.sync 0, 0;", "bar.arrive 1, 2048;",
+                          "bar.red.and.pred %p1, 1, 33, %p0;"}) {
+    INFO(bad);
+    auto e = error_of(kernel(decl + "\t" + bad));
+    CHECK(e.line == 8);
+    CHECK(has(e, "multiple of 32"));
+  }
+  for (const char* ok :
+       {"bar.sync 15;", "bar.sync 1, 1024;", "bar.sync %r1;", "bar.red.popc.u32 %r1, 15, %p1;",
+        "bar.red.or.pred %p1, 0, 64, !%p0;", "bar.warp.sync -1;"}) {
+    INFO(ok);
+    CHECK(parse_module(kernel(decl + "\t" + ok), "ok.ptx"));
+  }
 }
