@@ -1,6 +1,6 @@
 // Hostile PTX: declarations too large to hold (registers, arrays of every state space, parameters)
 // and constant barrier operands the GPU refuses are load errors naming the PTX line, never an
-// allocation of gigabytes or a fault in the middle of a run.
+// allocation of gigabytes or a fault in the middle of a run; the lexer shows a stray byte in hex.
 #include <doctest/doctest.h>
 
 #include <string>
@@ -122,5 +122,18 @@ TEST_CASE("106 barriers: a constant id past 15 or a count that is not whole warp
         "bar.red.or.pred %p1, 0, 64, !%p0;", "bar.warp.sync -1;"}) {
     INFO(ok);
     CHECK(parse_module(kernel(decl + "\t" + ok), "ok.ptx"));
+  }
+}
+
+TEST_CASE("106 lexer: a stray byte is shown in hex after \\x") {
+  for (const auto& [byte, shown] : {std::pair<char, const char*>{'\x01', "'\\x01'"},
+                                    {'\x1f', "'\\x1f'"},
+                                    {'\xc3', "'\\xc3'"},
+                                    {'\xff', "'\\xff'"},
+                                    {'\x7f', "'\\x7f'"}}) {
+    INFO(shown);
+    auto e = error_of(kHead + std::string(1, byte) + "\n");
+    CHECK(e.line == 4);
+    CHECK(has(e, std::string("unexpected character ") + shown));
   }
 }
