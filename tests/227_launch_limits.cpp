@@ -1,5 +1,6 @@
-// A kernel with more static shared memory or more registers than a kernel may have is refused
-// before anything runs. Uninitialised .global variables read as zeros.
+// Launches the GPU refuses are refused here too, before anything runs: a block larger than the
+// kernel's .maxntid or of another shape than its .reqntid, more static shared memory or more
+// registers than a kernel may have. Uninitialised .global variables read as zeros.
 #include <string>
 
 #include "21x_sim.h"
@@ -81,6 +82,23 @@ std::string launch_error(test::Sim& sim, const std::string& kernel, func::Dim3 b
 
 }  // namespace
 
+TEST_CASE("227 .maxntid and .reqntid: a block outside them is refused, as the GPU refuses it") {
+  test::Sim sim(kPtx, "limits.ptx");
+  const uint64_t out = sim.zeros<uint32_t>("out", 1);
+  const std::string big = launch_error(sim, "bounded", {512, 1, 1}, {out});
+  CHECK(big.find("limits.ptx:8:") == 0);
+  CHECK(big.find("allows at most 256") != std::string::npos);
+  CHECK(launch_error(sim, "bounded", {16, 17, 1}, {out}).find(".maxntid") != std::string::npos);
+  sim.run("bounded", {2, 1, 1}, {256, 1, 1}, {out});
+  sim.run("bounded", {1, 1, 1}, {16, 16, 1}, {out});  // 256 threads in any shape
+
+  const std::string shape = launch_error(sim, "exact", {128, 1, 1}, {out});
+  CHECK(shape.find("limits.ptx:16:") == 0);
+  CHECK(shape.find("not the kernel's .reqntid (32,4,1)") != std::string::npos);
+  CHECK(!launch_error(sim, "exact", {32, 2, 1}, {out}).empty());
+  sim.run("exact", {1, 1, 1}, {32, 4, 1}, {out});
+}
+
 TEST_CASE("227 uninitialised .global variables are zeros") {
   test::Sim sim(kPtx, "limits.ptx");
   const uint64_t out = sim.zeros<uint32_t>("out", 1);
@@ -96,4 +114,26 @@ TEST_CASE("227 a kernel's static shared memory and registers are held to their l
         std::string::npos);
   const std::string regs = launch_error(sim, "too_many_registers", {32, 1, 1}, {});
   CHECK(regs.find("and the functions it calls declare 80000 registers") != std::string::npos);
+}
+
+TEST_CASE("227 one shared-memory limit per block: 232,448 bytes (227 KB on the H100)") {
+  CHECK(func::kMaxSharedPerBlock == 232448);
+  test::Sim sim(R"(.version 8.0
+.target sm_90
+.address_size 64
+.extern .shared .align 16 .b8 dyn[];
+.visible .entry k()
+{
+  .reg .b64 %rd<2>;
+  mov.u64 %rd1, dyn;
+  ret;
+}
+)",
+                "dyn.ptx");
+  func::LaunchConfig ok{"k", {1, 1, 1}, {32, 1, 1}, 232448, {}};
+  CHECK(func::run_functional(*sim.program, sim.mem, ok, {}));
+  func::LaunchConfig over{"k", {1, 1, 1}, {32, 1, 1}, 232449, {}};
+  auto r = func::run_functional(*sim.program, sim.mem, over, {});
+  REQUIRE_FALSE(r);
+  CHECK(r.error().message.find("the limit is 232448") != std::string::npos);
 }

@@ -1,0 +1,95 @@
+// Hostile input at the command line: a block the kernel's __launch_bounds__ refuses, too much
+// dynamic shared memory. Each is bad input: exit 2 and an error naming the file and line.
+#include <doctest/doctest.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Outcome {
+  int status = -1;
+  std::string out, err;
+};
+
+// Runs the warplab binary beside this test binary with `args`.
+Outcome run_cli(const std::string& args) {
+  const fs::path bin = fs::read_symlink("/proc/self/exe").parent_path() / "warplab";
+  const fs::path dir = fs::temp_directory_path() / ("warplab_516_" + std::to_string(getpid()));
+  fs::create_directories(dir);
+  const std::string cmd =
+      bin.string() + " " + args + " >" + (dir / "out").string() + " 2>" + (dir / "err").string();
+  const int rc = std::system(cmd.c_str());
+  Outcome o;
+  o.status = WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
+  std::stringstream so, se;
+  so << std::ifstream(dir / "out").rdbuf();
+  se << std::ifstream(dir / "err").rdbuf();
+  o.out = so.str();
+  o.err = se.str();
+  fs::remove_all(dir);
+  return o;
+}
+
+// A scratch directory with the files a test writes; removed at the end.
+struct Scratch {
+  fs::path dir = fs::temp_directory_path() / ("warplab_516_files_" + std::to_string(getpid()));
+  Scratch() { fs::create_directories(dir); }
+  ~Scratch() { fs::remove_all(dir); }
+  std::string write(const std::string& name, const std::string& text) const {
+    std::ofstream(dir / name, std::ios::binary) << text;
+    return (dir / name).string();
+  }
+};
+
+const char* kBoundedPtx = R"(.version 8.0
+.target sm_90
+.address_size 64
+.visible .entry k(.param .u64 out)
+.maxntid 128, 1, 1
+{
+  .reg .b64 %rd<2>;
+  ld.param.u64 %rd1, [out];
+  ret;
+}
+)";
+
+// An experiment on kBoundedPtx: `launch` goes into its [[launches]] entry (line 11 on), `checks`
+// after it.
+std::string experiment(const std::string& launch, const std::string& checks = "") {
+  return "[experiment]\n"           // 1
+         "ptx = \"bounded.ptx\"\n"  // 2
+         "[[buffers]]\n"            // 3
+         "name = \"y\"\n"           // 4
+         "type = \"f32\"\n"         // 5
+         "count = 128\n"            // 6
+         "[[launches]]\n"           // 7
+         "kernel = \"k\"\n"         // 8
+         "args = [\"y\"]\n"         // 9
+         "grid = 1\n" +             // 10
+         launch +
+         "\n" + checks;  // 11 on
+}
+
+}  // namespace
+
+TEST_CASE("516 a block past .maxntid and shared memory past 232,448 bytes fail before the run") {
+  Scratch s;
+  s.write("bounded.ptx", kBoundedPtx);
+  Outcome big = run_cli("run " + s.write("t.toml", experiment("block = 256")));
+  CHECK(big.status == 2);
+  CHECK(big.err.find("t.toml:7: launches[0].block: 256 threads, but kernel 'k' is declared "
+                     "with .maxntid 128") != std::string::npos);
+  CHECK(run_cli("run " + s.write("ok.toml", experiment("block = 128"))).status == 0);
+  Outcome sh =
+      run_cli("run " + s.write("sh.toml", experiment("block = 64\nshared_bytes = 232449")));
+  CHECK(sh.status == 2);
+  CHECK(sh.err.find("shared_bytes = 232449 (a block may use at most 232448 bytes") !=
+        std::string::npos);
+}
