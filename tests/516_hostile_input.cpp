@@ -1,5 +1,6 @@
-// Hostile input at the command line: a block the kernel's __launch_bounds__ refuses, too much
-// dynamic shared memory. Each is bad input: exit 2 and an error naming the file and line.
+// Hostile input at the command line: a device or a directory named as a file, a block the kernel's
+// __launch_bounds__ refuses, too much dynamic shared memory. Each is bad input: exit 2 and an
+// error naming the file and line.
 #include <doctest/doctest.h>
 #include <unistd.h>
 
@@ -8,6 +9,8 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+
+#include "lab/experiment.h"
 
 namespace {
 
@@ -78,6 +81,28 @@ std::string experiment(const std::string& launch, const std::string& checks = ""
 }
 
 }  // namespace
+
+TEST_CASE("516 a device or a directory named as an input file says so (exit 2)") {
+  Outcome dev = run_cli("run /dev/null");
+  CHECK(dev.status == 2);
+  CHECK(dev.err.find("/dev/null: experiment file: not a regular file (a character device)") !=
+        std::string::npos);
+  Scratch s;
+  Outcome dir = run_cli("run " + s.dir.string());
+  CHECK(dir.status == 2);
+  CHECK(dir.err.find("is a directory") != std::string::npos);
+  CHECK(dir.err.find("not found") == std::string::npos);
+  CHECK(run_cli("ptx " + s.dir.string()).err.find("is a directory") != std::string::npos);
+  // Files an experiment names: the line of the key.
+  const std::string at = s.write("t.toml", "");
+  for (const auto& [path, why] : {std::pair<std::string, std::string>{"/dev/null", "not a regular"},
+                                  {s.dir.string(), "is a directory"}}) {
+    auto e = warplab::lab::parse_experiment("[experiment]\nptx = \"" + path + "\"\n", at);
+    REQUIRE_FALSE(e);
+    CHECK(e.error().line == 2);
+    CHECK(e.error().message.find(why) != std::string::npos);
+  }
+}
 
 TEST_CASE("516 a block past .maxntid and shared memory past 232,448 bytes fail before the run") {
   Scratch s;

@@ -6,6 +6,7 @@
 
 #include "lab/args.h"
 #include "lab/compile.h"
+#include "sim/common/input_file.h"
 #include "sim/func/executor.h"
 #include "sim/ptx/parser.h"
 #include "ui/cli/commands.h"
@@ -27,11 +28,9 @@ int run(const PtxArgs& a) {
   std::string ptx, ptx_name;
   bool is_ptx = a.file.size() > 4 && a.file.substr(a.file.size() - 4) == ".ptx";
   if (is_ptx) {
-    std::ifstream in(a.file);
-    if (!in) return report_error(Error{a.file, 0, "cannot open PTX file"});
-    std::stringstream ss;
-    ss << in.rdbuf();
-    ptx = ss.str();
+    auto text = read_input_file(a.file, "PTX file");
+    if (!text) return report_error(text.error());
+    ptx = std::move(*text);
     ptx_name = a.file;
   } else {
     lab::CompileOptions co;
