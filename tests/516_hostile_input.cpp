@@ -1,6 +1,6 @@
-// Hostile input at the command line: a device or a directory named as a file, a block the kernel's
-// __launch_bounds__ refuses, too much dynamic shared memory. Each is bad input: exit 2 and an
-// error naming the file and line.
+// Hostile input at the command line: a device or a directory named as a file, an expected-values
+// .npy that is not one, a block the kernel's __launch_bounds__ refuses, too much dynamic shared
+// memory. Each is bad input: exit 2 and an error naming the file and line.
 #include <doctest/doctest.h>
 #include <unistd.h>
 
@@ -102,6 +102,19 @@ TEST_CASE("516 a device or a directory named as an input file says so (exit 2)")
     CHECK(e.error().line == 2);
     CHECK(e.error().message.find(why) != std::string::npos);
   }
+}
+
+TEST_CASE("516 a corrupt .npy as a check's expect is bad input (exit 2), not a failed check") {
+  Scratch s;
+  s.write("bounded.ptx", kBoundedPtx);
+  s.write("bad.npy", "\x93NUMPY\x01\x00\x20\x00{'descr': '<f4', 'shape': (99,)}  \n");
+  const std::string toml = s.write(
+      "t.toml", experiment("block = 128", "[[checks]]\nbuffer = \"y\"\nexpect = \"bad.npy\"\n"));
+  Outcome o = run_cli("run " + toml);
+  CHECK(o.status == 2);
+  CHECK(o.err.find("t.toml:12: checks[0].expect: ") != std::string::npos);
+  CHECK(o.err.find("bad.npy") != std::string::npos);
+  CHECK(o.out.find("FAILED") == std::string::npos);
 }
 
 TEST_CASE("516 a block past .maxntid and shared memory past 232,448 bytes fail before the run") {
