@@ -1,6 +1,7 @@
 // Hostile input at the command line: a device or a directory named as a file, an expected-values
 // .npy that is not one, a block the kernel's __launch_bounds__ refuses, too much dynamic shared
-// memory. Each is bad input: exit 2 and an error naming the file and line.
+// memory, PTX that WarpLab's parser rejects given to `warplab ptx` (it must never reach
+// nvJitLink). Each is bad input: exit 2 and an error naming the file and line.
 #include <doctest/doctest.h>
 #include <unistd.h>
 
@@ -130,4 +131,22 @@ TEST_CASE("516 a block past .maxntid and shared memory past 232,448 bytes fail b
   CHECK(sh.status == 2);
   CHECK(sh.err.find("shared_bytes = 232449 (a block may use at most 232448 bytes") !=
         std::string::npos);
+}
+
+TEST_CASE("516 warplab ptx: PTX that WarpLab's parser rejects never reaches nvJitLink") {
+  Scratch s;
+  const std::string header =
+      ".version 8.0\n.target sm_90\n.address_size 64\n.visible .entry k()\n{\n";
+  for (const auto& [body, line] : {std::pair<std::string, int>{"\t.reg .b32 %r<99999999999>;\n", 6},
+                                   {"\t.reg .b32 %r<3>;\n\tld.global.u32 %r1, [%warpid];\n", 7},
+                                   {"\tbar.sync 16;\n", 6}}) {
+    INFO(body);
+    const std::string ptx = s.write("bad.ptx", header + body + "\tret;\n}\n");
+    Outcome o = run_cli("ptx --resources-only " + ptx);
+    CHECK(o.status == 2);
+    CHECK(o.out.find("not computed: WarpLab's parser or loader rejects this PTX") !=
+          std::string::npos);
+    CHECK(o.out.find("unavailable") == std::string::npos);  // nvJitLink was not asked
+    CHECK(o.err.find("bad.ptx:" + std::to_string(line) + ":") != std::string::npos);
+  }
 }
