@@ -9,8 +9,7 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 build=${1:?usage: run.sh BUILD_DIR [SECONDS]}
 seconds=${2:-20}
-cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_FLAGS_RELEASE="-O1 -g" \
-  -DWARPLAB_SANITIZE=ON -DWARPLAB_FUZZ=ON -DWARPLAB_BUILD_APP=OFF >/dev/null
+cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DWARPLAB_SANITIZE=ON -DWARPLAB_FUZZ=ON -DWARPLAB_BUILD_APP=OFF >/dev/null
 cmake --build "$build" -j "$(nproc)" --target fuzz_ptx fuzz_experiment fuzz_npy test_1xx test_2xx
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:allocator_may_return_null=1
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
@@ -18,8 +17,18 @@ crashes="$build/fuzz-crashes"
 mkdir -p "$crashes"
 cd "$root"
 # 1. The suites that are fast under the sanitizers: the parser's and the functional executor's.
-"$build/test_1xx" --no-intro=true | tail -2
-"$build/test_2xx" --no-intro=true | tail -2
+#    Leak checking is off for them: NVRTC, which tests/241 loads with dlopen, keeps 72 KB that
+#    LeakSanitizer reports in an unknown module once it is unloaded. The fuzz targets load no
+#    CUDA library and keep leak checking on.
+for suite in test_1xx test_2xx; do
+  if ! ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 "$build/$suite" --no-intro=true \
+    >"$build/$suite.log" 2>&1; then
+    tail -40 "$build/$suite.log"
+    echo "run.sh: $suite failed under ASan/UBSan ($build/$suite.log)" >&2
+    exit 1
+  fi
+  echo "$suite: $(grep 'test cases:' "$build/$suite.log")"
+done
 # 2. Each target; seeds first, then mutants until the time is up. The PTX seeds include every
 #    kernel the tests write inline (R"( ... )" blocks with a .version line).
 corpus="$root/tests/fuzz/corpus"
