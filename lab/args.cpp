@@ -401,11 +401,30 @@ Expected<BoundLaunch> bind_launch(const Experiment& exp, size_t index, const ptx
     return Error{exp.path, l.line,
                  key + ".block: " + std::to_string(b.config.block.count()) +
                      " threads per block; the limit is 1024"};
+  // .maxntid / .reqntid: the GPU refuses a block outside them (sim/func/cta.cpp checks too).
+  const func::Dim3& bl = b.config.block;
+  const auto& h = k.hints;
+  const uint64_t maxntid =
+      uint64_t{h.maxntid[0]} * std::max(h.maxntid[1], 1u) * std::max(h.maxntid[2], 1u);
+  if (h.maxntid[0] != 0 && bl.count() > maxntid)
+    return Error{exp.path, l.line,
+                 key + ".block: " + std::to_string(bl.count()) + " threads, but kernel '" + k.name +
+                     "' is declared with .maxntid " + std::to_string(maxntid) +
+                     " (__launch_bounds__): the GPU refuses this launch"};
+  if (h.reqntid[0] != 0 && (bl.x != h.reqntid[0] || bl.y != std::max(h.reqntid[1], 1u) ||
+                            bl.z != std::max(h.reqntid[2], 1u)))
+    return Error{exp.path, l.line,
+                 key + ".block: kernel '" + k.name + "' requires a block of exactly (" +
+                     std::to_string(h.reqntid[0]) + ", " +
+                     std::to_string(std::max(h.reqntid[1], 1u)) + ", " +
+                     std::to_string(std::max(h.reqntid[2], 1u)) +
+                     ") threads (.reqntid): the GPU refuses this launch"};
   auto sh = l.shared_bytes.eval_int(env);
   if (!sh) return Error{exp.path, l.line, key + ".shared_bytes: " + sh.error().message};
-  if (*sh < 0 || *sh > (228 << 10))
+  if (*sh < 0 || static_cast<uint64_t>(*sh) > func::kMaxSharedPerBlock)
     return Error{exp.path, l.line,
-                 key + ".shared_bytes = " + std::to_string(*sh) + " (limit 233472 on sm_90)"};
+                 key + ".shared_bytes = " + std::to_string(*sh) + " (a block may use at most " +
+                     std::to_string(func::kMaxSharedPerBlock) + " bytes on sm_90)"};
   b.config.dynamic_shared_bytes = static_cast<uint32_t>(*sh);
   auto rep = l.repeat.eval_int(env);
   if (!rep) return Error{exp.path, l.line, key + ".repeat: " + rep.error().message};

@@ -120,10 +120,13 @@ Expected<std::vector<HostBuffer>> make_buffers(const Experiment& exp, const Env&
       if (*c < 0) return fail(k, "count = " + std::to_string(*c) + " is negative");
       b.count = static_cast<uint64_t>(*c);
     }
+    // Compared as a count, not as bytes: count * elem_size wraps past 2^64 for a count near
+    // 2^62, and a wrapped size would allocate a few bytes that the fill then writes past.
     constexpr uint64_t kMaxBytes = uint64_t{16} << 30;
-    if (b.count * elem_size(b.type) > kMaxBytes)
-      return fail(k,
-                  "count = " + std::to_string(b.count) + " is over the 16 GiB a buffer may hold");
+    if (b.count > kMaxBytes / elem_size(b.type))
+      return fail(k, "count = " + std::to_string(b.count) + " " +
+                         std::string(elem_type_name(b.type)) +
+                         " elements is over the 16 GiB a buffer may hold");
     if (d.init.kind == BufferInit::Kind::Npy && npys[k].count() != b.count)
       return fail(k, d.init.npy_path + " has " + std::to_string(npys[k].count()) +
                          " elements but count = " + std::to_string(b.count));

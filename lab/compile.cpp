@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "lab/compile_cache.h"
+#include "sim/common/input_file.h"
 
 namespace warplab::lab {
 namespace {
@@ -348,20 +349,16 @@ Expected<CompiledPtx> Toolchain::compile_cuda(const std::string& source, const s
 
 Expected<CompiledPtx> Toolchain::compile_cuda_file(const std::string& path,
                                                    const CompileOptions& options) const {
-  std::ifstream in(path);
-  if (!in) return Error{path, 0, "cannot open CUDA source"};
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return compile_cuda(ss.str(), path, options);
+  auto source = read_input_file(path, "CUDA source");
+  if (!source) return source.error();
+  return compile_cuda(*source, path, options);
 }
 
 Expected<CompiledPtx> Toolchain::compile_cuda_cached(const std::string& path,
                                                      const CompileOptions& options) const {
-  std::ifstream in(path);
-  if (!in) return Error{path, 0, "cannot open CUDA source"};
-  std::stringstream ss;
-  ss << in.rdbuf();
-  const std::string source = ss.str();
+  auto read = read_input_file(path, "CUDA source");
+  if (!read) return read.error();
+  const std::string source = std::move(*read);
   const std::string dir = has_nvrtc() ? ptx_cache_dir(options.cache_dir) : "";
   std::optional<std::string> key;
   if (!dir.empty()) key = ptx_cache_key(source, path, options, nvrtc_version());

@@ -33,10 +33,12 @@ void write_as(uint8_t* data, uint64_t index, T v) {
   std::memcpy(data + index * sizeof(T), &v, sizeof(T));
 }
 // double -> integer type: truncate toward zero, then wrap modulo 2^bits (as a C cast through
-// int64 would on the GPU's cvt.rzi for in-range values); NaN becomes 0.
+// int64 would on the GPU's cvt.rzi for in-range values); NaN becomes 0, values from 2^64 up
+// (+inf too) all ones, as cvt.rzi.u64 saturates (a C cast of them is undefined behaviour).
 template <class T>
 T to_int(double v) {
   if (std::isnan(v)) return 0;
+  if (v >= 18446744073709551616.0) return static_cast<T>(~uint64_t{0});
   if (v >= 9.2e18) return static_cast<T>(static_cast<uint64_t>(v));
   if (v <= -9.2e18) return static_cast<T>(INT64_MIN);
   return static_cast<T>(static_cast<int64_t>(v));

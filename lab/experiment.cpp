@@ -12,6 +12,8 @@
 #include <set>
 #include <sstream>
 
+#include "sim/common/input_file.h"
+
 namespace warplab::lab {
 namespace fs = std::filesystem;
 
@@ -168,9 +170,8 @@ class Reader {
     auto s = string(n, key);
     if (!s) return s;
     fs::path p = fs::path(*s).is_absolute() ? fs::path(*s) : fs::path(dir) / *s;
-    std::error_code ec;
-    if (!fs::is_regular_file(p, ec))
-      return err(n, key, "file not found: " + p.lexically_normal().string());
+    if (std::string why = input_file_problem(p.string()); !why.empty())
+      return err(n, key, p.lexically_normal().string() + ": " + why);
     return p.lexically_normal().string();
   }
 
@@ -1106,11 +1107,9 @@ Expected<Experiment> parse_experiment(const std::string& text, const std::string
 }
 
 Expected<Experiment> load_experiment(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) return Error{path, 0, "cannot open experiment file"};
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return parse_experiment(ss.str(), path);
+  auto text = read_input_file(path, "experiment file");
+  if (!text) return text.error();
+  return parse_experiment(*text, path);
 }
 
 Status for_each_iteration(const Experiment& exp, const std::vector<LoopDef>& loops, const Env& env,

@@ -338,7 +338,12 @@ Expected<Value> eval_node(const std::vector<Expr::Node>& nodes, int at, const En
           return fail("pow2() needs an integer in [0, 62]");
         return Value::integer(int64_t{1} << args[0].i);
       }
-      if (n.name == "int") return Value::integer(static_cast<int64_t>(args[0].as_double()));
+      if (n.name == "int") {
+        const double v = args[0].as_double();
+        if (!(std::fabs(v) < 9223372036854775808.0))  // NaN, infinities and beyond int64
+          return fail("int(" + args[0].to_string() + ") is outside the 64-bit integer range");
+        return Value::integer(static_cast<int64_t>(v));
+      }
       if (n.name == "float") return Value::real(args[0].as_double());
       bool is_min = n.name == "min";
       Value best = args[0];

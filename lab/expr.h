@@ -33,7 +33,15 @@ struct Value {
   double f = 0.0;
 
   static Value integer(int64_t v) { return Value{false, v, static_cast<double>(v)}; }
-  static Value real(double v) { return Value{true, static_cast<int64_t>(v), v}; }
+  static Value real(double v) { return Value{true, saturate_int64(v), v}; }
+  // v truncated toward zero, clamped to the int64 range (NaN: 0); a plain cast of a double
+  // outside that range is undefined behaviour.
+  static int64_t saturate_int64(double v) {
+    if (!(v == v)) return 0;
+    if (v >= 9223372036854775808.0) return INT64_MAX;
+    if (v < -9223372036854775808.0) return INT64_MIN;
+    return static_cast<int64_t>(v);
+  }
   double as_double() const { return is_float ? f : static_cast<double>(i); }
   std::string to_string() const;  // "256", "1.5"
   bool operator==(const Value& o) const {

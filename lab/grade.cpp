@@ -11,6 +11,7 @@
 #include "lab/compile.h"
 #include "lab/runner.h"
 #include "lab/toml_keys.h"
+#include "sim/common/input_file.h"
 
 namespace warplab::lab {
 namespace fs = std::filesystem;
@@ -154,8 +155,8 @@ std::string GradeResult::line() const {
 }
 
 Expected<GradeResult> grade(const Assignment& a, const std::string& student_cu) {
-  std::error_code ec;
-  if (!fs::is_regular_file(student_cu, ec)) return Error{student_cu, 0, "no such file"};
+  if (std::string why = input_file_problem(student_cu); !why.empty())
+    return Error{student_cu, 0, why};
   Toolchain toolchain;
   RunOptions opt;
   opt.backend = BackendKind::Sim;

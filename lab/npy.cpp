@@ -8,6 +8,8 @@
 #include <iterator>
 #include <string_view>
 
+#include "sim/common/input_file.h"
+
 namespace warplab::lab {
 namespace {
 
@@ -103,11 +105,9 @@ Expected<NpyArray> parse_npy(const std::vector<uint8_t>& b, const std::string& p
 }
 
 Expected<NpyArray> read_npy(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Error{path, 0, "cannot open .npy file"};
-  std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)),
-                             std::istreambuf_iterator<char>());
-  return parse_npy(bytes, path);
+  auto text = read_input_file(path, ".npy file");
+  if (!text) return text.error();
+  return parse_npy(std::vector<uint8_t>(text->begin(), text->end()), path);
 }
 
 std::vector<uint8_t> encode_npy(const NpyArray& a) {

@@ -619,6 +619,15 @@ Expected<ExperimentResult> Runner::run(const Experiment& exp) {
   out.mode = std::string(mode_name(options_.mode));
   // Before compiling anything: a bad preset or a missing GPU is bad input (exit 2).
   if (auto s = prepare_backends(); !s) return s.error();
+  // So is an expected-values .npy that cannot be read: an error naming the check's line, not a
+  // check that fails after the run as if the kernel were wrong.
+  for (size_t i = 0; i < exp.checks.size(); ++i) {
+    const CheckDef& c = exp.checks[i];
+    if (c.expect_npy.empty()) continue;
+    if (auto a = read_npy(c.expect_npy); !a)
+      return Error{exp.path, c.line,
+                   "checks[" + std::to_string(i) + "].expect: " + a.error().to_string()};
+  }
   if (config_ && options_.backend != BackendKind::Gpu) out.config = config_->name;
   if (gpu_) {
     const gpu::DeviceInfo& d = gpu_->device();

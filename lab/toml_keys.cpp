@@ -3,15 +3,15 @@
 #include <fstream>
 #include <sstream>
 
+#include "sim/common/input_file.h"
+
 namespace warplab::lab {
 
 Expected<toml::table> parse_toml_file(const std::string& path, const std::string& what) {
-  std::ifstream in(path);
-  if (!in) return Error{path, 0, "cannot read the " + what};
-  std::stringstream ss;
-  ss << in.rdbuf();
+  auto text = read_input_file(path, what);
+  if (!text) return text.error();
   try {
-    return toml::parse(ss.str(), path);
+    return toml::parse(*text, path);
   } catch (const toml::parse_error& e) {
     return Error{path, static_cast<int>(e.source().begin.line), std::string(e.description())};
   }

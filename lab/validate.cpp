@@ -85,8 +85,9 @@ const char* const kAdditive[] = {
 // point is one launch. Adds the derived sums.
 void add_counters(CounterMap& into, const CounterMap& c, bool single) {
   for (const auto& [k, v] : c) {
+    const auto& key = k;  // clang before 16 cannot capture a structured binding
     bool additive = std::find_if(std::begin(kAdditive), std::end(kAdditive),
-                                 [&](const char* a) { return k == a; }) != std::end(kAdditive);
+                                 [&](const char* a) { return key == a; }) != std::end(kAdditive);
     if (additive)
       into[k] += v;
     else if (single)

@@ -402,6 +402,46 @@ TEST_CASE(
   for (uint32_t l = 0; l < 10; ++l) CHECK(p.out[l * 3 + 1] == 45u);
 }
 
+TEST_CASE("synccheck: a full-mask shfl.down reduction after half the warp returned") {
+  // if (lane >= 16) return; v += __shfl_down_sync(0xffffffff, v, 8): lanes 8-15 read lanes 16-23,
+  // which have exited (the H100 gave them 0). The redux of the same lanes is defined: 120.
+  Sim s(R"(.version 8.0
+.target sm_90
+.address_size 64
+.visible .entry k(.param .u64 pout)
+{
+	.reg .pred 	%p<2>;
+	.reg .b32 	%r<6>;
+	.reg .b64 	%rd<4>;
+	ld.param.u64 	%rd1, [pout];
+	mov.u32 	%r1, %laneid;
+	setp.ge.u32 	%p1, %r1, 16;
+	@%p1 exit;
+	redux.sync.add.u32 	%r2, %r1, -1;
+	shfl.sync.down.b32 	%r3, %r1, 8, 31, -1;
+	mul.wide.u32 	%rd2, %r1, 4;
+	add.s64 	%rd3, %rd1, %rd2;
+	st.global.u32 	[%rd3], %r2;
+	ret;
+}
+)",
+        "down.ptx");
+  const uint64_t O = s.zeros<uint32_t>("out", 32);
+  func::LaunchConfig lc{"k", {1, 1, 1}, {32, 1, 1}, 0, s.params("k", {O})};
+  lc.synccheck = true;
+  auto r = func::run_functional(*s.program, s.mem, lc, {});
+  REQUIRE(r);
+  REQUIRE(r->hazards.size() == 1);
+  const func::Hazard& h = r->hazards[0];
+  INFO(h.message);
+  CHECK(h.ptx_line == 14);
+  CHECK(h.thread.x == 8);
+  CHECK(h.message.find("lane(s) 8-15 read a lane that does not take part") != std::string::npos);
+  CHECK(h.message.find("reads lane 16, which has exited") != std::string::npos);
+  const auto out = s.read<uint32_t>(O, 16);
+  for (uint32_t l = 0; l < 16; ++l) CHECK(out[l] == 120u);
+}
+
 TEST_CASE("synccheck: sub-warp masks used correctly give no hazard") {
   CHECK(run_bad("clean", true).result.hazards.empty());
 }

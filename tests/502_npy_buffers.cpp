@@ -173,3 +173,29 @@ TEST_CASE("502 buffers: more than the machine can hold is refused before anythin
   CHECK(r.error().message.find("need 1024.0 GiB of buffers") != std::string::npos);
   CHECK(r.error().message.find("available") != std::string::npos);
 }
+
+TEST_CASE("502 buffers: a count whose byte size wraps past 2^64 is refused, for every init kind") {
+  // 2^62 f32 elements are 2^64 bytes: 0 once wrapped, which passed the 16 GiB check and then
+  // had zeros/constant/iota/uniform written far past a zero-byte allocation.
+  for (BufferInit::Kind kind : {BufferInit::Kind::Zeros, BufferInit::Kind::Constant,
+                                BufferInit::Kind::Iota, BufferInit::Kind::Uniform}) {
+    for (const char* count :
+         {"4611686018427387904", "4611686018427387905", "9223372036854775807"}) {
+      INFO(count);
+      Experiment exp;
+      exp.path = "wrap.toml";
+      BufferDef b;
+      b.name = "x";
+      b.type = ElemType::F32;
+      b.count = *Expr::parse(count);
+      b.init.kind = kind;
+      b.line = 7;
+      exp.buffers.push_back(b);
+      auto r = make_buffers(exp, {});
+      REQUIRE_FALSE(r.has_value());
+      CHECK(r.error().file == "wrap.toml");
+      CHECK(r.error().line == 7);
+      CHECK(r.error().message.find("over the 16 GiB") != std::string::npos);
+    }
+  }
+}

@@ -2,8 +2,10 @@
 // give clear errors instead of undefined behaviour, a crash or a stack overflow (lab/expr.cpp).
 #include <doctest/doctest.h>
 
+#include <cmath>
 #include <string>
 
+#include "lab/elem_type.h"
 #include "lab/experiment.h"
 #include "lab/expr.h"
 #include "lab/npy.h"
@@ -106,4 +108,31 @@ TEST_CASE("515 hostile .npy headers: negative, overflowing, endless or lying sha
   auto m = parse_npy(npy(many, 16), "many.npy");
   REQUIRE_FALSE(m);
   CHECK(m.error().message.find("32 dimensions") != std::string::npos);
+}
+
+TEST_CASE("515 doubles outside the int64 range: no undefined conversion (found by libFuzzer)") {
+  // A float literal keeps a saturated integer reading (1e79 was cast to int64: undefined).
+  auto big =
+      eval("11111111111111111111111111111111111111111111111111111111111111111111111111111.0");
+  REQUIRE(big);
+  CHECK(big->is_float);
+  CHECK(big->i == INT64_MAX);
+  CHECK(eval("-1e300")->i == INT64_MIN);
+  CHECK(Value::saturate_int64(std::nan("")) == 0);
+  for (const char* bad : {"int(1e19)", "int(-1e300)", "int(float(1) / 0)"}) {
+    INFO(bad);
+    auto v = eval(bad);
+    if (v) FAIL("int() of an out-of-range value gave " << v->to_string());
+  }
+  CHECK(eval("int(-9.2e18)")->i == -9200000000000000000);
+  // Stored into integer buffers: 2^64 and beyond (and +inf) saturate to all ones.
+  uint8_t bytes[8];
+  for (double v : {7.18459e22, 18446744073709551616.0, HUGE_VAL}) {
+    store_elem(ElemType::U64, bytes, 0, v);
+    CHECK(load_elem_int(ElemType::U64, bytes, 0) == -1);
+    store_elem(ElemType::I32, bytes, 0, v);
+    CHECK(load_elem_int(ElemType::I32, bytes, 0) == -1);
+  }
+  store_elem(ElemType::U64, bytes, 0, 1e19);
+  CHECK(static_cast<uint64_t>(load_elem_int(ElemType::U64, bytes, 0)) == 10000000000000000000ull);
 }

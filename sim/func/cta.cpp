@@ -13,9 +13,8 @@ namespace warplab::func {
 namespace {
 
 constexpr uint32_t kMaxThreadsPerBlock = 1024;
-constexpr uint64_t kMaxSharedPerBlock = 227 * 1024;  // H100: 227 KB usable per block
-constexpr uint32_t kSmCount = 132;                   // what %nsmid reads (H100 SXM)
-constexpr uint32_t kWarpSlots = 64;                  // what %nwarpid reads (warps per SM)
+constexpr uint32_t kSmCount = 132;   // what %nsmid reads (H100 SXM)
+constexpr uint32_t kWarpSlots = 64;  // what %nwarpid reads (warps per SM)
 
 std::string hex(uint64_t v) {
   char buf[32];
@@ -114,6 +113,23 @@ Status CtaImpl::bind(const Program& program, DeviceMemory& memory, const LaunchC
     return Error{path, f.ptx_line,
                  "block " + dim(launch.block) + " of '" + k->name + "' has " +
                      std::to_string(threads) + " threads; the limit is 1024 (z <= 64)"};
+  // .maxntid bounds the block's thread count, .reqntid fixes its shape: the driver refuses a
+  // launch that breaks either (CUDA_ERROR_INVALID_VALUE), so the simulator does too.
+  const auto& h = f.hints;
+  const Dim3 maxntid{h.maxntid[0], std::max(h.maxntid[1], 1u), std::max(h.maxntid[2], 1u)};
+  if (h.maxntid[0] != 0 && threads > maxntid.count())
+    return Error{path, f.ptx_line,
+                 "block " + dim(launch.block) + " of '" + k->name + "' has " +
+                     std::to_string(threads) + " threads; the kernel's .maxntid " + dim(maxntid) +
+                     " allows at most " + std::to_string(maxntid.count()) +
+                     " (the GPU refuses this launch)"};
+  const Dim3 reqntid{h.reqntid[0], std::max(h.reqntid[1], 1u), std::max(h.reqntid[2], 1u)};
+  if (h.reqntid[0] != 0 &&
+      (launch.block.x != reqntid.x || launch.block.y != reqntid.y || launch.block.z != reqntid.z))
+    return Error{path, f.ptx_line,
+                 "block " + dim(launch.block) + " of '" + k->name +
+                     "' is not the kernel's .reqntid " + dim(reqntid) +
+                     " (the GPU refuses this launch)"};
   if (launch.params.size() != k->param_bytes)
     return Error{path, f.ptx_line,
                  "kernel '" + k->name + "' takes a " + std::to_string(k->param_bytes) +

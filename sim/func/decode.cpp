@@ -128,8 +128,17 @@ class KernelBuilder {
     k_.module_index = root_;
     k_.param_bytes = rf.param_bytes;
     if (auto s = collect(root_); !s) return s;
+    // The parser holds each function to the register limit; a kernel and the functions it calls
+    // together are held to it as well (every register is 8 bytes per thread of every block).
+    uint64_t declared = 0;
+    for (const auto& f : k_.funcs) declared += m_.functions[f.module_index].regs.size();
+    if (declared > ptx::limits::kRegistersPerFunction)
+      return Error{m_.path, m_.functions[root_].ptx_line,
+                   "kernel '" + k_.name + "' and the functions it calls declare " +
+                       std::to_string(declared) + " registers; at most " +
+                       std::to_string(ptx::limits::kRegistersPerFunction) + " in all"};
     layout_registers();
-    layout_variables();
+    if (auto s = layout_variables(); !s) return s;
     // Code layout: each function's instructions, then one implicit return.
     int32_t pc = 0;
     for (auto& f : k_.funcs) {
@@ -252,7 +261,7 @@ class KernelBuilder {
     first_const_ = next_data_;
   }
 
-  void layout_variables() {
+  Status layout_variables() {
     std::set<int32_t> used;
     for (const auto& df : k_.funcs)
       for (const auto& in : m_.functions[df.module_index].instructions)
@@ -289,6 +298,20 @@ class KernelBuilder {
     k_.static_shared_bytes = shared;
     k_.dynamic_shared_align = dyn_align;
     k_.local_bytes = align_up(local, 8);
+    // Each variable is within its limit (the parser checks); the kernel's totals are checked here.
+    const int32_t line = m_.functions[root_].ptx_line;
+    if (shared > ptx::limits::kStaticSharedBytes)
+      return Error{m_.path, line,
+                   "kernel '" + k_.name + "' declares " + std::to_string(shared) +
+                       " bytes of static .shared memory; ptxas allows at most " +
+                       std::to_string(ptx::limits::kStaticSharedBytes) +
+                       " (more needs dynamic shared memory)"};
+    if (k_.local_bytes > ptx::limits::kLocalBytesPerThread)
+      return Error{m_.path, line,
+                   "kernel '" + k_.name + "' declares " + std::to_string(k_.local_bytes) +
+                       " bytes of .local memory per thread; CUDA allows at most " +
+                       std::to_string(ptx::limits::kLocalBytesPerThread)};
+    return Ok{};
   }
 
   int32_t const_slot(const ConstSlot& c) {

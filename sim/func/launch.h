@@ -22,6 +22,11 @@ struct Dim3 {
   uint64_t count() const { return uint64_t{x} * y * z; }
 };
 
+// Shared memory one block may use, static and dynamic together (bytes): 227 KB on the H100
+// (cudaDevAttrMaxSharedMemoryPerBlockOptin = 232,448; the SM has 228 KB, 1 KB of which the
+// driver keeps per block). The experiment file's check and the executor use this one value.
+inline constexpr uint64_t kMaxSharedPerBlock = 232448;
+
 struct LaunchConfig {
   std::string kernel;  // entry name in the module
   Dim3 grid, block;

@@ -79,7 +79,9 @@ uint64_t DeviceMemory::module_variable(const std::string& key, const std::string
     if (b.symbol_key == key) return b.address;
   const uint64_t address = allocate(name, bytes);
   buffers_.back().symbol_key = key;
-  std::memcpy(storage_.back().data(), init.data(), std::min<uint64_t>(init.size(), bytes));
+  // An uninitialised variable has no init bytes (init.data() may be null: no memcpy from it).
+  if (const uint64_t n = std::min<uint64_t>(init.size(), bytes); n)
+    std::memcpy(storage_.back().data(), init.data(), n);
   return address;
 }
 

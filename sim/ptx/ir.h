@@ -123,7 +123,7 @@ struct Variable {
   uint64_t count = 1;         // elements (size / element size), 0 for unsized arrays
   bool is_extern = false;
   bool is_visible = false;
-  std::vector<uint8_t> init;  // initial bytes (empty = zeros)
+  std::vector<uint8_t> init;  // initial bytes; bytes past its end (all when empty) are zeros
   int32_t ptx_line = 0;
   int32_t function = -1;  // declaring function (index into Module::functions) for
                           // function-scope variables (demoted .shared, __local_depot), else -1
@@ -187,5 +187,29 @@ struct Module {
   const Function* find_function(std::string_view name) const;
   int32_t find_variable(std::string_view name) const;  // -1 when absent
 };
+
+// What one module may declare. PTX sets few limits of its own; these are ptxas's and the CUDA
+// driver's for sm_90, or (where marked) WarpLab's, so that a hostile file is a load error naming
+// its line instead of an allocation of many gigabytes. The parser checks every declaration, the
+// decoder (sim/func/decode.cpp) the totals of each kernel.
+namespace limits {
+// WarpLab: virtual registers one function declares. nvcc's PTX for large kernels declares a few
+// thousand (ptxas maps them onto at most 255 physical registers per thread); the simulator keeps
+// 8 bytes per virtual register per thread, so a 1024-thread block of the limit takes 512 MiB.
+inline constexpr uint64_t kRegistersPerFunction = 65536;
+// ptxas: a kernel's static .shared variables take at most 48 KB (0xc000); more needs dynamic
+// shared memory (extern .shared) and the launch's shared-memory size.
+inline constexpr uint64_t kStaticSharedBytes = 48 * 1024;
+// CUDA: local memory per thread, at most 512 KB.
+inline constexpr uint64_t kLocalBytesPerThread = 512 * 1024;
+// ptxas: the module's .const variables share one 64 KB constant bank.
+inline constexpr uint64_t kConstBytes = 64 * 1024;
+// WarpLab: the module's .global variables together, at most 1 GiB (each is allocated and
+// zeroed when a kernel that uses it is launched; experiment buffers hold larger arrays).
+inline constexpr uint64_t kGlobalBytes = uint64_t{1} << 30;
+// CUDA 12.1 and later: a kernel's parameters take at most 32,764 bytes; a .param array of a
+// device function is held to the same size.
+inline constexpr uint64_t kParamBytes = 32764;
+}  // namespace limits
 
 }  // namespace warplab::ptx

@@ -116,8 +116,12 @@ Expected<std::vector<Token>> tokenize(std::string_view text, const std::string& 
       ++i;
       continue;
     }
-    std::string shown =
-        (c >= 32 && c < 127) ? std::string(1, c) : "\\x" + std::to_string(static_cast<uint8_t>(c));
+    std::string shown(1, c);
+    if (c < 32 || c >= 127) {  // a control or non-ASCII byte, in hex as C writes it: \xc3
+      constexpr char kHex[] = "0123456789abcdef";
+      const auto u = static_cast<uint8_t>(c);
+      shown = std::string("\\x") + kHex[u >> 4] + kHex[u & 15];
+    }
     return Error{path, line, "unexpected character '" + shown + "'"};
   }
   out.push_back(Token{Token::Kind::End, {}, line, static_cast<uint32_t>(n)});

@@ -61,6 +61,10 @@ void Parser::parse_function(const Linkage& linkage, bool is_entry, int line) {
   layout_params(f.params, &f.param_bytes);
   uint64_t return_bytes = 0;
   layout_params(f.returns, &return_bytes);
+  if (f.param_bytes > limits::kParamBytes || return_bytes > limits::kParamBytes)
+    fail(name.line, "the parameters of '" + f.name + "' take " +
+                        std::to_string(std::max(f.param_bytes, return_bytes)) +
+                        " bytes; CUDA allows at most " + std::to_string(limits::kParamBytes));
 
   const bool has_body = peek().is('{');
   if (!has_body) {
@@ -134,12 +138,18 @@ Param Parser::parse_param_decl() {
   if (!have_type) fail_at(peek(), "a type (.u32, .b64, ...) in the parameter declaration");
   const Token& name = expect_word("a parameter name");
   p.name = std::string(name.text);
+  const uint64_t elem_bytes = static_cast<uint64_t>(std::max(1, type_bits(p.type) / 8));
   uint64_t count = vec;
   while (accept('[')) {
-    count *= expect_uint("an array size");
+    const Token& size = peek();
+    const uint64_t n = expect_uint("an array size");
+    if (__builtin_mul_overflow(count, n, &count) || count > limits::kParamBytes / elem_bytes)
+      fail(size.line, "parameter '" + p.name + "' is over the " +
+                          std::to_string(limits::kParamBytes) +
+                          " bytes a parameter may take (CUDA's limit for a kernel's parameters)");
     expect(']', "after the array size");
   }
-  p.size = count * static_cast<uint64_t>(std::max(1, type_bits(p.type) / 8));
+  p.size = count * elem_bytes;
   return p;
 }
 
@@ -186,6 +196,34 @@ void Parser::parse_performance_directive(Function& fn) {
 
 // ---- variables ---------------------------------------------------------------------------------
 
+uint64_t Parser::variable_limit(Space space) {
+  switch (space) {
+    case Space::Shared:
+      return limits::kStaticSharedBytes;
+    case Space::Local:
+      return limits::kLocalBytesPerThread;
+    case Space::Const:
+      return limits::kConstBytes;
+    default:
+      return limits::kGlobalBytes;
+  }
+}
+
+std::string Parser::variable_limit_text(Space space) {
+  switch (space) {
+    case Space::Shared:
+      return "the 48 KB of static .shared memory a kernel may declare (more needs dynamic shared "
+             "memory: an extern .shared array and the launch's shared-memory size)";
+    case Space::Local:
+      return "the 512 KB of .local memory a thread may have";
+    case Space::Const:
+      return "the 64 KB constant bank";
+    default:
+      return "the 1 GiB WarpLab allows for a module's .global variables (use an experiment buffer "
+             "for larger arrays)";
+  }
+}
+
 void Parser::parse_variable(Space space, const Linkage& linkage, int32_t owner) {
   const int line = peek().line;
   Variable proto;
@@ -227,12 +265,15 @@ void Parser::parse_variable(Space space, const Linkage& linkage, int32_t owner) 
     var.name = std::string(name.text);
     uint64_t count = vec;
     bool unsized = false;
+    const uint64_t cap = variable_limit(space);
     while (accept('[')) {
       if (accept(']')) {
         unsized = true;
         continue;
       }
-      count *= expect_uint("an array size or ']'");
+      const uint64_t n = expect_uint("an array size or ']'");
+      if (__builtin_mul_overflow(count, n, &count) || count > cap / elem_bytes)
+        fail(name.line, "variable '" + var.name + "' is over " + variable_limit_text(space));
       expect(']', "after the array size");
     }
     var.count = unsized ? 0 : count;
@@ -243,12 +284,29 @@ void Parser::parse_variable(Space space, const Linkage& linkage, int32_t owner) 
       if (unsized) {
         var.count = init_elems;
         var.size = var.init.size();
+        if (var.size > cap)
+          fail(name.line, "variable '" + var.name + "' is over " + variable_limit_text(space));
       } else if (var.init.size() > var.size) {
         fail(name.line, "too many initialisers for '" + var.name +
                             "': " + std::to_string(init_elems) + " for " +
                             std::to_string(var.count) + " elements");
       }
-      var.init.resize(var.size, 0);
+      // Bytes past the initialiser are zeros (Variable::init); not stored here.
+    }
+    // The module's .global and .const variables share one limit each (a definition replacing an
+    // .extern declaration of the same name counts once).
+    const auto known = module_vars_.find(var.name);
+    const bool redeclared = known != module_vars_.end() && var.is_extern;  // the first one stays
+    if (owner < 0 && !redeclared && (space == Space::Global || space == Space::Const)) {
+      const auto it = known;
+      const uint64_t replaced =
+          it == module_vars_.end() ? 0 : module_.variables[static_cast<size_t>(it->second)].size;
+      uint64_t& total = space == Space::Global ? global_bytes_ : const_bytes_;
+      total = total - std::min(total, replaced) + var.size;
+      if (total > cap)
+        fail(name.line,
+             "the module's " + std::string(space == Space::Global ? ".global" : ".const") +
+                 " variables are over " + variable_limit_text(space) + " with '" + var.name + "'");
     }
     if (unsized && !var.is_extern && var.init.empty())
       fail(name.line, "array '" + var.name + "' has no size (only .extern arrays may be unsized)");
@@ -359,6 +417,9 @@ void Parser::parse_reg_decl() {
   if (type == Type::None) fail_at(peek(), "a type after .reg");
   Scope& scope = scopes_.back();
   auto declare = [&](const std::string& name, int line) {
+    if (fn().regs.size() >= limits::kRegistersPerFunction)
+      fail(line, function_kind_and_name() + " declares more than " +
+                     std::to_string(limits::kRegistersPerFunction) + " registers");
     if (!scope.regs.emplace(name, static_cast<int32_t>(fn().regs.size())).second)
       fail(line, "register '" + name + "' is declared twice");
     fn().regs.push_back(RegInfo{name, type});
@@ -368,7 +429,11 @@ void Parser::parse_reg_decl() {
     if (accept('<')) {
       const uint64_t n = expect_uint("a register count after '<'");
       expect('>', "after the register count");
-      if (n > (1u << 20)) fail(name.line, "too many registers declared: " + std::to_string(n));
+      if (n > limits::kRegistersPerFunction - fn().regs.size())
+        fail(name.line, "'" + std::string(name.text) + "<" + std::to_string(n) + ">' declares " +
+                            std::to_string(n) + " registers; " + function_kind_and_name() +
+                            " may declare at most " +
+                            std::to_string(limits::kRegistersPerFunction) + " in all");
       for (uint64_t i = 0; i < n; ++i)
         declare(std::string(name.text) + std::to_string(i), name.line);
     } else {

@@ -166,9 +166,30 @@ void Parser::parse_instruction_body(int32_t guard, bool guard_neg, uint32_t star
     parse_call_operands(inst, opcode_text);
   else
     parse_operands(inst, opcode_text);
+  if (inst.op == Opcode::Bar) check_barrier_operands(inst, line);
   const Token& semicolon = tokens_[pos_ - 1];
   inst.text = normalise_space(text_.substr(start_offset, semicolon.offset + 1 - start_offset));
   fn().instructions.push_back(std::move(inst));
+}
+
+// A block has 16 named barriers (0..15), and a barrier's thread count is a whole number of
+// warps: ptxas rejects a constant outside these, so WarpLab does too, at load rather than as a
+// fault in the middle of a run. Ids and counts held in registers are checked when they execute.
+void Parser::check_barrier_operands(const Instruction& inst, int line) const {
+  if (inst.mod.bar == BarMode::WarpSync) return;
+  const size_t id = inst.mod.bar == BarMode::Red ? 1 : 0;  // bar.red d, a{, b}, {!}c
+  auto imm = [&](size_t i) -> const Operand* {
+    return i < inst.ops.size() && inst.ops[i].kind == Operand::Kind::Imm ? &inst.ops[i] : nullptr;
+  };
+  if (const Operand* a = imm(id); a && a->bits >= 16)
+    fail(line, "barrier id " + std::to_string(static_cast<int64_t>(a->bits)) +
+                   " is out of range: a block has 16 barriers (0..15)");
+  // The optional thread count follows the id, except in bar.red where c (a predicate) is last.
+  const bool has_count = inst.mod.bar == BarMode::Red ? inst.ops.size() > 3 : inst.ops.size() > 1;
+  if (const Operand* b = has_count ? imm(id + 1) : nullptr;
+      b && (b->bits == 0 || b->bits > 1024 || b->bits % 32 != 0))
+    fail(line, "barrier thread count " + std::to_string(static_cast<int64_t>(b->bits)) +
+                   " must be a multiple of 32 (the warp size) from 32 to 1024");
 }
 
 // ---- modifiers ---------------------------------------------------------------------------------

@@ -6,6 +6,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "sim/common/input_file.h"
 #include "sim/ptx/parser_state.h"
 
 namespace warplab::ptx {
@@ -244,13 +245,9 @@ Expected<Module> parse_module(std::string_view text, std::string path) {
 }
 
 Expected<Module> parse_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Error{path, 0, "cannot open PTX file"};
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  if (in.bad()) return Error{path, 0, "cannot read PTX file"};
-  const std::string text = ss.str();
-  return parse_module(text, path);
+  auto text = read_input_file(path, "PTX file");
+  if (!text) return text.error();
+  return parse_module(*text, path);
 }
 
 }  // namespace warplab::ptx

@@ -97,6 +97,9 @@ class Parser {
   void apply_modifiers(Instruction& inst, const std::vector<std::string_view>& parts,
                        std::string_view opcode_text, int line);
   bool apply_memory_modifier(Instruction& inst, std::string_view m);
+  static uint64_t variable_limit(Space space);  // bytes one variable may take (ir.h limits)
+  static std::string variable_limit_text(Space space);
+  void check_barrier_operands(const Instruction& inst, int line) const;
   void parse_operands(Instruction& inst, std::string_view opcode_text);
   void parse_call_operands(Instruction& inst, std::string_view opcode_text);
   Operand parse_operand(Instruction& inst, PendingName::Where where, int32_t index);
@@ -122,7 +125,8 @@ class Parser {
   size_t pos_ = 0;
   Module module_;
   std::unordered_map<std::string, int32_t> module_vars_;  // module-scope variable names
-  std::unordered_map<std::string, int32_t> functions_;    // function name -> index
+  uint64_t global_bytes_ = 0, const_bytes_ = 0;  // module-scope .global / .const sizes so far
+  std::unordered_map<std::string, int32_t> functions_;  // function name -> index
   std::vector<PendingName> pending_functions_;
 
   // The function whose body is being parsed.

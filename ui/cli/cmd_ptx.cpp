@@ -2,10 +2,12 @@
 #include <fstream>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <sstream>
 
 #include "lab/args.h"
 #include "lab/compile.h"
+#include "sim/common/input_file.h"
 #include "sim/func/executor.h"
 #include "sim/ptx/parser.h"
 #include "sim/timing/config.h"
@@ -67,11 +69,9 @@ int run(const PtxArgs& a) {
   std::string ptx, ptx_name;
   bool is_ptx = a.file.size() > 4 && a.file.substr(a.file.size() - 4) == ".ptx";
   if (is_ptx) {
-    std::ifstream in(a.file);
-    if (!in) return report_error(Error{a.file, 0, "cannot open PTX file"});
-    std::stringstream ss;
-    ss << in.rdbuf();
-    ptx = ss.str();
+    auto text = read_input_file(a.file, "PTX file");
+    if (!text) return report_error(text.error());
+    ptx = std::move(*text);
     ptx_name = a.file;
   } else {
     lab::CompileOptions co;
@@ -83,6 +83,23 @@ int run(const PtxArgs& a) {
     ptx = std::move(r->ptx);
     ptx_name = a.file + ".ptx";
   }
+  // 1. WarpLab's own parser and loader read the PTX first: PTX they reject never reaches
+  //    nvJitLink, which runs inside this process and has crashed, or taken gigabytes, on
+  //    malformed PTX that its own front end should have refused.
+  //    With a .cu file the PTX exists only in memory: errors name the CUDA line and the PTX line.
+  auto named = [&](const Error& e) {
+    return is_ptx ? e : lab::error_in_generated_ptx(e, ptx, ptx_name, a.file);
+  };
+  std::string rejected;  // why WarpLab cannot read or load it ("" when it can)
+  std::optional<func::Program> program;
+  if (auto module = ptx::parse_module(ptx, ptx_name); !module) {
+    rejected = "the simulator cannot read this PTX: " + named(module.error()).to_string();
+  } else if (auto loaded = func::Program::load(std::move(*module)); !loaded) {
+    rejected = "the simulator cannot run this PTX: " + named(loaded.error()).to_string();
+  } else {
+    program.emplace(std::move(*loaded));
+  }
+  // 2. The PTX itself, printed either way (it is what was asked for).
   if (!a.out.empty()) {
     std::ofstream out(a.out);
     if (!out || !(out << ptx)) return report_error(Error{a.out, 0, "cannot write PTX"});
@@ -90,8 +107,13 @@ int run(const PtxArgs& a) {
     std::cout << ptx;
     if (!ptx.empty() && ptx.back() != '\n') std::cout << "\n";
   }
-  // Resource usage, as `ptxas -v` reports it, written as PTX comments so the output stays PTX.
+  // 3. Resource usage, as `ptxas -v` reports it, written as PTX comments so the output stays PTX.
   std::cout << "\n// ---- resource usage (nvJitLink -arch=" << a.sass_arch << ") ----\n";
+  if (!rejected.empty()) {
+    std::cout << "// not computed: WarpLab's parser or loader rejects this PTX (below)\n";
+    std::cerr << "warplab: " << rejected << "\n";
+    return kExitBadInput;
+  }
   auto res = toolchain.resource_usage(ptx, ptx_name, a.sass_arch);
   if (!res) {
     std::cout << "// unavailable: " << res.error().to_string() << "\n";
@@ -105,24 +127,8 @@ int run(const PtxArgs& a) {
                 << k.spill_store_bytes << ", spill loads " << k.spill_load_bytes << "), "
                 << k.const_bytes << " bytes cmem[0]\n";
   }
-  // Can the simulator run it? (An unsupported instruction is named here, with its PTX line.)
-  // The PTX is printed either way, but a module WarpLab cannot simulate is bad input: exit 2.
-  // With a .cu file the PTX exists only in memory: errors name the CUDA line and the PTX line.
-  auto named = [&](const Error& e) {
-    return is_ptx ? e : lab::error_in_generated_ptx(e, ptx, ptx_name, a.file);
-  };
-  auto module = ptx::parse_module(ptx, ptx_name);
-  if (!module) {
-    std::cerr << "warplab: the simulator cannot read this PTX: "
-              << named(module.error()).to_string() << "\n";
-    return kExitBadInput;
-  }
-  auto program = func::Program::load(std::move(*module));
-  if (!program) {
-    std::cerr << "warplab: the simulator cannot run this PTX: "
-              << named(program.error()).to_string() << "\n";
-    return kExitBadInput;
-  }
+  // 4. Can the simulator run each kernel? (An unsupported instruction is named here, with its
+  //    PTX line; a module WarpLab cannot simulate is bad input: exit 2.)
   int refused = 0;  // kernels the simulator cannot run (the others still can)
   for (const ptx::Function& f : program->module().functions)
     if (f.is_entry)
