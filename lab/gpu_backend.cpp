@@ -24,7 +24,7 @@ gpu::TimingOptions timing_options(const RunOptions& o) {
   gpu::TimingOptions t;
   t.warmup = o.gpu.warmup;
   t.repeats = o.gpu.repeats;
-  t.flush_l2 = o.gpu.cold;
+  t.flush_l2 = o.l2 == L2Start::Cold;
   return t;
 }
 

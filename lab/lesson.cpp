@@ -452,8 +452,8 @@ class LessonReader {
 
 Status read_step(const LessonReader& r, const toml::table& t, const std::string& key,
                  const std::string& dir, LessonStep& st) {
-  if (auto s = r.only(t, key,
-                      {"page", "experiment", "set", "ci_set", "editable", "questions", "claims"});
+  if (auto s = r.only(
+          t, key, {"page", "experiment", "set", "ci_set", "editable", "l2", "questions", "claims"});
       !s)
     return s;
   st.line = line_of(t);
@@ -480,6 +480,13 @@ Status read_step(const LessonReader& r, const toml::table& t, const std::string&
   auto ci = r.assignments(t, "ci_set", key);
   if (!ci) return ci.error();
   st.ci_set = *ci;
+  auto l2 = r.str(t, "l2", key, false);
+  if (!l2) return l2.error();
+  if (!l2->empty()) {
+    if (!parse_l2_start(*l2))
+      return r.err(*t.get("l2"), key + ".l2", "expected \"cold\" or \"warm\"");
+    st.l2 = *l2;
+  }
   if (const toml::node* e = t.get("editable")) {
     const toml::array* a = e->as_array();
     if (!a) return r.err(*e, key + ".editable", "expected an array of parameter names");

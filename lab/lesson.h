@@ -50,6 +50,7 @@ struct LessonStep {
   std::vector<std::pair<std::string, std::string>> set;     // starting values NAME, VALUE
   std::vector<std::pair<std::string, std::string>> ci_set;  // smaller sizes for CI runs
   std::vector<std::string> editable;                        // parameters the student may change
+  std::string l2;  // "cold" / "warm": this step's L2 convention, whatever --l2 says ("" = --l2)
   std::vector<LessonQuestion> questions;
   std::vector<LessonClaim> claims;
   int line = 0;

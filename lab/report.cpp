@@ -135,7 +135,7 @@ std::string format_timing(const LaunchRecord& r) {
     << occ.value("limiter", std::string("?")) << "), achieved "
     << printf_str("%.1f%%", 100 * num(occ, "achieved")) << ", waves "
     << printf_str("%.2f", num(occ, "waves")) << ", " << occ.value("registers_per_thread", 0)
-    << " registers/thread\n";
+    << " registers/thread, L1 " << occ.value("l1_bytes", int64_t{0}) / 1024 << " KiB\n";
   std::string classes;
   for (const auto& [k, v] : s["instructions_by_class"].items())
     if (v.is_number() && v.get<double>() > 0)
@@ -398,7 +398,8 @@ json experiment_json(const Experiment& exp, const ExperimentResult& result) {
            {"description", exp.description},
            {"source", exp.source}}},
          {"backend", result.backend},
-         {"mode", result.mode}};
+         {"mode", result.mode},
+         {"l2", result.l2}};
   if (!result.config.empty()) j["config"] = result.config;
   if (!result.gpu_info.empty()) j["gpu_device"] = result.gpu_info;
   json params = json::object();
@@ -692,7 +693,15 @@ std::string format_head(const Experiment& exp, const ExperimentResult& result) {
   o << exp.name << " (" << exp.path << ")  backend " << result.backend;
   if (result.backend != "gpu") o << ", mode " << result.mode;
   if (!result.config.empty()) o << ", config " << result.config;
+  const bool timed = result.backend != "sim" || result.mode == "timing";
+  if (timed) o << ", L2 " << result.l2;
   o << "\n";
+  if (timed)
+    o << (result.l2 == "cold"
+              ? "  L2 cold: every timed launch starts with an empty L2 (GPU: flushed before each; "
+                "simulator: empty at each launch); --l2 warm times after warm-up launches\n"
+              : "  L2 warm: every timed launch follows untimed ones of the same kernel (GPU: "
+                "--gpu-warmup of them; simulator: one, device memory restored after it)\n");
   if (!result.gpu_device.empty()) {
     o << "  GPU: " << result.gpu_device;
     if (result.gpu_info.contains("launch_overhead_us"))

@@ -27,6 +27,7 @@ std::string_view backend_name(BackendKind b) {
   return "?";
 }
 std::string_view mode_name(SimMode m) { return m == SimMode::Functional ? "functional" : "timing"; }
+std::string_view l2_start_name(L2Start l) { return l == L2Start::Cold ? "cold" : "warm"; }
 
 Expected<BackendKind> parse_backend(const std::string& s) {
   if (s == "sim") return BackendKind::Sim;
@@ -38,6 +39,11 @@ Expected<SimMode> parse_mode(const std::string& s) {
   if (s == "functional") return SimMode::Functional;
   if (s == "timing") return SimMode::Timing;
   return Error{"", 0, "unknown mode '" + s + "' (expected functional or timing)"};
+}
+Expected<L2Start> parse_l2_start(const std::string& s) {
+  if (s == "cold") return L2Start::Cold;
+  if (s == "warm") return L2Start::Warm;
+  return Error{"", 0, "unknown L2 start '" + s + "' (expected cold or warm)"};
 }
 
 bool RunResult::faulted() const {
@@ -617,6 +623,7 @@ Expected<ExperimentResult> Runner::run(const Experiment& exp) {
   ExperimentResult out;
   out.backend = std::string(backend_name(options_.backend));
   out.mode = std::string(mode_name(options_.mode));
+  out.l2 = std::string(l2_start_name(options_.l2));
   // Before compiling anything: a bad preset or a missing GPU is bad input (exit 2).
   if (auto s = prepare_backends(); !s) return s.error();
   // So is an expected-values .npy that cannot be read: an error naming the check's line, not a
@@ -642,7 +649,7 @@ Expected<ExperimentResult> Runner::run(const Experiment& exp) {
         {"driver_version", d.driver_version},
         {"warmup", options_.gpu.warmup},
         {"repeats", options_.gpu.repeats},
-        {"l2_flushed", options_.gpu.cold}};
+        {"l2_flushed", options_.l2 == L2Start::Cold}};
     if (auto ov = gpu_->launch_overhead())
       out.gpu_info["launch_overhead_us"] = {{"empty_kernel", ov->empty_kernel_us},
                                             {"back_to_back", ov->back_to_back_us}};

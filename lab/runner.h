@@ -47,16 +47,26 @@ namespace warplab::lab {
 
 enum class BackendKind { Sim, Gpu, Both };
 enum class SimMode { Functional, Timing };
+// What every timed launch finds in the L2, on both backends alike (`--l2 cold|warm`).
+//   Cold (the default, the convention of Triton's do_bench): the GPU memsets twice its L2 size
+//   before each timed launch (outside the timed events); the simulator starts every launch with
+//   an empty L2.
+//   Warm: the GPU times its launches after untimed warm-up launches of the same kernel; the
+//   simulator keeps one L2 across the run's launches and runs each launch once untimed first
+//   (device memory restored afterwards), so the timed launch finds what its own warm-up left.
+enum class L2Start { Cold, Warm };
 std::string_view backend_name(BackendKind b);  // "sim", "gpu", "both"
 std::string_view mode_name(SimMode m);         // "functional", "timing"
+std::string_view l2_start_name(L2Start l);     // "cold", "warm"
 Expected<BackendKind> parse_backend(const std::string& s);
 Expected<SimMode> parse_mode(const std::string& s);
+Expected<L2Start> parse_l2_start(const std::string& s);
 
-// How the real GPU is timed and read (--gpu-repeats, --gpu-cold, --counters).
+// How the real GPU is timed and read (--gpu-repeats, --gpu-warmup, --counters; the L2 state is
+// RunOptions::l2, shared with the simulator).
 struct GpuRunOptions {
   int warmup = 3;                // untimed launches before the timed ones
   int repeats = 20;              // timed launches (median, min, max reported)
-  bool cold = false;             // flush L2 before each timed launch
   std::optional<bool> counters;  // read hardware counters; unset = on with `both`, off with `gpu`
 };
 
@@ -89,10 +99,8 @@ struct RunOptions {
   std::optional<TraceCapture> trace;  // timing mode: capture the model's event trace (unset = off)
   GpuRunOptions gpu;
   bool count_lines = true;  // per PTX/CUDA line counts
-  // Timing mode: one L2 kept across the launches of a run, as on a GPU, where a kernel finds in
-  // L2 what the previous one left there (gelu's nine kernels pass 64 MiB buffers along); false =
-  // every launch starts with an empty L2 (`--sim-cold-l2`, and `--gpu-cold` for both backends).
-  bool sim_l2_kept = true;
+  // The L2 every timed launch starts with, the same on both backends (see L2Start).
+  L2Start l2 = L2Start::Cold;
   bool resources = true;  // ask nvJitLink for registers/shared memory
   std::string sass_arch = "sm_90";
   uint64_t max_warp_instructions = 0;  // per launch; 0 = unlimited
@@ -188,6 +196,7 @@ struct SweepResult {
 
 struct ExperimentResult {
   std::string backend, mode;
+  std::string l2 = "cold";  // RunOptions::l2: what every timed launch found in the L2, both sides
   std::optional<RunResult> run;                        // without [sweep]
   std::optional<SweepResult> sweep;                    // with [sweep]
   std::vector<std::string> notes;                      // e.g. "resource usage unavailable: ..."

@@ -84,9 +84,18 @@ class SimBackend : public LaunchBackend {
     timing::TimingOptions to;
     to.registers_per_thread = rec.resources ? rec.resources->registers : 0;
     if (options_.max_cycles) to.max_cycles = *options_.max_cycles;
-    if (options_.sim_l2_kept) {
+    const bool warm = options_.l2 == L2Start::Warm;
+    if (warm) {
+      // One L2 for the run, and an untimed warm-up of this launch first, as the GPU backend's
+      // warm-up launches: the timed launch finds in the L2 what its own warm-up left there.
+      // The warm-up's writes, printf output and any fault are discarded (memory restored); the
+      // timed launch then reports whatever it does itself.
       if (!l2_) l2_ = std::make_unique<timing::L2>(*ctx_.config);
       to.l2 = l2_.get();
+      func::DeviceMemory saved = memory_;
+      auto w = timing::run_timing(program(), memory_, l.config, *ctx_.config, to);
+      memory_ = std::move(saved);
+      if (!w) return w.error();
     }
     const TraceCapture* capture = ctx_.trace && options_.trace ? &*options_.trace : nullptr;
     const bool trace = capture && (!capture->launch || *capture->launch == index);
@@ -99,7 +108,7 @@ class SimBackend : public LaunchBackend {
     if (!r) return r.error();
     rec.sim = timing_json(*r, *ctx_.config, program().module());
     rec.sim["wall_s"] = rec.sim_wall_seconds;
-    rec.sim["l2_kept"] = options_.sim_l2_kept && index > 0;  // started with earlier launches' L2
+    rec.sim["l2"] = std::string(l2_start_name(options_.l2));  // warm: after its own warm-up
     if (!rec.resources)
       rec.sim["note"] = "registers per thread unknown (nvJitLink unavailable): 32 assumed";
     if (trace && !capture->path.empty()) {
@@ -126,7 +135,7 @@ class SimBackend : public LaunchBackend {
   func::FunctionalOptions fopts_;
   std::vector<uint64_t> addresses_;
   size_t launches_ = 0;
-  std::unique_ptr<timing::L2> l2_;  // RunOptions::sim_l2_kept: one L2 for all launches
+  std::unique_ptr<timing::L2> l2_;  // L2Start::Warm: one L2 for all launches
 };
 
 }  // namespace

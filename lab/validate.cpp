@@ -147,7 +147,7 @@ void run_group(const RunGroup& g, const std::vector<CorpusPoint>& points,
   opt.mode = SimMode::Timing;
   opt.config = options.config;
   opt.count_lines = false;
-  opt.sim_l2_kept = !options.cold_l2;
+  opt.l2 = options.cold_l2 ? L2Start::Cold : L2Start::Warm;
   Toolchain toolchain;  // one per run: no state shared between threads
   Runner runner(toolchain, opt);
   auto r = runner.run_once(*exp);

@@ -134,7 +134,7 @@ def command(run, json_path):
     cmd = [warplab, "run", run["experiment"]]
     for s in run["set"]:
         cmd += ["--set", s]
-    return cmd + ["--backend", "gpu", "--gpu-cold", "--counters", "--no-line-counts", "--json", json_path]
+    return cmd + ["--backend", "gpu", "--l2", "cold", "--counters", "--no-line-counts", "--json", json_path]
 
 
 say(f"validate-gpu: {len(points)} points in {len(runs)} runs ({manifest}{', quick' if quick else ''})")

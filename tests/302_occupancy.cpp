@@ -7,6 +7,7 @@
 //   shared limit = floor(233472 / shared/block); blocks = min of the four.
 #include <doctest/doctest.h>
 
+#include "sim/timing/gpu_model.h"
 #include "sim/timing/occupancy.h"
 
 using namespace warplab::timing;
@@ -48,4 +49,28 @@ TEST_CASE("302 blocks that can never fit are errors") {
   CHECK_FALSE(compute_occupancy(cfg.core, 2048, 32, 0));
   CHECK_FALSE(compute_occupancy(cfg.core, 256, 300, 0));
   CHECK_FALSE(compute_occupancy(cfg.core, 256, 32, 240000));
+}
+
+TEST_CASE("302 the shared-memory carve-out leaves the L1 the rest of the unified array") {
+  GpuConfig cfg;  // h100-sxm's figures: 256 KiB unified, 208 KiB L1 by default, 228 KiB shared
+  cfg.l1.unified_bytes = 262144;
+  auto occ = [&](int threads, int shared) {
+    auto o = compute_occupancy(cfg.core, threads, 32, shared);
+    REQUIRE(o.has_value());
+    return *o;
+  };
+  // No shared memory: 8 blocks x 1 KiB reserved fit the default 48 KiB; the L1 stays 208 KiB.
+  CHECK(l1_bytes_for_launch(cfg, occ(256, 0)) == 212992);
+  // Two blocks of 1024 threads and 48 KiB (+1 KiB each): 98 KiB -> the 100 KiB carve-out, 156 KiB
+  // of L1. Four of 256 threads: 196 KiB -> 196, 60 KiB of L1.
+  CHECK(occ(1024, 48 * 1024).blocks_per_sm == 2);
+  CHECK(l1_bytes_for_launch(cfg, occ(1024, 48 * 1024)) == 156 * 1024);
+  CHECK(occ(256, 48 * 1024).blocks_per_sm == 4);
+  CHECK(l1_bytes_for_launch(cfg, occ(256, 48 * 1024)) == 60 * 1024);
+  // One block of 227 KiB (+1 KiB): the 228 KiB carve-out, 28 KiB of L1 (lesson 13).
+  CHECK(occ(256, 227 * 1024).blocks_per_sm == 1);
+  CHECK(l1_bytes_for_launch(cfg, occ(256, 227 * 1024)) == 28 * 1024);
+  // Without unified_bytes the L1 is fixed.
+  cfg.l1.unified_bytes = 0;
+  CHECK(l1_bytes_for_launch(cfg, occ(256, 227 * 1024)) == 212992);
 }

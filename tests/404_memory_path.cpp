@@ -222,3 +222,23 @@ TEST_CASE(
   const uint64_t d = l2.atomic(0, 0x1u, 32, 20000);  // another chunk, another slice: no wait
   CHECK(d == c);
 }
+
+TEST_CASE("404 slices that share an atomic unit (l2.atomic_units) queue their atomics, not reads") {
+  GpuConfig cfg;  // 96 slices; chunks below 64 go to the slice of their number
+  cfg.l2.atomic_units = 32;
+  L2 l2(cfg);
+  // Slices 0 and 47 share unit 0 ((47 * 47) mod 96 = 1, runs of 3); slice 1 is in unit 15.
+  for (uint64_t line : {0, 188, 4}) l2.read(line, 0x1u, 0);
+  const uint64_t a = l2.atomic(0, 0x1u, 32, 10000);    // slice 0: the unit busy 46.4 cycles
+  const uint64_t b = l2.atomic(188, 0x1u, 32, 10000);  // slice 47, the same unit: waits
+  CHECK(b - a == 46);
+  const uint64_t c = l2.atomic(4, 0x1u, 32, 20000);  // slice 1: another unit
+  const uint64_t d = l2.atomic(0, 0x1u, 32, 20000);  // unit 0 is free again: no wait
+  CHECK(d == c);
+  // While unit 0 works, slice 47 itself serves a read at once: only its sector time is held.
+  L2 fresh(cfg);
+  for (uint64_t line : {0, 188}) fresh.read(line, 0x1u, 0);
+  const uint64_t hit = fresh.read(188, 0x1u, 30000);
+  fresh.atomic(0, 0x1u, 32, 40000);
+  CHECK(fresh.read(188, 0x1u, 40000) - 40000 == hit - 30000);
+}

@@ -90,38 +90,61 @@ TEST_CASE("509 both: kernels with .approx math are compared within a tolerance")
   CHECK(lab::uses_approximate_math(*m, m->functions[1]));
 }
 
-TEST_CASE("509 one L2 across the launches of a run, or an empty one per launch (--sim-cold-l2)") {
+TEST_CASE("509 --l2 cold (the default) and warm: what every timed launch finds in the L2") {
   // Both launches read x (300 floats = 1200 bytes, in 38 sectors of 32 bytes) twice per thread;
   // the L2 fetches DRAM in 64-byte sector pairs (h100-sxm l2.fetch_bytes), so a cold read of x
   // costs ceil(1200 / 64) * 64 = 1216 bytes from DRAM. The buffers start 256-byte aligned.
   auto exp = lab::load_experiment(std::string(WARPLAB_SOURCE_DIR) + "/tests/data/vec_add_ptx.toml");
   REQUIRE(exp.has_value());
   lab::Toolchain tc;
-  auto run = [&](bool kept) {
+  auto run = [&](lab::L2Start l2) {
     lab::RunOptions opt;
     opt.mode = lab::SimMode::Timing;
     opt.resources = false;
-    opt.sim_l2_kept = kept;
+    opt.l2 = l2;
     auto r = lab::Runner(tc, opt).run(*exp);
     REQUIRE_MESSAGE(r.has_value(), r.error().to_string());
     REQUIRE(r->run.has_value());
     REQUIRE(r->run->launches.size() == 2);
+    CHECK(r->l2 == lab::l2_start_name(l2));
     return *r->run;
   };
-  const auto kept = run(true), cold = run(false);
-  const auto& m0 = kept.launches[0].sim["memory"];
-  const auto& k1 = kept.launches[1].sim["memory"];
-  const auto& c1 = cold.launches[1].sim["memory"];
-  CHECK(m0["dram_bytes_read"] == 1216);
-  CHECK(kept.launches[0].sim["l2_kept"] == false);
-  // Kept: the second launch finds all of x in L2 and reads nothing from DRAM.
-  CHECK(kept.launches[1].sim["l2_kept"] == true);
-  CHECK(k1["dram_bytes_read"] == 0);
-  CHECK(k1["l2_read_sector_hits"] == 38);
-  CHECK(k1["l2_read_sector_misses"] == 0);
-  // Cold: the second launch pays DRAM again, exactly as the first did.
-  CHECK(cold.launches[1].sim["l2_kept"] == false);
-  CHECK(c1["dram_bytes_read"] == 1216);
-  CHECK(c1["l2_read_sector_hits"] == 0);
-  CHECK(kept.launches[1].sim["cycles"] < cold.launches[1].sim["cycles"]);
+  CHECK(lab::RunOptions{}.l2 == lab::L2Start::Cold);
+  const auto warm = run(lab::L2Start::Warm), cold = run(lab::L2Start::Cold);
+  for (int i = 0; i < 2; ++i) {
+    CAPTURE(i);
+    const auto& c = cold.launches[i].sim["memory"];
+    const auto& w = warm.launches[i].sim["memory"];
+    // Cold: every launch pays DRAM for all of x.
+    CHECK(cold.launches[i].sim["l2"] == "cold");
+    CHECK(c["dram_bytes_read"] == 1216);
+    CHECK(c["l2_read_sector_hits"] == 0);
+    // Warm: every launch, the first too, follows its own warm-up and finds x in the L2.
+    CHECK(warm.launches[i].sim["l2"] == "warm");
+    CHECK(w["dram_bytes_read"] == 0);
+    CHECK(w["l2_read_sector_hits"] == 38);
+    CHECK(w["l2_read_sector_misses"] == 0);
+    CHECK(warm.launches[i].sim["cycles"] < cold.launches[i].sim["cycles"]);
+  }
+  CHECK(warm.passed());
+  CHECK(cold.passed());
+}
+
+TEST_CASE("509 --l2 warm: the simulator's warm-up launch leaves device memory as it found it") {
+  // x = x + x in place; with the warm-up's writes kept, x would end as 4 x0 and fail the check.
+  auto exp =
+      lab::load_experiment(std::string(WARPLAB_SOURCE_DIR) + "/tests/data/in_place_ptx.toml");
+  REQUIRE_MESSAGE(exp.has_value(), exp.error().to_string());
+  lab::Toolchain tc;
+  for (lab::L2Start l2 : {lab::L2Start::Cold, lab::L2Start::Warm}) {
+    lab::RunOptions opt;
+    opt.mode = lab::SimMode::Timing;
+    opt.resources = false;
+    opt.l2 = l2;
+    auto r = lab::Runner(tc, opt).run(*exp);
+    REQUIRE_MESSAGE(r.has_value(), r.error().to_string());
+    REQUIRE(r->run.has_value());
+    CAPTURE(r->l2);
+    CHECK(r->run->passed());
+  }
 }

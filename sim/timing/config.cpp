@@ -89,6 +89,10 @@ std::vector<Field> fields() {
       F("shared", "mio_queue", "instructions", "MIO queue depth per SM (stall_mio_throttle)",
         shared.mio_queue),
       F("l1", "size_bytes", "bytes", "L1 data cache capacity", l1.size_bytes),
+      F("l1", "unified_bytes", "bytes",
+        "L1 + shared memory per SM; a launch needing a larger shared carve-out than "
+        "unified_bytes - size_bytes shrinks its L1 (0 = fixed L1)",
+        l1.unified_bytes),
       F("l1", "line_bytes", "bytes", "cache line", l1.line_bytes),
       F("l1", "sector_bytes", "bytes", "sector (unit of transfer)", l1.sector_bytes),
       F("l1", "assoc", "ways", "associativity", l1.assoc),
@@ -114,6 +118,9 @@ std::vector<Field> fields() {
         "cycles a slice's atomic unit spends per lane on one address (same-address lanes "
         "serialize)",
         l2.atomic_lane_cycles),
+      F("l2", "atomic_units", "units",
+        "atomic units in the L2; slices / atomic_units slices share one (a divisor of slices)",
+        l2.atomic_units),
       F("l2", "partial_write_sectors", "sectors",
         "slice time of a store covering part of a sector (read-modify-write), in whole-sector "
         "accesses",
@@ -350,6 +357,9 @@ Status validate_config(const GpuConfig& c) {
     return bad(
         "l2.atomic_sector_cycles and l2.atomic_lane_cycles must be positive; "
         "l2.partial_write_sectors at least 1");
+  if (c.l2.atomic_units < 1 || c.l2.atomic_units > c.l2.slices ||
+      c.l2.slices % c.l2.atomic_units != 0)
+    return bad("l2.atomic_units must divide l2.slices");
   if (!is_pow2(c.l2.slice_bytes) || c.l2.slice_bytes < c.l1.line_bytes)
     return bad("l2.slice_bytes must be a power of two of at least one line");
   if (c.dram.channels < 1 || c.dram.bus_bits < 1 || c.dram.data_rate_mtps <= 0 ||

@@ -65,6 +65,11 @@ struct SharedConfig {
 
 struct L1Config {
   int64_t size_bytes = 212992;  // data capacity left for L1 after the shared carve-out
+  // L1 and shared memory are one array of unified_bytes per SM (0: not modelled, the L1 is always
+  // size_bytes). A launch whose resident blocks need more shared memory than unified_bytes -
+  // size_bytes gets the smallest carve-out of 0, 8, 16, 32, 64, 100, 132, 164, 196 or 228 KiB
+  // (those up to core.shared_per_sm) that holds them, and the L1 keeps the rest.
+  int64_t unified_bytes = 0;
   int64_t line_bytes = 128;
   int64_t sector_bytes = 32;
   int64_t assoc = 4;
@@ -83,11 +88,14 @@ struct L2Config {
   double sectors_per_cycle_per_slice = 1.0;
   int64_t atomic_latency = 12;  // cycles the slice's ALU adds for an atomic
   // The slice's atomic unit works through a request sector by sector, and through lanes on one
-  // address one after another: a request holds the slice for
+  // address one after another: a request holds the unit for
   // max(sectors * atomic_sector_cycles, lanes on its busiest address * atomic_lane_cycles).
   double atomic_sector_cycles = 1.2;  // H100: a full-line 32-address RED every 4.85 cycles
   double atomic_lane_cycles = 1.45;   // H100: 32 lanes on one address every 46.5 cycles
   int64_t slice_bytes = 512;          // consecutive address bytes one slice serves (then a hash)
+  // Atomic units: slices / atomic_units slices share one (default: one per slice). An atomic
+  // holds its slice for its sectors and its unit for the time above.
+  int64_t atomic_units = 96;
   // A store that covers only part of a 32-byte sector is a read-modify-write of the slice's
   // ECC-protected data array: it holds the slice as long as this many whole-sector accesses.
   double partial_write_sectors = 2.0;

@@ -72,6 +72,24 @@ std::vector<Metric> TimingResult::metrics() const {
   return m;
 }
 
+int64_t l1_bytes_for_launch(const GpuConfig& config, const Occupancy& occ) {
+  const int64_t unified = config.l1.unified_bytes;
+  if (unified <= 0) return config.l1.size_bytes;
+  const int64_t need = int64_t{occ.blocks_per_sm} * occ.shared_per_block;
+  if (need <= unified - config.l1.size_bytes) return config.l1.size_bytes;
+  for (int64_t kib : {0, 8, 16, 32, 64, 100, 132, 164, 196, 228}) {
+    const int64_t carve = kib * 1024;
+    if (carve > config.core.shared_per_sm) break;
+    if (carve >= need) {
+      // Whole sets of the L1's associativity.
+      const int64_t set_bytes = config.l1.line_bytes * config.l1.assoc;
+      return std::max(set_bytes, (unified - carve) / set_bytes * set_bytes);
+    }
+  }
+  const int64_t set_bytes = config.l1.line_bytes * config.l1.assoc;
+  return std::max(set_bytes, (unified - config.core.shared_per_sm) / set_bytes * set_bytes);
+}
+
 Expected<TimingResult> run_timing(const func::Program& program, func::DeviceMemory& memory,
                                   const func::LaunchConfig& launch, const GpuConfig& config,
                                   const TimingOptions& options) {
@@ -92,6 +110,10 @@ Expected<TimingResult> run_timing(const func::Program& program, func::DeviceMemo
   if (!occ) return Error{"", 0, "launch of " + launch.kernel + ": " + occ.error().message};
   r.occupancy = *occ;
   r.waves = double(launch.grid.count()) / (double(occ->blocks_per_sm) * config.core.sm_count);
+  // The L1 this launch has: what the shared-memory carve-out leaves of the unified array.
+  GpuConfig launch_config = config;
+  launch_config.l1.size_bytes = l1_bytes_for_launch(config, *occ);
+  r.l1_bytes = launch_config.l1.size_bytes;
   // 2. The machine: L2 + DRAM, SMs, block scheduler, per-line state table.
   int32_t max_line = 0;
   for (const auto& f : program.module().functions)
@@ -109,9 +131,9 @@ Expected<TimingResult> run_timing(const func::Program& program, func::DeviceMemo
     r.trace.dram_peak_bytes_per_second = config.peak_dram_bytes_per_second();
     r.trace.sm_count = static_cast<int32_t>(config.core.sm_count);
   }
-  LaunchContext ctx{config,      program, memory, launch,
-                    r.occupancy, r.stats, l2,     options.trace.enabled ? &r.trace : nullptr,
-                    by_line,     0,       {}};
+  LaunchContext ctx{launch_config, program, memory, launch,
+                    r.occupancy,   r.stats, l2,     options.trace.enabled ? &r.trace : nullptr,
+                    by_line,       0,       {}};
   for (const ptx::Function& f : program.module().functions) {
     auto& u = ctx.unrolled_loops.emplace_back(f.instructions.size(), 0);
     for (size_t i = 0; i < f.instructions.size(); ++i)

@@ -44,13 +44,13 @@
 namespace warplab::timing {
 
 struct TimingOptions {
-  int registers_per_thread = 0;    // from ptxas/nvJitLink; 0 = unknown, assume 32
+  int registers_per_thread = 0;  // from ptxas/nvJitLink; 0 = unknown, assume 32
   TraceOptions trace;
   // Hang limit: a launch still running at this cycle is stopped with a Hang fault naming where
   // a warp is stuck (0 = no limit). About 0.6 s of H100 time: generous for real kernels.
   static constexpr uint64_t kDefaultMaxCycles = 1'000'000'000;
   uint64_t max_cycles = kDefaultMaxCycles;
-  uint64_t deadlock_cycles = 10'000'000;   // no instruction issued for this long = deadlock
+  uint64_t deadlock_cycles = 10'000'000;  // no instruction issued for this long = deadlock
   // nullptr: a cold L2 (nothing cached). Else an L2 built for the same config, kept by the caller
   // across launches: back-to-back launches find the data the previous ones left (what CUDA-event
   // timings after warm-up launches measure). The L1s are always cold: a launch invalidates them.
@@ -58,46 +58,51 @@ struct TimingOptions {
 };
 
 struct MemoryTable {
-  MemoryCounters l1;               // summed over SMs (Nsight names in l1tex.h)
+  MemoryCounters l1;  // summed over SMs (Nsight names in l1tex.h)
   uint64_t l2_read_sector_hits = 0, l2_read_sector_misses = 0, l2_write_sectors = 0;
   uint64_t l2_atomic_requests = 0;
   uint64_t dram_bytes_read = 0, dram_bytes_written = 0;
-  uint64_t dram_row_hits = 0;      // DRAM accesses to an already open row (dram.h)
-  uint64_t dram_activations = 0;   // rows opened (closed bank or row miss); no Nsight equivalent
+  uint64_t dram_row_hits = 0;     // DRAM accesses to an already open row (dram.h)
+  uint64_t dram_activations = 0;  // rows opened (closed bank or row miss); no Nsight equivalent
   double global_ld_sectors_per_request() const;
   double global_st_sectors_per_request() const;
-  double l1_hit_rate() const;      // global load sectors, in [0, 1]
-  double l2_hit_rate() const;      // L2 read sectors, in [0, 1]
+  double l1_hit_rate() const;  // global load sectors, in [0, 1]
+  double l2_hit_rate() const;  // L2 read sectors, in [0, 1]
 };
 
 struct Metric {
-  std::string name;                // Nsight Compute name where one means the same
+  std::string name;  // Nsight Compute name where one means the same
   double value = 0;
   std::string unit;
 };
 
+// The L1 data capacity a launch has: config.l1.size_bytes, or, when l1.unified_bytes is set and
+// the resident blocks need a larger shared-memory carve-out, what that carve-out leaves.
+int64_t l1_bytes_for_launch(const GpuConfig& config, const Occupancy& occ);
+
 struct TimingResult {
   std::string kernel;
-  std::string config;              // preset name
-  uint64_t cycles = 0;             // first dispatch to last warp done, SM cycles
-  double kernel_time_us = 0;       // cycles / clock
-  double time_us = 0;              // kernel_time_us + launch overhead (compares to CUDA events)
-  double ipc = 0;                  // warp instructions per cycle per active SM
-  double gpu_ipc = 0;              // warp instructions per cycle, whole GPU
-  func::LaunchStats stats;         // instruction counts (by class, per line), as functional mode
+  std::string config;         // preset name
+  uint64_t cycles = 0;        // first dispatch to last warp done, SM cycles
+  double kernel_time_us = 0;  // cycles / clock
+  double time_us = 0;         // kernel_time_us + launch overhead (compares to CUDA events)
+  double ipc = 0;             // warp instructions per cycle per active SM
+  double gpu_ipc = 0;         // warp instructions per cycle, whole GPU
+  func::LaunchStats stats;    // instruction counts (by class, per line), as functional mode
   std::optional<func::LaunchFault> fault;
   std::vector<func::Hazard> hazards;  // synccheck/racecheck (LaunchConfig turns them on)
-  Occupancy occupancy;             // theoretical: limits and blocks per SM
-  double achieved_occupancy = 0;   // average resident warps / max warps over active SM cycles
+  Occupancy occupancy;                // theoretical: limits and blocks per SM
+  double achieved_occupancy = 0;      // average resident warps / max warps over active SM cycles
   double waves = 0;
-  int registers_per_thread = 0;    // the figure used
-  WarpStateCycles warp_states{};   // warp-cycles per state, all warps
+  int64_t l1_bytes = 0;           // the L1 data capacity this launch had (after the carve-out)
+  int registers_per_thread = 0;   // the figure used
+  WarpStateCycles warp_states{};  // warp-cycles per state, all warps
   std::map<int32_t, WarpStateCycles> warp_states_by_ptx_line;
   std::map<std::pair<int32_t, int32_t>, WarpStateCycles> warp_states_by_src_line;  // (file, line)
   MemoryTable memory;
-  double dram_bytes_per_second = 0;   // achieved (read + written) over kernel_time_us
+  double dram_bytes_per_second = 0;  // achieved (read + written) over kernel_time_us
   double peak_dram_bytes_per_second = 0;
-  Trace trace;                     // empty unless TimingOptions::trace.enabled
+  Trace trace;  // empty unless TimingOptions::trace.enabled
 
   std::vector<Metric> metrics() const;
 };

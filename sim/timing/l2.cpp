@@ -4,12 +4,14 @@
 #include <algorithm>
 #include <bit>
 #include <cmath>
+#include <numeric>
 
 namespace warplab::timing {
 
 L2::L2(const GpuConfig& c)
     : config_(c),
       slice_free_(c.l2.slices, 0.0),
+      unit_free_(c.l2.atomic_units, 0.0),
       dram_(c),
       line_bytes_(static_cast<uint32_t>(c.l1.line_bytes)),
       sector_bytes_(static_cast<uint32_t>(c.l1.sector_bytes)),
@@ -24,6 +26,7 @@ L2::L2(const GpuConfig& c)
 
 void L2::begin_launch() {
   std::fill(slice_free_.begin(), slice_free_.end(), 0.0);
+  std::fill(unit_free_.begin(), unit_free_.end(), 0.0);
   for (auto& s : slices_) s.clear_fill_times();
   dram_.begin_launch();
   counters_ = L2Counters{};
@@ -45,6 +48,23 @@ int L2::slice_of(uint64_t line) const {
   const uint64_t chunk = line >> lines_per_chunk_log2_;
   const uint64_t h = chunk ^ (chunk >> 6) ^ (chunk >> 12) ^ (chunk >> 18);
   return static_cast<int>(h % slices_.size());
+}
+
+int L2::unit_of(int slice) const {
+  // slices / units slices share a unit. Which ones: a fixed permutation of the slice numbers
+  // (times the largest odd number below slices / 2 that is coprime with slices: 47 of 96),
+  // then runs of slices / units. It stands for the GPU's unpublished address hash, and it gives
+  // what the placement microbenchmark measured on the H100 for one hot line against 8 and 64
+  // (scripts/microbench/h100-placement-2026-11-24.tsv, k=32): 8 lines 128 B / 512 B / 4 KiB /
+  // 64 KiB apart run 2.0 / 4.0 / 8.0 / 8.0x one line's rate (measured 1.9 / 4.1 / 7.7 / 7.8x),
+  // 64 lines 8.0 / 21.3 / 21.3 / 21.3x (measured 11.4 / 21.6 / 30.9 / 18.9x); one warp per
+  // address over 32768 consecutive words, 28x (measured about 27x).
+  const int64_t slices = static_cast<int64_t>(slices_.size());
+  const int64_t units = config_.l2.atomic_units;
+  if (units >= slices) return slice;
+  int64_t m = (slices / 2) | 1;
+  while (m > 1 && (m >= slices / 2 || std::gcd(m, slices) != 1)) m -= 2;
+  return static_cast<int>((slice * m) % slices / (slices / units));
 }
 
 uint64_t L2::occupy(int slice, double sectors, uint64_t now) {
@@ -121,10 +141,22 @@ uint64_t L2::atomic(uint64_t line, uint32_t sector_mask, int ops, uint64_t now) 
   const int slice = slice_of(line);
   ++counters_.atomic_requests;
   // The slice's atomic unit works through the request's sectors, and through the lanes on one
-  // address one after another; the slice serves nothing else meanwhile.
+  // address one after another. With one unit per slice the slice serves nothing else meanwhile;
+  // a unit shared by several slices holds only itself, and the slice its sectors' time.
   const double busy = std::max(std::popcount(sector_mask) * config_.l2.atomic_sector_cycles,
                                ops * config_.l2.atomic_lane_cycles);
-  const uint64_t start = occupy(slice, busy * config_.l2.sectors_per_cycle_per_slice, now);
+  const int unit = unit_of(slice);
+  const bool own_unit = config_.l2.atomic_units >= static_cast<int64_t>(slices_.size());
+  uint64_t start = 0;
+  if (own_unit) {
+    start = occupy(slice, busy * config_.l2.sectors_per_cycle_per_slice, now);
+  } else {
+    const double begin = std::max({double(now), unit_free_[unit], slice_free_[slice]});
+    slice_free_[slice] =
+        begin + std::popcount(sector_mask) / config_.l2.sectors_per_cycle_per_slice;
+    unit_free_[unit] = begin + busy;
+    start = static_cast<uint64_t>(begin);
+  }
   CacheAccess a = slices_[slice].access(line, sector_mask, start, true);
   write_back(a, start);
   uint64_t ready =

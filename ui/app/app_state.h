@@ -52,7 +52,7 @@ struct AppState {
   struct Settings {
     std::string config;  // "" = h100-sxm
     bool use_gpu = true;
-    bool cold_l2 = false;
+    bool cold_l2 = true;
   } settings;
   std::vector<std::string> presets;  // names found in the presets directory
   RunWorker worker;

@@ -353,10 +353,11 @@ void draw_settings(AppState& s) {
   ImGui::RadioButton("L2 cold", &l2, 1);
   s.settings.cold_l2 = l2 == 1;
   help_marker(
-      "warm: each launch finds in L2 what the launches before it left (the GPU's timed launches "
-      "also follow warm-up launches of the same kernel). cold: the L2 is emptied before every "
-      "launch on the simulator and before every timed launch on the GPU (Triton's do_bench "
-      "convention). Applies to both sides together.");
+      "cold (the default, Triton's do_bench convention): the L2 is emptied before every "
+      "launch on the simulator and before every timed launch on the GPU. warm: each timed launch "
+      "follows untimed launches of the same kernel (GPU: 3 warm-ups; simulator: one warm-up "
+      "run, device memory restored after it), so it finds its own data in L2. Applies to both "
+      "sides together.");
 }
 
 // Groups of launches side by side (an experiment's `group` keys): totals of time, DRAM bytes and

@@ -64,7 +64,7 @@ std::string fmt(double v) {
 }
 
 struct LessonArgs {
-  std::string id, backend = "sim", json_path, config;
+  std::string id, backend = "sim", json_path, config, l2 = "cold";
   std::vector<std::string> sets;
   bool answers = false, ci = false, quiet_pages = false;
 };
@@ -92,11 +92,17 @@ int run_lesson(const LessonArgs& a) {
   opt.mode = lab::SimMode::Timing;
   opt.config = a.config;
   opt.count_lines = false;
+  auto l2 = lab::parse_l2_start(a.l2);
+  if (!l2) return report_error(Error{"", 0, "--l2: " + l2.error().message});
+  opt.l2 = *l2;
+  // Claims read sectors, instructions and DRAM bytes: on the GPU those are hardware counters.
+  if (gpu) opt.gpu.counters = true;
   const bool interactive = !a.answers && isatty(STDIN_FILENO);
   int failed_claims = 0, held = 0, skipped = 0, failed_checks = 0;
   json out = {{"lesson", lesson->id},
               {"title", lesson->title},
               {"backend", a.backend},
+              {"l2", a.l2},
               {"steps", json::array()}};
   std::cout << lesson->title << "\n" << std::string(lesson->title.size(), '#') << "\n";
   if (!lesson->summary.empty()) std::cout << lesson->summary << "\n";
@@ -127,8 +133,14 @@ int run_lesson(const LessonArgs& a) {
       if (auto s = apply(st.ci_set); !s) return report_error(s.error());
     for (const std::string& s : a.sets)
       if (auto r = lab::set_param(*exp, s); !r) return report_error(r.error());
-    std::cout << "--- experiment " << st.experiment << " (" << a.backend << ")\n" << std::flush;
-    lab::Runner runner(toolchain, opt);
+    const std::string l2_name = st.l2.empty() ? a.l2 : st.l2;
+    std::cout << "--- experiment " << st.experiment << " (" << a.backend << ", L2 " << l2_name
+              << (st.l2.empty() ? "" : ", as the step says") << ")\n"
+              << std::flush;
+    lab::RunOptions step_opt = opt;
+    step_opt.l2 = *lab::parse_l2_start(l2_name);
+    js["l2"] = l2_name;
+    lab::Runner runner(toolchain, step_opt);
     auto res = runner.run(*exp);
     if (!res) return report_error(res.error());
     if (!res->passed()) {
@@ -252,6 +264,10 @@ Command add_lesson_command(CLI::App& app) {
   sub->add_option("id", a->id, "Lesson id (or its number, e.g. 02)")->required();
   sub->add_option("--backend", a->backend, "sim, gpu or both (claims say where they must hold)");
   sub->add_option("--config", a->config, "Timing preset (default h100-sxm)");
+  sub->add_option("--l2", a->l2,
+                  "cold (default): every timed launch starts with an empty L2 on both backends; "
+                  "warm: after warm-up launches of the same kernel")
+      ->capture_default_str();
   sub->add_flag("--answers", a->answers, "Print each question's answer instead of asking");
   sub->add_flag("--ci", a->ci, "Use the lesson's smaller CI sizes (ci_set)");
   sub->add_flag("--no-pages", a->quiet_pages, "Do not print the pages");

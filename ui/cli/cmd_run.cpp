@@ -25,8 +25,8 @@ struct RunArgs {
   size_t trace_launch = 0;
   int gpu_repeats = 20;
   int gpu_warmup = 3;
-  bool gpu_cold = false;
-  bool sim_cold_l2 = false;
+  std::string l2 = "cold";
+  bool gpu_cold = false;  // the old spelling of --l2 cold (kept for scripts)
   bool counters = false, no_counters = false;
   std::vector<std::string> set;
   std::string json_out;
@@ -74,8 +74,9 @@ int run(const RunArgs& a) {
   if (a.gpu_repeats < 1) return report_error(Error{"", 0, "--gpu-repeats must be at least 1"});
   opt.gpu.repeats = a.gpu_repeats;
   opt.gpu.warmup = a.gpu_warmup;
-  opt.gpu.cold = a.gpu_cold;
-  opt.sim_l2_kept = !(a.sim_cold_l2 || a.gpu_cold);  // one protocol for both backends
+  auto l2 = lab::parse_l2_start(a.gpu_cold ? "cold" : a.l2);
+  if (!l2) return report_error(Error{"", 0, "--l2: " + l2.error().message});
+  opt.l2 = *l2;  // one protocol for both backends
   if (a.counters) opt.gpu.counters = true;
   if (a.no_counters) opt.gpu.counters = false;
   opt.synccheck = a.synccheck;
@@ -118,6 +119,7 @@ int run(const RunArgs& a) {
     lab::ExperimentResult head;
     head.backend = std::string(lab::backend_name(opt.backend));
     head.mode = std::string(lab::mode_name(opt.mode));
+    head.l2 = std::string(lab::l2_start_name(opt.l2));
     if (opt.backend != lab::BackendKind::Gpu) head.config = runner.config_name();
     head.gpu_device = runner.gpu_device_name();
     std::cout << lab::format_head(*exp, head);
@@ -223,12 +225,13 @@ Command add_run_command(CLI::App& app) {
       ->capture_default_str();
   sub->add_option("--gpu-warmup", args->gpu_warmup, "GPU: untimed warm-up launches")
       ->capture_default_str();
-  sub->add_flag("--gpu-cold", args->gpu_cold,
-                "GPU: flush L2 before every timed launch (and the simulator starts every launch "
-                "with an empty L2, so both backends run the same protocol)");
-  sub->add_flag("--sim-cold-l2", args->sim_cold_l2,
-                "simulator: an empty L2 for every launch (default: one L2 kept across the "
-                "launches of a run, as on a GPU)");
+  sub->add_option("--l2", args->l2,
+                  "What every timed launch finds in the L2, on both backends: cold (GPU: L2 "
+                  "flushed before each timed launch; simulator: an empty L2 at each launch) or "
+                  "warm (GPU: timed after the warm-up launches; simulator: after one untimed "
+                  "run of the same launch)")
+      ->capture_default_str();
+  sub->add_flag("--gpu-cold", args->gpu_cold, "The same as --l2 cold")->group("");
   sub->add_flag("--counters", args->counters,
                 "GPU: read hardware counters (CUPTI); the default with --backend both");
   sub->add_flag("--no-counters", args->no_counters, "GPU: do not read hardware counters");

@@ -31,8 +31,7 @@ lab::RunOptions run_options(const RunRequest& req, lab::BackendKind backend) {
   o.backend = backend;
   o.mode = lab::SimMode::Timing;
   o.config = req.config;
-  o.sim_l2_kept = !req.cold_l2;
-  o.gpu.cold = req.cold_l2;
+  o.l2 = req.cold_l2 ? lab::L2Start::Cold : lab::L2Start::Warm;
   lab::TraceCapture trace;
   trace.options.sms = {req.trace_sm};
   trace.options.max_events = req.max_trace_events;

@@ -32,7 +32,7 @@ struct RunRequest {
   bool use_gpu = true;  // run on a real GPU too (backend both) when one opens
   // Every launch starts with an empty L2, on the simulator and the GPU alike (false: a launch
   // finds what the previous ones left, as back-to-back launches do on a GPU).
-  bool cold_l2 = false;
+  bool cold_l2 = true;
 };
 
 // The real GPU's figures for one launch (backend both), from the runner's `gpu` record.
@@ -69,8 +69,8 @@ inline constexpr uint64_t kMaxBufferValues = 1u << 22;
 
 struct RunSnapshot {
   std::string experiment_path, experiment_name, config;
-  bool cold_l2 = false;  // the request's L2 convention (shown next to the numbers)
-  std::string error;     // the whole run failed before or between launches
+  bool cold_l2 = true;  // the request's L2 convention (shown next to the numbers)
+  std::string error;    // the whole run failed before or between launches
   std::vector<std::pair<std::string, std::string>> params;  // name, value used
   std::vector<LaunchView> launches;
   std::vector<lab::CheckResult> checks;
