@@ -7,9 +7,9 @@
 #
 # $WARPLAB is a warplab binary built elsewhere and carried here (LD_LIBRARY_PATH set by the caller).
 # Every run is
-#   $WARPLAB run EXPERIMENT --set ... --backend gpu --gpu-cold --counters --json RUN.json
+#   $WARPLAB run EXPERIMENT --set ... --backend gpu --l2 cold --counters --json RUN.json
 # i.e. CUDA-event times of 20 launches after 3 warm-ups, with L2 flushed before every timed launch
-# (--gpu-cold: the convention of Triton's do_bench, and the one issue 10 asks both sides to share),
+# (--l2 cold, the default: the convention of Triton's do_bench, and the one issue 10 asks both sides to share),
 # plus the CUPTI counters. Points that share experiment + set are one run.
 #
 # Writes OUT_DIR/<device-slug>.json (h100, h200, or the device name in lower case; $DEVICE_SLUG
