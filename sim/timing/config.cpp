@@ -119,7 +119,8 @@ std::vector<Field> fields() {
         "serialize)",
         l2.atomic_lane_cycles),
       F("l2", "atomic_units", "units",
-        "atomic units in the L2; slices / atomic_units slices share one (a divisor of slices)",
+        "atomic units in the L2; slices / atomic_units slices share one (a divisor of slices; 0 = "
+        "one per slice)",
         l2.atomic_units),
       F("l2", "partial_write_sectors", "sectors",
         "slice time of a store covering part of a sector (read-modify-write), in whole-sector "
@@ -357,9 +358,9 @@ Status validate_config(const GpuConfig& c) {
     return bad(
         "l2.atomic_sector_cycles and l2.atomic_lane_cycles must be positive; "
         "l2.partial_write_sectors at least 1");
-  if (c.l2.atomic_units < 1 || c.l2.atomic_units > c.l2.slices ||
-      c.l2.slices % c.l2.atomic_units != 0)
-    return bad("l2.atomic_units must divide l2.slices");
+  if (c.l2.atomic_units < 0 || c.l2.atomic_units > c.l2.slices ||
+      (c.l2.atomic_units > 0 && c.l2.slices % c.l2.atomic_units != 0))
+    return bad("l2.atomic_units must divide l2.slices (0: one per slice)");
   if (!is_pow2(c.l2.slice_bytes) || c.l2.slice_bytes < c.l1.line_bytes)
     return bad("l2.slice_bytes must be a power of two of at least one line");
   if (c.dram.channels < 1 || c.dram.bus_bits < 1 || c.dram.data_rate_mtps <= 0 ||

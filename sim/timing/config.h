@@ -94,8 +94,8 @@ struct L2Config {
   double atomic_lane_cycles = 1.45;   // H100: 32 lanes on one address every 46.5 cycles
   int64_t slice_bytes = 512;          // consecutive address bytes one slice serves (then a hash)
   // Atomic units: slices / atomic_units slices share one (default: one per slice). An atomic
-  // holds its slice for its sectors and its unit for the time above.
-  int64_t atomic_units = 96;
+  // holds its slice for its sectors and its unit for the time above. 0: one unit per slice.
+  int64_t atomic_units = 0;
   // A store that covers only part of a 32-byte sector is a read-modify-write of the slice's
   // ECC-protected data array: it holds the slice as long as this many whole-sector accesses.
   double partial_write_sectors = 2.0;

@@ -11,7 +11,7 @@ namespace warplab::timing {
 L2::L2(const GpuConfig& c)
     : config_(c),
       slice_free_(c.l2.slices, 0.0),
-      unit_free_(c.l2.atomic_units, 0.0),
+      unit_free_(std::max<int64_t>(c.l2.atomic_units, 1), 0.0),
       dram_(c),
       line_bytes_(static_cast<uint32_t>(c.l1.line_bytes)),
       sector_bytes_(static_cast<uint32_t>(c.l1.sector_bytes)),
@@ -61,7 +61,7 @@ int L2::unit_of(int slice) const {
   // address over 32768 consecutive words, 28x (measured about 27x).
   const int64_t slices = static_cast<int64_t>(slices_.size());
   const int64_t units = config_.l2.atomic_units;
-  if (units >= slices) return slice;
+  if (units <= 0 || units >= slices) return slice;
   int64_t m = (slices / 2) | 1;
   while (m > 1 && (m >= slices / 2 || std::gcd(m, slices) != 1)) m -= 2;
   return static_cast<int>((slice * m) % slices / (slices / units));
@@ -146,7 +146,8 @@ uint64_t L2::atomic(uint64_t line, uint32_t sector_mask, int ops, uint64_t now) 
   const double busy = std::max(std::popcount(sector_mask) * config_.l2.atomic_sector_cycles,
                                ops * config_.l2.atomic_lane_cycles);
   const int unit = unit_of(slice);
-  const bool own_unit = config_.l2.atomic_units >= static_cast<int64_t>(slices_.size());
+  const bool own_unit = config_.l2.atomic_units <= 0 ||
+                        config_.l2.atomic_units >= static_cast<int64_t>(slices_.size());
   uint64_t start = 0;
   if (own_unit) {
     start = occupy(slice, busy * config_.l2.sectors_per_cycle_per_slice, now);
