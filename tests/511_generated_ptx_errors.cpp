@@ -75,7 +75,29 @@ TEST_CASE("511 one module: the runnable kernel runs; the others are refused with
     int cuda_line;
     const char* words;
   };
-  for (const Case& c : {Case{"mixed_module_recursive.toml", 7, "recursive call to '_Z3fibi'"},
+  // fib is recursive: it runs, in both modes (tests/272_recursion.cpp has the details).
+  for (SimMode mode : {SimMode::Functional, SimMode::Timing}) {
+    RunOptions o = opt;
+    o.mode = mode;
+    auto exp = load_experiment(data("mixed_module_recursive.toml"));
+    REQUIRE(exp);
+    Runner runner(tc, o);
+    auto r = runner.run_once(*exp);
+    REQUIRE_MESSAGE(r, (r ? "" : r.error().to_string()));
+    REQUIRE(r->launches.size() == 1);
+    REQUIRE_MESSAGE(!r->launches[0].fault,
+                    (r->launches[0].fault ? r->launches[0].fault->message : ""));
+    const HostBuffer& out = r->buffers[0];
+    const auto fib = [](int n) {
+      int a = 0, b = 1;
+      for (int i = 0; i < n; ++i) b += a, a = b - a;
+      return a;
+    };
+    for (uint64_t t = 0; t < 64; ++t) CHECK(out.at(t) == double(fib(int(t % 8))));
+  }
+  for (const Case& c : {Case{"mixed_module_recursive_local.toml", 22,
+                             "function '_Z6digitsi' (called from kernel 'recursive_local') is "
+                             "recursive and keeps .local memory"},
                         Case{"mixed_module_grid_sync.toml", 15,
                              "cooperative launches and grid-wide sync are not supported"}}) {
     auto exp = load_experiment(data(c.toml));

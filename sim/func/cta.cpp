@@ -208,6 +208,7 @@ void CtaImpl::reset(Dim3 block_index) {
     w.bar_lanes = 0;
     w.issued = 0;
     w.stack.reset(0, w.valid);
+    w.frames.clear();
     // Constant slots: immediates, symbol addresses, per-warp special registers.
     for (size_t ci = 0; ci < k->consts.size(); ++ci) {
       const ConstSlot& c = k->consts[ci];
@@ -575,7 +576,7 @@ void CtaImpl::watch_loops(bool on) {
 }
 
 uint64_t CtaImpl::state_hash(const Warp& w) const {
-  // FNV-1a over the registers, predicates, SIMT stack and exited lanes.
+  // FNV-1a over the registers, predicates, SIMT stack, exited lanes and saved call frames.
   uint64_t h = 1469598103934665603ull;
   auto mix = [&h](uint64_t v) {
     h ^= v;
@@ -589,6 +590,8 @@ uint64_t CtaImpl::state_hash(const Warp& w) const {
     mix(e.mask | uint64_t{static_cast<uint32_t>(e.call_pc)} << 32);
   }
   mix(w.exited);
+  mix(w.frames.depth());  // a recursion at the same pc one call deeper is not the same state
+  if (w.frames.depth()) mix(w.frames.hash());
   return h;
 }
 
@@ -716,6 +719,8 @@ void CtaImpl::raise(Exec& x, const DInst& d, LaunchFault::Kind kind, int lane, u
     head = "Hang: the launch was stopped because a warp is stuck";
   else if (kind == LaunchFault::Kind::Deadlock)
     head = "Barrier deadlock";
+  else if (kind == LaunchFault::Kind::StackOverflow)
+    head = "Call stack overflow";
   else
     head = "Kernel error";
   std::string src = f.src_file.empty() ? std::string("(no CUDA line info)")
