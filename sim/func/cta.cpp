@@ -465,7 +465,8 @@ void CtaImpl::sync_hazard(Exec& x, const DInst& d, int lane, const std::string& 
   h.message = what + "\n    at kernel " + h.kernel + ", PTX " + mod->module.path + ":" +
               std::to_string(h.ptx_line) + (d.ir ? "  " + d.ir->text : std::string()) +
               "\n    in " + where(h.src_file, h.src_line) + "\n    by thread " + dim(h.thread) +
-              " in block " + dim(h.block);
+              " (warp " + std::to_string(x.w ? x.w->index : 0) + ", lane " + std::to_string(lane) +
+              ") in block " + dim(h.block);
   merge_hazard(hazards, std::move(h));
 }
 
