@@ -444,12 +444,18 @@ Expected<std::shared_ptr<const CompiledUnit>> Runner::compile(const Experiment& 
   }
   // 3. PTX -> IR -> the simulator's program.
   const bool generated = exp.source_kind == Experiment::SourceKind::Cuda;
+  // PTX NVRTC generated exists only in memory: an error in it names the CUDA line, the PTX line
+  // and the experiment's `source =` line (the whole module fails, as cuModuleLoad would).
+  auto in_source = [&](const Error& e) {
+    if (!generated) return e;
+    return Error{exp.path, exp.source_line,
+                 "experiment.source: " +
+                     error_in_generated_ptx(e, unit->ptx, unit->ptx_path, exp.source).to_string()};
+  };
   auto module = ptx::parse_module(unit->ptx, unit->ptx_path);
-  if (!module)
-    return generated ? error_in_generated_ptx(module.error(), unit->ptx, unit->ptx_path, exp.source)
-                     : module.error();
+  if (!module) return in_source(module.error());
   auto program = func::Program::load(std::move(*module));
-  if (!program) return program.error();
+  if (!program) return in_source(program.error());
   unit->program = std::make_shared<const func::Program>(std::move(*program));
   // 4. Resource usage, as ptxas reports it.
   if (options_.resources) {
