@@ -215,7 +215,7 @@ class KernelBuilder {
                              "functions whose PTX is in the module, and printf and assert");
       if (callee.is_entry) return error(in, "calling a kernel from device code is not supported");
       // A callee already on the DFS path is a recursive call: allowed (call_frames.h saves the
-      // callee's frame at such a call); recursive_calls() finds every call that needs it.
+      // callee's frame at such a call); find_recursion() marks every call that needs it.
       if (state[in.callee] == 0)
         if (auto s = visit(in.callee, state); !s) return s;
       cur_fn_ = fi;
@@ -757,8 +757,8 @@ class KernelBuilder {
   int32_t cur_fn_ = -1;  // module index of the function being collected or decoded (errors)
   std::vector<std::vector<int32_t>> slot_of_;
   std::map<int32_t, int32_t> func_pos_;
-  std::vector<std::vector<bool>>
-      reaches_;  // [a][b]: k_.funcs[a] can call k_.funcs[b] (transitively)
+  // [a][b]: k_.funcs[a] can call k_.funcs[b], directly or through others (find_recursion).
+  std::vector<std::vector<bool>> reaches_;
   std::map<std::pair<int32_t, ptrdiff_t>, uint64_t> call_param_off_;
   std::map<int32_t, uint64_t> var_off_;
   std::map<std::tuple<int, uint64_t, int, int, int32_t>, int32_t> const_map_;

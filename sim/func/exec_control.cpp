@@ -5,9 +5,9 @@
 // call frame on the same stack and copies the call-scope .param slots into the callee's
 // parameters (a recursive call saves the callee's frame first, call_frames.h); `ret` copies the
 // return values back and removes the returning lanes from the frame; `exit` removes lanes for
-// good. `bar.sync` parks the warp until the block's barrier
-// completes (barrier.h). membar/fence order memory on the GPU; a functional model that runs one
-// instruction at a time is already sequentially consistent, so they do nothing here.
+// good. `bar.sync` parks the warp until the block's barrier completes (barrier.h). membar/fence
+// order memory on the GPU; a functional model that runs one instruction at a time is already
+// sequentially consistent, so they do nothing here.
 #include <cstring>
 
 #include "sim/func/cta_impl.h"
