@@ -27,6 +27,7 @@ using NvrtcErrorString = const char* (*)(int);
 using NvrtcVersion = int (*)(int*, int*);
 using NvrtcAddNameExpression = int (*)(NvrtcProgram, const char*);
 using NvrtcGetLoweredName = int (*)(NvrtcProgram, const char*, const char**);
+using NvrtcGetInt = int (*)(int*);
 
 using JitHandle = struct JitHandleOpaque*;
 constexpr int kJitInputPtx = 2;  // NVJITLINK_INPUT_PTX (NONE = 0, CUBIN = 1, PTX = 2)
@@ -75,6 +76,7 @@ class ToolchainImpl {
   NvrtcVersion version = nullptr;
   NvrtcAddNameExpression add_name = nullptr;  // optional: template kernels by C++ name
   NvrtcGetLoweredName lowered_name = nullptr;
+  NvrtcGetInt num_archs = nullptr, archs = nullptr;  // optional: the supported architectures
   JitCreate jit_create = nullptr;
   JitDestroy jit_destroy = nullptr;
   JitAddData jit_add = nullptr;
@@ -93,6 +95,9 @@ class ToolchainImpl {
           bind(nvrtc, "nvrtcGetProgramLog", get_log) &&
           bind(nvrtc, "nvrtcGetErrorString", error_string) && bind(nvrtc, "nvrtcVersion", version);
       if (ok) bind_name_expressions();
+      if (ok && !(bind(nvrtc, "nvrtcGetNumSupportedArchs", num_archs) &&
+                  bind(nvrtc, "nvrtcGetSupportedArchs", archs)))
+        num_archs = archs = nullptr;
       if (!ok) {
         why_nvrtc = "libnvrtc.so.13 lacks an expected entry point (not a CUDA 13 NVRTC?)";
         dlclose(nvrtc);
@@ -140,6 +145,15 @@ std::string Toolchain::nvrtc_version() const {
   int major = 0, minor = 0;
   impl_->version(&major, &minor);
   return std::to_string(major) + "." + std::to_string(minor);
+}
+
+std::vector<int> Toolchain::supported_archs() const {
+  const ToolchainImpl& t = *impl_;
+  int n = 0;
+  if (!t.nvrtc || !t.num_archs || t.num_archs(&n) != 0 || n <= 0 || n > 1024) return {};
+  std::vector<int> out(static_cast<size_t>(n));
+  if (t.archs(out.data()) != 0) return {};
+  return out;
 }
 
 std::string nvrtc_log_to_file_line(const std::string& log, int* first_line,

@@ -100,7 +100,9 @@ class Toolchain {
   bool has_nvrtc() const;
   bool has_nvjitlink() const;
   std::string nvrtc_version() const;  // "13.0" or ""
-  std::string why_no_nvrtc() const;   // a sentence for the user ("" when present)
+  // The architectures NVRTC compiles for (75 for compute_75 and sm_75, ...); empty when unknown.
+  std::vector<int> supported_archs() const;
+  std::string why_no_nvrtc() const;  // a sentence for the user ("" when present)
   std::string why_no_nvjitlink() const;
 
   // Compiles CUDA C++ `source` (named `path` in messages) to PTX. Compile errors come back with

@@ -78,6 +78,47 @@ namespace {
 
 int line_of(const toml::node& n) { return static_cast<int>(n.source().begin.line); }
 
+// Letters, digits and '_', not starting with a digit (a C identifier; an expression's name).
+bool is_identifier(const std::string& s) {
+  return !s.empty() && !std::isdigit(static_cast<unsigned char>(s[0])) &&
+         std::all_of(s.begin(), s.end(), [](char c) {
+           return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+         });
+}
+
+// compute_NN or sm_NN (two or three digits), optionally with an 'a' or 'f' suffix: the forms
+// NVRTC's --gpu-architecture takes (compute_90, sm_90a, compute_100f). Scanned by hand.
+bool is_nvrtc_arch(const std::string& s) {
+  size_t at = 0;
+  if (s.rfind("compute_", 0) == 0)
+    at = 8;
+  else if (s.rfind("sm_", 0) == 0)
+    at = 3;
+  else
+    return false;
+  size_t digits = 0;
+  while (at + digits < s.size() && std::isdigit(static_cast<unsigned char>(s[at + digits])))
+    ++digits;
+  const std::string rest = s.substr(at + digits);
+  return digits >= 2 && digits <= 3 && (rest.empty() || rest == "a" || rest == "f");
+}
+
+// Why `o` cannot be one NVRTC option ("" when it can): WarpLab passes each string as one argument.
+std::string nvrtc_option_problem(const std::string& o) {
+  const std::string example = " (such as \"-use_fast_math\" or \"-DTILE=16\")";
+  if (o.empty()) return "an empty option; expected an NVRTC option" + example;
+  if (o[0] != '-') return "'" + o + "' is not an option: NVRTC options start with '-'" + example;
+  const std::string name = o.substr(0, o.find('='));
+  if (name.find_first_of(" \t") != std::string::npos)
+    return "'" + o + "' holds more than one option: give each its own string, [\"-O3\", " +
+           "\"-use_fast_math\"]";
+  if (name == "--gpu-architecture" || name == "-arch")
+    return "'" + o +
+           "': give the architecture as 'arch = \"compute_90\"' in [experiment] (WarpLab passes "
+           "--gpu-architecture to NVRTC itself)";
+  return "";
+}
+
 // Reads one file's tables, producing errors that name file:line and the key path.
 class Reader {
  public:
@@ -262,7 +303,14 @@ Status read_experiment_table(const Reader& r, const toml::table& t, Experiment& 
   if (auto* n = t.get("arch")) {
     auto s = r.string(*n, w + ".arch");
     if (!s) return s.error();
+    if (!is_nvrtc_arch(*s))
+      return r.err(*n, w + ".arch",
+                   "expected an architecture for NVRTC's --gpu-architecture: compute_NN (a "
+                   "virtual one, PTX) or sm_NN, optionally with an 'a' or 'f' suffix, such as "
+                   "\"compute_90\" (the default) or \"sm_90a\"; got \"" +
+                       *s + "\"");
     exp.arch = *s;
+    exp.arch_line = line_of(*n);
   }
   for (const char* key : {"synccheck", "racecheck"})
     if (auto* n = t.get(key)) {
@@ -279,12 +327,27 @@ Status read_experiment_table(const Reader& r, const toml::table& t, Experiment& 
   if (auto* n = t.get("options")) {
     const toml::array* a = n->as_array();
     if (!a) return r.err(*n, w + ".options", "expected an array of strings");
-    for (const toml::node& o : *a) {
-      auto s = r.string(o, w + ".options");
+    exp.options_line = line_of(*n);
+    for (size_t i = 0; i < a->size(); ++i) {
+      const toml::node& o = *a->get(i);
+      const std::string key = w + ".options[" + std::to_string(i) + "]";
+      auto s = r.string(o, key);
       if (!s) return s.error();
+      if (auto why = nvrtc_option_problem(*s); !why.empty()) return r.err(o, key, why);
       exp.options.push_back(*s);
+      exp.option_lines.push_back(line_of(o));
     }
   }
+  // With `ptx =` nothing is compiled: NVRTC's keys would be ignored, so they are errors.
+  if (is_ptx)
+    for (const char* key : {"arch", "options", "defines"})
+      if (const toml::node* n = t.get(key))
+        return r.err(*n, w + "." + key,
+                     std::string("only used to compile a CUDA source with NVRTC, and this "
+                                 "experiment runs the PTX file ") +
+                         exp.source +
+                         " as it is (its .target line gives the architecture): remove '" + key +
+                         "', or give 'source = \"kernel.cu\"'");
   return Ok{};
 }
 
@@ -293,9 +356,16 @@ Status read_defines(const Reader& r, const toml::table& t, Experiment& exp) {
     const toml::table* d = n->as_table();
     if (!d) return r.err(*n, "experiment.defines", "expected a table { NAME = \"expression\" }");
     for (auto&& [k, v] : *d) {
-      auto e = r.expr(v, "experiment.defines." + std::string(k.str()), exp);
+      const std::string name(k.str()), key = "experiment.defines." + name;
+      if (!is_identifier(name))
+        return r.err(static_cast<int>(k.source().begin.line), key,
+                     "'" + name +
+                         "' is not a macro name (expected letters, digits and '_', not "
+                         "starting with a digit: it becomes -D" +
+                         name + "=...)");
+      auto e = r.expr(v, key, exp);
       if (!e) return e.error();
-      exp.defines.emplace_back(std::string(k.str()), *e);
+      exp.defines.push_back({name, *e, line_of(v)});
     }
   }
   return Ok{};
@@ -737,6 +807,11 @@ Status read_loops(const Reader& r, const toml::node& n, const std::string& key, 
   });
   for (const auto& [name, v] : vars) {
     const std::string vkey = key + "." + name;
+    if (!is_identifier(name))
+      return r.err(*v, vkey,
+                   "'" + name +
+                       "' is not a loop variable name (expected letters, digits and '_', not "
+                       "starting with a digit: expressions read it)");
     if (exp.find_param(name) || exp.find_buffer(name))
       return r.err(*v, vkey, "'" + name + "' is already a parameter or buffer name");
     if (std::find(scope.begin(), scope.end(), name) != scope.end())

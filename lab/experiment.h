@@ -150,9 +150,16 @@ struct Experiment {
   SourceKind source_kind = SourceKind::Cuda;
   std::string source;  // resolved path of the .cu or .ptx
   int source_line = 0;
-  std::string arch = "compute_90";                    // NVRTC --gpu-architecture
-  std::vector<std::string> options;                   // extra NVRTC options
-  std::vector<std::pair<std::string, Expr>> defines;  // -DNAME=<value>, evaluated per run
+  std::string arch = "compute_90";   // NVRTC --gpu-architecture
+  std::vector<std::string> options;  // extra NVRTC options
+  struct Define {
+    std::string name;  // a C identifier
+    Expr value;        // evaluated per run: -DNAME=<value>
+    int line = 0;
+  };
+  std::vector<Define> defines;
+  int arch_line = 0, options_line = 0;  // 0 when the file does not give them
+  std::vector<int> option_lines;        // per entry of `options`
   std::vector<ParamDef> params;
   std::vector<BufferDef> buffers;
   std::vector<LaunchDef> launches;

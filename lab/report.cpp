@@ -50,6 +50,8 @@ std::string_view fault_kind_name(func::LaunchFault::Kind k) {
       return "bad_launch";
     case func::LaunchFault::Kind::Hang:
       return "hang";
+    case func::LaunchFault::Kind::StackOverflow:
+      return "stack_overflow";
   }
   return "unknown";
 }

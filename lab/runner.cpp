@@ -305,6 +305,41 @@ const ptx::Function* CompiledUnit::kernel(const std::string& name) const {
   return k ? *k : nullptr;
 }
 
+Error Runner::explain_invalid_option(const Experiment& exp, const Error& e) const {
+  // NVRTC's log follows the first line: "nvrtc: error: unrecognized option -foo found".
+  std::string said = e.message.substr(e.message.find('\n') + 1);
+  while (!said.empty() && std::isspace(static_cast<unsigned char>(said.back()))) said.pop_back();
+  const std::string nvrtc = "NVRTC " + toolchain_.nvrtc_version();
+  if (said.find("gpu-architecture") != std::string::npos) {
+    std::string known;
+    for (int a : toolchain_.supported_archs())
+      known += (known.empty() ? "" : ", ") + std::to_string(a);
+    const std::string what = nvrtc + " refused --gpu-architecture=" + exp.arch + " (" + said +
+                             "); expected compute_NN or sm_NN for an NN it supports" +
+                             (known.empty() ? std::string() : " (" + known + ")");
+    if (exp.arch_line > 0) return Error{exp.path, exp.arch_line, "experiment.arch: " + what};
+    return Error{exp.path, exp.source_line,
+                 "experiment: the default architecture: " + what + "; give 'arch = ...'"};
+  }
+  // The option NVRTC names: the longest of the experiment's options found in what it said.
+  int best = -1;
+  size_t best_len = 0;
+  for (size_t i = 0; i < exp.options.size(); ++i) {
+    const std::string name = exp.options[i].substr(0, exp.options[i].find('='));
+    if (name.size() > best_len && said.find(name) != std::string::npos)
+      best = static_cast<int>(i), best_len = name.size();
+  }
+  const std::string what = nvrtc + " refused it (" + said +
+                           "); expected an option NVRTC takes (its documentation lists them, "
+                           "such as \"-use_fast_math\", \"-DNAME=1\", \"-G\")";
+  if (best >= 0 && best < static_cast<int>(exp.option_lines.size()))
+    return Error{
+        exp.path, exp.option_lines[best],
+        "experiment.options[" + std::to_string(best) + "] \"" + exp.options[best] + "\": " + what};
+  return Error{exp.path, exp.options_line > 0 ? exp.options_line : exp.source_line,
+               "experiment.options: " + what};
+}
+
 Error Runner::explain_name_expressions(const Experiment& exp, const CompileOptions& co,
                                        const Error& failed) const {
   // Compile each template-id alone: the first that fails is what NVRTC could not find. Then list
@@ -376,11 +411,9 @@ Expected<std::shared_ptr<const CompiledUnit>> Runner::compile(const Experiment& 
   // 1. The -D defines for these parameter values select (or build) a compiled unit.
   std::vector<std::string> defines;
   std::string key;
-  for (const auto& [name, expr] : exp.defines) {
+  for (const auto& [name, expr, line] : exp.defines) {
     auto v = expr.eval(env);
-    if (!v)
-      return Error{exp.path, exp.source_line,
-                   "experiment.defines." + name + ": " + v.error().message};
+    if (!v) return Error{exp.path, line, "experiment.defines." + name + ": " + v.error().message};
     defines.push_back("-D" + name + "=" + v->to_string());
     key += defines.back() + " ";
   }
@@ -400,6 +433,8 @@ Expected<std::shared_ptr<const CompiledUnit>> Runner::compile(const Experiment& 
     co.cache_dir = options_.ptx_cache_dir;
     auto ptx = options_.ptx_cache ? toolchain_.compile_cuda_cached(exp.source, co)
                                   : toolchain_.compile_cuda_file(exp.source, co);
+    if (!ptx && ptx.error().message.find("NVRTC_ERROR_INVALID_OPTION") != std::string::npos)
+      return explain_invalid_option(exp, ptx.error());
     if (!ptx && !co.name_expressions.empty()) return explain_name_expressions(exp, co, ptx.error());
     if (!ptx) return ptx.error();
     unit->ptx = std::move(ptx->ptx);
@@ -415,12 +450,18 @@ Expected<std::shared_ptr<const CompiledUnit>> Runner::compile(const Experiment& 
   }
   // 3. PTX -> IR -> the simulator's program.
   const bool generated = exp.source_kind == Experiment::SourceKind::Cuda;
+  // PTX NVRTC generated exists only in memory: an error in it names the CUDA line, the PTX line
+  // and the experiment's `source =` line (the whole module fails, as cuModuleLoad would).
+  auto in_source = [&](const Error& e) {
+    if (!generated) return e;
+    return Error{exp.path, exp.source_line,
+                 "experiment.source: " +
+                     error_in_generated_ptx(e, unit->ptx, unit->ptx_path, exp.source).to_string()};
+  };
   auto module = ptx::parse_module(unit->ptx, unit->ptx_path);
-  if (!module)
-    return generated ? error_in_generated_ptx(module.error(), unit->ptx, unit->ptx_path, exp.source)
-                     : module.error();
+  if (!module) return in_source(module.error());
   auto program = func::Program::load(std::move(*module));
-  if (!program) return program.error();
+  if (!program) return in_source(program.error());
   unit->program = std::make_shared<const func::Program>(std::move(*program));
   // 4. Resource usage, as ptxas reports it.
   if (options_.resources) {

@@ -265,6 +265,9 @@ class Runner {
   RunOptions options_;
   // A compile with name expressions failed: finds the template-id NVRTC could not instantiate
   // and lists the kernels the source defines (demangled).
+  // NVRTC refused an option (NVRTC_ERROR_INVALID_OPTION): the error names the experiment's
+  // `arch` or `options` line, what NVRTC said and what it takes.
+  Error explain_invalid_option(const Experiment& exp, const Error& e) const;
   Error explain_name_expressions(const Experiment& exp, const CompileOptions& co,
                                  const Error& failed) const;
   std::map<std::string, std::shared_ptr<const CompiledUnit>> units_;

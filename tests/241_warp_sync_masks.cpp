@@ -139,6 +139,34 @@ const char* kBadPtx = R"(
 	@%p1 bra 	$L_skip;
 	redux.sync.add.u32 	%r3, %r1, -1; // CASE other_path
 $L_skip:
+	add.u32 	%r4, %r1, 1;
+	ret;
+}
+
+// CUDA's `if (lane >= 16) return;`: lanes 16-31 branch to the kernel's last ret and only wait
+// there to exit, as if they had exited.
+.visible .entry returned(.param .u64 pout)
+{
+	.reg .pred 	%p<4>;
+	.reg .b32 	%r<10>;
+	.reg .b64 	%rd<6>;
+	ld.param.u64 	%rd1, [pout];
+	cvta.to.global.u64 	%rd1, %rd1;
+	mov.u32 	%r1, %laneid;
+	setp.ge.u32 	%p1, %r1, 16;
+	@%p1 bra 	$L_end;
+	setp.lt.u32 	%p2, %r1, 4;
+	vote.sync.ballot.b32 	%r2, %p2, -1;
+	redux.sync.add.u32 	%r3, %r1, -1;
+	match.any.sync.b32 	%r5, %r1, -1;
+	bar.warp.sync 	-1; // CASE syncwarp_returned
+	mul.wide.u32 	%rd2, %r1, 12;
+	add.s64 	%rd3, %rd1, %rd2;
+	st.global.u32 	[%rd3], %r2;
+	st.global.u32 	[%rd3+4], %r3;
+	shfl.sync.idx.b32 	%r4, %r1, 20, 31, -1; // CASE shfl_returned
+	st.global.u32 	[%rd3+8], %r4;
+$L_end:
 	ret;
 }
 
@@ -402,6 +430,25 @@ TEST_CASE(
   for (uint32_t l = 0; l < 10; ++l) CHECK(p.out[l * 3 + 1] == 45u);
 }
 
+TEST_CASE("synccheck: lanes that branched to the kernel's last ret count as exited") {
+  auto b = run_bad("returned", true);
+  REQUIRE(b.result.hazards.size() == 2);
+  std::sort(b.result.hazards.begin(), b.result.hazards.end(),
+            [](const auto& x, const auto& y) { return x.ptx_line < y.ptx_line; });
+  CHECK(b.result.hazards[0].ptx_line == line_of(kBadPtx, "CASE syncwarp_returned"));
+  CHECK(b.result.hazards[0].message.find("names lane(s) 16-31 that have exited or returned "
+                                         "from the kernel") != std::string::npos);
+  CHECK(b.result.hazards[1].ptx_line == line_of(kBadPtx, "CASE shfl_returned"));
+  CHECK(b.result.hazards[1].message.find("reads lane 20, which has returned from the kernel") !=
+        std::string::npos);
+  // vote, redux and match over lanes 0-15 (no hazard), as with exited lanes.
+  for (uint32_t l = 0; l < 16; ++l) {
+    CHECK(b.out[l * 3] == 0xFu);
+    CHECK(b.out[l * 3 + 1] == 120u);
+  }
+  CHECK(run_bad("returned", false).result.hazards.empty());
+}
+
 TEST_CASE("synccheck: a full-mask shfl.down reduction after half the warp returned") {
   // if (lane >= 16) return; v += __shfl_down_sync(0xffffffff, v, 8): lanes 8-15 read lanes 16-23,
   // which have exited (the H100 gave them 0). The redux of the same lanes is defined: 120.
@@ -462,6 +509,7 @@ TEST_CASE("synccheck on CUDA: the hazard names the CUDA line; correct tiles give
       "  out[threadIdx.x] = tile.any(v % 8 == 3) + cg::reduce(tile, v, cg::plus<int>());\n"
       "  if (threadIdx.x < 16)\n"
       "    out[threadIdx.x] += __reduce_add_sync(0xffffffffu, v);  // line 9\n"
+      "  out[threadIdx.x] += 1000;  // lanes 16-31 have more to do: they are on another path\n"
       "}\n";
   auto ptx = tc.compile_cuda(cu, "sync.cu", {});
   REQUIRE_MESSAGE(ptx, (ptx ? "" : ptx.error().to_string()));
@@ -480,11 +528,12 @@ TEST_CASE("synccheck on CUDA: the hazard names the CUDA line; correct tiles give
   CHECK(h.message.find("redux.sync") != std::string::npos);
   CHECK(h.message.find("16-31") != std::string::npos);
   // Results: each tile of 8 its own any and sum; lanes 0-15 add the sum over lanes 0-15, the only
-  // lanes that execute the (misused) full-mask reduction in WarpLab.
+  // lanes that execute the (misused) full-mask reduction in WarpLab; every lane adds 1000. (Had
+  // the kernel ended after the `if`, lanes 16-31 would only wait to exit: no hazard, tests/511.)
   const auto out = s.read<int32_t>(O, 32);
   for (int l = 0; l < 32; ++l) {
     const int base = l / 8 * 8;
-    const int want = 1 + (base + base + 7) * 4 + (l < 16 ? 120 : 0);
+    const int want = 1 + (base + base + 7) * 4 + (l < 16 ? 120 : 0) + 1000;
     CHECK(out[l] == want);
   }
 }

@@ -170,6 +170,100 @@ TEST_CASE("501 experiment: every error names file:line and the key") {
   }
 }
 
+TEST_CASE("501 experiment: NVRTC's arch and options are checked at their line") {
+  // Line 2: the key under test; source at line 1.
+  auto err = [](const std::string& key_line, const std::string& source =
+                                                 "source = "
+                                                 "\"vec_add.cu\"") {
+    auto e = parse_experiment("[experiment]\n" + source + "\n" + key_line +
+                                  "\n[[buffers]]\nname = \"x\"\ntype = \"f32\"\ncount = 4\n",
+                              data_path("t.toml"));
+    REQUIRE_FALSE_MESSAGE(e.has_value(), "expected an error for " << key_line);
+    CHECK(e.error().file == data_path("t.toml"));
+    return e.error();
+  };
+  for (const char* bad : {"90", "sm90", "compute-90", "compute_9", "compute_90x", "Compute_90"}) {
+    CAPTURE(bad);
+    const Error e = err(std::string("arch = \"") + bad + "\"");
+    CHECK(e.line == 3);
+    CHECK(e.message.find("experiment.arch: expected an architecture for NVRTC's "
+                         "--gpu-architecture: compute_NN") != std::string::npos);
+    CHECK(e.message.find(std::string("got \"") + bad + "\"") != std::string::npos);
+  }
+  struct Opt {
+    const char* toml;
+    const char* words;
+  };
+  for (const Opt& o :
+       {Opt{"options = [\"-use_fast_math\", \"\"]", "options[1]: an empty option"},
+        Opt{"options = [\"use_fast_math\"]", "is not an option: NVRTC options start with '-'"},
+        Opt{"options = [\"-O3 -use_fast_math\"]", "holds more than one option"},
+        Opt{"options = [\"--gpu-architecture=compute_80\"]", "give the architecture as 'arch"},
+        Opt{"options = [\"-arch\", \"compute_80\"]", "give the architecture as 'arch"},
+        Opt{"options = \"-use_fast_math\"", "options: expected an array of strings"}}) {
+    CAPTURE(o.toml);
+    const Error e = err(o.toml);
+    CHECK(e.line == 3);
+    CHECK(e.message.find(o.words) != std::string::npos);
+  }
+  // Good ones pass, with their lines kept for NVRTC's own refusals (tests/505).
+  auto ok = parse_experiment(
+      "[experiment]\nsource = \"vec_add.cu\"\narch = \"sm_90a\"\noptions = [\n  "
+      "\"-use_fast_math\",\n  \"-DX=a b\"]\n[[buffers]]\nname = \"x\"\ntype = \"f32\"\n"
+      "count = 4\n[[launches]]\nkernel = \"vec_add\"\ngrid = 1\nblock = 4\n"
+      "args = [\"x\", \"x\", \"x\", 4]\n",
+      data_path("t.toml"));
+  REQUIRE_MESSAGE(ok.has_value(), (ok ? "" : ok.error().to_string()));
+  CHECK(ok->arch == "sm_90a");
+  CHECK(ok->arch_line == 3);
+  CHECK(ok->options_line == 4);
+  CHECK(ok->option_lines == std::vector<int>{5, 6});
+  for (const char* a : {"compute_90", "compute_100f", "sm_120", "compute_75"}) {
+    CAPTURE(a);
+    auto e = parse_experiment(
+        std::string("[experiment]\nsource = \"vec_add.cu\"\narch = \"") + a + "\"\n",
+        data_path("t.toml"));
+    CHECK((e || e.error().message.find("experiment.arch") == std::string::npos));
+  }
+  // With `ptx =` nothing is compiled: NVRTC's keys are errors at their own line.
+  for (const char* key :
+       {"arch = \"compute_90\"", "options = [\"-use_fast_math\"]", "defines = { T = 4 }"}) {
+    CAPTURE(key);
+    const Error e = err(key, "ptx = \"../../bench/vec_add.ptx\"");
+    CHECK(e.line == 3);
+    CHECK(e.message.find("only used to compile a CUDA source with NVRTC") != std::string::npos);
+    CHECK(e.message.find("vec_add.ptx as it is") != std::string::npos);
+  }
+}
+
+TEST_CASE("501 experiment: empty or odd names are refused at their line") {
+  const std::string head = "[experiment]\nsource = \"vec_add.cu\"\n";
+  auto err = [&](const std::string& rest) {
+    auto e = parse_experiment(head + rest, data_path("t.toml"));
+    REQUIRE_FALSE_MESSAGE(e.has_value(), "expected an error for " << rest);
+    CHECK(e.error().file == data_path("t.toml"));
+    return e.error();
+  };
+  Error p = err("[params]\nN = 4\n\"\" = 1\n");
+  CHECK(p.line == 5);
+  CHECK(p.message.find("a parameter name must be letters, digits and '_'") != std::string::npos);
+  Error b = err("[[buffers]]\nname = \"\"\ntype = \"f32\"\ncount = 4\n");
+  CHECK(b.line == 4);
+  CHECK(b.message.find("'' is not a plain name") != std::string::npos);
+  for (const char* name : {"\"\"", "\"A B\"", "\"1X\"", "\"X=1\""}) {
+    CAPTURE(name);
+    Error d = err(std::string("[experiment.defines]\n") + name + " = 4\n");
+    CHECK(d.line == 4);
+    CHECK(d.message.find("is not a macro name") != std::string::npos);
+  }
+  Error l =
+      err("[[buffers]]\nname = \"x\"\ntype = \"f32\"\ncount = 4\n[[launches]]\n"
+          "for = { \"\" = { from = 0, to = 3 } }\nkernel = \"vec_add\"\ngrid = 1\nblock = 4\n"
+          "args = [\"x\", \"x\", \"x\", 4]\n");
+  CHECK(l.line == 8);
+  CHECK(l.message.find("is not a loop variable name") != std::string::npos);
+}
+
 TEST_CASE("501 experiment: the test data file loads") {
   auto e = load_experiment(data_path("vec_add.toml"));
   REQUIRE_MESSAGE(e.has_value(), (e ? "" : e.error().to_string()));

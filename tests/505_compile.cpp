@@ -2,9 +2,14 @@
 // These need the CUDA 13 toolkit's libraries; without them each case skips with one MESSAGE.
 #include <doctest/doctest.h>
 
+#include <algorithm>
+
 #include "lab/compile.h"
+#include "lab/experiment.h"
+#include "lab/runner.h"
 
 using namespace warplab::lab;
+using warplab::Error;
 
 namespace {
 std::string data(const std::string& name) {
@@ -118,4 +123,42 @@ TEST_CASE("505 compile: compile errors are shown at file:line") {
   REQUIRE(d.has_value());
   CHECK(d->ptx.find("42") != std::string::npos);
   CHECK(d->ptx.find(".target sm_80") != std::string::npos);
+}
+
+TEST_CASE("505 compile: NVRTC refusing arch or an option names the experiment's line and key") {
+  Toolchain tc;
+  if (!tc.has_nvrtc()) {
+    MESSAGE("skipped (needs NVRTC): " << tc.why_no_nvrtc());
+    return;
+  }
+  const std::vector<int> archs = tc.supported_archs();
+  CHECK(std::find(archs.begin(), archs.end(), 90) != archs.end());
+  auto run = [&](const std::string& lines) {
+    auto exp = parse_experiment("[experiment]\nsource = \"vec_add.cu\"\n" + lines +
+                                    "\n[[buffers]]\nname = \"x\"\ntype = \"f32\"\ncount = 4\n"
+                                    "[[launches]]\nkernel = \"vec_add\"\ngrid = 1\nblock = 4\n"
+                                    "args = [\"x\", \"x\", \"x\", 4]\n",
+                                data("t.toml"));
+    REQUIRE_MESSAGE(exp.has_value(), (exp ? "" : exp.error().to_string()));
+    RunOptions o;
+    o.resources = false;
+    o.ptx_cache = false;
+    Runner runner(tc, o);
+    auto r = runner.run_once(*exp);
+    REQUIRE_FALSE(r.has_value());
+    INFO(r.error().to_string());
+    CHECK(r.error().file == data("t.toml"));
+    return r.error();
+  };
+  const Error a = run("arch = \"compute_999\"");
+  CHECK(a.line == 3);
+  CHECK(a.message.find("experiment.arch: NVRTC " + tc.nvrtc_version() +
+                       " refused --gpu-architecture=compute_999") != std::string::npos);
+  CHECK(a.message.find("expected compute_NN or sm_NN for an NN it supports") != std::string::npos);
+  if (!archs.empty()) CHECK(a.message.find(std::to_string(archs.back())) != std::string::npos);
+  const Error o = run("options = [\n  \"-use_fast_math\",\n  \"-no-such-option\"]");
+  CHECK(o.line == 5);
+  CHECK(o.message.find("experiment.options[1] \"-no-such-option\": NVRTC") != std::string::npos);
+  CHECK(o.message.find("-no-such-option") != std::string::npos);
+  CHECK(o.message.find("expected an option NVRTC takes") != std::string::npos);
 }

@@ -259,6 +259,50 @@ TEST_CASE("511 synccheck: __syncthreads() in divergent code, and after an early 
   }
 }
 
+TEST_CASE("511 synccheck: full-mask warp instructions after half the warp returned") {
+  for (lab::SimMode mode : kModes) {
+    CAPTURE(lab::mode_name(mode));
+    const std::string text = experiment_text({launch("exited_lanes", 2, 64, "[\"out\"]")});
+    auto quiet = run(text, mode);
+    if (!quiet) return;
+    CHECK(quiet->rec().hazards.empty());
+    CHECK(quiet->result.passed());
+
+    auto c = run(text, mode, [](lab::RunOptions& o) { o.synccheck = true; });
+    // Only the shuffle: __reduce_add_sync, __ballot_sync and __match_any_sync are defined over
+    // the lanes that have not exited.
+    REQUIRE(c->rec().hazards.size() == 1);
+    const Hazard& h = c->rec().hazards[0];
+    INFO(h.message);
+    CHECK(h.kind == Hazard::Kind::WarpSyncMask);
+    CHECK(h.kernel == "exited_lanes");
+    CHECK(h.count == 4);  // each warp of each block
+    CHECK(h.src_file == source());
+    CHECK(h.src_line == marker("exited_shfl"));
+    CHECK(ptx_line(c->run(), h.ptx_line).find("shfl.sync.down.b32") != std::string::npos);
+    CHECK(h.thread.x == 8);
+    CHECK(h.message.find("lane(s) 8-15 read a lane that does not take part") != std::string::npos);
+    CHECK(h.message.find("reads lane 16, which has returned from the kernel") != std::string::npos);
+    CHECK(h.message.find("by thread (8,0,0) (warp 0, lane 8) in block (0,0,0)") !=
+          std::string::npos);
+    CHECK_FALSE(c->result.passed());
+    // Lanes 0-7 compute what the GPU does (sum 0..15, 8 odd lanes, 4 lanes per lane / 4, and
+    // lane + 8); lanes 8-15's shuffle value is undefined.
+    const lab::HostBuffer& out = c->run().buffers.at(2);
+    for (uint64_t t = 0; t < 64; ++t)
+      if (t % 32 < 8) CHECK(out.at(t) == double(120 + 8 + 4 + t % 32 + 8));
+
+    auto w = run(experiment_text({launch("exited_syncwarp", 1, 64, "[\"out\"]")}), mode,
+                 [](lab::RunOptions& o) { o.synccheck = true; });
+    REQUIRE(w->rec().hazards.size() == 1);
+    const Hazard& b = w->rec().hazards[0];
+    CHECK(b.src_line == marker("exited_syncwarp"));
+    CHECK(ptx_line(w->run(), b.ptx_line).find("bar.warp.sync") != std::string::npos);
+    CHECK(b.message.find("names lane(s) 16-31 that have exited or returned from the kernel") !=
+          std::string::npos);
+  }
+}
+
 TEST_CASE("511 racecheck: a shared-memory race without a barrier, and none with one") {
   for (lab::SimMode mode : kModes) {
     CAPTURE(lab::mode_name(mode));
@@ -497,6 +541,16 @@ TEST_CASE("511 CLI: --racecheck, --synccheck, --max-instructions exit statuses")
     CHECK(div.status == 1);
     CHECK(div.out.find("SYNCCHECK in launch 0 (divergent_barrier): divergent_barrier, 1 hazard") !=
           std::string::npos);
+    const std::string exited = experiment_text({launch("exited_lanes", 1, 64, "[\"out\"]")});
+    CHECK(cli(exited, m).status == 0);
+    Outcome ex = cli(exited, "--synccheck" + m);
+    CHECK(ex.status == 1);
+    CHECK(ex.out.find("SYNCCHECK in launch 0 (exited_lanes): warp_sync_mask, 2 hazards") !=
+          std::string::npos);
+    CHECK(ex.out.find("redux.sync") == std::string::npos);  // defined: not reported
+    CHECK(ex.out.find("at kernel exited_lanes, PTX ") != std::string::npos);
+    CHECK(ex.out.find("checks.cu:" + std::to_string(marker("exited_shfl"))) != std::string::npos);
+    CHECK(ex.out.find("(warp 0, lane 8)") != std::string::npos);
     Outcome hang = cli(experiment_text({launch("spin_volatile", 1, 32, "[\"out\", \"out\"]")}),
                        "--max-instructions 3000" + m);
     CHECK(hang.status == 1);

@@ -2,6 +2,10 @@
 // the .loc directives), the PTX line, and the experiment line that asked for the kernel; and a
 // kernel the simulator cannot run does not stop the other kernels of its module.
 #include <doctest/doctest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
 
 #include "lab/compile.h"
 #include "lab/runner.h"
@@ -75,7 +79,29 @@ TEST_CASE("511 one module: the runnable kernel runs; the others are refused with
     int cuda_line;
     const char* words;
   };
-  for (const Case& c : {Case{"mixed_module_recursive.toml", 7, "recursive call to '_Z3fibi'"},
+  // fib is recursive: it runs, in both modes (tests/272_recursion.cpp has the details).
+  for (SimMode mode : {SimMode::Functional, SimMode::Timing}) {
+    RunOptions o = opt;
+    o.mode = mode;
+    auto exp = load_experiment(data("mixed_module_recursive.toml"));
+    REQUIRE(exp);
+    Runner runner(tc, o);
+    auto r = runner.run_once(*exp);
+    REQUIRE_MESSAGE(r, (r ? "" : r.error().to_string()));
+    REQUIRE(r->launches.size() == 1);
+    REQUIRE_MESSAGE(!r->launches[0].fault,
+                    (r->launches[0].fault ? r->launches[0].fault->message : ""));
+    const HostBuffer& out = r->buffers[0];
+    const auto fib = [](int n) {
+      int a = 0, b = 1;
+      for (int i = 0; i < n; ++i) b += a, a = b - a;
+      return a;
+    };
+    for (uint64_t t = 0; t < 64; ++t) CHECK(out.at(t) == double(fib(int(t % 8))));
+  }
+  for (const Case& c : {Case{"mixed_module_recursive_local.toml", 22,
+                             "function '_Z6digitsi' (called from kernel 'recursive_local') is "
+                             "recursive and keeps .local memory"},
                         Case{"mixed_module_grid_sync.toml", 15,
                              "cooperative launches and grid-wide sync are not supported"}}) {
     auto exp = load_experiment(data(c.toml));
@@ -92,4 +118,42 @@ TEST_CASE("511 one module: the runnable kernel runs; the others are refused with
     CHECK(e.find(c.words) != std::string::npos);
     CHECK(e.find(".cu.ptx:") == std::string::npos);  // never a file that does not exist
   }
+}
+
+TEST_CASE(
+    "511 PTX NVRTC generated that WarpLab cannot parse: the source line, CUDA and PTX lines") {
+  Toolchain tc;
+  if (!tc.has_nvrtc()) {
+    MESSAGE("skipped (needs NVRTC): " << tc.why_no_nvrtc());
+    return;
+  }
+  // NVRTC passes inline assembly through unchecked; the module's PTX is malformed (on a GPU the
+  // whole module would fail to load too).
+  const std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / ("warplab_511_asm_" + std::to_string(getpid()));
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir / "asm.cu") << "extern \"C\" __global__ void good(int* o) { o[0] = 1; }\n"
+                                   "extern \"C\" __global__ void bad(int* o) {\n"
+                                   "  asm volatile(\"mov.u32 %%r1, ;\");\n"
+                                   "  o[0] = 2;\n"
+                                   "}\n";
+  auto exp = parse_experiment(
+      "[experiment]\nsource = \"asm.cu\"\n[[buffers]]\nname = \"o\"\ntype = \"i32\"\ncount = 1\n"
+      "[[launches]]\nkernel = \"good\"\ngrid = 1\nblock = 1\nargs = [\"o\"]\n",
+      (dir / "asm.toml").string());
+  REQUIRE_MESSAGE(exp, (exp ? "" : exp.error().to_string()));
+  RunOptions opt;
+  opt.resources = false;
+  opt.ptx_cache = false;
+  Runner runner(tc, opt);
+  auto r = runner.run_once(*exp);
+  std::filesystem::remove_all(dir);
+  REQUIRE(!r);
+  const std::string e = r.error().to_string();
+  INFO(e);
+  CHECK(r.error().file == (dir / "asm.toml").string());
+  CHECK(r.error().line == 2);  // source = "asm.cu"
+  CHECK(e.find("experiment.source: " + (dir / "asm.cu").string() + ":3: PTX line ") !=
+        std::string::npos);
+  CHECK(e.find(".cu.ptx:") == std::string::npos);
 }

@@ -208,6 +208,7 @@ void CtaImpl::reset(Dim3 block_index) {
     w.bar_lanes = 0;
     w.issued = 0;
     w.stack.reset(0, w.valid);
+    w.frames.clear();
     // Constant slots: immediates, symbol addresses, per-warp special registers.
     for (size_t ci = 0; ci < k->consts.size(); ++ci) {
       const ConstSlot& c = k->consts[ci];
@@ -464,7 +465,8 @@ void CtaImpl::sync_hazard(Exec& x, const DInst& d, int lane, const std::string& 
   h.message = what + "\n    at kernel " + h.kernel + ", PTX " + mod->module.path + ":" +
               std::to_string(h.ptx_line) + (d.ir ? "  " + d.ir->text : std::string()) +
               "\n    in " + where(h.src_file, h.src_line) + "\n    by thread " + dim(h.thread) +
-              " in block " + dim(h.block);
+              " (warp " + std::to_string(x.w ? x.w->index : 0) + ", lane " + std::to_string(lane) +
+              ") in block " + dim(h.block);
   merge_hazard(hazards, std::move(h));
 }
 
@@ -575,7 +577,7 @@ void CtaImpl::watch_loops(bool on) {
 }
 
 uint64_t CtaImpl::state_hash(const Warp& w) const {
-  // FNV-1a over the registers, predicates, SIMT stack and exited lanes.
+  // FNV-1a over the registers, predicates, SIMT stack, exited lanes and saved call frames.
   uint64_t h = 1469598103934665603ull;
   auto mix = [&h](uint64_t v) {
     h ^= v;
@@ -589,6 +591,8 @@ uint64_t CtaImpl::state_hash(const Warp& w) const {
     mix(e.mask | uint64_t{static_cast<uint32_t>(e.call_pc)} << 32);
   }
   mix(w.exited);
+  mix(w.frames.depth());  // a recursion at the same pc one call deeper is not the same state
+  if (w.frames.depth()) mix(w.frames.hash());
   return h;
 }
 
@@ -716,6 +720,8 @@ void CtaImpl::raise(Exec& x, const DInst& d, LaunchFault::Kind kind, int lane, u
     head = "Hang: the launch was stopped because a warp is stuck";
   else if (kind == LaunchFault::Kind::Deadlock)
     head = "Barrier deadlock";
+  else if (kind == LaunchFault::Kind::StackOverflow)
+    head = "Call stack overflow";
   else
     head = "Kernel error";
   std::string src = f.src_file.empty() ? std::string("(no CUDA line info)")

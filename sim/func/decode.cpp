@@ -137,6 +137,7 @@ class KernelBuilder {
                    "kernel '" + k_.name + "' and the functions it calls declare " +
                        std::to_string(declared) + " registers; at most " +
                        std::to_string(ptx::limits::kRegistersPerFunction) + " in all"};
+    if (auto s = find_recursion(); !s) return s;
     layout_registers();
     if (auto s = layout_variables(); !s) return s;
     // Code layout: each function's instructions, then one implicit return.
@@ -186,7 +187,7 @@ class KernelBuilder {
                      cuda_line(in.user_loc, in.loc) + (why.empty() ? "" : ": " + why)};
   }
 
-  // Functions reachable from the kernel, in DFS order, rejecting recursion and extern calls.
+  // Functions reachable from the kernel, in DFS order, rejecting extern calls.
   Status collect(int32_t fi) {
     std::vector<int> state(m_.functions.size(), 0);  // 0 new, 1 on the DFS path, 2 done
     return visit(fi, state);
@@ -213,14 +214,63 @@ class KernelBuilder {
                              "' is an external device function (malloc, free, ...); WarpLab runs "
                              "functions whose PTX is in the module, and printf and assert");
       if (callee.is_entry) return error(in, "calling a kernel from device code is not supported");
-      if (state[in.callee] == 1)
-        return error(in, "recursive call to '" + callee.name + "' is not supported");
+      // A callee already on the DFS path is a recursive call: allowed (call_frames.h saves the
+      // callee's frame at such a call); find_recursion() marks every call that needs it.
       if (state[in.callee] == 0)
         if (auto s = visit(in.callee, state); !s) return s;
       cur_fn_ = fi;
     }
     state[fi] = 2;
     return Ok{};
+  }
+
+  // Which calls are recursive: a call from function `fi` to `ci` (indices into k_.funcs) where
+  // `ci` can reach `fi` again through calls, so that `ci` may already be running below it on the
+  // warp's call stack. exec_control.cpp saves the callee's frame at those calls (call_frames.h).
+  // A recursive function's .local variables would be shared by all its activations (WarpLab
+  // gives each function one fixed frame), so such a function is refused, naming the access.
+  Status find_recursion() {
+    const size_t n = k_.funcs.size();
+    std::vector<std::vector<int32_t>> callees(n);
+    for (size_t fi = 0; fi < n; ++fi)
+      for (const auto& in : m_.functions[k_.funcs[fi].module_index].instructions)
+        if (in.op == Opcode::Call && !calls_builtin(in))
+          callees[fi].push_back(func_pos_[in.callee]);
+    reaches_.assign(n, std::vector<bool>(n, false));
+    for (size_t from = 0; from < n; ++from) {
+      std::vector<int32_t> todo = callees[from];
+      while (!todo.empty()) {
+        const int32_t c = todo.back();
+        todo.pop_back();
+        if (reaches_[from][c]) continue;
+        reaches_[from][c] = true;
+        for (int32_t next : callees[c]) todo.push_back(next);
+      }
+    }
+    for (size_t fi = 0; fi < n; ++fi) {
+      k_.funcs[fi].recursive = reaches_[fi][fi];
+      if (!k_.funcs[fi].recursive) continue;
+      cur_fn_ = k_.funcs[fi].module_index;
+      const auto& f = m_.functions[cur_fn_];
+      for (const auto& in : f.instructions)
+        for (const auto& o : in.ops)
+          if ((o.kind == Kind::Addr || o.kind == Kind::Symbol) &&
+              o.scope == Operand::Scope::Variable && o.symbol >= 0 &&
+              o.symbol < static_cast<int32_t>(m_.variables.size()) &&
+              m_.variables[o.symbol].space == Space::Local)
+            return Error{m_.path, in.ptx_line,
+                         where(cur_fn_) + " is recursive and keeps .local memory ('" +
+                             m_.variables[o.symbol].name + "', used by '" + in.text +
+                             "': a local array, or a variable whose address is taken); WarpLab "
+                             "runs recursive device functions whose frames are registers and "
+                             ".param only" +
+                             cuda_line(in.user_loc, in.loc)};
+    }
+    return Ok{};
+  }
+  // Call from k_.funcs[caller] to k_.funcs[callee] is recursive (see find_recursion).
+  bool recursive_call(int32_t caller, int32_t callee) const {
+    return caller == callee || reaches_[callee][caller];
   }
 
   void layout_registers() {
@@ -241,6 +291,9 @@ class KernelBuilder {
       slot_of_[fi].resize(f.regs.size());
       for (size_t r = 0; r < f.regs.size(); ++r)
         slot_of_[fi][r] = f.regs[r].type == Type::Pred ? next_pred_++ : next_data_++;
+      df.reg_count = next_data_ - df.reg_base;
+      df.pred_count = next_pred_ - df.pred_base;
+      df.area_begin = static_cast<uint32_t>(align_up(lane_params, 8));
       if (fi != 0) {
         df.param_base = place(f.params);
         df.return_base = place(f.returns);
@@ -253,6 +306,7 @@ class KernelBuilder {
         base = align_up(base + p.size, 8);
       }
       lane_params = static_cast<uint32_t>(base);
+      df.area_end = std::max(lane_params, df.area_begin);
     }
     k_.lane_param_bytes = lane_params;
     cc_slot_ = next_data_++;
@@ -470,6 +524,8 @@ class KernelBuilder {
       return false;
     }
     CallSite cs;
+    cs.callee = d.callee;
+    cs.recursive = recursive_call(fi, d.callee);
     for (size_t i = 0; i < in.call_args.size(); ++i) {
       uint64_t off = 0;
       if (!call_slot(fi, in.call_args[i], off)) {
@@ -701,6 +757,8 @@ class KernelBuilder {
   int32_t cur_fn_ = -1;  // module index of the function being collected or decoded (errors)
   std::vector<std::vector<int32_t>> slot_of_;
   std::map<int32_t, int32_t> func_pos_;
+  // [a][b]: k_.funcs[a] can call k_.funcs[b], directly or through others (find_recursion).
+  std::vector<std::vector<bool>> reaches_;
   std::map<std::pair<int32_t, ptrdiff_t>, uint64_t> call_param_off_;
   std::map<int32_t, uint64_t> var_off_;
   std::map<std::tuple<int, uint64_t, int, int, int32_t>, int32_t> const_map_;

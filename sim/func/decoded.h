@@ -11,7 +11,8 @@
 //   - one handler function pointer, picked by opcode, type and modifiers;
 //   - branch targets and reconvergence points (immediate post-dominators, cfg.h) as kernel pcs.
 // The kernel and every function it can call are laid out in one code array, each function's
-// registers in their own slot range (calls are not recursive; recursion is rejected at load).
+// registers in their own slot range. A recursive call saves the callee's slots and .param area
+// first and restores them at its return (call_frames.h), so one range serves every activation.
 // Simplified: no register allocation or SASS scheduling; PTX virtual registers are the registers.
 #pragma once
 
@@ -76,6 +77,8 @@ struct ParamCopy {
 struct CallSite {
   std::vector<ParamCopy> args;     // caller's call-scope .param -> callee's parameters (at call)
   std::vector<ParamCopy> returns;  // callee's return values -> caller's call-scope .param (at ret)
+  int32_t callee = -1;             // index into DecodedKernel::funcs (-1: a built-in function)
+  bool recursive = false;          // the callee may be running already: save its frame first
 };
 
 // A function as placed in a kernel's code array.
@@ -87,6 +90,11 @@ struct DFunc {
   uint32_t param_base = 0;       // per-lane parameter area: its .param arguments
   uint32_t return_base = 0;      // ... its return values
   uint32_t call_param_base = 0;  // ... the .param slots of its call scopes
+  // Its frame, what a recursive call saves: data slots [reg_base, reg_base + reg_count),
+  // predicates [pred_base, pred_base + pred_count), per-lane .param bytes [area_begin, area_end).
+  int32_t reg_count = 0, pred_count = 0;
+  uint32_t area_begin = 0, area_end = 0;
+  bool recursive = false;  // it can call itself, directly or through others
 };
 
 struct DecodedKernel {

@@ -3,10 +3,11 @@
 // A branch's lanes may disagree (a guarded `@%p bra`): the SIMT stack (simt_stack.h) then runs
 // the two paths one after the other and merges them at the reconvergence point. `call` pushes a
 // call frame on the same stack and copies the call-scope .param slots into the callee's
-// parameters; `ret` copies the return values back and removes the returning lanes from the
-// frame; `exit` removes lanes for good. `bar.sync` parks the warp until the block's barrier
-// completes (barrier.h). membar/fence order memory on the GPU; a functional model that runs one
-// instruction at a time is already sequentially consistent, so they do nothing here.
+// parameters (a recursive call saves the callee's frame first, call_frames.h); `ret` copies the
+// return values back and removes the returning lanes from the frame; `exit` removes lanes for
+// good. `bar.sync` parks the warp until the block's barrier completes (barrier.h). membar/fence
+// order memory on the GPU; a functional model that runs one instruction at a time is already
+// sequentially consistent, so they do nothing here.
 #include <cstring>
 
 #include "sim/func/cta_impl.h"
@@ -35,7 +36,22 @@ void call_h(Exec& x, const DInst& d) {
     x.w->stack.advance(x.pc + 1);
     return;
   }
-  copy_params(x, x.cta->k->calls[d.aux].args, x.exec);
+  const CallSite& cs = x.cta->k->calls[d.aux];
+  if (cs.recursive) {  // the callee may be running below: keep its frame (call_frames.h)
+    if (!x.w->frames.fits(*x.cta->k, cs.callee)) {
+      x.cta->raise(x, d, LaunchFault::Kind::StackOverflow, std::countr_zero(x.exec), 0, 0, false,
+                   ptx::Space::None,
+                   "recursion too deep: " + std::to_string(x.w->frames.depth()) +
+                       " nested recursive calls in flight in this warp (WarpLab keeps at most " +
+                       std::to_string(CallFrames::kMaxDepth) + ", " +
+                       std::to_string(CallFrames::kMaxBytes >> 20) +
+                       " MiB of saved registers); on the GPU the thread's call stack "
+                       "(cudaLimitStackSize, 1 KB by default) overflows");
+      return;
+    }
+    x.w->frames.save(*x.cta->k, cs.callee, *x.w, x.exec);
+  }
+  copy_params(x, cs.args, x.exec);
   x.w->stack.call(x.pc, d.target, x.exec);
   x.diverged = x.exec != x.active;
 }
@@ -44,6 +60,7 @@ void exit_lanes(Exec& x, uint32_t lanes) {
   Warp& w = *x.w;
   w.exited |= lanes;
   w.stack.exit(lanes, x.pc);
+  w.frames.exited(lanes);
   x.diverged = lanes != x.active;
   if (w.stack.empty()) x.cta->after_exit(w);
 }
@@ -68,7 +85,11 @@ void ret_h(Exec& x, const DInst&) {
     exit_lanes(x, x.exec);
     return;
   }
-  copy_params(x, x.cta->k->calls[x.cta->k->code[call_pc].aux].returns, x.exec);
+  const CallSite& cs = x.cta->k->calls[x.cta->k->code[call_pc].aux];
+  if (cs.recursive)
+    x.w->frames.ret(*x.cta->k, cs, *x.w, x.exec);  // return values, then the saved frame
+  else
+    copy_params(x, cs.returns, x.exec);
   x.w->stack.ret(x.exec, x.pc);
   x.diverged = true;
 }

@@ -25,6 +25,8 @@
 //   - bar.warp.sync naming lanes that have exited; shfl.sync reading a source lane that has
 //     exited, does not execute the shuffle, or is not in the reading lane's mask. (vote, match and
 //     redux are defined over the non-exited lanes of the mask: exited lanes are not a hazard.
+//     Lanes that took CUDA's early `return` wait at the kernel's last `ret` on WarpLab's stack;
+//     on the GPU they have exited, and they count as exited here (returned_lanes).
 //     Measured on an H100, CUDA 13.0, lanes 16-31 returned: __reduce_add_sync(0xffffffff, lane)
 //     gave 0+...+15 = 120 and __ballot_sync 0xffff, while __shfl_down_sync(0xffffffff, lane, 8)
 //     gave lanes 8-15 the value 0: only the shuffle's value is undefined. compute-sanitizer's
@@ -84,12 +86,35 @@ std::string sync_name(const DInst& d) {
   return std::string(ptx::opcode_info(d.ir->op).name) + ".sync";
 }
 
+// Lanes off the running path that will exit without executing anything more: they wait at a
+// reconvergence point that is the kernel's `ret` or an `exit`. CUDA's early `return` compiles
+// to a branch to the kernel's last `ret`, where those lanes wait on WarpLab's pre-Volta stack;
+// on the GPU they are gone (ptxas makes the path an EXIT). For the .sync rules they count as
+// exited.
+uint32_t returned_lanes(const Exec& x) {
+  const auto& es = x.w->stack.entries();
+  const auto& code = x.cta->k->code;
+  uint32_t seen = x.active | x.w->exited | ~x.w->valid, out = 0;
+  for (size_t i = es.size() - 1; i-- > 0;) {  // below the running entry, innermost first
+    const uint32_t m = es[i].mask & ~seen;
+    if (!m) continue;
+    seen |= m;
+    const int32_t pc = es[i].pc;
+    if (pc < 0 || pc >= static_cast<int32_t>(code.size()) || !code[pc].ir) continue;
+    const ptx::Opcode op = code[pc].ir->op;
+    if (op == Opcode::Exit || (op == Opcode::Ret && code[pc].func == 0)) out |= m;
+  }
+  return out;
+}
+
 // synccheck over one execution of a warp-level .sync instruction: masks[l] for each lane of
 // x.exec. `exited_undefined`: the instruction is undefined when its mask names exited lanes
 // (bar.warp.sync); vote/match/redux/shfl exclude exited lanes by definition.
 void check_masks(Exec& x, const DInst& d, const uint32_t* masks, bool exited_undefined) {
   const Warp& w = *x.w;
-  const uint32_t gone = w.exited | ~w.valid;  // exited lanes, and lanes a partial warp lacks
+  const uint32_t returned = x.active == w.stack.top().mask ? returned_lanes(x) : 0;
+  // Exited (or returned) lanes, and lanes a partial warp lacks.
+  const uint32_t gone = w.exited | ~w.valid | returned;
   uint32_t not_self = 0, named_gone = 0, named_off = 0, differ = 0;
   uint32_t off_lanes = 0, gone_lanes = 0;
   for_lanes(x.exec, [&](int l) {
@@ -137,7 +162,9 @@ void check_masks(Exec& x, const DInst& d, const uint32_t* masks, bool exited_und
                            ((gone_lanes & ~x.w->valid)
                                 ? " that have exited or do not exist (the block's last warp is "
                                   "partial) ("
-                                : " that have exited (") +
+                            : (gone_lanes & returned) ? " that have exited or returned from the "
+                                                        "kernel ("
+                                                      : " that have exited (") +
                            lane_mask(l) + "); the GPU leaves this undefined");
   }
   if (differ) {
@@ -216,8 +243,10 @@ void shfl_h(Exec& x, const DInst& d) {
       const Warp& w = *x.w;
       const char* why = !((w.valid >> j) & 1u) ? "does not exist (the block's last warp is partial)"
                         : ((w.exited >> j) & 1u) ? "has exited"
-                        : !((x.exec >> j) & 1u)  ? "does not execute this shuffle"
-                                                 : "is not in its member mask";
+                        : ((returned_lanes(x) >> j) & 1u)
+                            ? "has returned from the kernel (it waits only to exit)"
+                        : !((x.exec >> j) & 1u) ? "does not execute this shuffle"
+                                                : "is not in its member mask";
       x.cta->sync_hazard(x, d, l,
                          "shfl.sync: lane(s) " + lane_list(bad) + " read a lane that does not " +
                              "take part (lane " + std::to_string(l) + " reads lane " +

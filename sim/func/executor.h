@@ -22,9 +22,10 @@ class DecodedModule;  // the executor's own fast form (registers resolved, handl
 class Program {
  public:
   // Decodes every kernel of `module` with the functions it calls. A kernel that contains or calls
-  // code WarpLab does not simulate (an unsupported instruction, recursion, an external function)
-  // does not stop the others: its error is kept and returned by check_kernel and by any launch of
-  // it. Errors name module.path, the PTX line, the opcode, the kernel and the CUDA line (.loc).
+  // code WarpLab does not simulate (an unsupported instruction, an external function, a recursive
+  // function that keeps .local memory) does not stop the others: its error is kept and returned
+  // by check_kernel and by any launch of it. Errors name module.path, the PTX line, the opcode,
+  // the kernel and the CUDA line (.loc).
   static Expected<Program> load(ptx::Module module);
   // Ok when `kernel` can run; else why not (the same error its launch would give).
   Status check_kernel(const std::string& kernel) const;

@@ -65,7 +65,16 @@ struct LaunchStats {
 struct LaunchFault {
   // Deadlock: warps wait at barriers that can never complete. Hang: a limit was reached (a warp's
   // instructions, LaunchConfig::max_instructions_per_warp, or the timing model's cycles).
-  enum class Kind { OutOfBounds, Misaligned, Trap, InvalidAddress, Deadlock, BadLaunch, Hang };
+  enum class Kind {
+    OutOfBounds,
+    Misaligned,
+    Trap,
+    InvalidAddress,
+    Deadlock,
+    BadLaunch,
+    Hang,
+    StackOverflow  // recursion deeper than the call stack holds (call_frames.h)
+  };
   Kind kind = Kind::OutOfBounds;
   std::string kernel;
   Dim3 block, thread;  // block and thread indices of the faulting lane

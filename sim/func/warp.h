@@ -10,6 +10,7 @@
 
 #include <cstdint>
 
+#include "sim/func/call_frames.h"
 #include "sim/func/cta.h"
 #include "sim/func/simt_stack.h"
 
@@ -21,6 +22,7 @@ struct Warp {
   uint32_t* P = nullptr;           // predicates, one lane mask each
   uint8_t* lane_params = nullptr;  // per-lane .param area of device-function calls
   SimtStack stack;
+  CallFrames frames;    // saved frames of the recursive calls in flight (call_frames.h)
   uint32_t valid = 0;   // lanes that exist (a partial last warp has fewer than 32)
   uint32_t exited = 0;  // lanes that executed exit (or returned from the kernel)
   WarpStatus status = WarpStatus::Ready;

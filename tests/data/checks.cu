@@ -116,3 +116,24 @@ extern "C" __global__ void histogram(const int* in, int* out) {
   __syncthreads();
   if (t < 16) atomicAdd(&out[t], bins[t]);
 }
+
+// Lanes 16-31 of each warp return; the others go on with the whole warp's mask. The reduction,
+// ballot and match are defined over the lanes that have not exited (PTX ISA), so they are no
+// hazard; the shuffle reads lanes 16-23, which have exited: its value is undefined (an H100
+// gave 0), which synccheck reports.
+extern "C" __global__ void exited_lanes(int* out) {
+  const int lane = threadIdx.x % 32;
+  if (lane >= 16) return;
+  int v = __reduce_add_sync(0xffffffffu, lane);          // @exited_redux
+  v += __popc(__ballot_sync(0xffffffffu, lane & 1));     // @exited_vote
+  v += __popc(__match_any_sync(0xffffffffu, lane / 4));  // @exited_match
+  v += __shfl_down_sync(0xffffffffu, lane, 8);           // @exited_shfl
+  out[threadIdx.x] = v;
+}
+
+// __syncwarp() naming the lanes that returned.
+extern "C" __global__ void exited_syncwarp(int* out) {
+  if (threadIdx.x % 32 >= 16) return;
+  __syncwarp();  // @exited_syncwarp
+  out[threadIdx.x] = 1;
+}
