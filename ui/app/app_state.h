@@ -14,6 +14,7 @@
 #include "lab/experiment.h"
 #include "ui/app/model/lesson_catalog.h"
 #include "ui/app/model/markdown_doc.h"
+#include "ui/app/model/reference_curve.h"
 #include "ui/app/model/run_shelf.h"
 #include "ui/app/model/run_snapshot.h"
 #include "ui/app/model/run_worker.h"
@@ -64,6 +65,18 @@ struct AppState {
   std::shared_ptr<const RunSnapshot> last_single;  // the worker's last single run, once picked up
   // Sweeps by experiment file: the latest (possibly still growing) sweep of each.
   std::map<std::string, std::shared_ptr<const SweepSnapshot>> sweeps;
+  // The measured reference curves' inputs (reference_curve.h), read once per file: the data file
+  // for the sweep's preset and the experiment file's own defaults.
+  struct ReferenceCache {
+    std::string data_path;  // validation/data/<gpu>.json
+    std::optional<lab::MeasuredData> data;
+    std::string exp_path;
+    std::optional<lab::Experiment> file_exp;
+    // The curves of the last sweep asked for (recomputed when the sweep grows or changes).
+    std::shared_ptr<const SweepSnapshot> sweep;
+    size_t sweep_points = 0;
+    ReferenceResult result;
+  } reference;
   int launch = 0;    // which of its launches the trace panels show
   TraceIndex index;  // over that launch's trace
 
