@@ -1,0 +1,86 @@
+// Memory traffic over simulated time, from the trace's accesses: what is in flight on each link of
+// the path lanes -> LSU/coalescer -> L1 -> L2 -> DRAM at a cycle, and how many bytes each link
+// delivered over a window before it (the memory-flow view animates both).
+//
+// Hardware: a warp's load leaves the LSU as sector requests after coalescing, waits its turn at
+// the L1's tag stage, and either hits (data from L1) or misses to the L2, which either holds the
+// sector or fetches it from DRAM; the data comes back up the same way. Each link carries at most
+// its bandwidth, so a kernel that needs 32 sectors per warp (stride 32) queues where one that
+// needs 4 (stride 1) streams.
+//
+// What the trace records per access (timing::AccessRecord): when it issued, when it reached the
+// L1's tag stage, when its data was back, and how many sectors hit in L1, came from the L2 or
+// from DRAM. It does not record when each sector passed the L2, so here a sector is "in flight"
+// on its deepest link (L1<->L2 for L2 hits, L2<->DRAM for DRAM fetches) from the tag stage until
+// the access's data is back. Rates count delivered bytes: an access's sectors count when its
+// data is back (stores: when complete in the L2), never when requested, so no window exceeds what
+// the links moved. Only the traced SM(s) have accesses; GPU-wide DRAM traffic is in the trace's
+// counter samples (bytes as the buses moved them). No ImGui (tests/712).
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <vector>
+
+#include "sim/timing/trace.h"
+
+namespace warplab::app {
+
+// The links, top to bottom.
+enum class FlowLink : int { LsuToL1 = 0, L1ToL2 = 1, L2ToDram = 2 };
+inline constexpr int kFlowLinks = 3;
+
+// One access in flight at a cycle, for the animation.
+struct FlowItem {
+  uint32_t access = 0;  // index into Trace::accesses
+  // Where it is: waiting between the LSU and the L1 tag stage, or past the tag stage with its
+  // misses below (progress 0..1 over [tag_stage, ready): down the links, then back up).
+  enum class Stage : uint8_t { ToL1, BelowL1 } stage = Stage::ToL1;
+  double progress = 0;
+  bool store = false;
+  int l1_hit = 0, from_l2 = 0, from_dram = 0;  // sectors by where they are served
+};
+
+struct FlowState {
+  // Queue occupancy per link at the cycle: accesses and sectors in flight on it.
+  std::array<int, kFlowLinks> accesses{}, sectors{};
+  int l1_hit_sectors = 0;    // of accesses past the tag stage, the sectors the L1 serves
+  std::vector<FlowItem> items;  // at most max_items, the oldest first
+};
+
+// Bytes over a window [begin, end) of cycles.
+struct FlowRates {
+  uint64_t begin = 0, end = 0;
+  std::array<uint64_t, kFlowLinks> bytes{};  // delivered on each link (sectors x 32)
+  uint64_t useful_bytes = 0;    // what the lanes asked for (active lanes x access size)
+  uint64_t moved_bytes = 0;     // what the L1 handed over for them (sectors x 32)
+  // Whole GPU: DRAM bytes of the counter samples wholly inside the window, which cover
+  // [gpu_begin, gpu_end) (0, 0: none does; the window is shorter than a sample).
+  uint64_t gpu_dram_bytes = 0, gpu_begin = 0, gpu_end = 0;
+};
+
+// GB/s (1e9 bytes per second) of `bytes` over `cycles` of the SM clock (Trace::clock_mhz).
+double flow_gbps(uint64_t bytes, uint64_t cycles, double clock_mhz);
+
+// Built once per trace: global/local/atomic accesses ordered by issue and by completion, with
+// running byte totals, so a frame's queries cost a binary search each.
+struct FlowIndex {
+  static constexpr uint64_t kSectorBytes = 32;  // every preset
+  std::vector<uint32_t> by_issue;               // indices into Trace::accesses
+  uint64_t longest = 0;                         // largest ready - issue
+  std::vector<uint64_t> done_cycle;             // by completion: ready cycle
+  // Running totals by completion, one entry more than done_cycle (prefix sums from 0).
+  std::vector<std::array<uint64_t, kFlowLinks>> cum_bytes;
+  std::vector<uint64_t> cum_useful, cum_moved;
+  uint64_t first_cycle = 0, last_cycle = 0;
+
+  FlowState at(const timing::Trace& t, double cycle, size_t max_items = 256) const;
+  // Sectors in flight on each link at `samples` cycles evenly spread over
+  // [first_cycle, last_cycle] (both ends included): the queues over the whole launch.
+  std::array<std::vector<int>, kFlowLinks> occupancy(const timing::Trace& t, int samples) const;
+  FlowRates rates(const timing::Trace& t, uint64_t begin, uint64_t end) const;
+};
+
+FlowIndex build_flow_index(const timing::Trace& t);
+
+}  // namespace warplab::app
