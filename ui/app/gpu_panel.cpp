@@ -2,7 +2,7 @@
 // last warp freed its slot, as tall as its share of the SM's warp slots and coloured by wave.
 // Below, the warps resident on the whole GPU over time against the occupancy limit (every SM
 // full). A grid of many waves keeps the SMs full until the last blocks; then SMs fall idle one by
-// one (the tail, shaded), which is why a grid of 1.1 waves costs nearly as much as 2.
+// one (the tail, from a red line), which is why a grid of 1.1 waves costs nearly as much as 2.
 // ui/app/model/gpu_waves.h says what is drawn from what.
 #include <algorithm>
 #include <cstdio>
@@ -37,7 +37,7 @@ void draw_gpu_panel(AppState& s) {
       "position is a block slot: a real SM gives a block any free warp slots). Colours "
       "alternate by wave: the blocks that fit the whole GPU at once. The occupancy limit is the "
       "smallest of four: warp slots, blocks per SM, registers and shared memory. After the last "
-      "block is placed (the shaded tail) SMs fall idle as their last blocks finish. Simulated: "
+      "block is placed (the tail, from the red line) SMs fall idle as their last blocks finish. Simulated: "
       "the block scheduler places blocks round-robin at a fixed dispatch rate.");
   ImGui::TextDisabled("tail from cycle %llu: %.0f%% of SM time idle there; occupancy %.0f%% "
                       "theoretical, %.0f%% achieved",
@@ -57,9 +57,10 @@ void draw_gpu_panel(AppState& s) {
     return p.x + label_w + static_cast<float>((c - t0) / (t1 - t0)) * plot_w;
   };
   static const ImU32 kWave[] = {IM_COL32(96, 200, 120, 255), IM_COL32(110, 170, 240, 255)};
-  // 1. The tail, behind the blocks.
-  dl->AddRectFilled(ImVec2(x_of(double(g.last_dispatch)), p.y),
-                    ImVec2(x_of(t1), p.y + rows_h), IM_COL32(230, 110, 80, 40));
+  // 1. Where the tail starts: a line through the rows (the software renderer pays for every
+  //    shaded pixel, so the tail is shaded only under the warps graph below).
+  const float tail_x = x_of(double(g.last_dispatch));
+  dl->AddLine(ImVec2(tail_x, p.y), ImVec2(tail_x, p.y + rows_h), color::kDram, 1);
   // 2. Every SM's blocks. Bands narrower than a pixel still draw one pixel wide.
   const float slot_h = g.max_warps_per_sm > 0 ? row_h / float(g.max_warps_per_sm) : row_h;
   for (int sm = 0; sm < g.sm_count; ++sm) {
@@ -81,6 +82,7 @@ void draw_gpu_panel(AppState& s) {
   // 3. Resident warps on the whole GPU against the limit.
   const float gy = p.y + rows_h + 8;
   dl->AddRectFilled(ImVec2(x_of(t0), gy), ImVec2(x_of(t1), gy + graph_h), color::kPanelBg);
+  dl->AddRectFilled(ImVec2(tail_x, gy), ImVec2(x_of(t1), gy + graph_h), IM_COL32(230, 110, 80, 60));
   const double top = std::max(limit, 1.0);
   auto y_of = [&](double warps) {
     return gy + graph_h - static_cast<float>(warps / top) * (graph_h - 4);
@@ -106,6 +108,7 @@ void draw_gpu_panel(AppState& s) {
   std::snprintf(span, sizeof span, "cycle %.0f", t1);
   dl->AddText(ImVec2(x_of(t1) - ImGui::CalcTextSize(span).x, gy + graph_h + 1), color::kDim, span);
   dl->AddText(ImVec2(x_of(t0) + 4, y_of(limit) + 1), color::kCursor, lim);
+  dl->AddText(ImVec2(tail_x + 3, gy + graph_h - ImGui::GetTextLineHeight()), color::kDram, "tail");
   ImGui::PopFont();
   // 4. The cursor, shared with the timeline.
   if (s.cursor >= t0 && s.cursor <= t1)
