@@ -355,6 +355,8 @@ void draw_sweep_chart(AppState& s, const SweepSnapshot& sw) {
     p.color = kRef[c.launch % 3];
     p.x = c.x;
     p.y = c.y;
+    p.y_lo = c.y_min;  // the fastest and slowest of the timed launches
+    p.y_hi = c.y_max;
     p.markers = true;
     for (double x : c.x) {
       lo = lo == 0 ? x : std::min(lo, x);
@@ -390,8 +392,9 @@ void draw_sweep_chart(AppState& s, const SweepSnapshot& sw) {
   if (!ref.curves.empty() && s.reference.data) {
     const lab::MeasuredData& d = *s.reference.data;
     ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
-    ImGui::TextWrapped("%s: measured with WarpLab's GPU backend (validation/data/%s, driver %s); "
-                       "%s",
+    ImGui::TextWrapped("%s: measured with WarpLab's GPU backend (validation/data/%s, driver %s): "
+                       "the median of the timed launches, whiskers from the fastest to the "
+                       "slowest; %s",
                        d.device.c_str(), file_name(d.path).c_str(), d.driver.c_str(),
                        d.l2_convention.c_str());
     ImGui::PopStyleColor();

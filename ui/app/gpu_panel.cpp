@@ -120,8 +120,15 @@ void draw_gpu_panel(AppState& s) {
     const int sm = int((m.y - p.y) / row_h);
     ImGui::BeginTooltip();
     ImGui::Text("cycle %.0f: %d warps resident on the GPU", c, g.total_resident_warps(c));
-    if (sm >= 0 && sm < g.sm_count)
+    if (sm >= 0 && sm < g.sm_count) {
       ImGui::Text("SM %d: %d of %d warp slots", sm, g.resident_warps(sm, c), g.max_warps_per_sm);
+      for (const GpuBlock& b : g.sms[sm])
+        if (double(b.begin) <= c && c < double(b.end))
+          ImGui::TextDisabled("block %llu (wave %d): cycles %llu to %llu, %d warps",
+                              static_cast<unsigned long long>(b.block), b.wave,
+                              static_cast<unsigned long long>(b.begin),
+                              static_cast<unsigned long long>(b.end), b.warps);
+    }
     ImGui::TextDisabled("click: put the cursor here");
     ImGui::EndTooltip();
     if (ImGui::IsMouseClicked(ImGuiMouseButton_Left) && c >= t0 && c <= t1) {
