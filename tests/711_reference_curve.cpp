@@ -38,12 +38,12 @@ TEST_CASE("711 reference_curves: matching size and row only, one curve per named
   REQUIRE(exp->launches.size() == 2);
   lab::MeasuredData d;
   d.device = "GPU X";
-  for (auto m : {point("g256", {}, "bins=256", 300, "2026-11-23T22:08:39Z", {"histogram_global"}),
-                 point("g1", {}, "bins=1", 800, "2026-11-23T22:08:39Z", {"histogram_global"}),
-                 point("s1", {}, "bins=1", 8, "2026-11-24T17:02:37Z", {"histogram_shared"}),
-                 point("big", {"N=16777216"}, "bins=1", 12000, "2026-11-23T00:00:00Z",
-                       {"histogram_global"}),
-                 point("both", {}, "bins=16", 500, "2026-11-23T00:00:00Z")})
+  for (auto m :
+       {point("g256", {}, "bins=256", 300, "2026-11-23T22:08:39Z", {"histogram_global"}),
+        point("g1", {}, "bins=1", 800, "2026-11-23T22:08:39Z", {"histogram_global"}),
+        point("s1", {}, "bins=1", 8, "2026-11-24T17:02:37Z", {"histogram_shared"}),
+        point("big", {"N=16777216"}, "bins=1", 12000, "2026-11-23T00:00:00Z", {"histogram_global"}),
+        point("both", {}, "bins=16", 500, "2026-11-23T00:00:00Z")})
     d.points[m.id] = m;
   lab::MeasuredPoint failed = point("bad", {}, "bins=16", 1, "", {"histogram_global"});
   failed.ok = false;

@@ -84,7 +84,7 @@ struct AppState {
   TraceIndex index;  // over that launch's trace
   FlowIndex flow;    // its accesses on the memory links (memory flow view)
   std::array<std::vector<int>, kFlowLinks> flow_occupancy;  // sectors in flight over the launch
-  GpuWaves waves;    // its blocks on every SM (whole-GPU view)
+  GpuWaves waves;          // its blocks on every SM (whole-GPU view)
   int flow_window = 1000;  // cycles over which the memory flow view measures bandwidth
 
   TimelineView view;
@@ -106,7 +106,7 @@ struct AppState {
     int mode = 1;      // 1 = heat map, 0 = numbers
     int width = 32;    // elements per row (32: one warp's lanes per row)
   } buffer_view;
-  int left_tab = -1;   // request: 0 = warp timeline, 1 = buffers, 2 = whole GPU; -1 = none
+  int left_tab = -1;  // request: 0 = warp timeline, 1 = buffers, 2 = whole GPU; -1 = none
   // request: 0 = memory access, 1 = lanes (divergence), 2 = memory flow, 3 = banks; -1 = none
   int lower_tab = -1;
   // The file the kernel-source tab shows: one picked under "Kernels", else ("") the selected

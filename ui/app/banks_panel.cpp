@@ -62,8 +62,8 @@ void draw_banks_panel(AppState& s) {
   }
   const timing::AccessRecord& a = t->accesses[*shown];
   const BankView v = bank_view(*t, a);
-  ImGui::Text("SM %d slot %d, cycle %llu: shared %s of %d lanes, %u bytes each (PTX line %d)",
-              r.sm, r.slot, static_cast<unsigned long long>(a.issue),
+  ImGui::Text("SM %d slot %d, cycle %llu: shared %s of %d lanes, %u bytes each (PTX line %d)", r.sm,
+              r.slot, static_cast<unsigned long long>(a.issue),
               a.kind == timing::AccessRecord::Kind::SharedStore ? "store" : "load",
               std::popcount(a.exec_mask), a.access_bytes, a.ptx_line);
   ImGui::SameLine();
@@ -86,7 +86,8 @@ void draw_banks_panel(AppState& s) {
   }
   if (v.wavefronts == v.ideal_wavefronts)
     ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(color::kHit),
-                       "%d wavefront%s: no bank conflict", v.wavefronts, v.wavefronts > 1 ? "s" : "");
+                       "%d wavefront%s: no bank conflict", v.wavefronts,
+                       v.wavefronts > 1 ? "s" : "");
   else
     ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(color::kDram),
                        "%d wavefronts where %d would do: %d extra passes (%.0f-way conflict)",
@@ -115,8 +116,8 @@ void draw_banks_panel(AppState& s) {
   for (int l = 0; l < 32; ++l) {
     const BankView::Lane& ln = v.lanes[l];
     const ImVec2 a0(x0 + l * cell, lane_y), a1(a0.x + cell - 2, a0.y + cell - 2);
-    dl->AddRectFilled(a0, a1, ln.active ? pass_color(ln.wavefront, v.wavefronts)
-                                        : IM_COL32(38, 40, 46, 255));
+    dl->AddRectFilled(
+        a0, a1, ln.active ? pass_color(ln.wavefront, v.wavefronts) : IM_COL32(38, 40, 46, 255));
     if (!ln.active) continue;
     const float bx = x0 + ln.bank * cell + cell / 2 - 1;
     dl->AddLine(ImVec2(a0.x + cell / 2 - 1, a1.y), ImVec2(bx, bank_y),
@@ -129,7 +130,8 @@ void draw_banks_panel(AppState& s) {
   // Each group's words: pass k of group g in row (group base + k).
   const float word_y = bank_y + cell + 16;
   const float rows_h = std::max(1.0f, ImGui::GetContentRegionAvail().y - (word_y - p.y) - 4);
-  const float word_h = std::max(2.0f, std::min(cell - 2, rows_h / float(std::max(1, v.wavefronts))));
+  const float word_h =
+      std::max(2.0f, std::min(cell - 2, rows_h / float(std::max(1, v.wavefronts))));
   int base = 0;
   for (const auto& g : v.groups) {
     int busiest = 1;
@@ -137,7 +139,8 @@ void draw_banks_panel(AppState& s) {
       busiest = std::max(busiest, int(g[b].size()));
       for (size_t k = 0; k < g[b].size(); ++k) {
         const float y = word_y + float(base + int(k)) * word_h;
-        dl->AddRectFilled(ImVec2(x0 + b * cell, y), ImVec2(x0 + b * cell + cell - 2, y + word_h - 1),
+        dl->AddRectFilled(ImVec2(x0 + b * cell, y),
+                          ImVec2(x0 + b * cell + cell - 2, y + word_h - 1),
                           pass_color(base + int(k), v.wavefronts));
       }
     }

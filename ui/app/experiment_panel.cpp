@@ -314,8 +314,8 @@ const ReferenceResult& reference_for(AppState& s, const SweepSnapshot& sw) {
     if (!value.empty() && end && *end == '\0') current[name] = v;
   }
   // The data's experiment paths are relative to its manifest's directory, validation/.
-  s.reference.result = reference_curves(*s.reference.data, fs::path(data_dir).parent_path().string(),
-                                        *s.reference.file_exp, current);
+  s.reference.result = reference_curves(
+      *s.reference.data, fs::path(data_dir).parent_path().string(), *s.reference.file_exp, current);
   return s.reference.result;
 }
 
@@ -392,11 +392,11 @@ void draw_sweep_chart(AppState& s, const SweepSnapshot& sw) {
   if (!ref.curves.empty() && s.reference.data) {
     const lab::MeasuredData& d = *s.reference.data;
     ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
-    ImGui::TextWrapped("%s: measured with WarpLab's GPU backend (validation/data/%s, driver %s): "
-                       "the median of the timed launches, whiskers from the fastest to the "
-                       "slowest; %s",
-                       d.device.c_str(), file_name(d.path).c_str(), d.driver.c_str(),
-                       d.l2_convention.c_str());
+    ImGui::TextWrapped(
+        "%s: measured with WarpLab's GPU backend (validation/data/%s, driver %s): "
+        "the median of the timed launches, whiskers from the fastest to the "
+        "slowest; %s",
+        d.device.c_str(), file_name(d.path).c_str(), d.driver.c_str(), d.l2_convention.c_str());
     ImGui::PopStyleColor();
   } else if (!ref.note.empty()) {
     ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));

@@ -60,9 +60,10 @@ void draw_queue_spark(const AppState& s, int link) {
   }
   ImGui::Dummy(ImVec2(w, h));
   if (ImGui::IsItemHovered())
-    ImGui::SetTooltip("peak %d sectors in flight (cycles %.0f to %.0f; each column one of %zu "
-                      "samples)",
-                      peak, first, last, v.size());
+    ImGui::SetTooltip(
+        "peak %d sectors in flight (cycles %.0f to %.0f; each column one of %zu "
+        "samples)",
+        peak, first, last, v.size());
 }
 
 }  // namespace
@@ -89,7 +90,8 @@ void draw_flow_panel(AppState& s) {
                       static_cast<unsigned long long>(c));
   ImGui::SameLine();
   ImGui::SetNextItemWidth(110);
-  ImGui::SliderInt("cycles##flow window", &s.flow_window, 100, 20000, "%d", ImGuiSliderFlags_Logarithmic);
+  ImGui::SliderInt("cycles##flow window", &s.flow_window, 100, 20000, "%d",
+                   ImGuiSliderFlags_Logarithmic);
   ImGui::SameLine();
   help_marker(
       "Dots are warp memory accesses of the traced SM: moving right from the lanes to the L1's "
@@ -141,11 +143,11 @@ void draw_flow_panel(AppState& s) {
     const float jitter = static_cast<float>((a.id * 2654435761u >> 8) % 13) - 6;
     const float y = p0.y + h / 2 + (back ? 10.0f : -10.0f) + jitter;
     const float radius = 1.5f + std::min(5.0f, 0.16f * static_cast<float>(a.sectors));
-    const ImVec2 at(pos <= 1 && it.stage == FlowItem::Stage::BelowL1 &&
-                            it.from_l2 == 0 && it.from_dram == 0
-                        ? box_x(1) + box_w / 2 + jitter * 2
-                        : x_of(pos),
-                    y);
+    const ImVec2 at(
+        pos <= 1 && it.stage == FlowItem::Stage::BelowL1 && it.from_l2 == 0 && it.from_dram == 0
+            ? box_x(1) + box_w / 2 + jitter * 2
+            : x_of(pos),
+        y);
     if (it.store)
       dl->AddCircle(at, radius, item_color(it), 10, 1.5f);
     else

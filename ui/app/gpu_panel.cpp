@@ -27,8 +27,8 @@ void draw_gpu_panel(AppState& s) {
   const timing::Occupancy& o = r->occupancy;
   const double limit = double(g.sm_count) * g.blocks_per_sm * g.warps_per_block;
   const double tail = g.idle_fraction(g.last_dispatch, g.last_cycle);
-  ImGui::Text("%zu blocks on %d SMs: %.2f waves of %d blocks (%d per SM, limited by %s)",
-              g.blocks, g.sm_count, r->waves, g.sm_count * g.blocks_per_sm, g.blocks_per_sm,
+  ImGui::Text("%zu blocks on %d SMs: %.2f waves of %d blocks (%d per SM, limited by %s)", g.blocks,
+              g.sm_count, r->waves, g.sm_count * g.blocks_per_sm, g.blocks_per_sm,
               o.limiter.c_str());
   ImGui::SameLine();
   help_marker(
@@ -37,12 +37,14 @@ void draw_gpu_panel(AppState& s) {
       "position is a block slot: a real SM gives a block any free warp slots). Colours "
       "alternate by wave: the blocks that fit the whole GPU at once. The occupancy limit is the "
       "smallest of four: warp slots, blocks per SM, registers and shared memory. After the last "
-      "block is placed (the tail, from the red line) SMs fall idle as their last blocks finish. Simulated: "
+      "block is placed (the tail, from the red line) SMs fall idle as their last blocks finish. "
+      "Simulated: "
       "the block scheduler places blocks round-robin at a fixed dispatch rate.");
-  ImGui::TextDisabled("tail from cycle %llu: %.0f%% of SM time idle there; occupancy %.0f%% "
-                      "theoretical, %.0f%% achieved",
-                      static_cast<unsigned long long>(g.last_dispatch), 100 * tail,
-                      100 * o.theoretical, 100 * r->achieved_occupancy);
+  ImGui::TextDisabled(
+      "tail from cycle %llu: %.0f%% of SM time idle there; occupancy %.0f%% "
+      "theoretical, %.0f%% achieved",
+      static_cast<unsigned long long>(g.last_dispatch), 100 * tail, 100 * o.theoretical,
+      100 * r->achieved_occupancy);
   if (g.truncated) ImGui::TextDisabled("the trace kept only the first blocks (max_events)");
 
   ImDrawList* dl = ImGui::GetWindowDrawList();

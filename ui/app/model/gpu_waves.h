@@ -22,14 +22,14 @@ struct GpuBlock {
   uint64_t block = 0;           // linear index
   uint64_t begin = 0, end = 0;  // cycles on the SM
   int warps = 0;
-  int slot = 0;   // block slot on its SM (0 .. blocks_per_sm - 1): its band's position
-  int wave = 0;   // block / (SMs x blocks per SM): the wave it belongs to when all SMs fill
+  int slot = 0;  // block slot on its SM (0 .. blocks_per_sm - 1): its band's position
+  int wave = 0;  // block / (SMs x blocks per SM): the wave it belongs to when all SMs fill
 };
 
 struct GpuWaves {
   int sm_count = 0;
   int blocks_per_sm = 0, warps_per_block = 0, max_warps_per_sm = 0;  // the occupancy limit
-  std::vector<std::vector<GpuBlock>> sms;  // per SM, by begin
+  std::vector<std::vector<GpuBlock>> sms;                            // per SM, by begin
   uint64_t first_cycle = 0, last_cycle = 0;
   uint64_t last_dispatch = 0;  // when the grid's last block arrived: the tail starts
   size_t blocks = 0;

@@ -37,8 +37,12 @@ FlowIndex build_flow_index(const timing::Trace& t) {
     by_done.push_back(i);
     ix.longest = std::max(ix.longest, a.ready > a.issue ? a.ready - a.issue : 0);
   }
-  auto issue_order = [&](uint32_t x, uint32_t y) { return t.accesses[x].issue < t.accesses[y].issue; };
-  auto done_order = [&](uint32_t x, uint32_t y) { return t.accesses[x].ready < t.accesses[y].ready; };
+  auto issue_order = [&](uint32_t x, uint32_t y) {
+    return t.accesses[x].issue < t.accesses[y].issue;
+  };
+  auto done_order = [&](uint32_t x, uint32_t y) {
+    return t.accesses[x].ready < t.accesses[y].ready;
+  };
   std::stable_sort(ix.by_issue.begin(), ix.by_issue.end(), issue_order);
   std::stable_sort(by_done.begin(), by_done.end(), done_order);
   ix.cum_bytes.assign(1, {});
@@ -66,9 +70,8 @@ FlowState FlowIndex::at(const timing::Trace& t, double cycle, size_t max_items) 
   FlowState st;
   // Accesses issued in (cycle - longest, cycle] are the only ones that can be in flight.
   const double from = cycle - double(longest);
-  auto it = std::lower_bound(by_issue.begin(), by_issue.end(), from, [&](uint32_t i, double c) {
-    return double(t.accesses[i].issue) < c;
-  });
+  auto it = std::lower_bound(by_issue.begin(), by_issue.end(), from,
+                             [&](uint32_t i, double c) { return double(t.accesses[i].issue) < c; });
   for (; it != by_issue.end() && double(t.accesses[*it].issue) <= cycle; ++it) {
     const timing::AccessRecord& a = t.accesses[*it];
     if (cycle >= double(a.ready)) continue;  // its data is back
@@ -109,8 +112,8 @@ std::array<std::vector<int>, kFlowLinks> FlowIndex::occupancy(const timing::Trac
   std::array<std::vector<int>, kFlowLinks> out;
   if (samples < 2 || by_issue.empty()) return out;
   for (int i = 0; i < samples; ++i) {
-    const double c = double(first_cycle) +
-                     double(last_cycle - first_cycle) * double(i) / double(samples - 1);
+    const double c =
+        double(first_cycle) + double(last_cycle - first_cycle) * double(i) / double(samples - 1);
     const FlowState st = at(t, c, 0);
     for (int k = 0; k < kFlowLinks; ++k) out[k].push_back(st.sectors[k]);
   }
@@ -122,8 +125,10 @@ FlowRates FlowIndex::rates(const timing::Trace& t, uint64_t begin, uint64_t end)
   r.begin = begin;
   r.end = end;
   // Accesses whose data was back in [begin, end).
-  const size_t lo = std::lower_bound(done_cycle.begin(), done_cycle.end(), begin) - done_cycle.begin();
-  const size_t hi = std::lower_bound(done_cycle.begin(), done_cycle.end(), end) - done_cycle.begin();
+  const size_t lo =
+      std::lower_bound(done_cycle.begin(), done_cycle.end(), begin) - done_cycle.begin();
+  const size_t hi =
+      std::lower_bound(done_cycle.begin(), done_cycle.end(), end) - done_cycle.begin();
   if (hi > lo) {
     for (int k = 0; k < kFlowLinks; ++k) r.bytes[k] = cum_bytes[hi][k] - cum_bytes[lo][k];
     r.useful_bytes = cum_useful[hi] - cum_useful[lo];

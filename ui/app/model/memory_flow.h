@@ -44,7 +44,7 @@ struct FlowItem {
 struct FlowState {
   // Queue occupancy per link at the cycle: accesses and sectors in flight on it.
   std::array<int, kFlowLinks> accesses{}, sectors{};
-  int l1_hit_sectors = 0;    // of accesses past the tag stage, the sectors the L1 serves
+  int l1_hit_sectors = 0;       // of accesses past the tag stage, the sectors the L1 serves
   std::vector<FlowItem> items;  // at most max_items, the oldest first
 };
 
@@ -52,8 +52,8 @@ struct FlowState {
 struct FlowRates {
   uint64_t begin = 0, end = 0;
   std::array<uint64_t, kFlowLinks> bytes{};  // delivered on each link (sectors x 32)
-  uint64_t useful_bytes = 0;    // what the lanes asked for (active lanes x access size)
-  uint64_t moved_bytes = 0;     // what the L1 handed over for them (sectors x 32)
+  uint64_t useful_bytes = 0;  // what the lanes asked for (active lanes x access size)
+  uint64_t moved_bytes = 0;   // what the L1 handed over for them (sectors x 32)
   // Whole GPU: DRAM bytes of the counter samples wholly inside the window, which cover
   // [gpu_begin, gpu_end) (0, 0: none does; the window is shorter than a sample).
   uint64_t gpu_dram_bytes = 0, gpu_begin = 0, gpu_end = 0;

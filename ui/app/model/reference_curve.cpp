@@ -108,7 +108,8 @@ ReferenceResult reference_curves(const lab::MeasuredData& data, const std::strin
   for (auto& [launch, c] : curves) {
     std::vector<size_t> order(c.x.size());
     for (size_t i = 0; i < order.size(); ++i) order[i] = i;
-    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return c.x[a] < c.x[b]; });
+    std::stable_sort(order.begin(), order.end(),
+                     [&](size_t a, size_t b) { return c.x[a] < c.x[b]; });
     ReferenceCurve s;
     s.launch = c.launch;
     s.device = c.device;
@@ -127,8 +128,8 @@ ReferenceResult reference_curves(const lab::MeasuredData& data, const std::strin
   if (out.curves.empty() && !elsewhere.empty()) {
     std::string at;
     for (const std::string& e : elsewhere) at += (at.empty() ? "" : " or ") + e;
-    out.note = data.device + " measured this sweep at " + at +
-               "; run it at " + (elsewhere.size() > 1 ? "one of those" : "that") +
+    out.note = data.device + " measured this sweep at " + at + "; run it at " +
+               (elsewhere.size() > 1 ? "one of those" : "that") +
                " to compare with the measurement";
   }
   return out;
