@@ -6,6 +6,7 @@
 // ui/app/model/gpu_waves.h says what is drawn from what.
 #include <algorithm>
 #include <cstdio>
+#include <vector>
 
 #include "ui/app/app_state.h"
 #include "ui/app/style.h"
@@ -35,7 +36,8 @@ void draw_gpu_panel(AppState& s) {
       "Each row is one SM; each band one block, from when the block scheduler placed it until "
       "its last warp left, as tall as its warps' share of the SM's warp slots (the band's "
       "position is a block slot: a real SM gives a block any free warp slots). Colours "
-      "alternate by wave: the blocks that fit the whole GPU at once. The occupancy limit is the "
+      "alternate by wave: the blocks that fit the whole GPU at once (grey: blocks too short to "
+      "draw apart, of several waves). The occupancy limit is the "
       "smallest of four: warp slots, blocks per SM, registers and shared memory. After the last "
       "block is placed (the tail, from the red line) SMs fall idle as their last blocks finish. "
       "Simulated: "
@@ -58,21 +60,48 @@ void draw_gpu_panel(AppState& s) {
   auto x_of = [&](double c) {
     return p.x + label_w + static_cast<float>((c - t0) / (t1 - t0)) * plot_w;
   };
-  static const ImU32 kWave[] = {IM_COL32(96, 200, 120, 255), IM_COL32(110, 170, 240, 255)};
+  static constexpr ImU32 kWave[] = {IM_COL32(96, 200, 120, 255), IM_COL32(110, 170, 240, 255)};
   // 1. Where the tail starts: a line through the rows (the software renderer pays for every
   //    shaded pixel, so the tail is shaded only under the warps graph below).
   const float tail_x = x_of(double(g.last_dispatch));
   dl->AddLine(ImVec2(tail_x, p.y), ImVec2(tail_x, p.y + rows_h), color::kDram, 1);
-  // 2. Every SM's blocks. Bands narrower than a pixel still draw one pixel wide.
+  // 2. Every SM's blocks. Bands narrower than a pixel still draw one pixel wide; a run of
+  //    blocks in one slot each narrower than 2 pixels, back to back, draws as one band (grey
+  //    when it spans waves), so a grid of 65536 blocks costs rectangles by the pixel, not by
+  //    the block.
   const float slot_h = g.max_warps_per_sm > 0 ? row_h / float(g.max_warps_per_sm) : row_h;
+  constexpr ImU32 kMixed = IM_COL32(150, 156, 166, 255);
+  struct Run {
+    float x0 = 0, x1 = -1e9f, y0 = 0, y1 = 0;
+    ImU32 color = 0;
+    bool open = false;
+  };
+  std::vector<Run> runs;
+  auto flush = [&](Run& r) {
+    if (r.open) dl->AddRectFilled(ImVec2(r.x0, r.y0), ImVec2(r.x1, r.y1), r.color);
+    r.open = false;
+  };
   for (int sm = 0; sm < g.sm_count; ++sm) {
     const float y = p.y + sm * row_h;
+    runs.assign(size_t(std::max(1, g.blocks_per_sm)), Run{});
     for (const GpuBlock& b : g.sms[sm]) {
       const float x0 = x_of(double(b.begin)), x1 = std::max(x0 + 1, x_of(double(b.end)));
       const float y0 = y + float(b.slot * b.warps) * slot_h;
       const float y1 = std::max(y0 + 1, y0 + float(b.warps) * slot_h - (row_h > 6 ? 1 : 0));
-      dl->AddRectFilled(ImVec2(x0, y0), ImVec2(x1, y1), kWave[b.wave % 2]);
+      const ImU32 c = kWave[b.wave % 2];
+      if (size_t(b.slot) >= runs.size()) runs.resize(size_t(b.slot) + 1);
+      Run& r = runs[size_t(b.slot)];
+      const bool narrow = x_of(double(b.end)) - x0 < 2;
+      if (r.open && narrow && x0 - r.x1 < 1) {
+        r.x1 = std::max(r.x1, x1);
+        if (r.color != c) r.color = kMixed;
+        continue;
+      }
+      flush(r);
+      r = Run{x0, x1, y0, y1, c, true};
+      if (!narrow) flush(r);
     }
+    for (Run& r : runs) flush(r);
   }
   ImGui::PushFont(s.fonts.small);
   for (int sm = 0; sm < g.sm_count; sm += std::max(1, int(14 / std::max(1.0f, row_h)))) {
