@@ -89,25 +89,44 @@ TEST_CASE("712 memory flow: in flight on each link at a cycle") {
 TEST_CASE("712 memory flow: bytes delivered per link over a window, and GB/s") {
   const timing::Trace t = flow_trace();
   const app::FlowIndex ix = app::build_flow_index(t);
-  // [0, 120): A2 (done at 60) and A0 (110).
+  // Each access's bytes spread over [tag stage, data back): A0 128 B a link over [10, 110),
+  // A1 1024 / 768 / 512 B over [40, 240), the store A2 64 / 64 / 0 B over [20, 60).
+  using A3 = std::array<double, 3>;
+  auto near = [](const A3& x, const A3& y) {
+    for (int k = 0; k < 3; ++k)
+      if (x[k] != doctest::Approx(y[k])) return false;
+    return true;
+  };
+  // [0, 120): all of A0 and A2, 80 of A1's 200 cycles.
   const app::FlowRates r = ix.rates(t, 0, 120);
-  CHECK(r.bytes == std::array<uint64_t, 3>{192, 192, 128});
-  CHECK(r.useful_bytes == 192);  // 32 lanes x 4 + 16 lanes x 4
-  CHECK(r.moved_bytes == 192);
+  CHECK(near(r.bytes, A3{128 + 409.6 + 64, 128 + 307.2 + 64, 128 + 204.8}));
+  CHECK(r.useful_bytes == doctest::Approx(128 + 51.2 + 64));  // 32 lanes x 4, 32 x 4, 16 x 4
+  CHECK(r.moved_bytes == doctest::Approx(601.6));
   CHECK(r.gpu_dram_bytes == 1000);  // the sample [0, 100)
   CHECK(r.gpu_begin == 0);
   CHECK(r.gpu_end == 100);
-  // [100, 300): A0 and A1: the strided load moves 1024 bytes for 128 useful ones.
+  // [100, 300): 10 of A0's 100 cycles and 140 of A1's 200; the strided load moves 1024 bytes
+  // for 128 useful ones.
   const app::FlowRates s = ix.rates(t, 100, 300);
-  CHECK(s.bytes == std::array<uint64_t, 3>{1152, 896, 640});
-  CHECK(s.useful_bytes == 256);
-  CHECK(s.moved_bytes == 1152);
+  CHECK(near(s.bytes, A3{12.8 + 716.8, 12.8 + 537.6, 12.8 + 358.4}));
+  CHECK(s.useful_bytes == doctest::Approx(12.8 + 89.6));
+  CHECK(s.moved_bytes == doctest::Approx(729.6));
   CHECK(s.gpu_dram_bytes == 3500);
-  CHECK(app::flow_gbps(s.bytes[0], 200, t.clock_mhz) == doctest::Approx(5.76));
+  CHECK(app::flow_gbps(s.bytes[0], 200, t.clock_mhz) == doctest::Approx(3.648));
+  // By the end every byte is delivered, once.
+  const app::FlowRates all = ix.rates(t, 0, 1000);
+  CHECK(near(all.bytes, A3{1216, 960, 640}));
+  CHECK(all.useful_bytes == doctest::Approx(320));
   // A window shorter than a sample: no GPU-wide figure rather than a wrong one.
   const app::FlowRates w = ix.rates(t, 150, 180);
   CHECK(w.gpu_dram_bytes == 0);
   CHECK(w.gpu_end == 0);
-  CHECK(w.bytes == std::array<uint64_t, 3>{0, 0, 0});
+  CHECK(near(w.bytes, A3{153.6, 115.2, 76.8}));
   CHECK(app::flow_gbps(100, 0, 1000) == 0);
+  // An access whose data is back at its tag stage counts whole at that cycle.
+  timing::Trace u = flow_trace();
+  u.accesses[2].ready = u.accesses[2].tag_stage;  // the store: 64 B at cycle 20
+  const app::FlowIndex iu = app::build_flow_index(u);
+  CHECK(iu.rates(u, 0, 20).bytes[0] == doctest::Approx(128 * 0.1 + 0));
+  CHECK(iu.rates(u, 20, 21).bytes[0] == doctest::Approx(64 + 1.28));
 }

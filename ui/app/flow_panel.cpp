@@ -101,8 +101,9 @@ void draw_flow_panel(AppState& s) {
       "Simplified: the simulator's trace records, per access, when it issued, when it reached "
       "the L1 tags and when its data was back, not when each sector passed the L2; a miss is "
       "drawn in flight from the tag stage until its data is back. Bandwidth counts delivered "
-      "bytes (sectors x 32 B) when the access's data is back, over the window; GB/s uses the "
-      "preset's SM clock. The DRAM figure for the whole GPU counts bytes as the simulated DRAM "
+      "bytes (sectors x 32 B), each access's spread evenly from its tag stage until its data is "
+      "back, over the window; GB/s uses the preset's SM clock. The DRAM figure for the whole GPU "
+      "counts bytes as the simulated DRAM "
       "buses moved them.");
 
   // 1. The path: four boxes and three links, with the accesses in flight as dots.
@@ -173,7 +174,7 @@ void draw_flow_panel(AppState& s) {
       ImGui::TableNextColumn();
       ImGui::Text("%d / %d", st.accesses[i], st.sectors[i]);
       ImGui::TableNextColumn();
-      ImGui::Text("%llu B", static_cast<unsigned long long>(r.bytes[i]));
+      ImGui::Text("%.0f B", r.bytes[i]);
       ImGui::TableNextColumn();
       ImGui::TextUnformatted(gbps_text(flow_gbps(r.bytes[i], span, mhz)).c_str());
       ImGui::TableNextColumn();
@@ -183,12 +184,10 @@ void draw_flow_panel(AppState& s) {
   }
   // 3. Efficiency and the whole GPU's DRAM.
   if (r.moved_bytes > 0)
-    ImGui::Text("used %.0f%% of the bytes the L1 delivered (%llu asked for by lanes, %llu moved)",
-                100.0 * double(r.useful_bytes) / double(r.moved_bytes),
-                static_cast<unsigned long long>(r.useful_bytes),
-                static_cast<unsigned long long>(r.moved_bytes));
+    ImGui::Text("used %.0f%% of the bytes the L1 delivered (%.0f asked for by lanes, %.0f moved)",
+                100.0 * r.useful_bytes / r.moved_bytes, r.useful_bytes, r.moved_bytes);
   else
-    ImGui::TextDisabled("no access of this SM completed in the window");
+    ImGui::TextDisabled("no data of this SM moved in the window");
   const double peak = t->dram_peak_bytes_per_second / 1e9;
   if (r.gpu_end > r.gpu_begin) {
     const double gpu = flow_gbps(r.gpu_dram_bytes, r.gpu_end - r.gpu_begin, mhz);

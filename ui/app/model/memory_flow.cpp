@@ -10,60 +10,100 @@ using Kind = timing::AccessRecord::Kind;
 
 bool through_l1(Kind k) { return k != Kind::SharedLoad && k != Kind::SharedStore; }
 
-// Bytes one access delivers on each link. Loads: every sector from the L1 to the LSU, the L1's
-// misses from the L2, the L2's misses from DRAM. Stores and atomics: every sector to the L2 (the
-// L1 does not keep written data); a store's later DRAM write-back is not an access's own.
-std::array<uint64_t, kFlowLinks> link_bytes(const timing::AccessRecord& a) {
-  const uint64_t s = FlowIndex::kSectorBytes;
+// Bytes one access moves: on each link (loads: every sector from the L1 to the LSU, the L1's
+// misses from the L2, the L2's misses from DRAM; stores and atomics: every sector to the L2, as
+// the L1 does not keep written data, and a store's later DRAM write-back is not an access's own),
+// then the bytes its lanes asked for and the bytes the L1 handed over for them.
+FlowIndex::Sums quantities(const timing::AccessRecord& a) {
+  const double sb = double(FlowIndex::kSectorBytes);
   const bool load = a.kind == Kind::GlobalLoad || a.kind == Kind::LocalLoad;
-  return {uint64_t(a.sectors) * s, uint64_t(load ? a.l1_miss_sectors : a.sectors) * s,
-          uint64_t(load ? a.dram_sectors : 0) * s};
+  const double all = double(a.sectors) * sb;
+  return {all, double(load ? a.l1_miss_sectors : a.sectors) * sb,
+          double(load ? a.dram_sectors : 0) * sb,
+          double(std::popcount(a.exec_mask)) * double(a.access_bytes), all};
+}
+
+// Prefix sums of `values` in the order of `order`, one entry more than it.
+std::vector<FlowIndex::Sums> prefix(const std::vector<FlowIndex::Sums>& values,
+                                    const std::vector<size_t>& order) {
+  std::vector<FlowIndex::Sums> out(1, FlowIndex::Sums{});
+  for (size_t i : order) {
+    FlowIndex::Sums next = out.back();
+    for (int k = 0; k < FlowIndex::kQuantities; ++k) next[k] += values[i][k];
+    out.push_back(next);
+  }
+  return out;
 }
 
 }  // namespace
 
-double flow_gbps(uint64_t bytes, uint64_t cycles, double clock_mhz) {
+double flow_gbps(double bytes, uint64_t cycles, double clock_mhz) {
   if (cycles == 0) return 0;
-  return double(bytes) / double(cycles) * clock_mhz * 1e6 / 1e9;
+  return bytes / double(cycles) * clock_mhz * 1e6 / 1e9;
 }
 
 FlowIndex build_flow_index(const timing::Trace& t) {
   FlowIndex ix;
-  std::vector<uint32_t> by_done;
+  // 1. Accesses on the path, by issue.
   for (uint32_t i = 0; i < t.accesses.size(); ++i) {
     const timing::AccessRecord& a = t.accesses[i];
     if (!through_l1(a.kind) || a.sectors == 0) continue;
     ix.by_issue.push_back(i);
-    by_done.push_back(i);
     ix.longest = std::max(ix.longest, a.ready > a.issue ? a.ready - a.issue : 0);
   }
-  auto issue_order = [&](uint32_t x, uint32_t y) {
+  std::stable_sort(ix.by_issue.begin(), ix.by_issue.end(), [&](uint32_t x, uint32_t y) {
     return t.accesses[x].issue < t.accesses[y].issue;
-  };
-  auto done_order = [&](uint32_t x, uint32_t y) {
-    return t.accesses[x].ready < t.accesses[y].ready;
-  };
-  std::stable_sort(ix.by_issue.begin(), ix.by_issue.end(), issue_order);
-  std::stable_sort(by_done.begin(), by_done.end(), done_order);
-  ix.cum_bytes.assign(1, {});
-  ix.cum_useful.assign(1, 0);
-  ix.cum_moved.assign(1, 0);
-  for (uint32_t i : by_done) {
-    const timing::AccessRecord& a = t.accesses[i];
-    ix.done_cycle.push_back(a.ready);
-    auto next = ix.cum_bytes.back();
-    const auto b = link_bytes(a);
-    for (int k = 0; k < kFlowLinks; ++k) next[k] += b[k];
-    ix.cum_bytes.push_back(next);
-    ix.cum_useful.push_back(ix.cum_useful.back() +
-                            uint64_t(std::popcount(a.exec_mask)) * a.access_bytes);
-    ix.cum_moved.push_back(ix.cum_moved.back() + b[0]);
+  });
+  // 2. Each access's bytes spread over [tag stage, data back): bytes, rates, rate x start.
+  const size_t n = ix.by_issue.size();
+  std::vector<uint64_t> start(n), end(n);
+  std::vector<FlowIndex::Sums> bytes(n), rate(n), rate_x(n);
+  for (size_t j = 0; j < n; ++j) {
+    const timing::AccessRecord& a = t.accesses[ix.by_issue[j]];
+    start[j] = a.tag_stage;
+    end[j] = std::max(a.ready, a.tag_stage);
+    bytes[j] = quantities(a);
+    const double d = double(end[j] - start[j]);
+    for (int k = 0; k < FlowIndex::kQuantities; ++k) {
+      rate[j][k] = d > 0 ? bytes[j][k] / d : 0;  // none: all of it at the end
+      rate_x[j][k] = rate[j][k] * double(start[j]);
+    }
+    ix.last_cycle = std::max(ix.last_cycle, end[j]);
   }
-  if (!ix.by_issue.empty()) {
-    ix.first_cycle = t.accesses[ix.by_issue.front()].issue;
-    ix.last_cycle = ix.done_cycle.back();
-  }
+  std::vector<size_t> by_start(n), by_end(n);
+  for (size_t j = 0; j < n; ++j) by_start[j] = by_end[j] = j;
+  std::stable_sort(by_start.begin(), by_start.end(),
+                   [&](size_t x, size_t y) { return start[x] < start[y]; });
+  std::stable_sort(by_end.begin(), by_end.end(),
+                   [&](size_t x, size_t y) { return end[x] < end[y]; });
+  for (size_t j : by_start) ix.start_cycle.push_back(start[j]);
+  for (size_t j : by_end) ix.end_cycle.push_back(end[j]);
+  ix.start_rate = prefix(rate, by_start);
+  ix.start_rate_x = prefix(rate_x, by_start);
+  ix.end_bytes = prefix(bytes, by_end);
+  ix.end_rate = prefix(rate, by_end);
+  ix.end_rate_x = prefix(rate_x, by_end);
+  if (n > 0) ix.first_cycle = t.accesses[ix.by_issue.front()].issue;
   return ix;
+}
+
+FlowIndex::Sums FlowIndex::delivered(double cycle) const {
+  // Bytes moved before `cycle`: finished accesses (end < cycle) count whole, those started and
+  // not finished count r x (cycle - start); an access with end == start counts from its end on.
+  auto before = [&](const std::vector<uint64_t>& v) {
+    return size_t(std::lower_bound(v.begin(), v.end(), cycle,
+                                   [](uint64_t x, double c) { return double(x) < c; }) -
+                  v.begin());
+  };
+  const size_t s = before(start_cycle), e = before(end_cycle);
+  Sums out{};
+  if (start_rate.empty()) return out;
+  for (int k = 0; k < kQuantities; ++k) {
+    const double r = start_rate[s][k] - end_rate[e][k];
+    const double rx = start_rate_x[s][k] - end_rate_x[e][k];
+    out[k] = end_bytes[e][k] + std::max(0.0, cycle * r - rx);
+  }
+  return out;
 }
 
 FlowState FlowIndex::at(const timing::Trace& t, double cycle, size_t max_items) const {
@@ -124,16 +164,10 @@ FlowRates FlowIndex::rates(const timing::Trace& t, uint64_t begin, uint64_t end)
   FlowRates r;
   r.begin = begin;
   r.end = end;
-  // Accesses whose data was back in [begin, end).
-  const size_t lo =
-      std::lower_bound(done_cycle.begin(), done_cycle.end(), begin) - done_cycle.begin();
-  const size_t hi =
-      std::lower_bound(done_cycle.begin(), done_cycle.end(), end) - done_cycle.begin();
-  if (hi > lo) {
-    for (int k = 0; k < kFlowLinks; ++k) r.bytes[k] = cum_bytes[hi][k] - cum_bytes[lo][k];
-    r.useful_bytes = cum_useful[hi] - cum_useful[lo];
-    r.moved_bytes = cum_moved[hi] - cum_moved[lo];
-  }
+  const Sums a = delivered(double(begin)), b = delivered(double(end));
+  for (int k = 0; k < kFlowLinks; ++k) r.bytes[k] = std::max(0.0, b[k] - a[k]);
+  r.useful_bytes = std::max(0.0, b[kFlowLinks] - a[kFlowLinks]);
+  r.moved_bytes = std::max(0.0, b[kFlowLinks + 1] - a[kFlowLinks + 1]);
   // Whole GPU: counter samples cover [cycle - interval, cycle); those wholly inside the window.
   for (size_t i = 0; i < t.counters.size(); ++i) {
     const uint64_t c_end = t.counters[i].cycle;
