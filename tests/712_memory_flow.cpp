@@ -78,6 +78,15 @@ TEST_CASE("712 memory flow: in flight on each link at a cycle") {
   CHECK(ix.at(t, 240).items.empty());
   CHECK(ix.at(t, 30, 2).items.size() == 2);  // capped, the counts are not
   CHECK(ix.at(t, 30, 2).sectors[0] == 32);
+  // A strided miss whose L2 fetched sector pairs: 1 sector asked for, 2 moved by DRAM.
+  timing::Trace pair;
+  pair.accesses.push_back(access(Kind::GlobalLoad, 1u, 0, 4, 500, 1, 0, 1, 2));
+  const app::FlowState p = app::build_flow_index(pair).at(pair, 100);
+  CHECK(p.sectors == std::array<int, 3>{0, 0, 2});
+  REQUIRE(p.items.size() == 1);
+  CHECK(p.items[0].from_dram == 1);
+  CHECK(p.items[0].from_l2 == 0);
+  CHECK(p.items[0].dram_fetched == 2);
   // Over the launch, 5 samples at cycles 0, 60, 120, 180, 240.
   const auto occ = ix.occupancy(t, 5);
   CHECK(occ[0] == std::vector<int>{4, 0, 0, 0, 0});  // A0 queued before the L1 at cycle 0

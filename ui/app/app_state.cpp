@@ -119,9 +119,12 @@ void AppState::select_launch(int i) {
     index = build_trace_index(*t);
     flow = build_flow_index(*t);
     flow_occupancy = flow.occupancy(*t, 240);
-    // Bandwidth window: a tenth of the launch's memory traffic span, in round cycles.
+    // Bandwidth window: a tenth of the launch's memory traffic span, in round cycles, and at
+    // least two counter samples (the whole GPU's DRAM figure needs one inside the window).
+    const uint64_t sample =
+        t->counters.size() > 1 ? t->counters[1].cycle - t->counters[0].cycle : 0;
     flow_window = static_cast<int>(std::clamp<uint64_t>(
-        (flow.last_cycle - flow.first_cycle) / 1000 * 100, 100, 20000));
+        std::max((flow.last_cycle - flow.first_cycle) / 1000 * 100, 2 * sample), 100, 20000));
     const timing::Occupancy& o = timing()->occupancy;
     // Warp slots per SM: theoretical occupancy is resident warps over that (occupancy.h).
     const int max_warps =

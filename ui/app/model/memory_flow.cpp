@@ -120,7 +120,10 @@ FlowState FlowIndex::at(const timing::Trace& t, double cycle, size_t max_items) 
     item.store = a.kind != Kind::GlobalLoad && a.kind != Kind::LocalLoad;
     const int miss = item.store ? a.sectors : a.l1_miss_sectors;
     item.l1_hit = item.store ? 0 : a.l1_hit_sectors;
-    item.from_dram = item.store ? 0 : a.dram_sectors;
+    // DRAM may fetch more sectors than missed (the L2 fetches sector groups, the preset's
+    // fetch_bytes): the DRAM link carries all of them, the requested ones are at most the misses.
+    item.dram_fetched = item.store ? 0 : a.dram_sectors;
+    item.from_dram = std::min(item.dram_fetched, miss);
     item.from_l2 = miss - item.from_dram;
     if (cycle < double(a.tag_stage)) {
       item.stage = FlowItem::Stage::ToL1;
@@ -139,7 +142,7 @@ FlowState FlowIndex::at(const timing::Trace& t, double cycle, size_t max_items) 
       }
       if (item.from_dram > 0) {
         ++st.accesses[2];
-        st.sectors[2] += item.from_dram;
+        st.sectors[2] += item.dram_fetched;
       }
     }
     if (st.items.size() < max_items) st.items.push_back(item);

@@ -4,7 +4,8 @@
 //
 // Hardware: a warp's load leaves the LSU as sector requests after coalescing, waits its turn at
 // the L1's tag stage, and either hits (data from L1) or misses to the L2, which either holds the
-// sector or fetches it from DRAM; the data comes back up the same way. Each link carries at most
+// sector or fetches it from DRAM (in groups of sectors, the preset's L2 fetch_bytes, so DRAM can
+// move more than was asked for); the data comes back up the same way. Each link carries at most
 // its bandwidth, so a kernel that needs 32 sectors per warp (stride 32) queues where one that
 // needs 4 (stride 1) streams.
 //
@@ -40,7 +41,8 @@ struct FlowItem {
   enum class Stage : uint8_t { ToL1, BelowL1 } stage = Stage::ToL1;
   double progress = 0;
   bool store = false;
-  int l1_hit = 0, from_l2 = 0, from_dram = 0;  // sectors by where they are served
+  int l1_hit = 0, from_l2 = 0, from_dram = 0;  // requested sectors by where they are served
+  int dram_fetched = 0;  // sectors DRAM moves for it (sector groups: can exceed from_dram)
 };
 
 struct FlowState {
