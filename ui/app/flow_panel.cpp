@@ -112,7 +112,7 @@ void draw_flow_panel(AppState& s) {
   ImDrawList* dl = ImGui::GetWindowDrawList();
   const ImVec2 p0 = ImGui::GetCursorScreenPos();
   const float width = std::max(300.0f, ImGui::GetContentRegionAvail().x);
-  const float box_w = 58, h = 74;
+  const float box_w = 58, h = std::clamp(ImGui::GetContentRegionAvail().y * 0.3f, 46.0f, 74.0f);
   const float link_w = (width - 4 * box_w) / 3;
   auto box_x = [&](int i) { return p0.x + i * (box_w + link_w); };
   auto x_of = [&](double pos) {  // pos in links: box i's right edge .. box i+1's left edge
@@ -127,11 +127,11 @@ void draw_flow_panel(AppState& s) {
     const ImVec2 ts = ImGui::CalcTextSize(kStageNames[i]);
     dl->AddText(ImVec2(a.x + (box_w - ts.x) / 2, a.y + 4), color::kText, kStageNames[i]);
   }
-  {  // what the L1 box serves now
+  if (h >= 60) {  // what the L1 box serves now, where the box has room under its name
     char b[32];
     std::snprintf(b, sizeof b, "%d hit", st.l1_hit_sectors);
-    dl->AddText(s.fonts.small, s.fonts.small ? s.fonts.small->FontSize : 12,
-                ImVec2(box_x(1) + 4, p0.y + h - 26), color::kHit, b);
+    const float fs = s.fonts.small ? s.fonts.small->FontSize : ImGui::GetFontSize();
+    dl->AddText(s.fonts.small, fs, ImVec2(box_x(1) + 4, p0.y + h - 10 - fs), color::kHit, b);
   }
   for (int i = 0; i < kFlowLinks; ++i) {
     const float y = p0.y + h / 2;
