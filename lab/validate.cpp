@@ -328,8 +328,20 @@ Expected<MeasuredData> parse_measured(const std::string& json_text, const std::s
   d.l2_convention = str(j, "l2_convention");
   if (!j.contains("points") || !j["points"].is_array())
     return Error{path, 0, "expected a \"points\" array"};
+  // validate-gpu.sh --merge puts the points kept from the earlier file first and records that
+  // file's date and their count in "merged_from"; after one merge the split is exact.
+  size_t kept = 0;
+  std::string kept_date;
+  if (j.contains("merged_from") && j["merged_from"].is_array() && !j["merged_from"].empty()) {
+    const json& last = j["merged_from"].back();
+    if (last.is_object() && last.contains("points") && last["points"].is_number_unsigned())
+      kept = last["points"].get<size_t>();
+    if (j["merged_from"].size() == 1 && last.is_object()) kept_date = str(last, "date");
+  }
+  size_t index = 0;
   for (const json& p : j["points"]) {
     MeasuredPoint m;
+    m.date = index++ < kept ? kept_date : d.date;
     m.id = str(p, "id");
     if (m.id.empty()) return Error{path, 0, "a point without \"id\""};
     m.ok = p.value("ok", false);

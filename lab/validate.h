@@ -59,6 +59,10 @@ struct MeasuredPoint {
   double time_us = 0, min_us = 0, max_us = 0;
   bool l2_flushed = false;
   CounterMap counters;
+  // When it was measured (ISO 8601, as the file records it): the file's date, or for a point kept
+  // from an earlier file by `validate-gpu.sh --merge`, that file's date ("" when a chain of
+  // merges leaves it unknown).
+  std::string date;
   // The point's definition when it was measured (a stale file is reported, not compared).
   std::string experiment;
   std::vector<std::string> set, row, launch;

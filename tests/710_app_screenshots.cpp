@@ -59,6 +59,17 @@ double spread(const Image& im, Box b) {
   return std::sqrt(std::max(0.0, s2 / n - m * m));
 }
 
+// Pixels in a box within 2 of an exact colour (a series' markers are drawn in it).
+int count_color(const Image& im, Box b, int r, int g, int bl) {
+  int n = 0;
+  for (int y = b.y0; y < b.y1 && y < im.h; ++y)
+    for (int x = b.x0; x < b.x1 && x < im.w; ++x) {
+      const unsigned char* p = &im.rgb[(size_t(y) * im.w + x) * 3];
+      n += std::abs(p[0] - r) <= 2 && std::abs(p[1] - g) <= 2 && std::abs(p[2] - bl) <= 2;
+    }
+  return n;
+}
+
 // Mean absolute difference of two images in a box.
 double diff(const Image& a, const Image& b, Box box) {
   double d = 0, n = 0;
@@ -115,4 +126,38 @@ TEST_CASE("710 app screenshots: every lesson and view shows something where expe
   Image bufs;
   REQUIRE(load(d + "/buffers.png", bufs));
   CHECK(spread(bufs, Box{8, 560, 500, 990}) > 10);  // the heat map
+}
+
+TEST_CASE("710 app screenshots: memory flow, whole GPU, banks, the H100 reference curve") {
+  const char* dir = std::getenv("WARPLAB_APP_SHOTS");
+  if (!dir) {
+    MESSAGE("skipped: WARPLAB_APP_SHOTS not set (tests/app/run.sh sets it)");
+    return;
+  }
+#if !defined(WARPLAB_HAVE_STB)
+  FAIL("built without stb_image (libstb-dev): cannot read the screenshots");
+#endif
+  const std::string d = dir;
+  Image run, flow32, flow1, gpu;
+  REQUIRE(load(d + "/run.png", run));
+  REQUIRE(load(d + "/flow-stride32.png", flow32));
+  REQUIRE(load(d + "/flow-stride1.png", flow1));
+  REQUIRE(load(d + "/gpu.png", gpu));
+  CHECK(spread(flow32, kMemory) > 10);
+  CHECK(diff(run, flow32, kMemory) > 3);    // the flow view replaced the memory access view
+  CHECK(diff(flow32, flow1, kMemory) > 1);  // stride 1 and stride 32 do not look alike
+  CHECK(spread(gpu, kTimeline) > 10);       // every SM's blocks
+  CHECK(diff(flow1, gpu, kTimeline) > 3);   // the whole-GPU view replaced the warp timeline
+  Image plain, padded;
+  REQUIRE(load(d + "/banks-plain.png", plain));
+  REQUIRE(load(d + "/banks-padded.png", padded));
+  CHECK(spread(plain, kMemory) > 10);
+  CHECK(diff(plain, padded, kMemory) > 1);  // padding changes the picture
+  Image ref, sweep_nr;
+  REQUIRE(load(d + "/sweep-h100.png", ref));
+  REQUIRE(load(d + "/sweep.png", sweep_nr));  // N = 65536: not a measured size, no H100 curve
+  // The H100 series (ui/app/experiment_panel.cpp kRef[0]) in the sweep chart: about 550 pixels
+  // of its colour; a chart without it has about 25 (text edges).
+  CHECK(count_color(ref, Box{880, 200, 1590, 420}, 235, 235, 235) > 150);
+  CHECK(count_color(sweep_nr, Box{880, 200, 1590, 420}, 235, 235, 235) < 150);
 }

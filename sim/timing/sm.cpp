@@ -94,6 +94,7 @@ struct Sm::Block {
   int live = 0;        // warps not exited (timing view)
   int arrived = 0;     // warps waiting at the barrier
   int used_slots = 0;  // warps still holding a slot (exited ones drain)
+  uint64_t begin = 0;  // dispatch cycle (trace)
 };
 
 namespace {
@@ -251,6 +252,7 @@ Status Sm::launch_block(func::Dim3 index, uint64_t linear, uint64_t now) {
   }
   block.live = n;
   block.used_slots = n;
+  block.begin = now;
   ++resident_blocks_;
   ++ctx_.changes;
   resident_warps_ += n;
@@ -542,7 +544,7 @@ bool Sm::tick(uint64_t now) {
     }
     if (w.exited && w.drain_until <= now) {
       account(w, s, now);
-      free_warp(s);
+      free_warp(s, now);
     }
   }
   // 3. Each sub-partition's scheduler: evaluate its warps, issue one. A warp whose wake cycle
@@ -657,6 +659,12 @@ uint64_t Sm::access(int slot, const func::StepInfo& in, uint64_t now, WarpState&
     rec.kind = in.is_store ? AccessRecord::Kind::SharedStore : AccessRecord::Kind::SharedLoad;
     rec.wavefronts = cost.wavefronts;
     rec.bank_conflicts = cost.bank_conflicts();
+    if (record) {  // the lanes' addresses, for the banks view
+      rec.line_begin = static_cast<uint32_t>(trace->shared_addresses.size());
+      for (uint32_t m = in.exec_mask; m; m &= m - 1)
+        trace->shared_addresses.push_back(static_cast<uint32_t>(in.addr[std::countr_zero(m)]));
+      rec.line_count = static_cast<uint32_t>(trace->shared_addresses.size()) - rec.line_begin;
+    }
     j = AccessJourney{now, now, ready, 0, 0, 0, 0, 0};
   } else {
     ready = now + cfg.pipes.misc.latency;  // param/const: constant-cache hit
@@ -803,11 +811,11 @@ void Sm::exit_warp(int slot, uint64_t now) {
   try_release_barrier(b, now);
   if (w.drain_until <= now) {
     account(w, slot, now + 1);  // the exit instruction's own issue cycle
-    free_warp(slot);
+    free_warp(slot, now + 1);
   }
 }
 
-void Sm::free_warp(int slot) {
+void Sm::free_warp(int slot, uint64_t now) {
   Warp& w = warps_[slot];
   Block& b = blocks_[w.block];
   if (ctx_.trace && w.span_state != WarpState::Count_ && ctx_.trace->wants(id_, w.span_begin) &&
@@ -817,6 +825,9 @@ void Sm::free_warp(int slot) {
   wake_[slot] = kNever;
   --resident_warps_;
   if (--b.used_slots == 0) {
+    if (ctx_.trace && ctx_.trace->block_room())
+      ctx_.trace->blocks.push_back(
+          {id_, static_cast<int32_t>(b.slots.size()), b.linear, b.begin, now});
     func::merge_hazards(ctx_.hazards, b.cta->take_hazards());
     b.cta.reset();
     --resident_blocks_;

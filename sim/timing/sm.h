@@ -142,7 +142,7 @@ class Sm {
   bool advance(Warp& w, uint64_t now);
   void exit_warp(int slot, uint64_t now);
   void try_release_barrier(Block& b, uint64_t now);
-  void free_warp(int slot);
+  void free_warp(int slot, uint64_t now);  // now: the cycle the slot is free
   void account(Warp& w, int slot, uint64_t now);
 
   int id_;

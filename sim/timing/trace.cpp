@@ -114,7 +114,10 @@ Status write_chrome_trace(const Trace& t, std::ostream& out) {
         j.field("l1_hit_sectors", a.l1_hit_sectors).field("l1_miss_sectors", a.l1_miss_sectors);
         j.field("dram_sectors", a.dram_sectors).field("wavefronts", a.wavefronts);
         j.field("bank_conflicts", a.bank_conflicts).field("ready_cycle", a.ready);
-        if (a.line_count > 0 && size_t(a.line_begin) + a.line_count <= t.access_lines.size()) {
+        const bool shared = a.kind == AccessRecord::Kind::SharedLoad ||
+                            a.kind == AccessRecord::Kind::SharedStore;  // lanes, not lines
+        if (!shared && a.line_count > 0 &&
+            size_t(a.line_begin) + a.line_count <= t.access_lines.size()) {
           // Lane -> sector map (2 bits per lane) and each line: address, lanes, sectors, sources.
           j.field("lane_sectors", hex(a.lane_sectors));
           j.key("line_detail").begin_array();

@@ -88,8 +88,20 @@ struct AccessRecord {           // one warp memory access's journey
   // touch the next sector or line, which then has bit L too). Cost: 16 bytes here plus 16 per
   // line, instead of 32 addresses (256 bytes) per access. Sector indices
   // and AccessLine's 8-bit sector_mask assume lines of at most 4 sectors (every preset: 128 / 32).
+  // Shared accesses use the same pair for their lanes' addresses instead:
+  // Trace::shared_addresses[line_begin, line_begin + line_count) hold the byte address (in the
+  // block's shared memory) of each lane in exec_mask, in lane order (4 bytes per lane).
   uint32_t line_begin = 0, line_count = 0;
   uint64_t lane_sectors = 0;    // 2 bits per lane, for lanes in exec_mask
+};
+
+// One block's stay on an SM, from dispatch until its last warp freed its slot. Recorded for every
+// SM (not only the detailed ones): the whole-GPU view draws waves and the tail effect from them.
+struct BlockRecord {
+  int32_t sm = 0;
+  int32_t warps = 0;            // warp slots the block holds
+  uint64_t block = 0;           // linear block index
+  uint64_t begin = 0, end = 0;  // cycles
 };
 
 struct CounterSample {          // GPU-wide traffic in [cycle - interval, cycle)
@@ -110,16 +122,24 @@ struct Trace {
   std::vector<IssueRecord> issues;
   std::vector<AccessRecord> accesses;
   std::vector<AccessLine> access_lines;   // the lines of the accesses (AccessRecord::line_begin)
+  std::vector<uint32_t> shared_addresses; // shared accesses' lane addresses (AccessRecord)
+  std::vector<BlockRecord> blocks;        // every SM's blocks, in retirement order
   std::vector<CounterSample> counters;
   std::vector<std::string> strings;
   bool truncated = false;       // max_events reached: detail stops there, counters go on
+  bool blocks_truncated = false;  // max_events block records reached: later blocks not kept
 
   bool wants(int sm, uint64_t cycle) const;
-  // Detail records kept so far, each access line counting as one, so the detail is bounded by
-  // max_events records (AccessLine 16 bytes, the other records at most 128).
+  // Detail records kept so far, each access line and each 4 shared lane addresses counting as
+  // one, so the detail is bounded by max_events records (AccessLine 16 bytes, the other records
+  // at most 128). Block records are bounded separately (block_room), as they cover every SM.
   bool room() {
     return !(truncated = truncated || spans.size() + issues.size() + accesses.size() +
-                                          access_lines.size() >= options.max_events);
+                                          access_lines.size() + shared_addresses.size() / 4 >=
+                                          options.max_events);
+  }
+  bool block_room() {
+    return !(blocks_truncated = blocks_truncated || blocks.size() >= options.max_events);
   }
   int32_t intern(const std::string& s);
 };

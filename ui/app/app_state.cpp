@@ -1,6 +1,7 @@
 #include "ui/app/app_state.h"
 
 #include <algorithm>
+#include <cmath>
 
 namespace warplab::app {
 
@@ -107,12 +108,30 @@ const SweepSnapshot* AppState::sweep() const {
 void AppState::select_launch(int i) {
   launch = i;
   index = {};
+  flow = {};
+  flow_occupancy = {};
+  waves = {};
   selected_row = -1;
   selected_access.reset();
   playing = false;
   view_fitted = false;
   if (const timing::Trace* t = trace()) {
     index = build_trace_index(*t);
+    flow = build_flow_index(*t);
+    flow_occupancy = flow.occupancy(*t, 240);
+    // Bandwidth window: a tenth of the launch's memory traffic span, in round cycles, and at
+    // least two counter samples (the whole GPU's DRAM figure needs one inside the window).
+    const uint64_t sample =
+        t->counters.size() > 1 ? t->counters[1].cycle - t->counters[0].cycle : 0;
+    flow_window = static_cast<int>(std::clamp<uint64_t>(
+        std::max((flow.last_cycle - flow.first_cycle) / 1000 * 100, 2 * sample), 100, 20000));
+    const timing::Occupancy& o = timing()->occupancy;
+    // Warp slots per SM: theoretical occupancy is resident warps over that (occupancy.h).
+    const int max_warps =
+        o.theoretical > 0
+            ? static_cast<int>(std::lround(o.blocks_per_sm * o.warps_per_block / o.theoretical))
+            : 0;
+    waves = build_gpu_waves(*t, o.blocks_per_sm, o.warps_per_block, max_warps);
     cursor = static_cast<double>(index.first_cycle);
     // Play the whole launch in about 20 seconds.
     play_speed = static_cast<float>(

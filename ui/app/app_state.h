@@ -5,6 +5,7 @@
 
 #include <imgui.h>
 
+#include <array>
 #include <map>
 #include <memory>
 #include <optional>
@@ -12,8 +13,11 @@
 #include <vector>
 
 #include "lab/experiment.h"
+#include "ui/app/model/gpu_waves.h"
 #include "ui/app/model/lesson_catalog.h"
 #include "ui/app/model/markdown_doc.h"
+#include "ui/app/model/memory_flow.h"
+#include "ui/app/model/reference_curve.h"
 #include "ui/app/model/run_shelf.h"
 #include "ui/app/model/run_snapshot.h"
 #include "ui/app/model/run_worker.h"
@@ -64,8 +68,24 @@ struct AppState {
   std::shared_ptr<const RunSnapshot> last_single;  // the worker's last single run, once picked up
   // Sweeps by experiment file: the latest (possibly still growing) sweep of each.
   std::map<std::string, std::shared_ptr<const SweepSnapshot>> sweeps;
+  // The measured reference curves' inputs (reference_curve.h), read once per file: the data file
+  // for the sweep's preset and the experiment file's own defaults.
+  struct ReferenceCache {
+    std::string data_path;  // validation/data/<gpu>.json
+    std::optional<lab::MeasuredData> data;
+    std::string exp_path;
+    std::optional<lab::Experiment> file_exp;
+    // The curves of the last sweep asked for (recomputed when the sweep grows or changes).
+    std::shared_ptr<const SweepSnapshot> sweep;
+    size_t sweep_points = 0;
+    ReferenceResult result;
+  } reference;
   int launch = 0;    // which of its launches the trace panels show
   TraceIndex index;  // over that launch's trace
+  FlowIndex flow;    // its accesses on the memory links (memory flow view)
+  std::array<std::vector<int>, kFlowLinks> flow_occupancy;  // sectors in flight over the launch
+  GpuWaves waves;          // its blocks on every SM (whole-GPU view)
+  int flow_window = 1000;  // cycles over which the memory flow view measures bandwidth
 
   TimelineView view;
   float timeline_scroll_y = 0;  // rows scrolled, pixels
@@ -86,8 +106,9 @@ struct AppState {
     int mode = 1;      // 1 = heat map, 0 = numbers
     int width = 32;    // elements per row (32: one warp's lanes per row)
   } buffer_view;
-  int left_tab = -1;   // request: 0 = warp timeline, 1 = buffers; -1 = none
-  int lower_tab = -1;  // request: 0 = memory access, 1 = lanes (divergence); -1 = none
+  int left_tab = -1;  // request: 0 = warp timeline, 1 = buffers, 2 = whole GPU; -1 = none
+  // request: 0 = memory access, 1 = lanes (divergence), 2 = memory flow, 3 = banks; -1 = none
+  int lower_tab = -1;
   // The file the kernel-source tab shows: one picked under "Kernels", else ("") the selected
   // experiment's source. Its lines are read once per file, not every frame.
   std::string source_file;
@@ -131,5 +152,8 @@ void draw_buffers_panel(AppState& s);                  // buffers_panel.cpp
 void handle_shortcuts(AppState& s);                    // shortcuts.cpp
 void draw_help_overlay(AppState& s);                   // shortcuts.cpp
 void draw_counters_panel(AppState& s);                 // counters_panel.cpp
+void draw_flow_panel(AppState& s);                     // flow_panel.cpp (memory traffic)
+void draw_banks_panel(AppState& s);                    // banks_panel.cpp (shared-memory banks)
+void draw_gpu_panel(AppState& s);                      // gpu_panel.cpp (every SM, waves)
 
 }  // namespace warplab::app

@@ -12,6 +12,7 @@
 #include "lab/report.h"
 #include "ui/app/app_state.h"
 #include "ui/app/model/axis.h"
+#include "ui/app/model/reference_curve.h"
 #include "ui/app/model/run_estimate.h"
 #include "ui/app/plot.h"
 #include "ui/app/style.h"
@@ -273,6 +274,51 @@ void launch_summary(AppState& s, const RunSnapshot& run, int li) {
   ImGui::PopID();
 }
 
+// The measured reference for the sweep on screen: the data file for its preset and the
+// experiment file's defaults are read once; the values its points ran with select the points.
+const ReferenceResult& reference_for(AppState& s, const SweepSnapshot& sw) {
+  auto held = s.sweeps.find(sw.experiment_path);
+  if (held != s.sweeps.end() && held->second == s.reference.sweep &&
+      sw.points.size() == s.reference.sweep_points)
+    return s.reference.result;
+  s.reference.sweep = held != s.sweeps.end() ? held->second : nullptr;
+  s.reference.sweep_points = sw.points.size();
+  s.reference.result = {};
+  const RunSnapshot* first = nullptr;
+  for (const SweepPoint& p : sw.points)
+    if (p.run && p.run->ok()) {
+      first = p.run.get();
+      break;
+    }
+  if (!first) return s.reference.result;
+  namespace fs = std::filesystem;
+  const std::string data_dir =
+      (fs::path(s.lessons_root).parent_path() / "validation" / "data").string();
+  const std::string data_path = reference_data_path(data_dir, first->config);
+  if (data_path != s.reference.data_path) {
+    s.reference.data_path = data_path;
+    s.reference.data.reset();
+    if (!data_path.empty())
+      if (auto d = lab::load_measured(data_path)) s.reference.data = std::move(*d);
+  }
+  if (sw.experiment_path != s.reference.exp_path) {
+    s.reference.exp_path = sw.experiment_path;
+    s.reference.file_exp.reset();
+    if (auto e = lab::load_experiment(sw.experiment_path)) s.reference.file_exp = std::move(*e);
+  }
+  if (!s.reference.data || !s.reference.file_exp) return s.reference.result;
+  std::map<std::string, double> current;
+  for (const auto& [name, value] : first->params) {
+    char* end = nullptr;
+    const double v = std::strtod(value.c_str(), &end);
+    if (!value.empty() && end && *end == '\0') current[name] = v;
+  }
+  // The data's experiment paths are relative to its manifest's directory, validation/.
+  s.reference.result = reference_curves(
+      *s.reference.data, fs::path(data_dir).parent_path().string(), *s.reference.file_exp, current);
+  return s.reference.result;
+}
+
 // The sweep as curves: time per launch against the first swept parameter, the simulator and the
 // real GPU (when it ran) as two series per launch; a click on a point opens its run.
 void draw_sweep_chart(AppState& s, const SweepSnapshot& sw) {
@@ -282,6 +328,8 @@ void draw_sweep_chart(AppState& s, const SweepSnapshot& sw) {
                                IM_COL32(230, 180, 90, 255)};
   static const ImU32 kGpu[] = {IM_COL32(240, 110, 90, 255), IM_COL32(200, 120, 230, 255),
                                IM_COL32(240, 220, 120, 255)};
+  static const ImU32 kRef[] = {IM_COL32(235, 235, 235, 255), IM_COL32(170, 190, 210, 255),
+                               IM_COL32(210, 190, 160, 255)};
   std::vector<PlotSeries> series;
   std::vector<const SweepCurve*> of;
   double lo = 0, hi = 0;
@@ -298,6 +346,23 @@ void draw_sweep_chart(AppState& s, const SweepSnapshot& sw) {
     }
     series.push_back(std::move(p));
     of.push_back(&c);
+  }
+  // The measured reference (the H100's, from validation/data): a series per launch it timed.
+  const ReferenceResult& ref = reference_for(s, sw);
+  for (const ReferenceCurve& c : ref.curves) {
+    PlotSeries p;
+    p.name = c.name;
+    p.color = kRef[c.launch % 3];
+    p.x = c.x;
+    p.y = c.y;
+    p.y_lo = c.y_min;  // the fastest and slowest of the timed launches
+    p.y_hi = c.y_max;
+    p.markers = true;
+    for (double x : c.x) {
+      lo = lo == 0 ? x : std::min(lo, x);
+      hi = std::max(hi, x);
+    }
+    series.push_back(std::move(p));
   }
   PlotSpec spec;
   spec.title = "time vs " + sw.axes.front() + (sw.done ? "" : " (running)") +
@@ -324,6 +389,20 @@ void draw_sweep_chart(AppState& s, const SweepSnapshot& sw) {
       "%zu of %zu points; click a point to open its run (timeline, memory, "
       "counters). Simulated time includes the model's launch overhead.",
       sw.points.size(), sw.total);
+  if (!ref.curves.empty() && s.reference.data) {
+    const lab::MeasuredData& d = *s.reference.data;
+    ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
+    ImGui::TextWrapped(
+        "%s: measured with WarpLab's GPU backend (validation/data/%s, driver %s): "
+        "the median of the timed launches, whiskers from the fastest to the "
+        "slowest; %s",
+        d.device.c_str(), file_name(d.path).c_str(), d.driver.c_str(), d.l2_convention.c_str());
+    ImGui::PopStyleColor();
+  } else if (!ref.note.empty()) {
+    ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
+    ImGui::TextWrapped("%s", ref.note.c_str());
+    ImGui::PopStyleColor();
+  }
 }
 
 // The run settings: preset, real GPU, L2 convention. What the shown run used is printed with it.

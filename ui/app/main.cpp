@@ -130,7 +130,7 @@ void layout_and_draw(AppState& s, float w, float h) {
       const auto flag = [&](int k) {
         return s.left_tab == k ? ImGuiTabItemFlags_SetSelected : ImGuiTabItemFlags_None;
       };
-      const ImGuiTabItemFlags f0 = flag(0), f1 = flag(1);
+      const ImGuiTabItemFlags f0 = flag(0), f1 = flag(1), f2 = flag(2);
       s.left_tab = -1;  // a request, honoured once
       if (ImGui::BeginTabItem("Warp timeline", nullptr, f0)) {
         draw_timeline_panel(s);
@@ -140,6 +140,10 @@ void layout_and_draw(AppState& s, float w, float h) {
         draw_buffers_panel(s);
         ImGui::EndTabItem();
       }
+      if (ImGui::BeginTabItem("Whole GPU", nullptr, f2)) {
+        draw_gpu_panel(s);
+        ImGui::EndTabItem();
+      }
       ImGui::EndTabBar();
     }
   }
@@ -147,10 +151,11 @@ void layout_and_draw(AppState& s, float w, float h) {
   place(tl_w, bottom_y, w - tl_w, mem_h);
   if (ImGui::Begin("Memory", nullptr, fixed | ImGuiWindowFlags_NoTitleBar)) {
     if (ImGui::BeginTabBar("warp views")) {
-      const ImGuiTabItemFlags mem_flag =
-          s.lower_tab == 0 ? ImGuiTabItemFlags_SetSelected : ImGuiTabItemFlags_None;
-      const ImGuiTabItemFlags lanes_flag =
-          s.lower_tab == 1 ? ImGuiTabItemFlags_SetSelected : ImGuiTabItemFlags_None;
+      const auto flag = [&](int k) {
+        return s.lower_tab == k ? ImGuiTabItemFlags_SetSelected : ImGuiTabItemFlags_None;
+      };
+      const ImGuiTabItemFlags mem_flag = flag(0), lanes_flag = flag(1), flow_flag = flag(2),
+                              banks_flag = flag(3);
       s.lower_tab = -1;  // a request, honoured once
       if (ImGui::BeginTabItem("Memory access", nullptr, mem_flag)) {
         draw_memory_panel(s);
@@ -158,6 +163,14 @@ void layout_and_draw(AppState& s, float w, float h) {
       }
       if (ImGui::BeginTabItem("Lanes (divergence)", nullptr, lanes_flag)) {
         draw_lanes_panel(s);
+        ImGui::EndTabItem();
+      }
+      if (ImGui::BeginTabItem("Memory flow", nullptr, flow_flag)) {
+        draw_flow_panel(s);
+        ImGui::EndTabItem();
+      }
+      if (ImGui::BeginTabItem("Banks", nullptr, banks_flag)) {
+        draw_banks_panel(s);
         ImGui::EndTabItem();
       }
       ImGui::EndTabBar();

@@ -124,6 +124,8 @@ int draw_plot(const char* id, const PlotSpec& spec, const std::vector<PlotSeries
         continue;
       }
       const ImVec2 p(px(s.x[i]), py(s.y[i]));
+      if (i < s.y_lo.size() && i < s.y_hi.size() && (!spec.log_y || s.y_lo[i] > 0))
+        dl->AddLine(ImVec2(p.x, py(s.y_lo[i])), ImVec2(p.x, py(s.y_hi[i])), s.color, 1.0f);
       if (have) dl->AddLine(prev, p, s.color, 1.5f);
       if (s.markers) dl->AddCircleFilled(p, 3.5f, s.color);
       prev = p;
@@ -154,8 +156,13 @@ int draw_plot(const char* id, const PlotSpec& spec, const std::vector<PlotSeries
     for (const auto& s : series) {
       const int i = nearest(s, x);
       if (i < 0) continue;
-      ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(s.color), "%s: %s", s.name.c_str(),
-                         format_si(s.y[i], spec.y_unit).c_str());
+      const bool range = size_t(i) < s.y_lo.size() && size_t(i) < s.y_hi.size();
+      ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(s.color), "%s: %s%s", s.name.c_str(),
+                         format_si(s.y[i], spec.y_unit).c_str(),
+                         range ? (" (" + format_si(s.y_lo[i], spec.y_unit) + " .. " +
+                                  format_si(s.y_hi[i], spec.y_unit) + ")")
+                                     .c_str()
+                               : "");
     }
     if (spec.y_limit)
       ImGui::TextDisabled("%s: %s", spec.y_limit_label.c_str(),

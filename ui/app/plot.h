@@ -18,6 +18,9 @@ struct PlotSeries {
   ImU32 color = IM_COL32(220, 220, 220, 255);
   std::vector<double> x, y;  // same length, x ascending
   bool markers = false;      // draw each point (sweeps); else a line only (time series)
+  // Optional, same length as y: each point's range (min and max of repeated measurements),
+  // drawn as a whisker and given in the hover read-out.
+  std::vector<double> y_lo, y_hi;
 };
 
 struct PlotSpec {

@@ -99,9 +99,16 @@ bool ScriptPlayer::before_frame(AppState& s) {
           s.lower_tab = 0;
         else if (c.arg == "lanes")
           s.lower_tab = 1;
+        else if (c.arg == "flow")
+          s.lower_tab = 2;
+        else if (c.arg == "banks")
+          s.lower_tab = 3;
+        else if (c.arg == "gpu")
+          s.left_tab = 2;
         else
           return fail(c, "view: unknown view '" + c.arg +
-                             "' (expected page, source, timeline, buffers, memory, lanes or help)");
+                             "' (expected page, source, timeline, buffers, gpu, memory, lanes, "
+                             "flow, banks or help)");
         break;
       case K::Screenshot:
         ++pc_;

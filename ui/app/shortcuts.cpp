@@ -25,6 +25,8 @@ constexpr Shortcut kShortcuts[] = {
     {"R", "run the selected experiment"},
     {"S", "run its sweep (experiments with a [sweep])"},
     {"1 / 2", "lesson page / kernel source"},
+    {"3 / 4 / 5", "warp timeline / buffers / whole GPU"},
+    {"6 / 7 / 8 / 9", "memory access / lanes / memory flow / shared-memory banks"},
     {"F1 or ?", "this help"},
     {"Wheel, drag", "zoom, pan the timeline; Shift+wheel scrolls its rows"},
 };
@@ -46,6 +48,10 @@ void handle_shortcuts(AppState& s) {
   if (pressed(GLFW_KEY_S) && !s.worker.busy()) s.start_sweep();
   if (pressed(GLFW_KEY_1)) s.center_tab = 0;
   if (pressed(GLFW_KEY_2)) s.center_tab = 1;
+  for (int k = 0; k < 3; ++k)
+    if (pressed(GLFW_KEY_3 + k)) s.left_tab = k;
+  for (int k = 0; k < 4; ++k)
+    if (pressed(GLFW_KEY_6 + k)) s.lower_tab = k;
   const timing::Trace* t = s.trace();
   if (!t || s.index.rows.empty()) return;
   const double first = double(s.index.first_cycle), last = double(s.index.last_cycle);

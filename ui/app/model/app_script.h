@@ -11,7 +11,8 @@
 //   select-launch N       show launch N of the run in the trace panels
 //   cursor C              put the timeline's cycle cursor at cycle C
 //   open-point N          show point N (0-based, sweep order) of the selected experiment's sweep
-//   view NAME             bring a view forward: page, source, timeline, buffers, memory, lanes, help
+//   view NAME             bring a view forward: page, source, timeline, buffers, gpu (whole GPU),
+//                         memory, lanes, flow (memory flow), banks (shared-memory banks), help
 //   screenshot OUT.png    write the window to a PNG
 //   quit                  exit (the end of the file quits too)
 // Blank lines and lines starting with '#' are ignored. Parsing is separate from running, so a

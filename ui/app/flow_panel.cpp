@@ -1,0 +1,210 @@
+// Memory traffic that moves: the traced SM's accesses flowing lanes -> LSU/coalescer -> L1 -> L2
+// -> DRAM and back at the cycle cursor (play the timeline to watch them), with each link's queue
+// occupancy and the bytes it delivered over a window before the cursor, as GB/s at the preset's
+// clock. Stride 1 sends 4 sectors a warp and streams; stride 32 sends 32, the queue before the L1
+// fills and most moved bytes are not used. The numbers come from ui/app/model/memory_flow.h,
+// which says what the trace records and what this view simplifies.
+#include <algorithm>
+#include <cstdio>
+
+#include "ui/app/app_state.h"
+#include "ui/app/style.h"
+
+namespace warplab::app {
+
+namespace {
+
+const char* kStageNames[] = {"lanes", "L1", "L2", "DRAM"};
+
+// A dot's x, in units of links from the lanes box (0) to the DRAM box (3).
+double item_position(const FlowItem& it) {
+  if (it.stage == FlowItem::Stage::ToL1) return it.progress;
+  const double depth = it.from_dram > 0 ? 2 : it.from_l2 > 0 ? 1 : 0;  // links below the L1
+  const double p = std::clamp(it.progress, 0.0, 1.0);
+  return 1 + depth * (p < 0.5 ? 2 * p : 2 * (1 - p));  // down, then the data back up
+}
+
+ImU32 item_color(const FlowItem& it) {
+  if (it.from_dram > 0) return color::kDram;
+  if (it.from_l2 > 0) return color::kL2;
+  return color::kHit;
+}
+
+std::string gbps_text(double v) {
+  char b[32];
+  std::snprintf(b, sizeof b, v >= 100 ? "%.0f GB/s" : "%.1f GB/s", v);
+  return b;
+}
+
+// One link's sectors in flight over the launch, as a filled line scaled to its own peak, with the
+// cursor; hovering names the peak.
+void draw_queue_spark(const AppState& s, int link) {
+  const std::vector<int>& v = s.flow_occupancy[link];
+  const ImVec2 p = ImGui::GetCursorScreenPos();
+  const float w = std::max(40.0f, ImGui::GetContentRegionAvail().x), h = ImGui::GetTextLineHeight();
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  dl->AddRectFilled(p, ImVec2(p.x + w, p.y + h), color::kPanelBg);
+  const int peak = v.empty() ? 0 : *std::max_element(v.begin(), v.end());
+  if (peak > 0 && v.size() > 1) {
+    const ImU32 c = link == 0 ? color::kCursor : link == 1 ? color::kL2 : color::kDram;
+    for (size_t i = 0; i < v.size(); ++i) {
+      const float x = p.x + w * float(i) / float(v.size() - 1);
+      const float y = p.y + h - h * float(v[i]) / float(peak);
+      dl->AddLine(ImVec2(x, p.y + h), ImVec2(x, y), c, std::max(1.0f, w / float(v.size())));
+    }
+  }
+  const double first = double(s.flow.first_cycle), last = double(s.flow.last_cycle);
+  if (last > first && s.cursor >= first && s.cursor <= last) {
+    const float x = p.x + w * float((s.cursor - first) / (last - first));
+    dl->AddLine(ImVec2(x, p.y), ImVec2(x, p.y + h), color::kText);
+  }
+  ImGui::Dummy(ImVec2(w, h));
+  if (ImGui::IsItemHovered())
+    ImGui::SetTooltip(
+        "peak %d sectors in flight (cycles %.0f to %.0f; each column one of %zu "
+        "samples)",
+        peak, first, last, v.size());
+}
+
+}  // namespace
+
+void draw_flow_panel(AppState& s) {
+  const timing::Trace* t = s.trace();
+  if (!t) {
+    ImGui::TextDisabled("run an experiment: its memory traffic flows here as the cursor moves");
+    return;
+  }
+  if (s.flow.by_issue.empty()) {
+    ImGui::TextDisabled("this launch's traced SM made no global or local memory access");
+    return;
+  }
+  const double cycle = s.cursor;
+  const FlowState st = s.flow.at(*t, cycle, 400);
+  const uint64_t c = static_cast<uint64_t>(std::max(0.0, cycle));
+  const uint64_t w = static_cast<uint64_t>(std::max(1, s.flow_window));
+  const uint64_t begin = c > w ? c - w : 0;
+  const FlowRates r = s.flow.rates(*t, begin, c);
+  const int sm = t->accesses[s.flow.by_issue.front()].sm;
+
+  ImGui::TextDisabled("SM %d at cycle %llu: accesses in flight; bandwidth over the last", sm,
+                      static_cast<unsigned long long>(c));
+  ImGui::SameLine();
+  ImGui::SetNextItemWidth(110);
+  ImGui::SliderInt("cycles##flow window", &s.flow_window, 100, 20000, "%d",
+                   ImGuiSliderFlags_Logarithmic);
+  ImGui::SameLine();
+  help_marker(
+      "Dots are warp memory accesses of the traced SM: moving right from the lanes to the L1's "
+      "tag stage (the LSU queue), then down to where their sectors are served and back with "
+      "the data. Green: L1 hits only; blue: the deepest sector came from the L2; red: from "
+      "DRAM. Hollow: stores and atomics (to the L2). A dot's size grows with its sectors. The L2 "
+      "fetches from DRAM in groups of sectors (the preset's fetch_bytes), so the DRAM link can "
+      "carry more sectors than the lanes asked for.\n\n"
+      "Simplified: the simulator's trace records, per access, when it issued, when it reached "
+      "the L1 tags and when its data was back, not when each sector passed the L2; a miss is "
+      "drawn in flight from the tag stage until its data is back. Bandwidth counts delivered "
+      "bytes (sectors x 32 B), each access's spread evenly from its tag stage until its data is "
+      "back, over the window; GB/s uses the preset's SM clock. The DRAM figure for the whole GPU "
+      "counts bytes as the simulated DRAM "
+      "buses moved them.");
+
+  // 1. The path: four boxes and three links, with the accesses in flight as dots.
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  const ImVec2 p0 = ImGui::GetCursorScreenPos();
+  const float width = std::max(300.0f, ImGui::GetContentRegionAvail().x);
+  const float box_w = 58, h = std::clamp(ImGui::GetContentRegionAvail().y * 0.3f, 46.0f, 74.0f);
+  const float link_w = (width - 4 * box_w) / 3;
+  auto box_x = [&](int i) { return p0.x + i * (box_w + link_w); };
+  auto x_of = [&](double pos) {  // pos in links: box i's right edge .. box i+1's left edge
+    const int i = std::clamp(static_cast<int>(pos), 0, 2);
+    const double f = pos - i;
+    return static_cast<float>(box_x(i) + box_w + f * link_w);
+  };
+  for (int i = 0; i < 4; ++i) {
+    const ImVec2 a(box_x(i), p0.y + 8), b(box_x(i) + box_w, p0.y + h - 8);
+    dl->AddRectFilled(a, b, IM_COL32(40, 44, 52, 255), 4);
+    dl->AddRect(a, b, IM_COL32(90, 96, 108, 255), 4);
+    const ImVec2 ts = ImGui::CalcTextSize(kStageNames[i]);
+    dl->AddText(ImVec2(a.x + (box_w - ts.x) / 2, a.y + 4), color::kText, kStageNames[i]);
+  }
+  if (h >= 60) {  // what the L1 box serves now, where the box has room under its name
+    char b[32];
+    std::snprintf(b, sizeof b, "%d hit", st.l1_hit_sectors);
+    const float fs = s.fonts.small ? s.fonts.small->FontSize : ImGui::GetFontSize();
+    dl->AddText(s.fonts.small, fs, ImVec2(box_x(1) + 4, p0.y + h - 10 - fs), color::kHit, b);
+  }
+  for (int i = 0; i < kFlowLinks; ++i) {
+    const float y = p0.y + h / 2;
+    dl->AddLine(ImVec2(x_of(i), y - 10), ImVec2(x_of(i + 1.0) - 0.01f, y - 10), color::kGrid, 1);
+    dl->AddLine(ImVec2(x_of(i), y + 10), ImVec2(x_of(i + 1.0) - 0.01f, y + 10), color::kGrid, 1);
+  }
+  for (const FlowItem& it : st.items) {
+    const timing::AccessRecord& a = t->accesses[it.access];
+    const double pos = item_position(it);
+    const bool back = it.stage == FlowItem::Stage::BelowL1 && it.progress >= 0.5;
+    // Spread dots vertically by access id so that a queue shows as a crowd, not one dot.
+    const float jitter = static_cast<float>((a.id * 2654435761u >> 8) % 13) - 6;
+    const float y = p0.y + h / 2 + (back ? 10.0f : -10.0f) + jitter;
+    const float radius = 1.5f + std::min(5.0f, 0.16f * static_cast<float>(a.sectors));
+    const ImVec2 at(
+        pos <= 1 && it.stage == FlowItem::Stage::BelowL1 && it.from_l2 == 0 && it.from_dram == 0
+            ? box_x(1) + box_w / 2 + jitter * 2
+            : x_of(pos),
+        y);
+    if (it.store)
+      dl->AddCircle(at, radius, item_color(it), 10, 1.5f);
+    else
+      dl->AddCircleFilled(at, radius, item_color(it), 10);
+  }
+  ImGui::Dummy(ImVec2(width, h));
+
+  // 2. Per link: queue occupancy now and delivered bandwidth over the window.
+  const double mhz = t->clock_mhz;
+  const uint64_t span = c - begin;
+  const char* link_names[] = {"lanes->L1", "L1<->L2", "L2<->DRAM"};
+  if (ImGui::BeginTable("links", 5, ImGuiTableFlags_SizingFixedFit | ImGuiTableFlags_RowBg)) {
+    ImGui::TableSetupColumn("link");
+    ImGui::TableSetupColumn("in flight: acc / sectors");
+    ImGui::TableSetupColumn("delivered");
+    ImGui::TableSetupColumn("rate");
+    ImGui::TableSetupColumn("sectors in flight, whole launch", ImGuiTableColumnFlags_WidthStretch);
+    ImGui::TableHeadersRow();
+    for (int i = 0; i < kFlowLinks; ++i) {
+      ImGui::TableNextRow();
+      ImGui::TableNextColumn();
+      ImGui::TextUnformatted(link_names[i]);
+      ImGui::TableNextColumn();
+      ImGui::Text("%d / %d", st.accesses[i], st.sectors[i]);
+      ImGui::TableNextColumn();
+      ImGui::Text("%.0f B", r.bytes[i]);
+      ImGui::TableNextColumn();
+      ImGui::TextUnformatted(gbps_text(flow_gbps(r.bytes[i], span, mhz)).c_str());
+      ImGui::TableNextColumn();
+      draw_queue_spark(s, i);
+    }
+    ImGui::EndTable();
+  }
+  // 3. Efficiency and the whole GPU's DRAM.
+  if (r.moved_bytes > 0)
+    ImGui::Text("used %.0f%% of the bytes the L1 delivered (%.0f asked for by lanes, %.0f moved)",
+                100.0 * r.useful_bytes / r.moved_bytes, r.useful_bytes, r.moved_bytes);
+  else
+    ImGui::TextDisabled("no data of this SM moved in the window");
+  const double peak = t->dram_peak_bytes_per_second / 1e9;
+  if (r.gpu_end > r.gpu_begin) {
+    const double gpu = flow_gbps(r.gpu_dram_bytes, r.gpu_end - r.gpu_begin, mhz);
+    ImGui::Text("whole GPU DRAM: %s of %s peak (%d SMs; an even share is %s per SM)",
+                gbps_text(gpu).c_str(), gbps_text(peak).c_str(), t->sm_count,
+                gbps_text(t->sm_count > 0 ? peak / t->sm_count : 0).c_str());
+    const ImVec2 b = ImGui::GetCursorScreenPos();
+    const float bw = std::min(width, 400.0f);
+    const float f = peak > 0 ? static_cast<float>(std::min(1.0, gpu / peak)) : 0;
+    dl->AddRectFilled(b, ImVec2(b.x + bw, b.y + 6), IM_COL32(50, 54, 62, 255), 2);
+    dl->AddRectFilled(b, ImVec2(b.x + bw * f, b.y + 6), color::kDram, 2);
+    ImGui::Dummy(ImVec2(bw, 8));
+  } else {
+    ImGui::TextDisabled("whole GPU DRAM: the window is shorter than one counter sample");
+  }
+}
+
+}  // namespace warplab::app

@@ -1,0 +1,187 @@
+#include "ui/app/model/memory_flow.h"
+
+#include <algorithm>
+#include <bit>
+
+namespace warplab::app {
+namespace {
+
+using Kind = timing::AccessRecord::Kind;
+
+bool through_l1(Kind k) { return k != Kind::SharedLoad && k != Kind::SharedStore; }
+
+// Bytes one access moves: on each link (loads: every sector from the L1 to the LSU, the L1's
+// misses from the L2, the L2's misses from DRAM; stores and atomics: every sector to the L2, as
+// the L1 does not keep written data, and a store's later DRAM write-back is not an access's own),
+// then the bytes its lanes asked for and the bytes the L1 handed over for them.
+FlowIndex::Sums quantities(const timing::AccessRecord& a) {
+  const double sb = double(FlowIndex::kSectorBytes);
+  const bool load = a.kind == Kind::GlobalLoad || a.kind == Kind::LocalLoad;
+  const double all = double(a.sectors) * sb;
+  return {all, double(load ? a.l1_miss_sectors : a.sectors) * sb,
+          double(load ? a.dram_sectors : 0) * sb,
+          double(std::popcount(a.exec_mask)) * double(a.access_bytes), all};
+}
+
+// Prefix sums of `values` in the order of `order`, one entry more than it.
+std::vector<FlowIndex::Sums> prefix(const std::vector<FlowIndex::Sums>& values,
+                                    const std::vector<size_t>& order) {
+  std::vector<FlowIndex::Sums> out(1, FlowIndex::Sums{});
+  for (size_t i : order) {
+    FlowIndex::Sums next = out.back();
+    for (int k = 0; k < FlowIndex::kQuantities; ++k) next[k] += values[i][k];
+    out.push_back(next);
+  }
+  return out;
+}
+
+}  // namespace
+
+double flow_gbps(double bytes, uint64_t cycles, double clock_mhz) {
+  if (cycles == 0) return 0;
+  return bytes / double(cycles) * clock_mhz * 1e6 / 1e9;
+}
+
+FlowIndex build_flow_index(const timing::Trace& t) {
+  FlowIndex ix;
+  // 1. Accesses on the path, by issue.
+  for (uint32_t i = 0; i < t.accesses.size(); ++i) {
+    const timing::AccessRecord& a = t.accesses[i];
+    if (!through_l1(a.kind) || a.sectors == 0) continue;
+    ix.by_issue.push_back(i);
+    ix.longest = std::max(ix.longest, a.ready > a.issue ? a.ready - a.issue : 0);
+  }
+  std::stable_sort(ix.by_issue.begin(), ix.by_issue.end(), [&](uint32_t x, uint32_t y) {
+    return t.accesses[x].issue < t.accesses[y].issue;
+  });
+  // 2. Each access's bytes spread over [tag stage, data back): bytes, rates, rate x start.
+  const size_t n = ix.by_issue.size();
+  std::vector<uint64_t> start(n), end(n);
+  std::vector<FlowIndex::Sums> bytes(n), rate(n), rate_x(n);
+  for (size_t j = 0; j < n; ++j) {
+    const timing::AccessRecord& a = t.accesses[ix.by_issue[j]];
+    start[j] = a.tag_stage;
+    end[j] = std::max(a.ready, a.tag_stage);
+    bytes[j] = quantities(a);
+    const double d = double(end[j] - start[j]);
+    for (int k = 0; k < FlowIndex::kQuantities; ++k) {
+      rate[j][k] = d > 0 ? bytes[j][k] / d : 0;  // none: all of it at the end
+      rate_x[j][k] = rate[j][k] * double(start[j]);
+    }
+    ix.last_cycle = std::max(ix.last_cycle, end[j]);
+  }
+  std::vector<size_t> by_start(n), by_end(n);
+  for (size_t j = 0; j < n; ++j) by_start[j] = by_end[j] = j;
+  std::stable_sort(by_start.begin(), by_start.end(),
+                   [&](size_t x, size_t y) { return start[x] < start[y]; });
+  std::stable_sort(by_end.begin(), by_end.end(),
+                   [&](size_t x, size_t y) { return end[x] < end[y]; });
+  for (size_t j : by_start) ix.start_cycle.push_back(start[j]);
+  for (size_t j : by_end) ix.end_cycle.push_back(end[j]);
+  ix.start_rate = prefix(rate, by_start);
+  ix.start_rate_x = prefix(rate_x, by_start);
+  ix.end_bytes = prefix(bytes, by_end);
+  ix.end_rate = prefix(rate, by_end);
+  ix.end_rate_x = prefix(rate_x, by_end);
+  if (n > 0) ix.first_cycle = t.accesses[ix.by_issue.front()].issue;
+  return ix;
+}
+
+FlowIndex::Sums FlowIndex::delivered(double cycle) const {
+  // Bytes moved before `cycle`: finished accesses (end < cycle) count whole, those started and
+  // not finished count r x (cycle - start); an access with end == start counts from its end on.
+  auto before = [&](const std::vector<uint64_t>& v) {
+    return size_t(std::lower_bound(v.begin(), v.end(), cycle,
+                                   [](uint64_t x, double c) { return double(x) < c; }) -
+                  v.begin());
+  };
+  const size_t s = before(start_cycle), e = before(end_cycle);
+  Sums out{};
+  if (start_rate.empty()) return out;
+  for (int k = 0; k < kQuantities; ++k) {
+    const double r = start_rate[s][k] - end_rate[e][k];
+    const double rx = start_rate_x[s][k] - end_rate_x[e][k];
+    out[k] = end_bytes[e][k] + std::max(0.0, cycle * r - rx);
+  }
+  return out;
+}
+
+FlowState FlowIndex::at(const timing::Trace& t, double cycle, size_t max_items) const {
+  FlowState st;
+  // Accesses issued in (cycle - longest, cycle] are the only ones that can be in flight.
+  const double from = cycle - double(longest);
+  auto it = std::lower_bound(by_issue.begin(), by_issue.end(), from,
+                             [&](uint32_t i, double c) { return double(t.accesses[i].issue) < c; });
+  for (; it != by_issue.end() && double(t.accesses[*it].issue) <= cycle; ++it) {
+    const timing::AccessRecord& a = t.accesses[*it];
+    if (cycle >= double(a.ready)) continue;  // its data is back
+    FlowItem item;
+    item.access = *it;
+    item.store = a.kind != Kind::GlobalLoad && a.kind != Kind::LocalLoad;
+    const int miss = item.store ? a.sectors : a.l1_miss_sectors;
+    item.l1_hit = item.store ? 0 : a.l1_hit_sectors;
+    // DRAM may fetch more sectors than missed (the L2 fetches sector groups, the preset's
+    // fetch_bytes): the DRAM link carries all of them, the requested ones are at most the misses.
+    item.dram_fetched = item.store ? 0 : a.dram_sectors;
+    item.from_dram = std::min(item.dram_fetched, miss);
+    item.from_l2 = miss - item.from_dram;
+    if (cycle < double(a.tag_stage)) {
+      item.stage = FlowItem::Stage::ToL1;
+      const double span = double(a.tag_stage - a.issue);
+      item.progress = span > 0 ? (cycle - double(a.issue)) / span : 1;
+      ++st.accesses[0];
+      st.sectors[0] += a.sectors;
+    } else {
+      item.stage = FlowItem::Stage::BelowL1;
+      const double span = double(a.ready - a.tag_stage);
+      item.progress = span > 0 ? (cycle - double(a.tag_stage)) / span : 1;
+      st.l1_hit_sectors += item.l1_hit;
+      if (item.from_l2 > 0) {
+        ++st.accesses[1];
+        st.sectors[1] += item.from_l2;
+      }
+      if (item.from_dram > 0) {
+        ++st.accesses[2];
+        st.sectors[2] += item.dram_fetched;
+      }
+    }
+    if (st.items.size() < max_items) st.items.push_back(item);
+  }
+  return st;
+}
+
+std::array<std::vector<int>, kFlowLinks> FlowIndex::occupancy(const timing::Trace& t,
+                                                              int samples) const {
+  std::array<std::vector<int>, kFlowLinks> out;
+  if (samples < 2 || by_issue.empty()) return out;
+  for (int i = 0; i < samples; ++i) {
+    const double c =
+        double(first_cycle) + double(last_cycle - first_cycle) * double(i) / double(samples - 1);
+    const FlowState st = at(t, c, 0);
+    for (int k = 0; k < kFlowLinks; ++k) out[k].push_back(st.sectors[k]);
+  }
+  return out;
+}
+
+FlowRates FlowIndex::rates(const timing::Trace& t, uint64_t begin, uint64_t end) const {
+  FlowRates r;
+  r.begin = begin;
+  r.end = end;
+  const Sums a = delivered(double(begin)), b = delivered(double(end));
+  for (int k = 0; k < kFlowLinks; ++k) r.bytes[k] = std::max(0.0, b[k] - a[k]);
+  r.useful_bytes = std::max(0.0, b[kFlowLinks] - a[kFlowLinks]);
+  r.moved_bytes = std::max(0.0, b[kFlowLinks + 1] - a[kFlowLinks + 1]);
+  // Whole GPU: counter samples cover [cycle - interval, cycle); those wholly inside the window.
+  for (size_t i = 0; i < t.counters.size(); ++i) {
+    const uint64_t c_end = t.counters[i].cycle;
+    const uint64_t c_begin = i > 0 ? t.counters[i - 1].cycle : 0;
+    if (c_begin >= begin && c_end <= end && c_end > c_begin) {
+      if (r.gpu_end == 0) r.gpu_begin = c_begin;
+      r.gpu_end = c_end;
+      r.gpu_dram_bytes += t.counters[i].dram_bytes;
+    }
+  }
+  return r;
+}
+
+}  // namespace warplab::app
