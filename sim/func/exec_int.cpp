@@ -37,10 +37,14 @@ WL_LANES2(and_b, a& b)
 WL_LANES2(or_b, a | b)
 WL_LANES2(xor_b, a ^ b)
 WL_LANES1(not_b, ~a& num::width_mask(ptx::type_bits(t)))
-WL_LANES2(shl_b32, static_cast<uint32_t>(b) >= 32 ? 0 : static_cast<uint32_t>(a << b))
-WL_LANES2(shl_b64, static_cast<uint32_t>(b) >= 64 ? 0 : a << b)
-WL_LANES2(shr_u32, static_cast<uint32_t>(b) >= 32 ? 0 : static_cast<uint32_t>(a) >> b)
-WL_LANES2(shr_u64, static_cast<uint32_t>(b) >= 64 ? 0 : a >> b)
+// The shift amount is the operand's low 32 bits (a .u32 operand), also when PTX names a wider
+// register: shifting by the whole 64-bit value would be undefined for a value the check passed.
+WL_LANES2(shl_b32,
+          static_cast<uint32_t>(b) >= 32 ? 0 : static_cast<uint32_t>(a << static_cast<uint32_t>(b)))
+WL_LANES2(shl_b64, static_cast<uint32_t>(b) >= 64 ? 0 : a << static_cast<uint32_t>(b))
+WL_LANES2(shr_u32,
+          static_cast<uint32_t>(b) >= 32 ? 0 : static_cast<uint32_t>(a) >> static_cast<uint32_t>(b))
+WL_LANES2(shr_u64, static_cast<uint32_t>(b) >= 64 ? 0 : a >> static_cast<uint32_t>(b))
 WL_LANES2(shr_s32, static_cast<uint32_t>(static_cast<int32_t>(a) >>
                                          std::min<uint32_t>(static_cast<uint32_t>(b), 31)))
 WL_LANES2(shr_s64, static_cast<uint64_t>(static_cast<int64_t>(a) >>
