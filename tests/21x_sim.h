@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -71,6 +72,17 @@ inline uint64_t f32_bits(float f) {
   uint32_t u;
   std::memcpy(&u, &f, 4);
   return u;
+}
+
+// The 1-based number of the first line of `text` that contains `marker` (a PTX line a report
+// must name).
+inline int line_of(const std::string& text, const std::string& marker) {
+  std::istringstream in(text);
+  std::string line;
+  for (int n = 1; std::getline(in, line); ++n)
+    if (line.find(marker) != std::string::npos) return n;
+  FAIL("marker not found: " << marker);
+  return 0;
 }
 
 }  // namespace warplab::test

@@ -217,14 +217,7 @@ $L_end:
 }
 )";
 
-int line_of(const std::string& text, const std::string& marker) {
-  std::istringstream in(text);
-  std::string line;
-  for (int n = 1; std::getline(in, line); ++n)
-    if (line.find(marker) != std::string::npos) return n;
-  FAIL("marker not found: " << marker);
-  return 0;
-}
+using test::line_of;
 
 struct Model {
   uint32_t out[16] = {};

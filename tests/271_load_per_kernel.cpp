@@ -115,14 +115,7 @@ $L_done:
 }
 )";
 
-int line_of(const std::string& text, const std::string& marker) {
-  std::istringstream in(text);
-  std::string line;
-  for (int n = 1; std::getline(in, line); ++n)
-    if (line.find(marker) != std::string::npos) return n;
-  FAIL("marker not found: " << marker);
-  return 0;
-}
+using test::line_of;
 
 }  // namespace
 

@@ -264,14 +264,7 @@ $L_zero:
 }
 )";
 
-int line_of(const std::string& text, const std::string& marker) {
-  std::istringstream in(text);
-  std::string line;
-  for (int n = 1; std::getline(in, line); ++n)
-    if (line.find(marker) != std::string::npos) return n;
-  FAIL("marker not found: " << marker);
-  return 0;
-}
+using test::line_of;
 
 int32_t fib(int32_t n) { return n < 2 ? n : fib(n - 1) + fib(n - 2); }
 int32_t od(int32_t n);

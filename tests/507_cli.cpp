@@ -8,39 +8,21 @@
 #include <fstream>
 #include <sstream>
 
+#include "50x_cli.h"
+
 namespace {
 
 namespace fs = std::filesystem;
 
 // The warplab binary sits beside this test binary in the build directory.
-std::string warplab_binary() {
-  return (fs::read_symlink("/proc/self/exe").parent_path() / "warplab").string();
-}
+using warplab::test::warplab_binary;
 std::string data(const std::string& name) {
   return std::string(WARPLAB_SOURCE_DIR) + "/tests/data/" + name;
 }
 
-struct Outcome {
-  int status = -1;
-  std::string out, err;
-};
+using Outcome = warplab::test::CliOutcome;
 
-Outcome run(const std::string& args) {
-  fs::path dir = fs::temp_directory_path() / ("warplab_507_" + std::to_string(getpid()));
-  fs::create_directories(dir);
-  std::string cmd = warplab_binary() + " " + args + " >" + (dir / "out").string() + " 2>" +
-                    (dir / "err").string();
-  int rc = std::system(cmd.c_str());
-  Outcome o;
-  o.status = WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
-  std::stringstream so, se;
-  so << std::ifstream(dir / "out").rdbuf();
-  se << std::ifstream(dir / "err").rdbuf();
-  o.out = so.str();
-  o.err = se.str();
-  fs::remove_all(dir);
-  return o;
-}
+Outcome run(const std::string& args) { return warplab::test::run_warplab(args, "507"); }
 
 bool have_binary() {
   if (fs::exists(warplab_binary())) return true;

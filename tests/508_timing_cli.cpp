@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "50x_cli.h"
 #include "gpu/backend.h"
 #include "lab/experiment.h"
 #include "lab/runner.h"
@@ -19,9 +20,7 @@ namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-std::string warplab_binary() {
-  return (fs::read_symlink("/proc/self/exe").parent_path() / "warplab").string();
-}
+using warplab::test::warplab_binary;
 std::string data(const std::string& name) {
   return std::string(WARPLAB_SOURCE_DIR) + "/tests/data/" + name;
 }
@@ -31,26 +30,9 @@ fs::path temp_dir(const std::string& tag) {
   return d;
 }
 
-struct Outcome {
-  int status = -1;
-  std::string out, err;
-};
+using Outcome = warplab::test::CliOutcome;
 
-Outcome run(const std::string& args) {
-  fs::path dir = temp_dir("run");
-  std::string cmd = warplab_binary() + " " + args + " >" + (dir / "out").string() + " 2>" +
-                    (dir / "err").string();
-  int rc = std::system(cmd.c_str());
-  Outcome o;
-  o.status = WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
-  std::stringstream so, se;
-  so << std::ifstream(dir / "out").rdbuf();
-  se << std::ifstream(dir / "err").rdbuf();
-  o.out = so.str();
-  o.err = se.str();
-  fs::remove_all(dir);
-  return o;
-}
+Outcome run(const std::string& args) { return warplab::test::run_warplab(args, "508"); }
 
 bool have_binary() {
   if (fs::exists(warplab_binary())) return true;

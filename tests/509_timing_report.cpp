@@ -90,24 +90,34 @@ TEST_CASE("509 both: kernels with .approx math are compared within a tolerance")
   CHECK(lab::uses_approximate_math(*m, m->functions[1]));
 }
 
+namespace {
+
+// Runs `exp` on the timing model with the L2 convention `l2` (no nvJitLink resource query).
+lab::ExperimentResult run_timing_l2(const lab::Experiment& exp, lab::L2Start l2) {
+  lab::Toolchain tc;
+  lab::RunOptions opt;
+  opt.mode = lab::SimMode::Timing;
+  opt.resources = false;
+  opt.l2 = l2;
+  auto r = lab::Runner(tc, opt).run(exp);
+  REQUIRE_MESSAGE(r.has_value(), r.error().to_string());
+  REQUIRE(r->run.has_value());
+  return std::move(*r);
+}
+
+}  // namespace
+
 TEST_CASE("509 --l2 cold (the default) and warm: what every timed launch finds in the L2") {
   // Both launches read x (300 floats = 1200 bytes, in 38 sectors of 32 bytes) twice per thread;
   // the L2 fetches DRAM in 64-byte sector pairs (h100-sxm l2.fetch_bytes), so a cold read of x
   // costs ceil(1200 / 64) * 64 = 1216 bytes from DRAM. The buffers start 256-byte aligned.
   auto exp = lab::load_experiment(std::string(WARPLAB_SOURCE_DIR) + "/tests/data/vec_add_ptx.toml");
   REQUIRE(exp.has_value());
-  lab::Toolchain tc;
   auto run = [&](lab::L2Start l2) {
-    lab::RunOptions opt;
-    opt.mode = lab::SimMode::Timing;
-    opt.resources = false;
-    opt.l2 = l2;
-    auto r = lab::Runner(tc, opt).run(*exp);
-    REQUIRE_MESSAGE(r.has_value(), r.error().to_string());
-    REQUIRE(r->run.has_value());
-    REQUIRE(r->run->launches.size() == 2);
-    CHECK(r->l2 == lab::l2_start_name(l2));
-    return *r->run;
+    auto r = run_timing_l2(*exp, l2);
+    REQUIRE(r.run->launches.size() == 2);
+    CHECK(r.l2 == lab::l2_start_name(l2));
+    return *r.run;
   };
   CHECK(lab::RunOptions{}.l2 == lab::L2Start::Cold);
   const auto warm = run(lab::L2Start::Warm), cold = run(lab::L2Start::Cold);
@@ -135,16 +145,9 @@ TEST_CASE("509 --l2 warm: the simulator's warm-up launch leaves device memory as
   auto exp =
       lab::load_experiment(std::string(WARPLAB_SOURCE_DIR) + "/tests/data/in_place_ptx.toml");
   REQUIRE_MESSAGE(exp.has_value(), exp.error().to_string());
-  lab::Toolchain tc;
   for (lab::L2Start l2 : {lab::L2Start::Cold, lab::L2Start::Warm}) {
-    lab::RunOptions opt;
-    opt.mode = lab::SimMode::Timing;
-    opt.resources = false;
-    opt.l2 = l2;
-    auto r = lab::Runner(tc, opt).run(*exp);
-    REQUIRE_MESSAGE(r.has_value(), r.error().to_string());
-    REQUIRE(r->run.has_value());
-    CAPTURE(r->l2);
-    CHECK(r->run->passed());
+    auto r = run_timing_l2(*exp, l2);
+    CAPTURE(r.l2);
+    CHECK(r.run->passed());
   }
 }

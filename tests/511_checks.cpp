@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "50x_cli.h"
 #include "lab/experiment.h"
 #include "lab/report.h"
 #include "lab/runner.h"
@@ -489,26 +490,14 @@ TEST_CASE("511 report: hazards in the JSON and the text; no checks is not PASSED
 
 namespace {
 
-struct Outcome {
-  int status = -1;
-  std::string out, err;
-};
+using Outcome = warplab::test::CliOutcome;
 
+// `warplab run` on an experiment written to a scratch file, with `args`.
 Outcome cli(const std::string& toml_text, const std::string& args) {
   fs::path dir = fs::temp_directory_path() / ("warplab_511_" + std::to_string(getpid()));
   fs::create_directories(dir);
   std::ofstream(dir / "e.toml") << toml_text;
-  const std::string bin = (fs::read_symlink("/proc/self/exe").parent_path() / "warplab").string();
-  std::string cmd = bin + " run " + (dir / "e.toml").string() + " " + args + " >" +
-                    (dir / "out").string() + " 2>" + (dir / "err").string();
-  int rc = std::system(cmd.c_str());
-  Outcome o;
-  o.status = WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
-  std::stringstream so, se;
-  so << std::ifstream(dir / "out").rdbuf();
-  se << std::ifstream(dir / "err").rdbuf();
-  o.out = so.str();
-  o.err = se.str();
+  Outcome o = warplab::test::run_warplab("run " + (dir / "e.toml").string() + " " + args, "511");
   fs::remove_all(dir);
   return o;
 }

@@ -11,35 +11,17 @@
 #include <sstream>
 #include <string>
 
+#include "50x_cli.h"
 #include "lab/experiment.h"
 
 namespace {
 
 namespace fs = std::filesystem;
 
-struct Outcome {
-  int status = -1;
-  std::string out, err;
-};
+using Outcome = warplab::test::CliOutcome;
 
 // Runs the warplab binary beside this test binary with `args`.
-Outcome run_cli(const std::string& args) {
-  const fs::path bin = fs::read_symlink("/proc/self/exe").parent_path() / "warplab";
-  const fs::path dir = fs::temp_directory_path() / ("warplab_516_" + std::to_string(getpid()));
-  fs::create_directories(dir);
-  const std::string cmd =
-      bin.string() + " " + args + " >" + (dir / "out").string() + " 2>" + (dir / "err").string();
-  const int rc = std::system(cmd.c_str());
-  Outcome o;
-  o.status = WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
-  std::stringstream so, se;
-  so << std::ifstream(dir / "out").rdbuf();
-  se << std::ifstream(dir / "err").rdbuf();
-  o.out = so.str();
-  o.err = se.str();
-  fs::remove_all(dir);
-  return o;
-}
+Outcome run_cli(const std::string& args) { return warplab::test::run_warplab(args, "516"); }
 
 // A scratch directory with the files a test writes; removed at the end.
 struct Scratch {

@@ -77,17 +77,15 @@ int64_t l1_bytes_for_launch(const GpuConfig& config, const Occupancy& occ) {
   if (unified <= 0) return config.l1.size_bytes;
   const int64_t need = int64_t{occ.blocks_per_sm} * occ.shared_per_block;
   if (need <= unified - config.l1.size_bytes) return config.l1.size_bytes;
-  for (int64_t kib : {0, 8, 16, 32, 64, 100, 132, 164, 196, 228}) {
-    const int64_t carve = kib * 1024;
-    if (carve > config.core.shared_per_sm) break;
-    if (carve >= need) {
-      // Whole sets of the L1's associativity.
-      const int64_t set_bytes = config.l1.line_bytes * config.l1.assoc;
-      return std::max(set_bytes, (unified - carve) / set_bytes * set_bytes);
+  // The smallest carve-out that holds them (at most core.shared_per_sm); whole L1 sets stay.
+  int64_t carve = config.core.shared_per_sm;
+  for (int64_t kib : {0, 8, 16, 32, 64, 100, 132, 164, 196, 228})
+    if (kib * 1024 >= need && kib * 1024 <= carve) {
+      carve = kib * 1024;
+      break;
     }
-  }
   const int64_t set_bytes = config.l1.line_bytes * config.l1.assoc;
-  return std::max(set_bytes, (unified - config.core.shared_per_sm) / set_bytes * set_bytes);
+  return std::max(set_bytes, (unified - carve) / set_bytes * set_bytes);
 }
 
 Expected<TimingResult> run_timing(const func::Program& program, func::DeviceMemory& memory,

@@ -22,6 +22,21 @@ L2::L2(const GpuConfig& c)
   for (int64_t i = 0; i < c.l2.slices; ++i)
     slices_.emplace_back(lines_per_slice, static_cast<int>(c.l2.assoc),
                          static_cast<int>(c.l1.line_bytes / c.l1.sector_bytes), c.l2.replacement);
+  // slices / units slices share a unit. Which ones: a fixed permutation of the slice numbers
+  // (times the largest odd number below slices / 2 that is coprime with slices: 47 of 96),
+  // then runs of slices / units. It stands for the GPU's unpublished address hash, and it gives
+  // what the placement microbenchmark measured on the H100 for one hot line against 8 and 64
+  // (scripts/microbench/h100-placement-2026-11-24.tsv, k=32): 8 lines 128 B / 512 B / 4 KiB /
+  // 64 KiB apart run 2.0 / 4.0 / 8.0 / 8.0x one line's rate (measured 1.9 / 4.1 / 7.7 / 7.8x),
+  // 64 lines 8.0 / 21.3 / 21.3 / 21.3x (measured 11.4 / 21.6 / 30.9 / 18.9x); one warp per
+  // address over 32768 consecutive words, 28x (measured about 27x).
+  const int64_t slices = c.l2.slices, units = c.l2.atomic_units;
+  int64_t m = (slices / 2) | 1;
+  while (m > 1 && (m >= slices / 2 || std::gcd(m, slices) != 1)) m -= 2;
+  for (int64_t i = 0; i < slices; ++i)
+    unit_of_.push_back(units <= 0 || units >= slices
+                           ? static_cast<int>(i)
+                           : static_cast<int>(i * m % slices / (slices / units)));
 }
 
 void L2::begin_launch() {
@@ -48,23 +63,6 @@ int L2::slice_of(uint64_t line) const {
   const uint64_t chunk = line >> lines_per_chunk_log2_;
   const uint64_t h = chunk ^ (chunk >> 6) ^ (chunk >> 12) ^ (chunk >> 18);
   return static_cast<int>(h % slices_.size());
-}
-
-int L2::unit_of(int slice) const {
-  // slices / units slices share a unit. Which ones: a fixed permutation of the slice numbers
-  // (times the largest odd number below slices / 2 that is coprime with slices: 47 of 96),
-  // then runs of slices / units. It stands for the GPU's unpublished address hash, and it gives
-  // what the placement microbenchmark measured on the H100 for one hot line against 8 and 64
-  // (scripts/microbench/h100-placement-2026-11-24.tsv, k=32): 8 lines 128 B / 512 B / 4 KiB /
-  // 64 KiB apart run 2.0 / 4.0 / 8.0 / 8.0x one line's rate (measured 1.9 / 4.1 / 7.7 / 7.8x),
-  // 64 lines 8.0 / 21.3 / 21.3 / 21.3x (measured 11.4 / 21.6 / 30.9 / 18.9x); one warp per
-  // address over 32768 consecutive words, 28x (measured about 27x).
-  const int64_t slices = static_cast<int64_t>(slices_.size());
-  const int64_t units = config_.l2.atomic_units;
-  if (units <= 0 || units >= slices) return slice;
-  int64_t m = (slices / 2) | 1;
-  while (m > 1 && (m >= slices / 2 || std::gcd(m, slices) != 1)) m -= 2;
-  return static_cast<int>((slice * m) % slices / (slices / units));
 }
 
 uint64_t L2::occupy(int slice, double sectors, uint64_t now) {
@@ -145,7 +143,7 @@ uint64_t L2::atomic(uint64_t line, uint32_t sector_mask, int ops, uint64_t now) 
   // a unit shared by several slices holds only itself, and the slice its sectors' time.
   const double busy = std::max(std::popcount(sector_mask) * config_.l2.atomic_sector_cycles,
                                ops * config_.l2.atomic_lane_cycles);
-  const int unit = unit_of(slice);
+  const int unit = unit_of_[slice];
   const bool own_unit = config_.l2.atomic_units <= 0 ||
                         config_.l2.atomic_units >= static_cast<int64_t>(slices_.size());
   uint64_t start = 0;

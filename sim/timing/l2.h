@@ -66,7 +66,6 @@ class L2 {
 
  private:
   int slice_of(uint64_t line) const;
-  int unit_of(int slice) const;  // the atomic unit a slice shares (l2.atomic_units)
   uint32_t fetch_groups(uint32_t sector_mask) const;  // widened to aligned fetch_bytes groups
   uint64_t occupy(int slice, double sectors, uint64_t now);
   void write_back(const CacheAccess& a, uint64_t now);
@@ -75,6 +74,7 @@ class L2 {
   std::vector<SectoredCache> slices_;
   std::vector<double> slice_free_;
   std::vector<double> unit_free_;  // when each atomic unit is next free
+  std::vector<int> unit_of_;       // the atomic unit each slice shares (l2.atomic_units)
   Dram dram_;
   L2Counters counters_;
   uint32_t line_bytes_, sector_bytes_;
