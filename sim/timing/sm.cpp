@@ -35,10 +35,10 @@ struct Sm::Ahead {
 
 // The instructions a warp has fetched and not yet reached, oldest first: a ring that grows.
 struct Sm::Window {
-  std::vector<Ahead> ring;
+  std::vector<Ahead> ring;  // a power of two long (2, then doubled): indexes wrap with a mask
   size_t head = 0, count = 0;
-  Ahead& at(size_t i) { return ring[(head + i) % ring.size()]; }
-  const Ahead& at(size_t i) const { return ring[(head + i) % ring.size()]; }
+  Ahead& at(size_t i) { return ring[(head + i) & (ring.size() - 1)]; }
+  const Ahead& at(size_t i) const { return ring[(head + i) & (ring.size() - 1)]; }
   Ahead& push() {
     if (count == ring.size()) {
       std::vector<Ahead> bigger(std::max<size_t>(2, ring.size() * 2));
@@ -49,7 +49,7 @@ struct Sm::Window {
     return at(count++);
   }
   void pop() {
-    head = (head + 1) % ring.size();
+    head = (head + 1) & (ring.size() - 1);
     --count;
   }
   void pop_back() { --count; }
