@@ -22,6 +22,58 @@ constexpr const char* kEmptyKernelPtx =
     "  ret;\n"
     "}\n";
 
+// The L2 flush: every thread reads 16-byte words of a buffer twice the L2's size (grid-stride)
+// and writes only when the XOR of its reads is a value the buffer never holds, so nothing is
+// written and the loads stay. Reading, not writing (Triton's do_bench memsets its flush buffer),
+// leaves the L2 full of *unmodified* lines: the timed kernel evicts them for free, as from an
+// empty L2. After a memset the L2 is full of modified lines that the timed kernel must write
+// back to DRAM as it evicts them: on an H100, a 32 MiB read took 19.9 us after a memset against
+// 15.0 us after this flush (scripts/microbench/coldstart.cu, h100-coldstart-2026-11-24.tsv).
+constexpr const char* kFlushKernelPtx =
+    ".version 7.0\n"
+    ".target sm_70\n"
+    ".address_size 64\n"
+    ".visible .entry warplab_l2_flush(.param .u64 p_x, .param .u64 p_n, .param .u64 p_out)\n"
+    "{\n"
+    "  .reg .pred %p<3>;\n"
+    "  .reg .b32 %r<12>;\n"
+    "  .reg .b64 %rd<12>;\n"
+    "  ld.param.u64 %rd1, [p_x];\n"
+    "  ld.param.u64 %rd2, [p_n];\n"
+    "  ld.param.u64 %rd3, [p_out];\n"
+    "  mov.u32 %r1, %ctaid.x;\n"
+    "  mov.u32 %r2, %ntid.x;\n"
+    "  mov.u32 %r3, %tid.x;\n"
+    "  mov.u32 %r4, %nctaid.x;\n"
+    "  mul.wide.u32 %rd4, %r1, %r2;\n"
+    "  cvt.u64.u32 %rd5, %r3;\n"
+    "  add.u64 %rd4, %rd4, %rd5;\n"
+    "  mul.wide.u32 %rd6, %r4, %r2;\n"
+    "  mov.u32 %r10, 0;\n"
+    "  setp.ge.u64 %p1, %rd4, %rd2;\n"
+    "  @%p1 bra DONE;\n"
+    "LOOP:\n"
+    "  shl.b64 %rd7, %rd4, 4;\n"
+    "  add.u64 %rd8, %rd1, %rd7;\n"
+    "  ld.global.v4.u32 {%r5, %r6, %r7, %r8}, [%rd8];\n"
+    "  xor.b32 %r10, %r10, %r5;\n"
+    "  xor.b32 %r10, %r10, %r6;\n"
+    "  xor.b32 %r10, %r10, %r7;\n"
+    "  xor.b32 %r10, %r10, %r8;\n"
+    "  add.u64 %rd4, %rd4, %rd6;\n"
+    "  setp.lt.u64 %p2, %rd4, %rd2;\n"
+    "  @%p2 bra LOOP;\n"
+    "DONE:\n"
+    "  setp.ne.u32 %p1, %r10, -1640531527;\n"
+    "  @%p1 bra END;\n"
+    "  mul.wide.u32 %rd9, %r1, 4;\n"
+    "  add.u64 %rd10, %rd3, %rd9;\n"
+    "  st.global.u32 [%rd10], %r10;\n"
+    "END:\n"
+    "  ret;\n"
+    "}\n";
+constexpr unsigned kFlushBlocks = 1056, kFlushThreads = 512;
+
 // "ptxas application ptx input, line 12; error : ..." -> 12 (0 when the log names no line).
 int first_error_line(const std::string& log) {
   const size_t p = log.find(", line ");
@@ -36,14 +88,18 @@ struct Backend::State {
   std::shared_ptr<detail::Profiler> profiler;  // opened on the first counter read
   std::optional<GpuModule> empty_module;       // for launch_overhead()
   std::optional<LaunchOverhead> overhead;
-  detail::DeviceMemory l2_flush;  // 2x L2, allocated on the first cold run
-  uint32_t flush_value = 0;
+  detail::DeviceMemory l2_flush;       // 2x L2, allocated on the first cold run
+  detail::DeviceMemory l2_flush_sink;  // the flush kernel's (never written) output
+  std::optional<GpuModule> flush_module;
+  CUfunction flush_kernel = nullptr;
 
   ~State() {
     // The profiler and module hold the session; release them before it.
     profiler.reset();
     empty_module.reset();
+    flush_module.reset();
     l2_flush = detail::DeviceMemory();
+    l2_flush_sink = detail::DeviceMemory();
   }
 };
 
@@ -274,27 +330,46 @@ Expected<GpuLaunchResult> Backend::run(const GpuModule& module, const GpuLaunch&
   }
 
   // 4. Timed launches; the flush and the restore run outside the timed events.
-  if (timing.flush_l2 && state_->l2_flush.size() == 0) {
-    detail::DeviceMemory flush(&api);
-    if (Status st = flush.allocate(2 * static_cast<size_t>(std::max(s.info.l2_bytes, 1 << 20)));
-        !st) {
-      return st.error();
+  auto flush_l2 = [&]() -> Status {
+    if (!state_->flush_kernel) {
+      auto m = load_ptx(kFlushKernelPtx, "<warplab_l2_flush>");
+      if (!m) return m.error();
+      state_->flush_module = std::move(*m);
+      if (CUresult r = api.cuModuleGetFunction(&state_->flush_kernel,
+                                               state_->flush_module->loaded_->module,
+                                               "warplab_l2_flush");
+          r != CUDA_SUCCESS) {
+        return api.error(r, "cuModuleGetFunction(warplab_l2_flush)");
+      }
+      detail::DeviceMemory flush(&api), sink(&api);
+      if (Status st = flush.allocate(2 * static_cast<size_t>(std::max(s.info.l2_bytes, 1 << 20)));
+          !st) {
+        return st.error();
+      }
+      if (Status st = sink.allocate(kFlushBlocks * 4); !st) return st.error();
+      if (CUresult r = api.cuMemsetD32(flush.ptr(), 0, flush.size() / 4); r != CUDA_SUCCESS) {
+        return api.error(r, "clearing the L2 flush buffer");
+      }
+      state_->l2_flush = std::move(flush);
+      state_->l2_flush_sink = std::move(sink);
     }
-    state_->l2_flush = std::move(flush);
-  }
+    CUdeviceptr x = state_->l2_flush.ptr(), out = state_->l2_flush_sink.ptr();
+    uint64_t words = state_->l2_flush.size() / 16;
+    void* args[] = {&x, &words, &out};
+    if (CUresult r = api.cuLaunchKernel(state_->flush_kernel, kFlushBlocks, 1, 1, kFlushThreads, 1,
+                                        1, 0, nullptr, args, nullptr);
+        r != CUDA_SUCCESS) {
+      return api.error(r, "flushing L2");
+    }
+    return Ok{};
+  };
   std::function<Status()> before_each;
   if (timing.flush_l2 || timing.restore_buffers) {
     before_each = [&]() -> Status {
       if (timing.restore_buffers) {
         if (Status st = restore(); !st) return st;
       }
-      if (timing.flush_l2) {
-        const detail::DeviceMemory& fl = state_->l2_flush;
-        if (CUresult r = api.cuMemsetD32(fl.ptr(), ++state_->flush_value, fl.size() / 4);
-            r != CUDA_SUCCESS) {
-          return api.error(r, "flushing L2");
-        }
-      }
+      if (timing.flush_l2) return flush_l2();
       return Ok{};
     };
   }
@@ -309,20 +384,53 @@ Expected<GpuLaunchResult> Backend::run(const GpuModule& module, const GpuLaunch&
     result.timing.buffers_restored = timing.restore_buffers;
   }
 
-  // 5. Counters: one more launch under the range profiler (kernel replay restores memory
-  //    between its passes, so one launch gives every metric).
+  // 5. Counters: one more launch under the range profiler. Warm (no flush): kernel replay, which
+  //    restores memory between its passes, so one launch gives every metric. Cold: the passes
+  //    are ours (user replay), each on the same memory contents and after its own L2 flush, so
+  //    that DRAM bytes and the L2 hit rate describe the same cold start the timed launches had.
   if (read_counters) {
     if (!state_->profiler) state_->profiler = detail::open_profiler(state_->session);
     if (timing.restore_buffers) {
       if (Status st = restore(); !st) return st.error();
     }
-    result.counters = detail::read_counters(*state_->profiler, [&]() -> Status {
+    auto profiled = [&]() -> Status {
       if (Status st = do_launch(); !st) return st;
       if (CUresult r = api.cuCtxSynchronize(); r != CUDA_SUCCESS) {
         return api.error(r, "kernel under the profiler");
       }
       return Ok{};
-    });
+    };
+    std::vector<detail::DeviceMemory> snapshot;
+    std::function<Status()> before_pass;
+    if (timing.flush_l2) {
+      for (size_t i = 0; i < buffers.size(); ++i) {
+        snapshot.emplace_back(&api);
+        if (buffers[i].bytes.empty()) continue;
+        if (Status st = snapshot.back().allocate(buffers[i].bytes.size()); !st) return st.error();
+        if (CUresult r = api.cuMemcpyDtoD(snapshot.back().ptr(), addresses[i],
+                                          buffers[i].bytes.size());
+            r != CUDA_SUCCESS) {
+          return api.error(r, "saving buffer " + buffers[i].name + " for the profiler's passes");
+        }
+      }
+      before_pass = [&]() -> Status {
+        for (size_t i = 0; i < buffers.size(); ++i) {
+          if (buffers[i].bytes.empty()) continue;
+          if (CUresult r = api.cuMemcpyDtoD(addresses[i], snapshot[i].ptr(),
+                                            buffers[i].bytes.size());
+              r != CUDA_SUCCESS) {
+            return api.error(r, "restoring buffer " + buffers[i].name);
+          }
+        }
+        if (Status st = flush_l2(); !st) return st;
+        if (CUresult r = api.cuCtxSynchronize(); r != CUDA_SUCCESS) {
+          return api.error(r, "flushing L2 before a profiler pass");
+        }
+        return Ok{};
+      };
+    }
+    result.counters = detail::read_counters(*state_->profiler, profiled, before_pass);
+    result.counters.l2_flushed = timing.flush_l2;
   } else {
     result.counters.reason = "not requested";
   }

@@ -259,7 +259,8 @@ std::shared_ptr<Profiler> open_profiler(const std::shared_ptr<Session>& s) {
   return p;
 }
 
-GpuCounters read_counters(Profiler& p, const std::function<Status()>& launch) {
+GpuCounters read_counters(Profiler& p, const std::function<Status()>& launch,
+                          const std::function<Status()>& before_pass) {
   GpuCounters out;
   out.chip = p.chip;
   if (!p.unavailable.empty()) {
@@ -322,7 +323,7 @@ GpuCounters read_counters(Profiler& p, const std::function<Status()>& launch) {
   config.counterDataImageSize = data.size();
   config.pCounterDataImage = data.data();
   config.range = CUPTI_AutoRange;
-  config.replayMode = CUPTI_KernelReplay;
+  config.replayMode = before_pass ? CUPTI_UserReplay : CUPTI_KernelReplay;
   config.maxRangesPerPass = 1;
   config.numNestingLevels = 1;
   config.minNestingLevel = 1;
@@ -332,24 +333,39 @@ GpuCounters read_counters(Profiler& p, const std::function<Status()>& launch) {
     return fail("cuptiRangeProfilerSetConfig", r);
   }
 
-  // 3. The profiled launch. Kernel replay runs every pass inside it.
-  auto start = WARPLAB_CUPTI_PARAMS(CUpti_RangeProfiler_Start_Params);
-  start.pRangeProfilerObject = obj;
-  if (CUptiResult r = p.cuptiRangeProfilerStart(&start); r != CUPTI_SUCCESS) {
-    return fail("cuptiRangeProfilerStart", r);
-  }
-  Status launched = launch();
-  auto stop = WARPLAB_CUPTI_PARAMS(CUpti_RangeProfiler_Stop_Params);
-  stop.pRangeProfilerObject = obj;
-  CUptiResult stop_result = p.cuptiRangeProfilerStop(&stop);
-  if (!launched) {
-    out.reason = "profiled launch failed: " + launched.error().message;
-    return out;
-  }
-  if (stop_result != CUPTI_SUCCESS) return fail("cuptiRangeProfilerStop", stop_result);
-  if (!stop.isAllPassSubmitted) {
-    out.reason = "CUPTI did not complete all " + std::to_string(p.passes) + " replay passes";
-    return out;
+  // 3. The profiled launch. Kernel replay runs every pass inside it; user replay needs one
+  //    launch per pass, each after before_pass().
+  bool all_passes = false;
+  for (size_t pass = 0; !all_passes; ++pass) {
+    if (pass > static_cast<size_t>(p.passes) + 1) {
+      out.reason = "CUPTI did not complete all " + std::to_string(p.passes) + " replay passes";
+      return out;
+    }
+    if (before_pass) {
+      if (Status st = before_pass(); !st) {
+        out.reason = "before a profiler pass: " + st.error().message;
+        return out;
+      }
+    }
+    auto start = WARPLAB_CUPTI_PARAMS(CUpti_RangeProfiler_Start_Params);
+    start.pRangeProfilerObject = obj;
+    if (CUptiResult r = p.cuptiRangeProfilerStart(&start); r != CUPTI_SUCCESS) {
+      return fail("cuptiRangeProfilerStart", r);
+    }
+    Status launched = launch();
+    auto stop = WARPLAB_CUPTI_PARAMS(CUpti_RangeProfiler_Stop_Params);
+    stop.pRangeProfilerObject = obj;
+    CUptiResult stop_result = p.cuptiRangeProfilerStop(&stop);
+    if (!launched) {
+      out.reason = "profiled launch failed: " + launched.error().message;
+      return out;
+    }
+    if (stop_result != CUPTI_SUCCESS) return fail("cuptiRangeProfilerStop", stop_result);
+    all_passes = stop.isAllPassSubmitted != 0;
+    if (!before_pass && !all_passes) {
+      out.reason = "CUPTI did not complete all " + std::to_string(p.passes) + " replay passes";
+      return out;
+    }
   }
 
   // 4. Decode and evaluate the one range.

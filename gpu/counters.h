@@ -43,6 +43,7 @@ struct GpuCounters {
   std::string reason;
   std::string chip;                  // CUPTI's chip name ("GH100")
   int passes = 0;                    // replay passes CUPTI needed
+  bool l2_flushed = false;           // every pass started after an L2 flush (cold), else warm
   std::vector<CounterValue> values;  // one per counter_specs() entry when available
 
   // The value under a WarpLab key ("warp_instructions"), if read.

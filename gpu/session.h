@@ -89,7 +89,11 @@ Expected<TimingResult> time_launches(Session& s, const std::function<Status()>& 
 // counters cannot be read, the state says why and read_counters returns that reason.
 struct Profiler;
 std::shared_ptr<Profiler> open_profiler(const std::shared_ptr<Session>& s);
-GpuCounters read_counters(Profiler& p, const std::function<Status()>& launch);
+// `launch` runs the kernel once and waits for it. Without `before_pass`, CUPTI replays that
+// launch itself (kernel replay, memory restored between passes); with it, the passes are the
+// caller's (user replay): before_pass() runs before each, outside the profiled range.
+GpuCounters read_counters(Profiler& p, const std::function<Status()>& launch,
+                          const std::function<Status()>& before_pass = nullptr);
 
 }  // namespace warplab::gpu::detail
 

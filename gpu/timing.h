@@ -8,9 +8,9 @@
 // median (robust to the odd slow outlier), min and max.
 //
 // Caches: after one launch, the kernel's data may still sit in L2 (50 MiB on an H100), and the
-// next launch finds it there ("warm"). To measure a cold start, write a buffer larger than L2
-// between timed launches, which evicts everything ("cold", flush_l2 = true); the flush itself is
-// outside the timed events.
+// next launch finds it there ("warm"). To measure a cold start, read a buffer larger than L2
+// between timed launches, which evicts everything and leaves only unmodified lines ("cold",
+// flush_l2 = true; backend.cpp says why reading, not writing); the flush is outside the events.
 //
 // Launch overhead is measured on its own with an empty kernel: one block of 32 threads that only
 // returns, timed the same way (what a kernel costs when it does nothing), and back to back (many
@@ -24,7 +24,7 @@ namespace warplab::gpu {
 struct TimingOptions {
   int warmup = 3;                // untimed launches before the timed ones
   int repeats = 20;              // timed launches, each between its own pair of events
-  bool flush_l2 = false;         // write a buffer of 2x L2 before each timed launch (cold caches)
+  bool flush_l2 = false;         // read a buffer of 2x L2 before each timed launch (cold caches)
   bool restore_buffers = false;  // copy the initial contents back before each timed launch (for
                                  // kernels whose time depends on their input, e.g. in-place ones)
   bool launch_overhead = true;   // also measure the empty kernel (once per Backend)

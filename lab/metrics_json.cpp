@@ -148,6 +148,7 @@ json gpu_json(const gpu::GpuLaunchResult& r, const gpu::TimingOptions& t) {
   } else {
     cj["chip"] = c.chip;
     cj["passes"] = c.passes;
+    cj["l2_flushed"] = c.l2_flushed;
     json values = json::object(), notes = json::object();
     std::optional<double> conflicts;
     for (const gpu::CounterValue& v : c.values) {

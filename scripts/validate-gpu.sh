@@ -267,7 +267,7 @@ data = {
     "nvidia_smi": smi,
     "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
     "warplab": sh([warplab, "--version"]),
-    "l2_convention": "cold: --gpu-cold, L2 flushed (2x L2 memset) before every timed launch",
+    "l2_convention": "cold: --l2 cold, L2 flushed before every timed launch and every counter pass (a kernel reads a buffer of 2x L2: unmodified lines)",
     "timing": "CUDA events per launch; 3 warm-up launches, median/min/max of 20 timed launches",
     "manifest": manifest,
     "quick_only": quick,

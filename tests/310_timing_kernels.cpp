@@ -390,6 +390,14 @@ TEST_CASE("310 the compiler's schedule: loads of `unroll` iterations issue befor
   cfg.compiler.unroll = 8;
   cfg.compiler.max_hoisted_loads = 3;  // registers: at most 3 loads ahead of the waiting add
   CHECK(loop_sum_run(ptx, cfg).first == 4);
+  // Registers: with 32 per thread (the launch names none) and 5/32 of them for load results,
+  // the first load (issued in order, its result not yet read) and 4 hoisted ones leave before
+  // the first add; each add frees one register, and one more load leaves.
+  cfg.compiler.max_hoisted_loads = 32;
+  cfg.compiler.load_register_share = 5.0 / 32.0;
+  CHECK(loop_sum_run(ptx, cfg).first == 5);
+  cfg.compiler.load_register_share = 0.5;  // 16 registers: all 8 loads of the body
+  CHECK(loop_sum_run(ptx, cfg).first == 8);
 }
 
 TEST_CASE("310 the compiler's schedule never moves a load above a store") {

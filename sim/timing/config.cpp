@@ -170,6 +170,10 @@ std::vector<Field> fields() {
       F("compiler", "max_hoisted_loads", "loads",
         "loads a warp may issue ahead of its waiting instruction (bounded by registers)",
         compiler.max_hoisted_loads),
+      F("compiler", "load_register_share", "fraction",
+        "share of a thread's registers that may hold results of loads still in flight (a load "
+        "is hoisted only while the warp's outstanding load registers stay below it)",
+        compiler.load_register_share),
       F("compiler", "window", "instructions",
         "PTX instructions looked ahead of the waiting one for a load to hoist", compiler.window),
   };
@@ -372,10 +376,11 @@ Status validate_config(const GpuConfig& c) {
       c.dram.row_bytes % c.dram.interleave_bytes != 0)
     return bad("dram: banks at least 1; row_bytes a whole number of interleave_bytes chunks");
   if ((c.compiler.hoist_loads != 0 && c.compiler.hoist_loads != 1) || c.compiler.unroll < 1 ||
-      c.compiler.max_hoisted_loads < 0 || c.compiler.window < 1 || c.compiler.window > 4096)
+      c.compiler.max_hoisted_loads < 0 || c.compiler.window < 1 || c.compiler.window > 4096 ||
+      !(c.compiler.load_register_share > 0 && c.compiler.load_register_share <= 1))
     return bad(
         "compiler: hoist_loads 0 or 1; unroll at least 1; max_hoisted_loads >= 0; window "
-        "in 1..4096");
+        "in 1..4096; load_register_share in (0, 1]");
   if (c.core.warp_scheduler != "lrr" && c.core.warp_scheduler != "gto")
     return bad("core.warp_scheduler: unknown policy '" + c.core.warp_scheduler + "' (lrr, gto)");
   for (const auto* r : {&c.l1.replacement, &c.l2.replacement})

@@ -134,6 +134,9 @@ struct CompilerConfig {
   int64_t hoist_loads = 1;         // 1: model ptxas's unrolling and load hoisting; 0: PTX order
   int64_t unroll = 4;              // loop copies a load may be hoisted across (ptxas's unroll)
   int64_t max_hoisted_loads = 32;  // loads issued ahead and not yet reached (registers hold them)
+  // Registers that may hold loads in flight, as a share of the thread's registers: ptxas keeps
+  // about half of them for load results and the rest for addresses, accumulators and the loop.
+  double load_register_share = 0.5;
   int64_t window = 128;            // PTX instructions the model looks ahead of the waiting one
 };
 

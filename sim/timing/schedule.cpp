@@ -90,7 +90,10 @@ bool unrolls(const ptx::Function& f, int32_t branch) {
   return constant;
 }
 
-std::vector<LoopSchedule> loop_schedules(const ptx::Function& f, const CompilerConfig& compiler) {
+std::vector<LoopSchedule> loop_schedules(const ptx::Function& f, const CompilerConfig& compiler,
+                                         int registers_per_thread) {
+  const int64_t load_registers = std::max<int64_t>(
+      1, static_cast<int64_t>(compiler.load_register_share * registers_per_thread));
   std::vector<LoopSchedule> out;
   const auto& ins = f.instructions;
   for (int32_t b = 0; b < static_cast<int32_t>(ins.size()); ++b) {
@@ -152,7 +155,8 @@ std::vector<LoopSchedule> loop_schedules(const ptx::Function& f, const CompilerC
     l.unrolled = unrolls(f, b);
     const int64_t ahead = l.stop_line ? widest : l.movable * (l.unrolled ? compiler.unroll : 1);
     l.ahead = compiler.hoist_loads
-                  ? static_cast<int>(std::min<int64_t>(ahead, compiler.max_hoisted_loads + 1))
+                  ? static_cast<int>(std::min<int64_t>(
+                        {ahead, compiler.max_hoisted_loads + 1, load_registers}))
                   : std::min(l.loads, 1);
     out.push_back(l);
   }

@@ -39,7 +39,10 @@ struct LoopSchedule {
 // `.pragma "nounroll"` (its remainder loops).
 bool unrolls(const ptx::Function& f, int32_t branch);
 
-// Loops of `f` (innermost first, by position), under `compiler`'s rule.
-std::vector<LoopSchedule> loop_schedules(const ptx::Function& f, const CompilerConfig& compiler);
+// Loops of `f` (innermost first, by position), under `compiler`'s rule, for a kernel that ptxas
+// gave `registers_per_thread` registers (loads in flight hold
+// compiler.load_register_share of them at most).
+std::vector<LoopSchedule> loop_schedules(const ptx::Function& f, const CompilerConfig& compiler,
+                                         int registers_per_thread = 32);
 
 }  // namespace warplab::timing

@@ -62,6 +62,10 @@ struct Sm::Warp {
   Window win;               // fetched instructions; win.at(0) is the next in program order
   int pick = 0;             // evaluate(): 0 issues win.at(0), k > 0 the hoisted load win.at(k)
   int hoisted = 0;          // loads in the window issued ahead of their turn
+  int hoisted_regs = 0;     // their destination registers
+  // Registers holding results of loads the warp has reached but no later instruction has read
+  // yet (function << 20 | register): with hoisted_regs, the registers loads occupy.
+  std::vector<int32_t> unread;
   uint32_t back_edges = 0;  // taken backward branches fetched so far
   // The open vector group of shared loads (ptxas's LDS.64/.128): each lane's first address, the
   // bytes gathered so far, and when its leader's data is back once it has issued.
@@ -203,7 +207,10 @@ Sm::Sm(int id, LaunchContext& ctx)
       warps_(ctx.config.core.max_warps_per_sm),
       wake_(warps_.size(), kNever),
       blocks_(ctx.occupancy.blocks_per_sm),
-      pipe_free_(ctx.config.core.sub_partitions) {
+      pipe_free_(ctx.config.core.sub_partitions),
+      load_registers_(std::max(
+          1, static_cast<int>(ctx.config.compiler.load_register_share *
+                              static_cast<double>(ctx.occupancy.registers_per_warp / 32)))) {
   for (int64_t i = 0; i < ctx.config.core.sub_partitions; ++i)
     schedulers_.push_back(make_warp_scheduler(ctx.config.core.warp_scheduler));
   for (auto& p : pipe_free_) p.fill(0);
@@ -406,6 +413,9 @@ void Sm::vector_issued(Warp& w, size_t k, uint64_t ready) {
 int Sm::find_hoist(Warp& w, int sp, uint64_t now, uint64_t& wake) {
   const CompilerConfig& cc = ctx_.config.compiler;
   if (!cc.hoist_loads || w.hoisted >= cc.max_hoisted_loads) return 0;
+  // Registers: results of loads still in flight (issued ahead, or reached and not yet back)
+  // each hold a register; the compiler keeps only part of the thread's registers for them.
+  if (w.hoisted_regs + static_cast<int>(w.unread.size()) >= load_registers_) return 0;
   // Loads move only within one unrolled body: `unroll` consecutive iterations of a loop.
   const uint32_t body = w.win.at(0).back_edges / static_cast<uint32_t>(cc.unroll);
   for (size_t k = 1;; ++k) {
@@ -721,6 +731,7 @@ bool Sm::issue(int slot, uint64_t now) {
     e.ready = access(slot, e.info, now, e.kind);
     e.hoisted = true;
     ++w.hoisted;
+    w.hoisted_regs += e.info.dst_count;
     vector_issued(w, k, e.ready);
     trace_issue(slot, e.info, now);
     return true;
@@ -739,6 +750,8 @@ bool Sm::issue(int slot, uint64_t now) {
     ready = access(slot, in, now, kind);
     vector_issued(w, 0, ready);
   }
+  read_loaded(w, in);
+  if (in.is_memory && is_memory_op(inst.op)) hold_loaded(w, in);
   write_pending(w.pending, in, ready, kind);
   trace_issue(slot, in, now);
   // 3. Control: branches and divergence delay the next fetch.
@@ -772,6 +785,24 @@ bool Sm::issue(int slot, uint64_t now) {
   return advance(w, now);
 }
 
+void Sm::hold_loaded(Warp& w, const func::StepInfo& in) {
+  const int32_t fkey = in.function << 20;
+  for (int i = 0; i < in.dst_count; ++i) w.unread.push_back(fkey | in.dst_regs[i]);
+}
+
+void Sm::read_loaded(Warp& w, const func::StepInfo& in) {
+  if (w.unread.empty()) return;
+  std::erase_if(w.unread, [&](int32_t key) {
+    if ((key >> 20) != in.function) return false;
+    const int32_t reg = key & ((1 << 20) - 1);
+    for (int i = 0; i < in.src_count; ++i)
+      if (in.src_regs[i] == reg) return true;
+    for (int i = 0; i < in.dst_count; ++i)
+      if (in.dst_regs[i] == reg) return true;
+    return false;
+  });
+}
+
 bool Sm::advance(Warp& w, uint64_t now) {
   for (;;) {
     // Loads issued ahead, and loads folded into a vector load, take no issue slot of their own:
@@ -779,7 +810,11 @@ bool Sm::advance(Warp& w, uint64_t now) {
     while (w.win.count > 0 && (w.win.at(0).hoisted || w.win.at(0).merged)) {
       const Ahead& e = w.win.at(0);
       write_pending(w.pending, e.info, e.ready, e.kind);
-      if (e.hoisted) --w.hoisted;
+      hold_loaded(w, e.info);
+      if (e.hoisted) {
+        --w.hoisted;
+        w.hoisted_regs -= e.info.dst_count;
+      }
       w.win.pop();
     }
     if (w.win.count > 0) return true;

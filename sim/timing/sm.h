@@ -25,8 +25,11 @@
 // or still being written), (2) no store, atomic, barrier, fence, call, exit, volatile or ordered
 // load, or warp-splitting branch lies between, (3) it belongs to the same unrolled body (at most
 // compiler.unroll iterations of a loop: taken backward branches counted from the waiting
-// instruction), and (4) fewer than compiler.max_hoisted_loads loads are already ahead (registers
-// hold them). Shared loads that read, lane by lane, the bytes right after an earlier shared load
+// instruction), (4) fewer than compiler.max_hoisted_loads loads are already ahead, and (5) the
+// registers holding results of the warp's loads (issued ahead, or reached but not yet read by
+// any instruction) are fewer than compiler.load_register_share of the kernel's registers: ptxas
+// keeps about half of them for loads in flight (matmul_naive, 32 registers: at most 16 LDG
+// results outstanding in its SASS), so a 32-load body takes two or more round trips. Shared loads that read, lane by lane, the bytes right after an earlier shared load
 // within one aligned 16-byte piece join it as one vector load (ptxas's LDS.128: matmul_tiled
 // reads its A tile row 16 bytes at a time) and take no issue slot or wavefront of their own.
 // Loads leave in program order; the result joins the scoreboard when the warp reaches
@@ -127,6 +130,10 @@ class Sm {
   // The compiler's schedule (CompilerConfig): a later load of the window that could issue now
   // while win.at(0) waits; 0 when none. May fetch further ahead (sets fault_ if that faults).
   int find_hoist(Warp& w, int sp, uint64_t now, uint64_t& wake);
+  // Registers of loaded results: held from the load until an instruction reads them (or writes
+  // them again); they bound how many loads the compiler's schedule keeps in flight.
+  static void hold_loaded(Warp& w, const func::StepInfo& in);
+  static void read_loaded(Warp& w, const func::StepInfo& in);
   // ptxas's vector loads: a shared load that reads, in every lane, the bytes right after an
   // earlier one's within one aligned 16-byte piece joins that load (LDS.64/LDS.128).
   void vectorize(Warp& w, Ahead& e);
@@ -155,6 +162,8 @@ class Sm {
   std::vector<Block> blocks_;  // block slots
   std::vector<std::unique_ptr<WarpSchedulerPolicy>> schedulers_;
   std::vector<std::array<uint64_t, 11>> pipe_free_;  // [sub-partition][UnitClass]
+  // Registers per thread that may hold results of loads in flight (CompilerConfig).
+  int load_registers_;
   std::vector<Candidate> candidates_;
   int resident_blocks_ = 0;
   int resident_warps_ = 0;

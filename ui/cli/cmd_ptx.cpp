@@ -1,4 +1,5 @@
 // `warplab ptx FILE.cu`: the PTX NVRTC makes of a CUDA file, and each kernel's resource usage.
+#include <map>
 #include <fstream>
 #include <iostream>
 #include <memory>
@@ -29,20 +30,33 @@ struct PtxArgs {
 };
 
 // What the timing model does to each kernel's loops in place of ptxas (sim/timing/schedule.h).
-void print_schedule(const func::Program& program, const timing::GpuConfig& cfg) {
+// `registers`: per kernel, what ptxas gave it (empty when nvJitLink could not say: 32 assumed).
+void print_schedule(const func::Program& program, const timing::GpuConfig& cfg,
+                    const std::map<std::string, int>& registers) {
   const timing::CompilerConfig& cc = cfg.compiler;
   std::cout << "\n// ---- the compiler's schedule, as the timing model applies it (" << cfg.name
             << ": "
             << (cc.hoist_loads
                     ? "loops unrolled " + std::to_string(cc.unroll) + "x, up to " +
-                          std::to_string(cc.max_hoisted_loads) + " loads issued ahead of their use"
+                          std::to_string(cc.max_hoisted_loads) +
+                          " loads issued ahead of their use, their results in at most " +
+                          std::to_string(static_cast<int>(cc.load_register_share * 100 + 0.5)) +
+                          "% of the thread's registers"
                     : "PTX order, no hoisting")
             << ") ----\n";
   const ptx::Module& m = program.module();
   for (const ptx::Function& f : m.functions) {
     if (f.is_extern || f.instructions.empty()) continue;
-    const auto loops = timing::loop_schedules(f, cc);
-    std::cout << "// " << f.name << ": " << (loops.empty() ? "no loops" : "") << "\n";
+    auto it = registers.find(f.name);
+    // The SM hands registers out per warp in units of 256 (8 per thread).
+    const int regs = it == registers.end() ? 32 : (it->second + 7) / 8 * 8;
+    const auto loops = timing::loop_schedules(f, cc, regs);
+    std::cout << "// " << f.name << ": " << (loops.empty() ? "no loops" : "")
+              << (f.is_entry && !loops.empty()
+                      ? std::to_string(regs) + " registers per thread" +
+                            (it == registers.end() ? " (assumed)" : "")
+                      : "")
+              << "\n";
     for (const timing::LoopSchedule& l : loops) {
       std::cout << "//   loop at PTX lines " << l.first_line << "-" << l.last_line;
       if (l.loc.line > 0 && l.loc.file >= 0 && l.loc.file < static_cast<int32_t>(m.files.size()))
@@ -138,7 +152,10 @@ int run(const PtxArgs& a) {
   if (a.schedule) {
     auto cfg = timing::load_config(a.config);
     if (!cfg) return report_error(cfg.error());
-    print_schedule(*program, *cfg);
+    std::map<std::string, int> registers;
+    if (res)
+      for (const lab::KernelResources& k : res->kernels) registers[k.kernel] = k.registers;
+    print_schedule(*program, *cfg, registers);
   }
   return refused ? kExitBadInput : kExitOk;
 }
