@@ -196,16 +196,16 @@ TEST_CASE("404 L2 atomics: a slice works through sectors, and same-address lanes
     l2.read(1, 0xfu, 0);  // the line is in the L2 by cycle 10000
     // A full-line request of 32 distinct addresses (4 sectors): 4.8 cycles of the slice, so the
     // next request to that slice starts 4 cycles later.
-    const uint64_t first = l2.atomic(1, 0xfu, 1, 10000);
-    const uint64_t second = l2.atomic(1, 0xfu, 1, 10000);
+    const uint64_t first = l2.atomic(1, 0xfu, 0, 10000);
+    const uint64_t second = l2.atomic(1, 0xfu, 0, 10000);
     CHECK(second - first == 4);
   }
   {
     L2 l2(cfg);
     l2.read(1, 0x1u, 0);
-    // 32 lanes on one address: 46.4 cycles.
-    const uint64_t first = l2.atomic(1, 0x1u, 32, 10000);
-    const uint64_t second = l2.atomic(1, 0x1u, 32, 10000);
+    // 32 lanes on one address: 1.2 + 31 x 1.45 = 46.15 cycles.
+    const uint64_t first = l2.atomic(1, 0x1u, 31, 10000);
+    const uint64_t second = l2.atomic(1, 0x1u, 31, 10000);
     CHECK(second - first == 46);
   }
 }
@@ -215,11 +215,11 @@ TEST_CASE(
   GpuConfig cfg;
   L2 l2(cfg);
   for (uint64_t line : {0, 3, 4}) l2.read(line, 0x1u, 0);
-  const uint64_t a = l2.atomic(0, 0x1u, 32, 10000);  // line 0
-  const uint64_t b = l2.atomic(3, 0x1u, 32, 10000);  // line 3: same 512-byte chunk, same slice
+  const uint64_t a = l2.atomic(0, 0x1u, 31, 10000);  // line 0
+  const uint64_t b = l2.atomic(3, 0x1u, 31, 10000);  // line 3: same 512-byte chunk, same slice
   CHECK(b - a == 46);
-  const uint64_t c = l2.atomic(4, 0x1u, 32, 20000);
-  const uint64_t d = l2.atomic(0, 0x1u, 32, 20000);  // another chunk, another slice: no wait
+  const uint64_t c = l2.atomic(4, 0x1u, 31, 20000);
+  const uint64_t d = l2.atomic(0, 0x1u, 31, 20000);  // another chunk, another slice: no wait
   CHECK(d == c);
 }
 
@@ -229,16 +229,52 @@ TEST_CASE("404 slices that share an atomic unit (l2.atomic_units) queue their at
   L2 l2(cfg);
   // Slices 0 and 47 share unit 0 ((47 * 47) mod 96 = 1, runs of 3); slice 1 is in unit 15.
   for (uint64_t line : {0, 188, 4}) l2.read(line, 0x1u, 0);
-  const uint64_t a = l2.atomic(0, 0x1u, 32, 10000);    // slice 0: the unit busy 46.4 cycles
-  const uint64_t b = l2.atomic(188, 0x1u, 32, 10000);  // slice 47, the same unit: waits
+  const uint64_t a = l2.atomic(0, 0x1u, 31, 10000);    // slice 0: the unit busy 46.4 cycles
+  const uint64_t b = l2.atomic(188, 0x1u, 31, 10000);  // slice 47, the same unit: waits
   CHECK(b - a == 46);
-  const uint64_t c = l2.atomic(4, 0x1u, 32, 20000);  // slice 1: another unit
-  const uint64_t d = l2.atomic(0, 0x1u, 32, 20000);  // unit 0 is free again: no wait
+  const uint64_t c = l2.atomic(4, 0x1u, 31, 20000);  // slice 1: another unit
+  const uint64_t d = l2.atomic(0, 0x1u, 31, 20000);  // unit 0 is free again: no wait
   CHECK(d == c);
   // While unit 0 works, slice 47 itself serves a read at once: only its sector time is held.
   L2 fresh(cfg);
   for (uint64_t line : {0, 188}) fresh.read(line, 0x1u, 0);
   const uint64_t hit = fresh.read(188, 0x1u, 30000);
-  fresh.atomic(0, 0x1u, 32, 40000);
+  fresh.atomic(0, 0x1u, 31, 40000);
   CHECK(fresh.read(188, 0x1u, 40000) - 40000 == hit - 30000);
+}
+
+TEST_CASE("404 shared bank conflicts count loads and stores, not an atomic's passes on one word") {
+  GpuConfig cfg;
+  L2 l2(cfg);
+  L1Tex l1(cfg, l2);
+  std::array<uint64_t, 32> same{}, stride2{};
+  for (int l = 0; l < 32; ++l) stride2[l] = 8u * static_cast<uint64_t>(l);  // 2-way conflict
+  const SharedAccessCost atom = shared_access_cost(same, 0xffffffffu, 4, 32, 4, true);
+  const SharedAccessCost load = shared_access_cost(stride2, 0xffffffffu, 4, 32, 4, false);
+  REQUIRE(atom.wavefronts == 32);
+  REQUIRE(load.bank_conflicts() == 1);
+  // One wavefront per cycle from cycle 0: the atomic's 32 passes, then the load's 2.
+  CHECK(l1.shared(atom, false, true, 0) == uint64_t(cfg.shared.latency) + 31);
+  CHECK(l1.counters().shared_bank_conflicts == 0);
+  CHECK(l1.shared(load, false, false, 0) == uint64_t(32 + cfg.shared.latency) + 1);
+  CHECK(l1.counters().shared_bank_conflicts == 1);
+  CHECK(l1.counters().shared_ld_wavefronts == 34);
+}
+
+TEST_CASE("404 an atomic's sectors each take a pass, plus one per further lane on a word") {
+  GpuConfig cfg;  // atomic_sector_cycles 1.2, atomic_lane_cycles 1.45, one unit per slice
+  cfg.l2.atomic_units = 0;
+  L2 l2(cfg);
+  L1Tex l1(cfg, l2);
+  l2.read(0x10000 / 128, 0xfu, 0);
+  // Lanes 0-15 on words 0-3 of sector 0, lanes 16-31 on words 8-11 of sector 1, 4 lanes a word:
+  // 2 x 1.2 + (3 + 3) x 1.45 = 11.1 cycles of the slice.
+  std::array<uint64_t, 32> a{};
+  for (int l = 0; l < 32; ++l) a[l] = 0x10000 + 4 * (l < 16 ? l / 4 : 8 + (l - 16) / 4);
+  CoalescedAccess c;
+  coalesce(a, 0xffffffffu, 4, 128, 32, c);
+  REQUIRE(c.line_count == 1);
+  const uint64_t first = l1.atomic(c, a, 0xffffffffu, 10000);
+  const uint64_t second = l1.atomic(c, a, 0xffffffffu, 10000);
+  CHECK(second - first == 11);
 }

@@ -63,7 +63,7 @@ std::vector<Metric> TimingResult::metrics() const {
        double(memory.l1.shared_ld_wavefronts), "wavefront"},
       {"l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum",
        double(memory.l1.shared_st_wavefronts), "wavefront"},
-      {"l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum",
+      {"l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum + _op_st.sum",
        double(memory.l1.shared_bank_conflicts), "conflict"},
   };
   for (int s = 0; s < kWarpStateCount; ++s)

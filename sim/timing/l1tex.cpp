@@ -160,24 +160,29 @@ uint64_t L1Tex::atomic(const CoalescedAccess& a, const std::array<uint64_t, 32>&
   uint64_t ready = now;
   for (int i = 0; i < a.line_count; ++i) {
     const LineRequest& r = a.lines[i];
-    // Lanes on the same address are applied one after another by the L2 slice's ALU.
-    int ops = 1;
+    // Lanes on the same address are applied one after another by the L2 slice's ALU: per
+    // sector, as many passes as its busiest word has lanes.
+    std::array<int, 4> busiest{};
     for (uint32_t m = r.lane_mask & exec_mask; m; m &= m - 1) {
+      const uint64_t x = addr[std::countr_zero(m)];
       int same = 0;
       for (uint32_t k = r.lane_mask & exec_mask; k; k &= k - 1)
-        same += addr[std::countr_zero(k)] == addr[std::countr_zero(m)];
-      ops = std::max(ops, same);
+        same += addr[std::countr_zero(k)] == x;
+      int& b = busiest[(x / static_cast<uint64_t>(config_.l1.sector_bytes)) % busiest.size()];
+      b = std::max(b, same);
     }
+    int repeats = 0;
+    for (int b : busiest) repeats += std::max(b - 1, 0);
     const uint64_t t = tag_stage(1, now);
     l1_.invalidate(r.line, r.sector_mask);
-    ready = std::max(ready, l2_.atomic(r.line, r.sector_mask, ops, t));
+    ready = std::max(ready, l2_.atomic(r.line, r.sector_mask, repeats, t));
     if (j) record_line(j->lines_out, r, config_.l1.line_bytes, SectorSource::L2);
   }
   if (j) *j = AccessJourney{now, now, ready, a.line_count, a.sectors, 0, 0, 0, j->lines_out};
   return ready;
 }
 
-uint64_t L1Tex::shared(const SharedAccessCost& cost, bool is_store, uint64_t now) {
+uint64_t L1Tex::shared(const SharedAccessCost& cost, bool is_store, bool atomic, uint64_t now) {
   if (is_store) {
     ++counters_.shared_st_requests;
     counters_.shared_st_wavefronts += cost.wavefronts;
@@ -185,7 +190,7 @@ uint64_t L1Tex::shared(const SharedAccessCost& cost, bool is_store, uint64_t now
     ++counters_.shared_ld_requests;
     counters_.shared_ld_wavefronts += cost.wavefronts;
   }
-  counters_.shared_bank_conflicts += cost.bank_conflicts();
+  if (!atomic) counters_.shared_bank_conflicts += cost.bank_conflicts();
   // One wavefront per cycle through the banks; the data is usable after the last one.
   const double start = std::max(double(now), shared_free_);
   shared_free_ = start + double(std::max(cost.wavefronts, 1)) / config_.shared.wavefronts_per_cycle;

@@ -44,7 +44,7 @@ struct MemoryCounters {
   uint64_t shared_st_requests = 0;   // smsp__inst_executed_op_shared_st.sum
   uint64_t shared_ld_wavefronts = 0; // l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum
   uint64_t shared_st_wavefronts = 0; // l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum
-  uint64_t shared_bank_conflicts = 0;// l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum
+  uint64_t shared_bank_conflicts = 0;  // of loads and stores (..._shared_op_ld + _op_st)
   void add(const MemoryCounters& o);
 };
 
@@ -74,7 +74,9 @@ class L1Tex {
   uint64_t atomic(const CoalescedAccess& a, const std::array<uint64_t, 32>& addr, uint32_t exec_mask,
                   uint64_t now, AccessJourney* j = nullptr);
   // A shared-memory access costing `cost`: returns the cycle its data can be used.
-  uint64_t shared(const SharedAccessCost& cost, bool is_store, uint64_t now);
+  // An atomic's extra passes (lanes on one word) are not bank conflicts: the hardware's
+  // l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld/st counts loads and stores only.
+  uint64_t shared(const SharedAccessCost& cost, bool is_store, bool atomic, uint64_t now);
 
   const MemoryCounters& counters() const { return counters_; }
 

@@ -135,14 +135,16 @@ uint64_t L2::write(uint64_t line, uint32_t sector_mask, uint32_t full_mask, uint
   return start + config_.l2.hit_latency / 2;
 }
 
-uint64_t L2::atomic(uint64_t line, uint32_t sector_mask, int ops, uint64_t now) {
+uint64_t L2::atomic(uint64_t line, uint32_t sector_mask, int repeats, uint64_t now) {
   const int slice = slice_of(line);
   ++counters_.atomic_requests;
-  // The slice's atomic unit works through the request's sectors, and through the lanes on one
-  // address one after another. With one unit per slice the slice serves nothing else meanwhile;
-  // a unit shared by several slices holds only itself, and the slice its sectors' time.
-  const double busy = std::max(std::popcount(sector_mask) * config_.l2.atomic_sector_cycles,
-                               ops * config_.l2.atomic_lane_cycles);
+  // The slice's atomic unit works through the request's sectors one after another, each sector
+  // in one pass for all its words, plus one more pass for each further lane on one word (the
+  // sector's busiest word sets its passes). With one unit per slice the slice serves nothing
+  // else meanwhile; a unit shared by several slices holds only itself, and the slice its
+  // sectors' time.
+  const double busy = std::popcount(sector_mask) * config_.l2.atomic_sector_cycles +
+                      repeats * config_.l2.atomic_lane_cycles;
   const int unit = unit_of_[slice];
   const bool own_unit = config_.l2.atomic_units <= 0 ||
                         config_.l2.atomic_units >= static_cast<int64_t>(slices_.size());

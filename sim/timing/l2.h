@@ -53,8 +53,9 @@ class L2 {
   // 32nds of the line in `word_mask`: the cycle it is complete in the L2.
   uint64_t write(uint64_t line, uint32_t sector_mask, uint32_t full_mask, uint32_t word_mask,
                  uint64_t now);
-  // An atomic with `ops` serialized operations on `line`: the cycle its result is back at the SM.
-  uint64_t atomic(uint64_t line, uint32_t sector_mask, int ops, uint64_t now);
+  // An atomic on `sector_mask` of `line` whose lanes need `repeats` extra passes (per sector, the
+  // most lanes on one of its words, less one, summed): the cycle its result is back at the SM.
+  uint64_t atomic(uint64_t line, uint32_t sector_mask, int repeats, uint64_t now);
 
   // A new launch on a warm L2 (back-to-back launches, as CUDA-event timings see them): the lines
   // and dirty sectors stay; queues, fill times and counters start again at cycle 0.

@@ -664,7 +664,7 @@ uint64_t Sm::access(int slot, const func::StepInfo& in, uint64_t now, WarpState&
     const SharedAccessCost cost = shared_access_cost(
         in.addr, in.exec_mask, in.access_bytes, static_cast<uint32_t>(cfg.shared.banks),
         static_cast<uint32_t>(cfg.shared.bank_bytes), atomic && !counts_lanes(inst));
-    ready = l1tex_.shared(cost, in.is_store, now);
+    ready = l1tex_.shared(cost, in.is_store, atomic, now);
     kind = WarpState::ShortScoreboard;
     rec.kind = in.is_store ? AccessRecord::Kind::SharedStore : AccessRecord::Kind::SharedLoad;
     rec.wavefronts = cost.wavefronts;

@@ -60,10 +60,28 @@ std::string fixed(double v, int digits) {
 
 // The counters shown side by side (key, column title).
 const std::pair<const char*, const char*> kShown[] = {{"sectors", "sectors"},
-                                                      {"dram_bytes", "DRAM B"},
+                                                      {"dram_bytes_read", "DRAM rd B"},
                                                       {"l2_hit_rate_pct", "L2 hit%"},
                                                       {"shared_bank_conflicts", "bank cf"},
                                                       {"warp_instructions", "warp inst"}};
+
+// Counters compared point by point in the summary: within 10% of the GPU's figure (or within
+// `floor` of it, for counts that are small and noisy on the GPU). Points where both sides are
+// below `min` are left out: below 64 KiB the GPU's DRAM reads are its instruction and constant
+// fetches, which the model has no cache for. The L2 hit rate is shown but not compared: the
+// GPU's lts__t_sector_hit_rate counts stores and lookups of both L2 partitions, the model's the
+// sectors its loads find.
+struct CounterCheck {
+  const char* key;
+  double floor, min;
+  const char* note;
+};
+const CounterCheck kChecked[] = {
+    {"sectors", 0, 1, ""},
+    {"dram_bytes_read", 0, 65536, ""},
+    {"shared_bank_conflicts", 64, 1, ""},
+    {"warp_instructions", 0, 1, " (PTX against SASS instructions)"},
+};
 
 std::string pair_cell(const lab::CounterMap& sim, const lab::CounterMap* gpu, const char* key) {
   auto s = sim.find(key);
@@ -222,6 +240,27 @@ int validate(const ValidateArgs& a) {
     std::cout << "worst: " << sum.worst_id << " (" << fixed(sum.worst, 1) << "%)\n";
   const std::string line = lab::summary_line(a.config, sum);
   std::cout << line << "\n";
+  // Counters within 10%, per counter, over the points measured.
+  std::string counters_line = "COUNTERS within10%:";
+  json jcounters = json::object();
+  for (const CounterCheck& c : kChecked) {
+    int n = 0, ok = 0;
+    for (const json& jp : jpoints) {
+      if (!jp.contains("gpu_counters") || !jp.contains("sim_counters")) continue;
+      const json &g = jp["gpu_counters"], &s = jp["sim_counters"];
+      if (!g.contains(c.key) || !s.contains(c.key) || !g[c.key].is_number() ||
+          !s[c.key].is_number())
+        continue;
+      const double gv = g[c.key].get<double>(), sv = s[c.key].get<double>();
+      if (std::max(gv, sv) < c.min) continue;
+      ++n;
+      if (std::fabs(sv - gv) <= std::max(0.1 * gv, c.floor)) ++ok;
+    }
+    counters_line += std::string(" ") + c.key + "=" + std::to_string(ok) + "/" +
+                     std::to_string(n) + c.note;
+    jcounters[c.key] = {{"within10", ok}, {"points", n}};
+  }
+  if (data) std::cout << counters_line << "\n";
 
   int status = kExitOk;
   if (!a.json_out.empty()) {
@@ -245,7 +284,8 @@ int validate(const ValidateArgs& a) {
              {"worst_pct", sum.worst},
              {"worst_id", sum.worst_id},
              {"within20", sum.within20},
-             {"line", line}}}};
+             {"line", line},
+             {"counters", jcounters}}}};
     std::string text = j.dump(2) + "\n";
     if (a.json_out == "-")
       std::cout << text;
