@@ -30,14 +30,12 @@ struct StepInfo {
   int32_t function = 0;                    // index into Module::functions
   uint32_t active_mask = 0;                // lanes that were active at issue (SIMT mask)
   uint32_t exec_mask = 0;  // lanes that executed it (active and guard predicate true)
-  // Memory: for ld/st/atom/red/ldu/prefetch, per-lane byte addresses (state-space relative for
-  // shared/local; device addresses for global), valid for lanes in exec_mask.
+  // Memory: ld/st/atom/red/ldu/prefetch (their lanes' addresses are `addr`, below).
   bool is_memory = false;
   ptx::Space space = ptx::Space::None;  // resolved space (generic accesses resolved per warp;
                                         // if lanes mix spaces, the global lanes are reported)
   bool is_store = false, is_atomic = false;
   uint32_t access_bytes = 0;  // bytes per lane (vector width included, e.g. 16 for ld.v4.f32)
-  std::array<uint64_t, 32> addr{};
   // Registers: destination and source register indices (function-local), for the scoreboard.
   std::array<int32_t, 8> dst_regs{};
   int dst_count = 0;
@@ -46,6 +44,11 @@ struct StepInfo {
   bool is_branch = false;   // bra/call/ret/exit
   bool diverged = false;    // a branch split the warp (or a path ended and another resumed)
   bool is_barrier = false;  // bar.sync/bar.arrive/bar.red
+  // Memory: per-lane byte addresses (state-space relative for shared/local; device addresses
+  // for global), valid for lanes in exec_mask. Last, so that the fields above share the first
+  // cache lines: the timing model keeps windows of these and reads the addresses only when a
+  // memory instruction issues.
+  std::array<uint64_t, 32> addr{};
 };
 
 class CtaImpl;

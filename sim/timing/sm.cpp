@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <cstddef>
 
 namespace warplab::timing {
 
@@ -16,9 +17,10 @@ struct Sm::Pending {  // a register write not yet visible
   WarpState kind = WarpState::Wait;
 };
 
-// One fetched (functionally executed) instruction in a warp's window.
-struct Sm::Ahead {
-  func::StepInfo info;
+// One fetched (functionally executed) instruction in a warp's window. The scheduler's fields
+// come first and StepInfo keeps its lane addresses last, so that evaluating a warp reads the
+// entry's first cache lines only.
+struct alignas(64) Sm::Ahead {
   uint32_t back_edges = 0;       // the warp's taken backward branches before this instruction
   bool hoisted = false;          // issued ahead of its turn (a hoisted load): `ready` is its data
   bool merged = false;           // a shared load ptxas folds into an earlier one's vector load
@@ -27,68 +29,106 @@ struct Sm::Ahead {
   uint32_t group = 0;            // leader: which vector group
   bool indep = false;            // its operands come from address arithmetic alone (no loads)
   bool chain = false;            // address arithmetic: an ALU instruction with `indep` operands
+  bool load = false;             // a load the compiler may hoist, with lanes (hoistable_load)
+  bool fence = false;            // no load moves across it (schedule_barrier)
   uint8_t ext_count = 0;         // registers written before the window that its operands need
+  WarpState kind = WarpState::LongScoreboard;
   std::array<int32_t, 6> ext{};  // (function << 20 | register), checked against the scoreboard
   uint64_t ready = 0;
-  WarpState kind = WarpState::LongScoreboard;
+  func::StepInfo info;
 };
 
-// The instructions a warp has fetched and not yet reached, oldest first: a ring that grows.
+// The instructions a warp has fetched and not yet reached, oldest first. The ring holds indices
+// into a pool of entries, so an entry never moves while it is in the window, and a new entry
+// takes the one freed last (most likely still in the host's cache): the pool is as large as the
+// longest window the warp has had, and its storage is kept from block to block.
 struct Sm::Window {
-  std::vector<Ahead> ring;  // a power of two long (2, then doubled): indexes wrap with a mask
+  Ahead* first = nullptr;  // at(0), or nullptr when empty (the tick prefetches it)
   size_t head = 0, count = 0;
-  Ahead& at(size_t i) { return ring[(head + i) & (ring.size() - 1)]; }
-  const Ahead& at(size_t i) const { return ring[(head + i) & (ring.size() - 1)]; }
+  // find_hoist: at(1) .. at(passed - 1) are entries its scan passes over whenever it looks (of
+  // at(0)'s unrolled body, not a schedule barrier, and not a load it could hoist: what decides
+  // that never changes while they are in the window), so the next scan starts at at(passed).
+  size_t passed = 1;
+  std::vector<uint32_t> ring;   // pool indices; a power of two long: indexes wrap with a mask
+  std::vector<Ahead> pool;
+  std::vector<uint32_t> spare;  // pool entries not in the window, the one freed last at the back
+  Ahead& at(size_t i) { return pool[ring[(head + i) & (ring.size() - 1)]]; }
+  const Ahead& at(size_t i) const { return pool[ring[(head + i) & (ring.size() - 1)]]; }
+  void find_first() { first = count > 0 ? &pool[ring[head]] : nullptr; }
+  // The new last entry (its fields as the entry last held them). Invalidates references to
+  // entries when the pool grows.
   Ahead& push() {
     if (count == ring.size()) {
-      std::vector<Ahead> bigger(std::max<size_t>(2, ring.size() * 2));
-      for (size_t i = 0; i < count; ++i) bigger[i] = std::move(at(i));
+      std::vector<uint32_t> bigger(std::max<size_t>(2, ring.size() * 2));
+      for (size_t i = 0; i < count; ++i) bigger[i] = ring[(head + i) & (ring.size() - 1)];
       ring = std::move(bigger);
       head = 0;
     }
-    return at(count++);
+    uint32_t e;
+    if (spare.empty()) {
+      e = static_cast<uint32_t>(pool.size());
+      pool.emplace_back();
+    } else {
+      e = spare.back();
+      spare.pop_back();
+    }
+    ring[(head + count++) & (ring.size() - 1)] = e;
+    find_first();
+    return pool[e];
   }
   void pop() {
+    spare.push_back(ring[head]);
     head = (head + 1) & (ring.size() - 1);
     --count;
+    if (passed > 1) --passed;
+    find_first();
   }
-  void pop_back() { --count; }
+  void pop_back() {
+    spare.push_back(ring[(head + --count) & (ring.size() - 1)]);
+    passed = std::max<size_t>(1, std::min(passed, count));
+    find_first();
+  }
+  void clear() {
+    while (count > 0) pop();
+  }
 };
 
 struct Sm::Warp {
+  // What the per-cycle scan reads comes first (the flags, the wake-up cycles and the window's
+  // next instruction, within the first 64 bytes), the open vector group (rarely read) last.
   bool used = false;
+  bool at_barrier = false;
+  bool exited = false;
+  WarpState state = WarpState::NoInstruction;
+  WarpState fetch_reason = WarpState::NoInstruction;
   int block = -1, index = 0;  // block slot, warp index within the block
-  uint64_t age = 0;
-  Window win;               // fetched instructions; win.at(0) is the next in program order
-  int pick = 0;             // evaluate(): 0 issues win.at(0), k > 0 the hoisted load win.at(k)
+  uint64_t barrier_release = kNever;
+  uint64_t drain_until = 0;  // last store's completion
+  uint64_t fetch_ready = 0;  // cycle `next` can issue at the earliest
+  int pick = 0;              // evaluate(): 0 issues win.at(0), k > 0 the hoisted load win.at(k)
+  int32_t line = 0;
+  Window win;  // fetched instructions; win.at(0) is the next in program order
+  std::vector<Pending> pending;
+  uint64_t since = 0;
   int hoisted = 0;          // loads in the window issued ahead of their turn
   int hoisted_regs = 0;     // their destination registers
   // Registers holding results of loads the warp has reached but no later instruction has read
   // yet (function << 20 | register): with hoisted_regs, the registers loads occupy.
   std::vector<int32_t> unread;
   uint32_t back_edges = 0;  // taken backward branches fetched so far
+  uint64_t age = 0;
+  uint64_t span_begin = 0;  // trace: current span
+  WarpState span_state = WarpState::Count_;
+  int32_t span_line = 0;
   // The open vector group of shared loads (ptxas's LDS.64/.128): each lane's first address, the
   // bytes gathered so far, and when its leader's data is back once it has issued.
-  std::array<uint64_t, 32> vec_start{};
   uint32_t vec_bytes = 0, vec_mask = 0, vec_group = 0;
   int32_t vec_function = -1;
   int32_t vec_base = -1;  // the group's base register and its leader's immediate offset
   int64_t vec_offset = 0;
   bool vec_issued = false;
   uint64_t vec_ready = 0;
-  uint64_t fetch_ready = 0;  // cycle `next` can issue at the earliest
-  WarpState fetch_reason = WarpState::NoInstruction;
-  bool at_barrier = false;
-  uint64_t barrier_release = kNever;
-  bool exited = false;
-  uint64_t drain_until = 0;  // last store's completion
-  std::vector<Pending> pending;
-  WarpState state = WarpState::NoInstruction;
-  uint64_t since = 0;
-  int32_t line = 0;
-  uint64_t span_begin = 0;  // trace: current span
-  WarpState span_state = WarpState::Count_;
-  int32_t span_line = 0;
+  std::array<uint64_t, 32> vec_start{};
 };
 
 struct Sm::Block {
@@ -245,7 +285,14 @@ Status Sm::launch_block(func::Dim3 index, uint64_t linear, uint64_t now) {
   for (int w = 0; w < n; ++w) {
     while (warps_[slot].used) ++slot;
     Warp& warp = warps_[slot];
+    // A fresh warp that keeps the slot's window and scoreboard storage.
+    Window win = std::move(warp.win);
+    std::vector<Pending> pending = std::move(warp.pending);
+    win.clear();
+    pending.clear();
     warp = Warp{};
+    warp.win = std::move(win);
+    warp.pending = std::move(pending);
     warp.used = true;
     wake_[slot] = 0;
     warp.block = b;
@@ -299,6 +346,8 @@ bool Sm::fetch(Warp& w, uint64_t now) {
   e.indep = true;
   e.ext_count = 0;
   e.merged = e.stamped = e.leader = false;
+  e.load = in.exec_mask != 0 && hoistable_load(in);
+  e.fence = schedule_barrier(in);
   if (!ctx_.config.compiler.hoist_loads) return true;
   vectorize(w, e);
   // Dependences within the window: each operand's latest writer before this instruction. A
@@ -346,8 +395,8 @@ bool Sm::fetch(Warp& w, uint64_t now) {
 
 void Sm::vectorize(Warp& w, Ahead& e) {
   const func::StepInfo& in = e.info;
-  if (!(hoistable_load(in) && in.space == Space::Shared && in.exec_mask != 0)) {
-    if (schedule_barrier(in) || (in.is_memory && in.space == Space::Shared)) w.vec_bytes = 0;
+  if (!(e.load && in.space == Space::Shared)) {
+    if (e.fence || (in.is_memory && in.space == Space::Shared)) w.vec_bytes = 0;
     return;
   }
   // 1. Does it continue the open group: the same lanes, each reading the bytes right after the
@@ -417,12 +466,12 @@ int Sm::find_hoist(Warp& w, int sp, uint64_t now, uint64_t& wake) {
   // each hold a register; the compiler keeps only part of the thread's registers for them.
   if (w.hoisted_regs + static_cast<int>(w.unread.size()) >= load_registers_) return 0;
   // Loads move only within one unrolled body: `unroll` consecutive iterations of a loop.
-  const uint32_t body = w.win.at(0).back_edges / static_cast<uint32_t>(cc.unroll);
-  for (size_t k = 1;; ++k) {
+  const uint32_t body = w.win.first->back_edges / static_cast<uint32_t>(cc.unroll);
+  for (size_t k = w.win.passed;; ++k) {
     if (k == w.win.count) {
       // Look further ahead (fetch runs the instruction functionally, as fetching always does).
       const Ahead& last = w.win.at(k - 1);
-      if (k >= static_cast<size_t>(cc.window) || schedule_barrier(last.info) ||
+      if (k >= static_cast<size_t>(cc.window) || last.fence ||
           last.back_edges / static_cast<uint32_t>(cc.unroll) != body)
         return 0;
       if (!fetch(w, now)) return 0;
@@ -430,7 +479,7 @@ int Sm::find_hoist(Warp& w, int sp, uint64_t now, uint64_t& wake) {
     }
     Ahead& e = w.win.at(k);
     if (e.back_edges / static_cast<uint32_t>(cc.unroll) != body) return 0;
-    if (!e.hoisted && !e.merged && e.indep && e.info.exec_mask != 0 && hoistable_load(e.info)) {
+    if (!e.hoisted && !e.merged && e.indep && e.load) {
       // Its address must be computable now: no register it needs is still being written.
       for (int x = 0; x < e.ext_count; ++x)
         for (const Pending& p : w.pending)
@@ -450,11 +499,12 @@ int Sm::find_hoist(Warp& w, int sp, uint64_t now, uint64_t& wake) {
       }
       return static_cast<int>(k);
     }
-    if (schedule_barrier(e.info)) return 0;
+    if (e.fence) return 0;
+    w.win.passed = k + 1;  // passed over, and will be at every later look
   }
 }
 
-WarpState Sm::evaluate(Warp& w, uint64_t now, uint64_t& wake) {
+WarpState Sm::evaluate(Warp& w, int sp, uint64_t now, uint64_t& wake) {
   wake = kNever;
   w.pick = 0;
   if (w.exited) {
@@ -470,8 +520,7 @@ WarpState Sm::evaluate(Warp& w, uint64_t now, uint64_t& wake) {
     wake = w.fetch_ready;
     return w.fetch_reason;
   }
-  const func::StepInfo& in = w.win.at(0).info;
-  const int sp = static_cast<int>(&w - warps_.data()) % static_cast<int>(pipe_free_.size());
+  const func::StepInfo& in = w.win.first->info;
   // 1. Scoreboard: any source or destination register still being written?
   uint64_t blocked = 0;
   WarpState kind = WarpState::Wait;
@@ -538,9 +587,17 @@ bool Sm::tick(uint64_t now) {
   }
   last_account_ = now;
   // 2. Barrier releases and finished drains (only warps whose wake cycle has come).
-  for (int s = 0; s < static_cast<int>(warps_.size()); ++s) {
+  //    The window entries that step 3 reads start loading from the host's memory here, side by
+  //    side (all SMs' windows together are far larger than the host's caches).
+  const int nwarps = static_cast<int>(warps_.size());
+  constexpr size_t hot_bytes = offsetof(Ahead, info) + offsetof(func::StepInfo, addr);
+  for (int s = 0; s < nwarps; ++s) {
     if (wake_[s] > now) continue;  // also every free slot (kNever)
     Warp& w = warps_[s];
+    if (const char* next = reinterpret_cast<const char*>(w.win.first)) {
+      for (size_t line = 0; line < hot_bytes; line += 64) __builtin_prefetch(next + line);
+      if (w.win.passed < w.win.count) __builtin_prefetch(&w.win.at(w.win.passed));  // find_hoist
+    }
     if (w.at_barrier && w.barrier_release <= now) {
       Block& b = blocks_[w.block];
       if (b.cta->status(w.index) == func::WarpStatus::AtBarrier) {
@@ -574,10 +631,10 @@ bool Sm::tick(uint64_t now) {
       Warp& w = warps_[s];
       account(w, s, now);
       uint64_t wake = kNever;
-      w.state = evaluate(w, now, wake);
+      w.state = evaluate(w, sp, now, wake);
       if (fault_) return false;  // looking ahead ran a faulting instruction
       wake_[s] = wake;
-      w.line = w.win.count > 0 && w.win.at(0).info.inst ? w.win.at(0).info.inst->ptx_line : 0;
+      w.line = w.win.first && w.win.first->info.inst ? w.win.first->info.inst->ptx_line : 0;
       if (w.state == WarpState::NotSelected)
         candidates_.push_back({s, w.age});
       else
@@ -840,7 +897,7 @@ void Sm::exit_warp(int slot, uint64_t now) {
   Warp& w = warps_[slot];
   Block& b = blocks_[w.block];
   w.exited = true;
-  w.win.count = 0;
+  w.win.clear();
   --b.live;
   ++ctx_.changes;
   try_release_barrier(b, now);

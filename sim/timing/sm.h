@@ -123,7 +123,8 @@ class Sm {
   struct Warp;
   struct Block;
 
-  WarpState evaluate(Warp& w, uint64_t now, uint64_t& wake);
+  // Warp `w` of sub-partition `sp`: its state this cycle, and the cycle it must be looked at again.
+  WarpState evaluate(Warp& w, int sp, uint64_t now, uint64_t& wake);
   bool issue(int slot, uint64_t now);
   // Appends the warp's next instruction to its window (runs it functionally). False: it faulted.
   bool fetch(Warp& w, uint64_t now);
