@@ -96,3 +96,41 @@ TEST_CASE("Cta::step: per-warp issue, StepInfo, barrier wait and release, done")
   CHECK(r.stats.warp_instructions == stats.warp_instructions);
   CHECK(r.stats.thread_instructions == stats.thread_instructions);
 }
+
+TEST_CASE("Cta::step: a prefetch records each lane's address (the timing model charges it)") {
+  const char* kPrefetch = R"(.version 9.0
+.target sm_90
+.address_size 64
+.visible .entry pf(.param .u64 p)
+{
+  .reg .b32 %r<2>;
+  .reg .b64 %rd<5>;
+  ld.param.u64 %rd1, [p];
+  cvta.to.global.u64 %rd2, %rd1;
+  mov.u32 %r1, %tid.x;
+  mul.wide.u32 %rd3, %r1, 128;
+  add.s64 %rd4, %rd2, %rd3;
+  prefetch.global.L2 [%rd4+64];
+  ret;
+}
+)";
+  Sim s(kPrefetch, "pf.ptx");
+  const uint64_t X = s.buffer("x", std::vector<uint32_t>(32 * 32, 0));
+  func::LaunchConfig lc{"pf", {1, 1, 1}, {32, 1, 1}, 0, s.params("pf", {X})};
+  auto cta = func::Cta::create(*s.program, s.mem, lc, {0, 0, 0}, 0);
+  REQUIRE(cta);
+  func::LaunchStats stats;
+  func::StepInfo info;
+  bool seen = false;
+  while (cta->status(0) == func::WarpStatus::Ready) {
+    info.addr.fill(0);
+    REQUIRE(cta->step(0, info, stats, 0));
+    if (info.inst->op == ptx::Opcode::Prefetch) {
+      seen = true;
+      CHECK(info.is_memory);
+      CHECK(info.space == ptx::Space::Global);
+      for (int l = 0; l < 32; ++l) CHECK(info.addr[l] == X + 128u * l + 64);
+    }
+  }
+  CHECK(seen);
+}

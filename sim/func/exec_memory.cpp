@@ -278,7 +278,17 @@ void ld_kernel_param(Exec& x, const DInst& d) {
   }
 }
 
-void prefetch_h(Exec&, const DInst&) {}
+// A prefetch changes nothing the kernel can see and never faults (an address outside every
+// buffer is dropped, as on the GPU); the timing model still needs each lane's address. A generic
+// address is taken as global: the prefetches kernels use in practice are of global data.
+void prefetch_h(Exec& x, const DInst& d) {
+  if (!x.info) return;
+  if (d.space == Space::Generic) x.info->space = Space::Global;
+  for (uint32_t m = x.exec; m; m &= m - 1) {
+    const int l = std::countr_zero(m);
+    x.info->addr[l] = (d.ns > 0 ? x.R[d.s[0] * 32 + l] : 0) + static_cast<uint64_t>(d.offset);
+  }
+}
 
 Space resolve_space(Space s) {
   switch (s) {
