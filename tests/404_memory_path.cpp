@@ -278,3 +278,31 @@ TEST_CASE("404 an atomic's sectors each take a pass, plus one per further lane o
   const uint64_t second = l1.atomic(c, a, 0xffffffffu, 10000);
   CHECK(second - first == 11);
 }
+
+TEST_CASE("404 every L2 request costs its slice request_sectors on top of its sectors") {
+  GpuConfig cfg;
+  cfg.l2.request_sectors = 0.5;
+  L2 l2(cfg);
+  l2.read(0, 0x1u, 0);  // the sector is in the L2 by cycle 10000
+  // Line 0 three times at cycle 10000, one sector each: the slice starts them 1.5 cycles apart.
+  const uint64_t a = l2.read(0, 0x1u, 10000), b = l2.read(0, 0x1u, 10000),
+                 c = l2.read(0, 0x1u, 10000);
+  CHECK(b - a == 1);  // starts 10000, 10001.5, 10003
+  CHECK(c - a == 3);
+  // A partial-sector store is a read-modify-write: its sector and its request cost twice.
+  L2 w(cfg);
+  const uint64_t s0 = w.write(0, 0x1u, 0x0u, 0x1u, 200);  // starts 200, holds the slice 3 cycles
+  const uint64_t s1 = w.write(0, 0x1u, 0x1u, 0xffu, 200);  // full sector: starts 203
+  CHECK(s1 - s0 == 3);
+}
+
+TEST_CASE("404 an L2 slice reads and writes on separate paths: a store does not wait for reads") {
+  GpuConfig cfg;
+  L2 l2(cfg);
+  l2.read(0, 0xfu, 0);  // line 0 in the L2 by cycle 10000
+  const uint64_t r0 = l2.read(0, 0xfu, 10000);
+  const uint64_t r1 = l2.read(0, 0xfu, 10000);  // waits for the first read's 4 sectors
+  CHECK(r1 - r0 == 4);
+  const uint64_t w = l2.write(0, 0xfu, 0xfu, 0xffffffffu, 10000);  // starts at once
+  CHECK(w == 10000 + uint64_t(cfg.l2.hit_latency / 2));
+}

@@ -126,6 +126,10 @@ std::vector<Field> fields() {
         "slice time of a store covering part of a sector (read-modify-write), in whole-sector "
         "accesses",
         l2.partial_write_sectors),
+      F("l2", "request_sectors", "sectors",
+        "slice time of each request on top of its sectors' (tag lookup and request header), in "
+        "sector times; a read-modify-write request pays it twice",
+        l2.request_sectors),
       F("l2", "slice_bytes", "bytes",
         "consecutive address bytes served by one slice before the slice hash moves on",
         l2.slice_bytes),
@@ -358,10 +362,10 @@ Status validate_config(const GpuConfig& c) {
   if (c.l2.slices < 1 || c.l2.sectors_per_cycle_per_slice <= 0)
     return bad("l2 slices/throughput must be positive");
   if (c.l2.atomic_sector_cycles <= 0 || c.l2.atomic_lane_cycles <= 0 ||
-      c.l2.partial_write_sectors < 1)
+      c.l2.partial_write_sectors < 1 || c.l2.request_sectors < 0)
     return bad(
         "l2.atomic_sector_cycles and l2.atomic_lane_cycles must be positive; "
-        "l2.partial_write_sectors at least 1");
+        "l2.partial_write_sectors at least 1; l2.request_sectors not negative");
   if (c.l2.atomic_units < 0 || c.l2.atomic_units > c.l2.slices ||
       (c.l2.atomic_units > 0 && c.l2.slices % c.l2.atomic_units != 0))
     return bad("l2.atomic_units must divide l2.slices (0: one per slice)");

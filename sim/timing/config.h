@@ -99,6 +99,7 @@ struct L2Config {
   // A store that covers only part of a 32-byte sector is a read-modify-write of the slice's
   // ECC-protected data array: it holds the slice as long as this many whole-sector accesses.
   double partial_write_sectors = 2.0;
+  double request_sectors = 0.0;  // slice time per request on top of its sectors (tag, header)
   int64_t fetch_bytes = 32;  // bytes a read miss fetches from DRAM (aligned sector group)
   std::string replacement = "lru";
 };

@@ -11,6 +11,7 @@ namespace warplab::timing {
 L2::L2(const GpuConfig& c)
     : config_(c),
       slice_free_(c.l2.slices, 0.0),
+      write_free_(c.l2.slices, 0.0),
       unit_free_(std::max<int64_t>(c.l2.atomic_units, 1), 0.0),
       dram_(c),
       line_bytes_(static_cast<uint32_t>(c.l1.line_bytes)),
@@ -41,6 +42,7 @@ L2::L2(const GpuConfig& c)
 
 void L2::begin_launch() {
   std::fill(slice_free_.begin(), slice_free_.end(), 0.0);
+  std::fill(write_free_.begin(), write_free_.end(), 0.0);
   std::fill(unit_free_.begin(), unit_free_.end(), 0.0);
   for (auto& s : slices_) s.clear_fill_times();
   dram_.begin_launch();
@@ -65,9 +67,10 @@ int L2::slice_of(uint64_t line) const {
   return static_cast<int>(h % slices_.size());
 }
 
-uint64_t L2::occupy(int slice, double sectors, uint64_t now) {
-  const double start = std::max(double(now), slice_free_[slice]);
-  slice_free_[slice] = start + sectors / config_.l2.sectors_per_cycle_per_slice;
+uint64_t L2::occupy(int slice, double sectors, uint64_t now, bool write_path) {
+  double& free = write_path ? write_free_[slice] : slice_free_[slice];
+  const double start = std::max(double(now), free);
+  free = start + sectors / config_.l2.sectors_per_cycle_per_slice;
   return static_cast<uint64_t>(start);
 }
 
@@ -85,7 +88,8 @@ uint64_t L2::read(uint64_t line, uint32_t sector_mask, uint64_t now, int* dram_s
                   uint32_t* from_dram) {
   const int slice = slice_of(line);
   // 1. Queue at the slice for its sector rate.
-  const uint64_t start = occupy(slice, std::popcount(sector_mask), now);
+  const uint64_t start =
+      occupy(slice, std::popcount(sector_mask) + config_.l2.request_sectors, now);
   // 2. Tag lookup of the requested sectors widened to whole fetch groups: hits (possibly waiting
   //    for an earlier fill), misses allocate.
   const uint32_t fetch = fetch_groups(sector_mask);
@@ -121,7 +125,10 @@ uint64_t L2::write(uint64_t line, uint32_t sector_mask, uint32_t full_mask, uint
   const int slice = slice_of(line);
   const int full = std::popcount(sector_mask & full_mask);
   const int part = std::popcount(sector_mask & ~full_mask);
-  const uint64_t start = occupy(slice, full + part * config_.l2.partial_write_sectors, now);
+  const double request =
+      config_.l2.request_sectors * (part > 0 ? config_.l2.partial_write_sectors : 1.0);
+  const uint64_t start =
+      occupy(slice, full + part * config_.l2.partial_write_sectors + request, now, true);
   CacheAccess a = slices_[slice].access(line, sector_mask, start, true);
   write_back(a, start);
   // Write-allocate without fetch: the stored sectors are valid and dirty from now; a partly

@@ -21,7 +21,12 @@
 // kept per sector), so it holds the slice longer (l2.partial_write_sectors). When it misses, the
 // sector holds only the new bytes: a later read fetches it from DRAM, and writing it back to DRAM
 // is a read-modify-write there too (a DRAM read of the sector, then the write).
-// Simplified: no network contention of its own.
+// Each request also costs its slice l2.request_sectors on top of its sectors (tag lookup and
+// header: one lane per line runs at 1.67 sector times per request, not 1). Reads and stores go
+// through separate paths of the slice: a strided copy's loads and stores overlap (H100, copy
+// `y[(8i) % n] = x[(8i) % n]`: 17.3 us, the L2-resident loads and stores of the same pattern
+// alone 24.6 and 47.3 us per 4M, i.e. the larger of the two, not their sum).
+// Simplified: no network contention of its own; the two paths share the tags without conflict.
 #pragma once
 
 #include <cstdint>
@@ -68,12 +73,15 @@ class L2 {
  private:
   int slice_of(uint64_t line) const;
   uint32_t fetch_groups(uint32_t sector_mask) const;  // widened to aligned fetch_bytes groups
-  uint64_t occupy(int slice, double sectors, uint64_t now);
+  // Holds a slice's read path (reads, atomics) or its write path (stores) for `sectors` sector
+  // times from the first free cycle at or after `now`; returns that start.
+  uint64_t occupy(int slice, double sectors, uint64_t now, bool write_path = false);
   void write_back(const CacheAccess& a, uint64_t now);
 
   const GpuConfig& config_;
   std::vector<SectoredCache> slices_;
-  std::vector<double> slice_free_;
+  std::vector<double> slice_free_;  // per slice: when its read path is free
+  std::vector<double> write_free_;  // per slice: when its write path is free
   std::vector<double> unit_free_;  // when each atomic unit is next free
   std::vector<int> unit_of_;       // the atomic unit each slice shares (l2.atomic_units)
   Dram dram_;
