@@ -23,14 +23,7 @@
 
 #include "lessons/05-shared-memory-tiling/matmul.cu"
 
-#define CK(x)                                                                             \
-  do {                                                                                    \
-    cudaError_t e = (x);                                                                  \
-    if (e != cudaSuccess) {                                                               \
-      fprintf(stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e)); \
-      exit(1);                                                                            \
-    }                                                                                     \
-  } while (0)
+#include "event_timer.h"
 
 // Reads n 16-byte words; one word per block goes out only if the XOR of its reads is a value
 // the data never gives, so the loads cannot be removed and nothing is written.
@@ -60,28 +53,9 @@ static void flush(Mode m, int i) {
 }
 
 static void timeit(const char* name, const char* params, Mode m, const std::function<void()>& launch) {
-  cudaEvent_t a, b;
-  CK(cudaEventCreate(&a));
-  CK(cudaEventCreate(&b));
-  for (int i = 0; i < 3; ++i) launch();
-  CK(cudaDeviceSynchronize());
-  std::vector<float> t;
-  for (int i = 0; i < 20; ++i) {
-    flush(m, i);
-    CK(cudaEventRecord(a));
-    launch();
-    CK(cudaEventRecord(b));
-    CK(cudaEventSynchronize(b));
-    CK(cudaGetLastError());
-    float ms;
-    CK(cudaEventElapsedTime(&ms, a, b));
-    t.push_back(ms * 1000.f);
-  }
-  std::sort(t.begin(), t.end());
+  const std::vector<float> t = time_launches([m](int i) { flush(m, i); }, launch);
   printf("%s\t%s\t%s\t%.2f\t%.2f\t%.2f\n", name, params, mode_name(m), t[10], t[0], t[19]);
   fflush(stdout);
-  cudaEventDestroy(a);
-  cudaEventDestroy(b);
 }
 
 int main(int argc, char** argv) {

@@ -17,14 +17,7 @@
 #include <functional>
 #include <vector>
 
-#define CK(x)                                                                    \
-  do {                                                                           \
-    cudaError_t e = (x);                                                         \
-    if (e != cudaSuccess) {                                                      \
-      fprintf(stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e)); \
-      exit(1);                                                                   \
-    }                                                                            \
-  } while (0)
+#include "event_timer.h"
 
 // ---------------------------------------------------------------- kernels
 // Global atomics: lane l of warp w adds to addr[(w * spread + l / k) % naddr]; k lanes share an
@@ -135,29 +128,12 @@ static const size_t kFlush = 256u << 20;
 
 static void timeit(const char* name, const char* params, double ops, bool cold,
                    const std::function<void()>& launch) {
-  cudaEvent_t a, b;
-  CK(cudaEventCreate(&a));
-  CK(cudaEventCreate(&b));
-  for (int i = 0; i < 3; ++i) launch();
-  CK(cudaDeviceSynchronize());
-  std::vector<float> t;
-  for (int i = 0; i < 20; ++i) {
-    if (cold) CK(cudaMemsetAsync(g_flush, i, kFlush));
-    CK(cudaEventRecord(a));
-    launch();
-    CK(cudaEventRecord(b));
-    CK(cudaEventSynchronize(b));
-    CK(cudaGetLastError());
-    float ms;
-    CK(cudaEventElapsedTime(&ms, a, b));
-    t.push_back(ms * 1000.f);
-  }
-  std::sort(t.begin(), t.end());
+  auto flush = [](int i) { CK(cudaMemsetAsync(g_flush, i, kFlush)); };
+  const std::vector<float> t = time_launches(cold ? std::function<void(int)>(flush) : nullptr,
+                                             launch);
   printf("%s\t%s\t%s\t%.2f\t%.2f\t%.2f\t%.0f\n", name, params, cold ? "cold" : "warm", t[10], t[0],
          t[19], ops);
   fflush(stdout);
-  cudaEventDestroy(a);
-  cudaEventDestroy(b);
 }
 
 int main(int argc, char** argv) {
