@@ -9,7 +9,8 @@ void draw_page_view(AppState& s) {
   if (!ImGui::BeginTabBar("center_tabs")) return;
   const int want = s.center_tab;
   if (ImGui::BeginTabItem("Lesson page", nullptr, want == 0 ? ImGuiTabItemFlags_SetSelected : 0)) {
-    ImGui::BeginChild("page_scroll", ImVec2(0, 0), false);
+    // No background of its own: the page reads on the panel's (a pixel less to shade each).
+    ImGui::BeginChild("page_scroll", ImVec2(0, 0), false, ImGuiWindowFlags_NoBackground);
     ImGui::PushTextWrapPos(0.0f);
     draw_markdown(s.doc, s.fonts);
     ImGui::PopTextWrapPos();
