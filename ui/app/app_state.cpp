@@ -53,20 +53,63 @@ void AppState::select_page(int i) {
   doc = parse_markdown(read_file_text(pages[i]));
 }
 
-std::optional<RunRequest> AppState::request() const {
+std::optional<RunRequest> AppState::request() {
   if (experiment < 0 || experiment >= static_cast<int>(experiments.size())) return std::nullopt;
   const ExperimentSlot& slot = experiments[experiment];
   if (!slot.exp) return std::nullopt;
   RunRequest req;
   req.experiment = *slot.exp;
+  edit_error.clear();
+  if (auto e = edits.find(slot.exp->source); e != edits.end()) {
+    auto edited = experiment_with_edit(*slot.exp, e->second, edit_root);
+    if (!edited) {
+      edit_error = edited.error().to_string();
+      return std::nullopt;
+    }
+    req.experiment = std::move(*edited);
+  }
   req.config = settings.config;
   req.use_gpu = settings.use_gpu;
   req.cold_l2 = settings.cold_l2;
+  req.trace_sm = trace_sm;
   return req;
 }
 
 void AppState::start_run() {
   if (auto req = request()) worker.start(std::move(*req));
+}
+
+std::string AppState::editable_source() const {
+  if (experiment < 0 || experiment >= static_cast<int>(experiments.size())) return {};
+  const auto& e = experiments[experiment].exp;
+  return e && e->source_kind == lab::Experiment::SourceKind::Cuda ? e->source : std::string();
+}
+
+void AppState::load_edit_buffer() {
+  const std::string src = editable_source();
+  if (src.empty() || edit_buffer_for == src) return;
+  auto e = edits.find(src);
+  edit_buffer = e != edits.end() ? e->second : read_file_text(src);
+  edit_buffer_for = src;
+  editing = false;
+}
+
+void AppState::compile_edit() {
+  const std::string src = editable_source();
+  if (src.empty() || edit_buffer_for != src) return;
+  edits[src] = edit_buffer;
+  source_cache_path.clear();  // the copy on disk changes
+  editing = false;            // the source view shows the run's counts, or its errors
+  start_run();
+}
+
+void AppState::revert_edit() {
+  const std::string src = editable_source();
+  if (src.empty()) return;
+  edits.erase(src);
+  edit_buffer = read_file_text(src);
+  edit_buffer_for = src;
+  source_cache_path.clear();
 }
 
 void AppState::poll_worker() {
@@ -111,6 +154,8 @@ void AppState::select_launch(int i) {
   flow = {};
   flow_occupancy = {};
   waves = {};
+  schedulers = {};
+  sched_fitted = false;
   selected_row = -1;
   selected_access.reset();
   playing = false;
@@ -132,6 +177,7 @@ void AppState::select_launch(int i) {
             ? static_cast<int>(std::lround(o.blocks_per_sm * o.warps_per_block / o.theoretical))
             : 0;
     waves = build_gpu_waves(*t, o.blocks_per_sm, o.warps_per_block, max_warps);
+    schedulers = build_scheduler_view(*t, index, t->options.sms.empty() ? 0 : t->options.sms[0]);
     cursor = static_cast<double>(index.first_cycle);
     // Play the whole launch in about 20 seconds.
     play_speed = static_cast<float>(

@@ -14,6 +14,7 @@
 
 #include "lab/experiment.h"
 #include "ui/app/model/gpu_waves.h"
+#include "ui/app/model/kernel_edit.h"
 #include "ui/app/model/lesson_catalog.h"
 #include "ui/app/model/markdown_doc.h"
 #include "ui/app/model/memory_flow.h"
@@ -21,6 +22,7 @@
 #include "ui/app/model/run_shelf.h"
 #include "ui/app/model/run_snapshot.h"
 #include "ui/app/model/run_worker.h"
+#include "ui/app/model/scheduler_view.h"
 #include "ui/app/model/timeline_view.h"
 #include "ui/app/model/trace_index.h"
 
@@ -84,7 +86,12 @@ struct AppState {
   TraceIndex index;  // over that launch's trace
   FlowIndex flow;    // its accesses on the memory links (memory flow view)
   std::array<std::vector<int>, kFlowLinks> flow_occupancy;  // sectors in flight over the launch
-  GpuWaves waves;          // its blocks on every SM (whole-GPU view)
+  GpuWaves waves;            // its blocks on every SM (whole-GPU view)
+  SchedulerView schedulers;  // the traced SM's warp schedulers (whole-GPU view, one SM)
+  int trace_sm = 0;          // the SM the next run traces in full detail
+  int gpu_zoom_sm = -1;      // the SM the whole-GPU view zooms into (-1: every SM)
+  TimelineView sched_view;   // the schedulers' cycles on screen
+  bool sched_fitted = false;
   int flow_window = 1000;  // cycles over which the memory flow view measures bandwidth
 
   TimelineView view;
@@ -114,6 +121,14 @@ struct AppState {
   std::string source_file;
   std::string source_cache_path;
   std::vector<std::string> source_cache_lines;
+  // The student's edits of kernels (kernel_edit.h), by the lesson's source file: every run of an
+  // experiment whose source has an edit compiles the edit. Kept while the app runs.
+  std::map<std::string, std::string> edits;
+  std::string edit_root = default_edit_root();
+  bool editing = false;         // the kernel-source tab shows the editor
+  std::string edit_buffer;      // the editor's text
+  std::string edit_buffer_for;  // the source file it edits
+  std::string edit_error;       // the edit could not be written (request() gives nullopt)
 
   void select_lesson(int i);
   void select_page(int i);
@@ -121,9 +136,18 @@ struct AppState {
   void select_experiment(int i);
   // The selected experiment's file ("" when there is none).
   std::string experiment_path() const;
-  // The selected experiment with the current settings (nullopt when none loaded).
-  std::optional<RunRequest> request() const;
+  // The selected experiment with the current settings and the student's edit of its kernel, if
+  // any (nullopt when none loaded, or when the edit could not be written: edit_error says why).
+  std::optional<RunRequest> request();
   void start_run();
+  // Kernel edits (source_panel.cpp, script commands). The selected experiment's CUDA source ("" for
+  // a PTX experiment or none); loads it (its edit, else the lesson's file) into the editor's buffer
+  // when the buffer holds another file's; runs the buffer as the kernel's edit (this run and every
+  // later one compile it); drops the edit (runs compile the lesson's file again).
+  std::string editable_source() const;
+  void load_edit_buffer();
+  void compile_edit();
+  void revert_edit();
   // Runs every point of the selected experiment's [sweep] (points appear as they finish).
   void start_sweep();
   // Shows one finished run (a sweep point) in every panel.
@@ -155,5 +179,6 @@ void draw_counters_panel(AppState& s);                 // counters_panel.cpp
 void draw_flow_panel(AppState& s);                     // flow_panel.cpp (memory traffic)
 void draw_banks_panel(AppState& s);                    // banks_panel.cpp (shared-memory banks)
 void draw_gpu_panel(AppState& s);                      // gpu_panel.cpp (every SM, waves)
+void draw_scheduler_panel(AppState& s);  // scheduler_panel.cpp (one SM's warp schedulers)
 
 }  // namespace warplab::app

@@ -20,6 +20,10 @@ void draw_gpu_panel(AppState& s) {
     ImGui::TextDisabled("run an experiment: every SM's blocks appear here");
     return;
   }
+  if (s.gpu_zoom_sm >= 0) {
+    draw_scheduler_panel(s);
+    return;
+  }
   const GpuWaves& g = s.waves;
   if (g.blocks == 0 || g.last_cycle <= g.first_cycle) {
     ImGui::TextDisabled("the trace of this launch has no block records");
@@ -40,7 +44,7 @@ void draw_gpu_panel(AppState& s) {
       "draw apart, of several waves). The occupancy limit is the "
       "smallest of four: warp slots, blocks per SM, registers and shared memory. After the last "
       "block is placed (the tail, from the red line) SMs fall idle as their last blocks finish. "
-      "Simulated: "
+      "Click an SM to see its four warp schedulers pick warps cycle by cycle. Simulated: "
       "the block scheduler places blocks round-robin at a fixed dispatch rate.");
   ImGui::TextDisabled(
       "tail from cycle %llu: %.0f%% of SM time idle there; occupancy %.0f%% "
@@ -166,11 +170,16 @@ void draw_gpu_panel(AppState& s) {
                               static_cast<unsigned long long>(b.begin),
                               static_cast<unsigned long long>(b.end), b.warps);
     }
-    ImGui::TextDisabled("click: put the cursor here");
+    if (sm >= 0 && sm < g.sm_count)
+      ImGui::TextDisabled("click: zoom into SM %d's warp schedulers (cursor here)", sm);
     ImGui::EndTooltip();
     if (ImGui::IsMouseClicked(ImGuiMouseButton_Left) && c >= t0 && c <= t1) {
       s.cursor = c;
       s.playing = false;
+      if (sm >= 0 && sm < g.sm_count) {
+        s.gpu_zoom_sm = sm;
+        s.sched_fitted = false;
+      }
     }
   }
 }

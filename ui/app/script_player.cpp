@@ -80,6 +80,35 @@ bool ScriptPlayer::before_frame(AppState& s) {
         s.open_run(sw->points[c.number].run);
         break;
       }
+      case K::ZoomSm:
+        if (!s.trace() || c.number >= s.trace()->sm_count)
+          return fail(c, "zoom-sm " + std::to_string(c.number) + ": the run shown has " +
+                             std::to_string(s.trace() ? s.trace()->sm_count : 0) + " SMs");
+        s.gpu_zoom_sm = static_cast<int>(c.number);
+        s.sched_fitted = false;
+        s.left_tab = 2;
+        break;
+      case K::EditReplace: {
+        if (s.editable_source().empty())
+          return fail(c, "edit-replace: the selected experiment has no CUDA kernel");
+        s.load_edit_buffer();
+        const size_t at = s.edit_buffer.find(c.arg);
+        if (at == std::string::npos)
+          return fail(c, "edit-replace: '" + c.arg + "' is not in " + s.editable_source());
+        s.edit_buffer.replace(at, c.arg.size(), c.arg2);
+        s.editing = true;
+        s.center_tab = 1;
+        break;
+      }
+      case K::Compile:
+        if (s.editable_source().empty())
+          return fail(c, "compile: the selected experiment has no CUDA kernel");
+        s.load_edit_buffer();
+        s.compile_edit();
+        break;
+      case K::Revert:
+        s.revert_edit();
+        break;
       case K::Cursor:
         s.cursor = static_cast<double>(c.number);
         s.playing = false;
