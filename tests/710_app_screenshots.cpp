@@ -80,6 +80,16 @@ int count_red(const Image& im, Box b) {
     }
   return n;
 }
+// Pixels in a box that are clearly green (claims that hold, right answers).
+int count_green(const Image& im, Box b) {
+  int n = 0;
+  for (int y = b.y0; y < b.y1 && y < im.h; ++y)
+    for (int x = b.x0; x < b.x1 && x < im.w; ++x) {
+      const unsigned char* p = &im.rgb[(size_t(y) * im.w + x) * 3];
+      n += p[1] > 140 && p[1] - p[0] > 60 && p[1] - p[2] > 30;
+    }
+  return n;
+}
 // Mean absolute difference of two images in a box.
 double diff(const Image& a, const Image& b, Box box) {
   double d = 0, n = 0;
@@ -146,6 +156,14 @@ TEST_CASE("710 app screenshots: every lesson and view shows something where expe
   CHECK(count_red(edit_error, kPage) > 1000);  // the error line and NVRTC's message under it
   CHECK(count_red(reverted, kPage) < 50);
   CHECK(diff(edit_error, reverted, kPage) > 1);
+  // Lesson 2's second step: its claims not checked, then holding on the simulator (green values).
+  Image unchecked, claims;
+  REQUIRE(load(d + "/step-unchecked.png", unchecked));
+  REQUIRE(load(d + "/step-claims.png", claims));
+  CHECK(spread(unchecked, kPage) > 10);
+  CHECK(count_green(unchecked, kPage) < 100);
+  CHECK(count_green(claims, kPage) > 300);
+  CHECK(count_red(claims, kPage) < 50);  // no claim fails
 }
 
 TEST_CASE("710 app screenshots: memory flow, whole GPU, banks, the H100 reference curve") {

@@ -1,6 +1,7 @@
 #include "ui/app/app_state.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 
 namespace warplab::app {
@@ -8,6 +9,20 @@ namespace warplab::app {
 void AppState::select_lesson(int i) {
   if (i < 0 || i >= static_cast<int>(lessons.size())) return;
   lesson = i;
+  steps.reset();
+  steps_error.clear();
+  step = -1;
+  step_checks.clear();
+  step_replies.clear();
+  step_answered.clear();
+  const std::string toml = lessons[i].dir + "/lesson.toml";
+  if (bool ok = false; (read_file_text(toml, &ok), ok)) {
+    auto l = lab::load_lesson(toml);
+    if (l)
+      steps = std::move(*l);
+    else
+      steps_error = l.error().to_string();
+  }
   experiments.clear();
   source_file.clear();
   experiment = -1;
@@ -112,7 +127,51 @@ void AppState::revert_edit() {
   source_cache_path.clear();
 }
 
+void AppState::select_step(int i) {
+  if (!steps || i < 0 || i >= static_cast<int>(steps->steps.size())) return;
+  step = i;
+  const lab::LessonStep& st = steps->steps[size_t(i)];
+  if (lesson >= 0 && !st.page.empty())
+    for (size_t p = 0; p < lessons[size_t(lesson)].pages.size(); ++p)
+      if (same_file(lessons[size_t(lesson)].pages[p], st.page)) {
+        select_page(static_cast<int>(p));
+        center_tab = 0;
+      }
+  if (!st.experiment.empty())
+    for (size_t e = 0; e < experiments.size(); ++e)
+      if (same_file(experiments[e].path, st.experiment)) {
+        select_experiment(static_cast<int>(e));
+        if (experiments[e].exp)
+          for (const auto& [k, v] : st.set) (void)lab::set_param(*experiments[e].exp, k + "=" + v);
+      }
+}
+
+void AppState::check_step() {
+  if (!steps || step < 0 || busy()) return;
+  const lab::LessonStep& st = steps->steps[size_t(step)];
+  if (st.experiment.empty()) return;
+  StepRunOptions o;
+  o.config = settings.config;
+  o.use_gpu = settings.use_gpu;
+  o.l2 = settings.cold_l2 ? "cold" : "warm";
+  // The values the student changed, of the parameters the step lets them change.
+  for (const ExperimentSlot& e : experiments)
+    if (e.exp && same_file(e.path, st.experiment))
+      for (const lab::ParamDef& p : e.exp->params)
+        for (const std::string& name : st.editable)
+          if (p.name == name) o.sets.push_back(p.name + "=" + p.value.to_string());
+  step_checking = step;
+  step_checking_lesson = lesson;
+  step_future = std::async(std::launch::async, run_lesson_step, *steps, size_t(step), o);
+}
+
 void AppState::poll_worker() {
+  if (step_checking >= 0 && step_future.valid() &&
+      step_future.wait_for(std::chrono::seconds(0)) == std::future_status::ready) {
+    StepCheck done = step_future.get();
+    if (step_checking_lesson == lesson) step_checks[step_checking] = std::move(done);
+    step_checking = -1;
+  }
   if (worker.generation() == seen_generation) return;
   seen_generation = worker.generation();
   if (auto sw = worker.latest_sweep(); sw) {

@@ -6,6 +6,7 @@
 #include <imgui.h>
 
 #include <array>
+#include <future>
 #include <map>
 #include <memory>
 #include <optional>
@@ -16,6 +17,7 @@
 #include "ui/app/model/gpu_waves.h"
 #include "ui/app/model/kernel_edit.h"
 #include "ui/app/model/lesson_catalog.h"
+#include "ui/app/model/lesson_steps.h"
 #include "ui/app/model/markdown_doc.h"
 #include "ui/app/model/memory_flow.h"
 #include "ui/app/model/reference_curve.h"
@@ -107,7 +109,7 @@ struct AppState {
   int focus_ptx_line = 0;                   // the instruction under the cursor/hover (0 = none)
   int pick_src_line = 0;  // CUDA line clicked in the source view (its PTX is listed beside it)
   int pick_ptx_line = 0;  // PTX line clicked: its issues are marked on the timeline
-  int center_tab = 0;     // 0 = page, 1 = kernel source (request to switch)
+  int center_tab = 0;  // 0 = page, 1 = kernel source, 2 = the step's questions (request to switch)
   struct BufferViewState {
     int selected = 0;  // index into run->buffers
     int mode = 1;      // 1 = heat map, 0 = numbers
@@ -129,6 +131,23 @@ struct AppState {
   std::string edit_buffer;      // the editor's text
   std::string edit_buffer_for;  // the source file it edits
   std::string edit_error;       // the edit could not be written (request() gives nullopt)
+
+  // The selected lesson's steps (its lesson.toml, lab/lesson.h), when it has one, and each step's
+  // last check (lesson_steps.h): questions answered by the run, claims with their values.
+  std::optional<lab::Lesson> steps;
+  std::string steps_error;  // lesson.toml did not load
+  int step = -1;            // the selected step
+  std::map<int, StepCheck> step_checks;
+  std::future<StepCheck> step_future;  // a check in progress (step_checking)
+  int step_checking = -1, step_checking_lesson = -1;
+  std::map<std::pair<int, int>, std::string> step_replies;  // (step, question) -> the reply
+  std::map<std::pair<int, int>, bool> step_answered;        // the reply was checked
+  // Selects step `i`: its page and experiment, with the step's starting values.
+  void select_step(int i);
+  // Checks the selected step off the UI thread (its experiment with the current values of the
+  // parameters the step lets the student change; the run settings beside Run).
+  void check_step();
+  bool busy() const { return worker.busy() || step_checking >= 0; }
 
   void select_lesson(int i);
   void select_page(int i);
@@ -168,17 +187,18 @@ void draw_lesson_browser(AppState& s);                 // lesson_browser.cpp
 void draw_page_view(AppState& s);                      // page_view.cpp (page + kernel source tabs)
 void draw_markdown(const MdDoc& doc, const Fonts& f);  // markdown_view.cpp
 void draw_source_view(AppState& s);                    // source_panel.cpp
-void draw_experiment_panel(AppState& s);               // experiment_panel.cpp
-void draw_timeline_panel(AppState& s);                 // timeline_panel.cpp
-void draw_memory_panel(AppState& s);                   // memory_panel.cpp
-void draw_lanes_panel(AppState& s);                    // lanes_panel.cpp (divergence)
-void draw_buffers_panel(AppState& s);                  // buffers_panel.cpp
-void handle_shortcuts(AppState& s);                    // shortcuts.cpp
-void draw_help_overlay(AppState& s);                   // shortcuts.cpp
-void draw_counters_panel(AppState& s);                 // counters_panel.cpp
-void draw_flow_panel(AppState& s);                     // flow_panel.cpp (memory traffic)
-void draw_banks_panel(AppState& s);                    // banks_panel.cpp (shared-memory banks)
-void draw_gpu_panel(AppState& s);                      // gpu_panel.cpp (every SM, waves)
-void draw_scheduler_panel(AppState& s);  // scheduler_panel.cpp (one SM's warp schedulers)
+void draw_step_panel(AppState& s);        // step_panel.cpp (a lesson step's questions and claims)
+void draw_experiment_panel(AppState& s);  // experiment_panel.cpp
+void draw_timeline_panel(AppState& s);    // timeline_panel.cpp
+void draw_memory_panel(AppState& s);      // memory_panel.cpp
+void draw_lanes_panel(AppState& s);       // lanes_panel.cpp (divergence)
+void draw_buffers_panel(AppState& s);     // buffers_panel.cpp
+void handle_shortcuts(AppState& s);       // shortcuts.cpp
+void draw_help_overlay(AppState& s);      // shortcuts.cpp
+void draw_counters_panel(AppState& s);    // counters_panel.cpp
+void draw_flow_panel(AppState& s);        // flow_panel.cpp (memory traffic)
+void draw_banks_panel(AppState& s);       // banks_panel.cpp (shared-memory banks)
+void draw_gpu_panel(AppState& s);         // gpu_panel.cpp (every SM, waves)
+void draw_scheduler_panel(AppState& s);   // scheduler_panel.cpp (one SM's warp schedulers)
 
 }  // namespace warplab::app

@@ -311,7 +311,7 @@ int run_app(const Args& args) {
       const bool scripted = !args.screenshot.empty() || args.frames >= 0 || script;
       if (scripted || s.playing) {
         glfwPollEvents();
-      } else if (s.worker.busy()) {
+      } else if (s.busy()) {
         glfwWaitEventsTimeout(0.1);
       } else if (quiet_frames >= 2) {
         glfwWaitEventsTimeout(0.5);
@@ -325,7 +325,7 @@ int run_app(const Args& args) {
         rc = script->rc();
         break;
       }
-      if (script && s.worker.busy()) glfwWaitEventsTimeout(0.02);  // `wait`: don't spin
+      if (script && s.busy()) glfwWaitEventsTimeout(0.02);  // `wait`: don't spin
       const auto frame_start = std::chrono::steady_clock::now();
       ImGui_ImplOpenGL3_NewFrame();
       ImGui_ImplGlfw_NewFrame();

@@ -47,15 +47,15 @@ bool ScriptPlayer::before_frame(AppState& s) {
         break;
       }
       case K::Run:
-        if (s.worker.busy()) return true;  // the previous run first
+        if (s.busy()) return true;  // the previous run first
         s.start_run();
         break;
       case K::Sweep:
-        if (s.worker.busy()) return true;
+        if (s.busy()) return true;
         s.start_sweep();
         break;
       case K::Wait:
-        if (s.worker.busy() || s.worker.generation() != s.seen_generation) return true;
+        if (s.busy() || s.worker.generation() != s.seen_generation) return true;
         break;
       case K::Play:
         s.playing = true;
@@ -105,6 +105,18 @@ bool ScriptPlayer::before_frame(AppState& s) {
           return fail(c, "compile: the selected experiment has no CUDA kernel");
         s.load_edit_buffer();
         s.compile_edit();
+        break;
+      case K::Step:
+        if (!s.steps || c.number >= static_cast<long>(s.steps->steps.size()))
+          return fail(c, "step " + std::to_string(c.number) + ": the lesson has " +
+                             std::to_string(s.steps ? s.steps->steps.size() : 0) + " steps");
+        s.select_step(static_cast<int>(c.number));
+        s.center_tab = 2;
+        break;
+      case K::CheckStep:
+        if (s.busy()) return true;
+        if (!s.steps || s.step < 0) return fail(c, "check-step: no step selected (step N)");
+        s.check_step();
         break;
       case K::Revert:
         s.revert_edit();

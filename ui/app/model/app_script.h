@@ -16,6 +16,8 @@
 //                         by NEW (single words)
 //   compile               compile and run the edited kernel
 //   revert                drop the edit: the lesson's original kernel again
+//   step N                select step N (0-based) of the lesson's lesson.toml
+//   check-step            run the selected step and evaluate its questions and claims
 //   view NAME             bring a view forward: page, source, timeline, buffers, gpu (whole GPU),
 //                         memory, lanes, flow (memory flow), banks (shared-memory banks), help
 //   screenshot OUT.png    write the window to a PNG
@@ -47,6 +49,8 @@ struct ScriptCommand {
     EditReplace,
     Compile,
     Revert,
+    Step,
+    CheckStep,
     Cursor,
     View,
     Screenshot,
