@@ -418,7 +418,10 @@ void draw_settings(AppState& s) {
   ImGui::SetNextItemWidth(130);
   if (ImGui::BeginCombo("preset", cur.c_str())) {
     for (const std::string& p : s.presets)
-      if (ImGui::Selectable(p.c_str(), p == cur)) s.settings.config = p;
+      if (ImGui::Selectable(p.c_str(), p == cur) && p != cur) {
+        s.settings.config = p;
+        s.trace_sm = 0;  // every preset has an SM 0; not every one an SM 100
+      }
     ImGui::EndCombo();
   }
   help_marker("The timing model's GPU preset (configs/NAME.toml; `warplab configs show NAME`).");

@@ -128,9 +128,10 @@ void draw_scheduler_panel(AppState& s) {
       "timeline's colours: red, waiting for memory; purple, at a barrier ...). Dark: no warps. "
       "Zoomed out, a column's green part is the share of its cycles that issued. Nsight "
       "Compute reports these as issue slot utilization and 'no eligible'.\n\n"
-      "Simulated: the timing model places warp slot s on scheduler s % 4; a real SM spreads a "
-      "block's warps over its sub-partitions the same way (warp id % 4). Instructions are PTX, "
-      "not SASS. Wheel: zoom. Drag: pan. Click: move the cursor.");
+      "Simulated: the timing model places warp slot s on scheduler s % 4. NVIDIA does not "
+      "document how a real SM assigns warps to sub-partitions; microbenchmark studies of Volta "
+      "and later observe warp id % 4. Instructions are PTX, not SASS. Wheel: zoom. Drag: pan. "
+      "Click: move the cursor.");
 
   // 1. Geometry and interaction (the same gestures as the warp timeline).
   const ImVec2 o = ImGui::GetCursorScreenPos();
