@@ -70,6 +70,26 @@ int count_color(const Image& im, Box b, int r, int g, int bl) {
   return n;
 }
 
+// Pixels in a box that are clearly red (error text and error lines: red well above green).
+int count_red(const Image& im, Box b) {
+  int n = 0;
+  for (int y = b.y0; y < b.y1 && y < im.h; ++y)
+    for (int x = b.x0; x < b.x1 && x < im.w; ++x) {
+      const unsigned char* p = &im.rgb[(size_t(y) * im.w + x) * 3];
+      n += p[0] > 120 && p[0] - p[1] > 70 && p[0] - p[2] > 70;
+    }
+  return n;
+}
+// Pixels in a box that are clearly green (claims that hold, right answers).
+int count_green(const Image& im, Box b) {
+  int n = 0;
+  for (int y = b.y0; y < b.y1 && y < im.h; ++y)
+    for (int x = b.x0; x < b.x1 && x < im.w; ++x) {
+      const unsigned char* p = &im.rgb[(size_t(y) * im.w + x) * 3];
+      n += p[1] > 140 && p[1] - p[0] > 60 && p[1] - p[2] > 30;
+    }
+  return n;
+}
 // Mean absolute difference of two images in a box.
 double diff(const Image& a, const Image& b, Box box) {
   double d = 0, n = 0;
@@ -126,6 +146,24 @@ TEST_CASE("710 app screenshots: every lesson and view shows something where expe
   Image bufs;
   REQUIRE(load(d + "/buffers.png", bufs));
   CHECK(spread(bufs, Box{8, 560, 500, 990}) > 10);  // the heat map
+  // The kernel editor, a compile error in red under its line, the original back.
+  Image edit, edit_error, reverted;
+  REQUIRE(load(d + "/edit.png", edit));
+  REQUIRE(load(d + "/edit-error.png", edit_error));
+  REQUIRE(load(d + "/edit-reverted.png", reverted));
+  CHECK(spread(edit, kPage) > 10);
+  CHECK(count_red(edit, kPage) < 50);          // no errors before compiling
+  CHECK(count_red(edit_error, kPage) > 1000);  // the error line and NVRTC's message under it
+  CHECK(count_red(reverted, kPage) < 50);
+  CHECK(diff(edit_error, reverted, kPage) > 1);
+  // Lesson 2's second step: its claims not checked, then holding on the simulator (green values).
+  Image unchecked, claims;
+  REQUIRE(load(d + "/step-unchecked.png", unchecked));
+  REQUIRE(load(d + "/step-claims.png", claims));
+  CHECK(spread(unchecked, kPage) > 10);
+  CHECK(count_green(unchecked, kPage) < 100);
+  CHECK(count_green(claims, kPage) > 300);
+  CHECK(count_red(claims, kPage) < 50);  // no claim fails
 }
 
 TEST_CASE("710 app screenshots: memory flow, whole GPU, banks, the H100 reference curve") {
@@ -148,6 +186,18 @@ TEST_CASE("710 app screenshots: memory flow, whole GPU, banks, the H100 referenc
   CHECK(diff(flow32, flow1, kMemory) > 1);  // stride 1 and stride 32 do not look alike
   CHECK(spread(gpu, kTimeline) > 10);       // every SM's blocks
   CHECK(diff(flow1, gpu, kTimeline) > 3);   // the whole-GPU view replaced the warp timeline
+  Image sm0, sm5;
+  REQUIRE(load(d + "/sm0-schedulers.png", sm0));
+  REQUIRE(load(d + "/sm5-untraced.png", sm5));
+  CHECK(diff(gpu, sm0, kTimeline) > 3);  // zoomed into SM 0: its schedulers, not every SM
+  // Issue cycles in the issued green (ui/app/scheduler_panel.cpp kIssued), in every scheduler row.
+  for (int row = 0; row < 4; ++row) {
+    CAPTURE(row);
+    CHECK(count_color(sm0, Box{100, 560 + row * 60, 950, 560 + row * 60 + 40}, 118, 200, 40) > 200);
+  }
+  // SM 5 was not traced: a note and a button, no scheduler rows.
+  CHECK(count_color(sm5, kTimeline, 118, 200, 40) < 50);
+  CHECK(diff(sm0, sm5, kTimeline) > 3);
   Image plain, padded;
   REQUIRE(load(d + "/banks-plain.png", plain));
   REQUIRE(load(d + "/banks-padded.png", padded));

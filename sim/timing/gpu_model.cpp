@@ -128,6 +128,8 @@ Expected<TimingResult> run_timing(const func::Program& program, func::DeviceMemo
     r.trace.clock_mhz = config.core.clock_mhz;
     r.trace.dram_peak_bytes_per_second = config.peak_dram_bytes_per_second();
     r.trace.sm_count = static_cast<int32_t>(config.core.sm_count);
+    r.trace.sub_partitions = static_cast<int32_t>(config.core.sub_partitions);
+    r.trace.warp_scheduler = config.core.warp_scheduler;
   }
   LaunchContext ctx{launch_config, program, memory, launch,
                     r.occupancy,   r.stats, l2,     options.trace.enabled ? &r.trace : nullptr,

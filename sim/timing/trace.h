@@ -118,6 +118,10 @@ struct Trace {
   double clock_mhz = 0;
   double dram_peak_bytes_per_second = 0;  // the preset's DRAM peak (plots draw it as a limit)
   int32_t sm_count = 0;
+  // Warp schedulers per SM (sub-partitions): warp slot s belongs to scheduler s % sub_partitions,
+  // which issues at most one of its warps' instructions per cycle, picked by the named policy.
+  int32_t sub_partitions = 0;
+  std::string warp_scheduler;  // "lrr", "gto" (warp_scheduler.h)
   std::vector<WarpSpan> spans;
   std::vector<IssueRecord> issues;
   std::vector<AccessRecord> accesses;

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Runs the desktop app's scripted visit (tests/app/visit.txt) under Xvfb and checks the
-# screenshots' regions (tests/710_app_screenshots.cpp). Skips with one line when the app was not
-# built or no Xvfb is installed (CI installs it through cmake/setup.sh).
+# screenshots' regions (tests/710_app_screenshots.cpp); --verify-damage draws every frame twice,
+# only what changed and whole, and fails the run when a pixel differs (ui/app/frame_damage.h).
+# Skips with one line when the app was not built or no Xvfb is installed (CI installs it through
+# cmake/setup.sh).
 #   tests/app/run.sh BUILD_DIR
 set -uo pipefail
 BUILD="$(cd "${1:-build}" && pwd)"
@@ -12,5 +14,5 @@ OUT="$BUILD/app-shots"
 rm -rf "$OUT" && mkdir -p "$OUT/shots"
 # The script's paths are relative: run it from $OUT.
 (cd "$OUT" && xvfb-run -a -s "-screen 0 1600x1000x24" "$BUILD/warplab-app" \
-   --lessons "$ROOT/lessons" --script "$ROOT/tests/app/visit.txt" --frame-stats) || exit 1
+   --lessons "$ROOT/lessons" --script "$ROOT/tests/app/visit.txt" --frame-stats --verify-damage) || exit 1
 WARPLAB_APP_SHOTS="$OUT/shots" "$BUILD/test_7xx" -tc='710*'

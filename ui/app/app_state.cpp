@@ -1,6 +1,7 @@
 #include "ui/app/app_state.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 
 namespace warplab::app {
@@ -8,6 +9,20 @@ namespace warplab::app {
 void AppState::select_lesson(int i) {
   if (i < 0 || i >= static_cast<int>(lessons.size())) return;
   lesson = i;
+  steps.reset();
+  steps_error.clear();
+  step = -1;
+  step_checks.clear();
+  step_replies.clear();
+  step_answered.clear();
+  const std::string toml = lessons[i].dir + "/lesson.toml";
+  if (bool ok = false; (read_file_text(toml, &ok), ok)) {
+    auto l = lab::load_lesson(toml);
+    if (l)
+      steps = std::move(*l);
+    else
+      steps_error = l.error().to_string();
+  }
   experiments.clear();
   source_file.clear();
   experiment = -1;
@@ -53,15 +68,25 @@ void AppState::select_page(int i) {
   doc = parse_markdown(read_file_text(pages[i]));
 }
 
-std::optional<RunRequest> AppState::request() const {
+std::optional<RunRequest> AppState::request() {
   if (experiment < 0 || experiment >= static_cast<int>(experiments.size())) return std::nullopt;
   const ExperimentSlot& slot = experiments[experiment];
   if (!slot.exp) return std::nullopt;
   RunRequest req;
   req.experiment = *slot.exp;
+  edit_error.clear();
+  if (auto e = edits.find(slot.exp->source); e != edits.end()) {
+    auto edited = experiment_with_edit(*slot.exp, e->second, edit_root);
+    if (!edited) {
+      edit_error = edited.error().to_string();
+      return std::nullopt;
+    }
+    req.experiment = std::move(*edited);
+  }
   req.config = settings.config;
   req.use_gpu = settings.use_gpu;
   req.cold_l2 = settings.cold_l2;
+  req.trace_sm = trace_sm;
   return req;
 }
 
@@ -69,7 +94,84 @@ void AppState::start_run() {
   if (auto req = request()) worker.start(std::move(*req));
 }
 
+std::string AppState::editable_source() const {
+  if (experiment < 0 || experiment >= static_cast<int>(experiments.size())) return {};
+  const auto& e = experiments[experiment].exp;
+  return e && e->source_kind == lab::Experiment::SourceKind::Cuda ? e->source : std::string();
+}
+
+void AppState::load_edit_buffer() {
+  const std::string src = editable_source();
+  if (src.empty() || edit_buffer_for == src) return;
+  auto e = edits.find(src);
+  edit_buffer = e != edits.end() ? e->second : read_file_text(src);
+  edit_buffer_for = src;
+  editing = false;
+}
+
+void AppState::compile_edit() {
+  const std::string src = editable_source();
+  if (src.empty() || edit_buffer_for != src) return;
+  edits[src] = edit_buffer;
+  source_cache_path.clear();  // the copy on disk changes
+  editing = false;            // the source view shows the run's counts, or its errors
+  start_run();
+}
+
+void AppState::revert_edit() {
+  const std::string src = editable_source();
+  if (src.empty()) return;
+  edits.erase(src);
+  edit_buffer = read_file_text(src);
+  edit_buffer_for = src;
+  source_cache_path.clear();
+}
+
+void AppState::select_step(int i) {
+  if (!steps || i < 0 || i >= static_cast<int>(steps->steps.size())) return;
+  step = i;
+  const lab::LessonStep& st = steps->steps[size_t(i)];
+  if (lesson >= 0 && !st.page.empty())
+    for (size_t p = 0; p < lessons[size_t(lesson)].pages.size(); ++p)
+      if (same_file(lessons[size_t(lesson)].pages[p], st.page)) {
+        select_page(static_cast<int>(p));
+        center_tab = 0;
+      }
+  if (!st.experiment.empty())
+    for (size_t e = 0; e < experiments.size(); ++e)
+      if (same_file(experiments[e].path, st.experiment)) {
+        select_experiment(static_cast<int>(e));
+        if (experiments[e].exp)
+          for (const auto& [k, v] : st.set) (void)lab::set_param(*experiments[e].exp, k + "=" + v);
+      }
+}
+
+void AppState::check_step() {
+  if (!steps || step < 0 || busy()) return;
+  const lab::LessonStep& st = steps->steps[size_t(step)];
+  if (st.experiment.empty()) return;
+  StepRunOptions o;
+  o.config = settings.config;
+  o.use_gpu = settings.use_gpu;
+  o.l2 = settings.cold_l2 ? "cold" : "warm";
+  // The values the student changed, of the parameters the step lets them change.
+  for (const ExperimentSlot& e : experiments)
+    if (e.exp && same_file(e.path, st.experiment))
+      for (const lab::ParamDef& p : e.exp->params)
+        for (const std::string& name : st.editable)
+          if (p.name == name) o.sets.push_back(p.name + "=" + p.value.to_string());
+  step_checking = step;
+  step_checking_lesson = lesson;
+  step_future = std::async(std::launch::async, run_lesson_step, *steps, size_t(step), o);
+}
+
 void AppState::poll_worker() {
+  if (step_checking >= 0 && step_future.valid() &&
+      step_future.wait_for(std::chrono::seconds(0)) == std::future_status::ready) {
+    StepCheck done = step_future.get();
+    if (step_checking_lesson == lesson) step_checks[step_checking] = std::move(done);
+    step_checking = -1;
+  }
   if (worker.generation() == seen_generation) return;
   seen_generation = worker.generation();
   if (auto sw = worker.latest_sweep(); sw) {
@@ -111,6 +213,8 @@ void AppState::select_launch(int i) {
   flow = {};
   flow_occupancy = {};
   waves = {};
+  schedulers = {};
+  sched_fitted = false;
   selected_row = -1;
   selected_access.reset();
   playing = false;
@@ -132,6 +236,7 @@ void AppState::select_launch(int i) {
             ? static_cast<int>(std::lround(o.blocks_per_sm * o.warps_per_block / o.theoretical))
             : 0;
     waves = build_gpu_waves(*t, o.blocks_per_sm, o.warps_per_block, max_warps);
+    schedulers = build_scheduler_view(*t, index, t->options.sms.empty() ? 0 : t->options.sms[0]);
     cursor = static_cast<double>(index.first_cycle);
     // Play the whole launch in about 20 seconds.
     play_speed = static_cast<float>(

@@ -6,6 +6,7 @@
 #include <imgui.h>
 
 #include <array>
+#include <future>
 #include <map>
 #include <memory>
 #include <optional>
@@ -14,13 +15,16 @@
 
 #include "lab/experiment.h"
 #include "ui/app/model/gpu_waves.h"
+#include "ui/app/model/kernel_edit.h"
 #include "ui/app/model/lesson_catalog.h"
+#include "ui/app/model/lesson_steps.h"
 #include "ui/app/model/markdown_doc.h"
 #include "ui/app/model/memory_flow.h"
 #include "ui/app/model/reference_curve.h"
 #include "ui/app/model/run_shelf.h"
 #include "ui/app/model/run_snapshot.h"
 #include "ui/app/model/run_worker.h"
+#include "ui/app/model/scheduler_view.h"
 #include "ui/app/model/timeline_view.h"
 #include "ui/app/model/trace_index.h"
 
@@ -84,7 +88,12 @@ struct AppState {
   TraceIndex index;  // over that launch's trace
   FlowIndex flow;    // its accesses on the memory links (memory flow view)
   std::array<std::vector<int>, kFlowLinks> flow_occupancy;  // sectors in flight over the launch
-  GpuWaves waves;          // its blocks on every SM (whole-GPU view)
+  GpuWaves waves;            // its blocks on every SM (whole-GPU view)
+  SchedulerView schedulers;  // the traced SM's warp schedulers (whole-GPU view, one SM)
+  int trace_sm = 0;          // the SM the next run traces in full detail
+  int gpu_zoom_sm = -1;      // the SM the whole-GPU view zooms into (-1: every SM)
+  TimelineView sched_view;   // the schedulers' cycles on screen
+  bool sched_fitted = false;
   int flow_window = 1000;  // cycles over which the memory flow view measures bandwidth
 
   TimelineView view;
@@ -100,7 +109,7 @@ struct AppState {
   int focus_ptx_line = 0;                   // the instruction under the cursor/hover (0 = none)
   int pick_src_line = 0;  // CUDA line clicked in the source view (its PTX is listed beside it)
   int pick_ptx_line = 0;  // PTX line clicked: its issues are marked on the timeline
-  int center_tab = 0;     // 0 = page, 1 = kernel source (request to switch)
+  int center_tab = 0;  // 0 = page, 1 = kernel source, 2 = the step's questions (request to switch)
   struct BufferViewState {
     int selected = 0;  // index into run->buffers
     int mode = 1;      // 1 = heat map, 0 = numbers
@@ -114,6 +123,31 @@ struct AppState {
   std::string source_file;
   std::string source_cache_path;
   std::vector<std::string> source_cache_lines;
+  // The student's edits of kernels (kernel_edit.h), by the lesson's source file: every run of an
+  // experiment whose source has an edit compiles the edit. Kept while the app runs.
+  std::map<std::string, std::string> edits;
+  std::string edit_root = default_edit_root();
+  bool editing = false;         // the kernel-source tab shows the editor
+  std::string edit_buffer;      // the editor's text
+  std::string edit_buffer_for;  // the source file it edits
+  std::string edit_error;       // the edit could not be written (request() gives nullopt)
+
+  // The selected lesson's steps (its lesson.toml, lab/lesson.h), when it has one, and each step's
+  // last check (lesson_steps.h): questions answered by the run, claims with their values.
+  std::optional<lab::Lesson> steps;
+  std::string steps_error;  // lesson.toml did not load
+  int step = -1;            // the selected step
+  std::map<int, StepCheck> step_checks;
+  std::future<StepCheck> step_future;  // a check in progress (step_checking)
+  int step_checking = -1, step_checking_lesson = -1;
+  std::map<std::pair<int, int>, std::string> step_replies;  // (step, question) -> the reply
+  std::map<std::pair<int, int>, bool> step_answered;        // the reply was checked
+  // Selects step `i`: its page and experiment, with the step's starting values.
+  void select_step(int i);
+  // Checks the selected step off the UI thread (its experiment with the current values of the
+  // parameters the step lets the student change; the run settings beside Run).
+  void check_step();
+  bool busy() const { return worker.busy() || step_checking >= 0; }
 
   void select_lesson(int i);
   void select_page(int i);
@@ -121,9 +155,18 @@ struct AppState {
   void select_experiment(int i);
   // The selected experiment's file ("" when there is none).
   std::string experiment_path() const;
-  // The selected experiment with the current settings (nullopt when none loaded).
-  std::optional<RunRequest> request() const;
+  // The selected experiment with the current settings and the student's edit of its kernel, if
+  // any (nullopt when none loaded, or when the edit could not be written: edit_error says why).
+  std::optional<RunRequest> request();
   void start_run();
+  // Kernel edits (source_panel.cpp, script commands). The selected experiment's CUDA source ("" for
+  // a PTX experiment or none); loads it (its edit, else the lesson's file) into the editor's buffer
+  // when the buffer holds another file's; runs the buffer as the kernel's edit (this run and every
+  // later one compile it); drops the edit (runs compile the lesson's file again).
+  std::string editable_source() const;
+  void load_edit_buffer();
+  void compile_edit();
+  void revert_edit();
   // Runs every point of the selected experiment's [sweep] (points appear as they finish).
   void start_sweep();
   // Shows one finished run (a sweep point) in every panel.
@@ -144,16 +187,18 @@ void draw_lesson_browser(AppState& s);                 // lesson_browser.cpp
 void draw_page_view(AppState& s);                      // page_view.cpp (page + kernel source tabs)
 void draw_markdown(const MdDoc& doc, const Fonts& f);  // markdown_view.cpp
 void draw_source_view(AppState& s);                    // source_panel.cpp
-void draw_experiment_panel(AppState& s);               // experiment_panel.cpp
-void draw_timeline_panel(AppState& s);                 // timeline_panel.cpp
-void draw_memory_panel(AppState& s);                   // memory_panel.cpp
-void draw_lanes_panel(AppState& s);                    // lanes_panel.cpp (divergence)
-void draw_buffers_panel(AppState& s);                  // buffers_panel.cpp
-void handle_shortcuts(AppState& s);                    // shortcuts.cpp
-void draw_help_overlay(AppState& s);                   // shortcuts.cpp
-void draw_counters_panel(AppState& s);                 // counters_panel.cpp
-void draw_flow_panel(AppState& s);                     // flow_panel.cpp (memory traffic)
-void draw_banks_panel(AppState& s);                    // banks_panel.cpp (shared-memory banks)
-void draw_gpu_panel(AppState& s);                      // gpu_panel.cpp (every SM, waves)
+void draw_step_panel(AppState& s);        // step_panel.cpp (a lesson step's questions and claims)
+void draw_experiment_panel(AppState& s);  // experiment_panel.cpp
+void draw_timeline_panel(AppState& s);    // timeline_panel.cpp
+void draw_memory_panel(AppState& s);      // memory_panel.cpp
+void draw_lanes_panel(AppState& s);       // lanes_panel.cpp (divergence)
+void draw_buffers_panel(AppState& s);     // buffers_panel.cpp
+void handle_shortcuts(AppState& s);       // shortcuts.cpp
+void draw_help_overlay(AppState& s);      // shortcuts.cpp
+void draw_counters_panel(AppState& s);    // counters_panel.cpp
+void draw_flow_panel(AppState& s);        // flow_panel.cpp (memory traffic)
+void draw_banks_panel(AppState& s);       // banks_panel.cpp (shared-memory banks)
+void draw_gpu_panel(AppState& s);         // gpu_panel.cpp (every SM, waves)
+void draw_scheduler_panel(AppState& s);   // scheduler_panel.cpp (one SM's warp schedulers)
 
 }  // namespace warplab::app

@@ -99,15 +99,33 @@ void draw_buffers_panel(AppState& s) {
   // Only the rows in view are drawn.
   const float scroll = ImGui::GetScrollY();
   const int r0 = std::max(0, int(scroll / cell)), r1 = std::min(rows, r0 + int(avail.y / cell) + 2);
-  for (int r = r0; r < r1; ++r)
-    for (int c = 0; c < width; ++c) {
-      const int i = r * width + c;
-      if (i >= n) break;
-      const double t = hi > lo ? (b.values[i] - lo) / (hi - lo) : 0.5;
+  // Cells of one colour side by side are one rectangle, and the 1-pixel gaps between cells
+  // (when cells are wide enough to show them) are drawn over them as grid lines: a rectangle per
+  // run and per grid line instead of one per element (the software renderer pays per triangle).
+  auto cell_color = [&](int i) {
+    const double t = hi > lo ? (b.values[i] - lo) / (hi - lo) : 0.5;
+    return std::isfinite(b.values[i]) ? heat(t) : IM_COL32(255, 0, 255, 255);
+  };
+  for (int r = r0; r < r1; ++r) {
+    const int row_n = std::min(width, n - r * width);  // elements in this row
+    for (int c = 0; c < row_n;) {
+      const ImU32 col = cell_color(r * width + c);
+      int e = c + 1;
+      while (e < row_n && cell_color(r * width + e) == col) ++e;
       const ImVec2 p(o.x + c * cell, o.y + r * cell);
-      dl->AddRectFilled(p, ImVec2(p.x + std::max(1.0f, cell - (cell > 4 ? 1 : 0)), p.y + cell),
-                        std::isfinite(b.values[i]) ? heat(t) : IM_COL32(255, 0, 255, 255));
+      dl->AddRectFilled(p, ImVec2(o.x + e * cell, p.y + cell), col);
+      c = e;
     }
+  }
+  if (cell > 4 && r1 > r0) {  // the gaps: a column line right of each cell, a row line under
+    const ImU32 gap = ImGui::GetColorU32(ImGuiCol_WindowBg);
+    const float top = o.y + r0 * cell, bottom = o.y + r1 * cell;
+    for (int c = 1; c <= width; ++c)
+      dl->AddRectFilled(ImVec2(o.x + c * cell - 1, top), ImVec2(o.x + c * cell, bottom), gap);
+    for (int r = r0 + 1; r <= r1; ++r)
+      dl->AddRectFilled(ImVec2(o.x, o.y + r * cell - 1), ImVec2(o.x + width * cell, o.y + r * cell),
+                        gap);
+  }
   ImGui::Dummy(ImVec2(width * cell, rows * cell));
   if (ImGui::IsWindowHovered()) {
     const ImVec2 m = ImGui::GetIO().MousePos;

@@ -418,7 +418,10 @@ void draw_settings(AppState& s) {
   ImGui::SetNextItemWidth(130);
   if (ImGui::BeginCombo("preset", cur.c_str())) {
     for (const std::string& p : s.presets)
-      if (ImGui::Selectable(p.c_str(), p == cur)) s.settings.config = p;
+      if (ImGui::Selectable(p.c_str(), p == cur) && p != cur) {
+        s.settings.config = p;
+        s.trace_sm = 0;  // every preset has an SM 0; not every one an SM 100
+      }
     ImGui::EndCombo();
   }
   help_marker("The timing model's GPU preset (configs/NAME.toml; `warplab configs show NAME`).");
@@ -559,8 +562,15 @@ void draw_experiment_panel(AppState& s) {
       if (ImGui::SmallButton("Cancel")) s.worker.cancel();
     }
   } else {
-    ImGui::TextDisabled("timing model, trace of SM 0");
+    ImGui::TextDisabled("timing model, trace of SM %d", s.trace_sm);
   }
+  if (s.edits.count(exp.source)) {
+    ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(color::kCursor),
+                       "runs your edit of %s (Kernel source tab: revert to the lesson's)",
+                       file_name(exp.source).c_str());
+  }
+  if (!s.edit_error.empty())
+    ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(color::kFail), "%s", s.edit_error.c_str());
   if (const SweepSnapshot* sw = s.sweep()) draw_sweep_chart(s, *sw);
   help_marker(
       "Runs every launch in WarpLab's timing model (the same lab runner as `warplab run --trace`): "

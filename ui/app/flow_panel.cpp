@@ -47,11 +47,9 @@ void draw_queue_spark(const AppState& s, int link) {
   const int peak = v.empty() ? 0 : *std::max_element(v.begin(), v.end());
   if (peak > 0 && v.size() > 1) {
     const ImU32 c = link == 0 ? color::kCursor : link == 1 ? color::kL2 : color::kDram;
-    for (size_t i = 0; i < v.size(); ++i) {
-      const float x = p.x + w * float(i) / float(v.size() - 1);
-      const float y = p.y + h - h * float(v[i]) / float(peak);
-      dl->AddLine(ImVec2(x, p.y + h), ImVec2(x, y), c, std::max(1.0f, w / float(v.size())));
-    }
+    std::vector<float> bars = column_max(v, static_cast<int>(w));  // the highest in each column
+    for (float& b : bars) b = h * b / float(peak);
+    draw_column_bars(dl, p.x, p.y + h, bars, c);
   }
   const double first = double(s.flow.first_cycle), last = double(s.flow.last_cycle);
   if (last > first && s.cursor >= first && s.cursor <= last) {
@@ -122,8 +120,8 @@ void draw_flow_panel(AppState& s) {
   };
   for (int i = 0; i < 4; ++i) {
     const ImVec2 a(box_x(i), p0.y + 8), b(box_x(i) + box_w, p0.y + h - 8);
-    dl->AddRectFilled(a, b, IM_COL32(40, 44, 52, 255), 4);
-    dl->AddRect(a, b, IM_COL32(90, 96, 108, 255), 4);
+    dl->AddRectFilled(a, b, IM_COL32(40, 44, 52, 255));
+    dl->AddRect(a, b, IM_COL32(90, 96, 108, 255));
     const ImVec2 ts = ImGui::CalcTextSize(kStageNames[i]);
     dl->AddText(ImVec2(a.x + (box_w - ts.x) / 2, a.y + 4), color::kText, kStageNames[i]);
   }
@@ -138,6 +136,10 @@ void draw_flow_panel(AppState& s) {
     dl->AddLine(ImVec2(x_of(i), y - 10), ImVec2(x_of(i + 1.0) - 0.01f, y - 10), color::kGrid, 1);
     dl->AddLine(ImVec2(x_of(i), y + 10), ImVec2(x_of(i + 1.0) - 0.01f, y + 10), color::kGrid, 1);
   }
+  // Hundreds of dots: drawn without an anti-aliased fringe and with 8 segments (6 triangles a dot
+  // instead of 28; the software renderer pays per triangle).
+  const ImDrawListFlags aa = dl->Flags;
+  dl->Flags &= ~ImDrawListFlags_AntiAliasedFill;
   for (const FlowItem& it : st.items) {
     const timing::AccessRecord& a = t->accesses[it.access];
     const double pos = item_position(it);
@@ -152,10 +154,11 @@ void draw_flow_panel(AppState& s) {
             : x_of(pos),
         y);
     if (it.store)
-      dl->AddCircle(at, radius, item_color(it), 10, 1.5f);
+      dl->AddCircle(at, radius, item_color(it), 8, 1.0f);
     else
-      dl->AddCircleFilled(at, radius, item_color(it), 10);
+      dl->AddCircleFilled(at, radius, item_color(it), 8);
   }
+  dl->Flags = aa;
   ImGui::Dummy(ImVec2(width, h));
 
   // 2. Per link: queue occupancy now and delivered bandwidth over the window.
@@ -199,8 +202,8 @@ void draw_flow_panel(AppState& s) {
     const ImVec2 b = ImGui::GetCursorScreenPos();
     const float bw = std::min(width, 400.0f);
     const float f = peak > 0 ? static_cast<float>(std::min(1.0, gpu / peak)) : 0;
-    dl->AddRectFilled(b, ImVec2(b.x + bw, b.y + 6), IM_COL32(50, 54, 62, 255), 2);
-    dl->AddRectFilled(b, ImVec2(b.x + bw * f, b.y + 6), color::kDram, 2);
+    dl->AddRectFilled(b, ImVec2(b.x + bw, b.y + 6), IM_COL32(50, 54, 62, 255));
+    dl->AddRectFilled(b, ImVec2(b.x + bw * f, b.y + 6), color::kDram);
     ImGui::Dummy(ImVec2(bw, 8));
   } else {
     ImGui::TextDisabled("whole GPU DRAM: the window is shorter than one counter sample");

@@ -20,6 +20,10 @@ void draw_gpu_panel(AppState& s) {
     ImGui::TextDisabled("run an experiment: every SM's blocks appear here");
     return;
   }
+  if (s.gpu_zoom_sm >= 0) {
+    draw_scheduler_panel(s);
+    return;
+  }
   const GpuWaves& g = s.waves;
   if (g.blocks == 0 || g.last_cycle <= g.first_cycle) {
     ImGui::TextDisabled("the trace of this launch has no block records");
@@ -40,7 +44,7 @@ void draw_gpu_panel(AppState& s) {
       "draw apart, of several waves). The occupancy limit is the "
       "smallest of four: warp slots, blocks per SM, registers and shared memory. After the last "
       "block is placed (the tail, from the red line) SMs fall idle as their last blocks finish. "
-      "Simulated: "
+      "Click an SM to see its four warp schedulers pick warps cycle by cycle. Simulated: "
       "the block scheduler places blocks round-robin at a fixed dispatch rate.");
   ImGui::TextDisabled(
       "tail from cycle %llu: %.0f%% of SM time idle there; occupancy %.0f%% "
@@ -118,16 +122,22 @@ void draw_gpu_panel(AppState& s) {
   auto y_of = [&](double warps) {
     return gy + graph_h - static_cast<float>(warps / top) * (graph_h - 4);
   };
-  for (size_t i = 0; i < g.step_cycle.size(); ++i) {
-    const double c0 = double(g.step_cycle[i]);
-    const double c1 = i + 1 < g.step_cycle.size() ? double(g.step_cycle[i + 1]) : t1;
-    if (c1 <= c0) continue;
-    dl->AddRectFilled(ImVec2(x_of(c0), y_of(g.step_warps[i])),
-                      ImVec2(std::max(x_of(c0) + 1, x_of(c1)), gy + graph_h), color::kL2);
+  {  // the step function, as the most warps resident in each pixel column
+    std::vector<float> bars(size_t(std::max(1.0f, plot_w)), 0.0f);
+    for (size_t i = 0; i < g.step_cycle.size(); ++i) {
+      const double c0 = double(g.step_cycle[i]);
+      const double c1 = i + 1 < g.step_cycle.size() ? double(g.step_cycle[i + 1]) : t1;
+      if (c1 <= c0) continue;
+      const float hgt = gy + graph_h - y_of(g.step_warps[i]);
+      const float x0 = x_of(c0) - x_of(t0), x1 = std::max(x0 + 1, x_of(c1) - x_of(t0));
+      for (size_t col = size_t(std::max(0.0f, x0)); col < bars.size() && float(col) < x1; ++col)
+        bars[col] = std::max(bars[col], hgt);
+    }
+    draw_column_bars(dl, x_of(t0), gy + graph_h, bars, color::kL2);
   }
-  for (float x = x_of(t0); x < x_of(t1); x += 8)  // the limit, dashed
-    dl->AddLine(ImVec2(x, y_of(limit)), ImVec2(std::min(x + 4, x_of(t1)), y_of(limit)),
-                color::kCursor, 1.5f);
+  for (float x = x_of(t0); x < x_of(t1); x += 8)  // the limit, dashed (rectangles: 2 triangles)
+    dl->AddRectFilled(ImVec2(x, y_of(limit) - 0.75f),
+                      ImVec2(std::min(x + 4, x_of(t1)), y_of(limit) + 0.75f), color::kCursor);
   char lim[96];
   std::snprintf(lim, sizeof lim, "occupancy limit: %.0f warps (%d SMs x %d)", limit, g.sm_count,
                 g.blocks_per_sm * g.warps_per_block);
@@ -160,11 +170,16 @@ void draw_gpu_panel(AppState& s) {
                               static_cast<unsigned long long>(b.begin),
                               static_cast<unsigned long long>(b.end), b.warps);
     }
-    ImGui::TextDisabled("click: put the cursor here");
+    if (sm >= 0 && sm < g.sm_count)
+      ImGui::TextDisabled("click: zoom into SM %d's warp schedulers (cursor here)", sm);
     ImGui::EndTooltip();
     if (ImGui::IsMouseClicked(ImGuiMouseButton_Left) && c >= t0 && c <= t1) {
       s.cursor = c;
       s.playing = false;
+      if (sm >= 0 && sm < g.sm_count) {
+        s.gpu_zoom_sm = sm;
+        s.sched_fitted = false;
+      }
     }
   }
 }

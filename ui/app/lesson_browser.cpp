@@ -17,6 +17,36 @@ void draw_lesson_browser(AppState& s) {
   }
   if (s.lesson < 0) return;
   const LessonEntry& l = s.lessons[s.lesson];
+  if (s.steps) {  // lesson.toml: pages and experiments in order, with questions and claims
+    ImGui::Dummy(ImVec2(0, 6));
+    section_title(s.fonts, "Steps");
+    ImGui::Separator();
+    for (int i = 0; i < static_cast<int>(s.steps->steps.size()); ++i) {
+      const lab::LessonStep& st = s.steps->steps[size_t(i)];
+      std::string label = std::to_string(i + 1) + ". ";
+      label += st.page.empty() ? "" : file_name(st.page);
+      label += !st.page.empty() && !st.experiment.empty() ? " + " : "";
+      label += st.experiment.empty() ? "" : file_name(st.experiment);
+      if (auto c = s.step_checks.find(i); c != s.step_checks.end() && c->second.error.empty()) {
+        int held = 0, failed = 0;
+        for (const StepCheck::Claim& v : c->second.claims)
+          if (v.value) (v.value->holds ? held : failed)++;
+        if (held + failed > 0)
+          label += "  (" + std::to_string(held) + "/" + std::to_string(held + failed) + " hold)";
+      }
+      ImGui::PushID(500 + i);
+      if (ImGui::Selectable(label.c_str(), s.step == i)) {
+        s.select_step(i);
+        s.center_tab = st.questions.empty() && st.claims.empty() ? 0 : 2;
+      }
+      if (ImGui::IsItemHovered())
+        ImGui::SetTooltip("%zu question(s), %zu claim(s)", st.questions.size(), st.claims.size());
+      ImGui::PopID();
+    }
+  } else if (!s.steps_error.empty()) {
+    ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(color::kFail), "lesson.toml: %s",
+                       s.steps_error.c_str());
+  }
   ImGui::Dummy(ImVec2(0, 6));
   section_title(s.fonts, "Pages");
   ImGui::Separator();

@@ -17,11 +17,13 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "ui/app/app_state.h"
+#include "ui/app/frame_damage.h"
 #include "ui/app/screenshot.h"
 #include "ui/app/script_player.h"
 #include "ui/app/style.h"
@@ -39,6 +41,10 @@ struct Args {
   bool show_source = false;  // open the kernel-source tab (for screenshots)
   std::string script;        // --script FILE (ui/app/model/app_script.h)
   bool frame_stats = false;  // print FRAMES n=... mean_ms=... p95_ms=... size=WxH at exit
+  // Draw every frame twice, only what changed and whole, and fail when they differ
+  // (frame_damage.h).
+  bool verify_damage = false;
+  bool whole_frames = false;  // draw every frame whole (to measure what damage tracking saves)
   long frames = -1;
   int width = 1600, height = 1000;
 };
@@ -74,6 +80,10 @@ bool parse_args(int argc, char** argv, Args& a) {
       const char* v = next();
       if (!v) return false;
       a.script = v;
+    } else if (k == "--whole-frames") {
+      a.whole_frames = true;
+    } else if (k == "--verify-damage") {
+      a.verify_damage = true;
     } else if (k == "--frame-stats") {
       a.frame_stats = true;
     } else if (k == "--sweep") {
@@ -91,10 +101,18 @@ bool parse_args(int argc, char** argv, Args& a) {
 
 // Fixed tiling, recomputed from the window size every frame.
 void layout_and_draw(AppState& s, float w, float h) {
+  // The panels tile the window and the frame starts cleared to their background colour
+  // (run_app), so they draw no background of their own: a software renderer (Mesa's llvmpipe)
+  // pays for every pixel it shades, and the backgrounds were more than half of them.
   const ImGuiWindowFlags fixed = ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoResize |
-                                 ImGuiWindowFlags_NoCollapse | ImGuiWindowFlags_NoSavedSettings;
+                                 ImGuiWindowFlags_NoCollapse | ImGuiWindowFlags_NoSavedSettings |
+                                 ImGuiWindowFlags_NoBackground;
   float top = 0;
-  if (ImGui::BeginMainMenuBar()) {
+  // The menu bar draws its own background (MenuBarBg) over its window's: skip the window's.
+  ImGui::PushStyleColor(ImGuiCol_WindowBg, IM_COL32(0, 0, 0, 0));
+  const bool menu_bar = ImGui::BeginMainMenuBar();
+  ImGui::PopStyleColor();
+  if (menu_bar) {
     ImGui::PushFont(s.fonts.bold);
     ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(color::kAccent), "WarpLab");
     ImGui::PopFont();
@@ -183,6 +201,13 @@ void layout_and_draw(AppState& s, float w, float h) {
   ImGui::End();
 }
 
+void read_back(int w, int h, std::vector<unsigned char>& px) {
+  px.resize(size_t(w) * size_t(h) * 4);
+  glPixelStorei(GL_PACK_ALIGNMENT, 1);
+  glReadBuffer(GL_BACK);
+  glReadPixels(0, 0, w, h, GL_RGBA, GL_UNSIGNED_BYTE, px.data());
+}
+
 // For the screenshot: a state that shows every panel at work (cursor a third in, the first
 // warp slot's access there selected, the view on the first half of the kernel).
 void stage_for_screenshot(AppState& s) {
@@ -227,6 +252,10 @@ int run_app(const Args& args) {
     apply_style();
     ImGui_ImplGlfw_InitForOpenGL(window, true);
     ImGui_ImplOpenGL3_Init("#version 130");
+    FrameDamage damage;
+    damage.probe(window);
+    std::vector<unsigned char> partial_px, whole_px;
+    long damage_bad_frames = 0;
 
     s.lessons_root = args.lessons_root;
     s.lessons = scan_lessons(args.lessons_root);
@@ -282,7 +311,7 @@ int run_app(const Args& args) {
       const bool scripted = !args.screenshot.empty() || args.frames >= 0 || script;
       if (scripted || s.playing) {
         glfwPollEvents();
-      } else if (s.worker.busy()) {
+      } else if (s.busy()) {
         glfwWaitEventsTimeout(0.1);
       } else if (quiet_frames >= 2) {
         glfwWaitEventsTimeout(0.5);
@@ -296,7 +325,7 @@ int run_app(const Args& args) {
         rc = script->rc();
         break;
       }
-      if (script && s.worker.busy()) glfwWaitEventsTimeout(0.02);  // `wait`: don't spin
+      if (script && s.busy()) glfwWaitEventsTimeout(0.02);  // `wait`: don't spin
       const auto frame_start = std::chrono::steady_clock::now();
       ImGui_ImplOpenGL3_NewFrame();
       ImGui_ImplGlfw_NewFrame();
@@ -307,10 +336,22 @@ int run_app(const Args& args) {
       layout_and_draw(s, io.DisplaySize.x, io.DisplaySize.y);
       draw_help_overlay(s);
       ImGui::Render();
-      glViewport(0, 0, fb_w, fb_h);
-      glClearColor(0.06f, 0.065f, 0.075f, 1.0f);
-      glClear(GL_COLOR_BUFFER_BIT);
-      ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
+      const ImVec4 bg = ImGui::GetStyle().Colors[ImGuiCol_WindowBg];  // the panels' background
+      damage.render(ImGui::GetDrawData(), fb_w, fb_h, bg, args.whole_frames);
+      if (args.verify_damage && damage.enabled()) {  // the same frame drawn whole must match
+        read_back(fb_w, fb_h, partial_px);
+        damage.render(ImGui::GetDrawData(), fb_w, fb_h, bg, /*force_whole=*/true);
+        read_back(fb_w, fb_h, whole_px);
+        size_t differ = 0;
+        for (size_t i = 0; i < whole_px.size(); i += 4)
+          differ += std::memcmp(&whole_px[i], &partial_px[i], 3) != 0;
+        if (differ > 0) {
+          ++damage_bad_frames;
+          if (damage_bad_frames <= 3)
+            std::fprintf(stderr, "warplab-app: frame %ld: %zu pixels differ from a whole redraw\n",
+                         frame, differ);
+        }
+      }
       ++frame;
       if (script) script->after_render(fb_w, fb_h);
 
@@ -352,6 +393,12 @@ int run_app(const Args& args) {
                                .count());
       }
     }
+    if (args.verify_damage) {
+      std::printf("DAMAGE %s frames=%ld differing=%ld\n",
+                  damage.enabled() ? "partial" : "off (the back buffer is not kept)", frame,
+                  damage_bad_frames);
+      if (damage_bad_frames > 0) rc = 1;
+    }
     if (args.frame_stats && !frame_ms.empty()) {
       std::vector<double> sorted = frame_ms;
       std::sort(sorted.begin(), sorted.end());
@@ -376,10 +423,11 @@ int run_app(const Args& args) {
 int main(int argc, char** argv) {
   warplab::app::Args args;
   if (!warplab::app::parse_args(argc, argv, args)) {
-    std::fprintf(stderr,
-                 "usage: warplab-app [--lesson NAME] [--experiment FILE.toml] [--run | --sweep] "
-                 "[--frames N] [--screenshot OUT.png] [--size WxH] [--lessons DIR] "
-                 "[--show-source] [--script FILE] [--frame-stats]\n");
+    std::fprintf(
+        stderr,
+        "usage: warplab-app [--lesson NAME] [--experiment FILE.toml] [--run | --sweep] "
+        "[--frames N] [--screenshot OUT.png] [--size WxH] [--lessons DIR] "
+        "[--show-source] [--script FILE] [--frame-stats] [--verify-damage] [--whole-frames]\n");
     return 2;
   }
   return warplab::app::run_app(args);

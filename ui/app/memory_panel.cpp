@@ -175,15 +175,17 @@ float draw_path(ImDrawList* dl, const AccessPath& p, const timing::AccessRecord&
                                    lit         ? 235
                                    : any_hover ? 22
                                                : base_alpha);
+      // 12 segments draw the S smoothly; whole-pixel widths take ImGui's cheapest anti-aliased
+      // line (a textured quad per segment instead of three).
       dl->AddBezierCubic(from, ImVec2(from.x, from.y + dy), ImVec2(to.x, to.y - dy), to, col,
-                         lit ? 1.6f : 1.0f);
+                         lit ? 2.0f : 1.0f, 12);
     }
   // The hovered line's lanes, outlined in the lanes row.
   if (hover_line >= 0)
     for (int l = 0; l < 32; ++l)
       if ((p.lines[hover_line].lane_mask >> l) & 1u)
         dl->AddRect(ImVec2(x0 + l * lane_w, lanes_y - 1),
-                    ImVec2(x0 + (l + 1) * lane_w, lanes_y + 17), IM_COL32(255, 255, 255, 200), 2);
+                    ImVec2(x0 + (l + 1) * lane_w, lanes_y + 17), IM_COL32(255, 255, 255, 200));
 
   // 4. Line boxes: opaque, so connectors to a lower row pass behind the row above; sector cells
   // coloured by source, with the number of lanes whose first byte is in them when it fits.
@@ -192,9 +194,9 @@ float draw_path(ImDrawList* dl, const AccessPath& p, const timing::AccessRecord&
     const AccessPath::Line& line = p.lines[i];
     const ImVec2 b = box_min(i);
     const ImVec2 b1(b.x + line_w, b.y + cell_h + 2 * pad);
-    dl->AddRectFilled(b, b1, color::kCodeBg, 2);
-    dl->AddRect(b, b1, i == hover_line ? IM_COL32(255, 255, 255, 220) : IM_COL32(255, 255, 255, 70),
-                2);
+    dl->AddRectFilled(b, b1, color::kCodeBg);
+    dl->AddRect(b, b1,
+                i == hover_line ? IM_COL32(255, 255, 255, 220) : IM_COL32(255, 255, 255, 70));
     for (int s = 0; s < AccessPath::kSectorsPerLine; ++s) {
       const ImVec2 c = cell_min(i, s);
       const ImVec2 c1(c.x + cell_w - 1, c.y + cell_h);
@@ -302,7 +304,7 @@ void draw_memory_panel(AppState& s) {
     active += on;
     const float x = o.x + label_w + l * lane_w;
     dl->AddRectFilled(ImVec2(x + 1, y), ImVec2(x + lane_w - 1, y + 16),
-                      on ? IM_COL32(118, 185, 0, 220) : IM_COL32(60, 64, 72, 255), 2);
+                      on ? IM_COL32(118, 185, 0, 220) : IM_COL32(60, 64, 72, 255));
     if (lane_w > 14 && (l % 4 == 0)) {
       const std::string n = std::to_string(l);
       dl->AddText(ImVec2(x + 3, y + 1), IM_COL32(10, 10, 10, 255), n.c_str());
@@ -346,8 +348,7 @@ void draw_memory_panel(AppState& s) {
         const int in_line = a.sectors / a.lines + (li < a.sectors % a.lines ? 1 : 0);
         const float x = o.x + label_w + (li % per_row) * (line_w + gap);
         const float yy = y + (li / per_row) * (cell + 6);
-        dl->AddRect(ImVec2(x, yy), ImVec2(x + line_w, yy + cell + 2), IM_COL32(255, 255, 255, 70),
-                    2);
+        dl->AddRect(ImVec2(x, yy), ImVec2(x + line_w, yy + cell + 2), IM_COL32(255, 255, 255, 70));
         for (int sct = 0; sct < 4; ++sct) {
           ImU32 c = IM_COL32(45, 48, 55, 255);
           if (sct < in_line) {

@@ -1,5 +1,6 @@
 // The centre panel: the lesson page (Markdown) and, in a second tab, the kernel source with the
-// last run's per-line counts (source_panel.cpp).
+// last run's per-line counts (source_panel.cpp); for a lesson with steps, a third with the
+// selected step's questions and claims (step_panel.cpp).
 #include "ui/app/app_state.h"
 #include "ui/app/style.h"
 
@@ -9,7 +10,8 @@ void draw_page_view(AppState& s) {
   if (!ImGui::BeginTabBar("center_tabs")) return;
   const int want = s.center_tab;
   if (ImGui::BeginTabItem("Lesson page", nullptr, want == 0 ? ImGuiTabItemFlags_SetSelected : 0)) {
-    ImGui::BeginChild("page_scroll", ImVec2(0, 0), false);
+    // No background of its own: the page reads on the panel's (a pixel less to shade each).
+    ImGui::BeginChild("page_scroll", ImVec2(0, 0), false, ImGuiWindowFlags_NoBackground);
     ImGui::PushTextWrapPos(0.0f);
     draw_markdown(s.doc, s.fonts);
     ImGui::PopTextWrapPos();
@@ -19,6 +21,11 @@ void draw_page_view(AppState& s) {
   if (ImGui::BeginTabItem("Kernel source", nullptr,
                           want == 1 ? ImGuiTabItemFlags_SetSelected : 0)) {
     draw_source_view(s);
+    ImGui::EndTabItem();
+  }
+  if (s.steps && ImGui::BeginTabItem("Questions and claims", nullptr,
+                                     want == 2 ? ImGuiTabItemFlags_SetSelected : 0)) {
+    draw_step_panel(s);
     ImGui::EndTabItem();
   }
   s.center_tab = -1;  // a request is applied once; the user's clicks take over

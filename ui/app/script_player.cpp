@@ -47,15 +47,15 @@ bool ScriptPlayer::before_frame(AppState& s) {
         break;
       }
       case K::Run:
-        if (s.worker.busy()) return true;  // the previous run first
+        if (s.busy()) return true;  // the previous run first
         s.start_run();
         break;
       case K::Sweep:
-        if (s.worker.busy()) return true;
+        if (s.busy()) return true;
         s.start_sweep();
         break;
       case K::Wait:
-        if (s.worker.busy() || s.worker.generation() != s.seen_generation) return true;
+        if (s.busy() || s.worker.generation() != s.seen_generation) return true;
         break;
       case K::Play:
         s.playing = true;
@@ -80,6 +80,47 @@ bool ScriptPlayer::before_frame(AppState& s) {
         s.open_run(sw->points[c.number].run);
         break;
       }
+      case K::ZoomSm:
+        if (!s.trace() || c.number >= s.trace()->sm_count)
+          return fail(c, "zoom-sm " + std::to_string(c.number) + ": the run shown has " +
+                             std::to_string(s.trace() ? s.trace()->sm_count : 0) + " SMs");
+        s.gpu_zoom_sm = static_cast<int>(c.number);
+        s.sched_fitted = false;
+        s.left_tab = 2;
+        break;
+      case K::EditReplace: {
+        if (s.editable_source().empty())
+          return fail(c, "edit-replace: the selected experiment has no CUDA kernel");
+        s.load_edit_buffer();
+        const size_t at = s.edit_buffer.find(c.arg);
+        if (at == std::string::npos)
+          return fail(c, "edit-replace: '" + c.arg + "' is not in " + s.editable_source());
+        s.edit_buffer.replace(at, c.arg.size(), c.arg2);
+        s.editing = true;
+        s.center_tab = 1;
+        break;
+      }
+      case K::Compile:
+        if (s.editable_source().empty())
+          return fail(c, "compile: the selected experiment has no CUDA kernel");
+        s.load_edit_buffer();
+        s.compile_edit();
+        break;
+      case K::Step:
+        if (!s.steps || c.number >= static_cast<long>(s.steps->steps.size()))
+          return fail(c, "step " + std::to_string(c.number) + ": the lesson has " +
+                             std::to_string(s.steps ? s.steps->steps.size() : 0) + " steps");
+        s.select_step(static_cast<int>(c.number));
+        s.center_tab = 2;
+        break;
+      case K::CheckStep:
+        if (s.busy()) return true;
+        if (!s.steps || s.step < 0) return fail(c, "check-step: no step selected (step N)");
+        s.check_step();
+        break;
+      case K::Revert:
+        s.revert_edit();
+        break;
       case K::Cursor:
         s.cursor = static_cast<double>(c.number);
         s.playing = false;

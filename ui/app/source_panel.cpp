@@ -1,9 +1,13 @@
 // The kernel's CUDA source with, per line, the warp instructions the last run issued there and the
 // warp-cycles its warps spent stalled on it (every state but "selected"), from the timing model.
-// The line under the timeline's cursor or hover is highlighted.
+// The line under the timeline's cursor or hover is highlighted. "Edit kernel" opens an editor;
+// "Compile and run" runs the edit (ui/app/model/kernel_edit.h) and shows it here with its counts,
+// or with NVRTC's errors in red under their lines; the lesson's original is one click away.
 #include <algorithm>
 #include <map>
 #include <sstream>
+#include <string>
+#include <vector>
 
 #include "ui/app/app_state.h"
 #include "ui/app/model/axis.h"
@@ -75,19 +79,74 @@ void draw_ptx_beside(AppState& s) {
   ImGui::EndTable();
 }
 
+int resize_string(ImGuiInputTextCallbackData* d) {
+  if (d->EventFlag == ImGuiInputTextFlags_CallbackResize) {
+    auto* text = static_cast<std::string*>(d->UserData);
+    text->resize(static_cast<size_t>(d->BufTextLen));
+    d->Buf = text->data();
+  }
+  return 0;
+}
+
+// The edit buttons above the source; with the editor open, the editor fills the panel and this
+// returns true.
+bool draw_edit_bar(AppState& s, const lab::Experiment& exp,
+                   const std::map<int, std::vector<std::string>>& errors) {
+  s.load_edit_buffer();
+  const bool edited = s.edits.count(exp.source) > 0;
+  if (ImGui::SmallButton(s.editing ? "Show counts" : "Edit kernel")) s.editing = !s.editing;
+  ImGui::SameLine();
+  ImGui::BeginDisabled(!s.editing || s.worker.busy());
+  if (ImGui::SmallButton("Compile and run")) s.compile_edit();
+  ImGui::EndDisabled();
+  ImGui::SameLine();
+  ImGui::BeginDisabled(!edited && (!s.editing || s.edit_buffer == read_file_text(exp.source)));
+  if (ImGui::SmallButton("Revert to lesson original")) s.revert_edit();
+  ImGui::EndDisabled();
+  ImGui::SameLine();
+  if (edited)
+    ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(color::kCursor),
+                       "your edit: runs compile it");
+  else
+    ImGui::TextDisabled(s.editing ? "editing (the lesson's file is never changed)"
+                                  : "the lesson's file");
+  if (!s.editing) return false;
+  for (const auto& [line, msgs] : errors)
+    ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(color::kFail), "line %d: %s", line,
+                       msgs.front().c_str());
+  ImGui::PushFont(s.fonts.mono);
+  ImGui::InputTextMultiline("##kernel", s.edit_buffer.data(), s.edit_buffer.capacity() + 1,
+                            ImVec2(-1, -1),
+                            ImGuiInputTextFlags_CallbackResize | ImGuiInputTextFlags_AllowTabInput,
+                            resize_string, &s.edit_buffer);
+  ImGui::PopFont();
+  return true;
+}
+
 }  // namespace
 
 void draw_source_view(AppState& s) {
-  // The file picked under "Kernels", else the selected experiment's source. The counts are the
-  // selected experiment's last run, shown only when that run executed this very file.
+  // The file picked under "Kernels", else the selected experiment's source (the student's edit of
+  // it when there is one). The counts are the selected experiment's last run, shown only when that
+  // run executed this very file.
   std::string path = s.source_file;
-  if (path.empty() && s.experiment >= 0 && s.experiment < static_cast<int>(s.experiments.size()) &&
-      s.experiments[s.experiment].exp)
-    path = s.experiments[s.experiment].exp->source;
+  const lab::Experiment* exp = path.empty() && s.experiment >= 0 &&
+                                       s.experiment < static_cast<int>(s.experiments.size()) &&
+                                       s.experiments[s.experiment].exp
+                                   ? &*s.experiments[s.experiment].exp
+                                   : nullptr;
+  const bool editable = exp && exp->source_kind == lab::Experiment::SourceKind::Cuda;
+  if (exp) path = s.edits.count(exp->source) ? edit_path(s.edit_root, exp->source) : exp->source;
   if (path.empty()) {
     ImGui::TextDisabled("No kernel source: pick an experiment.");
     return;
   }
+  // The last run's compile errors in this file, by line.
+  std::map<int, std::vector<std::string>> errors;
+  if (exp && s.run && !s.run->ok() && same_file(s.run->experiment_path, exp->path) &&
+      same_file(s.run->source_path, path))
+    errors = messages_by_line(s.run->error, path);
+  if (editable && draw_edit_bar(s, *exp, errors)) return;
   if (s.source_cache_path != path) {
     s.source_cache_path = path;
     s.source_cache_lines.clear();
@@ -130,38 +189,53 @@ void draw_source_view(AppState& s) {
   ImGui::TableSetupColumn("source", ImGuiTableColumnFlags_WidthStretch);
   ImGui::TableHeadersRow();
   ImGui::PushFont(s.fonts.mono);
-  ImGuiListClipper clip;
-  clip.Begin(static_cast<int>(lines->size()));
-  while (clip.Step()) {
-    for (int i = clip.DisplayStart; i < clip.DisplayEnd; ++i) {
-      const int line = i + 1;
-      ImGui::TableNextRow();
-      if (line == focus_line)
-        ImGui::TableSetBgColor(ImGuiTableBgTarget_RowBg0, IM_COL32(90, 80, 20, 160));
-      ImGui::TableSetColumnIndex(0);
-      ImGui::TextDisabled("%d", line);
-      auto it = stats.find(line);
-      ImGui::TableSetColumnIndex(1);
-      if (it != stats.end() && it->second.warp_instructions)
-        ImGui::TextUnformatted(format_si(double(it->second.warp_instructions), "").c_str());
-      ImGui::TableSetColumnIndex(2);
-      if (it != stats.end() && it->second.stall_cycles) {
-        const ImVec2 p = ImGui::GetCursorScreenPos();
-        const float w =
-            50.0f * static_cast<float>(it->second.stall_cycles) / static_cast<float>(max_stall);
-        ImGui::GetWindowDrawList()->AddRectFilled(
-            p, ImVec2(p.x + w, p.y + ImGui::GetTextLineHeight()), IM_COL32(228, 92, 62, 90));
-        ImGui::TextUnformatted(format_si(double(it->second.stall_cycles), "").c_str());
-      }
-      ImGui::TableSetColumnIndex(3);
-      ImGui::PushID(i);
-      if (ImGui::Selectable((*lines)[i].c_str(), s.pick_src_line == line,
-                            ImGuiSelectableFlags_SpanAllColumns)) {
-        s.pick_src_line = s.pick_src_line == line ? 0 : line;
-        s.pick_ptx_line = 0;
-      }
-      ImGui::PopID();
+  auto draw_line = [&](int i) {
+    const int line = i + 1;
+    ImGui::TableNextRow();
+    const auto err = errors.find(line);
+    if (line == focus_line)
+      ImGui::TableSetBgColor(ImGuiTableBgTarget_RowBg0, IM_COL32(90, 80, 20, 160));
+    if (err != errors.end())
+      ImGui::TableSetBgColor(ImGuiTableBgTarget_RowBg0, IM_COL32(150, 50, 40, 120));
+    ImGui::TableSetColumnIndex(0);
+    ImGui::TextDisabled("%d", line);
+    auto it = stats.find(line);
+    ImGui::TableSetColumnIndex(1);
+    if (it != stats.end() && it->second.warp_instructions)
+      ImGui::TextUnformatted(format_si(double(it->second.warp_instructions), "").c_str());
+    ImGui::TableSetColumnIndex(2);
+    if (it != stats.end() && it->second.stall_cycles) {
+      const ImVec2 p = ImGui::GetCursorScreenPos();
+      const float w =
+          50.0f * static_cast<float>(it->second.stall_cycles) / static_cast<float>(max_stall);
+      ImGui::GetWindowDrawList()->AddRectFilled(
+          p, ImVec2(p.x + w, p.y + ImGui::GetTextLineHeight()), IM_COL32(228, 92, 62, 90));
+      ImGui::TextUnformatted(format_si(double(it->second.stall_cycles), "").c_str());
     }
+    ImGui::TableSetColumnIndex(3);
+    ImGui::PushID(i);
+    if (ImGui::Selectable((*lines)[i].c_str(), s.pick_src_line == line,
+                          ImGuiSelectableFlags_SpanAllColumns)) {
+      s.pick_src_line = s.pick_src_line == line ? 0 : line;
+      s.pick_ptx_line = 0;
+    }
+    ImGui::PopID();
+    if (err == errors.end()) return;
+    for (const std::string& m : err->second) {  // NVRTC's messages, under their line
+      ImGui::TableNextRow();
+      ImGui::TableSetColumnIndex(3);
+      ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(color::kFail), "%s", m.c_str());
+    }
+  };
+  // Rows of one height let the clipper skip those out of view; with error lines under some
+  // lines every line is drawn (a kernel is a few hundred lines at most).
+  if (errors.empty()) {
+    ImGuiListClipper clip;
+    clip.Begin(static_cast<int>(lines->size()));
+    while (clip.Step())
+      for (int i = clip.DisplayStart; i < clip.DisplayEnd; ++i) draw_line(i);
+  } else {
+    for (int i = 0; i < static_cast<int>(lines->size()); ++i) draw_line(i);
   }
   ImGui::PopFont();
   ImGui::EndTable();

@@ -11,6 +11,13 @@
 //   select-launch N       show launch N of the run in the trace panels
 //   cursor C              put the timeline's cycle cursor at cycle C
 //   open-point N          show point N (0-based, sweep order) of the selected experiment's sweep
+//   zoom-sm N             the whole-GPU view zooms into SM N's warp schedulers
+//   edit-replace OLD NEW  in the selected experiment's kernel (the editor), replace the first OLD
+//                         by NEW (single words)
+//   compile               compile and run the edited kernel
+//   revert                drop the edit: the lesson's original kernel again
+//   step N                select step N (0-based) of the lesson's lesson.toml
+//   check-step            run the selected step and evaluate its questions and claims
 //   view NAME             bring a view forward: page, source, timeline, buffers, gpu (whole GPU),
 //                         memory, lanes, flow (memory flow), banks (shared-memory banks), help
 //   screenshot OUT.png    write the window to a PNG
@@ -38,6 +45,12 @@ struct ScriptCommand {
     Frames,
     SelectLaunch,
     OpenPoint,
+    ZoomSm,
+    EditReplace,
+    Compile,
+    Revert,
+    Step,
+    CheckStep,
     Cursor,
     View,
     Screenshot,
@@ -45,7 +58,7 @@ struct ScriptCommand {
   };
   Kind kind = Kind::Quit;
   std::string arg, arg2;  // lesson id, file, name/value, view name, png path
-  long number = 0;        // frames N, select-launch N, open-point N
+  long number = 0;        // frames N, select-launch N, open-point N, zoom-sm N
   int line = 0;
 };
 

@@ -1,0 +1,75 @@
+// A lesson step checked in the app (ui/app/model/lesson_steps.h) gives the values `warplab
+// lesson` computes: lesson 2's first step answers 4 sectors per request, its second evaluates
+// every claim on the simulator with both sides of the comparison, and skips the GPU side without a
+// GPU; a reply is right within the question's tolerance.
+#include <doctest/doctest.h>
+
+#include "lab/compile.h"
+#include "ui/app/model/lesson_steps.h"
+
+using namespace warplab;
+
+TEST_CASE("717 a reply is right by choice number, choice text or within tolerance") {
+  lab::LessonQuestion num;
+  num.tolerance = 0.1;
+  CHECK(app::reply_is_right(num, 32, "32"));
+  CHECK(app::reply_is_right(num, 32, "30"));
+  CHECK_FALSE(app::reply_is_right(num, 32, "28"));
+  CHECK_FALSE(app::reply_is_right(num, 32, "many"));
+  lab::LessonQuestion choice;
+  choice.kind = lab::LessonQuestion::Kind::Choice;
+  choice.choices = {"a", "b"};
+  CHECK(app::reply_is_right(choice, 1, "2"));
+  CHECK(app::reply_is_right(choice, 1, "b"));
+  CHECK_FALSE(app::reply_is_right(choice, 1, "1"));
+  CHECK(app::step_number(0.1 + 0.2) == "0.3");
+}
+
+TEST_CASE("717 lesson 2's steps checked as warplab lesson checks them") {
+  if (!lab::Toolchain().has_nvrtc()) {
+    MESSAGE("skipped: no NVRTC");
+    return;
+  }
+  auto l = lab::load_lesson(std::string(WARPLAB_SOURCE_DIR) + "/lessons/02-coalescing/lesson.toml");
+  REQUIRE(l);
+  REQUIRE(l->steps.size() >= 2);
+  app::StepRunOptions o;
+  o.ci = true;  // CI sizes
+  o.sets = {"N=65536"};
+  const app::StepCheck first = app::run_lesson_step(*l, 0, o);
+  INFO(first.error);
+  REQUIRE(first.error.empty());
+  CHECK(first.backend == "sim");
+  CHECK(first.l2 == "cold");
+  CHECK(first.checks_passed);
+  REQUIRE(first.answers.size() == 1);
+  REQUIRE(first.answers[0].value);
+  CHECK(*first.answers[0].value == 4);  // sectors per request at stride 1
+  CHECK(first.answers[0].shown == "4");
+
+  o.sets.clear();  // the sweep at its own size, as `warplab lesson 02 --ci` runs it
+  const app::StepCheck sweep = app::run_lesson_step(*l, 1, o);
+  INFO(sweep.error);
+  REQUIRE(sweep.error.empty());
+  REQUIRE(sweep.answers.size() == 1);
+  CHECK(sweep.answers[0].shown == "32");
+  size_t sim = 0, gpu_skipped = 0;
+  for (const app::StepCheck::Claim& c : sweep.claims) {
+    if (c.on_gpu) {
+      CHECK_FALSE(c.skipped.empty());  // no GPU asked for
+      ++gpu_skipped;
+      continue;
+    }
+    REQUIRE(c.value);
+    CHECK(c.value->holds);
+    ++sim;
+  }
+  CHECK(sim == 3);          // three claims name the simulator ("both")
+  CHECK(gpu_skipped == 4);  // and four the GPU
+  // The first claim's two sides: 4 == 4.
+  REQUIRE(sweep.claims[0].value);
+  CHECK(sweep.claims[0].value->lhs == 4);
+  CHECK(sweep.claims[0].value->rhs == 4);
+  CHECK(sweep.claims[0].value->op == "==");
+  CHECK(app::run_lesson_step(*l, 99, o).error == "no step 99");
+}

@@ -1,0 +1,55 @@
+// A lesson's steps in the app, checked the way `warplab lesson` checks them (lab/lesson.h): a
+// step's experiment runs with the step's starting values and L2 convention on the simulator's
+// timing model (and a real GPU beside it when asked and one opens), then every question's answer
+// and every claim is evaluated on that result with lab::eval_lesson_expr and lab::eval_claim. The
+// app shows the values it computed: nothing here is typed in by hand. No ImGui (tests/717).
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "lab/lesson.h"
+
+namespace warplab::app {
+
+struct StepCheck {
+  std::string error;  // the step could not run (its experiment, a parameter, a compile ...)
+  std::string backend, l2, gpu_note;  // "sim" or "both"; "cold"/"warm"; why no GPU side
+  bool checks_passed = false;         // the experiment's own [[checks]]
+  struct Answer {
+    std::optional<double> value;  // the question's answer from the run
+    std::string shown;            // the value, or the choice it picks
+    std::string error;            // the answer's expression could not be evaluated
+  };
+  std::vector<Answer> answers;  // one per question of the step
+  struct Claim {
+    size_t claim = 0;  // index into the step's claims
+    bool on_gpu = false;
+    std::string skipped;  // why this side was not evaluated ("" when it was)
+    std::optional<lab::ClaimValue> value;
+    std::string error;
+  };
+  std::vector<Claim> claims;  // each claim once per side it names (simulator, GPU)
+  double wall_s = 0;
+};
+
+struct StepRunOptions {
+  std::string config;       // timing-model preset ("" = h100-sxm)
+  bool use_gpu = false;     // run on a real GPU too when one opens
+  std::string l2 = "cold";  // when the step names none
+  bool ci = false;          // apply the step's ci_set (smaller sizes) after its set
+  // Parameter values the student changed (NAME=VALUE), applied last.
+  std::vector<std::string> sets;
+};
+
+// Runs step `step` of `lesson` (which must name an experiment) and evaluates its questions and
+// claims.
+StepCheck run_lesson_step(const lab::Lesson& lesson, size_t step, const StepRunOptions& o);
+// A number as `warplab lesson` prints it (%.6g).
+std::string step_number(double v);
+// Whether a student's reply answers a question whose computed answer is `answer`: a Choice
+// question by its 1-based number or its text, a Number within the question's relative tolerance.
+bool reply_is_right(const lab::LessonQuestion& q, double answer, const std::string& reply);
+
+}  // namespace warplab::app
