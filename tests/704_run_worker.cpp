@@ -6,21 +6,15 @@
 #include <chrono>
 #include <thread>
 
-#include "lab/compile.h"
+#include "70x_app.h"
 #include "ui/app/model/run_worker.h"
 #include "ui/app/model/trace_index.h"
 
 using namespace warplab;
 
 TEST_CASE("704 a small coalesced copy runs on the worker and arrives with its trace") {
-  if (!lab::Toolchain().has_nvrtc()) {
-    MESSAGE("skipped: no NVRTC");
-    return;
-  }
-  auto exp =
-      lab::load_experiment(std::string(WARPLAB_SOURCE_DIR) + "/lessons/02-coalescing/copy.toml");
-  REQUIRE(exp);
-  REQUIRE(lab::set_param(*exp, "N=8192"));
+  auto exp = test::copy_experiment("N=8192");
+  if (!exp) return;
   app::RunWorker worker;
   app::RunRequest req;
   req.experiment = *exp;

@@ -3,21 +3,15 @@
 // trace the runner captured through RunOptions::trace. Needs NVRTC; skipped without it.
 #include <doctest/doctest.h>
 
-#include "lab/compile.h"
+#include "70x_app.h"
 #include "lab/runner.h"
 #include "ui/app/model/run_snapshot.h"
 
 using namespace warplab;
 
 TEST_CASE("705 the app's snapshot comes from lab::Runner: same cycles as a direct runner call") {
-  if (!lab::Toolchain().has_nvrtc()) {
-    MESSAGE("skipped: no NVRTC");
-    return;
-  }
-  auto exp =
-      lab::load_experiment(std::string(WARPLAB_SOURCE_DIR) + "/lessons/02-coalescing/copy.toml");
-  REQUIRE(exp);
-  REQUIRE(lab::set_param(*exp, "N=4096"));
+  auto exp = test::copy_experiment("N=4096");
+  if (!exp) return;
 
   // The runner directly: timing mode, the simulator only, every launch traced on SM 0.
   lab::RunOptions ro;

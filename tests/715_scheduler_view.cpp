@@ -5,7 +5,7 @@
 
 #include <map>
 
-#include "lab/compile.h"
+#include "70x_app.h"
 #include "ui/app/model/run_snapshot.h"
 #include "ui/app/model/scheduler_view.h"
 
@@ -74,14 +74,8 @@ TEST_CASE("715 scheduler view: issued warp, lost cycles and their reason, column
 }
 
 TEST_CASE("715 scheduler view of a traced run: one issue per scheduler per cycle, all of them") {
-  if (!lab::Toolchain().has_nvrtc()) {
-    MESSAGE("skipped: no NVRTC");
-    return;
-  }
-  auto exp =
-      lab::load_experiment(std::string(WARPLAB_SOURCE_DIR) + "/lessons/02-coalescing/copy.toml");
-  REQUIRE(exp);
-  REQUIRE(lab::set_param(*exp, "N=8192"));
+  auto exp = test::copy_experiment("N=8192");
+  if (!exp) return;
   app::RunRequest req;
   req.experiment = *exp;
   req.use_gpu = false;
