@@ -31,10 +31,7 @@ TEST_CASE("705 the app's snapshot comes from lab::Runner: same cycles as a direc
   CHECK(recs[0].sim.value("cycles", uint64_t{0}) == recs[0].timing->cycles);
 
   // The app's path.
-  app::RunRequest req;
-  req.experiment = *exp;
-  req.use_gpu = false;
-  const app::RunSnapshot snap = app::run_traced(req);
+  const app::RunSnapshot snap = test::run_sim_traced(*exp);
   INFO(snap.error);
   REQUIRE(snap.ok());
   CHECK(snap.backend == "sim");

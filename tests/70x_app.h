@@ -8,6 +8,7 @@
 
 #include "lab/compile.h"
 #include "lab/experiment.h"
+#include "ui/app/model/run_snapshot.h"
 
 namespace warplab::test {
 
@@ -23,6 +24,14 @@ inline std::optional<lab::Experiment> copy_experiment(const std::string& setting
   REQUIRE(exp);
   REQUIRE(lab::set_param(*exp, setting));
   return std::move(*exp);
+}
+
+// The app's run path for `e` on the simulator alone, traced.
+inline app::RunSnapshot run_sim_traced(const lab::Experiment& e) {
+  app::RunRequest req;
+  req.experiment = e;
+  req.use_gpu = false;
+  return app::run_traced(req);
 }
 
 }  // namespace warplab::test

@@ -76,10 +76,7 @@ TEST_CASE("715 scheduler view: issued warp, lost cycles and their reason, column
 TEST_CASE("715 scheduler view of a traced run: one issue per scheduler per cycle, all of them") {
   auto exp = test::copy_experiment("N=8192");
   if (!exp) return;
-  app::RunRequest req;
-  req.experiment = *exp;
-  req.use_gpu = false;
-  const app::RunSnapshot snap = app::run_traced(req);
+  const app::RunSnapshot snap = test::run_sim_traced(*exp);
   INFO(snap.error);
   REQUIRE(snap.ok());
   REQUIRE(snap.launches.size() == 1);
