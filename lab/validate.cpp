@@ -451,6 +451,28 @@ ErrorSummary summarize_errors(const std::vector<std::pair<double, double>>& sim_
   return s;
 }
 
+std::vector<CounterAgreement> counter_agreement(
+    const std::vector<std::pair<const CounterMap*, const CounterMap*>>& sim_gpu) {
+  std::vector<CounterAgreement> out = {
+      {"sectors", 0, 1, ""},
+      {"dram_bytes_read", 0, 65536, ""},
+      {"shared_bank_conflicts", 64, 1, ""},
+      {"warp_instructions", 0, 1, " (PTX against SASS instructions)"},
+  };
+  for (CounterAgreement& c : out)
+    for (const auto& [sim, gpu] : sim_gpu) {
+      auto s = sim->find(c.key), g = gpu->find(c.key);
+      if (s == sim->end() || g == gpu->end() || !std::isfinite(s->second) ||
+          !std::isfinite(g->second))
+        continue;
+      const double sv = s->second, gv = g->second;
+      if (std::max(gv, sv) < c.min) continue;
+      ++c.points;
+      if (std::fabs(sv - gv) <= std::max(0.1 * gv, c.floor)) ++c.within10;
+    }
+  return out;
+}
+
 std::string summary_line(const std::string& config, const ErrorSummary& s) {
   return "VALIDATE config=" + config + " points=" + std::to_string(s.points) +
          " mape=" + fixed1(s.mape) + "% worst=" + fixed1(s.worst) +

@@ -117,6 +117,19 @@ struct ErrorSummary {
 // skipped.
 ErrorSummary summarize_errors(const std::vector<std::pair<double, double>>& sim_gpu_us,
                               const std::vector<std::string>& ids = {});
+// Counters compared point by point: within 10% of the GPU's figure (or within `floor` of it, for
+// small noisy counts), over the points where both sides have the counter and one of them is at
+// least `min`. Below 64 KiB the GPU's DRAM reads are its instruction and constant fetches, which
+// the model has no cache for. The L2 hit rate is not compared: the GPU's lts__t_sector_hit_rate
+// counts stores and lookups of both L2 partitions, the model's the sectors its loads find.
+struct CounterAgreement {
+  const char* key;
+  double floor, min;
+  const char* note;  // printed after the count
+  int within10 = 0, points = 0;
+};
+std::vector<CounterAgreement> counter_agreement(
+    const std::vector<std::pair<const CounterMap*, const CounterMap*>>& sim_gpu);
 // "VALIDATE config=NAME points=N mape=X% worst=Y% within20=K" (X, Y with one decimal).
 std::string summary_line(const std::string& config, const ErrorSummary& s);
 

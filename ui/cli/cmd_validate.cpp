@@ -65,24 +65,6 @@ const std::pair<const char*, const char*> kShown[] = {{"sectors", "sectors"},
                                                       {"shared_bank_conflicts", "bank cf"},
                                                       {"warp_instructions", "warp inst"}};
 
-// Counters compared point by point in the summary: within 10% of the GPU's figure (or within
-// `floor` of it, for counts that are small and noisy on the GPU). Points where both sides are
-// below `min` are left out: below 64 KiB the GPU's DRAM reads are its instruction and constant
-// fetches, which the model has no cache for. The L2 hit rate is shown but not compared: the
-// GPU's lts__t_sector_hit_rate counts stores and lookups of both L2 partitions, the model's the
-// sectors its loads find.
-struct CounterCheck {
-  const char* key;
-  double floor, min;
-  const char* note;
-};
-const CounterCheck kChecked[] = {
-    {"sectors", 0, 1, ""},
-    {"dram_bytes_read", 0, 65536, ""},
-    {"shared_bank_conflicts", 64, 1, ""},
-    {"warp_instructions", 0, 1, " (PTX against SASS instructions)"},
-};
-
 std::string pair_cell(const lab::CounterMap& sim, const lab::CounterMap* gpu, const char* key) {
   auto s = sim.find(key);
   std::string a = s == sim.end() ? "-" : compact(s->second);
@@ -173,6 +155,7 @@ int validate(const ValidateArgs& a) {
   t << "\n";
   std::vector<std::pair<double, double>> pairs;
   std::vector<std::string> pair_ids;
+  std::vector<std::pair<const lab::CounterMap*, const lab::CounterMap*>> counter_pairs;
   std::vector<lab::ScatterDot> dots;
   json jpoints = json::array();
   int sim_failed = 0;
@@ -216,6 +199,7 @@ int validate(const ValidateArgs& a) {
       t << std::setw(10) << fixed(m->time_us, 2) << std::setw(9) << fixed(s.time_us / m->time_us, 2)
         << std::setw(8) << fixed(err, 1);
       pairs.push_back({s.time_us, m->time_us});
+      counter_pairs.push_back({&s.counters, &m->counters});
       pair_ids.push_back(p.id);
       dots.push_back({p.id, p.mechanism, m->time_us, s.time_us});
       jp["gpu_us"] = m->time_us;
@@ -243,22 +227,10 @@ int validate(const ValidateArgs& a) {
   // Counters within 10%, per counter, over the points measured.
   std::string counters_line = "COUNTERS within10%:";
   json jcounters = json::object();
-  for (const CounterCheck& c : kChecked) {
-    int n = 0, ok = 0;
-    for (const json& jp : jpoints) {
-      if (!jp.contains("gpu_counters") || !jp.contains("sim_counters")) continue;
-      const json &g = jp["gpu_counters"], &s = jp["sim_counters"];
-      if (!g.contains(c.key) || !s.contains(c.key) || !g[c.key].is_number() ||
-          !s[c.key].is_number())
-        continue;
-      const double gv = g[c.key].get<double>(), sv = s[c.key].get<double>();
-      if (std::max(gv, sv) < c.min) continue;
-      ++n;
-      if (std::fabs(sv - gv) <= std::max(0.1 * gv, c.floor)) ++ok;
-    }
-    counters_line += std::string(" ") + c.key + "=" + std::to_string(ok) + "/" +
-                     std::to_string(n) + c.note;
-    jcounters[c.key] = {{"within10", ok}, {"points", n}};
+  for (const lab::CounterAgreement& c : lab::counter_agreement(counter_pairs)) {
+    counters_line += std::string(" ") + c.key + "=" + std::to_string(c.within10) + "/" +
+                     std::to_string(c.points) + c.note;
+    jcounters[c.key] = {{"within10", c.within10}, {"points", c.points}};
   }
   if (data) std::cout << counters_line << "\n";
 
