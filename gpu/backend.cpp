@@ -314,23 +314,9 @@ Expected<GpuLaunchResult> Backend::run(const GpuModule& module, const GpuLaunch&
     return Ok{};
   };
 
-  // 3. The correctness launch, on fresh buffers; its results go back to the caller.
-  if (Status st = do_launch(); !st) return st.error();
-  if (CUresult r = api.cuCtxSynchronize(); r != CUDA_SUCCESS) {
-    s.fault = "kernel " + launch.kernel + " failed: " + api.describe(r);
-    return Error{module.path(), 0, s.fault};
-  }
-  for (size_t i = 0; i < buffers.size(); ++i) {
-    if (buffers[i].bytes.empty()) continue;
-    if (CUresult r =
-            api.cuMemcpyDtoH(buffers[i].bytes.data(), addresses[i], buffers[i].bytes.size());
-        r != CUDA_SUCCESS) {
-      return api.error(r, "copying buffer " + buffers[i].name + " back from the GPU");
-    }
-  }
-
-  // 4. Timed launches; the flush and the restore run outside the timed events.
-  auto flush_l2 = [&]() -> Status {
+  // The flush kernel and its buffer, made before the first launch of the kernel under test, so
+  // that a fault of that kernel is never reported as the flush module's.
+  auto prepare_flush = [&]() -> Status {
     if (!state_->flush_kernel) {
       auto m = load_ptx(kFlushKernelPtx, "<warplab_l2_flush>");
       if (!m) return m.error();
@@ -353,6 +339,10 @@ Expected<GpuLaunchResult> Backend::run(const GpuModule& module, const GpuLaunch&
       state_->l2_flush = std::move(flush);
       state_->l2_flush_sink = std::move(sink);
     }
+    return Ok{};
+  };
+  auto flush_l2 = [&]() -> Status {
+    if (Status st = prepare_flush(); !st) return st;
     CUdeviceptr x = state_->l2_flush.ptr(), out = state_->l2_flush_sink.ptr();
     uint64_t words = state_->l2_flush.size() / 16;
     void* args[] = {&x, &words, &out};
@@ -363,6 +353,26 @@ Expected<GpuLaunchResult> Backend::run(const GpuModule& module, const GpuLaunch&
     }
     return Ok{};
   };
+  if (timing.flush_l2 && (timing.repeats > 0 || read_counters)) {
+    if (Status st = prepare_flush(); !st) return st.error();
+  }
+
+  // 3. The correctness launch, on fresh buffers; its results go back to the caller.
+  if (Status st = do_launch(); !st) return st.error();
+  if (CUresult r = api.cuCtxSynchronize(); r != CUDA_SUCCESS) {
+    s.fault = "kernel " + launch.kernel + " failed: " + api.describe(r);
+    return Error{module.path(), 0, s.fault};
+  }
+  for (size_t i = 0; i < buffers.size(); ++i) {
+    if (buffers[i].bytes.empty()) continue;
+    if (CUresult r =
+            api.cuMemcpyDtoH(buffers[i].bytes.data(), addresses[i], buffers[i].bytes.size());
+        r != CUDA_SUCCESS) {
+      return api.error(r, "copying buffer " + buffers[i].name + " back from the GPU");
+    }
+  }
+
+  // 4. Timed launches; the flush and the restore run outside the timed events.
   std::function<Status()> before_each;
   if (timing.flush_l2 || timing.restore_buffers) {
     before_each = [&]() -> Status {
@@ -376,8 +386,8 @@ Expected<GpuLaunchResult> Backend::run(const GpuModule& module, const GpuLaunch&
   if (timing.repeats > 0) {
     auto t = detail::time_launches(s, do_launch, before_each, timing.warmup, timing.repeats);
     if (!t) {
-      s.fault = t.error().message;
-      return t.error();
+      s.fault = "kernel " + launch.kernel + ": " + t.error().message;
+      return Error{module.path(), 0, s.fault};
     }
     result.timing = std::move(*t);
     result.timing.l2_flushed = timing.flush_l2;

@@ -79,8 +79,9 @@ class Event {
 // Reads every DeviceInfo field through cuDeviceGetAttribute.
 Expected<DeviceInfo> query_device_info(DriverApi& api, CUdevice device, int ordinal);
 
-// The timing loop of timing.h: `before_each` runs untimed before every timed launch (L2 flush,
-// restoring buffers), `launch` queues one launch.
+// The timing loop of timing.h: `before_each` runs untimed before every warm-up and timed launch
+// (restoring buffers, L2 flush), `launch` queues one launch. A launch's fault, noticed by a later
+// call, is reported as the kernel's.
 Expected<TimingResult> time_launches(Session& s, const std::function<Status()>& launch,
                                      const std::function<Status()>& before_each, int warmup,
                                      int repeats);

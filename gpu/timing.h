@@ -25,8 +25,11 @@ struct TimingOptions {
   int warmup = 3;                // untimed launches before the timed ones
   int repeats = 20;              // timed launches, each between its own pair of events
   bool flush_l2 = false;         // read a buffer of 2x L2 before each timed launch (cold caches)
-  bool restore_buffers = false;  // copy the initial contents back before each timed launch (for
-                                 // kernels whose time depends on their input, e.g. in-place ones)
+  // Copy the buffers' initial contents back before every warm-up and timed launch, so that each
+  // starts from the memory the simulator's one launch saw. Without it a kernel that bumps an
+  // atomic counter (a compaction, a queue) or works in place runs on its own earlier results,
+  // and a counter that grows launch after launch ends in an out-of-bounds write.
+  bool restore_buffers = true;
   bool launch_overhead = true;   // also measure the empty kernel (once per Backend)
 };
 

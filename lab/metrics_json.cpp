@@ -138,6 +138,7 @@ json gpu_json(const gpu::GpuLaunchResult& r, const gpu::TimingOptions& t) {
          {"warmup", tm.warmup},
          {"repeats", t.repeats},
          {"l2_flushed", tm.l2_flushed},
+         {"buffers_restored", tm.buffers_restored},
          {"registers", r.attributes.registers_per_thread},
          {"static_shared_bytes", r.attributes.static_shared_bytes},
          {"local_bytes", r.attributes.local_bytes_per_thread}};

@@ -199,7 +199,8 @@ std::string format_gpu(const LaunchRecord& r) {
   o << "    GPU: median " << printf_str("%.2f", num(g, "time_us")) << " us (min "
     << printf_str("%.2f", num(g, "min_us")) << ", max " << printf_str("%.2f", num(g, "max_us"))
     << ") over " << g.value("repeats", 0) << " timed launches after " << g.value("warmup", 0)
-    << " warm-up" << (g.value("l2_flushed", false) ? ", L2 flushed before each" : ", warm L2")
+    << " warm-up" << (g.value("buffers_restored", false) ? ", buffers restored" : "")
+    << (g.value("l2_flushed", false) ? ", L2 flushed before each" : ", warm L2")
     << "; " << g.value("registers", 0) << " registers/thread\n";
   const json& c = g["counters"];
   if (!c.value("available", false))

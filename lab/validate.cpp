@@ -456,7 +456,7 @@ std::vector<CounterAgreement> counter_agreement(
   std::vector<CounterAgreement> out = {
       {"sectors", 0, 1, ""},
       {"dram_bytes_read", 0, 65536, ""},
-      {"shared_bank_conflicts", 64, 1, ""},
+      {"shared_bank_conflicts", 64, 1, " (arbitration allowed: 1% of warp instructions)", 0.01},
       {"warp_instructions", 0, 1, " (PTX against SASS instructions)"},
   };
   for (CounterAgreement& c : out)
@@ -468,7 +468,10 @@ std::vector<CounterAgreement> counter_agreement(
       const double sv = s->second, gv = g->second;
       if (std::max(gv, sv) < c.min) continue;
       ++c.points;
-      if (std::fabs(sv - gv) <= std::max(0.1 * gv, c.floor)) ++c.within10;
+      double floor = c.floor;
+      if (auto gi = gpu->find("warp_instructions"); gi != gpu->end() && std::isfinite(gi->second))
+        floor = std::max(floor, c.floor_per_instruction * gi->second);
+      if (std::fabs(sv - gv) <= std::max(0.1 * gv, floor)) ++c.within10;
     }
   return out;
 }

@@ -523,3 +523,119 @@ TEST_CASE("310 the compiler's schedule folds four adjacent shared loads into one
   CHECK(vector.first == 1);
   CHECK(scalar.second == vector.second);  // the PTX ran whole either way (functional count)
 }
+
+namespace {
+
+// Two warps of one block, each: an IEEE division, an independent add, an add that uses the
+// division's result. Lines: div 11, independent add 12, dependent add 13.
+constexpr const char* kDivs = R"(.version 9.0
+.target sm_90
+.address_size 64
+.visible .entry divs(.param .u64 out)
+{
+  .reg .f32 %f<6>;
+  .reg .b64 %rd<3>;
+  ld.param.u64 %rd1, [out];
+  cvta.to.global.u64 %rd2, %rd1;
+  mov.f32 %f1, 0f40400000;
+  div.rn.f32 %f2, %f1, %f1;
+  add.f32 %f3, %f1, %f1;
+  add.f32 %f4, %f2, %f3;
+  st.global.f32 [%rd2], %f4;
+  ret;
+}
+)";
+
+// One warp: an integer multiply (IMAD), an independent shift (INT pipe), another independent
+// multiply. Lines 10, 11, 12.
+constexpr const char* kImad = R"(.version 9.0
+.target sm_90
+.address_size 64
+.visible .entry imad(.param .u64 out)
+{
+  .reg .b32 %r<6>;
+  .reg .b64 %rd<3>;
+  ld.param.u64 %rd1, [out];
+  mov.u32 %r1, 7;
+  mul.lo.s32 %r2, %r1, %r1;
+  shl.b32 %r3, %r1, 3;
+  mul.lo.s32 %r4, %r1, 5;
+  add.s32 %r5, %r2, %r3;
+  add.s32 %r5, %r5, %r4;
+  cvta.to.global.u64 %rd2, %rd1;
+  st.global.u32 [%rd2], %r5;
+  ret;
+}
+)";
+
+std::vector<IssueRecord> issues_of(const TimingResult& r, int32_t line) {
+  std::vector<IssueRecord> out;
+  for (const auto& i : r.trace.issues)
+    if (i.ptx_line == line) out.push_back(i);
+  std::sort(out.begin(), out.end(),
+            [](const IssueRecord& a, const IssueRecord& b) { return a.cycle < b.cycle; });
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("310 an expanded division holds the scheduler's issue port and the SFU pipe") {
+  auto prog = load(kDivs);
+  REQUIRE_MESSAGE(prog, (prog ? "" : prog.error().to_string()));
+  GpuConfig cfg;
+  cfg.core.sub_partitions = 1;  // both warps on one scheduler
+  cfg.pipes.div_f32 = {30, 10, 2};
+  cfg.pipes.sfu.interval = 8;
+  func::DeviceMemory mem;
+  const uint64_t out = mem.allocate("out", 4);
+  func::LaunchConfig launch{"divs", {1, 1, 1}, {64, 1, 1}, 0, {}};
+  put(launch.params, out);
+  auto r = run_timing(*prog, mem, launch, cfg, traced());
+  REQUIRE_MESSAGE(r, (r ? "" : r.error().to_string()));
+  REQUIRE_FALSE(r->fault);
+  const auto divs = issues_of(*r, 11);
+  REQUIRE(divs.size() == 2);
+  const uint64_t d0 = divs[0].cycle;
+  // Nothing issues while the first division's sequence does (10 cycles).
+  for (const auto& i : r->trace.issues) CHECK_FALSE((i.cycle > d0 && i.cycle < d0 + 10));
+  // The first warp's independent add takes the port back at once.
+  const auto indep = issues_of(*r, 12);
+  REQUIRE(indep.size() == 2);
+  CHECK(indep[0].slot == divs[0].slot);
+  CHECK(indep[0].cycle == d0 + 10);
+  // The other warp's division waits for the SFU: 2 of its instructions x 8 cycles.
+  CHECK(divs[1].cycle == d0 + 16);
+  // The dependent add waits for the division's latency.
+  const auto dep = issues_of(*r, 13);
+  REQUIRE(dep.size() == 2);
+  CHECK(dep[0].slot == divs[0].slot);
+  CHECK(dep[0].cycle == d0 + 30);
+  float v = 0;
+  REQUIRE(mem.read(out, &v, 4));
+  CHECK(v == 7.0f);  // 3 / 3 + (3 + 3)
+}
+
+TEST_CASE("310 integer multiplies issue to their own pipe, beside the INT pipe") {
+  auto prog = load(kImad);
+  REQUIRE_MESSAGE(prog, (prog ? "" : prog.error().to_string()));
+  for (int imad_interval : {2, 4}) {
+    GpuConfig cfg;
+    cfg.pipes.integer.interval = 2;
+    cfg.pipes.imad.interval = imad_interval;
+    func::DeviceMemory mem;
+    const uint64_t out = mem.allocate("out", 4);
+    func::LaunchConfig launch{"imad", {1, 1, 1}, {32, 1, 1}, 0, {}};
+    put(launch.params, out);
+    auto r = run_timing(*prog, mem, launch, cfg, traced());
+    REQUIRE_MESSAGE(r, (r ? "" : r.error().to_string()));
+    REQUIRE_FALSE(r->fault);
+    const auto mul1 = issue_cycles(*r, 10), shl = issue_cycles(*r, 11),
+               mul2 = issue_cycles(*r, 12);
+    REQUIRE((mul1.size() == 1 && shl.size() == 1 && mul2.size() == 1));
+    CHECK(shl[0] == mul1[0] + 1);                    // the INT pipe is free
+    CHECK(mul2[0] == mul1[0] + uint64_t(imad_interval));  // the IMAD pipe is not
+    uint32_t v = 0;
+    REQUIRE(mem.read(out, &v, 4));
+    CHECK(v == 49u + 56u + 35u);
+  }
+}

@@ -207,6 +207,37 @@ TEST_CASE("570 validate: MAPE, worst and within20") {
         "within20=0");
 }
 
+TEST_CASE("570 validate: counter agreement (10%, floors, the bank-conflict arbitration allowance)") {
+  // sectors: 105 vs 100 agrees, 120 vs 100 does not; 0 vs 0 is below min and not counted.
+  // dram_bytes_read: below 64 KiB on both sides is not counted; 70,000 vs 65,536 agrees (6.8%).
+  // shared_bank_conflicts: 1000 conflicts the GPU has and the model has not agree when they are
+  // within 1% of the GPU's 200,000 warp instructions (2000), not of its 50,000; 10 vs 0 is within
+  // the floor of 64; 540,672 vs 540,672 agrees.
+  CounterMap s1{{"sectors", 105}, {"dram_bytes_read", 1000}, {"shared_bank_conflicts", 0}};
+  CounterMap g1{{"sectors", 100}, {"dram_bytes_read", 2000}, {"shared_bank_conflicts", 1000},
+                {"warp_instructions", 200000}};
+  CounterMap s2{{"sectors", 120}, {"dram_bytes_read", 70000}, {"shared_bank_conflicts", 0}};
+  CounterMap g2{{"sectors", 100}, {"dram_bytes_read", 65536}, {"shared_bank_conflicts", 1000},
+                {"warp_instructions", 50000}};
+  CounterMap s3{{"sectors", 0}, {"shared_bank_conflicts", 0}};
+  CounterMap g3{{"sectors", 0}, {"shared_bank_conflicts", 10}, {"warp_instructions", 10}};
+  CounterMap s4{{"shared_bank_conflicts", 540672}};
+  CounterMap g4{{"shared_bank_conflicts", 540672}, {"warp_instructions", 4594128}};
+  auto agree = counter_agreement({{&s1, &g1}, {&s2, &g2}, {&s3, &g3}, {&s4, &g4}});
+  auto find = [&](std::string key) {
+    for (const CounterAgreement& c : agree)
+      if (key == c.key) return c;
+    FAIL("no counter " << key);
+    return agree.front();
+  };
+  CHECK(find("sectors").points == 2);
+  CHECK(find("sectors").within10 == 1);
+  CHECK(find("dram_bytes_read").points == 1);
+  CHECK(find("dram_bytes_read").within10 == 1);
+  CHECK(find("shared_bank_conflicts").points == 4);
+  CHECK(find("shared_bank_conflicts").within10 == 3);
+}
+
 TEST_CASE("570 validate: the SVG scatter has the diagonal, the band, one dot per point") {
   std::vector<ScatterDot> dots = {{"p1", "atomics", 10, 10},
                                   {"p2", "atomics", 100, 50},

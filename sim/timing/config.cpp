@@ -80,6 +80,23 @@ std::vector<Field> fields() {
       PIPE("barrier", barrier, "barrier (latency: last arrival to release)"),
       PIPE("misc", misc, "miscellaneous"),
       PIPE("ldst", ldst, "load/store (address generation)"),
+      PIPE("imad", imad, "integer multiply (IMAD, on the FMA pipe)"),
+#define EXPANDED(NAME, MEMBER, WHAT)                                                        \
+  F("pipes", NAME "_latency", "cycles", "issue-to-result latency of " WHAT,                 \
+    pipes.MEMBER.latency),                                                                  \
+      F("pipes", NAME "_interval", "cycles",                                                \
+        "cycles one sub-partition's scheduler spends issuing the SASS sequence of " WHAT,   \
+        pipes.MEMBER.interval),                                                             \
+      F("pipes", NAME "_sfu_ops", "instructions",                                           \
+        "instructions of the sequence of " WHAT " on the SFU pipe", pipes.MEMBER.sfu_ops)
+      EXPANDED("div_f32", div_f32, "div.rn.f32"),
+      EXPANDED("rcp_f32", rcp_f32, "rcp.rn.f32"),
+      EXPANDED("sqrt_f32", sqrt_f32, "sqrt.rn.f32"),
+      EXPANDED("div_u32", div_u32, "div/rem on unsigned integers up to 32 bits"),
+      EXPANDED("div_s32", div_s32, "div/rem on signed integers up to 32 bits"),
+      EXPANDED("div_f64", div_f64, "div.rn.f64 and rcp.rn.f64"),
+      EXPANDED("sqrt_f64", sqrt_f64, "sqrt.rn.f64"),
+#undef EXPANDED
       F("shared", "banks", "banks", "shared memory banks", shared.banks),
       F("shared", "bank_bytes", "bytes", "width of one bank", shared.bank_bytes),
       F("shared", "latency", "cycles", "load-to-use latency of a one-wavefront shared load",
@@ -341,6 +358,15 @@ Status validate_config(const GpuConfig& c) {
   if (c.core.sub_partitions < 1) return bad("core.sub_partitions must be at least 1");
   if (c.core.max_warps_per_sm < 1 || c.core.max_blocks_per_sm < 1)
     return bad("core.max_warps_per_sm and core.max_blocks_per_sm must be at least 1");
+  for (const PipeConfig* pc :
+       {&c.pipes.fp32, &c.pipes.integer, &c.pipes.fp64, &c.pipes.half, &c.pipes.sfu,
+        &c.pipes.branch, &c.pipes.warp, &c.pipes.barrier, &c.pipes.misc, &c.pipes.ldst,
+        &c.pipes.imad, &c.pipes.div_f32, &c.pipes.rcp_f32, &c.pipes.sqrt_f32, &c.pipes.div_u32,
+        &c.pipes.div_s32, &c.pipes.div_f64, &c.pipes.sqrt_f64}) {
+    if (pc->latency < 0 || pc->interval < 1 || pc->sfu_ops < 0)
+      return bad("every pipes.*_latency and *_sfu_ops must be at least 0 and every "
+                 "pipes.*_interval at least 1");
+  }
   if (c.core.register_alloc_unit < 1 || c.core.shared_alloc_unit < 1)
     return bad("allocation units must be at least 1");
   if (c.shared.banks < 1 || c.shared.bank_bytes < 1 || c.shared.wavefronts_per_cycle < 1)

@@ -44,6 +44,8 @@ struct CoreConfig {
 struct PipeConfig {
   int64_t latency = 4;   // cycles from issue to a dependent instruction's issue
   int64_t interval = 1;  // cycles between two warp instructions on this pipe (per sub-partition)
+  int64_t sfu_ops = 0;   // expanded instructions: how many of the sequence's instructions run on
+                         // the SFU (XU) pipe, each holding it for sfu.interval
 };
 
 struct PipesConfig {
@@ -53,6 +55,22 @@ struct PipesConfig {
   PipeConfig barrier{20, 1};  // latency: cycles from the last arrival to release
   PipeConfig misc{4, 1};
   PipeConfig ldst{4, 1};  // latency: address generation; interval: LSU issue rate
+  // Integer multiplies (mul/mad .lo/.hi/.wide: IMAD) issue to the FMA pipe's heavy half, not to
+  // the INT (ALU) pipe that shifts, logic and compares use.
+  PipeConfig imad{4, 2};
+  // PTX instructions that ptxas expands into a sequence of SASS instructions (an MUFU seed, FMA
+  // refinement, a range check and a branch to a slow path that the model does not take).
+  // interval: cycles the sub-partition's scheduler spends issuing the sequence (no other warp
+  // issues meanwhile); sfu_ops: its instructions on the SFU (XU) pipe; latency: issue to
+  // result. From the SASS and from scripts/microbench/expansion.cu, one op at a time
+  // (validation/README.md).
+  PipeConfig div_f32{58, 10, 2};   // div.rn.f32 (a / b): MUFU.RCP, FCHK, 5 FFMA, BSSY/BRA/BSYNC
+  PipeConfig rcp_f32{77, 10, 1};   // rcp.rn.f32 (1.0f / x): MUFU.RCP, 2 FFMA, FADD, checks
+  PipeConfig sqrt_f32{57, 10, 1};  // sqrt.rn.f32 (sqrtf): MUFU.RSQ, 2 FMUL, 2 FFMA, checks
+  PipeConfig div_u32{61, 13, 0};   // div, rem on unsigned integers up to 32 bits: IMAD.HI chain
+  PipeConfig div_s32{65, 17, 0};   // div, rem on signed integers up to 32 bits (IABS added)
+  PipeConfig div_f64{125, 26, 0};  // div.rn.f64, rcp.rn.f64: MUFU.RCP64H, 7 DFMA, DMUL
+  PipeConfig sqrt_f64{92, 27, 0};  // sqrt.rn.f64: MUFU.RSQ64H, DMUL/DFMA chain
 };
 
 struct SharedConfig {

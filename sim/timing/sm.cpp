@@ -9,6 +9,7 @@ namespace warplab::timing {
 
 using ptx::Opcode;
 using ptx::Space;
+using ptx::Type;
 using ptx::UnitClass;
 
 struct Sm::Pending {  // a register write not yet visible
@@ -172,6 +173,55 @@ const PipeConfig& pipe_of(const PipesConfig& p, UnitClass u) {
   return p.misc;
 }
 
+// Where an instruction issues. Mostly its unit's pipe (ptx::unit_of), except:
+//  - integer multiplies (mul/mad/mul24/mad24 on integers: IMAD, IMAD.WIDE, IMAD.HI), which
+//    ptxas issues to the FMA pipe's heavy half: a pipe of their own here, so that they overlap
+//    the shifts, logic and compares of the INT (ALU) pipe. Measured on the H100
+//    (scripts/microbench/expansion.cu): IMAD + SHF + LOP3 per step costs 4.1 cycles per warp,
+//    what the two ALU instructions cost alone (6 if all three shared a pipe). The model does not
+//    make them contend with FP32 instructions for the heavy half.
+//  - PTX instructions that ptxas expands into sequences (IEEE division, reciprocal and square
+//    root, integer division): they hold the sub-partition's issue port (`holds_port`) for their
+//    pipe's interval, the cycles the sequence's instructions take to issue.
+struct IssuePipe {
+  int index;  // into pipe_free_
+  const PipeConfig* cfg;
+  bool holds_port;
+};
+constexpr int kImadPipe = 11;  // after the UnitClass values
+
+IssuePipe issue_pipe(const PipesConfig& p, const ptx::Instruction& i, UnitClass unit) {
+  const Type t = i.type;
+  const bool integer = !ptx::is_float(t) && t != Type::Pred;
+  switch (i.op) {
+    case Opcode::Mul:
+    case Opcode::Mad:
+    case Opcode::Mul24:
+    case Opcode::Mad24:
+      if (integer) return {kImadPipe, &p.imad, false};
+      break;
+    case Opcode::Div:
+    case Opcode::Rem:
+      if (integer) return {unit_index(unit), ptx::is_signed_int(t) ? &p.div_s32 : &p.div_u32, true};
+      if (i.op == Opcode::Div && !i.mod.approx && !i.mod.full) {
+        if (t == Type::F32) return {unit_index(unit), &p.div_f32, true};
+        if (t == Type::F64) return {unit_index(unit), &p.div_f64, true};
+      }
+      break;
+    case Opcode::Rcp:
+      if (!i.mod.approx && t == Type::F32) return {unit_index(unit), &p.rcp_f32, true};
+      if (!i.mod.approx && t == Type::F64) return {unit_index(unit), &p.div_f64, true};
+      break;
+    case Opcode::Sqrt:
+      if (!i.mod.approx && t == Type::F32) return {unit_index(unit), &p.sqrt_f32, true};
+      if (!i.mod.approx && t == Type::F64) return {unit_index(unit), &p.sqrt_f64, true};
+      break;
+    default:
+      break;
+  }
+  return {unit_index(unit), &pipe_of(p, unit), false};
+}
+
 bool is_global_like(Space s) {
   return s == Space::Global || s == Space::Local || s == Space::Generic;
 }
@@ -248,6 +298,7 @@ Sm::Sm(int id, LaunchContext& ctx)
       wake_(warps_.size(), kNever),
       blocks_(ctx.occupancy.blocks_per_sm),
       pipe_free_(ctx.config.core.sub_partitions),
+      issue_free_(ctx.config.core.sub_partitions, 0),
       load_registers_(std::max(
           1, static_cast<int>(ctx.config.compiler.load_register_share *
                               static_cast<double>(ctx.occupancy.registers_per_warp / 32)))) {
@@ -550,7 +601,9 @@ WarpState Sm::evaluate(Warp& w, int sp, uint64_t now, uint64_t& wake) {
   }
   // 2. The pipeline this instruction needs.
   const UnitClass unit = ptx::unit_of(*in.inst);
-  const uint64_t free = pipe_free_[sp][unit_index(unit)];
+  const IssuePipe ip = issue_pipe(ctx_.config.pipes, *in.inst, unit);
+  uint64_t free = pipe_free_[sp][ip.index];
+  if (ip.cfg->sfu_ops > 0) free = std::max(free, pipe_free_[sp][unit_index(UnitClass::Sfu)]);
   const bool mem = in.is_memory && in.exec_mask != 0 && is_memory_op(in.inst->op);
   if (free > now) {
     wake = free;
@@ -640,7 +693,10 @@ bool Sm::tick(uint64_t now) {
       else
         wake_min = std::min(wake_min, wake);
     }
-    if (!candidates_.empty()) {
+    if (!candidates_.empty() && issue_free_[sp] > now) {
+      // The scheduler is still issuing an expanded instruction's sequence.
+      wake_min = std::min(wake_min, issue_free_[sp]);
+    } else if (!candidates_.empty()) {
       const int pick = candidates_[schedulers_[sp]->pick(candidates_)].slot;
       schedulers_[sp]->on_issue(pick);
       warps_[pick].state = WarpState::Selected;
@@ -796,11 +852,14 @@ bool Sm::issue(int slot, uint64_t now) {
   const func::StepInfo& in = w.win.at(0).info;
   const ptx::Instruction& inst = *in.inst;
   const UnitClass unit = ptx::unit_of(inst);
-  const PipeConfig& pipe = pipe_of(cfg.pipes, unit);
-  // 1. Occupy the pipeline.
-  pipe_free_[sp][unit_index(unit)] = now + pipe.interval;
+  const IssuePipe ip = issue_pipe(cfg.pipes, inst, unit);
+  // 1. Occupy the pipeline (an expanded instruction: the scheduler's issue port).
+  pipe_free_[sp][ip.index] = now + (ip.holds_port ? 1 : ip.cfg->interval);
+  if (ip.holds_port) issue_free_[sp] = now + ip.cfg->interval;
+  if (ip.cfg->sfu_ops > 0)
+    pipe_free_[sp][unit_index(UnitClass::Sfu)] = now + ip.cfg->sfu_ops * cfg.pipes.sfu.interval;
   // 2. When the result is ready, and which scoreboard waits for it.
-  uint64_t ready = now + pipe.latency;
+  uint64_t ready = now + ip.cfg->latency;
   WarpState kind = WarpState::Wait;
   if (unit == UnitClass::Sfu || unit == UnitClass::Warp) kind = WarpState::ShortScoreboard;
   if (in.is_memory && is_memory_op(inst.op) && in.exec_mask != 0) {
