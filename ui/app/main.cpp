@@ -425,9 +425,9 @@ int run_app(const Args& args) {
       double sum = 0;
       for (double v : frame_ms) sum += v;
       const size_t p95 = std::min(sorted.size() - 1, (sorted.size() * 95 + 99) / 100 - 1);
-      std::printf("FRAMES n=%zu mean_ms=%.2f p95_ms=%.2f size=%dx%d cpu_ms=%.2f\n",
-                  frame_ms.size(), sum / double(frame_ms.size()), sorted[p95], args.width,
-                  args.height, cpu_frames > 0 ? cpu_ms_sum / double(cpu_frames) : 0.0);
+      std::printf("FRAMES n=%zu mean_ms=%.2f p95_ms=%.2f size=%dx%d cpu_ms=%.2f\n", frame_ms.size(),
+                  sum / double(frame_ms.size()), sorted[p95], args.width, args.height,
+                  cpu_frames > 0 ? cpu_ms_sum / double(cpu_frames) : 0.0);
     }
     ImGui_ImplOpenGL3_Shutdown();
     ImGui_ImplGlfw_Shutdown();
