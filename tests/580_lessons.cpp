@@ -8,6 +8,7 @@
 #include <fstream>
 
 #include "lab/lesson.h"
+#include "lab/lesson_step.h"
 
 using namespace warplab;
 
@@ -119,4 +120,45 @@ TEST_CASE("580 claims and answers over a run's records") {
   auto f = lab::eval_claim("launch(\"fused\", stride=8).time < 5", r, false);
   REQUIRE(f);
   CHECK_FALSE(f->holds);
+}
+
+TEST_CASE("580 one step runs the way warplab lesson and the app both run it") {
+  auto l = lab::load_lesson(std::string(WARPLAB_SOURCE_DIR) + "/lessons/02-coalescing/lesson.toml");
+  REQUIRE(l);
+  REQUIRE(l->steps.size() >= 2);
+  lab::Toolchain toolchain;
+  lab::StepRunSettings set;
+  set.ci = true;
+  auto none = lab::run_lesson_step(toolchain, *l, 99, set);
+  REQUIRE_FALSE(none);
+  CHECK(none.error().message == "no step 99");
+  // A bad starting value of the step names the lesson file's line; the student's does not.
+  lab::Lesson bad = *l;
+  bad.steps[0].set.emplace_back("no_such_param", "1");
+  auto e = lab::run_lesson_step(toolchain, bad, 0, set);
+  REQUIRE_FALSE(e);
+  CHECK(e.error().file == l->path);
+  CHECK(e.error().line == l->steps[0].line);
+  CHECK(e.error().message.rfind("steps[0]: ", 0) == 0);
+  if (!toolchain.has_nvrtc()) {
+    MESSAGE("skipped: no NVRTC");
+    return;
+  }
+  set.sets = {"N=65536"};
+  std::vector<std::string> started;
+  auto r = lab::run_lesson_step(toolchain, *l, 0, set,
+                                [&](const std::string& l2) { started.push_back(l2); });
+  REQUIRE_MESSAGE(r, (r ? "" : r.error().to_string()));
+  CHECK(started == std::vector<std::string>{"cold"});
+  CHECK(r->backend == lab::BackendKind::Sim);
+  CHECK(r->result.passed());
+  REQUIRE(r->answers.size() == l->steps[0].questions.size());
+  REQUIRE(r->answers.size() == 1);
+  CHECK(*r->answers[0].value == 4);  // sectors per request at stride 1
+  CHECK(r->answers[0].shown == "4");
+  // Every claim once per side it names, the simulator's first; the GPU's did not run.
+  for (const lab::StepClaim& c : r->claims) {
+    CHECK(c.ran == !c.on_gpu);
+    CHECK(c.value.has_value() == !c.on_gpu);
+  }
 }

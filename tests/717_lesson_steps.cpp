@@ -12,17 +12,17 @@ using namespace warplab;
 TEST_CASE("717 a reply is right by choice number, choice text or within tolerance") {
   lab::LessonQuestion num;
   num.tolerance = 0.1;
-  CHECK(app::reply_is_right(num, 32, "32"));
-  CHECK(app::reply_is_right(num, 32, "30"));
-  CHECK_FALSE(app::reply_is_right(num, 32, "28"));
-  CHECK_FALSE(app::reply_is_right(num, 32, "many"));
+  CHECK(lab::reply_is_right(num, 32, "32"));
+  CHECK(lab::reply_is_right(num, 32, "30"));
+  CHECK_FALSE(lab::reply_is_right(num, 32, "28"));
+  CHECK_FALSE(lab::reply_is_right(num, 32, "many"));
   lab::LessonQuestion choice;
   choice.kind = lab::LessonQuestion::Kind::Choice;
   choice.choices = {"a", "b"};
-  CHECK(app::reply_is_right(choice, 1, "2"));
-  CHECK(app::reply_is_right(choice, 1, "b"));
-  CHECK_FALSE(app::reply_is_right(choice, 1, "1"));
-  CHECK(app::step_number(0.1 + 0.2) == "0.3");
+  CHECK(lab::reply_is_right(choice, 1, "2"));
+  CHECK(lab::reply_is_right(choice, 1, "b"));
+  CHECK_FALSE(lab::reply_is_right(choice, 1, "1"));
+  CHECK(lab::lesson_number(0.1 + 0.2) == "0.3");
 }
 
 TEST_CASE("717 lesson 2's steps checked as warplab lesson checks them") {

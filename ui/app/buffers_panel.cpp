@@ -93,7 +93,9 @@ void draw_buffers_panel(AppState& s) {
   const double lo = *lo_it, hi = *hi_it;
   const ImVec2 avail = ImGui::GetContentRegionAvail();
   const float cell = std::max(1.0f, std::min(avail.x / float(width), 14.0f));
-  ImGui::BeginChild("heat", ImVec2(0, 0), false, ImGuiWindowFlags_HorizontalScrollbar);
+  // No background of its own: the window's (the frame starts cleared to it) shows through.
+  ImGui::BeginChild("heat", ImVec2(0, 0), false,
+                    ImGuiWindowFlags_HorizontalScrollbar | ImGuiWindowFlags_NoBackground);
   const ImVec2 o = ImGui::GetCursorScreenPos();
   ImDrawList* dl = ImGui::GetWindowDrawList();
   // Only the rows in view are drawn.

@@ -43,7 +43,6 @@ void draw_queue_spark(const AppState& s, int link) {
   const ImVec2 p = ImGui::GetCursorScreenPos();
   const float w = std::max(40.0f, ImGui::GetContentRegionAvail().x), h = ImGui::GetTextLineHeight();
   ImDrawList* dl = ImGui::GetWindowDrawList();
-  dl->AddRectFilled(p, ImVec2(p.x + w, p.y + h), color::kPanelBg);
   const int peak = v.empty() ? 0 : *std::max_element(v.begin(), v.end());
   if (peak > 0 && v.size() > 1) {
     const ImU32 c = link == 0 ? color::kCursor : link == 1 ? color::kL2 : color::kDram;

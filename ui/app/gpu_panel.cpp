@@ -116,7 +116,6 @@ void draw_gpu_panel(AppState& s) {
   ImGui::PopFont();
   // 3. Resident warps on the whole GPU against the limit.
   const float gy = p.y + rows_h + 8;
-  dl->AddRectFilled(ImVec2(x_of(t0), gy), ImVec2(x_of(t1), gy + graph_h), color::kPanelBg);
   dl->AddRectFilled(ImVec2(tail_x, gy), ImVec2(x_of(t1), gy + graph_h), IM_COL32(230, 110, 80, 60));
   const double top = std::max(limit, 1.0);
   auto y_of = [&](double warps) {

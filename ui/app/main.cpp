@@ -18,6 +18,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <optional>
 #include <string>
 #include <vector>
@@ -40,7 +41,8 @@ struct Args {
   std::string experiment;    // file name of the experiment to select (e.g. stride-sweep.toml)
   bool show_source = false;  // open the kernel-source tab (for screenshots)
   std::string script;        // --script FILE (ui/app/model/app_script.h)
-  bool frame_stats = false;  // print FRAMES n=... mean_ms=... p95_ms=... size=WxH at exit
+  // Print FRAMES n=... mean_ms=... p95_ms=... size=WxH cpu_ms=... at exit.
+  bool frame_stats = false;
   // Draw every frame twice, only what changed and whole, and fail when they differ
   // (frame_damage.h).
   bool verify_damage = false;
@@ -201,6 +203,13 @@ void layout_and_draw(AppState& s, float w, float h) {
   ImGui::End();
 }
 
+// CPU time this process has used, every thread (Mesa's rasterizer threads included).
+double process_cpu_ms() {
+  timespec t{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+  return double(t.tv_sec) * 1e3 + double(t.tv_nsec) * 1e-6;
+}
+
 void read_back(int w, int h, std::vector<unsigned char>& px) {
   px.resize(size_t(w) * size_t(h) * 4);
   glPixelStorei(GL_PACK_ALIGNMENT, 1);
@@ -299,6 +308,11 @@ int run_app(const Args& args) {
       }
     }
     std::vector<double> frame_ms;
+    // CPU time of the whole process per frame (the renderer's threads included), over the frames
+    // drawn while no run computes: on a machine shared with other jobs the wall time of a frame
+    // depends on them, its CPU time much less.
+    double cpu_ms_sum = 0;
+    long cpu_frames = 0;
     const auto t0 = std::chrono::steady_clock::now();
     long frame = 0, settle = -1;
     bool staged = false;
@@ -327,6 +341,8 @@ int run_app(const Args& args) {
       }
       if (script && s.busy()) glfwWaitEventsTimeout(0.02);  // `wait`: don't spin
       const auto frame_start = std::chrono::steady_clock::now();
+      const double cpu_start = process_cpu_ms();
+      const bool computing = s.busy();
       ImGui_ImplOpenGL3_NewFrame();
       ImGui_ImplGlfw_NewFrame();
       ImGui::NewFrame();
@@ -391,6 +407,10 @@ int run_app(const Args& args) {
         frame_ms.push_back(std::chrono::duration<double, std::milli>(
                                std::chrono::steady_clock::now() - frame_start)
                                .count());
+        if (!computing && !s.busy()) {
+          cpu_ms_sum += process_cpu_ms() - cpu_start;
+          ++cpu_frames;
+        }
       }
     }
     if (args.verify_damage) {
@@ -405,8 +425,9 @@ int run_app(const Args& args) {
       double sum = 0;
       for (double v : frame_ms) sum += v;
       const size_t p95 = std::min(sorted.size() - 1, (sorted.size() * 95 + 99) / 100 - 1);
-      std::printf("FRAMES n=%zu mean_ms=%.2f p95_ms=%.2f size=%dx%d\n", frame_ms.size(),
-                  sum / double(frame_ms.size()), sorted[p95], args.width, args.height);
+      std::printf("FRAMES n=%zu mean_ms=%.2f p95_ms=%.2f size=%dx%d cpu_ms=%.2f\n", frame_ms.size(),
+                  sum / double(frame_ms.size()), sorted[p95], args.width, args.height,
+                  cpu_frames > 0 ? cpu_ms_sum / double(cpu_frames) : 0.0);
     }
     ImGui_ImplOpenGL3_Shutdown();
     ImGui_ImplGlfw_Shutdown();

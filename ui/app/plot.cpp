@@ -75,7 +75,6 @@ int draw_plot(const char* id, const PlotSpec& spec, const std::vector<PlotSeries
   }
   auto px = [&](double x) { return a.x + float(sx.to_unit(x)) * (b.x - a.x); };
   auto py = [&](double y) { return b.y - float(sy.to_unit(y)) * (b.y - a.y); };
-  dl->AddRectFilled(a, b, IM_COL32(24, 26, 30, 255));
   dl->AddText(ImVec2(a.x, p0.y), color::kText, spec.title.c_str());
   // Legend after the title.
   float lx = a.x + ImGui::CalcTextSize(spec.title.c_str()).x + 16;

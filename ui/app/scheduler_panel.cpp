@@ -179,7 +179,6 @@ void draw_scheduler_panel(AppState& s) {
       std::snprintf(label, sizeof label, "issued %s", percent(tot.issued, tot.cycles).c_str());
       dl->AddText(ImVec2(o.x, y + 13), color::kDim, label);
     }
-    dl->AddRectFilled(ImVec2(tx0, y), ImVec2(tx0 + track_w, y1), color::kPanelBg);
     if (cells) {
       const auto& runs = v.runs[size_t(sp)];
       auto it = std::partition_point(runs.begin(), runs.end(),

@@ -59,7 +59,7 @@ void draw_question(AppState& s, const lab::LessonQuestion& q, int qi, const Step
   } else if (!a->error.empty()) {
     ImGui::TextColored(col(color::kFail), "the answer could not be computed: %s", a->error.c_str());
   } else if (s.step_answered[key]) {
-    const bool right = reply_is_right(q, *a->value, reply);
+    const bool right = lab::reply_is_right(q, *a->value, reply);
     ImGui::TextColored(col(right ? color::kHit : color::kFail), "%s: the simulator says %s",
                        right ? "right" : "not quite", a->shown.c_str());
     if (!q.explain.empty()) {
@@ -97,8 +97,8 @@ void draw_claims(const lab::LessonStep& st, const StepCheck* check) {
         else if (v.value)
           ImGui::TextColored(col(v.value->holds ? color::kHit : color::kFail), "%s: %s   %s %s %s",
                              who, v.value->holds ? "holds" : "FAILS",
-                             step_number(v.value->lhs).c_str(), v.value->op.c_str(),
-                             step_number(v.value->rhs).c_str());
+                             lab::lesson_number(v.value->lhs).c_str(), v.value->op.c_str(),
+                             lab::lesson_number(v.value->rhs).c_str());
       }
     }
     ImGui::Unindent();

@@ -23,7 +23,6 @@ constexpr ImU32 kCursor = IM_COL32(255, 214, 64, 255);
 constexpr ImU32 kLink = IM_COL32(110, 170, 255, 255);
 constexpr ImU32 kCodeBg = IM_COL32(30, 33, 39, 255);
 constexpr ImU32 kGrid = IM_COL32(255, 255, 255, 22);
-constexpr ImU32 kPanelBg = IM_COL32(22, 24, 28, 255);
 constexpr ImU32 kHit = IM_COL32(80, 190, 120, 255);
 constexpr ImU32 kL2 = IM_COL32(90, 150, 230, 255);
 constexpr ImU32 kDram = IM_COL32(230, 110, 80, 255);

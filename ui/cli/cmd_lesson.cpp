@@ -4,13 +4,13 @@
 // check fails, 2 for a broken lesson or experiment file (file:line).
 #include <unistd.h>
 
-#include <cmath>
 #include <fstream>
 #include <iostream>
 #include <memory>
 #include <sstream>
 
 #include "lab/lesson.h"
+#include "lab/lesson_step.h"
 #include "lab/report.h"
 #include "ui/cli/commands.h"
 
@@ -57,12 +57,6 @@ void print_page(const std::string& path) {
   std::cout << "\n";
 }
 
-std::string fmt(double v) {
-  char b[64];
-  std::snprintf(b, sizeof b, "%.6g", v);
-  return b;
-}
-
 struct LessonArgs {
   std::string id, backend = "sim", json_path, config, l2 = "cold";
   std::vector<std::string> sets;
@@ -85,18 +79,15 @@ int run_lesson(const LessonArgs& a) {
   }
   auto backend = lab::parse_backend(a.backend);
   if (!backend) return report_error(Error{"", 0, "--backend: " + backend.error().message});
-  const bool sim = *backend != lab::BackendKind::Gpu, gpu = *backend != lab::BackendKind::Sim;
+  if (auto l2 = lab::parse_l2_start(a.l2); !l2)
+    return report_error(Error{"", 0, "--l2: " + l2.error().message});
   lab::Toolchain toolchain;
-  lab::RunOptions opt;
-  opt.backend = *backend;
-  opt.mode = lab::SimMode::Timing;
-  opt.config = a.config;
-  opt.count_lines = false;
-  auto l2 = lab::parse_l2_start(a.l2);
-  if (!l2) return report_error(Error{"", 0, "--l2: " + l2.error().message});
-  opt.l2 = *l2;
-  // Claims read sectors, instructions and DRAM bytes: on the GPU those are hardware counters.
-  if (gpu) opt.gpu.counters = true;
+  lab::StepRunSettings settings;  // lab/lesson_step.h runs each step as the app does
+  settings.backend = *backend;
+  settings.config = a.config;
+  settings.l2 = a.l2;
+  settings.ci = a.ci;
+  settings.sets = a.sets;
   const bool interactive = !a.answers && isatty(STDIN_FILENO);
   int failed_claims = 0, held = 0, skipped = 0, failed_checks = 0;
   json out = {{"lesson", lesson->id},
@@ -119,103 +110,67 @@ int run_lesson(const LessonArgs& a) {
       out["steps"].push_back(js);
       continue;
     }
-    auto exp = lab::load_experiment(st.experiment);
-    if (!exp) return report_error(exp.error());
-    auto apply = [&](const std::vector<std::pair<std::string, std::string>>& kv) -> Status {
-      for (const auto& [k, v] : kv)
-        if (auto s = lab::set_param(*exp, k + "=" + v); !s)
-          return Error{lesson->path, st.line,
-                       "steps[" + std::to_string(si) + "]: " + s.error().message};
-      return Ok{};
-    };
-    if (auto s = apply(st.set); !s) return report_error(s.error());
-    if (a.ci)
-      if (auto s = apply(st.ci_set); !s) return report_error(s.error());
-    for (const std::string& s : a.sets)
-      if (auto r = lab::set_param(*exp, s); !r) return report_error(r.error());
-    const std::string l2_name = st.l2.empty() ? a.l2 : st.l2;
-    std::cout << "--- experiment " << st.experiment << " (" << a.backend << ", L2 " << l2_name
-              << (st.l2.empty() ? "" : ", as the step says") << ")\n"
-              << std::flush;
-    lab::RunOptions step_opt = opt;
-    step_opt.l2 = *lab::parse_l2_start(l2_name);
-    js["l2"] = l2_name;
-    lab::Runner runner(toolchain, step_opt);
-    auto res = runner.run(*exp);
-    if (!res) return report_error(res.error());
-    if (!res->passed()) {
+    auto run = lab::run_lesson_step(toolchain, *lesson, si, settings, [&](const std::string& l2) {
+      std::cout << "--- experiment " << st.experiment << " (" << a.backend << ", L2 " << l2
+                << (st.l2.empty() ? "" : ", as the step says") << ")\n"
+                << std::flush;
+    });
+    if (!run) return report_error(run.error());
+    js["l2"] = run->l2;
+    if (!run->result.passed()) {
       ++failed_checks;
       std::cout << "    the experiment's checks FAILED (warplab run " << st.experiment
                 << " shows them)\n";
     } else {
       std::cout << "    ran; its checks passed\n";
     }
-    for (const lab::LessonQuestion& q : st.questions) {
-      auto ans = lab::eval_lesson_expr(q.answer, *res, !sim);
-      if (!ans)
-        return report_error(Error{lesson->path, q.line, "question answer: " + ans.error().message});
-      std::string shown = fmt(*ans);
-      if (q.kind == lab::LessonQuestion::Kind::Choice) {
-        const long idx = std::lround(*ans);
-        if (idx < 0 || idx >= static_cast<long>(q.choices.size()))
-          return report_error(
-              Error{lesson->path, q.line, "question answer: index " + shown + " is not a choice"});
-        shown = q.choices[idx];
-      }
+    for (size_t qi = 0; qi < st.questions.size(); ++qi) {
+      const lab::LessonQuestion& q = st.questions[qi];
+      const lab::StepAnswer& ans = run->answers[qi];
+      if (!ans.error.empty())
+        return report_error(Error{lesson->path, q.line, "question answer: " + ans.error});
       std::cout << "\nQUESTION " << q.text << "\n";
       for (size_t c = 0; c < q.choices.size(); ++c)
         std::cout << "  " << c + 1 << ") " << q.choices[c] << "\n";
-      json jq = {{"text", q.text}, {"answer", shown}, {"value", *ans}};
+      json jq = {{"text", q.text}, {"answer", ans.shown}, {"value", *ans.value}};
       if (interactive) {
         std::cout << "your answer: " << std::flush;
         std::string reply;
         std::getline(std::cin, reply);
-        bool right = false;
-        if (q.kind == lab::LessonQuestion::Kind::Choice) {
-          right = reply == std::to_string(std::lround(*ans) + 1) || reply == shown;
-        } else {
-          char* e = nullptr;
-          const double v = std::strtod(reply.c_str(), &e);
-          right = e != reply.c_str() &&
-                  std::fabs(v - *ans) <= std::max(q.tolerance * std::fabs(*ans), 1e-9);
-        }
-        std::cout << (right ? "right" : "not quite") << ": the simulator says " << shown << "\n";
+        const bool right = lab::reply_is_right(q, *ans.value, reply);
+        std::cout << (right ? "right" : "not quite") << ": the simulator says " << ans.shown
+                  << "\n";
         jq["reply"] = reply;
         jq["right"] = right;
       } else if (a.answers) {
-        std::cout << "answer (from the simulator's run): " << shown << "\n";
+        std::cout << "answer (from the simulator's run): " << ans.shown << "\n";
       } else {
         std::cout << "(answer it on a terminal, or see it with --answers)\n";
       }
       if (!q.explain.empty() && (interactive || a.answers)) std::cout << q.explain << "\n";
       js["questions"].push_back(jq);
     }
-    for (const lab::LessonClaim& c : st.claims) {
-      const bool want_sim = c.where != lab::LessonClaim::Where::Gpu;
-      const bool want_gpu = c.where != lab::LessonClaim::Where::Sim;
-      for (int side = 0; side < 2; ++side) {
-        const bool on_gpu = side == 1;
-        if (on_gpu ? !want_gpu : !want_sim) continue;
-        const char* who = on_gpu ? "GPU" : "simulator";
-        json jc = {{"text", c.text}, {"expr", c.expr}, {"on", on_gpu ? "gpu" : "sim"}};
-        if (on_gpu ? !gpu : !sim) {
-          ++skipped;
-          jc["status"] = "skipped";
-          std::cout << "CLAIM SKIP (" << who << " not run) " << c.text << "\n";
-          js["claims"].push_back(jc);
-          continue;
-        }
-        auto v = lab::eval_claim(c.expr, *res, on_gpu);
-        if (!v) return report_error(Error{lesson->path, c.line, "claim: " + v.error().message});
-        v->holds ? ++held : ++failed_claims;
-        std::cout << "CLAIM " << (v->holds ? "PASS" : "FAIL") << " (" << who << ") " << c.text
-                  << "\n      " << c.expr << "  ->  " << fmt(v->lhs) << " " << v->op << " "
-                  << fmt(v->rhs) << "\n";
-        jc["status"] = v->holds ? "pass" : "fail";
-        jc["lhs"] = v->lhs;
-        jc["rhs"] = v->rhs;
+    for (const lab::StepClaim& cv : run->claims) {
+      const lab::LessonClaim& c = st.claims[cv.claim];
+      const char* who = cv.on_gpu ? "GPU" : "simulator";
+      json jc = {{"text", c.text}, {"expr", c.expr}, {"on", cv.on_gpu ? "gpu" : "sim"}};
+      if (!cv.ran) {
+        ++skipped;
+        jc["status"] = "skipped";
+        std::cout << "CLAIM SKIP (" << who << " not run) " << c.text << "\n";
         js["claims"].push_back(jc);
+        continue;
       }
+      if (!cv.error.empty()) return report_error(Error{lesson->path, c.line, "claim: " + cv.error});
+      const lab::ClaimValue& v = *cv.value;
+      v.holds ? ++held : ++failed_claims;
+      std::cout << "CLAIM " << (v.holds ? "PASS" : "FAIL") << " (" << who << ") " << c.text
+                << "\n      " << c.expr << "  ->  " << lab::lesson_number(v.lhs) << " " << v.op
+                << " " << lab::lesson_number(v.rhs) << "\n";
+      jc["status"] = v.holds ? "pass" : "fail";
+      jc["lhs"] = v.lhs;
+      jc["rhs"] = v.rhs;
+      js["claims"].push_back(jc);
     }
     out["steps"].push_back(js);
     std::cout << "\n";

@@ -1,8 +1,8 @@
-// A lesson's steps in the app, checked the way `warplab lesson` checks them (lab/lesson.h): a
-// step's experiment runs with the step's starting values and L2 convention on the simulator's
-// timing model (and a real GPU beside it when asked and one opens), then every question's answer
-// and every claim is evaluated on that result with lab::eval_lesson_expr and lab::eval_claim. The
-// app shows the values it computed: nothing here is typed in by hand. No ImGui (tests/717).
+// A lesson's steps in the app, checked by the code `warplab lesson` runs them with
+// (lab/lesson_step.h): a step's experiment runs with the step's starting values and L2 convention
+// on the simulator's timing model (and a real GPU beside it when asked and one opens), then every
+// question's answer and every claim is evaluated on that result. The app shows the values it
+// computed: nothing here is typed in by hand. No ImGui (tests/717).
 #pragma once
 
 #include <optional>
@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "lab/lesson.h"
+#include "lab/lesson_step.h"
 
 namespace warplab::app {
 
@@ -43,13 +44,9 @@ struct StepRunOptions {
   std::vector<std::string> sets;
 };
 
-// Runs step `step` of `lesson` (which must name an experiment) and evaluates its questions and
-// claims.
+// Runs step `step` of `lesson` (which must name an experiment) the way `warplab lesson` runs it
+// (lab::run_lesson_step) and keeps what the step panel shows. A reply to a question is checked
+// with lab::reply_is_right, numbers are shown with lab::lesson_number (lab/lesson_step.h).
 StepCheck run_lesson_step(const lab::Lesson& lesson, size_t step, const StepRunOptions& o);
-// A number as `warplab lesson` prints it (%.6g).
-std::string step_number(double v);
-// Whether a student's reply answers a question whose computed answer is `answer`: a Choice
-// question by its 1-based number or its text, a Number within the question's relative tolerance.
-bool reply_is_right(const lab::LessonQuestion& q, double answer, const std::string& reply);
 
 }  // namespace warplab::app

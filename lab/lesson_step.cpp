@@ -1,0 +1,121 @@
+#include "lab/lesson_step.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+
+namespace warplab::lab {
+
+std::string lesson_number(double v) {
+  char b[64];
+  std::snprintf(b, sizeof b, "%.6g", v);
+  return b;
+}
+
+bool reply_is_right(const LessonQuestion& q, double answer, const std::string& reply) {
+  if (q.kind == LessonQuestion::Kind::Choice) {
+    const long idx = std::lround(answer);
+    return reply == std::to_string(idx + 1) ||
+           (idx >= 0 && idx < long(q.choices.size()) && reply == q.choices[size_t(idx)]);
+  }
+  char* end = nullptr;
+  const double v = std::strtod(reply.c_str(), &end);
+  return end != reply.c_str() &&
+         std::fabs(v - answer) <= std::max(q.tolerance * std::fabs(answer), 1e-9);
+}
+
+Expected<StepRun> run_lesson_step(const Toolchain& toolchain, const Lesson& lesson, size_t step,
+                                  const StepRunSettings& settings,
+                                  const std::function<void(const std::string& l2)>& on_start) {
+  if (step >= lesson.steps.size()) return Error{"", 0, "no step " + std::to_string(step)};
+  const LessonStep& st = lesson.steps[step];
+  if (st.experiment.empty()) return Error{"", 0, "this step runs no experiment"};
+  // 1. The experiment with the step's values, its CI sizes, then the student's.
+  auto exp = load_experiment(st.experiment);
+  if (!exp) return exp.error();
+  auto apply = [&](const std::vector<std::pair<std::string, std::string>>& kv) -> Status {
+    for (const auto& [k, v] : kv)
+      if (auto s = set_param(*exp, k + "=" + v); !s)
+        return Error{lesson.path, st.line,
+                     "steps[" + std::to_string(step) + "]: " + s.error().message};
+    return Ok{};
+  };
+  if (auto s = apply(st.set); !s) return s.error();
+  if (settings.ci)
+    if (auto s = apply(st.ci_set); !s) return s.error();
+  for (const std::string& s : settings.sets)
+    if (auto r = set_param(*exp, s); !r) return r.error();
+  StepRun out;
+  out.l2 = st.l2.empty() ? settings.l2 : st.l2;
+  auto l2 = parse_l2_start(out.l2);
+  if (!l2) return l2.error();
+  if (on_start) on_start(out.l2);
+  // 2. The runner: the timing model, and the GPU beside it when asked (and, with gpu_fallback,
+  // when one opens).
+  auto options = [&](BackendKind b) {
+    RunOptions r;
+    r.backend = b;
+    r.mode = SimMode::Timing;
+    r.config = settings.config;
+    r.count_lines = false;
+    r.l2 = *l2;
+    if (b != BackendKind::Sim) r.gpu.counters = true;  // claims read hardware counters
+    return r;
+  };
+  out.backend = settings.backend;
+  std::optional<Runner> runner;
+  runner.emplace(toolchain, options(out.backend));
+  if (out.backend != BackendKind::Sim && settings.gpu_fallback)
+    if (auto s = runner->prepare_backends(); !s) {
+      out.gpu_note = s.error().message;  // without the CLI's "--backend both: "
+      if (const size_t at = out.gpu_note.find(": ");
+          out.gpu_note.rfind("--backend", 0) == 0 && at != std::string::npos)
+        out.gpu_note = out.gpu_note.substr(at + 2);
+      out.backend = BackendKind::Sim;
+      runner.emplace(toolchain, options(out.backend));
+    }
+  auto res = runner->run(*exp);
+  if (!res) return res.error();
+  out.result = std::move(*res);
+  const bool sim = out.backend != BackendKind::Gpu, gpu = out.backend != BackendKind::Sim;
+  // 3. Answers (the simulator's, as `warplab lesson --answers` gives them) and claims.
+  for (const LessonQuestion& q : st.questions) {
+    StepAnswer a;
+    if (auto v = eval_lesson_expr(q.answer, out.result, !sim); !v) {
+      a.error = v.error().message;
+    } else {
+      a.value = *v;
+      a.shown = lesson_number(*v);
+      if (q.kind == LessonQuestion::Kind::Choice) {
+        const long idx = std::lround(*v);
+        if (idx >= 0 && idx < long(q.choices.size()))
+          a.shown = q.choices[size_t(idx)];
+        else
+          a.error = "index " + a.shown + " is not a choice";
+      }
+    }
+    out.answers.push_back(std::move(a));
+  }
+  for (size_t i = 0; i < st.claims.size(); ++i) {
+    const LessonClaim& c = st.claims[i];
+    for (const bool on_gpu : {false, true}) {
+      if (on_gpu ? c.where == LessonClaim::Where::Sim : c.where == LessonClaim::Where::Gpu)
+        continue;
+      StepClaim cv;
+      cv.claim = i;
+      cv.on_gpu = on_gpu;
+      cv.ran = on_gpu ? gpu : sim;
+      if (cv.ran) {
+        if (auto v = eval_claim(c.expr, out.result, on_gpu))
+          cv.value = *v;
+        else
+          cv.error = v.error().message;
+      }
+      out.claims.push_back(std::move(cv));
+    }
+  }
+  return out;
+}
+
+}  // namespace warplab::lab

@@ -1,0 +1,70 @@
+// One step of a lesson (lesson.h), run the one way `warplab lesson` and the desktop app both run
+// it: the step's experiment with its starting values (then its CI sizes, then the student's), on
+// the timing model with the step's L2 convention, and the GPU beside it when asked; then every
+// question's answer and every claim evaluated on that result, each claim on each side it names.
+// Nothing here prints: the CLI prints what it computes and the app shows it.
+#pragma once
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "lab/compile.h"
+#include "lab/lesson.h"
+#include "lab/runner.h"
+#include "sim/common/error.h"
+
+namespace warplab::lab {
+
+struct StepRunSettings {
+  BackendKind backend = BackendKind::Sim;  // where the experiment runs
+  // With a GPU backend: when no GPU opens, run on the simulator alone and say why
+  // (StepRun::gpu_note) instead of failing.
+  bool gpu_fallback = false;
+  std::string config;             // timing-model preset ("" = h100-sxm)
+  std::string l2 = "cold";        // the L2 convention when the step names none
+  bool ci = false;                // apply the step's ci_set (smaller sizes) after its set
+  std::vector<std::string> sets;  // NAME=VALUE the student changed, applied last
+};
+
+// A question's answer, read from the simulator's run (from the GPU's when only the GPU ran).
+struct StepAnswer {
+  std::optional<double> value;
+  std::string shown;  // the value as a lesson prints it, or the choice it picks
+  std::string error;  // the expression could not be evaluated, or its index is not a choice
+};
+
+// One side (simulator or GPU) of one claim.
+struct StepClaim {
+  size_t claim = 0;  // index into the step's claims
+  bool on_gpu = false;
+  bool ran = true;  // false: this side did not run, so the claim was not evaluated on it
+  std::optional<ClaimValue> value;
+  std::string error;  // the expression could not be evaluated
+};
+
+struct StepRun {
+  std::string l2;                          // the L2 convention it ran with ("cold" / "warm")
+  BackendKind backend = BackendKind::Sim;  // where it ran (Sim after a GPU fallback)
+  std::string gpu_note;                    // after a GPU fallback: why no GPU ran
+  ExperimentResult result;
+  std::vector<StepAnswer> answers;  // one per question of the step, in order
+  std::vector<StepClaim> claims;    // each claim once per side it names, the simulator's first
+};
+
+// Runs step `step` of `lesson`. `on_start` (may be empty) is called with the L2 convention once
+// the experiment is loaded with its values, just before it runs. An Error is a step that could
+// not run (no such step, no experiment, a parameter, a compile, the GPU without gpu_fallback);
+// a parameter of the step itself names the lesson file's line.
+Expected<StepRun> run_lesson_step(const Toolchain& toolchain, const Lesson& lesson, size_t step,
+                                  const StepRunSettings& settings,
+                                  const std::function<void(const std::string& l2)>& on_start = {});
+
+// A number as a lesson prints it (%.6g).
+std::string lesson_number(double v);
+// Whether a student's reply answers a question whose computed answer is `answer`: a Choice
+// question by its 1-based number or its text, a Number within the question's relative tolerance.
+bool reply_is_right(const LessonQuestion& q, double answer, const std::string& reply);
+
+}  // namespace warplab::lab
