@@ -210,6 +210,35 @@ TEST_CASE("404 L2 atomics: a slice works through sectors, and same-address lanes
   }
 }
 
+TEST_CASE("404 L2 atomics: float adds wait for the adder per lane and between updates of a word") {
+  GpuConfig cfg;  // atomic_sector_cycles 1.2, atomic_lane_cycles 1.45, float lanes 3.6
+  {
+    L2 l2(cfg);
+    l2.read(1, 0x1u, 0);
+    // 32 lanes on one word: 1.2 + 31 x 3.6 = 112.8, at least 32 x 3.6 = 115.2 after a request on
+    // the same word.
+    const uint64_t first = l2.atomic(1, 0x1u, 31, 10000, 128, true);
+    const uint64_t second = l2.atomic(1, 0x1u, 31, 10000, 128, true);
+    CHECK(second - first == 115);
+  }
+  {
+    // Whole cycles: sectors 1, integer lanes 2, float lanes 4.
+    cfg.l2.atomic_sector_cycles = 1;
+    cfg.l2.atomic_lane_cycles = 2;
+    cfg.l2.atomic_float_lane_cycles = 4;
+    auto third_minus_first = [&](bool float_add, uint64_t step) {
+      L2 l2(cfg);
+      l2.read(1, 0x1u, 0);
+      const uint64_t a = l2.atomic(1, 0x1u, 0, 10000, 128, float_add);
+      l2.atomic(1, 0x1u, 0, 10000, 128 + step, float_add);
+      return l2.atomic(1, 0x1u, 0, 10000, 128 + 2 * step, float_add) - a;
+    };
+    CHECK(third_minus_first(true, 0) == 8);   // one lane each on one word: 4 cycles apart
+    CHECK(third_minus_first(false, 0) == 4);  // integers: 2
+    CHECK(third_minus_first(true, 4) == 2);   // distinct words: a sector time each
+  }
+}
+
 TEST_CASE(
     "404 lines of one 512-byte chunk share an L2 slice: their atomics queue behind each other") {
   GpuConfig cfg;

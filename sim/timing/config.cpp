@@ -135,6 +135,10 @@ std::vector<Field> fields() {
         "cycles a slice's atomic unit spends per lane on one address (same-address lanes "
         "serialize)",
         l2.atomic_lane_cycles),
+      F("l2", "atomic_float_lane_cycles", "cycles",
+        "cycles per lane on one address for a floating-point add atomic, also between "
+        "consecutive requests on that address",
+        l2.atomic_float_lane_cycles),
       F("l2", "atomic_units", "units",
         "atomic units in the L2; slices / atomic_units slices share one (a divisor of slices; 0 = "
         "one per slice)",
@@ -388,9 +392,11 @@ Status validate_config(const GpuConfig& c) {
   if (c.l2.slices < 1 || c.l2.sectors_per_cycle_per_slice <= 0)
     return bad("l2 slices/throughput must be positive");
   if (c.l2.atomic_sector_cycles <= 0 || c.l2.atomic_lane_cycles <= 0 ||
+      c.l2.atomic_float_lane_cycles <= 0 ||
       c.l2.partial_write_sectors < 1 || c.l2.request_sectors < 0)
     return bad(
-        "l2.atomic_sector_cycles and l2.atomic_lane_cycles must be positive; "
+        "l2.atomic_sector_cycles, atomic_lane_cycles and atomic_float_lane_cycles must be "
+        "positive; "
         "l2.partial_write_sectors at least 1; l2.request_sectors not negative");
   if (c.l2.atomic_units < 0 || c.l2.atomic_units > c.l2.slices ||
       (c.l2.atomic_units > 0 && c.l2.slices % c.l2.atomic_units != 0))

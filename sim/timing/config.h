@@ -110,6 +110,10 @@ struct L2Config {
   // max(sectors * atomic_sector_cycles, lanes on its busiest address * atomic_lane_cycles).
   double atomic_sector_cycles = 1.2;  // H100: a full-line 32-address RED every 4.85 cycles
   double atomic_lane_cycles = 1.45;   // H100: 32 lanes on one address every 46.5 cycles
+  // Floating-point adds (atom/red .add.f32/.f64/.f16...) on one word wait for the unit's FP adder:
+  // this many cycles per lane on the word, also between requests that update the same word one
+  // after another (every warp's grand total on one address).
+  double atomic_float_lane_cycles = 3.6;  // H100: 1.77 ns per lane, 1.85 ns per 1-lane warp
   int64_t slice_bytes = 512;          // consecutive address bytes one slice serves (then a hash)
   // Atomic units: slices / atomic_units slices share one (default: one per slice). An atomic
   // holds its slice for its sectors and its unit for the time above. 0: one unit per slice.

@@ -155,7 +155,7 @@ uint64_t L1Tex::store(const CoalescedAccess& a, bool local, uint64_t now, Access
 }
 
 uint64_t L1Tex::atomic(const CoalescedAccess& a, const std::array<uint64_t, 32>& addr,
-                       uint32_t exec_mask, uint64_t now, AccessJourney* j) {
+                       uint32_t exec_mask, uint64_t now, AccessJourney* j, bool float_add) {
   ++counters_.atomic_requests;
   uint64_t ready = now;
   for (int i = 0; i < a.line_count; ++i) {
@@ -163,6 +163,8 @@ uint64_t L1Tex::atomic(const CoalescedAccess& a, const std::array<uint64_t, 32>&
     // Lanes on the same address are applied one after another by the L2 slice's ALU: per
     // sector, as many passes as its busiest word has lanes.
     std::array<int, 4> busiest{};
+    uint64_t word = ~uint64_t{0};  // the line's busiest word
+    int most = 0;
     for (uint32_t m = r.lane_mask & exec_mask; m; m &= m - 1) {
       const uint64_t x = addr[std::countr_zero(m)];
       int same = 0;
@@ -170,12 +172,13 @@ uint64_t L1Tex::atomic(const CoalescedAccess& a, const std::array<uint64_t, 32>&
         same += addr[std::countr_zero(k)] == x;
       int& b = busiest[(x / static_cast<uint64_t>(config_.l1.sector_bytes)) % busiest.size()];
       b = std::max(b, same);
+      if (same > most) most = same, word = x;
     }
     int repeats = 0;
     for (int b : busiest) repeats += std::max(b - 1, 0);
     const uint64_t t = tag_stage(1, now);
     l1_.invalidate(r.line, r.sector_mask);
-    ready = std::max(ready, l2_.atomic(r.line, r.sector_mask, repeats, t));
+    ready = std::max(ready, l2_.atomic(r.line, r.sector_mask, repeats, t, word, float_add));
     if (j) record_line(j->lines_out, r, config_.l1.line_bytes, SectorSource::L2);
   }
   if (j) *j = AccessJourney{now, now, ready, a.line_count, a.sectors, 0, 0, 0, j->lines_out};

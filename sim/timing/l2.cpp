@@ -13,6 +13,7 @@ L2::L2(const GpuConfig& c)
       slice_free_(c.l2.slices, 0.0),
       write_free_(c.l2.slices, 0.0),
       unit_free_(std::max<int64_t>(c.l2.atomic_units, 1), 0.0),
+      unit_word_(std::max<int64_t>(c.l2.atomic_units, 1), ~uint64_t{0}),
       dram_(c),
       line_bytes_(static_cast<uint32_t>(c.l1.line_bytes)),
       sector_bytes_(static_cast<uint32_t>(c.l1.sector_bytes)),
@@ -44,6 +45,7 @@ void L2::begin_launch() {
   std::fill(slice_free_.begin(), slice_free_.end(), 0.0);
   std::fill(write_free_.begin(), write_free_.end(), 0.0);
   std::fill(unit_free_.begin(), unit_free_.end(), 0.0);
+  std::fill(unit_word_.begin(), unit_word_.end(), ~uint64_t{0});
   for (auto& s : slices_) s.clear_fill_times();
   dram_.begin_launch();
   counters_ = L2Counters{};
@@ -142,7 +144,8 @@ uint64_t L2::write(uint64_t line, uint32_t sector_mask, uint32_t full_mask, uint
   return start + config_.l2.hit_latency / 2;
 }
 
-uint64_t L2::atomic(uint64_t line, uint32_t sector_mask, int repeats, uint64_t now) {
+uint64_t L2::atomic(uint64_t line, uint32_t sector_mask, int repeats, uint64_t now,
+                    uint64_t word, bool float_add) {
   const int slice = slice_of(line);
   ++counters_.atomic_requests;
   // The slice's atomic unit works through the request's sectors one after another, each sector
@@ -150,9 +153,14 @@ uint64_t L2::atomic(uint64_t line, uint32_t sector_mask, int repeats, uint64_t n
   // sector's busiest word sets its passes). With one unit per slice the slice serves nothing
   // else meanwhile; a unit shared by several slices holds only itself, and the slice its
   // sectors' time.
-  const double busy = std::popcount(sector_mask) * config_.l2.atomic_sector_cycles +
-                      repeats * config_.l2.atomic_lane_cycles;
+  // A floating-point add waits for the unit's adder on each lane of a word, and a request
+  // whose word the unit's previous request updated waits for that update first.
+  const double lane = float_add ? config_.l2.atomic_float_lane_cycles
+                                : config_.l2.atomic_lane_cycles;
   const int unit = unit_of_[slice];
+  double busy = std::popcount(sector_mask) * config_.l2.atomic_sector_cycles + repeats * lane;
+  if (word != ~uint64_t{0} && word == unit_word_[unit]) busy = std::max(busy, (repeats + 1) * lane);
+  unit_word_[unit] = word;
   const bool own_unit = config_.l2.atomic_units <= 0 ||
                         config_.l2.atomic_units >= static_cast<int64_t>(slices_.size());
   uint64_t start = 0;

@@ -60,7 +60,9 @@ class L2 {
                  uint64_t now);
   // An atomic on `sector_mask` of `line` whose lanes need `repeats` extra passes (per sector, the
   // most lanes on one of its words, less one, summed): the cycle its result is back at the SM.
-  uint64_t atomic(uint64_t line, uint32_t sector_mask, int repeats, uint64_t now);
+  // `word`: the address of its busiest word; `float_add`: a floating-point add.
+  uint64_t atomic(uint64_t line, uint32_t sector_mask, int repeats, uint64_t now,
+                  uint64_t word = ~uint64_t{0}, bool float_add = false);
 
   // A new launch on a warm L2 (back-to-back launches, as CUDA-event timings see them): the lines
   // and dirty sectors stay; queues, fill times and counters start again at cycle 0.
@@ -83,6 +85,7 @@ class L2 {
   std::vector<double> slice_free_;  // per slice: when its read path is free
   std::vector<double> write_free_;  // per slice: when its write path is free
   std::vector<double> unit_free_;  // when each atomic unit is next free
+  std::vector<uint64_t> unit_word_;  // the word each unit's last request updated most
   std::vector<int> unit_of_;       // the atomic unit each slice shares (l2.atomic_units)
   Dram dram_;
   L2Counters counters_;

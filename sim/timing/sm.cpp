@@ -762,7 +762,8 @@ uint64_t Sm::access(int slot, const func::StepInfo& in, uint64_t now, WarpState&
              static_cast<uint32_t>(cfg.l1.sector_bytes), a);
     const bool local = in.space == Space::Local;
     if (atomic) {
-      ready = l1tex_.atomic(a, in.addr, in.exec_mask, now, &j);
+      const bool float_add = (inst.mod.atom == ptx::AtomOp::Add) && ptx::is_float(inst.type);
+      ready = l1tex_.atomic(a, in.addr, in.exec_mask, now, &j, float_add);
       rec.kind = AccessRecord::Kind::Atomic;
       w.drain_until = std::max(w.drain_until, ready);
     } else if (in.is_store) {
