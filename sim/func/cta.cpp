@@ -868,6 +868,7 @@ bool Cta::step(int warp, StepInfo& info, LaunchStats& stats, uint64_t clock) {
     return false;
   }
   const bool was_done = c.live_warps == 0;
+  const int32_t pc = w.stack.empty() ? -1 : w.stack.top().pc;
   bool ok = c.step(w, &info, clock);
   // A barrier arrival or an exit can leave every live warp waiting: a deadlock.
   if (ok && w.status != WarpStatus::Ready && c.stalled()) {
@@ -881,13 +882,29 @@ bool Cta::step(int warp, StepInfo& info, LaunchStats& stats, uint64_t clock) {
   const int cls = static_cast<int>(ptx::class_of(in));
   stats.warp_by_class[cls]++;
   stats.thread_by_class[cls] += threads;
-  auto& pl = stats.by_ptx_line[in.ptx_line];
-  pl.warp_instructions++;
-  pl.thread_instructions += threads;
-  if (in.user_loc.line > 0) {
-    auto& sl = stats.by_src_line[{in.user_loc.file, in.user_loc.line}];
-    sl.warp_instructions++;
-    sl.thread_instructions += threads;
+  // The line entries: looked up once per pc and block (the maps' search is slow per step).
+  LineCounts* pl = nullptr;
+  LineCounts* sl = nullptr;
+  const bool cached = pc >= 0 && pc < static_cast<int32_t>(c.k->code.size()) &&
+                      c.k->code[pc].ir == info.inst;
+  if (cached) {
+    if (c.line_stats != &stats) {
+      c.line_stats = &stats;
+      c.line_counts.assign(c.k->code.size(), {nullptr, nullptr});
+    }
+    pl = c.line_counts[pc].first;
+    sl = c.line_counts[pc].second;
+  }
+  if (!pl) {
+    pl = &stats.by_ptx_line[in.ptx_line];
+    if (in.user_loc.line > 0) sl = &stats.by_src_line[{in.user_loc.file, in.user_loc.line}];
+    if (cached) c.line_counts[pc] = {pl, sl};
+  }
+  pl->warp_instructions++;
+  pl->thread_instructions += threads;
+  if (sl) {
+    sl->warp_instructions++;
+    sl->thread_instructions += threads;
   }
   if (!was_done && c.live_warps == 0) {
     stats.blocks++;

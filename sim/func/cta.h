@@ -66,7 +66,8 @@ class Cta {
   int warp_count() const;
   WarpStatus status(int warp) const;
   // Executes warp `warp`'s next instruction. Requires status(warp) == Ready. Returns false when
-  // the kernel faulted (fault() is then set and the block must stop).
+  // the kernel faulted (fault() is then set and the block must stop). `stats` is the launch's:
+  // one object for all of the block's steps (the block remembers its per-line entries).
   bool step(int warp, StepInfo& info, LaunchStats& stats, uint64_t clock);
   // True when every warp has exited.
   bool done() const;
