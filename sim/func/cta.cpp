@@ -827,6 +827,22 @@ Cta::~Cta() = default;
 
 int Cta::warp_count() const { return static_cast<int>(impl_->warps.size()); }
 WarpStatus Cta::status(int warp) const { return impl_->warps[warp].status; }
+void Cta::prefetch_step(int warp) const {
+  const CtaImpl& c = *impl_;
+  const Warp& w = c.warps[warp];
+  if (w.status != WarpStatus::Ready || w.stack.empty()) return;
+  const int32_t pc = w.stack.top().pc;
+  if (pc < 0 || pc >= static_cast<int32_t>(c.k->code.size())) return;
+  const DInst& d = c.k->code[pc];
+  auto reg = [&](int32_t slot) {  // one register: 32 lanes of 8 bytes
+    const char* r = reinterpret_cast<const char*>(w.R + static_cast<size_t>(slot) * 32);
+    for (int b = 0; b < 32 * 8; b += 64) __builtin_prefetch(r + b);
+  };
+  for (int i = 0; i < d.ns; ++i)
+    if (d.s[i] >= 0) reg(d.s[i]);
+  for (int i = 0; i < d.nd; ++i)
+    if (!(d.dpred >> i & 1) && d.d[i] >= 0) reg(d.d[i]);
+}
 bool Cta::done() const { return impl_->live_warps == 0; }
 const std::optional<LaunchFault>& Cta::fault() const { return impl_->fault; }
 const std::vector<Hazard>& Cta::hazards() const { return impl_->hazards; }

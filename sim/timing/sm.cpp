@@ -120,6 +120,7 @@ struct alignas(64) Sm::Warp {
   NextAccess next_access = NextAccess::None;
   bool next_shared = false;
   bool next_clear = false;
+  bool next_warmed = false;  // the fetch after it: prefetch_step asked for (Sm::tick)
   int32_t line = 0;
   int32_t next_line = 0;  // win.first's PTX line
   int32_t pick = 0;       // evaluate(): 0 issues win.at(0), k > 0 the hoisted load win.at(k)
@@ -536,6 +537,7 @@ void Sm::learn_next(Warp& w) {
                                               : NextAccess::None;
   w.next_shared = in.space == Space::Shared;
   w.next_clear = false;
+  w.next_warmed = false;
   w.next_line = in.inst->ptx_line;
   w.win.first_known = true;
 }
@@ -676,6 +678,12 @@ bool Sm::tick(uint64_t now) {
       wake_[s] = wake;
       if (w.win.first && !w.win.first_known) learn_next(w);
       w.line = w.win.first ? w.next_line : 0;
+      // Ready but for a pipe or the scheduler: it issues soon, and its next fetch runs the
+      // instruction after it (a host-cache hint; nothing simulated depends on it).
+      if (w.next_clear && !w.next_warmed && w.win.count == 1 && w.win.first_known) {
+        w.next_warmed = true;
+        blocks_[w.block].cta->prefetch_step(w.index);
+      }
       if (w.state == WarpState::NotSelected)
         candidates_.push_back({s, age_[s]});
       else
