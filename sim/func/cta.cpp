@@ -827,6 +827,22 @@ Cta::~Cta() = default;
 
 int Cta::warp_count() const { return static_cast<int>(impl_->warps.size()); }
 WarpStatus Cta::status(int warp) const { return impl_->warps[warp].status; }
+void Cta::prefetch_step(int warp) const {
+  const CtaImpl& c = *impl_;
+  const Warp& w = c.warps[warp];
+  if (w.status != WarpStatus::Ready || w.stack.empty()) return;
+  const int32_t pc = w.stack.top().pc;
+  if (pc < 0 || pc >= static_cast<int32_t>(c.k->code.size())) return;
+  const DInst& d = c.k->code[pc];
+  auto reg = [&](int32_t slot) {  // one register: 32 lanes of 8 bytes
+    const char* r = reinterpret_cast<const char*>(w.R + static_cast<size_t>(slot) * 32);
+    for (int b = 0; b < 32 * 8; b += 64) __builtin_prefetch(r + b);
+  };
+  for (int i = 0; i < d.ns; ++i)
+    if (d.s[i] >= 0) reg(d.s[i]);
+  for (int i = 0; i < d.nd; ++i)
+    if (!(d.dpred >> i & 1) && d.d[i] >= 0) reg(d.d[i]);
+}
 bool Cta::done() const { return impl_->live_warps == 0; }
 const std::optional<LaunchFault>& Cta::fault() const { return impl_->fault; }
 const std::vector<Hazard>& Cta::hazards() const { return impl_->hazards; }
@@ -868,6 +884,7 @@ bool Cta::step(int warp, StepInfo& info, LaunchStats& stats, uint64_t clock) {
     return false;
   }
   const bool was_done = c.live_warps == 0;
+  const int32_t pc = w.stack.empty() ? -1 : w.stack.top().pc;
   bool ok = c.step(w, &info, clock);
   // A barrier arrival or an exit can leave every live warp waiting: a deadlock.
   if (ok && w.status != WarpStatus::Ready && c.stalled()) {
@@ -881,13 +898,29 @@ bool Cta::step(int warp, StepInfo& info, LaunchStats& stats, uint64_t clock) {
   const int cls = static_cast<int>(ptx::class_of(in));
   stats.warp_by_class[cls]++;
   stats.thread_by_class[cls] += threads;
-  auto& pl = stats.by_ptx_line[in.ptx_line];
-  pl.warp_instructions++;
-  pl.thread_instructions += threads;
-  if (in.user_loc.line > 0) {
-    auto& sl = stats.by_src_line[{in.user_loc.file, in.user_loc.line}];
-    sl.warp_instructions++;
-    sl.thread_instructions += threads;
+  // The line entries: looked up once per pc and block (the maps' search is slow per step).
+  LineCounts* pl = nullptr;
+  LineCounts* sl = nullptr;
+  const bool cached = pc >= 0 && pc < static_cast<int32_t>(c.k->code.size()) &&
+                      c.k->code[pc].ir == info.inst;
+  if (cached) {
+    if (c.line_stats != &stats) {
+      c.line_stats = &stats;
+      c.line_counts.assign(c.k->code.size(), {nullptr, nullptr});
+    }
+    pl = c.line_counts[pc].first;
+    sl = c.line_counts[pc].second;
+  }
+  if (!pl) {
+    pl = &stats.by_ptx_line[in.ptx_line];
+    if (in.user_loc.line > 0) sl = &stats.by_src_line[{in.user_loc.file, in.user_loc.line}];
+    if (cached) c.line_counts[pc] = {pl, sl};
+  }
+  pl->warp_instructions++;
+  pl->thread_instructions += threads;
+  if (sl) {
+    sl->warp_instructions++;
+    sl->thread_instructions += threads;
   }
   if (!was_done && c.live_warps == 0) {
     stats.blocks++;

@@ -65,8 +65,12 @@ class Cta {
 
   int warp_count() const;
   WarpStatus status(int warp) const;
+  // A host-cache hint, with no effect on the results: starts loading what step(warp) will read
+  // (the registers of its next instruction), for a caller that knows the step comes soon.
+  void prefetch_step(int warp) const;
   // Executes warp `warp`'s next instruction. Requires status(warp) == Ready. Returns false when
-  // the kernel faulted (fault() is then set and the block must stop).
+  // the kernel faulted (fault() is then set and the block must stop). `stats` is the launch's:
+  // one object for all of the block's steps (the block remembers its per-line entries).
   bool step(int warp, StepInfo& info, LaunchStats& stats, uint64_t clock);
   // True when every warp has exited.
   bool done() const;

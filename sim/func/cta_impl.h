@@ -128,6 +128,10 @@ class CtaImpl {
   bool watching = false;        // the livelock watch is on (watch_loops)
   std::vector<LoopWatch> loop_watch;
   PcCounters* counters = nullptr;  // per-pc counts (may be null)
+  // Cta::step's per-line counts: per pc, the entries of line_stats's by_ptx_line and
+  // by_src_line it adds to (nullptr: not looked up yet in this block; a map's entries stay put).
+  LaunchStats* line_stats = nullptr;
+  std::vector<std::pair<LineCounts*, LineCounts*>> line_counts;
   // The last global buffer touched, [g_lo, g_hi) at host pointer g_base: most accesses of a warp
   // instruction hit the same buffer, so this check replaces the search.
   uint64_t g_lo = 0, g_hi = 0;

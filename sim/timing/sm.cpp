@@ -18,6 +18,9 @@ struct Sm::Pending {  // a register write not yet visible
   WarpState kind = WarpState::Wait;
 };
 
+// Which L1TEX queue an instruction's access enters when it issues.
+enum class NextAccess : uint8_t { None, Global, Shared };
+
 // One fetched (functionally executed) instruction in a warp's window. The scheduler's fields
 // come first and StepInfo keeps its lane addresses last, so that evaluating a warp reads the
 // entry's first cache lines only.
@@ -45,23 +48,29 @@ struct alignas(64) Sm::Ahead {
 // longest window the warp has had, and its storage is kept from block to block.
 struct Sm::Window {
   Ahead* first = nullptr;  // at(0), or nullptr when empty (the tick prefetches it)
-  size_t head = 0, count = 0;
+  uint32_t head = 0, count = 0;
   // find_hoist: at(1) .. at(passed - 1) are entries its scan passes over whenever it looks (of
   // at(0)'s unrolled body, not a schedule barrier, and not a load it could hoist: what decides
   // that never changes while they are in the window), so the next scan starts at at(passed).
-  size_t passed = 1;
+  uint32_t passed = 1;
+  // Whether the warp's summary of `first` (Warp::next_*) is up to date: cleared whenever
+  // `first` may have changed.
+  bool first_known = false;
   std::vector<uint32_t> ring;   // pool indices; a power of two long: indexes wrap with a mask
   std::vector<Ahead> pool;
   std::vector<uint32_t> spare;  // pool entries not in the window, the one freed last at the back
   Ahead& at(size_t i) { return pool[ring[(head + i) & (ring.size() - 1)]]; }
   const Ahead& at(size_t i) const { return pool[ring[(head + i) & (ring.size() - 1)]]; }
-  void find_first() { first = count > 0 ? &pool[ring[head]] : nullptr; }
+  void find_first() {
+    first = count > 0 ? &pool[ring[head]] : nullptr;
+    first_known = false;
+  }
   // The new last entry (its fields as the entry last held them). Invalidates references to
   // entries when the pool grows.
   Ahead& push() {
     if (count == ring.size()) {
       std::vector<uint32_t> bigger(std::max<size_t>(2, ring.size() * 2));
-      for (size_t i = 0; i < count; ++i) bigger[i] = ring[(head + i) & (ring.size() - 1)];
+      for (uint32_t i = 0; i < count; ++i) bigger[i] = ring[(head + i) & (ring.size() - 1)];
       ring = std::move(bigger);
       head = 0;
     }
@@ -79,14 +88,14 @@ struct Sm::Window {
   }
   void pop() {
     spare.push_back(ring[head]);
-    head = (head + 1) & (ring.size() - 1);
+    head = (head + 1) & static_cast<uint32_t>(ring.size() - 1);
     --count;
     if (passed > 1) --passed;
     find_first();
   }
   void pop_back() {
     spare.push_back(ring[(head + --count) & (ring.size() - 1)]);
-    passed = std::max<size_t>(1, std::min(passed, count));
+    passed = std::max<uint32_t>(1, std::min(passed, count));
     find_first();
   }
   void clear() {
@@ -94,30 +103,43 @@ struct Sm::Window {
   }
 };
 
-struct Sm::Warp {
-  // What the per-cycle scan reads comes first (the flags, the wake-up cycles and the window's
-  // next instruction, within the first 64 bytes), the open vector group (rarely read) last.
+struct alignas(64) Sm::Warp {
+  // The first 64 bytes hold all that a tick reads of a warp whose next instruction has cleared
+  // its scoreboard (a warp that is ready, or waits for a pipe or a queue, is looked at again
+  // every cycle): the flags, the summary of that instruction, the accounting and the window's
+  // head. What else a tick reads follows; the open vector group (rarely read) comes last.
   bool used = false;
   bool at_barrier = false;
   bool exited = false;
   WarpState state = WarpState::NoInstruction;
   WarpState fetch_reason = WarpState::NoInstruction;
+  // win.first in brief (valid while win.first_known): its pipe, the L1TEX queue its access
+  // enters (issue() sends it to L1TEX), whether its space is shared memory, and whether its
+  // registers are ready. Once ready they stay ready: only the warp's own issues add pending
+  // writes, and those move win.first on.
+  UnitClass next_unit = UnitClass::Misc;
+  NextAccess next_access = NextAccess::None;
+  bool next_shared = false;
+  bool next_clear = false;
+  bool next_warmed = false;  // the fetch after it: prefetch_step asked for (Sm::tick)
+  uint8_t next_pipe = 0;     // its pipe_free_ index (issue_pipe)
+  bool next_sfu = false;     // it also needs the SFU pipe (an expanded instruction)
+  int32_t line = 0;
+  int32_t next_line = 0;  // win.first's PTX line
+  int32_t pick = 0;       // evaluate(): 0 issues win.at(0), k > 0 the hoisted load win.at(k)
+  uint64_t fetch_ready = 0;  // cycle `next` can issue at the earliest
+  uint64_t since = 0;
+  Window win;  // fetched instructions; win.at(0) is the next in program order
   int block = -1, index = 0;  // block slot, warp index within the block
   uint64_t barrier_release = kNever;
   uint64_t drain_until = 0;  // last store's completion
-  uint64_t fetch_ready = 0;  // cycle `next` can issue at the earliest
-  int pick = 0;              // evaluate(): 0 issues win.at(0), k > 0 the hoisted load win.at(k)
-  int32_t line = 0;
-  Window win;  // fetched instructions; win.at(0) is the next in program order
   std::vector<Pending> pending;
-  uint64_t since = 0;
   int hoisted = 0;          // loads in the window issued ahead of their turn
   int hoisted_regs = 0;     // their destination registers
   // Registers holding results of loads the warp has reached but no later instruction has read
   // yet (function << 20 | register): with hoisted_regs, the registers loads occupy.
   std::vector<int32_t> unread;
   uint32_t back_edges = 0;  // taken backward branches fetched so far
-  uint64_t age = 0;
   uint64_t span_begin = 0;  // trace: current span
   WarpState span_state = WarpState::Count_;
   int32_t span_line = 0;
@@ -296,6 +318,7 @@ Sm::Sm(int id, LaunchContext& ctx)
       l1tex_(ctx.config, ctx.l2),
       warps_(ctx.config.core.max_warps_per_sm),
       wake_(warps_.size(), kNever),
+      age_(warps_.size(), 0),
       blocks_(ctx.occupancy.blocks_per_sm),
       pipe_free_(ctx.config.core.sub_partitions),
       issue_free_(ctx.config.core.sub_partitions, 0),
@@ -348,7 +371,7 @@ Status Sm::launch_block(func::Dim3 index, uint64_t linear, uint64_t now) {
     wake_[slot] = 0;
     warp.block = b;
     warp.index = w;
-    warp.age = age_counter_++;
+    age_[slot] = age_counter_++;
     warp.fetch_ready = now + ctx_.config.core.block_launch_latency;
     warp.fetch_reason = WarpState::NoInstruction;
     warp.since = now;
@@ -555,6 +578,26 @@ int Sm::find_hoist(Warp& w, int sp, uint64_t now, uint64_t& wake) {
   }
 }
 
+void Sm::learn_next(Warp& w) {
+  static_assert(offsetof(Warp, win) + offsetof(Window, first_known) < 64,
+                "a warp whose next instruction is ready is read from one cache line");
+  const func::StepInfo& in = w.win.first->info;
+  const bool mem = in.is_memory && in.exec_mask != 0 && is_memory_op(in.inst->op);
+  w.next_unit = ptx::unit_of(*in.inst);
+  const IssuePipe ip = issue_pipe(ctx_.config.pipes, *in.inst, w.next_unit);
+  w.next_pipe = static_cast<uint8_t>(ip.index);
+  w.next_sfu = ip.cfg->sfu_ops > 0;
+  w.next_access = !mem                      ? NextAccess::None
+                  : is_global_like(in.space) ? NextAccess::Global
+                  : in.space == Space::Shared ? NextAccess::Shared
+                                              : NextAccess::None;
+  w.next_shared = in.space == Space::Shared;
+  w.next_clear = false;
+  w.next_warmed = false;
+  w.next_line = in.inst->ptx_line;
+  w.win.first_known = true;
+}
+
 WarpState Sm::evaluate(Warp& w, int sp, uint64_t now, uint64_t& wake) {
   wake = kNever;
   w.pick = 0;
@@ -571,51 +614,53 @@ WarpState Sm::evaluate(Warp& w, int sp, uint64_t now, uint64_t& wake) {
     wake = w.fetch_ready;
     return w.fetch_reason;
   }
-  const func::StepInfo& in = w.win.first->info;
-  // 1. Scoreboard: any source or destination register still being written?
-  uint64_t blocked = 0;
-  WarpState kind = WarpState::Wait;
-  const int32_t fkey = in.function << 20;
-  auto check = [&](int32_t reg) {
-    for (const Pending& p : w.pending)
-      if (p.key == (fkey | reg) && p.ready > now && p.ready > blocked) {
-        blocked = p.ready;
-        kind = p.kind;
-      }
-  };
-  if (!w.pending.empty()) {
-    std::erase_if(w.pending, [&](const Pending& p) { return p.ready <= now; });
-    for (int i = 0; i < in.src_count; ++i) check(in.src_regs[i]);
-    for (int i = 0; i < in.dst_count; ++i) check(in.dst_regs[i]);
-    if (in.inst->guard >= 0) check(in.inst->guard);
-  }
-  if (blocked > now) {
-    // While it waits, the compiler's schedule may have a later load to issue.
-    wake = blocked;
-    if (const int k = find_hoist(w, sp, now, wake)) {
-      w.pick = k;
-      wake = now;
-      return WarpState::NotSelected;
+  if (!w.win.first_known) learn_next(w);
+  // 1. Scoreboard: any source or destination register still being written? (Once none is, none
+  //    is until the warp issues this instruction: w.next_clear.)
+  if (!w.next_clear) {
+    const func::StepInfo& in = w.win.first->info;
+    uint64_t blocked = 0;
+    WarpState kind = WarpState::Wait;
+    const int32_t fkey = in.function << 20;
+    auto check = [&](int32_t reg) {
+      for (const Pending& p : w.pending)
+        if (p.key == (fkey | reg) && p.ready > now && p.ready > blocked) {
+          blocked = p.ready;
+          kind = p.kind;
+        }
+    };
+    if (!w.pending.empty()) {
+      std::erase_if(w.pending, [&](const Pending& p) { return p.ready <= now; });
+      for (int i = 0; i < in.src_count; ++i) check(in.src_regs[i]);
+      for (int i = 0; i < in.dst_count; ++i) check(in.dst_regs[i]);
+      if (in.inst->guard >= 0) check(in.inst->guard);
     }
-    return kind;
+    if (blocked > now) {
+      // While it waits, the compiler's schedule may have a later load to issue.
+      wake = blocked;
+      if (const int k = find_hoist(w, sp, now, wake)) {
+        w.pick = k;
+        wake = now;
+        return WarpState::NotSelected;
+      }
+      return kind;
+    }
+    w.next_clear = true;
   }
   // 2. The pipeline this instruction needs.
-  const UnitClass unit = ptx::unit_of(*in.inst);
-  const IssuePipe ip = issue_pipe(ctx_.config.pipes, *in.inst, unit);
-  uint64_t free = pipe_free_[sp][ip.index];
-  if (ip.cfg->sfu_ops > 0) free = std::max(free, pipe_free_[sp][unit_index(UnitClass::Sfu)]);
-  const bool mem = in.is_memory && in.exec_mask != 0 && is_memory_op(in.inst->op);
+  const UnitClass unit = w.next_unit;
+  uint64_t free = pipe_free_[sp][w.next_pipe];
+  if (w.next_sfu) free = std::max(free, pipe_free_[sp][unit_index(UnitClass::Sfu)]);
   if (free > now) {
     wake = free;
     if (unit == UnitClass::Sfu || unit == UnitClass::Warp) return WarpState::MioThrottle;
-    if (unit == UnitClass::Ldst)
-      return in.space == Space::Shared ? WarpState::MioThrottle : WarpState::LgThrottle;
+    if (unit == UnitClass::Ldst) return w.next_shared ? WarpState::MioThrottle : WarpState::LgThrottle;
     return WarpState::MathPipeThrottle;
   }
   // 3. The memory unit's queues.
-  if (mem && is_global_like(in.space)) {
+  if (w.next_access == NextAccess::Global) {
     if (!l1tex_.can_accept_global(now, wake)) return WarpState::LgThrottle;
-  } else if (mem && in.space == Space::Shared) {
+  } else if (w.next_access == NextAccess::Shared) {
     if (!l1tex_.can_accept_shared(now, wake)) return WarpState::MioThrottle;
   }
   wake = now;
@@ -643,12 +688,13 @@ bool Sm::tick(uint64_t now) {
   //    The window entries that step 3 reads start loading from the host's memory here, side by
   //    side (all SMs' windows together are far larger than the host's caches).
   const int nwarps = static_cast<int>(warps_.size());
-  constexpr size_t hot_bytes = offsetof(Ahead, info) + offsetof(func::StepInfo, addr);
+  constexpr size_t kAheadHotBytes = offsetof(Ahead, info) + offsetof(func::StepInfo, addr);
   for (int s = 0; s < nwarps; ++s) {
     if (wake_[s] > now) continue;  // also every free slot (kNever)
     Warp& w = warps_[s];
-    if (const char* next = reinterpret_cast<const char*>(w.win.first)) {
-      for (size_t line = 0; line < hot_bytes; line += 64) __builtin_prefetch(next + line);
+    const char* next = reinterpret_cast<const char*>(w.win.first);
+    if (next && !(w.win.first_known && w.next_clear)) {  // evaluate() reads the entry
+      for (size_t line = 0; line < kAheadHotBytes; line += 64) __builtin_prefetch(next + line);
       if (w.win.passed < w.win.count) __builtin_prefetch(&w.win.at(w.win.passed));  // find_hoist
     }
     if (w.at_barrier && w.barrier_release <= now) {
@@ -687,9 +733,16 @@ bool Sm::tick(uint64_t now) {
       w.state = evaluate(w, sp, now, wake);
       if (fault_) return false;  // looking ahead ran a faulting instruction
       wake_[s] = wake;
-      w.line = w.win.first && w.win.first->info.inst ? w.win.first->info.inst->ptx_line : 0;
+      if (w.win.first && !w.win.first_known) learn_next(w);
+      w.line = w.win.first ? w.next_line : 0;
+      // Ready but for a pipe or the scheduler: it issues soon, and its next fetch runs the
+      // instruction after it (a host-cache hint; nothing simulated depends on it).
+      if (w.next_clear && !w.next_warmed && w.win.count == 1 && w.win.first_known) {
+        w.next_warmed = true;
+        blocks_[w.block].cta->prefetch_step(w.index);
+      }
       if (w.state == WarpState::NotSelected)
-        candidates_.push_back({s, w.age});
+        candidates_.push_back({s, age_[s]});
       else
         wake_min = std::min(wake_min, wake);
     }

@@ -125,6 +125,8 @@ class Sm {
 
   // Warp `w` of sub-partition `sp`: its state this cycle, and the cycle it must be looked at again.
   WarpState evaluate(Warp& w, int sp, uint64_t now, uint64_t& wake);
+  // Fills w's summary of its next instruction, win.first (Warp::next_*).
+  void learn_next(Warp& w);
   bool issue(int slot, uint64_t now);
   // Appends the warp's next instruction to its window (runs it functionally). False: it faulted.
   bool fetch(Warp& w, uint64_t now);
@@ -160,6 +162,7 @@ class Sm {
   // Per slot: the cycle the warp must be looked at again (kNever: free slot, or asleep until an
   // event sets it). Kept apart from Warp so that the per-cycle scan touches one small array.
   std::vector<uint64_t> wake_;
+  std::vector<uint64_t> age_;  // per slot: its warp's launch order (lower = older), for the policy
   std::vector<Block> blocks_;  // block slots
   std::vector<std::unique_ptr<WarpSchedulerPolicy>> schedulers_;
   std::vector<std::array<uint64_t, 12>> pipe_free_;  // [sub-partition][UnitClass, then IMAD]
