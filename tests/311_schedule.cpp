@@ -88,3 +88,46 @@ TEST_CASE("311 loops: what ptxas unrolls, which loads move, how many leave back 
   cc.hoist_loads = 0;
   CHECK(loop_schedules(f, cc)[2].ahead == 1);
 }
+
+TEST_CASE("311 expansion_of: the PTX instructions ptxas expands into sequences, and no others") {
+  constexpr const char* kOps = R"(.version 9.0
+.target sm_90
+.address_size 64
+.visible .entry ops()
+{
+  .reg .f32 %f<4>;
+  .reg .f64 %fd<4>;
+  .reg .b32 %r<4>;
+  div.rn.f32 %f1, %f2, %f3;
+  div.approx.f32 %f1, %f2, %f3;
+  div.full.f32 %f1, %f2, %f3;
+  rcp.rn.f32 %f1, %f2;
+  rcp.approx.f32 %f1, %f2;
+  sqrt.rn.f32 %f1, %f2;
+  sqrt.approx.f32 %f1, %f2;
+  div.rn.f64 %fd1, %fd2, %fd3;
+  rcp.rn.f64 %fd1, %fd2;
+  sqrt.rn.f64 %fd1, %fd2;
+  div.u32 %r1, %r2, %r3;
+  rem.u32 %r1, %r2, %r3;
+  div.s32 %r1, %r2, %r3;
+  rem.s32 %r1, %r2, %r3;
+  mul.lo.s32 %r1, %r2, %r3;
+  add.f32 %f1, %f2, %f3;
+  ret;
+}
+)";
+  auto m = ptx::parse_module(kOps, "ops.ptx");
+  REQUIRE_MESSAGE(m, (m ? "" : m.error().to_string()));
+  const PipesConfig p;
+  const auto& ins = m->functions.at(0).instructions;
+  const std::vector<const PipeConfig*> want = {
+      &p.div_f32, nullptr,     nullptr,   &p.rcp_f32, nullptr,   &p.sqrt_f32,
+      nullptr,    &p.div_f64,  &p.div_f64, &p.sqrt_f64, &p.div_u32, &p.div_u32,
+      &p.div_s32, &p.div_s32,  nullptr,   nullptr,    nullptr};
+  REQUIRE(ins.size() == want.size());
+  for (size_t i = 0; i < ins.size(); ++i) {
+    CAPTURE(ins[i].text);
+    CHECK(expansion_of(p, ins[i]) == want[i]);
+  }
+}

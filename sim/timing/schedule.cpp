@@ -5,6 +5,30 @@
 #include <set>
 
 namespace warplab::timing {
+
+const PipeConfig* expansion_of(const PipesConfig& p, const ptx::Instruction& i) {
+  const ptx::Type t = i.type;
+  const bool integer = !ptx::is_float(t) && t != ptx::Type::Pred;
+  switch (i.op) {
+    case ptx::Opcode::Div:
+    case ptx::Opcode::Rem:
+      if (integer) return ptx::is_signed_int(t) ? &p.div_s32 : &p.div_u32;
+      if (i.op == ptx::Opcode::Div && !i.mod.approx && !i.mod.full) {
+        if (t == ptx::Type::F32) return &p.div_f32;
+        if (t == ptx::Type::F64) return &p.div_f64;
+      }
+      return nullptr;
+    case ptx::Opcode::Rcp:
+      if (i.mod.approx) return nullptr;
+      return t == ptx::Type::F32 ? &p.rcp_f32 : t == ptx::Type::F64 ? &p.div_f64 : nullptr;
+    case ptx::Opcode::Sqrt:
+      if (i.mod.approx) return nullptr;
+      return t == ptx::Type::F32 ? &p.sqrt_f32 : t == ptx::Type::F64 ? &p.sqrt_f64 : nullptr;
+    default:
+      return nullptr;
+  }
+}
+
 namespace {
 
 using ptx::Opcode;

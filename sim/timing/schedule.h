@@ -45,4 +45,10 @@ bool unrolls(const ptx::Function& f, int32_t branch);
 std::vector<LoopSchedule> loop_schedules(const ptx::Function& f, const CompilerConfig& compiler,
                                          int registers_per_thread = 32);
 
+// A PTX instruction that ptxas expands into a sequence of SASS instructions (IEEE division,
+// reciprocal and square root; 32-bit integer division and remainder): the preset's entry for it
+// (its issue cycles, SFU instructions and latency; sm.cpp issues it as one instruction that holds
+// the scheduler for the sequence), or nullptr.
+const PipeConfig* expansion_of(const PipesConfig& pipes, const ptx::Instruction& i);
+
 }  // namespace warplab::timing

@@ -5,6 +5,8 @@
 #include <bit>
 #include <cstddef>
 
+#include "sim/timing/schedule.h"
+
 namespace warplab::timing {
 
 using ptx::Opcode;
@@ -213,34 +215,11 @@ struct IssuePipe {
 constexpr int kImadPipe = 11;  // after the UnitClass values
 
 IssuePipe issue_pipe(const PipesConfig& p, const ptx::Instruction& i, UnitClass unit) {
-  const Type t = i.type;
-  const bool integer = !ptx::is_float(t) && t != Type::Pred;
-  switch (i.op) {
-    case Opcode::Mul:
-    case Opcode::Mad:
-    case Opcode::Mul24:
-    case Opcode::Mad24:
-      if (integer) return {kImadPipe, &p.imad, false};
-      break;
-    case Opcode::Div:
-    case Opcode::Rem:
-      if (integer) return {unit_index(unit), ptx::is_signed_int(t) ? &p.div_s32 : &p.div_u32, true};
-      if (i.op == Opcode::Div && !i.mod.approx && !i.mod.full) {
-        if (t == Type::F32) return {unit_index(unit), &p.div_f32, true};
-        if (t == Type::F64) return {unit_index(unit), &p.div_f64, true};
-      }
-      break;
-    case Opcode::Rcp:
-      if (!i.mod.approx && t == Type::F32) return {unit_index(unit), &p.rcp_f32, true};
-      if (!i.mod.approx && t == Type::F64) return {unit_index(unit), &p.div_f64, true};
-      break;
-    case Opcode::Sqrt:
-      if (!i.mod.approx && t == Type::F32) return {unit_index(unit), &p.sqrt_f32, true};
-      if (!i.mod.approx && t == Type::F64) return {unit_index(unit), &p.sqrt_f64, true};
-      break;
-    default:
-      break;
-  }
+  if (const PipeConfig* e = expansion_of(p, i)) return {unit_index(unit), e, true};
+  const bool multiply = i.op == Opcode::Mul || i.op == Opcode::Mad || i.op == Opcode::Mul24 ||
+                        i.op == Opcode::Mad24;
+  if (multiply && !ptx::is_float(i.type) && i.type != Type::Pred)
+    return {kImadPipe, &p.imad, false};
   return {unit_index(unit), &pipe_of(p, unit), false};
 }
 

@@ -74,6 +74,27 @@ void print_schedule(const func::Program& program, const timing::GpuConfig& cfg,
                 << (l.ahead == 1 ? "" : "s") << " back to back before the first use\n";
     }
   }
+  // Instructions ptxas expands into sequences: the model issues each as one that holds the
+  // scheduler for the sequence.
+  for (const ptx::Function& f : m.functions) {
+    bool header = false;
+    for (const ptx::Instruction& in : f.instructions) {
+      const timing::PipeConfig* e = timing::expansion_of(cfg.pipes, in);
+      if (!e) continue;
+      if (!header) {
+        std::cout << "// " << f.name
+                  << ": instructions ptxas expands into sequences (issue cycles of the "
+                     "scheduler, SFU instructions, cycles to the result):\n";
+        header = true;
+      }
+      std::cout << "//   line " << in.ptx_line;
+      const ptx::SourceLoc& at = in.user_loc;
+      if (at.line > 0 && at.file >= 0 && at.file < static_cast<int32_t>(m.files.size()))
+        std::cout << " (" << m.files[at.file] << ":" << at.line << ")";
+      std::cout << ": " << in.text << " -> " << e->interval << " issue cycles, " << e->sfu_ops
+                << " on the SFU, result after " << e->latency << "\n";
+    }
+  }
   std::cout
       << "// (ptxas's real schedule: cuobjdump -sass on the cubin; scripts/microbench/run.sh)\n";
 }
