@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <mutex>
 #include <regex>
 #include <sstream>
 
@@ -467,6 +468,9 @@ Expected<ResourceReport> Toolchain::resource_usage(const std::string& ptx, const
     return Error{
         path, 0,
         "cannot report registers/shared memory: nvJitLink is not available (" + t.why_jit + ")"};
+  // One nvJitLink compile at a time per process (warplab validate's workers share a toolchain).
+  static std::mutex one_at_a_time;
+  std::lock_guard<std::mutex> lock(one_at_a_time);
   std::string arch_opt = "-arch=" + sass_arch;
   const char* opts[] = {arch_opt.c_str(), "-verbose"};
   JitHandle h = nullptr;

@@ -130,7 +130,8 @@ Status apply_row(Experiment& exp, const std::vector<std::string>& row, const std
 }
 
 void run_group(const RunGroup& g, const std::vector<CorpusPoint>& points,
-               const ValidateOptions& options, std::vector<SimPoint>& out) {
+               const ValidateOptions& options, const Toolchain& toolchain,
+               std::vector<SimPoint>& out) {
   auto fail = [&](const std::string& why) {
     for (size_t i : g.points) out[i].error = why;
   };
@@ -148,11 +149,12 @@ void run_group(const RunGroup& g, const std::vector<CorpusPoint>& points,
   opt.config = options.config;
   opt.count_lines = false;
   opt.l2 = options.cold_l2 ? L2Start::Cold : L2Start::Warm;
-  Toolchain toolchain;  // one per run: no state shared between threads
   Runner runner(toolchain, opt);
   auto r = runner.run_once(*exp);
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   if (!r) return fail(r.error().to_string());
+  // Without ptxas's register count the occupancy is a guess (32 registers): say so per point.
+  const std::string note = r->unit ? r->unit->resources_note : std::string();
   std::string problem;
   for (const LaunchRecord& rec : r->launches)
     if (rec.fault) problem = "kernel " + rec.kernel + " faulted: " + rec.fault->message;
@@ -165,6 +167,7 @@ void run_group(const RunGroup& g, const std::vector<CorpusPoint>& points,
     const CorpusPoint& p = points[i];
     SimPoint& sp = out[i];
     sp.wall_s = wall;
+    sp.note = note;
     if (!problem.empty()) {
       sp.error = problem;
       continue;
@@ -404,11 +407,14 @@ std::vector<SimPoint> simulate_corpus(const std::vector<CorpusPoint>& points,
     g->points.push_back(i);
   }
   std::vector<SimPoint> out(points.size());
+  // One toolchain for every run: NVRTC and nvJitLink are loaded once and stay loaded while the
+  // workers compile (Toolchain::resource_usage takes nvJitLink one call at a time).
+  Toolchain toolchain;
   std::atomic<size_t> next{0};
   std::mutex progress_mutex;
   auto worker = [&] {
     for (size_t k = next++; k < groups.size(); k = next++) {
-      run_group(groups[k], points, options, out);  // writes only its own points
+      run_group(groups[k], points, options, toolchain, out);  // writes only its own points
       if (options.progress) {
         std::vector<std::string> ids;
         for (size_t i : groups[k].points) ids.push_back(points[i].id);

@@ -90,6 +90,7 @@ struct SimPoint {
   double time_us = 0;
   double wall_s = 0;  // wall time of the run the point belongs to
   CounterMap counters;
+  std::string note;  // why ptxas's register counts are missing ("" when present)
 };
 
 struct ValidateOptions {
