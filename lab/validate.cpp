@@ -331,8 +331,10 @@ Expected<MeasuredData> parse_measured(const std::string& json_text, const std::s
   d.l2_convention = str(j, "l2_convention");
   if (!j.contains("points") || !j["points"].is_array())
     return Error{path, 0, "expected a \"points\" array"};
-  // validate-gpu.sh --merge puts the points kept from the earlier file first and records that
-  // file's date and their count in "merged_from"; after one merge the split is exact.
+  // A point's own "date" (validate-gpu.sh writes one per point since 2026-11-25) says when it
+  // was measured. Older files: --merge put the points kept from the earlier file first and
+  // recorded that file's date and their count in "merged_from"; after one merge the split is
+  // exact.
   size_t kept = 0;
   std::string kept_date;
   if (j.contains("merged_from") && j["merged_from"].is_array() && !j["merged_from"].empty()) {
@@ -345,6 +347,7 @@ Expected<MeasuredData> parse_measured(const std::string& json_text, const std::s
   for (const json& p : j["points"]) {
     MeasuredPoint m;
     m.date = index++ < kept ? kept_date : d.date;
+    if (std::string own = str(p, "date"); !own.empty()) m.date = own;
     m.id = str(p, "id");
     if (m.id.empty()) return Error{path, 0, "a point without \"id\""};
     m.ok = p.value("ok", false);

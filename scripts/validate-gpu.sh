@@ -274,6 +274,8 @@ data = {
     "points": data_points,
     "runs": [{k: r.get(k) for k in ("id", "experiment", "set", "command", "rc", "wall_s", "error")} for r in runs],
 }
+for d in data_points:
+    d["date"] = data["date"]  # when each point was measured (kept through later merges)
 if merge:
     old = json.load(open(merge))
     if old.get("schema") != "warplab.validation-data/1" or old.get("device") != name:
@@ -281,6 +283,14 @@ if merge:
     else:
         now = {d["id"] for d in data_points}
         kept = [d for d in old.get("points", []) if d["id"] not in now]
+        # Each kept point keeps the date it was measured: its own, else (files written before
+        # per-point dates) the earlier file's merge record or the earlier file's date.
+        mf = old.get("merged_from", [])
+        n_old_kept = mf[-1].get("points", 0) if mf else 0
+        for i, d in enumerate(old.get("points", [])):
+            if "date" not in d:
+                d["date"] = (mf[-1].get("date") if len(mf) == 1 and i < n_old_kept
+                             else (None if mf and i < n_old_kept else old.get("date")))
         data["points"] = kept + data_points
         key = lambda r: (r.get("experiment"), tuple(r.get("set") or []))
         now_runs = {key(r) for r in data["runs"]}

@@ -178,6 +178,22 @@ TEST_CASE("570 validate: the measured-data reader (fixture file)") {
   CHECK(no_time.error().to_string() == "y.json: point p: \"ok\" without a numeric \"time_us\"");
 }
 
+TEST_CASE("570 validate: when a point was measured: its own date, else the merge record") {
+  // Two merges: the kept points' dates come only from their own "date"; the file's date is the
+  // newly measured points'.
+  auto d = parse_measured(R"({"schema": "warplab.validation-data/1", "date": "2026-11-25T01:00:00Z",
+    "merged_from": [{"date": "2026-11-24T21:00:00Z", "points": 1},
+                    {"date": "2026-11-24T22:00:00Z", "points": 2}],
+    "points": [{"id": "a", "ok": true, "time_us": 1, "date": "2026-11-24T21:00:00Z"},
+               {"id": "b", "ok": true, "time_us": 1},
+               {"id": "c", "ok": true, "time_us": 1, "date": "2026-11-25T01:00:00Z"}]})",
+                          "m.json");
+  REQUIRE(d);
+  CHECK(d->points.at("a").date == "2026-11-24T21:00:00Z");
+  CHECK(d->points.at("b").date == "");  // kept through two merges, no date of its own
+  CHECK(d->points.at("c").date == "2026-11-25T01:00:00Z");
+}
+
 TEST_CASE("570 validate: measured_slug picks the data file of a preset") {
   CHECK(measured_slug("h100-sxm") == "h100");
   CHECK(measured_slug("") == "h100");
