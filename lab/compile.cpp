@@ -86,6 +86,12 @@ class ToolchainImpl {
   JitGetText jit_info = nullptr, jit_error = nullptr;
 
   ToolchainImpl() {
+    // ptxas's per-kernel report (registers, shared memory) comes from nvJitLink's verbose log,
+    // which a JIT cache hit leaves out: on a machine with a GPU driver, nvJitLink reuses the
+    // driver's compute cache (~/.nv/ComputeCache) and a kernel compiled before gets no report
+    // line, so its run fell back to 32 registers (seen on an H200 host, 2026-11-25). The cache is
+    // off for this process unless the user set CUDA_CACHE_DISABLE.
+    setenv("CUDA_CACHE_DISABLE", "1", 0);
     nvrtc = open_library("libnvrtc.so.13", why_nvrtc);
     if (nvrtc) {
       bool ok =

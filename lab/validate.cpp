@@ -167,7 +167,6 @@ void run_group(const RunGroup& g, const std::vector<CorpusPoint>& points,
     const CorpusPoint& p = points[i];
     SimPoint& sp = out[i];
     sp.wall_s = wall;
-    sp.note = note;
     if (!problem.empty()) {
       sp.error = problem;
       continue;
@@ -175,6 +174,10 @@ void run_group(const RunGroup& g, const std::vector<CorpusPoint>& points,
     std::vector<const LaunchRecord*> sel;
     for (const LaunchRecord& rec : r->launches)
       if (launch_selected(p, rec)) sel.push_back(&rec);
+    for (const LaunchRecord* rec : sel)
+      if (!rec->resources && sp.note.empty())
+        sp.note = "no register count for kernel " + rec->kernel +
+                  (note.empty() ? " in ptxas's report" : " (" + note + ")");
     if (sel.empty()) {
       sp.error = "point " + p.id + ": no launch of kernel(s) named in 'launch'";
       continue;

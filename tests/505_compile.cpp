@@ -3,6 +3,7 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <cstdlib>
 
 #include "lab/compile.h"
 #include "lab/experiment.h"
@@ -161,4 +162,18 @@ TEST_CASE("505 compile: NVRTC refusing arch or an option names the experiment's 
   CHECK(o.message.find("experiment.options[1] \"-no-such-option\": NVRTC") != std::string::npos);
   CHECK(o.message.find("-no-such-option") != std::string::npos);
   CHECK(o.message.find("expected an option NVRTC takes") != std::string::npos);
+}
+
+TEST_CASE("505 compile: the toolchain turns the CUDA JIT cache off unless the user chose") {
+  // With the driver's compute cache on, nvJitLink leaves a cached kernel out of ptxas's report
+  // (registers, shared memory): a Toolchain sets CUDA_CACHE_DISABLE=1 when it is unset, and
+  // leaves a value the user set.
+  unsetenv("CUDA_CACHE_DISABLE");
+  { Toolchain t; }
+  REQUIRE(getenv("CUDA_CACHE_DISABLE") != nullptr);
+  CHECK(std::string(getenv("CUDA_CACHE_DISABLE")) == "1");
+  setenv("CUDA_CACHE_DISABLE", "0", 1);
+  { Toolchain t; }
+  CHECK(std::string(getenv("CUDA_CACHE_DISABLE")) == "0");
+  setenv("CUDA_CACHE_DISABLE", "1", 1);
 }

@@ -216,7 +216,7 @@ int validate(const ValidateArgs& a) {
       t << std::setw(18) << pair_cell(s.counters, m ? &m->counters : nullptr, k);
     if (!gpu_note.empty()) t << "  (" << gpu_note << ")";
     if (!s.note.empty()) {
-      t << "  (" << s.note << ": occupancy assumes 32 registers)";
+      t << "  (" << s.note << ": the occupancy assumes 32 registers)";
       jp["sim_note"] = s.note;
     }
     t << "\n";
