@@ -252,9 +252,10 @@ Expected<std::vector<CorpusPoint>> parse_corpus(const std::string& toml_text,
     return Error{path, static_cast<int>(e.source().begin.line), std::string(e.description())};
   }
   for (const auto& [k, v] : root)
-    if (k.str() != "point")
+    if (k.str() != "point" && k.str() != "comparison")
       return Error{path, line_of(v),
-                   "unknown key '" + std::string(k.str()) + "' (expected [[point]] tables)"};
+                   "unknown key '" + std::string(k.str()) +
+                       "' (expected [[point]] and [[comparison]] tables)"};
   const toml::array* arr = root["point"].as_array();
   if (!arr) return Error{path, 0, "no [[point]] tables"};
   const std::filesystem::path dir = std::filesystem::path(path).parent_path();
@@ -302,6 +303,75 @@ Expected<std::vector<CorpusPoint>> load_corpus(const std::string& path) {
   auto text = read_text(path);
   if (!text) return text.error();
   return parse_corpus(*text, path);
+}
+
+Expected<std::vector<CorpusComparison>> parse_comparisons(const std::string& toml_text,
+                                                          const std::string& path,
+                                                          const std::vector<CorpusPoint>& points) {
+  toml::table root;
+  try {
+    root = toml::parse(toml_text, path);
+  } catch (const toml::parse_error& e) {
+    return Error{path, static_cast<int>(e.source().begin.line), std::string(e.description())};
+  }
+  std::vector<CorpusComparison> out;
+  const toml::node_view<toml::node> node = root["comparison"];
+  if (!node) return out;
+  const toml::array* arr = node.as_array();
+  if (!arr) return Error{path, line_of(*node.node()), "comparison: expected [[comparison]] tables"};
+  std::set<std::string> known, ids;
+  for (const CorpusPoint& p : points) known.insert(p.id);
+  for (const toml::node& n : *arr) {
+    const toml::table* t = n.as_table();
+    if (!t) return Error{path, line_of(n), "comparison: expected a table"};
+    CorpusComparison c;
+    c.line = line_of(n);
+    const std::string at = "comparison " + std::to_string(out.size());
+    for (const auto& [k, v] : *t) {
+      const std::string key(k.str());
+      const int line = line_of(v);
+      std::string* field = key == "id"            ? &c.id
+                           : key == "numerator"   ? &c.numerator
+                           : key == "denominator" ? &c.denominator
+                                                  : nullptr;
+      if (!field)
+        return Error{path, line,
+                     at + "." + key + ": unknown key (expected one of: id, numerator, denominator)"};
+      auto str = v.value<std::string>();
+      if (!str || str->empty()) return Error{path, line, at + "." + key + ": expected a string"};
+      *field = *str;
+    }
+    for (const auto& [key, val] :
+         {std::pair<const char*, const std::string*>{"id", &c.id},
+          {"numerator", &c.numerator},
+          {"denominator", &c.denominator}})
+      if (val->empty()) return Error{path, c.line, at + ": missing '" + key + "'"};
+    for (const std::string* pid : {&c.numerator, &c.denominator})
+      if (!known.count(*pid))
+        return Error{path, c.line, "comparison '" + c.id + "': no point '" + *pid + "'"};
+    if (!ids.insert(c.id).second)
+      return Error{path, c.line, "duplicate comparison id '" + c.id + "'"};
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
+Expected<std::vector<CorpusComparison>> load_comparisons(const std::string& path,
+                                                         const std::vector<CorpusPoint>& points) {
+  auto text = read_text(path);
+  if (!text) return text.error();
+  return parse_comparisons(*text, path, points);
+}
+
+ComparisonJudgement judge_comparison(double sim_ratio, double gpu_ratio) {
+  ComparisonJudgement j;
+  j.sim_ratio = sim_ratio;
+  j.gpu_ratio = gpu_ratio;
+  if (!(sim_ratio > 0) || !(gpu_ratio > 0)) return j;
+  const bool even = std::fabs(sim_ratio - 1) <= kEvenRatio && std::fabs(gpu_ratio - 1) <= kEvenRatio;
+  j.direction = even || (sim_ratio - 1) * (gpu_ratio - 1) > 0;
+  j.within20 = std::fabs(sim_ratio / gpu_ratio - 1) <= 0.2 + 1e-12;
+  return j;
 }
 
 // --- measured data ----------------------------------------------------------------------------

@@ -46,6 +46,31 @@ Expected<std::vector<CorpusPoint>> parse_corpus(const std::string& toml_text,
                                                 const std::string& path);
 Expected<std::vector<CorpusPoint>> load_corpus(const std::string& path);
 
+// A lesson comparison ([[comparison]] in the manifest): the ratio of two points' times (kernel A
+// over kernel B, or a sweep point over its base), what a lesson teaches. Issue 10's target: the
+// simulator's ratio in the GPU's direction and within 20% of it.
+struct CorpusComparison {
+  std::string id;
+  std::string numerator, denominator;  // point ids
+  int line = 0;                        // in the manifest
+};
+// Reads the manifest's [[comparison]] tables (none is fine); every error names file:line
+// (unknown keys, a missing or unknown point id, a duplicate id).
+Expected<std::vector<CorpusComparison>> parse_comparisons(const std::string& toml_text,
+                                                          const std::string& path,
+                                                          const std::vector<CorpusPoint>& points);
+Expected<std::vector<CorpusComparison>> load_comparisons(const std::string& path,
+                                                         const std::vector<CorpusPoint>& points);
+
+// One comparison judged: the two ratios; the direction agrees when both lie on the same side of
+// 1, or both within kEvenRatio of it (no difference to teach); within20: |sim / gpu - 1| <= 0.2.
+inline constexpr double kEvenRatio = 0.05;
+struct ComparisonJudgement {
+  double sim_ratio = 0, gpu_ratio = 0;
+  bool direction = false, within20 = false;
+};
+ComparisonJudgement judge_comparison(double sim_ratio, double gpu_ratio);
+
 // Counters compared side by side, under the GPU backend's keys (gpu/counters.cpp), plus the
 // derived "sectors" (global load + store sectors), "dram_bytes" (read + written) and
 // "shared_bank_conflicts" (loads + stores).

@@ -70,7 +70,8 @@ merge = os.environ["VG_MERGE"]
 
 
 def parse_manifest(path):
-    """The subset of TOML the manifest uses: [[point]] tables of strings, string arrays, booleans."""
+    """The subset of TOML the manifest uses: [[point]] (and [[comparison]]) tables of strings,
+    string arrays, booleans."""
     points, cur = [], None
     for n, raw in enumerate(open(path, encoding="utf-8"), 1):
         line = raw.split("#", 1)[0].strip() if '"' not in raw else raw.strip()
@@ -79,6 +80,9 @@ def parse_manifest(path):
         if line == "[[point]]":
             cur = {"_line": n}
             points.append(cur)
+            continue
+        if line == "[[comparison]]":  # ratios of measured points: nothing to measure
+            cur = {"_line": n}
             continue
         m = re.match(r'^([A-Za-z_]+)\s*=\s*(.+?)\s*(#.*)?$', line)
         if not m or cur is None:

@@ -89,6 +89,52 @@ TEST_CASE("311 loops: what ptxas unrolls, which loads move, how many leave back 
   CHECK(loop_schedules(f, cc)[2].ahead == 1);
 }
 
+TEST_CASE("311 loops: a store holds back only the loads of its own state space") {
+  // matmul_tiled's shape: two global tile loads, each stored to shared memory, then a barrier.
+  constexpr const char* kTile = R"(.version 9.0
+.target sm_90
+.address_size 64
+.visible .entry tile(.param .u64 a, .param .u64 b, .param .u32 n)
+{
+  .reg .pred %p<2>;
+  .reg .f32 %f<4>;
+  .reg .b32 %r<4>;
+  .reg .b64 %rd<8>;
+  .shared .align 4 .b8 as[1024];
+  .shared .align 4 .b8 bs[1024];
+  ld.param.u64 %rd1, [a];
+  ld.param.u64 %rd2, [b];
+  ld.param.u32 %r1, [n];
+  mov.u64 %rd3, as;
+  mov.u64 %rd4, bs;
+  mov.u32 %r2, 0;
+$L_t:
+  ld.global.f32 %f1, [%rd1];
+  st.shared.f32 [%rd3], %f1;
+  ld.global.f32 %f2, [%rd2];
+  st.shared.f32 [%rd4], %f2;
+  bar.sync 0;
+  ld.shared.f32 %f3, [%rd3+4];
+  st.global.f32 [%rd2], %f3;
+  add.s64 %rd1, %rd1, 64;
+  add.s64 %rd2, %rd2, 64;
+  add.s32 %r2, %r2, 16;
+  setp.lt.s32 %p1, %r2, %r1;
+  @%p1 bra $L_t;
+  ret;
+}
+)";
+  auto m = ptx::parse_module(kTile, "tile.ptx");
+  REQUIRE_MESSAGE(m, (m ? "" : m.error().to_string()));
+  auto loops = loop_schedules(m->functions.at(0), CompilerConfig{});
+  REQUIRE(loops.size() == 1);
+  const LoopSchedule& l = loops[0];
+  CHECK(l.loads == 3);
+  CHECK(l.movable == 3);
+  CHECK(l.stop_line == 20);  // st.shared [%rd3] holds back the shared load after it
+  CHECK(l.ahead == 2);       // both global loads: the shared store between them does not count
+}
+
 TEST_CASE("311 expansion_of: the PTX instructions ptxas expands into sequences, and no others") {
   constexpr const char* kOps = R"(.version 9.0
 .target sm_90

@@ -1,6 +1,8 @@
 // Shared memory banks: wavefronts and bank conflicts (sim/timing/shared_banks.h).
 #include <doctest/doctest.h>
 
+#include <string>
+
 #include "sim/timing/shared_banks.h"
 
 using namespace warplab::timing;
@@ -38,18 +40,111 @@ TEST_CASE("402 same word from every lane is a broadcast") {
   CHECK(shared_access_cost(a, 0xffffffffu, 4, 32, 4).wavefronts == 1);
 }
 
-TEST_CASE("402 64-bit and 128-bit accesses need 2 and 4 wavefronts without conflicts") {
-  std::array<uint64_t, 32> a8{}, a16{};
-  for (int l = 0; l < 32; ++l) {
-    a8[l] = l * 8;
-    a16[l] = l * 16;
+namespace {
+// Element index (of `bytes` bytes) that lane l reads, for the patterns of
+// scripts/microbench/shared_wide.cu.
+uint64_t pattern_element(const std::string& name, int l, int w) {
+  if (name == "all_one_word") return 0;
+  if (name == "halves_adjacent") return l / 16;
+  if (name == "halves_64B_apart") return (l / 16) * (64 / w);
+  if (name == "halves_128B_apart") return (l / 16) * (128 / w);
+  if (name == "quarters_adjacent") return l / 8;
+  if (name == "quarters_128B_apart") return (l / 8) * (128 / w);
+  if (name == "alternate_2") return l % 2;
+  if (name == "alternate_2_128B_apart") return (l % 2) * (128 / w);
+  if (name == "quarters_alternate") return (l / 8) % 2;
+  if (name == "pairs_16") return l / 2;
+  if (name == "fours_8") return l / 4;
+  if (name == "mod_8") return l % 8;
+  if (name == "mod_16") return l % 16;
+  if (name == "first_half_distinct") return l < 16 ? l : 0;
+  if (name == "distinct") return l;
+  if (name == "distinct_reversed") return 31 - l;
+  if (name == "distinct_stride_2") return 2 * l;
+  FAIL("unknown pattern " << name);
+  return 0;
+}
+}  // namespace
+
+TEST_CASE("402 4-, 8- and 16-byte loads take the H100's wavefronts and conflicts, every pattern") {
+  // ncu on the H100 (scripts/microbench/h100-shared-wide-2026-11-25.tsv): bytes per lane,
+  // pattern, wavefronts and bank conflicts per warp load.
+  struct Measured {
+    uint32_t bytes;
+    const char* pattern;
+    int wavefronts, conflicts;
+  };
+  const Measured measured[] = {
+      {4, "all_one_word", 1, 0},
+      {4, "halves_adjacent", 1, 0},
+      {4, "halves_64B_apart", 1, 0},
+      {4, "halves_128B_apart", 2, 1},
+      {4, "quarters_adjacent", 1, 0},
+      {4, "quarters_128B_apart", 4, 3},
+      {4, "alternate_2", 1, 0},
+      {4, "alternate_2_128B_apart", 2, 1},
+      {4, "quarters_alternate", 1, 0},
+      {4, "pairs_16", 1, 0},
+      {4, "fours_8", 1, 0},
+      {4, "mod_8", 1, 0},
+      {4, "mod_16", 1, 0},
+      {4, "first_half_distinct", 1, 0},
+      {4, "distinct", 1, 0},
+      {4, "distinct_reversed", 1, 0},
+      {4, "distinct_stride_2", 2, 1},
+      {8, "all_one_word", 1, 0},
+      {8, "halves_adjacent", 1, 0},
+      {8, "halves_64B_apart", 1, 0},
+      {8, "halves_128B_apart", 2, 1},
+      {8, "quarters_adjacent", 1, 0},
+      {8, "quarters_128B_apart", 4, 3},
+      {8, "alternate_2", 1, 0},
+      {8, "alternate_2_128B_apart", 2, 1},
+      {8, "quarters_alternate", 1, 0},
+      {8, "pairs_16", 1, 0},
+      {8, "fours_8", 1, 0},
+      {8, "mod_8", 2, 0},
+      {8, "mod_16", 2, 0},
+      {8, "first_half_distinct", 2, 0},
+      {8, "distinct", 2, 0},
+      {8, "distinct_reversed", 2, 0},
+      {8, "distinct_stride_2", 4, 2},
+      {16, "all_one_word", 2, 0},
+      {16, "halves_adjacent", 2, 0},
+      {16, "halves_64B_apart", 2, 0},
+      {16, "halves_128B_apart", 2, 0},
+      {16, "quarters_adjacent", 2, 0},
+      {16, "quarters_128B_apart", 4, 2},
+      {16, "alternate_2", 2, 0},
+      {16, "alternate_2_128B_apart", 4, 2},
+      {16, "quarters_alternate", 2, 0},
+      {16, "pairs_16", 2, 0},
+      {16, "fours_8", 2, 0},
+      {16, "mod_8", 4, 0},
+      {16, "mod_16", 4, 0},
+      {16, "first_half_distinct", 4, 0},
+      {16, "distinct", 4, 0},
+      {16, "distinct_reversed", 4, 0},
+      {16, "distinct_stride_2", 8, 4},
+  };
+  for (const Measured& m : measured) {
+    CAPTURE(m.bytes);
+    CAPTURE(m.pattern);
+    std::array<uint64_t, 32> a{};
+    for (int l = 0; l < 32; ++l)
+      a[l] = 4096 + pattern_element(m.pattern, l, static_cast<int>(m.bytes)) * m.bytes;
+    const auto c = shared_access_cost(a, 0xffffffffu, m.bytes, 32, 4);
+    CHECK(c.wavefronts == m.wavefronts);
+    CHECK(c.bank_conflicts() == m.conflicts);
   }
-  const auto c8 = shared_access_cost(a8, 0xffffffffu, 8, 32, 4);
-  const auto c16 = shared_access_cost(a16, 0xffffffffu, 16, 32, 4);
-  CHECK(c8.wavefronts == 2);
-  CHECK(c8.bank_conflicts() == 0);
-  CHECK(c16.wavefronts == 4);
-  CHECK(c16.bank_conflicts() == 0);
+}
+
+TEST_CASE("402 a 16-byte load by half a warp still takes both half-warps' wavefronts") {
+  std::array<uint64_t, 32> a{};
+  for (int l = 0; l < 32; ++l) a[l] = 16u * static_cast<uint64_t>(l);
+  CHECK(shared_access_cost(a, 0x0000ffffu, 16, 32, 4).wavefronts == 4);
+  CHECK(shared_access_cost(a, 0x000000ffu, 16, 32, 4).wavefronts == 4);
+  CHECK(shared_access_cost(a, 0x0000000fu, 16, 32, 4).wavefronts == 2);
 }
 
 TEST_CASE("402 atomics serialize lanes on one word: k lanes per counter cost k wavefronts") {

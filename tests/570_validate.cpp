@@ -86,10 +86,61 @@ TEST_CASE("570 validate: manifest errors name file:line and what was expected") 
   CHECK(err("[[point]\n").find("c.toml:1: ") == 0);
 }
 
+TEST_CASE("570 validate: lesson comparisons are read, checked against the points, and judged") {
+  auto pts = parse_corpus(kManifest, "dir/corpus.toml");
+  REQUIRE(pts);
+  const std::string with = std::string(kManifest) +
+                           "\n[[comparison]]\nid = \"a_over_b\"\nnumerator = \"a\"\n"
+                           "denominator = \"b\"\n";
+  REQUIRE(parse_corpus(with, "dir/corpus.toml"));  // the points' parser accepts the tables
+  auto cs = parse_comparisons(with, "dir/corpus.toml", *pts);
+  REQUIRE(cs);
+  REQUIRE(cs->size() == 1);
+  CHECK((*cs)[0].id == "a_over_b");
+  CHECK((*cs)[0].numerator == "a");
+  CHECK((*cs)[0].denominator == "b");
+  CHECK((*cs)[0].line == 17);
+  auto none = parse_comparisons(kManifest, "dir/corpus.toml", *pts);
+  REQUIRE(none);
+  CHECK(none->empty());
+  auto err = [&](const std::string& tables) {
+    auto r = parse_comparisons(std::string(kManifest) + tables, "c.toml", *pts);
+    REQUIRE_FALSE(r);
+    return r.error().to_string();
+  };
+  CHECK(err("[[comparison]]\nid = \"x\"\nnumerator = \"a\"\ndenominator = \"zz\"\n") ==
+        "c.toml:16: comparison 'x': no point 'zz'");
+  CHECK(err("[[comparison]]\nid = \"x\"\nnumerator = \"a\"\n") ==
+        "c.toml:16: comparison 0: missing 'denominator'");
+  CHECK(err("[[comparison]]\nid = \"x\"\nnumerator = \"a\"\ndenominator = \"b\"\nby = 2\n") ==
+        "c.toml:20: comparison 0.by: unknown key (expected one of: id, numerator, denominator)");
+  CHECK(err("[[comparison]]\nid = \"x\"\nnumerator = \"a\"\ndenominator = \"b\"\n"
+            "[[comparison]]\nid = \"x\"\nnumerator = \"b\"\ndenominator = \"a\"\n") ==
+        "c.toml:20: duplicate comparison id 'x'");
+  // Judging: same side of 1 (or both within 5% of it), and within 20% of the GPU's ratio.
+  auto j = judge_comparison(1.38, 1.51);
+  CHECK(j.direction);
+  CHECK(j.within20);
+  j = judge_comparison(1.01, 1.51);
+  CHECK(j.direction);
+  CHECK_FALSE(j.within20);  // 0.67 of the GPU's
+  j = judge_comparison(0.9, 1.2);
+  CHECK_FALSE(j.direction);
+  j = judge_comparison(0.98, 1.03);  // both even: no difference to teach
+  CHECK(j.direction);
+  CHECK(j.within20);
+  CHECK_FALSE(judge_comparison(0.94, 1.03).direction);
+  CHECK(judge_comparison(1.2, 1.0).within20);
+  CHECK_FALSE(judge_comparison(1.21, 1.0).within20);
+}
+
 TEST_CASE("570 validate: the committed corpus is consistent with its experiments") {
   auto pts = load_corpus(src("validation/corpus.toml"));
   REQUIRE(pts);
   CHECK(pts->size() >= 60);
+  auto comparisons = load_comparisons(src("validation/corpus.toml"), *pts);
+  REQUIRE_MESSAGE(comparisons, (comparisons ? "" : comparisons.error().to_string()));
+  CHECK(comparisons->size() >= 50);
   std::set<std::string> mechanisms, quick_mechanisms;
   std::set<std::string> lesson_files, own_kernels;
   int lesson_points = 0;

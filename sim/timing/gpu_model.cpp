@@ -133,11 +133,13 @@ Expected<TimingResult> run_timing(const func::Program& program, func::DeviceMemo
   }
   LaunchContext ctx{launch_config, program, memory, launch,
                     r.occupancy,   r.stats, l2,     options.trace.enabled ? &r.trace : nullptr,
-                    by_line,       0,       {}};
+                    by_line,       0,       {},
+                    0,             {},      {}};
   for (const ptx::Function& f : program.module().functions) {
     auto& u = ctx.unrolled_loops.emplace_back(f.instructions.size(), 0);
     for (size_t i = 0; i < f.instructions.size(); ++i)
       u[i] = unrolls(f, static_cast<int32_t>(i)) ? 1 : 0;
+    ctx.vector_bytes.push_back(shared_vector_bytes(f));
   }
   std::vector<Sm> sms;
   sms.reserve(config.core.sm_count);

@@ -29,6 +29,21 @@ const PipeConfig* expansion_of(const PipesConfig& p, const ptx::Instruction& i) 
   }
 }
 
+uint8_t memory_of(const ptx::Instruction& i) {
+  switch (i.space) {
+    case ptx::Space::Global: return kMemGlobal;
+    case ptx::Space::Shared:
+    case ptx::Space::SharedCluster: return kMemShared;
+    case ptx::Space::Local: return kMemLocal;
+    default: return kMemAny;
+  }
+}
+
+uint8_t store_memory(const ptx::Instruction& i) {
+  if (i.op != ptx::Opcode::St || i.mod.volatile_ || i.mod.relaxed_or_acquire) return 0;
+  return memory_of(i);
+}
+
 namespace {
 
 using ptx::Opcode;
@@ -68,15 +83,62 @@ bool plain_load(const ptx::Instruction& i) {
          i.space != Space::Const && !i.mod.volatile_ && !i.mod.relaxed_or_acquire;
 }
 
-bool stops_loads(const ptx::Instruction& i) {
-  return i.op == Opcode::St || i.op == Opcode::Atom || i.op == Opcode::Red || i.op == Opcode::Bar ||
-         i.op == Opcode::Membar || i.op == Opcode::Fence || i.op == Opcode::Call ||
-         i.op == Opcode::Ret || i.op == Opcode::Exit ||
-         ((i.op == Opcode::Ld || i.op == Opcode::Ldu) &&
-          (i.mod.volatile_ || i.mod.relaxed_or_acquire));
+// The memory whose loads may not move across `i` (kMem*): all for atomics, barriers, fences,
+// calls, exits, ordered or volatile accesses; a plain store's own (store_memory); else none.
+uint8_t stops_loads(const ptx::Instruction& i) {
+  if (const uint8_t m = store_memory(i)) return m;
+  const bool stops =
+      i.op == Opcode::St || i.op == Opcode::Atom || i.op == Opcode::Red || i.op == Opcode::Bar ||
+      i.op == Opcode::Membar || i.op == Opcode::Fence || i.op == Opcode::Call ||
+      i.op == Opcode::Ret || i.op == Opcode::Exit ||
+      ((i.op == Opcode::Ld || i.op == Opcode::Ldu) && (i.mod.volatile_ || i.mod.relaxed_or_acquire));
+  return stops ? kMemAny : 0;
+}
+
+// A plain shared load's address operand, or nullptr.
+const Operand* shared_load_address(const ptx::Instruction& i) {
+  if (!plain_load(i) || i.space != Space::Shared) return nullptr;
+  for (const Operand& o : i.ops)
+    if (o.kind == Operand::Kind::Addr && o.reg >= 0) return &o;
+  return nullptr;
+}
+
+uint32_t load_bytes(const ptx::Instruction& i) {
+  const uint32_t lanes = !i.ops.empty() && i.ops[0].kind == Operand::Kind::Vec
+                             ? static_cast<uint32_t>(i.ops[0].vec_count)
+                             : 1u;
+  return static_cast<uint32_t>(ptx::type_bits(i.type) / 8) * lanes;
 }
 
 }  // namespace
+
+std::vector<uint8_t> shared_vector_bytes(const ptx::Function& f) {
+  const auto& ins = f.instructions;
+  std::vector<uint8_t> out(ins.size(), 0);
+  std::vector<uint8_t> target(ins.size() + 1, 0);
+  for (const auto& [name, at] : f.labels)
+    if (at >= 0 && at < static_cast<int32_t>(target.size())) target[at] = 1;
+  for (size_t k = 0; k < ins.size(); ++k) {
+    const Operand* a = shared_load_address(ins[k]);
+    if (!a) continue;
+    uint32_t bytes = load_bytes(ins[k]);
+    if (bytes == 0 || bytes >= 16) continue;
+    const uint32_t first = bytes;
+    for (size_t j = k + 1; j < ins.size() && j < k + 64 && bytes < 16 && !target[j]; ++j) {
+      const ptx::Instruction& i = ins[j];
+      if (const Operand* b = shared_load_address(i); b && b->reg == a->reg) {
+        if (b->offset == a->offset + static_cast<int64_t>(bytes) && bytes + load_bytes(i) <= 16)
+          bytes += load_bytes(i);
+        continue;
+      }
+      if (i.op == Opcode::Bra || stops_loads(i) & kMemShared) break;
+      if (writes_register(i) && i.ops[0].kind == Operand::Kind::Reg && i.ops[0].reg == a->reg)
+        break;
+    }
+    if (bytes > first) out[k] = static_cast<uint8_t>(bytes);
+  }
+  return out;
+}
 
 bool unrolls(const ptx::Function& f, int32_t branch) {
   const auto& ins = f.instructions;
@@ -154,14 +216,15 @@ std::vector<LoopSchedule> loop_schedules(const ptx::Function& f, const CompilerC
         for (int32_t r : dst) changed = from_load.insert(r).second || changed;
       }
     }
-    // 2. The loads, and what may move: stores, atomics, barriers and fences cut the body into
-    //    stretches that loads do not leave.
-    int stretch = 0, widest = 0;
+    // 2. The loads, and what may move: atomics, barriers and fences cut the body into stretches
+    //    that loads do not leave; a store cuts those of loads from its own memory.
+    int widest = 0;
+    int stretch[3] = {0, 0, 0};  // per memory (kMem* bit): movable loads since its last cut
     for (int32_t k = head; k <= b; ++k) {
       const ptx::Instruction& i = ins[k];
-      if (stops_loads(i)) {
-        if (l.stop_line == 0) l.stop_line = i.ptx_line;
-        stretch = 0;
+      if (const uint8_t stop = stops_loads(i)) {
+        for (int m = 0; m < 3; ++m)
+          if (stop & (1 << m)) stretch[m] = 0;
       }
       if (!plain_load(i)) continue;
       ++l.loads;
@@ -171,9 +234,17 @@ std::vector<LoopSchedule> loop_schedules(const ptx::Function& f, const CompilerC
       if (std::none_of(addr.begin(), addr.end(),
                        [&](int32_t r) { return from_load.count(r) > 0; })) {
         ++l.movable;
-        widest = std::max(widest, ++stretch);
+        for (int m = 0; m < 3; ++m)
+          if (memory_of(i) & (1 << m)) widest = std::max(widest, ++stretch[m]);
       }
     }
+    // The first cut that holds back a load of the body (before it, or after it: the next
+    // iteration's copy of the load).
+    uint8_t loaded = 0;  // memory the body's loads read
+    for (int32_t k = head; k <= b; ++k)
+      if (plain_load(ins[k])) loaded |= memory_of(ins[k]);
+    for (int32_t s = head; s <= b && l.stop_line == 0; ++s)
+      if (stops_loads(ins[s]) & loaded) l.stop_line = ins[s].ptx_line;
     // 3. Loads ahead: a whole unrolled body's movable loads when nothing stops them at the
     //    iteration's edge, else the widest stretch; bounded by the registers that hold them.
     l.unrolled = unrolls(f, b);

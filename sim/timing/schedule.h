@@ -5,8 +5,8 @@
 // the same to the PTX while it runs it (sm.h, CompilerConfig). This file is the static side of
 // that rule, for students to read: for each loop of a kernel, how many loads an iteration has,
 // which of them can move (their address comes from arithmetic, not from another load), where
-// something stops them (a store, an atomic, a barrier or a fence), and so how many loads the
-// model lets one warp issue back to back.
+// something stops them (a store to the same state space, an atomic, a barrier or a fence), and so
+// how many loads the model lets one warp issue back to back.
 // Simplified: loops are found as backward branches in one function's instruction list; the
 // count is a static summary of the rule, the run itself decides (a branch that splits the warp
 // also stops hoisting, which only a run shows).
@@ -26,10 +26,29 @@ struct LoopSchedule {
   ptx::SourceLoc loc;                     // CUDA location of the loop's first instruction
   int loads = 0;                          // plain loads (global, local, shared) per iteration
   int movable = 0;                        // of those: address from arithmetic alone
-  int32_t stop_line = 0;                  // first store/atomic/barrier/fence in the body (0: none)
+  int32_t stop_line = 0;  // first store/atomic/barrier/fence that holds back a load (0: none)
   bool unrolled = false;                  // ptxas unrolls it (see unrolls())
   int ahead = 0;                          // loads one warp may issue back to back in this loop
 };
+
+// Memory as ptxas tells it apart from an instruction alone: its state space. A generic address
+// (no space in the PTX: LD/ST in the SASS) may be any of them.
+enum : uint8_t { kMemGlobal = 1, kMemShared = 2, kMemLocal = 4, kMemAny = 7 };
+uint8_t memory_of(const ptx::Instruction& i);
+
+// A plain store (st, weak, not volatile): the memory it may write (kMem*), else 0. A later load
+// of other memory moves above it, since state spaces never overlap: ptxas hoists matmul_tiled's
+// LDG of the B tile above the STS of the A tile, so both global loads are in flight at once.
+// Atomics, ordered or volatile stores hold back every load.
+uint8_t store_memory(const ptx::Instruction& i);
+
+// For each instruction of `f`: when it is a shared load that ptxas widens into a vector load
+// (LDS.64/LDS.128), the vector's bytes, else 0. Loads after it in its basic block that read the
+// next bytes from the same base register (`[%rd3]`, `[%rd3+4]`, ...: matmul_tiled's A-tile row)
+// join it, up to 16 bytes; a branch, label, barrier, store to shared memory, or a write of the
+// base register ends the search. The timing model charges the vector's wavefronts to it when its
+// lanes' addresses are aligned (sm.cpp: vectorize) and no wavefronts to the loads that join it.
+std::vector<uint8_t> shared_vector_bytes(const ptx::Function& f);
 
 // Whether ptxas unrolls the loop closed by the backward branch at instruction `branch` of `f`
 // (on top of what NVVM already unrolled into the PTX). In the SASS of the lesson and corpus

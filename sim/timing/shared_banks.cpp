@@ -7,23 +7,15 @@
 
 namespace warplab::timing {
 
-SharedAccessCost shared_access_cost(const std::array<uint64_t, 32>& addr, uint32_t exec_mask,
-                                    uint32_t access_bytes, uint32_t banks, uint32_t bank_bytes,
-                                    bool serialize) {
+namespace {
+
+// Atomics: every lane's read-modify-write on a word takes its own pass; accesses wider than 4
+// bytes are split into groups of lanes that together move 128 bytes.
+SharedAccessCost serialized_cost(const std::array<uint64_t, 32>& addr, uint32_t exec_mask,
+                                 uint32_t bytes, uint32_t banks, uint32_t bank_bytes) {
   SharedAccessCost cost;
-  if (exec_mask == 0) return cost;
-  const uint32_t bytes = std::max<uint32_t>(access_bytes, 1);
   const uint32_t words_per_lane = std::max<uint32_t>(1, (bytes + bank_bytes - 1) / bank_bytes);
-  // 1. Lanes per group: a group moves at most one word per bank.
   const uint32_t lanes_per_group = std::max<uint32_t>(1, banks / words_per_lane);
-  // A word's bank, (word % banks) % 32: a shift and a mask when both sizes are powers of two
-  // (every shipped configuration), a division otherwise.
-  const bool pow2 = std::has_single_bit(banks) && std::has_single_bit(bank_bytes);
-  const int word_shift = std::countr_zero(bank_bytes);
-  const uint32_t bank_mask = std::min<uint32_t>(banks, 32) - 1;
-  // Distinct words per bank, per group (small: linear search is fastest here). Only the first
-  // count[bank] words of a bank are ever read, so the lists need no clearing.
-  std::array<std::array<uint64_t, 32>, 32> words;
   std::array<int, 32> count;
   for (uint32_t g0 = 0; g0 < 32; g0 += lanes_per_group) {
     const uint32_t g1 = std::min<uint32_t>(32, g0 + lanes_per_group);
@@ -32,8 +24,65 @@ SharedAccessCost shared_access_cost(const std::array<uint64_t, 32>& addr, uint32
     count.fill(0);
     int busiest = 1;
     for (uint32_t m = exec_mask & group; m; m &= m - 1) {
+      const uint64_t first = addr[std::countr_zero(m)] / bank_bytes;
+      for (uint32_t w = 0; w < words_per_lane; ++w)
+        busiest = std::max(busiest, ++count[static_cast<uint32_t>((first + w) % banks) % 32]);
+    }
+    cost.wavefronts += busiest;
+    cost.ideal_wavefronts += 1;
+  }
+  return cost;
+}
+
+// Distinct addresses among the lanes of `mask` (at most 8: one quarter-warp).
+int distinct_addresses(const std::array<uint64_t, 32>& addr, uint32_t mask) {
+  std::array<uint64_t, 8> seen;
+  int n = 0;
+  for (uint32_t m = mask; m; m &= m - 1) {
+    const uint64_t a = addr[std::countr_zero(m)];
+    if (std::find(seen.begin(), seen.begin() + n, a) == seen.begin() + n && n < 8) seen[n++] = a;
+  }
+  return n;
+}
+
+}  // namespace
+
+SharedAccessCost shared_access_cost(const std::array<uint64_t, 32>& addr, uint32_t exec_mask,
+                                    uint32_t access_bytes, uint32_t banks, uint32_t bank_bytes,
+                                    bool serialize) {
+  SharedAccessCost cost;
+  if (exec_mask == 0) return cost;
+  const uint32_t bytes = std::max<uint32_t>(access_bytes, 1);
+  if (serialize) return serialized_cost(addr, exec_mask, bytes, banks, bank_bytes);
+  const uint32_t words_per_lane = std::max<uint32_t>(1, (bytes + bank_bytes - 1) / bank_bytes);
+  // 16-byte accesses: two half-warps, 64 bytes per quarter; narrower: the warp, 32 bytes.
+  const bool halves = bytes > 8;
+  const uint32_t quarter_bytes = halves ? 64 : 32;
+  // A word's bank, (word % banks) % 32: a shift and a mask when both sizes are powers of two
+  // (every shipped configuration), a division otherwise.
+  const bool pow2 = std::has_single_bit(banks) && std::has_single_bit(bank_bytes);
+  const int word_shift = std::countr_zero(bank_bytes);
+  const uint32_t bank_mask = std::min<uint32_t>(banks, 32) - 1;
+  // Distinct words per bank (small: linear search is fastest here). Only the first count[bank]
+  // words of a bank are ever read, so the lists need no clearing.
+  std::array<std::array<uint64_t, 32>, 32> words;
+  std::array<int, 32> count;
+  int most = 0, most_ideal = 0;
+  for (uint32_t group : halves ? std::array<uint32_t, 2>{0x0000ffffu, 0xffff0000u}
+                               : std::array<uint32_t, 2>{0xffffffffu, 0u}) {
+    if (!(exec_mask & group)) continue;
+    // 1. The quarters' distinct bytes: what the group needs at the least.
+    int ideal = 1;
+    for (uint32_t q = 0; q < 4; ++q) {
+      const uint32_t quarter = exec_mask & group & (0xffu << (8 * q));
+      const uint32_t need = static_cast<uint32_t>(distinct_addresses(addr, quarter)) * bytes;
+      ideal = std::max(ideal, static_cast<int>((need + quarter_bytes - 1) / quarter_bytes));
+    }
+    // 2. Each word the lanes touch lands in bank (word % banks); same word = broadcast.
+    count.fill(0);
+    int busiest = 1;
+    for (uint32_t m = exec_mask & group; m; m &= m - 1) {
       const uint32_t lane = static_cast<uint32_t>(std::countr_zero(m));
-      // 2. Each word the lane touches lands in bank (word % banks); same word = broadcast.
       const uint64_t first = pow2 ? addr[lane] >> word_shift : addr[lane] / bank_bytes;
       for (uint32_t w = 0; w < words_per_lane; ++w) {
         const uint64_t word = first + w;
@@ -41,17 +90,20 @@ SharedAccessCost shared_access_cost(const std::array<uint64_t, 32>& addr, uint32
                                    : static_cast<uint32_t>(word % banks) % 32;
         auto& list = words[bank];
         int& n = count[bank];
-        if ((serialize || std::find(list.begin(), list.begin() + n, word) == list.begin() + n) &&
-            n < 32) {
+        if (std::find(list.begin(), list.begin() + n, word) == list.begin() + n && n < 32) {
           list[n++] = word;
           busiest = std::max(busiest, n);
         }
       }
     }
-    // 3. The busiest bank sets the number of wavefronts for this group.
-    cost.wavefronts += busiest;
-    cost.ideal_wavefronts += 1;
+    // 3. The slower of the two sets the group's wavefronts.
+    most = std::max(most, std::max(busiest, ideal));
+    most_ideal = std::max(most_ideal, ideal);
   }
+  // Half-warps take the same number of wavefronts each.
+  const int groups = halves ? 2 : 1;
+  cost.wavefronts = groups * most;
+  cost.ideal_wavefronts = groups * most_ideal;
   return cost;
 }
 

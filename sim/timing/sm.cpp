@@ -37,6 +37,8 @@ struct alignas(64) Sm::Ahead {
   bool chain = false;            // address arithmetic: an ALU instruction with `indep` operands
   bool load = false;             // a load the compiler may hoist, with lanes (hoistable_load)
   bool fence = false;            // no load moves across it (schedule_barrier)
+  uint8_t writes = 0;            // a plain store: the memory it may write (kMem*, store_memory)
+  uint8_t reads = 0;             // a load: the memory it reads (kMem*)
   uint8_t ext_count = 0;         // registers written before the window that its operands need
   WarpState kind = WarpState::LongScoreboard;
   std::array<int32_t, 6> ext{};  // (function << 20 | register), checked against the scoreboard
@@ -55,6 +57,7 @@ struct Sm::Window {
   // at(0)'s unrolled body, not a schedule barrier, and not a load it could hoist: what decides
   // that never changes while they are in the window), so the next scan starts at at(passed).
   uint32_t passed = 1;
+  uint8_t stores = 0;  // the memory that plain stores among at(1) .. at(passed - 1) may write
   // Whether the warp's summary of `first` (Warp::next_*) is up to date: cleared whenever
   // `first` may have changed.
   bool first_known = false;
@@ -89,15 +92,19 @@ struct Sm::Window {
     return pool[e];
   }
   void pop() {
+    const bool store = pool[ring[head]].writes != 0;
     spare.push_back(ring[head]);
     head = (head + 1) & static_cast<uint32_t>(ring.size() - 1);
     --count;
     if (passed > 1) --passed;
+    // A store that issues no longer holds back the loads after it: scan them again.
+    if (store) passed = 1, stores = 0;
     find_first();
   }
   void pop_back() {
     spare.push_back(ring[(head + --count) & (ring.size() - 1)]);
-    passed = std::max<uint32_t>(1, std::min(passed, count));
+    passed = 1;
+    stores = 0;
     find_first();
   }
   void clear() {
@@ -278,11 +285,13 @@ bool arithmetic(const func::StepInfo& in) {
   return u != UnitClass::Warp && u != UnitClass::Barrier && u != UnitClass::Branch;
 }
 
-// No load is moved across this instruction: stores, atomics, barriers, fences, calls, exits,
-// ordered or volatile loads, and branches that split the warp.
+// No load is moved across this instruction: atomics, barriers, fences, calls, exits, ordered or
+// volatile loads and stores, and branches that split the warp. A plain store holds back only the
+// loads of the memory it may write (schedule.h: store_memory).
 bool schedule_barrier(const func::StepInfo& in) {
   const ptx::Instruction& i = *in.inst;
-  if (in.is_store || in.is_atomic || in.is_barrier || in.diverged) return true;
+  if (in.is_store && (in.is_atomic || store_memory(i) == 0)) return true;
+  if (in.is_atomic || in.is_barrier || in.diverged) return true;
   if (i.op == Opcode::Membar || i.op == Opcode::Fence || i.op == Opcode::Call ||
       i.op == Opcode::Ret || i.op == Opcode::Exit)
     return true;
@@ -401,6 +410,8 @@ bool Sm::fetch(Warp& w, uint64_t now) {
   e.merged = e.stamped = e.leader = false;
   e.load = in.exec_mask != 0 && hoistable_load(in);
   e.fence = schedule_barrier(in);
+  e.writes = e.fence || !in.is_store ? 0 : store_memory(*in.inst);
+  e.reads = e.load ? memory_of(*in.inst) : 0;
   if (!ctx_.config.compiler.hoist_loads) return true;
   vectorize(w, e);
   // Dependences within the window: each operand's latest writer before this instruction. A
@@ -449,7 +460,8 @@ bool Sm::fetch(Warp& w, uint64_t now) {
 void Sm::vectorize(Warp& w, Ahead& e) {
   const func::StepInfo& in = e.info;
   if (!(e.load && in.space == Space::Shared)) {
-    if (e.fence || (in.is_memory && in.space == Space::Shared)) w.vec_bytes = 0;
+    if (e.fence || (e.writes & kMemShared) || (in.is_memory && in.space == Space::Shared))
+      w.vec_bytes = 0;
     return;
   }
   // 1. Does it continue the open group: the same lanes, each reading the bytes right after the
@@ -520,6 +532,8 @@ int Sm::find_hoist(Warp& w, int sp, uint64_t now, uint64_t& wake) {
   if (w.hoisted_regs + static_cast<int>(w.unread.size()) >= load_registers_) return 0;
   // Loads move only within one unrolled body: `unroll` consecutive iterations of a loop.
   const uint32_t body = w.win.first->back_edges / static_cast<uint32_t>(cc.unroll);
+  // Memory that stores between the waiting instruction and the load may write.
+  uint8_t blocked = w.win.stores | w.win.first->writes;
   for (size_t k = w.win.passed;; ++k) {
     if (k == w.win.count) {
       // Look further ahead (fetch runs the instruction functionally, as fetching always does).
@@ -532,7 +546,7 @@ int Sm::find_hoist(Warp& w, int sp, uint64_t now, uint64_t& wake) {
     }
     Ahead& e = w.win.at(k);
     if (e.back_edges / static_cast<uint32_t>(cc.unroll) != body) return 0;
-    if (!e.hoisted && !e.merged && e.indep && e.load) {
+    if (!e.hoisted && !e.merged && e.indep && e.load && !(e.reads & blocked)) {
       // Its address must be computable now: no register it needs is still being written.
       for (int x = 0; x < e.ext_count; ++x)
         for (const Pending& p : w.pending)
@@ -553,6 +567,8 @@ int Sm::find_hoist(Warp& w, int sp, uint64_t now, uint64_t& wake) {
       return static_cast<int>(k);
     }
     if (e.fence) return 0;
+    blocked |= e.writes;
+    w.win.stores |= e.writes;
     w.win.passed = k + 1;  // passed over, and will be at every later look
   }
 }
@@ -757,7 +773,8 @@ bool Sm::tick(uint64_t now) {
   return true;
 }
 
-uint64_t Sm::access(int slot, const func::StepInfo& in, uint64_t now, WarpState& kind) {
+uint64_t Sm::access(int slot, const func::StepInfo& in, uint64_t now, WarpState& kind,
+                    bool vector_leader) {
   const auto& cfg = ctx_.config;
   Warp& w = warps_[slot];
   const ptx::Instruction& inst = *in.inst;
@@ -807,8 +824,14 @@ uint64_t Sm::access(int slot, const func::StepInfo& in, uint64_t now, WarpState&
     }
     kind = WarpState::LongScoreboard;
   } else if (in.space == Space::Shared) {
+    // A vector load's leader costs the whole vector's wavefronts (LDS.128: 2 for one address).
+    uint32_t bytes = in.access_bytes;
+    if (vector_leader && in.function >= 0 &&
+        in.function < static_cast<int32_t>(ctx_.vector_bytes.size()) && in.pc >= 0 &&
+        in.pc < static_cast<int32_t>(ctx_.vector_bytes[in.function].size()))
+      bytes = std::max<uint32_t>(bytes, ctx_.vector_bytes[in.function][in.pc]);
     const SharedAccessCost cost = shared_access_cost(
-        in.addr, in.exec_mask, in.access_bytes, static_cast<uint32_t>(cfg.shared.banks),
+        in.addr, in.exec_mask, bytes, static_cast<uint32_t>(cfg.shared.banks),
         static_cast<uint32_t>(cfg.shared.bank_bytes), atomic && !counts_lanes(inst));
     ready = l1tex_.shared(cost, in.is_store, atomic, now);
     kind = WarpState::ShortScoreboard;
@@ -874,7 +897,7 @@ bool Sm::issue(int slot, uint64_t now) {
     w.pick = 0;
     pipe_free_[sp][unit_index(UnitClass::Ldst)] = now + cfg.pipes.ldst.interval;
     e.kind = WarpState::LongScoreboard;
-    e.ready = access(slot, e.info, now, e.kind);
+    e.ready = access(slot, e.info, now, e.kind, e.leader);
     e.hoisted = true;
     ++w.hoisted;
     w.hoisted_regs += e.info.dst_count;
@@ -896,7 +919,7 @@ bool Sm::issue(int slot, uint64_t now) {
   WarpState kind = WarpState::Wait;
   if (unit == UnitClass::Sfu || unit == UnitClass::Warp) kind = WarpState::ShortScoreboard;
   if (in.is_memory && is_memory_op(inst.op) && in.exec_mask != 0) {
-    ready = access(slot, in, now, kind);
+    ready = access(slot, in, now, kind, w.win.at(0).leader);
     vector_issued(w, 0, ready);
   }
   read_loaded(w, in);

@@ -22,8 +22,10 @@
 // body). The model does the same to the PTX as it runs: while a warp's next instruction waits on
 // its scoreboard, the warp may issue a later plain load of its window instead, provided that
 // (1) the load's address comes from address arithmetic alone (no register computed from a load
-// or still being written), (2) no store, atomic, barrier, fence, call, exit, volatile or ordered
-// load, or warp-splitting branch lies between, (3) it belongs to the same unrolled body (at most
+// or still being written), (2) no atomic, barrier, fence, call, exit, volatile or ordered access,
+// warp-splitting branch, or store to the load's own state space (or to a generic address) lies
+// between (a shared store does not hold back a global load: matmul_tiled's SASS issues the LDG of
+// the B tile before the STS of the A tile), (3) it belongs to the same unrolled body (at most
 // compiler.unroll iterations of a loop: taken backward branches counted from the waiting
 // instruction), (4) fewer than compiler.max_hoisted_loads loads are already ahead, and (5) the
 // registers holding results of the warp's loads (issued ahead, or reached but not yet read by
@@ -78,6 +80,8 @@ struct LaunchContext {
   // Per function of the module, per instruction: 1 at a loop's backward branch that ptxas
   // unrolls (schedule.h: unrolls()); the compiler schedule hoists loads across its iterations.
   std::vector<std::vector<uint8_t>> unrolled_loops;
+  // Per function, per instruction: a shared load's vector bytes (schedule.h: shared_vector_bytes).
+  std::vector<std::vector<uint8_t>> vector_bytes;
 };
 
 class Sm {
@@ -144,7 +148,8 @@ class Sm {
   void vector_issued(Warp& w, size_t k, uint64_t ready);
   // The memory side of issuing `in` (coalescer, L1TEX, trace): when its data is back, and which
   // scoreboard waits for it.
-  uint64_t access(int slot, const func::StepInfo& in, uint64_t now, WarpState& kind);
+  uint64_t access(int slot, const func::StepInfo& in, uint64_t now, WarpState& kind,
+                  bool vector_leader = false);
   // Records an issue in the trace.
   void trace_issue(int slot, const func::StepInfo& in, uint64_t now);
   // win.at(0) issued: drop it, pass over loads already issued ahead (their results join the

@@ -68,8 +68,8 @@ void print_schedule(const func::Program& program, const timing::GpuConfig& cfg,
         std::cout << ", " << l.loads - l.movable
                   << " with an address computed from a load (they wait)";
       if (l.stop_line)
-        std::cout << "; nothing moves across line " << l.stop_line
-                  << " (store, atomic, barrier or fence)";
+        std::cout << "; loads stop at line " << l.stop_line
+                  << " (a store to their state space, an atomic, a barrier or a fence)";
       std::cout << "\n//     one warp issues up to " << l.ahead << " load"
                 << (l.ahead == 1 ? "" : "s") << " back to back before the first use\n";
     }

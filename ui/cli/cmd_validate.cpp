@@ -5,12 +5,16 @@
 // h200.json for h200), and prints per point the simulated and measured times, their ratio and the
 // counters side by side, then one summary line:
 //   VALIDATE config=NAME points=N mape=X% worst=Y% within20=K
+// then the counters within 10%, and the lesson comparisons ([[comparison]]: ratios of two points'
+// times) with their own line:
+//   COMPARISONS comparisons=N direction=K within20=M
 // Both sides use the cold-L2 convention (see lab/validate.h).
 #include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <iomanip>
 #include <iostream>
+#include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <regex>
@@ -101,6 +105,8 @@ int validate(const ValidateArgs& a) {
     if ((!a.quick || p.quick) && (a.heavy || !p.heavy) && std::regex_search(p.id, only))
       points.push_back(p);
   if (points.empty()) return report_error(Error{a.corpus, 0, "no point selected"});
+  auto comparisons = lab::load_comparisons(a.corpus, *corpus);
+  if (!comparisons) return report_error(comparisons.error());
 
   // The measured data of the matching GPU.
   const std::string slug = lab::measured_slug(a.config);
@@ -157,6 +163,7 @@ int validate(const ValidateArgs& a) {
   std::vector<std::string> pair_ids;
   std::vector<std::pair<const lab::CounterMap*, const lab::CounterMap*>> counter_pairs;
   std::vector<lab::ScatterDot> dots;
+  std::map<std::string, double> sim_us, gpu_us;  // by point id, for the comparisons
   json jpoints = json::array();
   int sim_failed = 0;
   for (size_t i = 0; i < points.size(); ++i) {
@@ -191,6 +198,7 @@ int validate(const ValidateArgs& a) {
       continue;
     }
     jp["sim_us"] = s.time_us;
+    sim_us[p.id] = s.time_us;
     jp["sim_wall_s"] = s.wall_s;
     jp["sim_counters"] = s.counters;
     t << std::setw(10) << fixed(s.time_us, 2);
@@ -203,6 +211,7 @@ int validate(const ValidateArgs& a) {
       pair_ids.push_back(p.id);
       dots.push_back({p.id, p.mechanism, m->time_us, s.time_us});
       jp["gpu_us"] = m->time_us;
+      gpu_us[p.id] = m->time_us;
       jp["gpu_min_us"] = m->min_us;
       jp["gpu_max_us"] = m->max_us;
       jp["gpu_counters"] = m->counters;
@@ -237,6 +246,42 @@ int validate(const ValidateArgs& a) {
     jcounters[c.key] = {{"within10", c.within10}, {"points", c.points}};
   }
   if (data) std::cout << counters_line << "\n";
+  // Lesson comparisons: ratios of two points, both simulated and measured.
+  json jcomparisons = json::array();
+  int compared = 0, direction = 0, within20 = 0;
+  std::ostringstream ct;
+  for (const lab::CorpusComparison& c : *comparisons) {
+    auto sn = sim_us.find(c.numerator), sd = sim_us.find(c.denominator);
+    auto gn = gpu_us.find(c.numerator), gd = gpu_us.find(c.denominator);
+    if (sn == sim_us.end() || sd == sim_us.end() || gn == gpu_us.end() || gd == gpu_us.end())
+      continue;
+    const lab::ComparisonJudgement j =
+        lab::judge_comparison(sn->second / sd->second, gn->second / gd->second);
+    ++compared;
+    direction += j.direction;
+    within20 += j.direction && j.within20;
+    ct << std::left << std::setw(44) << c.id << std::right << std::setw(9) << fixed(j.sim_ratio, 2)
+       << std::setw(9) << fixed(j.gpu_ratio, 2) << std::setw(9)
+       << fixed(j.sim_ratio / j.gpu_ratio, 2) << "  "
+       << (!j.direction ? "WRONG DIRECTION" : j.within20 ? "ok" : "off by more than 20%") << "\n";
+    jcomparisons.push_back({{"id", c.id},
+                            {"numerator", c.numerator},
+                            {"denominator", c.denominator},
+                            {"sim_ratio", j.sim_ratio},
+                            {"gpu_ratio", j.gpu_ratio},
+                            {"direction", j.direction},
+                            {"within20", j.within20}});
+  }
+  const std::string comparisons_line =
+      "COMPARISONS comparisons=" + std::to_string(compared) +
+      " direction=" + std::to_string(direction) + " within20=" + std::to_string(within20);
+  if (compared > 0) {
+    std::cout << "\n" << std::left << std::setw(44) << "lesson comparison (A / B)" << std::right
+              << std::setw(9) << "sim" << std::setw(9) << "gpu" << std::setw(9) << "sim/gpu"
+              << "\n"
+              << ct.str() << comparisons_line
+              << " (ratio on the GPU's side of 1, and within 20% of it)\n";
+  }
 
   int status = kExitOk;
   if (!a.json_out.empty()) {
@@ -261,7 +306,13 @@ int validate(const ValidateArgs& a) {
              {"worst_id", sum.worst_id},
              {"within20", sum.within20},
              {"line", line},
-             {"counters", jcounters}}}};
+             {"counters", jcounters},
+             {"comparisons",
+              {{"compared", compared},
+               {"direction", direction},
+               {"within20", within20},
+               {"line", comparisons_line}}}}},
+           {"comparisons", jcomparisons}};
     std::string text = j.dump(2) + "\n";
     if (a.json_out == "-")
       std::cout << text;
