@@ -493,9 +493,13 @@ std::vector<SimPoint> simulate_corpus(const std::vector<CorpusPoint>& points,
       run_group(groups[k], points, options, toolchain, out);  // writes only its own points
       if (options.progress) {
         std::vector<std::string> ids;
-        for (size_t i : groups[k].points) ids.push_back(points[i].id);
+        std::vector<SimPoint> results;
+        for (size_t i : groups[k].points) {
+          ids.push_back(points[i].id);
+          results.push_back(out[i]);
+        }
         std::lock_guard<std::mutex> lock(progress_mutex);
-        options.progress(ids, out[groups[k].points.front()].wall_s);
+        options.progress(ids, results, out[groups[k].points.front()].wall_s);
       }
     }
   };

@@ -122,8 +122,11 @@ struct ValidateOptions {
   std::string config;   // timing preset ("" = h100-sxm)
   bool cold_l2 = true;  // every launch starts with an empty L2 (the GPU data's convention)
   unsigned jobs = 1;    // runs simulated in parallel (results do not depend on it)
-  // Called after each run with the ids of its points (from worker threads, one call at a time).
-  std::function<void(const std::vector<std::string>& ids, double wall_s)> progress;
+  // Called after each run with its points' ids and results (from worker threads, one call at a
+  // time), so that a run stopped part-way has still reported what it finished.
+  std::function<void(const std::vector<std::string>& ids, const std::vector<SimPoint>& results,
+                     double wall_s)>
+      progress;
 };
 
 // Runs the points on the simulator in timing mode; results in the points' order.

@@ -1,6 +1,6 @@
 // WarpLab microbenchmark: how many shared-memory wavefronts a warp's 4-, 8- and 16-byte loads
 // take, for lane patterns with broadcasts and bank conflicts (what a vector load such as
-// matmul_tiled's LDS.128 of an A-tile row costs).
+// matmul_tiled's LDS.128 of an A-tile row costs), with the whole warp or part of it.
 //
 //   nvcc -O3 -arch=sm_90 -o shared_wide shared_wide.cu && ./shared_wide
 //   ncu --metrics l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum,\
@@ -40,15 +40,17 @@ __global__ void wide(const int* pattern, long long* span, float* sink) {
   __shared__ float4 s[1024];  // 16 KiB
   for (int i = threadIdx.x; i < 1024; i += blockDim.x) s[i] = make_float4(i, i, i, i);
   __syncthreads();
-  const unsigned addr =
-      static_cast<unsigned>(__cvta_generic_to_shared(s)) + pattern[threadIdx.x & 31] * W;
+  const int e = pattern[threadIdx.x & 31];  // < 0: the lane sits the loop out
+  const unsigned addr = static_cast<unsigned>(__cvta_generic_to_shared(s)) + e * W;
   float acc = 0.f;
   __syncthreads();
   const long long t0 = clock64();
-  for (int i = 0; i < kIters; ++i) {
+  if (e >= 0)
+    for (int i = 0; i < kIters; ++i) {
 #pragma unroll
-    for (int u = 0; u < kUnroll; ++u) acc += lds<W>(addr);
-  }
+      for (int u = 0; u < kUnroll; ++u) acc += lds<W>(addr);
+    }
+  __syncwarp();
   const long long t1 = clock64();
   if ((threadIdx.x & 31) == 0) span[threadIdx.x / 32] = t1 - t0;
   if (acc == -1.f) sink[threadIdx.x] = acc;
@@ -77,6 +79,12 @@ const Pattern kPatterns[] = {
     {"distinct", [](int l, int) { return l; }},
     {"distinct_reversed", [](int l, int) { return 31 - l; }},
     {"distinct_stride_2", [](int l, int) { return 2 * l; }},
+    // Part of the warp: the other lanes (-1) sit the loop out.
+    {"distinct_lanes_0_3", [](int l, int) { return l < 4 ? l : -1; }},
+    {"distinct_lanes_0_7", [](int l, int) { return l < 8 ? l : -1; }},
+    {"distinct_lanes_0_15", [](int l, int) { return l < 16 ? l : -1; }},
+    {"distinct_lanes_16_31", [](int l, int) { return l >= 16 ? l : -1; }},
+    {"one_word_lanes_0_15", [](int l, int) { return l < 16 ? 0 : -1; }},
 };
 
 template <int W>

@@ -34,15 +34,16 @@ SharedAccessCost serialized_cost(const std::array<uint64_t, 32>& addr, uint32_t 
   return cost;
 }
 
-// Distinct addresses among the lanes of `mask` (at most 8: one quarter-warp).
-int distinct_addresses(const std::array<uint64_t, 32>& addr, uint32_t mask) {
+// Whether the lanes of `mask` (at most 8: one quarter-warp) read at most half as many distinct
+// addresses as there are lanes: each address shared by two lanes on average.
+bool shared_in_pairs(const std::array<uint64_t, 32>& addr, uint32_t mask) {
   std::array<uint64_t, 8> seen;
   int n = 0;
   for (uint32_t m = mask; m; m &= m - 1) {
     const uint64_t a = addr[std::countr_zero(m)];
     if (std::find(seen.begin(), seen.begin() + n, a) == seen.begin() + n && n < 8) seen[n++] = a;
   }
-  return n;
+  return 2 * n <= std::popcount(mask);
 }
 
 }  // namespace
@@ -55,9 +56,8 @@ SharedAccessCost shared_access_cost(const std::array<uint64_t, 32>& addr, uint32
   const uint32_t bytes = std::max<uint32_t>(access_bytes, 1);
   if (serialize) return serialized_cost(addr, exec_mask, bytes, banks, bank_bytes);
   const uint32_t words_per_lane = std::max<uint32_t>(1, (bytes + bank_bytes - 1) / bank_bytes);
-  // 16-byte accesses: two half-warps, 64 bytes per quarter; narrower: the warp, 32 bytes.
+  // 16-byte accesses: two half-warps; narrower ones: the warp at once.
   const bool halves = bytes > 8;
-  const uint32_t quarter_bytes = halves ? 64 : 32;
   // A word's bank, (word % banks) % 32: a shift and a mask when both sizes are powers of two
   // (every shipped configuration), a division otherwise.
   const bool pow2 = std::has_single_bit(banks) && std::has_single_bit(bank_bytes);
@@ -71,13 +71,13 @@ SharedAccessCost shared_access_cost(const std::array<uint64_t, 32>& addr, uint32
   for (uint32_t group : halves ? std::array<uint32_t, 2>{0x0000ffffu, 0xffff0000u}
                                : std::array<uint32_t, 2>{0xffffffffu, 0u}) {
     if (!(exec_mask & group)) continue;
-    // 1. The quarters' distinct bytes: what the group needs at the least.
+    // 1. 8- and 16-byte lanes: a quarter whose lanes do not share their addresses in pairs takes
+    //    two passes.
     int ideal = 1;
-    for (uint32_t q = 0; q < 4; ++q) {
-      const uint32_t quarter = exec_mask & group & (0xffu << (8 * q));
-      const uint32_t need = static_cast<uint32_t>(distinct_addresses(addr, quarter)) * bytes;
-      ideal = std::max(ideal, static_cast<int>((need + quarter_bytes - 1) / quarter_bytes));
-    }
+    if (bytes > 4)
+      for (uint32_t q = 0; q < 4; ++q)
+        if (const uint32_t quarter = exec_mask & group & (0xffu << (8 * q)))
+          if (!shared_in_pairs(addr, quarter)) ideal = 2;
     // 2. Each word the lanes touch lands in bank (word % banks); same word = broadcast.
     count.fill(0);
     int busiest = 1;

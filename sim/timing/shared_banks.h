@@ -6,17 +6,18 @@
 // (broadcast), but lanes that read *different* words in the same bank are served in separate
 // wavefronts: an N-way bank conflict costs N wavefronts.
 //
-// Modelled (the H100's wavefront counts for 4-, 8- and 16-byte loads over 17 lane patterns,
-// scripts/microbench/shared_wide.cu and h100-shared-wide-2026-11-25.tsv, every one reproduced by
-// test 402): a wavefront delivers at most one word per bank, and at most 32 bytes of distinct
-// data to each quarter-warp (8 lanes; lanes of a quarter that read the same address share it).
-// 4- and 8-byte accesses serve the whole warp together: wavefronts = the larger of the busiest
-// bank's distinct words and the busiest quarter's distinct bytes / 32 (so a warp's 8-byte loads
-// of one address take 1 wavefront, of 32 consecutive addresses 2). 16-byte accesses serve the
-// warp as two half-warps that take the same number of wavefronts, each at least 1, with 64 bytes
-// per quarter: 2 x the larger half's count (one address: 2; matmul_tiled's LDS.128 of two A-tile
-// rows: 2; 32 consecutive addresses: 4). Only conflicts beyond the quarters' own bytes count as
-// bank conflicts (ncu's l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld, matched).
+// Modelled (the H100's cycles per warp load for 4-, 8- and 16-byte loads over 22 lane patterns,
+// whole warp and part of it: scripts/microbench/shared_wide.cu, h100-shared-wide-2026-11-25.tsv,
+// every one reproduced by test 402): a wavefront delivers at most one word per bank. 4- and
+// 8-byte loads serve the whole warp at once; a 16-byte load serves it as two half-warps that take
+// the same number of wavefronts each. For 8- and 16-byte loads, a quarter-warp (8 lanes) whose
+// lanes read more distinct addresses than half its lanes takes two passes (so a warp's 8-byte
+// loads of one address take 1 wavefront, of 32 consecutive ones 2; 16-byte loads: 2 and 4;
+// matmul_tiled's LDS.128 of two A-tile rows: 2). Wavefronts = the larger of the busiest bank's
+// distinct words and those passes; only what the banks add counts as bank conflicts (ncu's
+// l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld, matched). ncu counts fewer wavefronts
+// than the pipe takes for a part of a warp reading 8 or 16 bytes per lane (4 lanes: 1 against 2
+// and 4 cycles); the model follows the cycles.
 // Atomics: the shared-memory unit applies each lane's read-modify-write in its own pass, so lanes
 // on one word do not share it: k lanes on one counter cost k passes (measured on the H100: an
 // ATOMS.ADD with k lanes per address costs about k cycles of the SM's shared pipe, k = 2..32;

@@ -145,11 +145,28 @@ int validate(const ValidateArgs& a) {
   opt.config = a.config;
   opt.cold_l2 = true;
   opt.jobs = a.jobs ? a.jobs : std::max(1u, std::thread::hardware_concurrency());
-  opt.progress = [](const std::vector<std::string>& ids, double wall_s) {
-    std::cerr << "  simulated " << ids.front() << (ids.size() > 1 ? " (+" : "")
-              << (ids.size() > 1 ? std::to_string(ids.size() - 1) + " more)" : "") << " in "
-              << fixed(wall_s, 1) << " s\n";
+  // Each run's points as it finishes (stderr), with the GPU's time: a run stopped part-way has
+  // still reported them.
+  opt.progress = [&data](const std::vector<std::string>& ids,
+                         const std::vector<lab::SimPoint>& results, double wall_s) {
+    for (size_t k = 0; k < ids.size(); ++k) {
+      std::cerr << "  simulated " << ids[k];
+      if (k == 0) std::cerr << " in " << fixed(wall_s, 1) << " s";
+      const lab::SimPoint& r = results[k];
+      if (!r.ok) {
+        std::cerr << ": failed\n";
+        continue;
+      }
+      std::cerr << ": " << fixed(r.time_us, 2) << " us";
+      if (data)
+        if (auto m = data->points.find(ids[k]); m != data->points.end() && m->second.ok &&
+                                                m->second.time_us > 0)
+          std::cerr << " (GPU " << fixed(m->second.time_us, 2) << " us: "
+                    << fixed(r.time_us / m->second.time_us, 2) << "x)";
+      std::cerr << "\n";
+    }
   };
+
   const std::vector<lab::SimPoint> sim = lab::simulate_corpus(points, opt);
 
   // The table.
