@@ -243,14 +243,21 @@ const char* const kPalette[] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#94
 
 // --- manifest ---------------------------------------------------------------------------------
 
-Expected<std::vector<CorpusPoint>> parse_corpus(const std::string& toml_text,
-                                                const std::string& path) {
-  toml::table root;
+namespace {
+Expected<toml::table> parse_toml(const std::string& text, const std::string& path) {
   try {
-    root = toml::parse(toml_text, path);
+    return toml::parse(text, path);
   } catch (const toml::parse_error& e) {
     return Error{path, static_cast<int>(e.source().begin.line), std::string(e.description())};
   }
+}
+}  // namespace
+
+Expected<std::vector<CorpusPoint>> parse_corpus(const std::string& toml_text,
+                                                const std::string& path) {
+  auto parsed = parse_toml(toml_text, path);
+  if (!parsed) return parsed.error();
+  const toml::table& root = *parsed;
   for (const auto& [k, v] : root)
     if (k.str() != "point" && k.str() != "comparison")
       return Error{path, line_of(v),
@@ -308,14 +315,11 @@ Expected<std::vector<CorpusPoint>> load_corpus(const std::string& path) {
 Expected<std::vector<CorpusComparison>> parse_comparisons(const std::string& toml_text,
                                                           const std::string& path,
                                                           const std::vector<CorpusPoint>& points) {
-  toml::table root;
-  try {
-    root = toml::parse(toml_text, path);
-  } catch (const toml::parse_error& e) {
-    return Error{path, static_cast<int>(e.source().begin.line), std::string(e.description())};
-  }
+  auto parsed = parse_toml(toml_text, path);
+  if (!parsed) return parsed.error();
+  const toml::table& root = *parsed;
   std::vector<CorpusComparison> out;
-  const toml::node_view<toml::node> node = root["comparison"];
+  const auto node = root["comparison"];
   if (!node) return out;
   const toml::array* arr = node.as_array();
   if (!arr) return Error{path, line_of(*node.node()), "comparison: expected [[comparison]] tables"};
