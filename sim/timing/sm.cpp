@@ -290,7 +290,7 @@ bool arithmetic(const func::StepInfo& in) {
 // loads of the memory it may write (schedule.h: store_memory).
 bool schedule_barrier(const func::StepInfo& in) {
   const ptx::Instruction& i = *in.inst;
-  if (in.is_store && (in.is_atomic || store_memory(i) == 0)) return true;
+  if (in.is_store && store_memory(i) == 0) return true;  // 0 for atomics too
   if (in.is_atomic || in.is_barrier || in.diverged) return true;
   if (i.op == Opcode::Membar || i.op == Opcode::Fence || i.op == Opcode::Call ||
       i.op == Opcode::Ret || i.op == Opcode::Exit)
@@ -410,7 +410,7 @@ bool Sm::fetch(Warp& w, uint64_t now) {
   e.merged = e.stamped = e.leader = false;
   e.load = in.exec_mask != 0 && hoistable_load(in);
   e.fence = schedule_barrier(in);
-  e.writes = e.fence || !in.is_store ? 0 : store_memory(*in.inst);
+  e.writes = e.fence ? 0 : store_memory(*in.inst);
   e.reads = e.load ? memory_of(*in.inst) : 0;
   if (!ctx_.config.compiler.hoist_loads) return true;
   vectorize(w, e);
