@@ -143,7 +143,8 @@ int run(const PtxArgs& a) {
     if (!ptx.empty() && ptx.back() != '\n') std::cout << "\n";
   }
   // 3. Resource usage, as `ptxas -v` reports it, written as PTX comments so the output stays PTX.
-  std::cout << "\n// ---- resource usage (nvJitLink -arch=" << a.sass_arch << ") ----\n";
+  std::cout << "\n// ---- resource usage (nvJitLink -arch="
+            << lab::link_arch_for_ptx(ptx, a.sass_arch) << ") ----\n";
   if (!rejected.empty()) {
     std::cout << "// not computed: WarpLab's parser or loader rejects this PTX (below)\n";
     std::cerr << "warplab: " << rejected << "\n";
