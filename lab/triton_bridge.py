@@ -22,9 +22,10 @@ Request (one JSON object on stdin):
   num_warps    warps per program (block = 32 * num_warps threads); default 4
   num_stages   software-pipelining depth of loops; default 3
   target       compute capability: 90 (PTX .target sm_90a) or 80 (sm_80); default 90
-  ptx_version  the PTX ISA version stamped on the PTX (90 = ".version 9.0", what CUDA 13.0's
-               nvJitLink and driver read); default 90. Triton otherwise stamps the version of
-               its own bundled ptxas, which an older toolkit refuses.
+  ptx_version  the highest PTX ISA version to stamp on the PTX (90 = ".version 9.0", what CUDA
+               13.0's nvJitLink and driver read); default 90, lowered to what Triton's own
+               ptxas for the target reads (its sm_80 ptxas is older). Triton otherwise stamps
+               the version of its newest bundled ptxas, which an older toolkit refuses.
   enable_fp_fusion  contract a * b + c into fma (Triton's default: true)
 
 Reply (one JSON object on stdout; exit status 0 either way):
@@ -189,8 +190,14 @@ def compile_request(req):
         if a.get("divisible_by_16"):
             attrs[(names.index(n), )] = [["tt.divisibility", 16]]
     target = int(req.get("target", 90))
+    ptx_version = int(req.get("ptx_version", 90))
+    try:  # never above what Triton's own ptxas for this target reads (sm_80: an older one)
+        from triton.backends.nvidia import compiler as nv
+        ptx_version = min(ptx_version, nv.ptx_get_version(nv.get_ptxas(target).version))
+    except Exception:
+        pass
     options = {"num_warps": int(req.get("num_warps", 4)), "num_stages": int(req.get("num_stages", 3)),
-               "ptx_version": int(req.get("ptx_version", 90)),
+               "ptx_version": ptx_version,
                "enable_fp_fusion": bool(req.get("enable_fp_fusion", True))}
     try:
         src = triton.compiler.ASTSource(fn, signature, constexprs, attrs)
