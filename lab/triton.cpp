@@ -279,11 +279,17 @@ Expected<TritonKernel> TritonBridge::compile(const TritonRequest& req, const std
   if (!read_text(req.file, source)) return Error{req.file, 0, "cannot read the Triton source"};
   read_text(bridge_, bridge_text);
   const std::string request = triton_request_json(req);
+  // The machine-independent form for the offline key: the file by its name (its text is in the
+  // key), so a checkout at another path, or the experiment named by another relative path, finds
+  // the entry.
+  TritonRequest by_name = req;
+  by_name.file = fs::path(req.file).filename().string();
+  const std::string offline = offline_key(triton_request_json(by_name), source);
   // 1. The cache: everything that could change the PTX.
   const std::string dir = use_cache || from_cache_only() ? ptx_cache_dir(cache_dir) : "";
   if (from_cache_only()) {
     if (!dir.empty())
-      if (auto hit = ptx_cache_load(dir, offline_key(request, source))) {
+      if (auto hit = ptx_cache_load(dir, offline)) {
         auto k = parse_triton_reply(hit->ptx, req.file);
         if (k) k->from_cache = true;
         return k;
@@ -302,8 +308,7 @@ Expected<TritonKernel> TritonBridge::compile(const TritonRequest& req, const std
       auto k = parse_triton_reply(hit->ptx, req.file);
       if (k) {
         k->from_cache = true;
-        if (!ptx_cache_load(dir, offline_key(request, source)))
-          ptx_cache_store(dir, offline_key(request, source), *hit);
+        if (!ptx_cache_load(dir, offline)) ptx_cache_store(dir, offline, *hit);
         return k;
       }
     }
@@ -319,7 +324,7 @@ Expected<TritonKernel> TritonBridge::compile(const TritonRequest& req, const std
     CompiledPtx entry;
     entry.ptx = out;
     ptx_cache_store(dir, key, entry);
-    ptx_cache_store(dir, offline_key(request, source), entry);
+    ptx_cache_store(dir, offline, entry);
   }
   return k;
 }
