@@ -4,7 +4,9 @@
 // one MESSAGE saying why.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -14,6 +16,7 @@
 #include "lab/experiment.h"
 #include "lab/runner.h"
 #include "lab/triton.h"
+#include "50x_cli.h"
 
 using namespace warplab::lab;
 
@@ -29,6 +32,33 @@ std::string read_all(const std::string& path) {
   ss << in.rdbuf();
   return ss.str();
 }
+
+}  // namespace
+
+namespace warplab::test {
+// run_warplab with environment assignments ("A=1 B=2") for this command only.
+inline CliOutcome run_warplab_env(const std::string& env, const std::string& args,
+                                  const std::string& tag) {
+  namespace fs = std::filesystem;
+  const fs::path dir =
+      fs::temp_directory_path() / ("warplab_cli_" + tag + "_" + std::to_string(getpid()));
+  fs::create_directories(dir);
+  const std::string cmd = "env " + env + " " + warplab_binary() + " " + args + " >" +
+                          (dir / "out").string() + " 2>" + (dir / "err").string();
+  const int rc = std::system(cmd.c_str());
+  CliOutcome o;
+  o.status = WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
+  std::stringstream so, se;
+  so << std::ifstream(dir / "out").rdbuf();
+  se << std::ifstream(dir / "err").rdbuf();
+  o.out = so.str();
+  o.err = se.str();
+  fs::remove_all(dir);
+  return o;
+}
+}  // namespace warplab::test
+
+namespace {
 
 // An experiment file in tests/data/triton/ (so "add.py" resolves) with this text.
 warplab::Expected<Experiment> parse(const std::string& text) {
@@ -274,4 +304,68 @@ TEST_CASE("520 triton: kernels compiled by the installed Triton") {
   // past them (Triton's inline-asm .loc lines, which run past the end, are dropped).
   for (int line : {15, 16, 17, 18, 19, 20}) CHECK_MESSAGE(lines.count(line), "line " << line);
   for (int line : lines) CHECK_MESSAGE((line >= 14 && line <= 20), "line " << line);
+}
+
+TEST_CASE("520 triton: warplab run skips without Triton; warplab ptx FILE.py:FUNCTION") {
+  // A Triton experiment where Triton cannot run: one line, exit 0, nothing else.
+  auto s = warplab::test::run_warplab_env("WARPLAB_PYTHON=/nonexistent/python3",
+                                     "run " + tdata("add.toml"), "triton_skip");
+  CHECK(s.status == 0);
+  CHECK(s.out.rfind("SKIPPED ", 0) == 0);
+  CHECK(s.out.find("a Triton kernel") != std::string::npos);
+  CHECK(std::count(s.out.begin(), s.out.end(), '\n') == 1);
+
+  TritonBridge bridge;
+  if (const std::string why = bridge.why_unavailable(); !why.empty()) {
+    MESSAGE("skipped the rest (needs Triton): " << why);
+    return;
+  }
+  auto p = warplab::test::run_warplab_env(
+      "WARPLAB_NO_CACHE=1",
+      "ptx " + tdata("add.py") + ":add_kernel --constexpr BLOCK_SIZE=256 --num-warps 2",
+      "triton_ptx");
+  INFO(p.err);
+  CHECK(p.status == 0);
+  CHECK(p.out.rfind("// Triton ", 0) == 0);
+  CHECK(p.out.find("num_warps 2 (block of 64 threads)") != std::string::npos);
+  CHECK(p.out.find(".target sm_90a") != std::string::npos);
+  CHECK(p.out.find(".visible .entry add_kernel(") != std::string::npos);
+  Toolchain tc;
+  if (tc.has_nvjitlink()) {
+    CHECK(p.out.find("resource usage (nvJitLink -arch=sm_90a)") != std::string::npos);
+    CHECK(p.out.find("// add_kernel: ") != std::string::npos);
+  }
+  // A function the file does not define is bad input (exit 2) naming the file.
+  auto bad = warplab::test::run_warplab_env("WARPLAB_NO_CACHE=1",
+                                            "ptx " + tdata("add.py") + ":nope", "triton_ptx_bad");
+  CHECK(bad.status == 2);
+  CHECK(bad.err.find("no @triton.jit function 'nope'") != std::string::npos);
+}
+
+TEST_CASE("520 triton: WARPLAB_TRITON_FROM_CACHE runs a cached compile without Triton") {
+  TritonBridge bridge;
+  if (const std::string why = bridge.why_unavailable(); !why.empty()) {
+    MESSAGE("skipped (needs Triton to fill the cache): " << why);
+    return;
+  }
+  const std::string dir = std::filesystem::temp_directory_path() /
+                          ("warplab_triton_cache_" + std::to_string(getpid()));
+  auto filled = warplab::test::run_warplab_env("WARPLAB_CACHE_DIR=" + dir,
+                                               "run " + tdata("add.toml"), "triton_fill");
+  CHECK(filled.status == 0);
+  auto cached = warplab::test::run_warplab_env(
+      "WARPLAB_CACHE_DIR=" + dir +
+          " WARPLAB_TRITON_FROM_CACHE=1 WARPLAB_PYTHON=/nonexistent/python3",
+      "run " + tdata("add.toml"), "triton_cached");
+  INFO(cached.err);
+  CHECK(cached.status == 0);
+  CHECK(cached.out.find("PASSED") != std::string::npos);
+  // Another BLOCK_SIZE was never compiled: an error that says so (exit 2).
+  auto other = warplab::test::run_warplab_env(
+      "WARPLAB_CACHE_DIR=" + dir +
+          " WARPLAB_TRITON_FROM_CACHE=1 WARPLAB_PYTHON=/nonexistent/python3",
+      "run " + tdata("add.toml") + " --set BLOCK=128", "triton_cached_other");
+  CHECK(other.status == 2);
+  CHECK(other.err.find("no cached Triton compile of add_kernel") != std::string::npos);
+  std::filesystem::remove_all(dir);
 }
