@@ -301,10 +301,12 @@ Error error_in_generated_ptx(const Error& e, const std::string& ptx, const std::
       break;
     }
   }
+  // A Triton source (.py): Triton generated the PTX, and `warplab ptx` takes FILE.py:FUNCTION.
+  const bool triton = std::filesystem::path(cuda_path).extension() == ".py";
   return Error{cuda_path, cuda_line,
-               "PTX line " + std::to_string(e.line) +
-                   " (of the PTX NVRTC generated from it; `warplab ptx " + cuda_path +
-                   "` prints it): " + message};
+               "PTX line " + std::to_string(e.line) + " (of the PTX " +
+                   (triton ? "Triton" : "NVRTC") + " generated from it; `warplab ptx " +
+                   cuda_path + (triton ? ":FUNCTION" : "") + "` prints it): " + message};
 }
 
 Expected<CompiledPtx> Toolchain::compile_cuda(const std::string& source, const std::string& path,
