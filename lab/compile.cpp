@@ -305,8 +305,8 @@ Error error_in_generated_ptx(const Error& e, const std::string& ptx, const std::
   const bool triton = std::filesystem::path(cuda_path).extension() == ".py";
   return Error{cuda_path, cuda_line,
                "PTX line " + std::to_string(e.line) + " (of the PTX " +
-                   (triton ? "Triton" : "NVRTC") + " generated from it; `warplab ptx " +
-                   cuda_path + (triton ? ":FUNCTION" : "") + "` prints it): " + message};
+                   (triton ? "Triton" : "NVRTC") + " generated from it; `warplab ptx " + cuda_path +
+                   (triton ? ":FUNCTION" : "") + "` prints it): " + message};
 }
 
 Expected<CompiledPtx> Toolchain::compile_cuda(const std::string& source, const std::string& path,
@@ -480,7 +480,8 @@ std::string link_arch_for_ptx(const std::string& ptx, const std::string& sass_ar
     while (e < ptx.size() && (std::isalnum(static_cast<unsigned char>(ptx[e])) || ptx[e] == '_'))
       ++e;
     const std::string target = ptx.substr(b, e - b);
-    if (target.size() == sass_arch.size() + 1 && target.compare(0, sass_arch.size(), sass_arch) == 0 &&
+    if (target.size() == sass_arch.size() + 1 &&
+        target.compare(0, sass_arch.size(), sass_arch) == 0 &&
         (target.back() == 'a' || target.back() == 'f'))
       return target;
     return sass_arch;

@@ -338,9 +338,9 @@ Status read_triton_settings(const Reader& r, const toml::table& t, Experiment& e
     auto s = r.string(*n, w + ".target");
     if (!s) return s.error();
     if (*s != "sm_90" && *s != "sm_80")
-      return r.err(*n, w + ".target",
-                   "expected \"sm_90\" (Triton emits .target sm_90a) or \"sm_80\"; got \"" + *s +
-                       "\"");
+      return r.err(
+          *n, w + ".target",
+          "expected \"sm_90\" (Triton emits .target sm_90a) or \"sm_80\"; got \"" + *s + "\"");
     td.target = *s == "sm_90" ? 90 : 80;
   }
   return Ok{};

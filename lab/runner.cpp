@@ -415,8 +415,9 @@ Expected<TritonKernel> Runner::compile_triton(const Experiment& exp, const Env& 
   req.target = td.target;
   for (const auto& [name, e] : td.constexprs) {
     auto v = e.eval(env);
-    if (!v) return Error{exp.path, td.constexprs_line, w + ".constexprs." + name + ": " +
-                                                           v.error().message};
+    if (!v)
+      return Error{exp.path, td.constexprs_line,
+                   w + ".constexprs." + name + ": " + v.error().message};
     req.constexprs.emplace_back(name, v->to_string());
   }
   for (const char* what : {"num_warps", "num_stages"}) {
@@ -449,7 +450,8 @@ Expected<TritonKernel> Runner::compile_triton(const Experiment& exp, const Env& 
                        std::to_string(req.args.size())};
     for (size_t k = 0; k < n; ++k) {
       const ArgDef& a = l.args[k];
-      const std::string akey = "launches[" + std::to_string(i) + "].args[" + std::to_string(k) + "]";
+      const std::string akey =
+          "launches[" + std::to_string(i) + "].args[" + std::to_string(k) + "]";
       TritonArg& t = req.args[k];
       std::string type;
       bool divisible = false;
@@ -485,9 +487,7 @@ Expected<TritonKernel> Runner::compile_triton(const Experiment& exp, const Env& 
   }
   key = triton_request_json(req);
   auto k = triton_.compile(req, options_.ptx_cache_dir, options_.ptx_cache);
-  if (!k)
-    return Error{exp.path, exp.source_line,
-                 "experiment.triton: " + k.error().to_string()};
+  if (!k) return Error{exp.path, exp.source_line, "experiment.triton: " + k.error().to_string()};
   if (k->global_scratch_size > 0)
     return Error{exp.path, exp.source_line,
                  "experiment.triton: " + td.function + " needs " +

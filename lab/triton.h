@@ -51,19 +51,19 @@ struct TritonArg {
 };
 
 struct TritonRequest {
-  std::string file;      // the .py file
-  std::string function;  // the @triton.jit function
+  std::string file;             // the .py file
+  std::string function;         // the @triton.jit function
   std::vector<TritonArg> args;  // the non-constexpr parameters, in order
   std::vector<std::pair<std::string, std::string>> constexprs;  // name -> value as JSON text
   int num_warps = 4;
   int num_stages = 3;
-  int target = 90;  // compute capability: 90 or 80
+  int target = 90;       // compute capability: 90 or 80
   int ptx_version = 90;  // .version 9.0: what CUDA 13.0's nvJitLink and driver read
 };
 
 struct TritonKernel {
   std::string ptx;
-  std::string name;  // the PTX entry
+  std::string name;     // the PTX entry
   uint64_t shared = 0;  // dynamic shared memory bytes per program (block)
   int num_warps = 4, num_stages = 3, target = 90;
   uint64_t global_scratch_size = 0, global_scratch_align = 1;

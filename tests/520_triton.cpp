@@ -12,11 +12,11 @@
 #include <sstream>
 #include <string>
 
+#include "50x_cli.h"
 #include "lab/compile.h"
 #include "lab/experiment.h"
 #include "lab/runner.h"
 #include "lab/triton.h"
-#include "50x_cli.h"
 
 using namespace warplab::lab;
 
@@ -267,8 +267,8 @@ TEST_CASE("520 triton: kernels compiled by the installed Triton") {
   bad.args.pop_back();
   auto count = bridge.compile(bad, "", false);
   REQUIRE_FALSE(count.has_value());
-  CHECK(count.error().message.find("takes 2 arguments besides its constexprs (x_ptr, n); 1 given") !=
-        std::string::npos);
+  CHECK(count.error().message.find(
+            "takes 2 arguments besides its constexprs (x_ptr, n); 1 given") != std::string::npos);
 
   // The vector add experiment: Triton's PTX on the simulator, checked exactly; counts by line of
   // the .py file (its .loc lines).
@@ -309,7 +309,7 @@ TEST_CASE("520 triton: kernels compiled by the installed Triton") {
 TEST_CASE("520 triton: warplab run skips without Triton; warplab ptx FILE.py:FUNCTION") {
   // A Triton experiment where Triton cannot run: one line, exit 0, nothing else.
   auto s = warplab::test::run_warplab_env("WARPLAB_PYTHON=/nonexistent/python3",
-                                     "run " + tdata("add.toml"), "triton_skip");
+                                          "run " + tdata("add.toml"), "triton_skip");
   CHECK(s.status == 0);
   CHECK(s.out.rfind("SKIPPED ", 0) == 0);
   CHECK(s.out.find("a Triton kernel") != std::string::npos);
@@ -348,8 +348,8 @@ TEST_CASE("520 triton: WARPLAB_TRITON_FROM_CACHE runs a cached compile without T
     MESSAGE("skipped (needs Triton to fill the cache): " << why);
     return;
   }
-  const std::string dir = std::filesystem::temp_directory_path() /
-                          ("warplab_triton_cache_" + std::to_string(getpid()));
+  const std::string dir =
+      std::filesystem::temp_directory_path() / ("warplab_triton_cache_" + std::to_string(getpid()));
   auto filled = warplab::test::run_warplab_env("WARPLAB_CACHE_DIR=" + dir,
                                                "run " + tdata("add.toml"), "triton_fill");
   CHECK(filled.status == 0);

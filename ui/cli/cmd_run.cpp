@@ -58,8 +58,8 @@ int run(const RunArgs& a) {
   // A Triton kernel without Triton installed: one line, and nothing else changes (exit 0).
   if (exp->source_kind == lab::Experiment::SourceKind::Triton)
     if (const std::string why = lab::TritonBridge().why_unavailable(); !why.empty()) {
-      std::cout << "SKIPPED " << a.file << ": a Triton kernel (" << exp->source
-                << "), and " << why << "\n";
+      std::cout << "SKIPPED " << a.file << ": a Triton kernel (" << exp->source << "), and " << why
+                << "\n";
       return kExitOk;
     }
   for (const std::string& s : a.set)
