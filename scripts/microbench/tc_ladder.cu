@@ -1,5 +1,5 @@
 // WarpLab microbenchmark: the tensor-core lesson's TFLOP/s ladder on a real GPU. One bf16 matmul
-// (fp32 accumulate) four ways: validation/kernels/tensor/tc_matmul.cu's SIMT, mma.sync + ldmatrix
+// (fp32 accumulate) four ways: lessons/17-tensor-cores/tc_matmul.cu's SIMT, mma.sync + ldmatrix
 // and wgmma kernels, and cuBLAS (cublasGemmEx, the library's best) for the ceiling.
 //
 //   nvcc -O3 -gencode=arch=compute_90a,code=sm_90a -o tc_ladder tc_ladder.cu -lcublas && ./tc_ladder
@@ -15,7 +15,7 @@
 #include <cstdlib>
 #include <vector>
 
-#include "../../validation/kernels/tensor/tc_matmul.cu"
+#include "../../lessons/17-tensor-cores/tc_matmul.cu"
 
 #define CK(x)                                                                             \
   do {                                                                                    \
