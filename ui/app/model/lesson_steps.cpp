@@ -1,3 +1,5 @@
+#include <memory>
+
 #include "ui/app/model/lesson_steps.h"
 
 #include <chrono>
@@ -38,6 +40,7 @@ StepCheck run_lesson_step(const lab::Lesson& lesson, size_t step, const StepRunO
       cv.error = c.error;
       out.claims.push_back(std::move(cv));
     }
+    out.result = std::make_shared<const lab::ExperimentResult>(std::move(run->result));
   }
   out.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return out;

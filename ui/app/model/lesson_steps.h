@@ -5,6 +5,7 @@
 // computed: nothing here is typed in by hand. No ImGui (tests/717).
 #pragma once
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -32,6 +33,7 @@ struct StepCheck {
     std::string error;
   };
   std::vector<Claim> claims;  // each claim once per side it names (simulator, GPU)
+  std::shared_ptr<const lab::ExperimentResult> result;  // the run (the page's embedded values)
   double wall_s = 0;
 };
 
