@@ -26,14 +26,16 @@ using json = nlohmann::json;
 namespace {
 
 struct Metrics {
-  double time = 0, cycles = 0, dram_bytes = 0, warp_instructions = 0, thread_instructions = 0;
+  double time = 0, time_min = 0, time_max = 0, cycles = 0, dram_bytes = 0, warp_instructions = 0, thread_instructions = 0;
   double ld_requests = 0, ld_sectors = 0, st_requests = 0, st_sectors = 0, bank_conflicts = 0;
-  double l2_hit_sum = 0, occupancy_sum = 0, blocks_per_sm = 0;
+  double l1_hit_sum = 0, l2_hit_sum = 0, occupancy_sum = 0, blocks_per_sm = 0;
   int launches = 0;
 
   Expected<double> field(const std::string& f) const {
     auto ratio = [](double a, double b) { return b > 0 ? a / b : 0.0; };
     if (f == "time") return time;
+    if (f == "time_min") return time_min;
+    if (f == "time_max") return time_max;
     if (f == "cycles") return cycles;
     if (f == "dram_bytes") return dram_bytes;
     if (f == "warp_instructions") return warp_instructions;
@@ -41,17 +43,21 @@ struct Metrics {
     if (f == "sectors_per_request") return ratio(ld_sectors, ld_requests);
     if (f == "store_sectors_per_request") return ratio(st_sectors, st_requests);
     if (f == "load_sectors") return ld_sectors;
+    if (f == "load_requests") return ld_requests;
+    if (f == "store_requests") return st_requests;
     if (f == "store_sectors") return st_sectors;
     if (f == "bank_conflicts") return bank_conflicts;
     if (f == "l2_hit_rate") return launches ? l2_hit_sum / launches : 0.0;
+    if (f == "l1_hit_rate") return launches ? l1_hit_sum / launches : 0.0;
     if (f == "occupancy") return launches ? occupancy_sum / launches : 0.0;
     if (f == "blocks_per_sm") return blocks_per_sm;
     if (f == "launches") return double(launches);
     return Error{"", 0,
                  "unknown metric '" + f +
-                     "' (expected time, cycles, dram_bytes, warp_instructions, "
+                     "' (expected time, time_min, time_max, cycles, dram_bytes, warp_instructions, "
                      "thread_instructions, sectors_per_request, store_sectors_per_request, "
-                     "load_sectors, store_sectors, bank_conflicts, l2_hit_rate, occupancy, "
+                     "load_sectors, store_sectors, load_requests, store_requests, bank_conflicts, "
+                     "l1_hit_rate, l2_hit_rate, occupancy, "
                      "blocks_per_sm, launches)"};
   }
 };
@@ -77,6 +83,9 @@ Status add_launch(Metrics& m, const LaunchRecord& rec, bool gpu) {
                              : json::object())
                       : (src.contains("counters") ? src["counters"] : json::object());
   m.time += num(src, "time_us");
+  // The fastest and slowest of the timed launches (the GPU's samples; the model has no spread).
+  m.time_min += src.contains("min_us") ? num(src, "min_us") : num(src, "time_us");
+  m.time_max += src.contains("max_us") ? num(src, "max_us") : num(src, "time_us");
   m.cycles += gpu ? num(c, "elapsed_cycles") : num(src, "cycles");
   m.dram_bytes += num(c, "dram_bytes_read") + num(c, "dram_bytes_written");
   m.warp_instructions += num(c, "warp_instructions");
@@ -87,6 +96,7 @@ Status add_launch(Metrics& m, const LaunchRecord& rec, bool gpu) {
   m.st_sectors += num(c, "global_store_sectors");
   m.bank_conflicts += num(c, "shared_bank_conflicts");
   m.l2_hit_sum += num(c, "l2_hit_rate_pct") / 100.0;
+  m.l1_hit_sum += num(c, "l1_hit_rate_pct") / 100.0;
   m.occupancy_sum += num(c, "achieved_occupancy_pct") / 100.0;
   if (!gpu && src.contains("occupancy"))
     m.blocks_per_sm = std::max(m.blocks_per_sm, num(src["occupancy"], "blocks_per_sm"));
@@ -391,6 +401,34 @@ class ExprEval {
     return v;
   }
 
+  // gpu_info("[h200:]a.b"): a number of a dataset's device_info (what the GPU backend measured
+  // about the device itself: its launch overhead, its DRAM bandwidth ...).
+  Expected<double> gpu_info(const std::vector<Arg>& args, const std::string& field) {
+    if (!env_ || !env_->data) return fail("gpu_info reads committed GPU data, which is not loaded");
+    if (args.size() != 1 || !args[0].is_string || !field.empty())
+      return fail("gpu_info needs one quoted field: gpu_info(\"launch_overhead_us.empty_kernel\")");
+    std::string set = "h100", path = args[0].str;
+    if (const size_t c = path.find(':'); c != std::string::npos)
+      set = path.substr(0, c), path = path.substr(c + 1);
+    for (const GpuDataset& g : *env_->data) {
+      if (g.name != set) continue;
+      const json* at = &g.device_info;
+      for (size_t b = 0; b <= path.size();) {
+        const size_t e = std::min(path.find('.', b), path.size());
+        const std::string key = path.substr(b, e - b);
+        if (!at->is_object() || !at->contains(key))
+          return fail("no device_info field '" + path + "' in " + g.path);
+        at = &(*at)[key];
+        b = e + 1;
+      }
+      if (!at->is_number()) return fail("device_info field '" + path + "' is not a number");
+      const std::string src = g.device + ", " + g.date_of("");
+      if (std::find(sources_.begin(), sources_.end(), src) == sources_.end()) sources_.push_back(src);
+      return at->get<double>();
+    }
+    return fail("no GPU data '" + set + "'");
+  }
+
   // preset("NAME", "section.key"): a field of a timing-model preset.
   Expected<double> preset_field(const std::vector<Arg>& args, const std::string& field) {
     if (args.size() != 2 || !args[0].is_string || !args[1].is_string || !field.empty())
@@ -420,6 +458,10 @@ class ExprEval {
     if (fn == "gpu") {
       if (in_step_) return fail("step(N).gpu(...): gpu data belongs to no step");
       return gpu_point(args, field);
+    }
+    if (fn == "gpu_info") {
+      if (in_step_) return fail("step(N).gpu_info(...): gpu data belongs to no step");
+      return gpu_info(args, field);
     }
     if (fn == "preset") {
       if (in_step_) return fail("step(N).preset(...): a preset belongs to no step");
@@ -519,7 +561,7 @@ Expected<EnvValue> eval_env_expr(const std::string& expr, const ExprEnv& env) {
 }
 
 std::string GpuDataset::date_of(const std::string& id) const {
-  std::string d;
+  std::string d = date;
   if (points.contains(id) && points[id].contains("date") && points[id]["date"].is_string())
     d = points[id]["date"].get<std::string>();
   return d.substr(0, 10);
@@ -535,7 +577,9 @@ Expected<GpuDataset> load_gpu_dataset(const std::string& path) {
   d.path = path;
   d.name = fs::path(path).stem().string();
   d.device = text_of(j, "device", d.name);
+  if (j.contains("device_info") && j["device_info"].is_object()) d.device_info = j["device_info"];
   const std::string file_date = text_of(j, "date");
+  d.date = file_date;
   d.points = json::object();
   for (json& p : j["points"]) {
     if (!p.is_object() || !p.contains("id") || !p["id"].is_string()) continue;
@@ -822,6 +866,112 @@ Expected<std::shared_ptr<const std::vector<GpuDataset>>> find_data(const std::st
 }
 }  // namespace
 
+namespace {
+
+// The names an expression uses: kernels of launch("k") / launch_sum("pattern"), and selectors
+// NAME=value (an '=' that is not part of ==, <=, >=, !=).
+struct ExprNames {
+  std::vector<std::pair<std::string, bool>> kernels;  // name, is a launch_sum pattern
+  std::vector<std::string> selectors;
+};
+ExprNames expr_names(const std::string& s) {
+  ExprNames n;
+  for (const char* fn : {"launch(\"", "launch_sum(\""})
+    for (size_t p = s.find(fn); p != std::string::npos; p = s.find(fn, p + 1)) {
+      if (p > 0 && (std::isalnum(static_cast<unsigned char>(s[p - 1])) || s[p - 1] == '_')) continue;
+      const size_t b = p + std::strlen(fn), e = s.find('"', b);
+      if (e != std::string::npos) n.kernels.emplace_back(s.substr(b, e - b), fn[6] == '_');
+    }
+  bool quoted = false;
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (s[i] == '"') quoted = !quoted;
+    if (quoted || s[i] != '=' || (i + 1 < s.size() && s[i + 1] == '=') ||
+        (i > 0 && std::strchr("<>!=", s[i - 1])))
+      continue;
+    size_t e = i;
+    while (e > 0 && std::isspace(static_cast<unsigned char>(s[e - 1]))) --e;
+    size_t b = e;
+    while (b > 0 && (std::isalnum(static_cast<unsigned char>(s[b - 1])) || s[b - 1] == '_')) --b;
+    if (b < e) n.selectors.push_back(s.substr(b, e - b));
+  }
+  return n;
+}
+
+// Checks a step's names against its experiment: set, ci_set and editable name parameters; the
+// kernels and selectors of its claims and answers exist. Errors name the lesson file's line.
+Status check_step_names(const std::string& path, const LessonStep& st, const std::string& key) {
+  if (st.experiment.empty()) return Ok{};
+  auto exp = load_experiment(st.experiment);
+  if (!exp) return exp.error();
+  std::string params, kernels;
+  for (const ParamDef& p : exp->params) params += (params.empty() ? "" : ", ") + p.name;
+  for (const LaunchDef& l : exp->launches)
+    if (l.kind == LaunchDef::Kind::Kernel) kernels += (kernels.empty() ? "" : ", ") + l.kernel;
+  auto is_param = [&](const std::string& n) {
+    for (const ParamDef& p : exp->params)
+      if (p.name == n) return true;
+    return false;
+  };
+  auto check_params = [&](const std::vector<std::string>& names, const std::string& what) -> Status {
+    for (const std::string& n : names)
+      if (!is_param(n))
+        return Error{path, st.line,
+                     key + "." + what + ": no parameter '" + n + "' in " + st.experiment +
+                         " (it has " + params + ")"};
+    return Ok{};
+  };
+  std::vector<std::string> set, ci;
+  for (const auto& [k, v] : st.set) set.push_back(k);
+  for (const auto& [k, v] : st.ci_set) ci.push_back(k);
+  if (auto s = check_params(set, "set"); !s) return s;
+  if (auto s = check_params(ci, "ci_set"); !s) return s;
+  if (auto s = check_params(st.editable, "editable"); !s) return s;
+  auto check_expr = [&](const std::string& e, int line, const std::string& what,
+                        const std::string& file) -> Status {
+    const ExprNames n = expr_names(e);
+    for (const auto& [k, pattern] : n.kernels) {
+      bool found = false;
+      for (const LaunchDef& l : exp->launches)
+        if (l.kind == LaunchDef::Kind::Kernel && (pattern ? glob_match(k, l.kernel) : l.kernel == k))
+          found = true;
+      if (!found)
+        return Error{file, line,
+                     what + ": no kernel " + (pattern ? "matches '" : "'") + k + "' in " +
+                         st.experiment + " (it launches " + kernels + ")"};
+    }
+    for (const std::string& sel : n.selectors)
+      if (!is_param(sel))
+        return Error{file, line,
+                     what + ": no parameter '" + sel + "' in " + st.experiment + " (it has " +
+                         params + ")"};
+    return Ok{};
+  };
+  for (size_t i = 0; i < st.questions.size(); ++i)
+    if (auto s = check_expr(st.questions[i].answer, st.questions[i].line,
+                            key + ".questions[" + std::to_string(i) + "].answer", path);
+        !s)
+      return s;
+  for (size_t i = 0; i < st.claims.size(); ++i)
+    if (auto s = check_expr(st.claims[i].expr, st.claims[i].line,
+                            key + ".claims[" + std::to_string(i) + "].expr", path);
+        !s)
+      return s;
+  // The page's embeds that read this step's own run (step(N) and gpu(...) read elsewhere).
+  if (!st.page.empty()) {
+    std::ifstream in(st.page);
+    std::stringstream text;
+    text << in.rdbuf();
+    auto embeds = parse_page_embeds(text.str(), st.page);
+    if (!embeds) return embeds.error();
+    for (const PageEmbed& e : *embeds)
+      if (e.expr.find("step(") == std::string::npos && e.expr.find("gpu(") == std::string::npos)
+        if (auto s = check_expr(e.expr, e.line, "embedded value", st.page); !s) return s;
+  }
+  return Ok{};
+}
+
+}  // namespace
+
 Expected<Lesson> load_lesson(const std::string& given,
                              std::shared_ptr<const std::vector<GpuDataset>> data) {
   std::string path = given;
@@ -869,6 +1019,9 @@ Expected<Lesson> load_lesson(const std::string& given,
     if (auto s = read_step(r, *t, key, l.dir, st); !s) return s.error();
     l.steps.push_back(std::move(st));
   }
+  for (size_t i = 0; i < l.steps.size(); ++i)
+    if (auto s = check_step_names(path, l.steps[i], "steps[" + std::to_string(i) + "]"); !s)
+      return s.error();
   if (!data) {
     auto d = find_data(l.dir);
     if (!d) return d.error();

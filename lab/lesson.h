@@ -112,8 +112,10 @@ Expected<ClaimValue> eval_claim(const std::string& expr, const ExperimentResult&
 // writes it). Each point is one experiment run on the GPU, with its launches' times and counters.
 struct GpuDataset {
   std::string path, name;  // the file and its stem ("h100")
+  std::string date;        // the file's date (of its last merge)
   std::string device;      // "NVIDIA H100 80GB HBM3"
   nlohmann::json points;   // point id -> the point
+  nlohmann::json device_info;  // what the GPU backend read from the device (launch overhead ...)
   // When a point was measured: its own date, else the file's ("2026-11-24").
   std::string date_of(const std::string& id) const;
 };
@@ -126,6 +128,7 @@ Expected<std::vector<GpuDataset>> load_gpu_datasets(const std::string& dir);
 //   gpu("ID").METRIC       a point of the committed data ("h100" unless "h200:ID"), its launches summed
 //   gpu("ID", "kernel").METRIC   one kernel's launches of that point
 //   preset("h100-sxm", "l2.size_bytes")   a field of a timing-model preset
+//   gpu_info("launch_overhead_us.empty_kernel")   a number of the committed data's device_info
 // Calls that read a run whose step has not run yet make the value pending (not an error).
 struct ExprEnv {
   const ExperimentResult* result = nullptr;    // the expression's own step's run (null: not yet)

@@ -244,7 +244,11 @@ bool allowed_number(const std::string& t, bool after_caret) {
   if (t.size() > 12) return false;
   const unsigned long long v = std::stoull(t);
   if (v <= 16 || v == 100) return true;
-  return (v & (v - 1)) == 0;  // powers of two: 32 lanes, 128-byte lines, 1024 threads
+  // Powers of two (32 lanes, 128-byte lines, 1024 threads) and their neighbours (lanes 0-31,
+  // a 33-column padded tile).
+  for (const unsigned long long w : {v, v + 1, v - 1})
+    if ((w & (w - 1)) == 0) return true;
+  return false;
 }
 
 }  // namespace

@@ -65,8 +65,8 @@ struct LooseNumber {
   std::string text;
 };
 // Prose only: fenced code, `code spans`, embeds, link targets and digits inside words (H100,
-// sm_90, float4, L2) are skipped. Allowed: integers up to 16, powers of two, 100 (as in 100%),
-// the exponent of 2^N.
+// sm_90, float4, L2) are skipped. Allowed: integers up to 16, powers of two and one either side of
+// them (lanes 0-31, a 33-wide padded tile), 100 (as in 100%), the exponent of 2^N.
 std::vector<LooseNumber> loose_numbers(const std::string& text);
 
 }  // namespace warplab::lab

@@ -34,7 +34,8 @@ StepCheck run_lesson_step(const lab::Lesson& lesson, size_t step, const StepRunO
       StepCheck::Claim cv;
       cv.claim = c.claim;
       cv.on_gpu = c.on_gpu;
-      if (!c.ran)
+      cv.measured_on = c.measured_on;
+      if (!c.ran && c.measured_on.empty())
         cv.skipped = "no real GPU in this run" + (out.gpu_note.empty() ? "" : ": " + out.gpu_note);
       cv.value = c.value;
       cv.error = c.error;
