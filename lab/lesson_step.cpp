@@ -144,26 +144,31 @@ std::optional<ExperimentResult> result_from_committed_data(const Lesson& lesson,
     bool all = !runs.empty();
     std::string date;
     for (RunResult* run : runs) {
-      const json* point = nullptr;
+      // Every point at the run's values (a corpus may measure each kernel as a point of its own).
+      std::vector<const json*> at;
       for (const json* p : points)
-        if (matches(*p, *run)) point = p;
-      if (!point) {
+        if (matches(*p, *run)) at.push_back(p);
+      if (at.empty()) {
         all = false;
         break;
       }
-      date = d.date_of((*point)["id"].get<std::string>());
       run->buffers.clear();  // the data hold times and counters, not the GPU's buffer contents
-      // The k-th launch of a kernel takes the point's k-th launch of that kernel.
+      // The k-th launch of a kernel takes the k-th launch of that kernel in those points.
       std::map<std::string, size_t> seen;
       for (LaunchRecord& rec : run->launches) {
         size_t k = seen[rec.kernel]++, found = 0;
         bool got = false;
-        for (const json& l : (*point)["launches"])
-          if (l.contains("kernel") && l["kernel"] == rec.kernel && found++ == k && l.contains("gpu")) {
-            rec.gpu = l["gpu"];
-            got = true;
-            break;
-          }
+        for (const json* p : at) {
+          for (const json& l : (*p)["launches"])
+            if (l.contains("kernel") && l["kernel"] == rec.kernel && found++ == k &&
+                l.contains("gpu")) {
+              rec.gpu = l["gpu"];
+              date = std::max(date, d.date_of((*p)["id"].get<std::string>()));
+              got = true;
+              break;
+            }
+          if (got) break;
+        }
         if (!got) all = false;
       }
       if (!all) break;
