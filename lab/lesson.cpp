@@ -152,15 +152,32 @@ class ExprEval {
     if (v.op.empty()) return fail("expected a comparison (<, <=, >, >=, ==, !=)");
     auto rhs = sum();
     if (!rhs) return rhs.error();
-    if (auto e = end(); !e) return e.error();
     v.lhs = *lhs, v.rhs = *rhs;
-    const double tol = 1e-9 * std::max(std::fabs(v.lhs), std::fabs(v.rhs));
-    if (v.op == "<") v.holds = v.lhs < v.rhs;
-    if (v.op == "<=") v.holds = v.lhs <= v.rhs + tol;
-    if (v.op == ">") v.holds = v.lhs > v.rhs;
-    if (v.op == ">=") v.holds = v.lhs + tol >= v.rhs;
-    if (v.op == "==") v.holds = std::fabs(v.lhs - v.rhs) <= tol;
-    if (v.op == "!=") v.holds = std::fabs(v.lhs - v.rhs) > tol;
+    // A range: `1.1 <= x <= 2` (both comparisons the same direction, < / <= or > / >=).
+    ws();
+    for (const char* op : {"<=", ">=", "<", ">"})
+      if (s_.compare(i_, std::strlen(op), op) == 0) {
+        const bool up = v.op[0] == '<', up2 = op[0] == '<';
+        if ((v.op != "<" && v.op != "<=" && v.op != ">" && v.op != ">=") || up != up2)
+          return fail("a range needs two comparisons the same way, e.g. 1.1 <= x <= 2");
+        v.op2 = op;
+        i_ += v.op2.size();
+        auto upper = sum();
+        if (!upper) return upper.error();
+        v.upper = *upper;
+        break;
+      }
+    if (auto e = end(); !e) return e.error();
+    auto holds = [](double a, const std::string& op, double b) {
+      const double tol = 1e-9 * std::max(std::fabs(a), std::fabs(b));
+      if (op == "<") return a < b;
+      if (op == "<=") return a <= b + tol;
+      if (op == ">") return a > b;
+      if (op == ">=") return a + tol >= b;
+      if (op == "==") return std::fabs(a - b) <= tol;
+      return std::fabs(a - b) > tol;  // !=
+    };
+    v.holds = holds(v.lhs, v.op, v.rhs) && (v.op2.empty() || holds(v.rhs, v.op2, v.upper));
     return v;
   }
 
@@ -549,6 +566,17 @@ Expected<ClaimValue> eval_claim(const std::string& expr, const ExperimentResult&
   return ExprEval(expr, &result, gpu).claim();
 }
 
+std::string claim_value_text(const ClaimValue& v) {
+  char b[64];
+  auto num = [&](double x) {
+    std::snprintf(b, sizeof b, "%.6g", x);
+    return std::string(b);
+  };
+  std::string s = num(v.lhs) + " " + v.op + " " + num(v.rhs);
+  if (!v.op2.empty()) s += " " + v.op2 + " " + num(v.upper);
+  return s;
+}
+
 Expected<EnvValue> eval_env_expr(const std::string& expr, const ExprEnv& env) {
   ExprEval e(expr, env.result, env.gpu, &env);
   auto v = e.value();
@@ -720,7 +748,9 @@ Status read_step(const LessonReader& r, const toml::table& t, const std::string&
       const toml::table* q = a->get(i)->as_table();
       const std::string qk = key + ".questions[" + std::to_string(i) + "]";
       if (!q) return r.err(*a->get(i), qk, "expected a table");
-      if (auto s = r.only(*q, qk, {"text", "kind", "choices", "answer", "tolerance", "explain"});
+      if (auto s = r.only(*q, qk,
+                          {"text", "kind", "choices", "answer", "tolerance", "accept", "hint",
+                           "explain"});
           !s)
         return s;
       LessonQuestion lq;
@@ -752,7 +782,20 @@ Status read_step(const LessonReader& r, const toml::table& t, const std::string&
       if (const toml::node* tol = q->get("tolerance")) {
         if (!tol->is_number()) return r.err(*tol, qk + ".tolerance", "expected a number");
         lq.tolerance = *tol->value<double>();
+        if (lq.tolerance < 0) return r.err(*tol, qk + ".tolerance", "expected a number >= 0");
       }
+      if (const toml::node* acc = q->get("accept")) {
+        const toml::array* aa = acc->as_array();
+        if (!aa || aa->size() != 2 || !aa->get(0)->is_number() || !aa->get(1)->is_number())
+          return r.err(*acc, qk + ".accept", "expected [low, high]: replies in that range are right");
+        lq.accept_lo = *aa->get(0)->value<double>();
+        lq.accept_hi = *aa->get(1)->value<double>();
+        if (*lq.accept_lo > *lq.accept_hi)
+          return r.err(*acc, qk + ".accept", "expected [low, high] with low <= high");
+      }
+      auto hint = r.str(*q, "hint", qk, false);
+      if (!hint) return hint.error();
+      lq.hint = *hint;
       auto ex2 = r.str(*q, "explain", qk, false);
       if (!ex2) return ex2.error();
       lq.explain = *ex2;

@@ -35,7 +35,13 @@ struct LessonQuestion {
   enum class Kind { Number, Choice } kind = Kind::Number;
   std::vector<std::string> choices;  // Choice: the options (the answer expression gives the index)
   std::string answer;                // expression (Number: the value; Choice: 0-based index)
-  double tolerance = 0;              // Number: relative tolerance of a student's answer
+  // Number: relative tolerance of a student's answer (kDefaultTolerance unless the file says).
+  static constexpr double kDefaultTolerance = 0.05;
+  double tolerance = kDefaultTolerance;
+  // Number: replies in [accept_lo, accept_hi] are right too, whatever the run gives (a student who
+  // answers 64 after reading an argument for 64, where the run gives 56.6). Unset: none.
+  std::optional<double> accept_lo, accept_hi;
+  std::string hint;                  // shown after a wrong reply, before the answer
   std::string explain;               // shown after answering
   int line = 0;
 };
@@ -104,7 +110,12 @@ struct ClaimValue {
   double lhs = 0, rhs = 0;
   std::string op;
   bool holds = false;
+  // A range, `a <= x <= b`: x is rhs, b is upper, op2 its comparison; holds when both hold.
+  std::string op2;
+  double upper = 0;
 };
+// "lhs op rhs" (and " op2 upper" for a range), numbers as lessons print them.
+std::string claim_value_text(const ClaimValue& v);
 Expected<ClaimValue> eval_claim(const std::string& expr, const ExperimentResult& result, bool gpu);
 
 // ---------------------------------------------------------------- values beyond one run

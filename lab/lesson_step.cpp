@@ -89,8 +89,9 @@ bool reply_is_right(const LessonQuestion& q, double answer, const std::string& r
   }
   char* end = nullptr;
   const double v = std::strtod(reply.c_str(), &end);
-  return end != reply.c_str() &&
-         std::fabs(v - answer) <= std::max(q.tolerance * std::fabs(answer), 1e-9);
+  if (end == reply.c_str()) return false;
+  if (q.accept_lo && q.accept_hi && v >= *q.accept_lo && v <= *q.accept_hi) return true;
+  return std::fabs(v - answer) <= std::max(q.tolerance * std::fabs(answer), 1e-9);
 }
 
 std::optional<ExperimentResult> result_from_committed_data(const Lesson& lesson, size_t step,

@@ -227,3 +227,29 @@ TEST_CASE("581 without a GPU, GPU claims are evaluated on the committed data at 
   for (const lab::StepClaim& cv : ci->claims)
     if (cv.on_gpu) CHECK_FALSE(cv.value);
 }
+
+TEST_CASE("581 claim ranges hold when both sides do; questions accept a stated range") {
+  lab::ExperimentResult none;
+  auto in = lab::eval_claim("1.1 <= 3 / 2 <= 2", none, false);
+  REQUIRE(in);
+  CHECK(in->holds);
+  CHECK(lab::claim_value_text(*in) == "1.1 <= 1.5 <= 2");
+  auto out = lab::eval_claim("1.1 <= 5 / 2 <= 2", none, false);
+  REQUIRE(out);
+  CHECK_FALSE(out->holds);
+  auto down = lab::eval_claim("2 > 1.5 > 1", none, false);
+  REQUIRE(down);
+  CHECK(down->holds);
+  auto mixed = lab::eval_claim("1 <= 1.5 >= 1", none, false);
+  REQUIRE_FALSE(mixed);
+  CHECK(mixed.error().message.find("a range needs two comparisons the same way") !=
+        std::string::npos);
+  CHECK(lab::check_lesson_expr("1 <= launch(\"k\").time <= 2", true));
+
+  lab::LessonQuestion q;  // the default tolerance is 5%
+  CHECK(lab::reply_is_right(q, 56.6, "58"));
+  CHECK_FALSE(lab::reply_is_right(q, 56.6, "64"));
+  q.accept_lo = 56, q.accept_hi = 64;
+  CHECK(lab::reply_is_right(q, 56.6, "64"));
+  CHECK_FALSE(lab::reply_is_right(q, 56.6, "65"));
+}

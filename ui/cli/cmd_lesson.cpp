@@ -104,7 +104,7 @@ int run_lesson(const LessonArgs& a) {
   settings.ci = a.ci;
   settings.sets = a.sets;
   const bool interactive = !a.answers && isatty(STDIN_FILENO);
-  int failed_claims = 0, held = 0, skipped = 0, failed_checks = 0;
+  int failed_claims = 0, held = 0, skipped = 0, failed_checks = 0, asked = 0, score = 0;
   json out = {{"lesson", lesson->id},
               {"title", lesson->title},
               {"backend", a.backend},
@@ -171,7 +171,14 @@ int run_lesson(const LessonArgs& a) {
         std::cout << "your answer: " << std::flush;
         std::string reply;
         std::getline(std::cin, reply);
-        const bool right = lab::reply_is_right(q, *ans.value, reply);
+        bool right = lab::reply_is_right(q, *ans.value, reply);
+        if (!right && !q.hint.empty()) {  // a hint, and one more try, before the answer
+          std::cout << "not yet. Hint: " << q.hint << "\nyour answer: " << std::flush;
+          std::getline(std::cin, reply);
+          right = lab::reply_is_right(q, *ans.value, reply);
+        }
+        ++asked;
+        score += right;
         std::cout << (right ? "right" : "not quite") << ": the simulator says " << ans.shown
                   << "\n";
         jq["reply"] = reply;
@@ -193,8 +200,7 @@ int run_lesson(const LessonArgs& a) {
         v.holds ? ++held : ++failed_claims;
         std::cout << "CLAIM " << (v.holds ? "PASS" : "FAIL") << " (GPU, measured on "
                   << cv.measured_on << ") " << c.text << "\n      " << c.expr << "  ->  "
-                  << lab::lesson_number(v.lhs) << " " << v.op << " " << lab::lesson_number(v.rhs)
-                  << "\n";
+                  << lab::claim_value_text(v) << "\n";
         jc["status"] = v.holds ? "pass" : "fail";
         jc["measured_on"] = cv.measured_on;
         jc["lhs"] = v.lhs;
@@ -213,8 +219,7 @@ int run_lesson(const LessonArgs& a) {
       const lab::ClaimValue& v = *cv.value;
       v.holds ? ++held : ++failed_claims;
       std::cout << "CLAIM " << (v.holds ? "PASS" : "FAIL") << " (" << who << ") " << c.text
-                << "\n      " << c.expr << "  ->  " << lab::lesson_number(v.lhs) << " " << v.op
-                << " " << lab::lesson_number(v.rhs) << "\n";
+                << "\n      " << c.expr << "  ->  " << lab::claim_value_text(v) << "\n";
       jc["status"] = v.holds ? "pass" : "fail";
       jc["lhs"] = v.lhs;
       jc["rhs"] = v.rhs;
@@ -222,6 +227,11 @@ int run_lesson(const LessonArgs& a) {
     }
     out["steps"].push_back(js);
     std::cout << "\n";
+  }
+  if (asked > 0) {
+    std::cout << "SCORE " << score << " of " << asked << " questions right\n";
+    out["score"] = score;
+    out["questions_asked"] = asked;
   }
   std::cout << "LESSON " << lesson->id << " claims_passed=" << held
             << " claims_failed=" << failed_claims << " claims_skipped=" << skipped
