@@ -6,8 +6,8 @@
 #include <cctype>
 #include <cmath>
 #include <cstdio>
-#include <cstring>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -26,7 +26,8 @@ using json = nlohmann::json;
 namespace {
 
 struct Metrics {
-  double time = 0, time_min = 0, time_max = 0, cycles = 0, dram_bytes = 0, warp_instructions = 0, thread_instructions = 0;
+  double time = 0, time_min = 0, time_max = 0, cycles = 0, dram_bytes = 0, warp_instructions = 0,
+         thread_instructions = 0;
   double ld_requests = 0, ld_sectors = 0, st_requests = 0, st_sectors = 0, bank_conflicts = 0;
   double l1_hit_sum = 0, l2_hit_sum = 0, occupancy_sum = 0, blocks_per_sm = 0;
   int launches = 0;
@@ -362,8 +363,8 @@ class ExprEval {
     const double k = *n;
     const size_t count = std::max(env_->steps.size(), env_->step_runs.size());
     if (k < 1 || k != std::floor(k) || k > double(count))
-      return fail("no step " + lesson_number_text(k) + " (the lesson has " +
-                  std::to_string(count) + ")");
+      return fail("no step " + lesson_number_text(k) + " (the lesson has " + std::to_string(count) +
+                  ")");
     const size_t idx = size_t(k) - 1;
     if (idx < env_->step_runs.size() && !env_->step_runs[idx])
       return fail("step " + lesson_number_text(k) + " runs no experiment");
@@ -384,13 +385,15 @@ class ExprEval {
 
   // gpu("ID"[, "kernel"]).METRIC: a point of the committed GPU data.
   Expected<double> gpu_point(const std::vector<Arg>& args, const std::string& field) {
-    if (!env_ || !env_->data) return fail("gpu(\"ID\") reads committed GPU data, which is not loaded");
+    if (!env_ || !env_->data)
+      return fail("gpu(\"ID\") reads committed GPU data, which is not loaded");
     if (args.empty() || !args[0].is_string || args.size() > 2 ||
         (args.size() == 2 && !args[1].is_string))
       return fail("gpu needs a point id and optionally a kernel: gpu(\"l2.stride8.ref\", \"k\")");
     if (field.empty()) return fail("gpu(...) needs a metric, e.g. gpu(\"ID\").time");
     std::string set = "h100", id = args[0].str;
-    if (const size_t c = id.find(':'); c != std::string::npos) set = id.substr(0, c), id = id.substr(c + 1);
+    if (const size_t c = id.find(':'); c != std::string::npos)
+      set = id.substr(0, c), id = id.substr(c + 1);
     const GpuDataset* d = nullptr;
     std::string names;
     for (const GpuDataset& g : *env_->data) {
@@ -410,7 +413,8 @@ class ExprEval {
       if (auto s = add_launch(m, rec, true); !s) return fail(s.error().message);
     }
     if (m.launches == 0)
-      return fail("point '" + id + "' has no launch" + (args.size() == 2 ? " of " + args[1].str : ""));
+      return fail("point '" + id + "' has no launch" +
+                  (args.size() == 2 ? " of " + args[1].str : ""));
     auto v = m.field(field);
     if (!v) return fail(v.error().message);
     const std::string src = d->device + ", " + d->date_of(id);
@@ -440,7 +444,8 @@ class ExprEval {
       }
       if (!at->is_number()) return fail("device_info field '" + path + "' is not a number");
       const std::string src = g.device + ", " + g.date_of("");
-      if (std::find(sources_.begin(), sources_.end(), src) == sources_.end()) sources_.push_back(src);
+      if (std::find(sources_.begin(), sources_.end(), src) == sources_.end())
+        sources_.push_back(src);
       return at->get<double>();
     }
     return fail("no GPU data '" + set + "'");
@@ -504,8 +509,10 @@ class ExprEval {
     if (fn != "sectors_per_request" && fn != "buffer" && field.empty())
       return fail(fn + "(...) needs a metric, e.g. " + fn + "(...).time");
     if (env_ && !in_step_ && !env_->own_run)
-      return fail(fn + "(...) reads a run, and this page's step runs no experiment: name one, "
-                       "step(N)." + fn + "(...)");
+      return fail(fn +
+                  "(...) reads a run, and this page's step runs no experiment: name one, "
+                  "step(N)." +
+                  fn + "(...)");
     if (!r_ || check_) {  // syntax check only, or a step that has not run yet
       if (!field.empty()) {
         Metrics m;
@@ -748,9 +755,9 @@ Status read_step(const LessonReader& r, const toml::table& t, const std::string&
       const toml::table* q = a->get(i)->as_table();
       const std::string qk = key + ".questions[" + std::to_string(i) + "]";
       if (!q) return r.err(*a->get(i), qk, "expected a table");
-      if (auto s = r.only(*q, qk,
-                          {"text", "kind", "choices", "answer", "tolerance", "accept", "hint",
-                           "explain"});
+      if (auto s = r.only(
+              *q, qk,
+              {"text", "kind", "choices", "answer", "tolerance", "accept", "hint", "explain"});
           !s)
         return s;
       LessonQuestion lq;
@@ -787,7 +794,8 @@ Status read_step(const LessonReader& r, const toml::table& t, const std::string&
       if (const toml::node* acc = q->get("accept")) {
         const toml::array* aa = acc->as_array();
         if (!aa || aa->size() != 2 || !aa->get(0)->is_number() || !aa->get(1)->is_number())
-          return r.err(*acc, qk + ".accept", "expected [low, high]: replies in that range are right");
+          return r.err(*acc, qk + ".accept",
+                       "expected [low, high]: replies in that range are right");
         lq.accept_lo = *aa->get(0)->value<double>();
         lq.accept_hi = *aa->get(1)->value<double>();
         if (*lq.accept_lo > *lq.accept_hi)
@@ -921,7 +929,8 @@ ExprNames expr_names(const std::string& s) {
   ExprNames n;
   for (const char* fn : {"launch(\"", "launch_sum(\""})
     for (size_t p = s.find(fn); p != std::string::npos; p = s.find(fn, p + 1)) {
-      if (p > 0 && (std::isalnum(static_cast<unsigned char>(s[p - 1])) || s[p - 1] == '_')) continue;
+      if (p > 0 && (std::isalnum(static_cast<unsigned char>(s[p - 1])) || s[p - 1] == '_'))
+        continue;
       const size_t b = p + std::strlen(fn), e = s.find('"', b);
       if (e != std::string::npos) n.kernels.emplace_back(s.substr(b, e - b), fn[6] == '_');
     }
@@ -955,7 +964,8 @@ Status check_step_names(const std::string& path, const LessonStep& st, const std
       if (p.name == n) return true;
     return false;
   };
-  auto check_params = [&](const std::vector<std::string>& names, const std::string& what) -> Status {
+  auto check_params = [&](const std::vector<std::string>& names,
+                          const std::string& what) -> Status {
     for (const std::string& n : names)
       if (!is_param(n))
         return Error{path, st.line,
@@ -975,7 +985,8 @@ Status check_step_names(const std::string& path, const LessonStep& st, const std
     for (const auto& [k, pattern] : n.kernels) {
       bool found = false;
       for (const LaunchDef& l : exp->launches)
-        if (l.kind == LaunchDef::Kind::Kernel && (pattern ? glob_match(k, l.kernel) : l.kernel == k))
+        if (l.kind == LaunchDef::Kind::Kernel &&
+            (pattern ? glob_match(k, l.kernel) : l.kernel == k))
           found = true;
       if (!found)
         return Error{file, line,
@@ -984,9 +995,9 @@ Status check_step_names(const std::string& path, const LessonStep& st, const std
     }
     for (const std::string& sel : n.selectors)
       if (!is_param(sel))
-        return Error{file, line,
-                     what + ": no parameter '" + sel + "' in " + st.experiment + " (it has " +
-                         params + ")"};
+        return Error{
+            file, line,
+            what + ": no parameter '" + sel + "' in " + st.experiment + " (it has " + params + ")"};
     return Ok{};
   };
   for (size_t i = 0; i < st.questions.size(); ++i)

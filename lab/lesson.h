@@ -18,11 +18,10 @@
 #pragma once
 
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "lab/experiment.h"
 #include "lab/runner.h"
@@ -41,8 +40,8 @@ struct LessonQuestion {
   // Number: replies in [accept_lo, accept_hi] are right too, whatever the run gives (a student who
   // answers 64 after reading an argument for 64, where the run gives 56.6). Unset: none.
   std::optional<double> accept_lo, accept_hi;
-  std::string hint;                  // shown after a wrong reply, before the answer
-  std::string explain;               // shown after answering
+  std::string hint;     // shown after a wrong reply, before the answer
+  std::string explain;  // shown after answering
   int line = 0;
 };
 
@@ -122,10 +121,10 @@ Expected<ClaimValue> eval_claim(const std::string& expr, const ExperimentResult&
 // Committed GPU measurements: one validation/data/NAME.json (`warplab validate --backend gpu`
 // writes it). Each point is one experiment run on the GPU, with its launches' times and counters.
 struct GpuDataset {
-  std::string path, name;  // the file and its stem ("h100")
-  std::string date;        // the file's date (of its last merge)
-  std::string device;      // "NVIDIA H100 80GB HBM3"
-  nlohmann::json points;   // point id -> the point
+  std::string path, name;      // the file and its stem ("h100")
+  std::string date;            // the file's date (of its last merge)
+  std::string device;          // "NVIDIA H100 80GB HBM3"
+  nlohmann::json points;       // point id -> the point
   nlohmann::json device_info;  // what the GPU backend read from the device (launch overhead ...)
   // When a point was measured: its own date, else the file's ("2026-11-24").
   std::string date_of(const std::string& id) const;
@@ -135,10 +134,10 @@ Expected<GpuDataset> load_gpu_dataset(const std::string& path);
 Expected<std::vector<GpuDataset>> load_gpu_datasets(const std::string& dir);
 
 // What an expression may read besides one step's result (lesson pages, lesson_page.h):
-//   step(N).METRIC-CALL    the run of step N (1-based) of the lesson, e.g. step(2).sweep(stride=8).time
-//   gpu("ID").METRIC       a point of the committed data ("h100" unless "h200:ID"), its launches summed
-//   gpu("ID", "kernel").METRIC   one kernel's launches of that point
-//   preset("h100-sxm", "l2.size_bytes")   a field of a timing-model preset
+//   step(N).METRIC-CALL    the run of step N (1-based) of the lesson, e.g.
+//   step(2).sweep(stride=8).time gpu("ID").METRIC       a point of the committed data ("h100"
+//   unless "h200:ID"), its launches summed gpu("ID", "kernel").METRIC   one kernel's launches of
+//   that point preset("h100-sxm", "l2.size_bytes")   a field of a timing-model preset
 //   gpu_info("launch_overhead_us.empty_kernel")   a number of the committed data's device_info
 // Calls that read a run whose step has not run yet make the value pending (not an error).
 struct ExprEnv {

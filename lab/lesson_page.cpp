@@ -64,12 +64,13 @@ Expected<std::string> format_value(double v, const std::string& f) {
   if (f == "us") return sig(v, 3) + " µs";
   if (f == "ns") return sig(v * 1000, 3) + " ns";
   static const std::pair<const char*, double> kBytes[] = {
-      {"B", 1},       {"KiB", 1024.0},     {"MiB", 1048576.0}, {"GiB", 1073741824.0},
-      {"KB", 1e3},    {"MB", 1e6},         {"GB", 1e9}};
+      {"B", 1},    {"KiB", 1024.0}, {"MiB", 1048576.0}, {"GiB", 1073741824.0},
+      {"KB", 1e3}, {"MB", 1e6},     {"GB", 1e9}};
   for (const auto& [unit, scale] : kBytes)
     if (f == unit) return sig(v / scale, 3) + " " + unit;
   if (f[0] == 'x')
-    if (auto n = with("x", 2)) return printf_str(("%." + std::to_string(*n) + "f").c_str(), v) + "x";
+    if (auto n = with("x", 2))
+      return printf_str(("%." + std::to_string(*n) + "f").c_str(), v) + "x";
   if (auto n = with("pct", 0))
     return printf_str(("%." + std::to_string(*n) + "f").c_str(), v * 100) + "%";
   if (f[0] == 'g')
@@ -141,11 +142,12 @@ std::vector<size_t> page_run_steps(const Lesson& lesson, size_t step) {
       add(size_t(std::strtoul(rest.c_str() + at + 5, nullptr, 10)) - 1);
       at += 5;
     }
-    for (const char* fn : {"launch(", "launch_sum(", "sweep(", "run(", "sectors_per_request(",
-                           "buffer("}) {
+    for (const char* fn :
+         {"launch(", "launch_sum(", "sweep(", "run(", "sectors_per_request(", "buffer("}) {
       for (size_t p = e.expr.find(fn); p != std::string::npos; p = e.expr.find(fn, p + 1)) {
         const bool part_of_name =
-            p > 0 && (std::isalnum(static_cast<unsigned char>(e.expr[p - 1])) || e.expr[p - 1] == '_');
+            p > 0 &&
+            (std::isalnum(static_cast<unsigned char>(e.expr[p - 1])) || e.expr[p - 1] == '_');
         const bool after_step = p > 0 && e.expr[p - 1] == '.';
         if (!part_of_name && !after_step && !lesson.steps[step].experiment.empty()) add(step);
       }
@@ -157,7 +159,8 @@ std::vector<size_t> page_run_steps(const Lesson& lesson, size_t step) {
 
 namespace {
 
-ExprEnv page_env(const Lesson& lesson, size_t step, const std::vector<const ExperimentResult*>& runs,
+ExprEnv page_env(const Lesson& lesson, size_t step,
+                 const std::vector<const ExperimentResult*>& runs,
                  const std::vector<GpuDataset>& data) {
   ExprEnv env;
   env.steps = runs;
@@ -220,8 +223,8 @@ RenderedPage render_page_text(const std::string& text, const std::string& path, 
     std::string list;
     for (const std::string& s : out.sources) list += (list.empty() ? "" : "; ") + s;
     if (!out.text.empty() && out.text.back() != '\n') out.text += "\n";
-    out.text += "\n*GPU figures on this page: measured on " + list +
-                " (validation/data/*.json).*\n";
+    out.text +=
+        "\n*GPU figures on this page: measured on " + list + " (validation/data/*.json).*\n";
   }
   return out;
 }
@@ -309,7 +312,8 @@ std::vector<LooseNumber> loose_numbers(const std::string& text) {
         if (!allowed_number(t, after_caret)) out.push_back({ln, t});
       }
       i = e;
-      while (i < line.size() && (std::isalnum(static_cast<unsigned char>(line[i])) || line[i] == '_'))
+      while (i < line.size() &&
+             (std::isalnum(static_cast<unsigned char>(line[i])) || line[i] == '_'))
         ++i;  // the rest of a word such as 3x3 or 4th
     }
   }

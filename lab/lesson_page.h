@@ -22,14 +22,15 @@
 namespace warplab::lab {
 
 struct PageEmbed {
-  int line = 0;          // 1-based line of the page where it starts
+  int line = 0;               // 1-based line of the page where it starts
   size_t begin = 0, end = 0;  // byte range of "{{ ... }}" in the page text
-  std::string expr;      // the expression
-  std::string format;    // after '|' ("" = 3 significant digits)
+  std::string expr;           // the expression
+  std::string format;         // after '|' ("" = 3 significant digits)
 };
 
 // The embeds of a page, in order; an unterminated "{{" or an unknown format names path:line.
-Expected<std::vector<PageEmbed>> parse_page_embeds(const std::string& text, const std::string& path);
+Expected<std::vector<PageEmbed>> parse_page_embeds(const std::string& text,
+                                                   const std::string& path);
 
 // A value in a format: "" (3 significant digits), gN (N significant), fN (N decimals), int,
 // x / xN (a ratio, "3.64x"), pct / pctN (x 100, "%"), us (microseconds, "12.3 us"), ns, B, KiB,
@@ -42,10 +43,11 @@ Status check_lesson_pages(const Lesson& lesson, const std::vector<GpuDataset>& d
 
 // A page rendered for reading.
 struct RenderedPage {
-  std::string text;                  // Markdown with every embed replaced
-  int pending = 0;                   // values whose step has not run yet (shown as `placeholder`)
-  std::vector<std::string> sources;  // "NVIDIA H100 80GB HBM3, 2026-11-24": where gpu() values come from
-  std::vector<Error> errors;         // embeds that failed to evaluate (file:line)
+  std::string text;  // Markdown with every embed replaced
+  int pending = 0;   // values whose step has not run yet (shown as `placeholder`)
+  std::vector<std::string>
+      sources;                // "NVIDIA H100 80GB HBM3, 2026-11-24": where gpu() values come from
+  std::vector<Error> errors;  // embeds that failed to evaluate (file:line)
 };
 // Renders step `step`'s page of `lesson`; runs[i] is step i's result (null: not run yet).
 // `placeholder` stands for a pending value. With sources, a closing line names the GPU data.

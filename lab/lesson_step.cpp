@@ -62,7 +62,8 @@ std::string format_step_table(const ExperimentResult& result, bool gpu) {
   }
   std::vector<size_t> width(head.size(), 0);
   for (const auto& r : rows)
-    for (size_t i = 0; i < r.size() && i < width.size(); ++i) width[i] = std::max(width[i], r[i].size());
+    for (size_t i = 0; i < r.size() && i < width.size(); ++i)
+      width[i] = std::max(width[i], r[i].size());
   std::string out;
   for (const auto& r : rows) {
     std::string line = "   ";
@@ -130,8 +131,8 @@ std::optional<ExperimentResult> result_from_committed_data(const Lesson& lesson,
         for (const ParamDef& pd : exp->params)
           if (pd.name == name) def = &pd;
         if (!def || !def->derived.empty()) continue;
-        const double want_v = given.count(name) ? std::strtod(given[name].c_str(), nullptr)
-                                                : def->value.as_double();
+        const double want_v =
+            given.count(name) ? std::strtod(given[name].c_str(), nullptr) : def->value.as_double();
         if (std::fabs(v.as_double() - want_v) > 1e-9 * std::max(1.0, std::fabs(want_v)))
           return false;
       }

@@ -29,8 +29,8 @@ fs::path make_lesson(const std::string& name, const std::string& page) {
   fs::copy_file(src / "coalescing.cu", dir / "coalescing.cu");
   std::ofstream(dir / "page-01.md") << page;
   std::ofstream(dir / "lesson.toml") << "[lesson]\nid = \"" << name
-                                      << "\"\ntitle = \"T\"\n\n[[steps]]\npage = \"page-01.md\"\n"
-                                         "experiment = \"copy.toml\"\n";
+                                     << "\"\ntitle = \"T\"\n\n[[steps]]\npage = \"page-01.md\"\n"
+                                        "experiment = \"copy.toml\"\n";
   return dir;
 }
 
@@ -96,9 +96,10 @@ TEST_CASE("581 a lesson outside the repository loads; a broken embed is an error
 
 TEST_CASE("581 committed data and presets render without a run; run values wait for it") {
   const fs::path dir = make_lesson(
-      "mine", "# Mine\n\nH100: {{ gpu(\"l2.stride8.ref\").time / gpu(\"l2.stride1.ref\").time | x }}"
-              " and {{ gpu(\"l1.vec_add.ref\").dram_bytes | MB }}; L2 {{ preset(\"h100-sxm\", "
-              "\"l2.size_bytes\") | MiB }}; copy {{ launch(\"strided_copy\").time | us }}.\n");
+      "mine",
+      "# Mine\n\nH100: {{ gpu(\"l2.stride8.ref\").time / gpu(\"l2.stride1.ref\").time | x }}"
+      " and {{ gpu(\"l1.vec_add.ref\").dram_bytes | MB }}; L2 {{ preset(\"h100-sxm\", "
+      "\"l2.size_bytes\") | MiB }}; copy {{ launch(\"strided_copy\").time | us }}.\n");
   auto l = lab::load_lesson(dir.string());
   REQUIRE_MESSAGE(l, (l ? "" : l.error().to_string()));
   REQUIRE(l->data);

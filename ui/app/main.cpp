@@ -270,8 +270,8 @@ int run_app(const Args& args) {
 
     // --lesson PATH: a lesson folder anywhere (an instructor's own) opens among its siblings.
     std::string lessons_root = args.lessons_root, lesson_name = args.lesson;
-    if (std::error_code ec; std::filesystem::is_regular_file(
-            std::filesystem::path(args.lesson) / "lesson.toml", ec)) {
+    if (std::error_code ec;
+        std::filesystem::is_regular_file(std::filesystem::path(args.lesson) / "lesson.toml", ec)) {
       const std::filesystem::path dir = std::filesystem::absolute(args.lesson, ec);
       lessons_root = dir.parent_path().string();
       lesson_name = dir.filename().string();

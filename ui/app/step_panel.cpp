@@ -95,7 +95,7 @@ void draw_claims(const lab::LessonStep& st, const StepCheck* check) {
     } else {
       for (const StepCheck::Claim& v : check->claims) {
         if (v.claim != i) continue;
-        const std::string who_s = !v.on_gpu              ? "simulator"
+        const std::string who_s = !v.on_gpu               ? "simulator"
                                   : v.measured_on.empty() ? "real GPU"
                                                           : "GPU, measured on " + v.measured_on;
         const char* who = who_s.c_str();
@@ -104,8 +104,8 @@ void draw_claims(const lab::LessonStep& st, const StepCheck* check) {
         else if (!v.error.empty())
           ImGui::TextColored(col(color::kFail), "%s: error: %s", who, v.error.c_str());
         else if (v.value)
-          ImGui::TextColored(col(v.value->holds ? color::kHit : color::kFail), "%s: %s   %s",
-                             who, v.value->holds ? "holds" : "FAILS",
+          ImGui::TextColored(col(v.value->holds ? color::kHit : color::kFail), "%s: %s   %s", who,
+                             v.value->holds ? "holds" : "FAILS",
                              lab::claim_value_text(*v.value).c_str());
       }
     }

@@ -279,7 +279,8 @@ Command add_lesson_command(CLI::App& app) {
   auto a = std::make_shared<LessonArgs>();
   CLI::App* sub = app.add_subcommand(
       "lesson", "Run a lesson in the terminal: pages, experiments, questions and claims");
-  sub->add_option("id", a->id, "Lesson id (or its number, e.g. 02), or the path of a lesson folder")->required();
+  sub->add_option("id", a->id, "Lesson id (or its number, e.g. 02), or the path of a lesson folder")
+      ->required();
   sub->add_option("--backend", a->backend, "sim, gpu or both (claims say where they must hold)");
   sub->add_option("--config", a->config, "Timing preset (default h100-sxm)");
   sub->add_option("--l2", a->l2,

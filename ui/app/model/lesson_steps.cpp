@@ -1,8 +1,7 @@
-#include <memory>
-
 #include "ui/app/model/lesson_steps.h"
 
 #include <chrono>
+#include <memory>
 
 #include "lab/compile.h"
 #include "lab/lesson_step.h"

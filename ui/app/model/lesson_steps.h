@@ -28,7 +28,7 @@ struct StepCheck {
   struct Claim {
     size_t claim = 0;  // index into the step's claims
     bool on_gpu = false;
-    std::string skipped;  // why this side was not evaluated ("" when it was)
+    std::string skipped;      // why this side was not evaluated ("" when it was)
     std::string measured_on;  // the GPU side from committed data: "device, date"
     std::optional<lab::ClaimValue> value;
     std::string error;
