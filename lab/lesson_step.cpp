@@ -4,8 +4,77 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
+#include <map>
 
 namespace warplab::lab {
+
+std::string format_step_table(const ExperimentResult& result, bool gpu) {
+  std::vector<const RunResult*> runs;
+  std::vector<std::string> axes;
+  if (result.run) runs.push_back(&*result.run);
+  if (result.sweep) {
+    axes = result.sweep->axes;
+    for (const RunResult& r : result.sweep->runs) runs.push_back(&r);
+  }
+  static const char* kCols[] = {"time", "dram_bytes", "sectors_per_request", "occupancy",
+                                "bank_conflicts"};
+  std::vector<std::vector<std::string>> rows;
+  std::vector<std::string> head;
+  for (const std::string& a : axes) head.push_back(a);
+  head.push_back("kernel");
+  for (const char* c : {"time (us)", "DRAM bytes", "sectors/req", "occupancy", "conflicts"})
+    head.push_back(c);
+  rows.push_back(head);
+  for (const RunResult* run : runs) {
+    std::string sel;
+    std::vector<std::string> axis_values;
+    for (const std::string& a : axes)
+      for (const auto& [n, v] : run->params)
+        if (n == a) {
+          sel += ", " + n + "=" + lesson_number(v.as_double());
+          axis_values.push_back(lesson_number(v.as_double()));
+        }
+    std::vector<std::string> kernels;
+    for (const LaunchRecord& rec : run->launches)
+      if (std::find(kernels.begin(), kernels.end(), rec.kernel) == kernels.end())
+        kernels.push_back(rec.kernel);
+    for (const std::string& k : kernels) {
+      std::vector<std::string> row = axis_values;
+      row.push_back(k);
+      for (const char* c : kCols) {
+        auto v = eval_lesson_expr("launch(\"" + k + "\"" + sel + ")." + c, result, gpu);
+        if (!v) {
+          row.push_back("-");
+          continue;
+        }
+        char b[64];
+        if (std::string(c) == "occupancy")
+          std::snprintf(b, sizeof b, "%.0f%%", *v * 100);
+        else if (std::string(c) == "time" || std::string(c) == "sectors_per_request")
+          std::snprintf(b, sizeof b, "%.3g", *v);
+        else
+          std::snprintf(b, sizeof b, "%.0f", *v);
+        row.push_back(b);
+      }
+      rows.push_back(row);
+    }
+  }
+  std::vector<size_t> width(head.size(), 0);
+  for (const auto& r : rows)
+    for (size_t i = 0; i < r.size() && i < width.size(); ++i)
+      width[i] = std::max(width[i], r[i].size());
+  std::string out;
+  for (const auto& r : rows) {
+    std::string line = "   ";
+    for (size_t i = 0; i < r.size() && i < width.size(); ++i) {
+      const std::string pad(width[i] - r[i].size(), ' ');
+      line += "  " + (i + 1 == axes.size() + 1 ? r[i] + pad : pad + r[i]);
+    }
+    out += line + "\n";
+  }
+  return out;
+}
 
 std::string lesson_number(double v) {
   char b[64];
@@ -21,8 +90,96 @@ bool reply_is_right(const LessonQuestion& q, double answer, const std::string& r
   }
   char* end = nullptr;
   const double v = std::strtod(reply.c_str(), &end);
-  return end != reply.c_str() &&
-         std::fabs(v - answer) <= std::max(q.tolerance * std::fabs(answer), 1e-9);
+  if (end == reply.c_str()) return false;
+  if (q.accept_lo && q.accept_hi && v >= *q.accept_lo && v <= *q.accept_hi) return true;
+  return std::fabs(v - answer) <= std::max(q.tolerance * std::fabs(answer), 1e-9);
+}
+
+std::optional<ExperimentResult> result_from_committed_data(const Lesson& lesson, size_t step,
+                                                           const ExperimentResult& sim,
+                                                           std::string* measured_on) {
+  namespace fs = std::filesystem;
+  using nlohmann::json;
+  if (!lesson.data || step >= lesson.steps.size() || sim.l2 != "cold") return std::nullopt;
+  const LessonStep& st = lesson.steps[step];
+  auto exp = load_experiment(st.experiment);  // its defaults: a point lists only what it set
+  if (!exp) return std::nullopt;
+  std::error_code ec;
+  const fs::path want = fs::weakly_canonical(st.experiment, ec);
+  for (const GpuDataset& d : *lesson.data) {
+    // Points are written relative to the validation/ folder that holds data/.
+    const fs::path base = fs::path(d.path).parent_path().parent_path();
+    std::vector<const json*> points;
+    for (const auto& [id, p] : d.points.items())
+      if (p.contains("experiment") && p["experiment"].is_string() &&
+          fs::weakly_canonical(base / p["experiment"].get<std::string>(), ec) == want)
+        points.push_back(&p);
+    if (points.empty()) continue;
+    // The point whose parameter values are the run's: its set and row, the defaults elsewhere.
+    auto matches = [&](const json& p, const RunResult& run) {
+      std::map<std::string, std::string> given;
+      for (const char* k : {"set", "row"})
+        if (p.contains(k) && p[k].is_array())
+          for (const json& a : p[k])
+            if (a.is_string()) {
+              const std::string s = a.get<std::string>();
+              const size_t eq = s.find('=');
+              if (eq != std::string::npos) given[s.substr(0, eq)] = s.substr(eq + 1);
+            }
+      for (const auto& [name, v] : run.params) {
+        const ParamDef* def = nullptr;
+        for (const ParamDef& pd : exp->params)
+          if (pd.name == name) def = &pd;
+        if (!def || !def->derived.empty()) continue;
+        const double want_v =
+            given.count(name) ? std::strtod(given[name].c_str(), nullptr) : def->value.as_double();
+        if (std::fabs(v.as_double() - want_v) > 1e-9 * std::max(1.0, std::fabs(want_v)))
+          return false;
+      }
+      return true;
+    };
+    ExperimentResult out = sim;
+    std::vector<RunResult*> runs;
+    if (out.run) runs.push_back(&*out.run);
+    if (out.sweep)
+      for (RunResult& r : out.sweep->runs) runs.push_back(&r);
+    bool all = !runs.empty();
+    std::string date;
+    for (RunResult* run : runs) {
+      // Every point at the run's values (a corpus may measure each kernel as a point of its own).
+      std::vector<const json*> at;
+      for (const json* p : points)
+        if (matches(*p, *run)) at.push_back(p);
+      if (at.empty()) {
+        all = false;
+        break;
+      }
+      run->buffers.clear();  // the data hold times and counters, not the GPU's buffer contents
+      // The k-th launch of a kernel takes the k-th launch of that kernel in those points.
+      std::map<std::string, size_t> seen;
+      for (LaunchRecord& rec : run->launches) {
+        size_t k = seen[rec.kernel]++, found = 0;
+        bool got = false;
+        for (const json* p : at) {
+          for (const json& l : (*p)["launches"])
+            if (l.contains("kernel") && l["kernel"] == rec.kernel && found++ == k &&
+                l.contains("gpu")) {
+              rec.gpu = l["gpu"];
+              date = std::max(date, d.date_of((*p)["id"].get<std::string>()));
+              got = true;
+              break;
+            }
+          if (got) break;
+        }
+        if (!got) all = false;
+      }
+      if (!all) break;
+    }
+    if (!all) continue;
+    if (measured_on) *measured_on = d.device + ", " + date;
+    return out;
+  }
+  return std::nullopt;
 }
 
 Expected<StepRun> run_lesson_step(const Toolchain& toolchain, const Lesson& lesson, size_t step,
@@ -97,6 +254,16 @@ Expected<StepRun> run_lesson_step(const Toolchain& toolchain, const Lesson& less
     }
     out.answers.push_back(std::move(a));
   }
+  // Without a GPU, the GPU side of the claims from the committed measurements, when they have this
+  // experiment at these values.
+  std::string measured_on;
+  std::optional<ExperimentResult> committed;
+  if (!gpu)
+    for (const LessonClaim& c : st.claims)
+      if (c.where != LessonClaim::Where::Sim) {
+        committed = result_from_committed_data(lesson, step, out.result, &measured_on);
+        break;
+      }
   for (size_t i = 0; i < st.claims.size(); ++i) {
     const LessonClaim& c = st.claims[i];
     for (const bool on_gpu : {false, true}) {
@@ -111,6 +278,11 @@ Expected<StepRun> run_lesson_step(const Toolchain& toolchain, const Lesson& less
           cv.value = *v;
         else
           cv.error = v.error().message;
+      } else if (on_gpu && committed) {
+        if (auto v = eval_claim(c.expr, *committed, true)) {
+          cv.value = *v;
+          cv.measured_on = measured_on;
+        }  // a claim that reads what the data lack stays not evaluated
       }
       out.claims.push_back(std::move(cv));
     }

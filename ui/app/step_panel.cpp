@@ -60,9 +60,15 @@ void draw_question(AppState& s, const lab::LessonQuestion& q, int qi, const Step
     ImGui::TextColored(col(color::kFail), "the answer could not be computed: %s", a->error.c_str());
   } else if (s.step_answered[key]) {
     const bool right = lab::reply_is_right(q, *a->value, reply);
-    ImGui::TextColored(col(right ? color::kHit : color::kFail), "%s: the simulator says %s",
-                       right ? "right" : "not quite", a->shown.c_str());
-    if (!q.explain.empty()) {
+    if (!right && !q.hint.empty()) {  // a hint before the answer ("Show the answer" gives it)
+      ImGui::PushTextWrapPos(0);
+      ImGui::TextColored(col(color::kFail), "not yet. Hint: %s", q.hint.c_str());
+      ImGui::PopTextWrapPos();
+    } else {
+      ImGui::TextColored(col(right ? color::kHit : color::kFail), "%s: the simulator says %s",
+                         right ? "right" : "not quite", a->shown.c_str());
+    }
+    if (right && !q.explain.empty()) {
       ImGui::PushTextWrapPos(0);
       ImGui::TextDisabled("%s", q.explain.c_str());
       ImGui::PopTextWrapPos();
@@ -89,16 +95,18 @@ void draw_claims(const lab::LessonStep& st, const StepCheck* check) {
     } else {
       for (const StepCheck::Claim& v : check->claims) {
         if (v.claim != i) continue;
-        const char* who = v.on_gpu ? "real GPU" : "simulator";
+        const std::string who_s = !v.on_gpu               ? "simulator"
+                                  : v.measured_on.empty() ? "real GPU"
+                                                          : "GPU, measured on " + v.measured_on;
+        const char* who = who_s.c_str();
         if (!v.skipped.empty())
           ImGui::TextDisabled("%s: not checked (%s)", who, v.skipped.c_str());
         else if (!v.error.empty())
           ImGui::TextColored(col(color::kFail), "%s: error: %s", who, v.error.c_str());
         else if (v.value)
-          ImGui::TextColored(col(v.value->holds ? color::kHit : color::kFail), "%s: %s   %s %s %s",
-                             who, v.value->holds ? "holds" : "FAILS",
-                             lab::lesson_number(v.value->lhs).c_str(), v.value->op.c_str(),
-                             lab::lesson_number(v.value->rhs).c_str());
+          ImGui::TextColored(col(v.value->holds ? color::kHit : color::kFail), "%s: %s   %s", who,
+                             v.value->holds ? "holds" : "FAILS",
+                             lab::claim_value_text(*v.value).c_str());
       }
     }
     ImGui::Unindent();
