@@ -52,6 +52,16 @@ Status dump_run(const lab::RunResult& r, const std::string& dir) {
   return Ok{};
 }
 
+// A count or limit option: "-1" must be refused, not read as 2^64-1.
+CLI::Validator not_negative() {
+  return CLI::Validator(
+      [](std::string& v) {
+        return v.find('-') == std::string::npos ? std::string()
+                                                : "expected a whole number >= 0, got " + v;
+      },
+      "");
+}
+
 void forget_earlier_outputs(const lab::Experiment& exp, const RunArgs& a) {
   std::error_code ec;
   if (!a.json_out.empty() && a.json_out != "-") std::filesystem::remove(a.json_out, ec);
@@ -233,13 +243,13 @@ Command add_run_command(CLI::App& app) {
                   "(open in ui.perfetto.dev)");
   sub->add_option("--trace-launch", args->trace_launch,
                   "Which executed launch --trace records (0 = the first; a sweep's first row)")
-      ->check(CLI::NonNegativeNumber)  // "-1" would otherwise wrap to 2^64-1
+      ->check(not_negative())  // "-1" would otherwise wrap to 2^64-1
       ->capture_default_str();
   sub->add_option("--gpu-repeats", args->gpu_repeats,
                   "GPU: timed launches per launch (median reported)")
       ->capture_default_str();
   sub->add_option("--gpu-warmup", args->gpu_warmup, "GPU: untimed warm-up launches")
-      ->check(CLI::NonNegativeNumber)
+      ->check(not_negative())
       ->capture_default_str();
   sub->add_option("--l2", args->l2,
                   "What every timed launch finds in the L2, on both backends: cold (GPU: L2 "
@@ -271,11 +281,11 @@ Command add_run_command(CLI::App& app) {
                   "Simulator: stop a launch when a warp issues more than N instructions (a hang), "
                   "naming the loop it is stuck in; 0 = no limit (default: the experiment's "
                   "max_instructions, else 10,000,000)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(not_negative());
   sub->add_option("--max-cycles", args->max_cycles,
                   "Timing model: stop a launch still running at cycle N (a hang); 0 = no limit "
                   "(default: the experiment's max_cycles, else 1,000,000,000)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(not_negative());
   return {sub, [args] { return run(*args); }};
 }
 
