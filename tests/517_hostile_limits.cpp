@@ -125,7 +125,7 @@ TEST_CASE("517 launch shapes past CUDA's limits and a memset value the type cann
   Outcome bad = run_cli("run " + s.write("m.toml", experiment(memset + "-2", "u8")) +
                         " --mode functional -q");
   CHECK(bad.status == 2);
-  CHECK(bad.err.find("m.toml:14: launches[1].value = -2 is not a u8 value") != std::string::npos);
+  CHECK(bad.err.find("m.toml:15: launches[1].value = -2 is not a u8 value") != std::string::npos);
   // -1 stays the all-ones fill of an unsigned buffer; 255 fits a u8.
   for (const char* v : {"-1", "255"})
     CHECK(run_cli("run " + s.write("m.toml", experiment(memset + v, "u8")) +
