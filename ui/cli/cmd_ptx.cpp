@@ -1,7 +1,7 @@
 // `warplab ptx FILE.cu`: the PTX NVRTC makes of a CUDA file, and each kernel's resource usage.
-#include <algorithm>
 #include <map>
 #include <fstream>
+#include <algorithm>
 #include <iostream>
 #include <memory>
 #include <optional>
