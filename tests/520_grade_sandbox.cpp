@@ -420,3 +420,50 @@ TEST_CASE("520 grade: a kernel that writes its const input is not graded correct
   CHECK(ok->correct);
   CHECK(ok->tests[0].passed);
 }
+
+TEST_CASE("520 sandbox: the child starts with a fixed environment, its limits and no network") {
+  Toolchain tc;
+  if (!have_nvrtc(tc)) return;
+  // A stand-in helper (a shell script) reports what it was started with, as a compile error.
+  TempDir dir;
+  const std::string helper = dir.write(
+      "helper.sh",
+      "#!/bin/sh\n"
+      "cat <&3 >/dev/null\n"
+      "msg=\"$(env | sort; echo \"cpu=$(ulimit -t) as=$(ulimit -v) nofile=$(ulimit -n) "
+      "core=$(ulimit -c)\"; grep NoNewPrivs /proc/self/status; echo args=\"$0 $*\"; "
+      "echo net=$(awk -F: 'NR > 2 { print $1 }' /proc/net/dev | tr -d ' ' | tr '\\n' ' '))\"\n"
+      "printf '7\\ncompile\\n0\\n\\n1\\n0\\n%d\\n%s\\n' \"$(printf '%s' \"$msg\" | wc -c)\" "
+      "\"$msg\" >&3\n");
+  fs::permissions(helper, fs::perms::owner_all);
+  setenv("WARPLAB_520_SECRET", kSecret, 1);
+  CompileOptions o;
+  SandboxPolicy p;
+  p.helper = helper;
+  p.allow_unconfined = true;  // the script does not confine itself; what it reports is the point
+  p.cpu_seconds = 7;
+  p.memory_bytes = 3ull << 30;
+  p.open_files = 32;
+  o.sandbox = p;
+  auto r = tc.compile_cuda("__global__ void k() {}\n", (dir.path / "k.cu").string(), o);
+  unsetenv("WARPLAB_520_SECRET");
+  REQUIRE_FALSE(r.has_value());
+  const std::string said = r.error().message;
+  INFO(said);
+  CHECK(said.find(kSecret) == std::string::npos);
+  CHECK(said.find("WARPLAB_520_SECRET") == std::string::npos);
+  CHECK(said.find("PATH=/usr/bin:/bin") != std::string::npos);
+  CHECK(said.find("CUDA_CACHE_DISABLE=1") != std::string::npos);
+  CHECK(said.find("cpu=7 as=3145728 nofile=32 core=0") != std::string::npos);
+  CHECK(said.find("NoNewPrivs:\t1") != std::string::npos);
+  CHECK(said.find("__compile-sandbox") != std::string::npos);
+  // A new network namespace holds only the loopback device (where unshare is permitted).
+  // A new network namespace holds only the loopback device (root may always make one).
+  const size_t net = said.find("net=");
+  const std::string devices =
+      net == std::string::npos ? "" : said.substr(net + 4, said.find('\n', net) - net - 4);
+  if (geteuid() == 0)
+    CHECK(devices == "lo");
+  else if (devices != "lo")
+    MESSAGE("this host did not allow a network namespace; Landlock's TCP rules apply instead");
+}
