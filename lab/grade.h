@@ -50,7 +50,7 @@ struct Assignment {
   uint64_t max_cycles = 20'000'000;       // hang limit per launch (simulated cycles)
   // Wall-clock budgets (seconds): each test's student run (its compile included), and the whole
   // grade. Keys `test_time_limit`, `total_time_limit`.
-  double test_time_limit = 60, total_time_limit = 300;
+  double test_time_limit = 180, total_time_limit = 900;
   // Buffers the kernel must not change (key `inputs`); empty = the buffers passed to the
   // signature's `const T*` parameters.
   std::vector<std::string> inputs;

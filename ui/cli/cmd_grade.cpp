@@ -77,11 +77,11 @@ Command add_grade_command(CLI::App& app) {
   sub->add_flag("--verbose", a->verbose, "Print every report in full");
   sub->add_option("--test-time-limit", a->options.test_time_limit,
                   "Seconds of wall clock for each test's student run, compile included "
-                  "(default: the assignment's test_time_limit, else 60)")
+                  "(default: the assignment's test_time_limit, else 180)")
       ->check(CLI::Range(0.001, 86400.0));
   sub->add_option("--total-time-limit", a->options.total_time_limit,
                   "Seconds of wall clock for the whole grade (default: the assignment's "
-                  "total_time_limit, else 300)")
+                  "total_time_limit, else 900)")
       ->check(CLI::Range(0.001, 86400.0));
   sub->add_flag("--allow-unsandboxed", a->options.allow_unsandboxed,
                 "On a host without Landlock, compile the submission anyway: it could then read "
