@@ -13,7 +13,10 @@ for a in vector_add reduction softmax transpose; do
   for s in fast slow wrong racy hang; do
     sub="tests/data/grade/$a/$s.cu"
     [ $s = fast ] && sub="lessons/assignments/$a/reference.cu"  # the reference itself is fast
-    out=$("$W" grade "lessons/assignments/$a/assignment.toml" "$sub" 2>&1)
+    # Verdicts, not budgets: a loaded CI host must not turn a slow submission into a TIMEOUT
+    # (the budget has its own case below).
+    out=$("$W" grade "lessons/assignments/$a/assignment.toml" "$sub" --test-time-limit 600 \
+      --total-time-limit 3000 2>&1)
     rc=$?
     line=$(grep '^GRADE ' <<<"$out")
     ok=1
