@@ -515,6 +515,11 @@ Expected<std::shared_ptr<const CompiledUnit>> Runner::compile(const Experiment& 
   for (const std::string& t : template_kernel_names(exp)) key += "name:" + t + " ";
   std::optional<TritonKernel> triton;
   if (exp.source_kind == Experiment::SourceKind::Triton) {
+    // The Triton bridge runs Python in this process's environment: nothing confines it.
+    if (options_.sandbox)
+      return Error{exp.path, exp.source_line,
+                   "experiment.source: a Triton kernel cannot be compiled in the sandbox (it "
+                   "confines NVRTC only); run it without --sandbox if you trust it"};
     std::string request;
     auto k = compile_triton(exp, env, request);
     if (!k) return k.error();

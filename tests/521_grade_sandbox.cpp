@@ -29,7 +29,7 @@ namespace {
 struct TempDir {
   fs::path path;
   TempDir() {
-    std::string t = (fs::temp_directory_path() / "warplab-520-XXXXXX").string();
+    std::string t = (fs::temp_directory_path() / "warplab-521-XXXXXX").string();
     REQUIRE(mkdtemp(t.data()) != nullptr);
     path = t;
   }
@@ -62,7 +62,7 @@ std::vector<std::string> host_strings(const std::string& p) {
   return out;
 }
 
-const char* kSecret = "warplab-520-secret-7f3a9c";
+const char* kSecret = "warplab-521-secret-7f3a9c";
 
 std::string repo(const std::string& rel) { return std::string(WARPLAB_SOURCE_DIR) + "/" + rel; }
 
@@ -102,7 +102,7 @@ void check_quotes_nothing(const std::string& text, const std::vector<std::string
 
 }  // namespace
 
-TEST_CASE("520 sandbox: the log a student sees hides other files' lines and paths") {
+TEST_CASE("521 sandbox: the log a student sees hides other files' lines and paths") {
   const std::vector<std::string> allowed = {"/work/sub/k.cu", "/usr/local/cuda/include"};
   const std::string log =
       "/work/sub/k.cu:3: error: identifier \"x\" is undefined\n"
@@ -124,7 +124,7 @@ TEST_CASE("520 sandbox: the log a student sees hides other files' lines and path
   CHECK(out.find("leaked too") == std::string::npos);
 }
 
-TEST_CASE("520 sandbox: NVRTC options come from an allow-list") {
+TEST_CASE("521 sandbox: NVRTC options come from an allow-list") {
   const std::string folder = repo("tests/data");
   for (const char* ok :
        {"-DTILE=16", "-UNDEBUG", "-use_fast_math", "--fmad=false", "-ftz=true", "-prec-div=false",
@@ -163,7 +163,7 @@ TEST_CASE("520 sandbox: NVRTC options come from an allow-list") {
   check_quotes_nothing(r.error().to_string(), host_strings("/etc/hostname"));
 }
 
-TEST_CASE("520 sandbox: a plain kernel compiles in the sandbox, never through the PTX cache") {
+TEST_CASE("521 sandbox: a plain kernel compiles in the sandbox, never through the PTX cache") {
   Toolchain tc;
   if (!have_nvrtc(tc)) return;
   TempDir dir, cache;
@@ -190,7 +190,7 @@ TEST_CASE("520 sandbox: a plain kernel compiles in the sandbox, never through th
   CHECK(fs::is_empty(cache.path));
 }
 
-TEST_CASE("520 sandbox: every escape fails and quotes nothing of the host") {
+TEST_CASE("521 sandbox: every escape fails and quotes nothing of the host") {
   Toolchain tc;
   if (!have_nvrtc(tc)) return;
   if (landlock_abi() == 0) {
@@ -201,7 +201,7 @@ TEST_CASE("520 sandbox: every escape fails and quotes nothing of the host") {
     MESSAGE("skipped the escapes (needs Landlock): " << why_no_landlock());
     return;
   }
-  setenv("WARPLAB_520_SECRET", kSecret, 1);
+  setenv("WARPLAB_521_SECRET", kSecret, 1);
   const std::string kernel = "\nextern \"C\" __global__ void k(float* x) { x[0] = 1; }\n";
   std::vector<std::string> host = {kSecret, "__compile-sandbox", "tile[32][33]",
                                    "Reference solution"};
@@ -265,11 +265,11 @@ TEST_CASE("520 sandbox: every escape fails and quotes nothing of the host") {
       check_quotes_nothing(text, host);
     }
   }
-  unsetenv("WARPLAB_520_SECRET");
+  unsetenv("WARPLAB_521_SECRET");
   (void)cwd;
 }
 
-TEST_CASE("520 sandbox: a FIFO include and a macro bomb are stopped by the limits") {
+TEST_CASE("521 sandbox: a FIFO include and a macro bomb are stopped by the limits") {
   Toolchain tc;
   if (!have_nvrtc(tc)) return;
   if (landlock_abi() == 0) {
@@ -321,7 +321,7 @@ Assignment transpose_assignment(const TempDir& dir, const std::string& extra = "
 
 }  // namespace
 
-TEST_CASE("520 grade: the reference pulled in through /proc/self/cwd does not grade") {
+TEST_CASE("521 grade: the reference pulled in through /proc/self/cwd does not grade") {
   Toolchain tc;
   if (!have_nvrtc(tc)) return;
   if (landlock_abi() == 0) {
@@ -338,7 +338,7 @@ TEST_CASE("520 grade: the reference pulled in through /proc/self/cwd does not gr
   check_quotes_nothing(g.error().to_string(), {"tile[32][33]", "Reference solution"});
 }
 
-TEST_CASE("520 grade: a slow submission times out within the budget, scored as failing") {
+TEST_CASE("521 grade: a slow submission times out within the budget, scored as failing") {
   Toolchain tc;
   if (!have_nvrtc(tc)) return;
   if (landlock_abi() == 0) {
@@ -384,7 +384,7 @@ TEST_CASE("520 grade: a slow submission times out within the budget, scored as f
   CHECK(none->tests[0].detail.find("total time limit") != std::string::npos);
 }
 
-TEST_CASE("520 grade: a kernel that writes its const input is not graded correct") {
+TEST_CASE("521 grade: a kernel that writes its const input is not graded correct") {
   Toolchain tc;
   if (!have_nvrtc(tc)) return;
   if (landlock_abi() == 0) {
@@ -421,7 +421,7 @@ TEST_CASE("520 grade: a kernel that writes its const input is not graded correct
   CHECK(ok->tests[0].passed);
 }
 
-TEST_CASE("520 sandbox: the child starts with a fixed environment, its limits and no network") {
+TEST_CASE("521 sandbox: the child starts with a fixed environment, its limits and no network") {
   Toolchain tc;
   if (!have_nvrtc(tc)) return;
   // A stand-in helper (a shell script) reports what it was started with, as a compile error.
@@ -436,7 +436,7 @@ TEST_CASE("520 sandbox: the child starts with a fixed environment, its limits an
       "printf '7\\ncompile\\n0\\n\\n1\\n0\\n%d\\n%s\\n' \"$(printf '%s' \"$msg\" | wc -c)\" "
       "\"$msg\" >&3\n");
   fs::permissions(helper, fs::perms::owner_all);
-  setenv("WARPLAB_520_SECRET", kSecret, 1);
+  setenv("WARPLAB_521_SECRET", kSecret, 1);
   CompileOptions o;
   SandboxPolicy p;
   p.helper = helper;
@@ -446,12 +446,12 @@ TEST_CASE("520 sandbox: the child starts with a fixed environment, its limits an
   p.open_files = 32;
   o.sandbox = p;
   auto r = tc.compile_cuda("__global__ void k() {}\n", (dir.path / "k.cu").string(), o);
-  unsetenv("WARPLAB_520_SECRET");
+  unsetenv("WARPLAB_521_SECRET");
   REQUIRE_FALSE(r.has_value());
   const std::string said = r.error().message;
   INFO(said);
   CHECK(said.find(kSecret) == std::string::npos);
-  CHECK(said.find("WARPLAB_520_SECRET") == std::string::npos);
+  CHECK(said.find("WARPLAB_521_SECRET") == std::string::npos);
   CHECK(said.find("PATH=/usr/bin:/bin") != std::string::npos);
   CHECK(said.find("CUDA_CACHE_DISABLE=1") != std::string::npos);
   CHECK(said.find("cpu=7 as=3145728 nofile=32 core=0") != std::string::npos);
