@@ -5,6 +5,7 @@
 #include <cctype>
 #include <chrono>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -518,6 +519,11 @@ Expected<std::shared_ptr<const CompiledUnit>> Runner::compile(const Experiment& 
   for (const std::string& t : template_kernel_names(exp)) key += "name:" + t + " ";
   std::optional<TritonKernel> triton;
   if (exp.source_kind == Experiment::SourceKind::Triton) {
+    // The Triton bridge runs Python in this process's environment: nothing confines it.
+    if (options_.sandbox)
+      return Error{exp.path, exp.source_line,
+                   "experiment.source: a Triton kernel cannot be compiled in the sandbox (it "
+                   "confines NVRTC only); run it without --sandbox if you trust it"};
     std::string request;
     auto k = compile_triton(exp, env, request);
     if (!k) return k.error();
@@ -531,9 +537,17 @@ Expected<std::shared_ptr<const CompiledUnit>> Runner::compile(const Experiment& 
   // 2. Source -> PTX (through the PTX cache). Kernels named by a template-id become NVRTC name
   //    expressions, which instantiate them and give back their entry names.
   if (exp.source_kind == Experiment::SourceKind::Cuda) {
+    // Only options that cannot make NVRTC read or write other files (lab/compile.h).
+    const std::string folder = std::filesystem::path(exp.path).parent_path().string();
+    for (size_t i = 0; i < exp.options.size(); ++i)
+      if (std::string why = nvrtc_option_problem(exp.options[i], folder); !why.empty())
+        return Error{
+            exp.path, i < exp.option_lines.size() ? exp.option_lines[i] : exp.options_line,
+            "experiment.options[" + std::to_string(i) + "] \"" + exp.options[i] + "\": " + why};
     CompileOptions co;
     co.arch = exp.arch;
     co.extra = exp.options;
+    co.sandbox = options_.sandbox;
     co.extra.insert(co.extra.end(), defines.begin(), defines.end());
     co.name_expressions = template_kernel_names(exp);
     co.cache_dir = options_.ptx_cache_dir;
