@@ -1,8 +1,10 @@
 #include "lab/compile.h"
 
 #include <dlfcn.h>
+#include <link.h>
 
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <mutex>
@@ -85,14 +87,28 @@ class ToolchainImpl {
   JitGetSize jit_info_size = nullptr, jit_error_size = nullptr;
   JitGetText jit_info = nullptr, jit_error = nullptr;
 
-  ToolchainImpl() {
+  std::string nvrtc_file;  // the library file opened (resolved), for the sandbox's child
+
+  explicit ToolchainImpl(const std::string& nvrtc_library = "") {
     // ptxas's per-kernel report (registers, shared memory) comes from nvJitLink's verbose log,
     // which a JIT cache hit leaves out: on a machine with a GPU driver, nvJitLink reuses the
     // driver's compute cache (~/.nv/ComputeCache) and a kernel compiled before gets no report
     // line, so its run fell back to 32 registers (seen on an H200 host, 2026-11-25). The cache is
     // off for this process unless the user set CUDA_CACHE_DISABLE.
     setenv("CUDA_CACHE_DISABLE", "1", 0);
-    nvrtc = open_library("libnvrtc.so.13", why_nvrtc);
+    if (nvrtc_library.empty()) {
+      nvrtc = open_library("libnvrtc.so.13", why_nvrtc);
+    } else {
+      nvrtc = dlopen(nvrtc_library.c_str(), RTLD_NOW | RTLD_LOCAL);
+      if (!nvrtc) why_nvrtc = "cannot open " + nvrtc_library;
+    }
+    if (nvrtc) {
+      struct link_map* lm = nullptr;
+      if (dlinfo(nvrtc, RTLD_DI_LINKMAP, &lm) == 0 && lm && lm->l_name) {
+        std::error_code ec;
+        nvrtc_file = std::filesystem::canonical(lm->l_name, ec).string();
+      }
+    }
     if (nvrtc) {
       bool ok =
           bind(nvrtc, "nvrtcCreateProgram", create) &&
@@ -139,6 +155,8 @@ class ToolchainImpl {
 };
 
 Toolchain::Toolchain() : impl_(std::make_unique<ToolchainImpl>()) {}
+Toolchain::Toolchain(const std::string& nvrtc_library)
+    : impl_(std::make_unique<ToolchainImpl>(nvrtc_library)) {}
 Toolchain::~Toolchain() = default;
 Toolchain::Toolchain(Toolchain&&) noexcept = default;
 Toolchain& Toolchain::operator=(Toolchain&&) noexcept = default;
@@ -213,6 +231,48 @@ std::vector<std::pair<std::string, std::string>> lowered_names(
 }
 
 }  // namespace
+
+std::string nvrtc_option_problem(const std::string& option, const std::string& folder) {
+  const std::string name = option.substr(0, option.find('='));
+  auto value = [&] { return option.find('=') == std::string::npos ? std::string() : option.substr(option.find('=') + 1); };
+  // Options that take no value, and those with "=VALUE" (both spellings NVRTC accepts).
+  static const char* const kFlags[] = {"-use_fast_math", "--use_fast_math", "-lineinfo",
+                                       "--generate-line-info", "-restrict", "--restrict",
+                                       "-default-device", "--device-as-default-execution-space",
+                                       "--extra-device-vectorization", "-extra-device-vectorization",
+                                       "-G", "--device-debug", "-w", "--disable-warnings"};
+  static const char* const kValued[] = {"-fmad", "--fmad", "-ftz", "--ftz", "-prec-div",
+                                        "--prec-div", "-prec-sqrt", "--prec-sqrt", "-std", "--std",
+                                        "-maxrregcount", "--maxrregcount"};
+  for (const char* f : kFlags)
+    if (option == f) return "";
+  for (const char* v : kValued)
+    if (name == v && !value().empty()) return "";
+  for (const char* p : {"-D", "-U"})
+    if (option.size() > 2 && option.compare(0, 2, p) == 0) return "";
+  for (const char* p : {"--define-macro=", "--undefine-macro="})
+    if (option.rfind(p, 0) == 0 && option.size() > std::strlen(p)) return "";
+  std::string dir;
+  if (option.size() > 2 && option.compare(0, 2, "-I") == 0) dir = option.substr(2);
+  if (option.rfind("--include-path=", 0) == 0) dir = option.substr(15);
+  if (!dir.empty()) {
+    namespace fs = std::filesystem;
+    std::error_code ec;
+    const fs::path base = folder.empty() ? fs::path(".") : fs::path(folder);
+    const fs::path d = fs::weakly_canonical(base / dir, ec);
+    const fs::path root = fs::weakly_canonical(base, ec);
+    const fs::path rel = d.lexically_relative(root);
+    if (!ec && !rel.empty() && *rel.begin() != "..") return "";
+    return "an include directory outside the experiment's folder (" + base.string() +
+           "): the compile may read only the experiment's own files and the CUDA headers";
+  }
+  if (name == "--pre-include" || name == "-include" || option.rfind("-include", 0) == 0)
+    return "it makes NVRTC read a file the source does not name; #include it in the source";
+  return "not an option experiments may pass to NVRTC; allowed: -DNAME[=VALUE], -UNAME, "
+         "-use_fast_math, --fmad=, -ftz=, -prec-div=, -prec-sqrt=, -lineinfo, -std=, "
+         "-maxrregcount=, -restrict, -default-device, --extra-device-vectorization, -G, -w and "
+         "-I within the experiment's folder";
+}
 
 std::string nvrtc_hint(const std::string& log) {
   const std::string marker = "cannot open source file \"";
@@ -313,6 +373,7 @@ Expected<CompiledPtx> Toolchain::compile_cuda(const std::string& source, const s
     return Error{path, 0,
                  "cannot compile CUDA: NVRTC is not available (" + t.why_nvrtc +
                      ") .ptx experiments still run."};
+  std::string cuda_home;
   std::vector<std::string> opts = {"--gpu-architecture=" + options.arch, "--std=c++17",
                                    "--device-as-default-execution-space"};
   if (options.line_info) opts.push_back("--generate-line-info");
@@ -325,6 +386,7 @@ Expected<CompiledPtx> Toolchain::compile_cuda(const std::string& source, const s
   for (const char* home : {static_cast<const char*>(std::getenv("CUDA_HOME")), "/usr/local/cuda"}) {
     std::error_code ec;
     if (home && std::filesystem::exists(std::string(home) + "/include/cuda_fp16.h", ec)) {
+      cuda_home = home;
       opts.push_back("-I" + std::string(home) + "/include");
       if (std::filesystem::exists(std::string(home) + "/include/cccl", ec))
         opts.push_back("-I" + std::string(home) + "/include/cccl");
@@ -332,13 +394,43 @@ Expected<CompiledPtx> Toolchain::compile_cuda(const std::string& source, const s
     }
   }
   opts.insert(opts.end(), options.extra.begin(), options.extra.end());
+  if (options.sandbox) {
+    // Untrusted source: the compile runs in a confined child (lab/sandbox.h) that may read the
+    // toolkit (headers, and the libraries NVRTC loads) and what the policy names.
+    SandboxCompileRequest r;
+    r.nvrtc_library = t.nvrtc_file;
+    r.source = source;
+    r.path = path;
+    r.options = std::move(opts);
+    r.name_expressions = options.name_expressions;
+    std::error_code ec;
+    const std::filesystem::path lib_dir = std::filesystem::path(t.nvrtc_file).parent_path();
+    r.toolkit_dirs.push_back(lib_dir.string());
+    if (!cuda_home.empty())
+      r.toolkit_dirs.push_back(std::filesystem::canonical(cuda_home, ec).string());
+    for (const auto& e : std::filesystem::directory_iterator(lib_dir, ec))
+      if (e.path().filename().string().rfind("libnvrtc-builtins.so.", 0) == 0 &&
+          e.path().filename().string().find(".alt.") == std::string::npos)
+        r.preload.push_back(e.path().string());
+    if (r.nvrtc_library.empty())
+      return Error{path, 0, "cannot compile in the sandbox: where NVRTC was loaded from is unknown"};
+    return sandbox_compile(r, *options.sandbox);
+  }
+  return compile_nvrtc(source, path, opts, options.name_expressions);
+}
+
+Expected<CompiledPtx> Toolchain::compile_nvrtc(const std::string& source, const std::string& path,
+                                               const std::vector<std::string>& opts,
+                                               const std::vector<std::string>& names) const {
+  const ToolchainImpl& t = *impl_;
+  if (!t.nvrtc) return Error{path, 0, "cannot compile CUDA: NVRTC is not available"};
   std::vector<const char*> argv;
   for (const std::string& o : opts) argv.push_back(o.c_str());
 
   NvrtcProgram prog = nullptr;
   if (int rc = t.create(&prog, source.c_str(), path.c_str(), 0, nullptr, nullptr); rc != 0)
     return Error{path, 0, std::string("nvrtcCreateProgram failed: ") + t.error_string(rc)};
-  if (auto s = add_name_expressions(t, prog, options.name_expressions); !s) {
+  if (auto s = add_name_expressions(t, prog, names); !s) {
     t.destroy(&prog);
     return Error{path, 0, s.error().message};
   }
@@ -359,7 +451,7 @@ Expected<CompiledPtx> Toolchain::compile_cuda(const std::string& source, const s
   }
   CompiledPtx out;
   out.log = nice;
-  out.lowered_names = lowered_names(t, prog, options.name_expressions);
+  out.lowered_names = lowered_names(t, prog, names);
   t.ptx_size(prog, &n);
   out.ptx.assign(n, '\0');
   t.get_ptx(prog, out.ptx.data());
@@ -380,7 +472,10 @@ Expected<CompiledPtx> Toolchain::compile_cuda_cached(const std::string& path,
   auto read = read_input_file(path, "CUDA source");
   if (!read) return read.error();
   const std::string source = std::move(*read);
-  const std::string dir = has_nvrtc() ? ptx_cache_dir(options.cache_dir) : "";
+  // A sandboxed (untrusted) compile bypasses the cache: keying it would read the files the source
+  // names from this unconfined process, and a hit could hand it another compile's PTX.
+  const std::string dir =
+      has_nvrtc() && !options.sandbox ? ptx_cache_dir(options.cache_dir) : "";
   std::optional<std::string> key;
   if (!dir.empty()) key = ptx_cache_key(source, path, options, nvrtc_version());
   if (key)

@@ -14,9 +14,11 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "lab/sandbox.h"
 #include "sim/common/error.h"
 
 namespace warplab::lab {
@@ -34,6 +36,9 @@ struct CompileOptions {
   // "" = the default directory (WARPLAB_CACHE_DIR, else $XDG_CACHE_HOME/warplab, else
   // ~/.cache/warplab); WARPLAB_NO_CACHE=1 in the environment turns it off.
   std::string cache_dir;
+  // Compile in the sandbox (lab/sandbox.h): untrusted source. Such a compile never uses the PTX
+  // cache (a submission can neither read nor plant another compile's entry).
+  std::optional<SandboxPolicy> sandbox;
 };
 
 struct CompiledPtx {
@@ -89,10 +94,20 @@ Error error_in_generated_ptx(const Error& e, const std::string& ptx, const std::
 
 class ToolchainImpl;
 
+// An experiment's `options` entry that may reach NVRTC: "" when allowed, else why not. Allowed:
+// -D, -U, -use_fast_math, --fmad, -ftz, -prec-div, -prec-sqrt, -lineinfo, -std=, -maxrregcount,
+// -restrict, -default-device, --extra-device-vectorization, -G, -w and -I inside `folder` (the
+// experiment's), in their short or long spelling. Refused: anything else, among them what reads
+// or writes other files (--pre-include, -include, -I outside `folder`, -time, --pch*,
+// -fdevice-time-trace) and --dopt.
+std::string nvrtc_option_problem(const std::string& option, const std::string& folder);
+
 // The CUDA compile libraries, opened once per Toolchain object (no global state).
 class Toolchain {
  public:
   Toolchain();
+  // Opens NVRTC from exactly this file (the sandbox's child: no search, no environment).
+  explicit Toolchain(const std::string& nvrtc_library);
   ~Toolchain();
   Toolchain(Toolchain&&) noexcept;
   Toolchain& operator=(Toolchain&&) noexcept;
@@ -109,6 +124,11 @@ class Toolchain {
   // the first error's file:line and the whole log in file:line form.
   Expected<CompiledPtx> compile_cuda(const std::string& source, const std::string& path,
                                      const CompileOptions& options) const;
+  // The compile itself, in this process, with the final NVRTC options (compile_cuda() builds them;
+  // the sandbox's child calls this).
+  Expected<CompiledPtx> compile_nvrtc(const std::string& source, const std::string& path,
+                                      const std::vector<std::string>& nvrtc_options,
+                                      const std::vector<std::string>& name_expressions) const;
   Expected<CompiledPtx> compile_cuda_file(const std::string& path,
                                           const CompileOptions& options) const;
   // compile_cuda_file() through the PTX cache: the key is the source text, the text of every

@@ -4,6 +4,7 @@
 #include <cctype>
 #include <chrono>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -425,9 +426,18 @@ Expected<std::shared_ptr<const CompiledUnit>> Runner::compile(const Experiment& 
   // 2. Source -> PTX (through the PTX cache). Kernels named by a template-id become NVRTC name
   //    expressions, which instantiate them and give back their entry names.
   if (exp.source_kind == Experiment::SourceKind::Cuda) {
+    // Only options that cannot make NVRTC read or write other files (lab/compile.h).
+    const std::string folder = std::filesystem::path(exp.path).parent_path().string();
+    for (size_t i = 0; i < exp.options.size(); ++i)
+      if (std::string why = nvrtc_option_problem(exp.options[i], folder); !why.empty())
+        return Error{exp.path,
+                     i < exp.option_lines.size() ? exp.option_lines[i] : exp.options_line,
+                     "experiment.options[" + std::to_string(i) + "] \"" + exp.options[i] +
+                         "\": " + why};
     CompileOptions co;
     co.arch = exp.arch;
     co.extra = exp.options;
+    co.sandbox = options_.sandbox;
     co.extra.insert(co.extra.end(), defines.begin(), defines.end());
     co.name_expressions = template_kernel_names(exp);
     co.cache_dir = options_.ptx_cache_dir;

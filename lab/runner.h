@@ -107,6 +107,9 @@ struct RunOptions {
   // The PTX cache (lab/compile_cache.h): on by default; "" = its default directory.
   bool ptx_cache = true;
   std::string ptx_cache_dir;
+  // Compile CUDA in the sandbox (lab/sandbox.h): set for untrusted source (`warplab grade`
+  // always, `run`/`lesson --sandbox`). Unset = in this process.
+  std::optional<SandboxPolicy> sandbox;
   // Checkers (compute-sanitizer's synccheck and racecheck, sim/func/hazard.h), simulator only:
   // off by default (they cost time); on here (`--synccheck`, `--racecheck`) or by the
   // experiment's `synccheck = true` / `racecheck = true`. Any hazard fails the run.

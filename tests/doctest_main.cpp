@@ -1,2 +1,12 @@
-#define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
+#define DOCTEST_CONFIG_IMPLEMENT
 #include <doctest/doctest.h>
+
+#include "lab/sandbox.h"
+
+// The test binaries are also the sandbox's helper (lab/sandbox.h): a compile sandboxed from a test
+// execs this binary with the hidden subcommand.
+int main(int argc, char** argv) {
+  if (int rc = warplab::lab::sandbox_child_main_if_requested(argc, argv); rc >= 0) return rc;
+  doctest::Context context(argc, argv);
+  return context.run();
+}

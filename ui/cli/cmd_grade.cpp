@@ -1,7 +1,8 @@
-// `warplab grade ASSIGNMENT.toml STUDENT.cu [--json OUT]`: runs every test of an assignment on the
+// `warplab grade ASSIGNMENT.toml STUDENT.cu [--json OUT] [--test-time-limit S] [--total-time-limit S]
+// [--allow-unsandboxed]`: compiles the submission in the sandbox (lab/sandbox.h), runs every test of an assignment on the
 // simulator (timing model, racecheck and synccheck on, hang limits) against its reference and
 // prints per test the result, then one line:
-//   GRADE assignment=NAME correct=yes|no hazards=N faults=N speed=X score=S
+//   GRADE assignment=NAME correct=yes|no hazards=N faults=N timeouts=N speed=X score=S
 // Exit 0 when correct with no hazards or faults, 1 otherwise, 2 for bad input (a broken
 // assignment, or the student's file does not compile: the error names its line).
 #include <fstream>
@@ -18,27 +19,30 @@ namespace {
 struct GradeArgs {
   std::string assignment, student, json_path;
   bool verbose = false;
+  lab::GradeOptions options;
 };
 
 int run(const GradeArgs& a) {
   auto as = lab::load_assignment(a.assignment);
   if (!as) return report_error(as.error());
   std::cout << "assignment " << as->name << ": write " << as->signature << "\n";
-  auto g = lab::grade(*as, a.student);
+  auto g = lab::grade(*as, a.student, a.options);
   if (!g) return report_error(g.error());
   nlohmann::json j = {{"assignment", g->assignment},
                       {"correct", g->correct},
                       {"hazards", g->hazards},
                       {"faults", g->faults},
+                      {"timeouts", g->timeouts},
                       {"speed", g->speed},
                       {"score", g->score},
                       {"tests", nlohmann::json::array()}};
   for (const lab::GradeTestResult& t : g->tests) {
     std::cout << "test " << t.name << ": "
-              << (t.passed    ? "PASS"
-                  : t.faults  ? "FAULT"
-                  : t.hazards ? "HAZARD"
-                              : "WRONG")
+              << (t.passed      ? "PASS"
+                  : t.timed_out ? "TIMEOUT"
+                  : t.faults    ? "FAULT"
+                  : t.hazards   ? "HAZARD"
+                                : "WRONG")
               << "  (cycles: reference " << t.reference_cycles << ", yours " << t.student_cycles
               << ")\n";
     if (!t.passed && !t.detail.empty()) {
@@ -50,6 +54,7 @@ int run(const GradeArgs& a) {
                           {"passed", t.passed},
                           {"hazards", t.hazards},
                           {"faults", t.faults},
+                          {"timed_out", t.timed_out},
                           {"reference_cycles", t.reference_cycles},
                           {"student_cycles", t.student_cycles},
                           {"detail", t.detail}});
@@ -73,6 +78,17 @@ Command add_grade_command(CLI::App& app) {
   sub->add_option("student", a->student, "The student's .cu file")->required();
   sub->add_option("--json", a->json_path, "Write the per-test results as JSON");
   sub->add_flag("--verbose", a->verbose, "Print every report in full");
+  sub->add_option("--test-time-limit", a->options.test_time_limit,
+                  "Seconds of wall clock for each test's student run, compile included "
+                  "(default: the assignment's test_time_limit, else 60)")
+      ->check(CLI::Range(0.001, 86400.0));
+  sub->add_option("--total-time-limit", a->options.total_time_limit,
+                  "Seconds of wall clock for the whole grade (default: the assignment's "
+                  "total_time_limit, else 300)")
+      ->check(CLI::Range(0.001, 86400.0));
+  sub->add_flag("--allow-unsandboxed", a->options.allow_unsandboxed,
+                "On a host without Landlock, compile the submission anyway: it could then read "
+                "any file this process can (see the README's threat model)");
   return {sub, [a] { return run(*a); }};
 }
 

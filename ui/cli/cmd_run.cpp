@@ -35,6 +35,7 @@ struct RunArgs {
   bool no_lines = false;
   bool synccheck = false, racecheck = false;
   std::optional<uint64_t> max_instructions, max_cycles;
+  bool sandbox = false, allow_unsandboxed = false;  // compile the CUDA source as untrusted
 };
 
 Status dump_run(const lab::RunResult& r, const std::string& dir) {
@@ -83,6 +84,17 @@ int run(const RunArgs& a) {
   opt.racecheck = a.racecheck;
   opt.max_instructions = a.max_instructions;
   opt.max_cycles = a.max_cycles;
+  if (a.sandbox) {
+    // Untrusted source (lab/sandbox.h): the compile reads only the toolkit and the folders of the
+    // experiment and its source.
+    lab::SandboxPolicy policy;
+    policy.read_dirs = {std::filesystem::path(exp->path).parent_path().string(),
+                        std::filesystem::path(exp->source).parent_path().string()};
+    for (std::string& d : policy.read_dirs)
+      if (d.empty()) d = ".";
+    policy.allow_unconfined = a.allow_unsandboxed;
+    opt.sandbox = policy;
+  }
 
   // Stream the report: the header now, each launch as it finishes (a sweep's rows come in its
   // table at the end), and on a terminal a progress line on stderr while a launch runs.
@@ -251,6 +263,13 @@ Command add_run_command(CLI::App& app) {
                 "Simulator: report data races on shared memory (and on global memory within a "
                 "block) between barriers, both sides with their lines (like compute-sanitizer's "
                 "racecheck); a hazard fails the run");
+  sub->add_flag("--sandbox", args->sandbox,
+                "Compile the CUDA source as untrusted code: in a child confined by Landlock to "
+                "the CUDA toolkit and the experiment's folder, with CPU, memory and time limits, "
+                "no network and no PTX cache (as `warplab grade` always does)");
+  sub->add_flag("--allow-unsandboxed", args->allow_unsandboxed,
+                "With --sandbox on a host without Landlock: compile anyway (the source could read "
+                "any file this process can)");
   sub->add_option("--max-instructions", args->max_instructions,
                   "Simulator: stop a launch when a warp issues more than N instructions (a hang), "
                   "naming the loop it is stuck in; 0 = no limit (default: the experiment's "

@@ -2,6 +2,7 @@
 #include <iostream>
 #include <vector>
 
+#include "lab/sandbox.h"
 #include "ui/cli/commands.h"
 
 namespace warplab::cli {
@@ -15,6 +16,8 @@ int report_error(const Error& e) {
 
 int main(int argc, char** argv) {
   using namespace warplab::cli;
+  // The compile sandbox's child (lab/sandbox.h): warplab execs itself with a hidden subcommand.
+  if (int rc = warplab::lab::sandbox_child_main_if_requested(argc, argv); rc >= 0) return rc;
   CLI::App app{
       "WarpLab: see how a GPU executes your CUDA kernels, on a PTX simulator.\n"
       "Exit status: 0 all checks pass, 1 a check failed or a kernel faulted, 2 bad input."};
