@@ -5,13 +5,18 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <map>
 #include <sstream>
 
+#include "lab/lesson_page.h"
+#include "lab/presets.h"
 #include "lab/toml_keys.h"
+#include "sim/timing/config.h"
 
 namespace warplab::lab {
 namespace fs = std::filesystem;
@@ -21,14 +26,16 @@ using json = nlohmann::json;
 namespace {
 
 struct Metrics {
-  double time = 0, cycles = 0, dram_bytes = 0, warp_instructions = 0, thread_instructions = 0;
+  double time = 0, time_min = 0, time_max = 0, cycles = 0, dram_bytes = 0, warp_instructions = 0, thread_instructions = 0;
   double ld_requests = 0, ld_sectors = 0, st_requests = 0, st_sectors = 0, bank_conflicts = 0;
-  double l2_hit_sum = 0, occupancy_sum = 0, blocks_per_sm = 0;
+  double l1_hit_sum = 0, l2_hit_sum = 0, occupancy_sum = 0, blocks_per_sm = 0;
   int launches = 0;
 
   Expected<double> field(const std::string& f) const {
     auto ratio = [](double a, double b) { return b > 0 ? a / b : 0.0; };
     if (f == "time") return time;
+    if (f == "time_min") return time_min;
+    if (f == "time_max") return time_max;
     if (f == "cycles") return cycles;
     if (f == "dram_bytes") return dram_bytes;
     if (f == "warp_instructions") return warp_instructions;
@@ -36,20 +43,28 @@ struct Metrics {
     if (f == "sectors_per_request") return ratio(ld_sectors, ld_requests);
     if (f == "store_sectors_per_request") return ratio(st_sectors, st_requests);
     if (f == "load_sectors") return ld_sectors;
+    if (f == "load_requests") return ld_requests;
+    if (f == "store_requests") return st_requests;
     if (f == "store_sectors") return st_sectors;
     if (f == "bank_conflicts") return bank_conflicts;
     if (f == "l2_hit_rate") return launches ? l2_hit_sum / launches : 0.0;
+    if (f == "l1_hit_rate") return launches ? l1_hit_sum / launches : 0.0;
     if (f == "occupancy") return launches ? occupancy_sum / launches : 0.0;
     if (f == "blocks_per_sm") return blocks_per_sm;
     if (f == "launches") return double(launches);
     return Error{"", 0,
                  "unknown metric '" + f +
-                     "' (expected time, cycles, dram_bytes, warp_instructions, "
+                     "' (expected time, time_min, time_max, cycles, dram_bytes, warp_instructions, "
                      "thread_instructions, sectors_per_request, store_sectors_per_request, "
-                     "load_sectors, store_sectors, bank_conflicts, l2_hit_rate, occupancy, "
+                     "load_sectors, store_sectors, load_requests, store_requests, bank_conflicts, "
+                     "l1_hit_rate, l2_hit_rate, occupancy, "
                      "blocks_per_sm, launches)"};
   }
 };
+
+std::string text_of(const json& o, const char* k, const std::string& def = "") {
+  return o.is_object() && o.contains(k) && o[k].is_string() ? o[k].get<std::string>() : def;
+}
 
 double num(const json& o, const char* k) {
   return o.is_object() && o.contains(k) && o[k].is_number() ? o[k].get<double>() : 0.0;
@@ -68,6 +83,9 @@ Status add_launch(Metrics& m, const LaunchRecord& rec, bool gpu) {
                              : json::object())
                       : (src.contains("counters") ? src["counters"] : json::object());
   m.time += num(src, "time_us");
+  // The fastest and slowest of the timed launches (the GPU's samples; the model has no spread).
+  m.time_min += src.contains("min_us") ? num(src, "min_us") : num(src, "time_us");
+  m.time_max += src.contains("max_us") ? num(src, "max_us") : num(src, "time_us");
   m.cycles += gpu ? num(c, "elapsed_cycles") : num(src, "cycles");
   m.dram_bytes += num(c, "dram_bytes_read") + num(c, "dram_bytes_written");
   m.warp_instructions += num(c, "warp_instructions");
@@ -78,6 +96,7 @@ Status add_launch(Metrics& m, const LaunchRecord& rec, bool gpu) {
   m.st_sectors += num(c, "global_store_sectors");
   m.bank_conflicts += num(c, "shared_bank_conflicts");
   m.l2_hit_sum += num(c, "l2_hit_rate_pct") / 100.0;
+  m.l1_hit_sum += num(c, "l1_hit_rate_pct") / 100.0;
   m.occupancy_sum += num(c, "achieved_occupancy_pct") / 100.0;
   if (!gpu && src.contains("occupancy"))
     m.blocks_per_sm = std::max(m.blocks_per_sm, num(src["occupancy"], "blocks_per_sm"));
@@ -112,8 +131,12 @@ struct Arg {
 
 class ExprEval {
  public:
-  ExprEval(const std::string& text, const ExperimentResult* result, bool gpu)
-      : s_(text), r_(result), gpu_(gpu) {}
+  ExprEval(const std::string& text, const ExperimentResult* result, bool gpu,
+           const ExprEnv* env = nullptr)
+      : s_(text), r_(result), gpu_(gpu), env_(env), check_(env ? env->check : !result) {}
+
+  bool pending() const { return pending_; }
+  const std::vector<std::string>& sources() const { return sources_; }
 
   Expected<ClaimValue> claim() {
     auto lhs = sum();
@@ -241,6 +264,7 @@ class ExprEval {
     }
     const std::string fn = ident();
     if (fn.empty()) return fail("expected a number, '(' or a function such as launch(\"k\")");
+    if (fn == "step") return step_call();
     if (!eat('(')) return fail("expected '(' after " + fn);
     std::vector<Arg> args;
     if (!eat(')')) {
@@ -310,12 +334,139 @@ class ExprEval {
     return out;
   }
 
+  // step(N).CALL: CALL reads the run of the lesson's step N (1-based) instead of this one.
+  Expected<double> step_call() {
+    if (!env_) return fail("step(N) is for lesson pages (a claim reads its own step's run)");
+    if (!eat('(')) return fail("expected '(' after step");
+    auto n = sum();
+    if (!n) return n;
+    if (!eat(')')) return fail("expected ')'");
+    if (!eat('.')) return fail("expected step(N).launch(...) or another call after step(N)");
+    const double k = *n;
+    const size_t count = std::max(env_->steps.size(), env_->step_runs.size());
+    if (k < 1 || k != std::floor(k) || k > double(count))
+      return fail("no step " + lesson_number_text(k) + " (the lesson has " +
+                  std::to_string(count) + ")");
+    const size_t idx = size_t(k) - 1;
+    if (idx < env_->step_runs.size() && !env_->step_runs[idx])
+      return fail("step " + lesson_number_text(k) + " runs no experiment");
+    const ExperimentResult* saved = r_;
+    const bool saved_step = in_step_;
+    r_ = idx < env_->steps.size() ? env_->steps[idx] : nullptr;
+    in_step_ = true;
+    ws();
+    auto v = primary();
+    r_ = saved, in_step_ = saved_step;
+    return v;
+  }
+  static std::string lesson_number_text(double v) {
+    char b[32];
+    std::snprintf(b, sizeof b, "%g", v);
+    return b;
+  }
+
+  // gpu("ID"[, "kernel"]).METRIC: a point of the committed GPU data.
+  Expected<double> gpu_point(const std::vector<Arg>& args, const std::string& field) {
+    if (!env_ || !env_->data) return fail("gpu(\"ID\") reads committed GPU data, which is not loaded");
+    if (args.empty() || !args[0].is_string || args.size() > 2 ||
+        (args.size() == 2 && !args[1].is_string))
+      return fail("gpu needs a point id and optionally a kernel: gpu(\"l2.stride8.ref\", \"k\")");
+    if (field.empty()) return fail("gpu(...) needs a metric, e.g. gpu(\"ID\").time");
+    std::string set = "h100", id = args[0].str;
+    if (const size_t c = id.find(':'); c != std::string::npos) set = id.substr(0, c), id = id.substr(c + 1);
+    const GpuDataset* d = nullptr;
+    std::string names;
+    for (const GpuDataset& g : *env_->data) {
+      names += (names.empty() ? "" : ", ") + g.name;
+      if (g.name == set) d = &g;
+    }
+    if (!d) return fail("no GPU data '" + set + "' (have: " + names + ")");
+    if (!d->points.contains(id)) return fail("no point '" + id + "' in " + d->path);
+    const json& pt = d->points[id];
+    Metrics m;
+    const json launches = pt.contains("launches") ? pt["launches"] : json::array();
+    for (const json& l : launches) {
+      if (args.size() == 2 && text_of(l, "kernel") != args[1].str) continue;
+      LaunchRecord rec;
+      rec.kernel = text_of(l, "kernel");
+      if (l.is_object() && l.contains("gpu")) rec.gpu = l["gpu"];
+      if (auto s = add_launch(m, rec, true); !s) return fail(s.error().message);
+    }
+    if (m.launches == 0)
+      return fail("point '" + id + "' has no launch" + (args.size() == 2 ? " of " + args[1].str : ""));
+    auto v = m.field(field);
+    if (!v) return fail(v.error().message);
+    const std::string src = d->device + ", " + d->date_of(id);
+    if (std::find(sources_.begin(), sources_.end(), src) == sources_.end()) sources_.push_back(src);
+    return v;
+  }
+
+  // gpu_info("[h200:]a.b"): a number of a dataset's device_info (what the GPU backend measured
+  // about the device itself: its launch overhead, its DRAM bandwidth ...).
+  Expected<double> gpu_info(const std::vector<Arg>& args, const std::string& field) {
+    if (!env_ || !env_->data) return fail("gpu_info reads committed GPU data, which is not loaded");
+    if (args.size() != 1 || !args[0].is_string || !field.empty())
+      return fail("gpu_info needs one quoted field: gpu_info(\"launch_overhead_us.empty_kernel\")");
+    std::string set = "h100", path = args[0].str;
+    if (const size_t c = path.find(':'); c != std::string::npos)
+      set = path.substr(0, c), path = path.substr(c + 1);
+    for (const GpuDataset& g : *env_->data) {
+      if (g.name != set) continue;
+      const json* at = &g.device_info;
+      for (size_t b = 0; b <= path.size();) {
+        const size_t e = std::min(path.find('.', b), path.size());
+        const std::string key = path.substr(b, e - b);
+        if (!at->is_object() || !at->contains(key))
+          return fail("no device_info field '" + path + "' in " + g.path);
+        at = &(*at)[key];
+        b = e + 1;
+      }
+      if (!at->is_number()) return fail("device_info field '" + path + "' is not a number");
+      const std::string src = g.device + ", " + g.date_of("");
+      if (std::find(sources_.begin(), sources_.end(), src) == sources_.end()) sources_.push_back(src);
+      return at->get<double>();
+    }
+    return fail("no GPU data '" + set + "'");
+  }
+
+  // preset("NAME", "section.key"): a field of a timing-model preset.
+  Expected<double> preset_field(const std::vector<Arg>& args, const std::string& field) {
+    if (args.size() != 2 || !args[0].is_string || !args[1].is_string || !field.empty())
+      return fail("preset needs a preset and a field: preset(\"h100-sxm\", \"l2.size_bytes\")");
+    auto cfg = load_gpu_config(args[0].str);
+    if (!cfg) return fail(cfg.error().message);
+    std::string keys;
+    for (const timing::FieldView& f : timing::describe_config(**cfg)) {
+      const std::string k = f.section.empty() ? f.key : f.section + "." + f.key;
+      if (k != args[1].str) continue;
+      char* e = nullptr;
+      const double v = std::strtod(f.value.c_str(), &e);
+      if (e == f.value.c_str()) return fail("preset field " + k + " is not a number");
+      return v;
+    }
+    return fail("no field '" + args[1].str + "' in preset " + args[0].str +
+                " (warplab configs --describe lists them as section.key)");
+  }
+
   Expected<double> call(const std::string& fn, const std::vector<Arg>& args,
                         const std::string& field) {
     static const char* kFns =
         "launch(\"kernel\", ...), launch_sum(\"pattern*\", ...), sweep(name=value, ...), run(), "
         "sectors_per_request(...), buffer(\"name\", index, ...), which_max(a, b, ...), "
-        "which_min(a, b, ...)";
+        "which_min(a, b, ...), and in pages step(N).CALL, gpu(\"ID\").METRIC, "
+        "preset(\"NAME\", \"section.key\")";
+    if (fn == "gpu") {
+      if (in_step_) return fail("step(N).gpu(...): gpu data belongs to no step");
+      return gpu_point(args, field);
+    }
+    if (fn == "gpu_info") {
+      if (in_step_) return fail("step(N).gpu_info(...): gpu data belongs to no step");
+      return gpu_info(args, field);
+    }
+    if (fn == "preset") {
+      if (in_step_) return fail("step(N).preset(...): a preset belongs to no step");
+      return preset_field(args, field);
+    }
     if (fn == "which_max" || fn == "which_min") {  // the index of the largest / smallest
       if (args.size() < 2) return fail(fn + " compares two or more values");
       size_t best = 0;
@@ -335,11 +486,15 @@ class ExprEval {
       return fail(fn + " needs a quoted name first, e.g. " + fn + "(\"x\")");
     if (fn != "sectors_per_request" && fn != "buffer" && field.empty())
       return fail(fn + "(...) needs a metric, e.g. " + fn + "(...).time");
-    if (!r_) {  // syntax check only
+    if (env_ && !in_step_ && !env_->own_run)
+      return fail(fn + "(...) reads a run, and this page's step runs no experiment: name one, "
+                       "step(N)." + fn + "(...)");
+    if (!r_ || check_) {  // syntax check only, or a step that has not run yet
       if (!field.empty()) {
         Metrics m;
         if (auto f = m.field(field); !f) return fail(f.error().message);
       }
+      if (!check_) pending_ = true;
       return 1.0;
     }
     auto rs = runs(args);
@@ -376,6 +531,11 @@ class ExprEval {
   int depth_ = 0;
   const ExperimentResult* r_;
   bool gpu_;
+  const ExprEnv* env_ = nullptr;
+  bool check_ = false;
+  bool in_step_ = false;  // inside step(N).CALL
+  bool pending_ = false;
+  std::vector<std::string> sources_;
 };
 
 }  // namespace
@@ -387,6 +547,62 @@ Expected<double> eval_lesson_expr(const std::string& expr, const ExperimentResul
 
 Expected<ClaimValue> eval_claim(const std::string& expr, const ExperimentResult& result, bool gpu) {
   return ExprEval(expr, &result, gpu).claim();
+}
+
+Expected<EnvValue> eval_env_expr(const std::string& expr, const ExprEnv& env) {
+  ExprEval e(expr, env.result, env.gpu, &env);
+  auto v = e.value();
+  if (!v) return v.error();
+  EnvValue out;
+  out.value = *v;
+  out.pending = e.pending();
+  out.sources = e.sources();
+  return out;
+}
+
+std::string GpuDataset::date_of(const std::string& id) const {
+  std::string d = date;
+  if (points.contains(id) && points[id].contains("date") && points[id]["date"].is_string())
+    d = points[id]["date"].get<std::string>();
+  return d.substr(0, 10);
+}
+
+Expected<GpuDataset> load_gpu_dataset(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) return Error{path, 0, "cannot open the GPU data file"};
+  json j = json::parse(in, nullptr, false);
+  if (j.is_discarded() || !j.is_object() || !j.contains("points") || !j["points"].is_array())
+    return Error{path, 0, "not GPU data (expected a warplab.validation-data JSON with points)"};
+  GpuDataset d;
+  d.path = path;
+  d.name = fs::path(path).stem().string();
+  d.device = text_of(j, "device", d.name);
+  if (j.contains("device_info") && j["device_info"].is_object()) d.device_info = j["device_info"];
+  const std::string file_date = text_of(j, "date");
+  d.date = file_date;
+  d.points = json::object();
+  for (json& p : j["points"]) {
+    if (!p.is_object() || !p.contains("id") || !p["id"].is_string()) continue;
+    if (!p.contains("date") || !p["date"].is_string()) p["date"] = file_date;
+    const std::string id = p["id"].get<std::string>();
+    d.points[id] = std::move(p);
+  }
+  return d;
+}
+
+Expected<std::vector<GpuDataset>> load_gpu_datasets(const std::string& dir) {
+  std::vector<GpuDataset> out;
+  std::error_code ec;
+  std::vector<fs::path> files;
+  for (const auto& e : fs::directory_iterator(dir, ec))
+    if (e.path().extension() == ".json") files.push_back(e.path());
+  std::sort(files.begin(), files.end());
+  for (const fs::path& f : files) {
+    auto d = load_gpu_dataset(f.string());
+    if (!d) return d.error();
+    out.push_back(std::move(*d));
+  }
+  return out;
 }
 
 Status check_lesson_expr(const std::string& expr, bool comparison) {
@@ -576,7 +792,193 @@ Status read_step(const LessonReader& r, const toml::table& t, const std::string&
 
 }  // namespace
 
-Expected<Lesson> load_lesson(const std::string& path) {
+namespace {
+
+fs::path exe_dir() {
+  std::error_code ec;
+  fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+  return ec ? fs::path() : exe.parent_path();
+}
+
+bool has_lessons(const fs::path& d) {
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(d, ec))
+    if (fs::is_regular_file(e.path() / "lesson.toml", ec)) return true;
+  return false;
+}
+
+bool has_data(const fs::path& d) {
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(d, ec))
+    if (e.path().extension() == ".json") return true;
+  return false;
+}
+
+#ifndef WARPLAB_SOURCE_DIR
+#define WARPLAB_SOURCE_DIR "."
+#endif
+
+}  // namespace
+
+std::string lessons_dir() {
+  std::vector<fs::path> c;
+  if (const char* env = std::getenv("WARPLAB_LESSONS_DIR"); env && *env) c.emplace_back(env);
+  if (const fs::path exe = exe_dir(); !exe.empty()) {
+    c.push_back(exe / "lessons");
+    c.push_back(exe.parent_path() / "lessons");
+    c.push_back(exe.parent_path() / "share" / "warplab" / "lessons");
+  }
+  std::error_code ec;
+  c.push_back(fs::current_path(ec) / "lessons");
+  c.push_back(fs::path(WARPLAB_SOURCE_DIR) / "lessons");
+  for (const fs::path& p : c)
+    if (has_lessons(p)) return p.string();
+  return "";
+}
+
+std::string gpu_data_dir(const std::string& near) {
+  std::vector<fs::path> c;
+  if (const char* env = std::getenv("WARPLAB_DATA_DIR"); env && *env) c.emplace_back(env);
+  std::error_code ec;
+  if (!near.empty())
+    for (fs::path p = fs::absolute(near, ec); !p.empty(); p = p.parent_path()) {
+      c.push_back(p / "validation" / "data");
+      if (p == p.parent_path()) break;
+    }
+  if (const fs::path exe = exe_dir(); !exe.empty()) {
+    c.push_back(exe / "data");
+    c.push_back(exe.parent_path() / "validation" / "data");
+    c.push_back(exe.parent_path() / "share" / "warplab" / "data");
+  }
+  c.push_back(fs::path(WARPLAB_SOURCE_DIR) / "validation" / "data");
+  for (const fs::path& p : c)
+    if (has_data(p)) return p.string();
+  return "";
+}
+
+namespace {
+Expected<std::shared_ptr<const std::vector<GpuDataset>>> find_data(const std::string& near) {
+  const std::string dir = gpu_data_dir(near);
+  if (dir.empty()) return std::make_shared<const std::vector<GpuDataset>>();
+  auto d = load_gpu_datasets(dir);
+  if (!d) return d.error();
+  return std::make_shared<const std::vector<GpuDataset>>(std::move(*d));
+}
+}  // namespace
+
+namespace {
+
+// The names an expression uses: kernels of launch("k") / launch_sum("pattern"), and selectors
+// NAME=value (an '=' that is not part of ==, <=, >=, !=).
+struct ExprNames {
+  std::vector<std::pair<std::string, bool>> kernels;  // name, is a launch_sum pattern
+  std::vector<std::string> selectors;
+};
+ExprNames expr_names(const std::string& s) {
+  ExprNames n;
+  for (const char* fn : {"launch(\"", "launch_sum(\""})
+    for (size_t p = s.find(fn); p != std::string::npos; p = s.find(fn, p + 1)) {
+      if (p > 0 && (std::isalnum(static_cast<unsigned char>(s[p - 1])) || s[p - 1] == '_')) continue;
+      const size_t b = p + std::strlen(fn), e = s.find('"', b);
+      if (e != std::string::npos) n.kernels.emplace_back(s.substr(b, e - b), fn[6] == '_');
+    }
+  bool quoted = false;
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (s[i] == '"') quoted = !quoted;
+    if (quoted || s[i] != '=' || (i + 1 < s.size() && s[i + 1] == '=') ||
+        (i > 0 && std::strchr("<>!=", s[i - 1])))
+      continue;
+    size_t e = i;
+    while (e > 0 && std::isspace(static_cast<unsigned char>(s[e - 1]))) --e;
+    size_t b = e;
+    while (b > 0 && (std::isalnum(static_cast<unsigned char>(s[b - 1])) || s[b - 1] == '_')) --b;
+    if (b < e) n.selectors.push_back(s.substr(b, e - b));
+  }
+  return n;
+}
+
+// Checks a step's names against its experiment: set, ci_set and editable name parameters; the
+// kernels and selectors of its claims and answers exist. Errors name the lesson file's line.
+Status check_step_names(const std::string& path, const LessonStep& st, const std::string& key) {
+  if (st.experiment.empty()) return Ok{};
+  auto exp = load_experiment(st.experiment);
+  if (!exp) return exp.error();
+  std::string params, kernels;
+  for (const ParamDef& p : exp->params) params += (params.empty() ? "" : ", ") + p.name;
+  for (const LaunchDef& l : exp->launches)
+    if (l.kind == LaunchDef::Kind::Kernel) kernels += (kernels.empty() ? "" : ", ") + l.kernel;
+  auto is_param = [&](const std::string& n) {
+    for (const ParamDef& p : exp->params)
+      if (p.name == n) return true;
+    return false;
+  };
+  auto check_params = [&](const std::vector<std::string>& names, const std::string& what) -> Status {
+    for (const std::string& n : names)
+      if (!is_param(n))
+        return Error{path, st.line,
+                     key + "." + what + ": no parameter '" + n + "' in " + st.experiment +
+                         " (it has " + params + ")"};
+    return Ok{};
+  };
+  std::vector<std::string> set, ci;
+  for (const auto& [k, v] : st.set) set.push_back(k);
+  for (const auto& [k, v] : st.ci_set) ci.push_back(k);
+  if (auto s = check_params(set, "set"); !s) return s;
+  if (auto s = check_params(ci, "ci_set"); !s) return s;
+  if (auto s = check_params(st.editable, "editable"); !s) return s;
+  auto check_expr = [&](const std::string& e, int line, const std::string& what,
+                        const std::string& file) -> Status {
+    const ExprNames n = expr_names(e);
+    for (const auto& [k, pattern] : n.kernels) {
+      bool found = false;
+      for (const LaunchDef& l : exp->launches)
+        if (l.kind == LaunchDef::Kind::Kernel && (pattern ? glob_match(k, l.kernel) : l.kernel == k))
+          found = true;
+      if (!found)
+        return Error{file, line,
+                     what + ": no kernel " + (pattern ? "matches '" : "'") + k + "' in " +
+                         st.experiment + " (it launches " + kernels + ")"};
+    }
+    for (const std::string& sel : n.selectors)
+      if (!is_param(sel))
+        return Error{file, line,
+                     what + ": no parameter '" + sel + "' in " + st.experiment + " (it has " +
+                         params + ")"};
+    return Ok{};
+  };
+  for (size_t i = 0; i < st.questions.size(); ++i)
+    if (auto s = check_expr(st.questions[i].answer, st.questions[i].line,
+                            key + ".questions[" + std::to_string(i) + "].answer", path);
+        !s)
+      return s;
+  for (size_t i = 0; i < st.claims.size(); ++i)
+    if (auto s = check_expr(st.claims[i].expr, st.claims[i].line,
+                            key + ".claims[" + std::to_string(i) + "].expr", path);
+        !s)
+      return s;
+  // The page's embeds that read this step's own run (step(N) and gpu(...) read elsewhere).
+  if (!st.page.empty()) {
+    std::ifstream in(st.page);
+    std::stringstream text;
+    text << in.rdbuf();
+    auto embeds = parse_page_embeds(text.str(), st.page);
+    if (!embeds) return embeds.error();
+    for (const PageEmbed& e : *embeds)
+      if (e.expr.find("step(") == std::string::npos && e.expr.find("gpu(") == std::string::npos)
+        if (auto s = check_expr(e.expr, e.line, "embedded value", st.page); !s) return s;
+  }
+  return Ok{};
+}
+
+}  // namespace
+
+Expected<Lesson> load_lesson(const std::string& given,
+                             std::shared_ptr<const std::vector<GpuDataset>> data) {
+  std::string path = given;
+  {
+    std::error_code ec;
+    if (fs::is_directory(given, ec)) path = (fs::path(given) / "lesson.toml").string();
+  }
   auto parsed = parse_toml_file(path, "lesson file");
   if (!parsed) return parsed.error();
   toml::table& root = *parsed;
@@ -617,10 +1019,22 @@ Expected<Lesson> load_lesson(const std::string& path) {
     if (auto s = read_step(r, *t, key, l.dir, st); !s) return s.error();
     l.steps.push_back(std::move(st));
   }
+  for (size_t i = 0; i < l.steps.size(); ++i)
+    if (auto s = check_step_names(path, l.steps[i], "steps[" + std::to_string(i) + "]"); !s)
+      return s.error();
+  if (!data) {
+    auto d = find_data(l.dir);
+    if (!d) return d.error();
+    data = *d;
+  }
+  l.data = data;
+  if (auto s = check_lesson_pages(l, *l.data); !s) return s.error();
   return l;
 }
 
-Expected<std::vector<Lesson>> load_lessons(const std::string& root) {
+Expected<std::vector<Lesson>> load_lessons(const std::string& root, std::vector<Error>* broken) {
+  auto data = find_data(root);
+  if (!data) return data.error();
   std::vector<Lesson> out;
   std::error_code ec;
   std::vector<fs::path> files;
@@ -630,8 +1044,12 @@ Expected<std::vector<Lesson>> load_lessons(const std::string& root) {
   if (ec) return Error{root, 0, "cannot list the lessons folder: " + ec.message()};
   std::sort(files.begin(), files.end());
   for (const auto& f : files) {
-    auto l = load_lesson(f.string());
-    if (!l) return l.error();
+    auto l = load_lesson(f.string(), *data);
+    if (!l) {
+      if (!broken) return l.error();
+      broken->push_back(l.error());
+      continue;
+    }
     out.push_back(std::move(*l));
   }
   std::stable_sort(out.begin(), out.end(),

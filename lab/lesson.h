@@ -17,9 +17,12 @@
 // launches (how many summed). On the GPU the same names read its times and hardware counters.
 #pragma once
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "lab/experiment.h"
 #include "lab/runner.h"
@@ -56,17 +59,37 @@ struct LessonStep {
   int line = 0;
 };
 
+struct GpuDataset;
+
 struct Lesson {
   std::string path, dir;  // lesson.toml and its folder
   std::string id, title, summary;
   int order = 0;
   std::vector<std::string> prerequisites;
   std::vector<LessonStep> steps;
+  // The committed GPU data its pages and claims may read (shared by the lessons of one folder).
+  std::shared_ptr<const std::vector<GpuDataset>> data;
 };
 
-Expected<Lesson> load_lesson(const std::string& lesson_toml);
-// Every lessons/*/lesson.toml under `root`, in `order`; errors name the file.
-Expected<std::vector<Lesson>> load_lessons(const std::string& root);
+// Loads and checks a lesson: lesson.toml's keys, its steps' names (editable and set parameters,
+// kernels named in claims and answers) and every embedded value of its pages (lesson_page.h),
+// each error with file:line. `lesson_toml` may also be the lesson's folder. `data` null: the
+// committed GPU data is found with gpu_data_dir().
+Expected<Lesson> load_lesson(const std::string& lesson_toml,
+                             std::shared_ptr<const std::vector<GpuDataset>> data = nullptr);
+// Every */lesson.toml under `root`, in `order`. A broken lesson is left out and its error added
+// to `broken` when given; without `broken` the first error is returned.
+Expected<std::vector<Lesson>> load_lessons(const std::string& root,
+                                           std::vector<Error>* broken = nullptr);
+
+// Where lessons are found, in order: $WARPLAB_LESSONS_DIR, lessons/ beside the executable or one
+// level above it, share/warplab/lessons above it, ./lessons, and the source tree built from.
+// "" when none has a lesson.
+std::string lessons_dir();
+// The committed GPU data (validation/data/*.json): $WARPLAB_DATA_DIR, validation/data in `near` or
+// a folder above it, data/ or validation/data beside or above the executable, share/warplab/data,
+// and the source tree's. "" when none exists.
+std::string gpu_data_dir(const std::string& near = "");
 
 // The value of one expression over an experiment's result, read from the simulator (gpu = false)
 // or from the GPU's measurements. Errors say what was expected (the caller adds file:line).
@@ -83,5 +106,44 @@ struct ClaimValue {
   bool holds = false;
 };
 Expected<ClaimValue> eval_claim(const std::string& expr, const ExperimentResult& result, bool gpu);
+
+// ---------------------------------------------------------------- values beyond one run
+// Committed GPU measurements: one validation/data/NAME.json (`warplab validate --backend gpu`
+// writes it). Each point is one experiment run on the GPU, with its launches' times and counters.
+struct GpuDataset {
+  std::string path, name;  // the file and its stem ("h100")
+  std::string date;        // the file's date (of its last merge)
+  std::string device;      // "NVIDIA H100 80GB HBM3"
+  nlohmann::json points;   // point id -> the point
+  nlohmann::json device_info;  // what the GPU backend read from the device (launch overhead ...)
+  // When a point was measured: its own date, else the file's ("2026-11-24").
+  std::string date_of(const std::string& id) const;
+};
+Expected<GpuDataset> load_gpu_dataset(const std::string& path);
+// Every *.json dataset in `dir`, by name; an unreadable file is an error naming it.
+Expected<std::vector<GpuDataset>> load_gpu_datasets(const std::string& dir);
+
+// What an expression may read besides one step's result (lesson pages, lesson_page.h):
+//   step(N).METRIC-CALL    the run of step N (1-based) of the lesson, e.g. step(2).sweep(stride=8).time
+//   gpu("ID").METRIC       a point of the committed data ("h100" unless "h200:ID"), its launches summed
+//   gpu("ID", "kernel").METRIC   one kernel's launches of that point
+//   preset("h100-sxm", "l2.size_bytes")   a field of a timing-model preset
+//   gpu_info("launch_overhead_us.empty_kernel")   a number of the committed data's device_info
+// Calls that read a run whose step has not run yet make the value pending (not an error).
+struct ExprEnv {
+  const ExperimentResult* result = nullptr;    // the expression's own step's run (null: not yet)
+  std::vector<const ExperimentResult*> steps;  // every step's run by index (null: none yet)
+  std::vector<bool> step_runs;                 // which steps have an experiment (checks)
+  bool own_run = true;  // the expression's own step runs an experiment (else only step(N) reads)
+  const std::vector<GpuDataset>* data = nullptr;
+  bool gpu = false;    // run-bound metrics read the GPU's side of the run
+  bool check = false;  // names and syntax only: nothing is read from a run
+};
+struct EnvValue {
+  double value = 0;
+  bool pending = false;              // reads a run that has not happened yet
+  std::vector<std::string> sources;  // "NVIDIA H100 80GB HBM3, 2026-11-24" for each gpu() read
+};
+Expected<EnvValue> eval_env_expr(const std::string& expr, const ExprEnv& env);
 
 }  // namespace warplab::lab

@@ -40,6 +40,9 @@ struct StepClaim {
   size_t claim = 0;  // index into the step's claims
   bool on_gpu = false;
   bool ran = true;  // false: this side did not run, so the claim was not evaluated on it
+  // With no GPU in the run: the GPU side evaluated on the committed measurements of the same
+  // experiment at the same values (validation/data/*.json), "NVIDIA H100 80GB HBM3, 2026-11-24".
+  std::string measured_on;
   std::optional<ClaimValue> value;
   std::string error;  // the expression could not be evaluated
 };
@@ -60,6 +63,14 @@ struct StepRun {
 Expected<StepRun> run_lesson_step(const Toolchain& toolchain, const Lesson& lesson, size_t step,
                                   const StepRunSettings& settings,
                                   const std::function<void(const std::string& l2)>& on_start = {});
+
+// The simulator's result with every launch's GPU side filled in from the committed data (the
+// lesson's datasets, "h100" first) where a point of the same experiment at the same parameter
+// values and the same L2 convention exists; empty when some launch has none. `measured_on` gets
+// "device, date".
+std::optional<ExperimentResult> result_from_committed_data(const Lesson& lesson, size_t step,
+                                                           const ExperimentResult& sim,
+                                                           std::string* measured_on);
 
 // A number as a lesson prints it (%.6g).
 std::string lesson_number(double v);

@@ -1,4 +1,4 @@
-// Calibration microbenchmarks for the timing model (sim/timing), as in gpu-measurements.md.
+// Calibration microbenchmarks for the timing model (sim/timing), compared with validation/data/h100.json.
 //
 // chase_global / chase_shared: one thread follows a chain of indices, so each load depends on the
 // previous one and the time per step is the load latency (plus a few cycles of loop overhead, as

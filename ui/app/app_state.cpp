@@ -4,6 +4,8 @@
 #include <chrono>
 #include <cmath>
 
+#include "lab/lesson_page.h"
+
 namespace warplab::app {
 
 void AppState::select_lesson(int i) {
@@ -65,7 +67,23 @@ void AppState::select_page(int i) {
   const auto& pages = lessons[lesson].pages;
   if (i < 0 || i >= static_cast<int>(pages.size())) return;
   page = i;
-  doc = parse_markdown(read_file_text(pages[i]));
+  // A page of a step shows its embedded values from the steps' runs so far (lab/lesson_page.h),
+  // "(run to see)" for those whose step has not run; other pages show as written.
+  if (steps)
+    for (size_t si = 0; si < steps->steps.size(); ++si)
+      if (!steps->steps[si].page.empty() && same_file(steps->steps[si].page, pages[size_t(i)])) {
+        std::vector<const lab::ExperimentResult*> runs(steps->steps.size(), nullptr);
+        for (const auto& [k, c] : step_checks)
+          if (k >= 0 && size_t(k) < runs.size()) runs[size_t(k)] = c.result.get();
+        static const std::vector<lab::GpuDataset> kNone;
+        lab::RenderedPage r =
+            lab::render_lesson_page(*steps, si, runs, steps->data ? *steps->data : kNone);
+        std::string text = r.text;
+        for (const Error& e : r.errors) text += "\n\n**Error:** " + e.to_string() + "\n";
+        doc = parse_markdown(text);
+        return;
+      }
+  doc = parse_markdown(read_file_text(pages[size_t(i)]));
 }
 
 std::optional<RunRequest> AppState::request() {
@@ -171,6 +189,7 @@ void AppState::poll_worker() {
     StepCheck done = step_future.get();
     if (step_checking_lesson == lesson) step_checks[step_checking] = std::move(done);
     step_checking = -1;
+    select_page(page);  // its embedded values may read the run that just finished
   }
   if (worker.generation() == seen_generation) return;
   seen_generation = worker.generation();

@@ -19,10 +19,12 @@
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
+#include <filesystem>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "lab/lesson.h"
 #include "ui/app/app_state.h"
 #include "ui/app/frame_damage.h"
 #include "ui/app/screenshot.h"
@@ -35,7 +37,7 @@ namespace {
 struct Args {
   std::string lesson = "02-coalescing";  // the default lesson (lessons/README.md)
   std::string screenshot;
-  std::string lessons_root = std::string(WARPLAB_SOURCE_DIR) + "/lessons";
+  std::string lessons_root = lab::lessons_dir();  // $WARPLAB_LESSONS_DIR, beside the binary, ...
   bool run = false;
   bool sweep = false;        // run the selected experiment's whole sweep (--experiment picks one)
   std::string experiment;    // file name of the experiment to select (e.g. stride-sweep.toml)
@@ -266,12 +268,20 @@ int run_app(const Args& args) {
     std::vector<unsigned char> partial_px, whole_px;
     long damage_bad_frames = 0;
 
-    s.lessons_root = args.lessons_root;
-    s.lessons = scan_lessons(args.lessons_root);
-    int l = find_lesson(s.lessons, args.lesson);
+    // --lesson PATH: a lesson folder anywhere (an instructor's own) opens among its siblings.
+    std::string lessons_root = args.lessons_root, lesson_name = args.lesson;
+    if (std::error_code ec; std::filesystem::is_regular_file(
+            std::filesystem::path(args.lesson) / "lesson.toml", ec)) {
+      const std::filesystem::path dir = std::filesystem::absolute(args.lesson, ec);
+      lessons_root = dir.parent_path().string();
+      lesson_name = dir.filename().string();
+    }
+    s.lessons_root = lessons_root;
+    s.lessons = scan_lessons(lessons_root);
+    int l = find_lesson(s.lessons, lesson_name);
     if (l < 0 && !s.lessons.empty()) {
       std::fprintf(stderr, "warplab-app: no lesson '%s' in %s; showing the first\n",
-                   args.lesson.c_str(), args.lessons_root.c_str());
+                   lesson_name.c_str(), lessons_root.c_str());
       l = 0;
     }
     s.select_lesson(l);

@@ -89,7 +89,10 @@ void draw_claims(const lab::LessonStep& st, const StepCheck* check) {
     } else {
       for (const StepCheck::Claim& v : check->claims) {
         if (v.claim != i) continue;
-        const char* who = v.on_gpu ? "real GPU" : "simulator";
+        const std::string who_s = !v.on_gpu              ? "simulator"
+                                  : v.measured_on.empty() ? "real GPU"
+                                                          : "GPU, measured on " + v.measured_on;
+        const char* who = who_s.c_str();
         if (!v.skipped.empty())
           ImGui::TextDisabled("%s: not checked (%s)", who, v.skipped.c_str());
         else if (!v.error.empty())

@@ -4,12 +4,15 @@
 // check fails, 2 for a broken lesson or experiment file (file:line).
 #include <unistd.h>
 
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <sstream>
 
 #include "lab/lesson.h"
+#include "lab/lesson_page.h"
 #include "lab/lesson_step.h"
 #include "lab/report.h"
 #include "ui/cli/commands.h"
@@ -19,11 +22,9 @@ namespace {
 
 using json = nlohmann::json;
 
-std::string lessons_root() { return std::string(WARPLAB_SOURCE_DIR) + "/lessons"; }
-
 // Markdown as terminal text: emphasis and code marks dropped, headings underlined.
-void print_page(const std::string& path) {
-  std::ifstream in(path);
+void print_page(const std::string& text) {
+  std::istringstream in(text);
   std::string line;
   bool fence = false;
   while (std::getline(in, line)) {
@@ -63,20 +64,34 @@ struct LessonArgs {
   bool answers = false, ci = false, quiet_pages = false;
 };
 
+// A lesson by id or number among lessons_dir()'s, or the lesson at a path (a folder holding
+// lesson.toml, or the file itself), wherever it is.
+Expected<lab::Lesson> find_lesson(const std::string& id) {
+  std::error_code ec;
+  if (id.find('/') != std::string::npos || std::filesystem::exists(id + "/lesson.toml", ec) ||
+      (id.size() > 5 && id.substr(id.size() - 5) == ".toml"))
+    return lab::load_lesson(id);
+  const std::string root = lab::lessons_dir();
+  if (root.empty())
+    return Error{"", 0,
+                 "no lessons folder found (set WARPLAB_LESSONS_DIR, or give the lesson's folder: "
+                 "warplab lesson path/to/lesson)"};
+  std::vector<Error> broken;
+  auto all = lab::load_lessons(root, &broken);
+  if (!all) return all.error();
+  for (lab::Lesson& l : *all)
+    if (l.id == id || l.id.rfind(id, 0) == 0) return std::move(l);
+  for (const Error& e : broken)  // the lesson asked for may be the broken one
+    if (std::filesystem::path(e.file).parent_path().filename().string().rfind(id, 0) == 0) return e;
+  std::string ids;
+  for (const lab::Lesson& l : *all) ids += (ids.empty() ? "" : ", ") + l.id;
+  return Error{"", 0, "no lesson '" + id + "' in " + root + " (lessons: " + ids + ")"};
+}
+
 int run_lesson(const LessonArgs& a) {
-  auto all = lab::load_lessons(lessons_root());
-  if (!all) return report_error(all.error());
-  const lab::Lesson* lesson = nullptr;
-  for (const lab::Lesson& l : *all)
-    if (l.id == a.id || l.id.rfind(a.id, 0) == 0) {
-      lesson = &l;
-      break;
-    }
-  if (!lesson) {
-    std::string ids;
-    for (const lab::Lesson& l : *all) ids += (ids.empty() ? "" : ", ") + l.id;
-    return report_error(Error{"", 0, "no lesson '" + a.id + "' (lessons: " + ids + ")"});
-  }
+  auto found = find_lesson(a.id);
+  if (!found) return report_error(found.error());
+  const lab::Lesson* lesson = &*found;
   auto backend = lab::parse_backend(a.backend);
   if (!backend) return report_error(Error{"", 0, "--backend: " + backend.error().message});
   if (auto l2 = lab::parse_l2_start(a.l2); !l2)
@@ -98,6 +113,18 @@ int run_lesson(const LessonArgs& a) {
   std::cout << lesson->title << "\n" << std::string(lesson->title.size(), '#') << "\n";
   if (!lesson->summary.empty()) std::cout << lesson->summary << "\n";
   std::cout << "\n";
+  // Each step runs once; a page is printed after the runs its values read (its own step's, and
+  // any step(N) it names), so it shows them.
+  std::vector<std::optional<lab::StepRun>> runs(lesson->steps.size());
+  std::vector<std::string> run_l2(lesson->steps.size());
+  auto ensure_run = [&](size_t si) -> Status {
+    if (runs[si] || lesson->steps[si].experiment.empty()) return Ok{};
+    auto r = lab::run_lesson_step(toolchain, *lesson, si, settings,
+                                  [&](const std::string& l2) { run_l2[si] = l2; });
+    if (!r) return r.error();
+    runs[si] = std::move(*r);
+    return Ok{};
+  };
   for (size_t si = 0; si < lesson->steps.size(); ++si) {
     const lab::LessonStep& st = lesson->steps[si];
     json js = {{"step", si},
@@ -105,17 +132,23 @@ int run_lesson(const LessonArgs& a) {
                {"experiment", st.experiment},
                {"questions", json::array()},
                {"claims", json::array()}};
-    if (!st.page.empty() && !a.quiet_pages) print_page(st.page);
+    if (!st.page.empty()) {
+      for (size_t need : lab::page_run_steps(*lesson, si))
+        if (auto s = ensure_run(need); !s) return report_error(s.error());
+      std::vector<const lab::ExperimentResult*> results;
+      for (const auto& r : runs) results.push_back(r ? &r->result : nullptr);
+      const lab::RenderedPage page = lab::render_lesson_page(*lesson, si, results, *lesson->data);
+      if (!page.errors.empty()) return report_error(page.errors.front());
+      if (!a.quiet_pages) print_page(page.text);
+    }
     if (st.experiment.empty()) {
       out["steps"].push_back(js);
       continue;
     }
-    auto run = lab::run_lesson_step(toolchain, *lesson, si, settings, [&](const std::string& l2) {
-      std::cout << "--- experiment " << st.experiment << " (" << a.backend << ", L2 " << l2
-                << (st.l2.empty() ? "" : ", as the step says") << ")\n"
-                << std::flush;
-    });
-    if (!run) return report_error(run.error());
+    if (auto s = ensure_run(si); !s) return report_error(s.error());
+    std::cout << "--- experiment " << st.experiment << " (" << a.backend << ", L2 " << run_l2[si]
+              << (st.l2.empty() ? "" : ", as the step says") << ")\n";
+    const lab::StepRun* run = &*runs[si];
     js["l2"] = run->l2;
     if (!run->result.passed()) {
       ++failed_checks;
@@ -154,6 +187,20 @@ int run_lesson(const LessonArgs& a) {
       const lab::LessonClaim& c = st.claims[cv.claim];
       const char* who = cv.on_gpu ? "GPU" : "simulator";
       json jc = {{"text", c.text}, {"expr", c.expr}, {"on", cv.on_gpu ? "gpu" : "sim"}};
+      if (!cv.ran && cv.value) {  // the GPU side from the committed measurements
+        const lab::ClaimValue& v = *cv.value;
+        v.holds ? ++held : ++failed_claims;
+        std::cout << "CLAIM " << (v.holds ? "PASS" : "FAIL") << " (GPU, measured on "
+                  << cv.measured_on << ") " << c.text << "\n      " << c.expr << "  ->  "
+                  << lab::lesson_number(v.lhs) << " " << v.op << " " << lab::lesson_number(v.rhs)
+                  << "\n";
+        jc["status"] = v.holds ? "pass" : "fail";
+        jc["measured_on"] = cv.measured_on;
+        jc["lhs"] = v.lhs;
+        jc["rhs"] = v.rhs;
+        js["claims"].push_back(jc);
+        continue;
+      }
       if (!cv.ran) {
         ++skipped;
         jc["status"] = "skipped";
@@ -190,7 +237,11 @@ int run_lesson(const LessonArgs& a) {
 }
 
 int list_lessons() {
-  auto all = lab::load_lessons(lessons_root());
+  const std::string root = lab::lessons_dir();
+  if (root.empty())
+    return report_error(Error{"", 0, "no lessons folder found (set WARPLAB_LESSONS_DIR)"});
+  std::vector<Error> broken;
+  auto all = lab::load_lessons(root, &broken);
   if (!all) return report_error(all.error());
   for (const lab::Lesson& l : *all) {
     int exps = 0, claims = 0, questions = 0;
@@ -202,7 +253,8 @@ int list_lessons() {
     std::cout << l.id << "  " << l.title << "  steps=" << l.steps.size() << " experiments=" << exps
               << " questions=" << questions << " claims=" << claims << "\n";
   }
-  return kExitOk;
+  for (const Error& e : broken) std::cerr << "warplab: broken lesson: " << e.to_string() << "\n";
+  return broken.empty() ? kExitOk : kExitBadInput;
 }
 
 }  // namespace
@@ -216,7 +268,7 @@ Command add_lesson_command(CLI::App& app) {
   auto a = std::make_shared<LessonArgs>();
   CLI::App* sub = app.add_subcommand(
       "lesson", "Run a lesson in the terminal: pages, experiments, questions and claims");
-  sub->add_option("id", a->id, "Lesson id (or its number, e.g. 02)")->required();
+  sub->add_option("id", a->id, "Lesson id (or its number, e.g. 02), or the path of a lesson folder")->required();
   sub->add_option("--backend", a->backend, "sim, gpu or both (claims say where they must hold)");
   sub->add_option("--config", a->config, "Timing preset (default h100-sxm)");
   sub->add_option("--l2", a->l2,

@@ -34,9 +34,10 @@ std::vector<LessonEntry> scan_lessons(const std::string& root) {
   std::error_code ec;
   for (const fs::directory_entry& d : fs::directory_iterator(root, ec)) {
     const std::string id = d.path().filename().string();
-    if (!d.is_directory() || id.size() < 4 || !std::isdigit(static_cast<unsigned char>(id[0])) ||
-        !std::isdigit(static_cast<unsigned char>(id[1])) || id[2] != '-')
-      continue;
+    const bool numbered = id.size() >= 4 && std::isdigit(static_cast<unsigned char>(id[0])) &&
+                          std::isdigit(static_cast<unsigned char>(id[1])) && id[2] == '-';
+    if (!d.is_directory() || (!numbered && !fs::is_regular_file(d.path() / "lesson.toml", ec)))
+      continue;  // a lesson is a numbered folder, or any folder with a lesson.toml
     LessonEntry l;
     l.id = id;
     l.dir = d.path().string();

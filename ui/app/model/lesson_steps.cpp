@@ -1,3 +1,5 @@
+#include <memory>
+
 #include "ui/app/model/lesson_steps.h"
 
 #include <chrono>
@@ -32,12 +34,14 @@ StepCheck run_lesson_step(const lab::Lesson& lesson, size_t step, const StepRunO
       StepCheck::Claim cv;
       cv.claim = c.claim;
       cv.on_gpu = c.on_gpu;
-      if (!c.ran)
+      cv.measured_on = c.measured_on;
+      if (!c.ran && c.measured_on.empty())
         cv.skipped = "no real GPU in this run" + (out.gpu_note.empty() ? "" : ": " + out.gpu_note);
       cv.value = c.value;
       cv.error = c.error;
       out.claims.push_back(std::move(cv));
     }
+    out.result = std::make_shared<const lab::ExperimentResult>(std::move(run->result));
   }
   out.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return out;

@@ -5,6 +5,7 @@
 // computed: nothing here is typed in by hand. No ImGui (tests/717).
 #pragma once
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -28,10 +29,12 @@ struct StepCheck {
     size_t claim = 0;  // index into the step's claims
     bool on_gpu = false;
     std::string skipped;  // why this side was not evaluated ("" when it was)
+    std::string measured_on;  // the GPU side from committed data: "device, date"
     std::optional<lab::ClaimValue> value;
     std::string error;
   };
   std::vector<Claim> claims;  // each claim once per side it names (simulator, GPU)
+  std::shared_ptr<const lab::ExperimentResult> result;  // the run (the page's embedded values)
   double wall_s = 0;
 };
 
