@@ -72,9 +72,9 @@ TEST_CASE("104 errors: unknown and out-of-scope instructions name opcode and ker
   CHECK(has(e, "in kernel 'k'"));
   CHECK(has(e, "tensor cores"));
   e =
-      error_of(kernel_with("\tmma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%r1}, {%r2}, "
+      error_of(kernel_with("\tmma.sync.aligned.m8n8k4.row.col.f32.f16.f16.f32 {%r1}, {%r2}, "
                            "{%r3}, {%r4};"));
-  CHECK(has(e, "out of scope"));
+  CHECK(has(e, "'mma.sync.aligned.m8n8k4.row.col.f32.f16.f16.f32' is not simulated"));
   e = error_of(kernel_with("\tcp.async.ca.shared.global [%rd1], [%rd2], 16;"));
   CHECK(has(e, "'cp.async.ca.shared.global'"));
   CHECK(has(e, "cp.async"));

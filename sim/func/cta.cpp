@@ -341,11 +341,11 @@ bool CtaImpl::step(Warp& w, StepInfo* info, uint64_t clock) {
       const int32_t r = (d.dpred >> i) & 1 ? k->pred_reg[d.d[i]] : k->slot_reg[d.d[i]];
       if (r >= 0) info->dst_regs[info->dst_count++] = r;
     }
-    for (int i = 0; i < d.ns && info->src_count < 8; ++i)
+    for (int i = 0; i < d.ns && info->src_count < 12; ++i)
       if (k->slot_reg[d.s[i]] >= 0) info->src_regs[info->src_count++] = k->slot_reg[d.s[i]];
-    for (int i = 0; i < d.np && info->src_count < 8; ++i)
+    for (int i = 0; i < d.np && info->src_count < 12; ++i)
       if (k->pred_reg[d.p[i]] >= 0) info->src_regs[info->src_count++] = k->pred_reg[d.p[i]];
-    if (d.guard >= 0 && info->src_count < 8 && k->pred_reg[d.guard] >= 0)
+    if (d.guard >= 0 && info->src_count < 12 && k->pred_reg[d.guard] >= 0)
       info->src_regs[info->src_count++] = k->pred_reg[d.guard];
   }
   if (checks.racecheck) race.check(*this, w, d, pc, exec);

@@ -39,7 +39,7 @@ struct StepInfo {
   // Registers: destination and source register indices (function-local), for the scoreboard.
   std::array<int32_t, 8> dst_regs{};
   int dst_count = 0;
-  std::array<int32_t, 8> src_regs{};
+  std::array<int32_t, 12> src_regs{};  // mma.sync reads 10 registers
   int src_count = 0;
   bool is_branch = false;   // bra/call/ret/exit
   bool diverged = false;    // a branch split the warp (or a path ended and another resumed)

@@ -30,6 +30,7 @@ bool is_dynamic_special(ptx::SpecialReg r) {
 int dest_count(const ptx::Instruction& in) {
   switch (in.op) {
     case Opcode::St:
+    case Opcode::Stmatrix:
     case Opcode::Red:
     case Opcode::Bra:
     case Opcode::Prefetch:
@@ -87,6 +88,11 @@ Handler pick_handler(const ptx::Instruction& in, DInst& d, std::string& why) {
     case Opcode::Redux:
     case Opcode::Activemask:
       return pick_warp(in, d, why);
+    case Opcode::Mma:
+    case Opcode::Ldmatrix:
+    case Opcode::Stmatrix:
+    case Opcode::Movmatrix:
+      return pick_tensor(in, d, why);
     case Opcode::Fma:
     case Opcode::Rcp:
     case Opcode::Sqrt:
@@ -654,7 +660,7 @@ class KernelBuilder {
             if (o.neg) d.pneg |= 1u << d.np;
             d.p[d.np++] = slot_of_[fi][o.reg];
           } else {
-            if (d.ns >= 6) {
+            if (d.ns >= DInst::kMaxSources) {
               why = "too many operands";
               return false;
             }
@@ -662,7 +668,7 @@ class KernelBuilder {
           }
           break;
         case Kind::Imm:
-          if (d.ns >= 6) {
+          if (d.ns >= DInst::kMaxSources) {
             why = "too many operands";
             return false;
           }
@@ -685,7 +691,7 @@ class KernelBuilder {
           }
           break;
         case Kind::Addr: {
-          if (d.ns >= 6) {
+          if (d.ns >= DInst::kMaxSources) {
             why = "too many operands";
             return false;
           }
@@ -707,7 +713,7 @@ class KernelBuilder {
           break;
         }
         case Kind::Symbol: {
-          if (d.ns >= 6) {
+          if (d.ns >= DInst::kMaxSources) {
             why = "too many operands";
             return false;
           }
@@ -719,7 +725,7 @@ class KernelBuilder {
         }
         case Kind::Vec:
           for (int e = 0; e < o.vec_count; ++e) {
-            if (d.ns >= 6) {
+            if (d.ns >= DInst::kMaxSources) {
               why = "too many operands";
               return false;
             }

@@ -105,6 +105,20 @@ enum class CacheOp : uint8_t { None, Ca, Cg, Cs, Lu, Cv, Wb, Wt };
 enum class MemScope : uint8_t { None, Cta, Gpu, Sys };  // membar.gl is Gpu
 enum class MemSem : uint8_t { None, Weak, Relaxed, Acquire, Release, AcqRel, Sc };
 
+// ---- tensor cores: the shape, layouts and element types of mma/ldmatrix/stmatrix/movmatrix ----
+// mma.sync names four element types (d, a, b, c), some of which (tf32, e4m3, e5m2) are not types a
+// register can be declared with, so they live here rather than in Instruction::type.
+enum class MmaType : uint8_t { None, F16, BF16, TF32, E4M3, E5M2, S8, U8, F32, S32 };
+std::string_view mma_type_name(MmaType t);
+struct TensorMods {
+  uint8_t m = 0, n = 0, k = 0;  // .m16n8k16 (mma), .m8n8 (ldmatrix/stmatrix/movmatrix)
+  bool a_row = true;            // .row (A row-major) / .col
+  bool b_col = true;            // .col (B column-major) / .row
+  MmaType d = MmaType::None, a = MmaType::None, b = MmaType::None, c = MmaType::None;
+  uint8_t num = 0;     // ldmatrix/stmatrix .x1/.x2/.x4 (number of 8x8 matrices)
+  bool trans = false;  // ldmatrix/stmatrix/movmatrix .trans
+};
+
 // Every modifier an instruction can carry. Fields that do not apply stay at their defaults.
 struct Modifiers {
   Rounding rounding = Rounding::None;
@@ -143,6 +157,7 @@ struct Modifiers {
   bool mode_l2_evict = false;       // cache-eviction hints are parsed and ignored
   MemScope mem_scope = MemScope::None;  // .cta/.gpu/.sys (membar.gl/.cta/.sys too)
   MemSem mem_sem = MemSem::None;        // .relaxed/.acquire/.release/.acq_rel/.sc/.weak
+  TensorMods tensor;                    // mma/ldmatrix/stmatrix/movmatrix (parse_tensor.cpp)
 };
 
 // The functional-unit classes the timing model has pipelines for.
@@ -157,7 +172,8 @@ enum class UnitClass : uint8_t {
   Barrier,
   Warp,
   Branch,
-  Misc
+  Misc,
+  Tensor  // the sub-partition's tensor core (mma.sync)
 };
 std::string_view unit_name(UnitClass u);
 
@@ -199,6 +215,7 @@ enum class InstClass : uint8_t {
   Warp,
   Control,
   Misc,
+  Tensor,
   Count_
 };
 std::string_view inst_class_name(InstClass c);

@@ -2,7 +2,7 @@
 // Modifiers. Operands are parsed in parse_operands.cpp.
 //
 // A PTX mnemonic is "opcode.mod.mod.type[.type]"; the modifiers nvcc writes are accepted in any
-// order. An unknown opcode or modifier is an error naming it; tensor cores, cp.async, TMA and
+// order. An unknown opcode or modifier is an error naming it; wmma/wgmma, cp.async, TMA and
 // clusters are rejected with a message that says they are out of scope.
 #include <charconv>
 #include <cstdlib>
@@ -31,12 +31,8 @@ std::string_view out_of_scope_reason(std::string_view mnemonic) {
     std::string_view mnemonic, reason;
   };
   static constexpr Entry kEntries[] = {
-      {"mma", "tensor cores (mma/wmma/wgmma) are out of scope"},
-      {"wmma", "tensor cores (mma/wmma/wgmma) are out of scope"},
-      {"wgmma", "tensor cores (mma/wmma/wgmma) are out of scope"},
-      {"ldmatrix", "tensor cores (mma/wmma/wgmma) and their matrix loads are out of scope"},
-      {"stmatrix", "tensor cores (mma/wmma/wgmma) and their matrix stores are out of scope"},
-      {"movmatrix", "tensor cores (mma/wmma/wgmma) are out of scope"},
+      {"wmma", "tensor cores through wmma/wgmma are out of scope (mma.sync is simulated)"},
+      {"wgmma", "tensor cores through wmma/wgmma are out of scope (mma.sync is simulated)"},
       {"tcgen05", "tensor cores (mma/wmma/wgmma/tcgen05) are out of scope"},
       {"cp", "asynchronous copies (cp.async) and TMA bulk copies are out of scope"},
       {"mbarrier", "mbarrier objects (used by cp.async and TMA) are out of scope"},
@@ -161,7 +157,10 @@ void Parser::parse_instruction_body(int32_t guard, bool guard_neg, uint32_t star
   inst.ptx_line = line;
   inst.loc = loc_;
   inst.user_loc = user_loc_;
-  apply_modifiers(inst, parts, opcode_text, line);
+  if (is_tensor_op(inst.op))
+    apply_tensor_modifiers(inst, parts, opcode_text, line);
+  else
+    apply_modifiers(inst, parts, opcode_text, line);
   if (inst.op == Opcode::Call)
     parse_call_operands(inst, opcode_text);
   else
