@@ -3,6 +3,7 @@
 #include <dlfcn.h>
 #include <link.h>
 
+#include <cctype>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -562,6 +563,24 @@ Expected<std::vector<KernelResources>> parse_ptxas_info(const std::string& log) 
   return out;
 }
 
+std::string link_arch_for_ptx(const std::string& ptx, const std::string& sass_arch) {
+  // The first ".target" directive (before any code): ".target sm_90a" or ".target sm_90, debug".
+  for (size_t at = ptx.find(".target"); at != std::string::npos; at = ptx.find(".target", at + 7)) {
+    if (at > 0 && ptx[at - 1] != '\n' && ptx[at - 1] != ' ' && ptx[at - 1] != '\t') continue;
+    size_t b = at + 7;
+    while (b < ptx.size() && (ptx[b] == ' ' || ptx[b] == '\t')) ++b;
+    size_t e = b;
+    while (e < ptx.size() && (std::isalnum(static_cast<unsigned char>(ptx[e])) || ptx[e] == '_'))
+      ++e;
+    const std::string target = ptx.substr(b, e - b);
+    if (target.size() == sass_arch.size() + 1 && target.compare(0, sass_arch.size(), sass_arch) == 0 &&
+        (target.back() == 'a' || target.back() == 'f'))
+      return target;
+    return sass_arch;
+  }
+  return sass_arch;
+}
+
 Expected<ResourceReport> Toolchain::resource_usage(const std::string& ptx, const std::string& path,
                                                    const std::string& sass_arch) const {
   const ToolchainImpl& t = *impl_;
@@ -572,7 +591,10 @@ Expected<ResourceReport> Toolchain::resource_usage(const std::string& ptx, const
   // One nvJitLink compile at a time per process (warplab validate's workers share a toolchain).
   static std::mutex one_at_a_time;
   std::lock_guard<std::mutex> lock(one_at_a_time);
-  std::string arch_opt = "-arch=" + sass_arch;
+  // PTX written for an architecture-specific target (Triton's `.target sm_90a`, wgmma code) links
+  // only for that target: nvJitLink refuses sm_90a PTX asked for sm_90.
+  const std::string link_arch = link_arch_for_ptx(ptx, sass_arch);
+  std::string arch_opt = "-arch=" + link_arch;
   const char* opts[] = {arch_opt.c_str(), "-verbose"};
   JitHandle h = nullptr;
   if (int rc = t.jit_create(&h, 2, opts); rc != 0)
@@ -589,12 +611,12 @@ Expected<ResourceReport> Toolchain::resource_usage(const std::string& ptx, const
   int rc = t.jit_add(h, kJitInputPtx, ptx_z.c_str(), ptx_z.size() + 1, path.c_str());
   if (rc == 0) rc = t.jit_complete(h);
   ResourceReport report;
-  report.sass_arch = sass_arch;
+  report.sass_arch = link_arch;
   report.info_log = text(t.jit_info_size, t.jit_info);
   if (rc != 0) {
     std::string err = text(t.jit_error_size, t.jit_error);
     t.jit_destroy(&h);
-    return Error{path, 0, "nvJitLink could not compile the PTX for " + sass_arch + ":\n" + err};
+    return Error{path, 0, "nvJitLink could not compile the PTX for " + link_arch + ":\n" + err};
   }
   t.jit_destroy(&h);
   auto kernels = parse_ptxas_info(report.info_log);

@@ -92,6 +92,11 @@ int cuda_line_of_ptx_line(const std::string& ptx, int ptx_line, const std::strin
 Error error_in_generated_ptx(const Error& e, const std::string& ptx, const std::string& ptx_path,
                              const std::string& cuda_path);
 
+// The architecture nvJitLink must be asked for to compile `ptx` where `sass_arch` was asked for:
+// the PTX's own .target when it is `sass_arch` made architecture-specific ("sm_90a", "sm_90f" for
+// "sm_90"), which nvJitLink compiles for no other target; else `sass_arch`.
+std::string link_arch_for_ptx(const std::string& ptx, const std::string& sass_arch);
+
 class ToolchainImpl;
 
 // An experiment's `options` entry that may reach NVRTC: "" when allowed, else why not. Allowed:
@@ -138,6 +143,8 @@ class Toolchain {
   Expected<CompiledPtx> compile_cuda_cached(const std::string& path,
                                             const CompileOptions& options) const;
   // Compiles PTX for `sass_arch` with nvJitLink -verbose and reads each kernel's resources.
+  // PTX whose .target is `sass_arch` with an 'a' or 'f' suffix (Triton's sm_90a) is compiled for
+  // that target (link_arch_for_ptx); ResourceReport::sass_arch says which was used.
   Expected<ResourceReport> resource_usage(const std::string& ptx, const std::string& path,
                                           const std::string& sass_arch = "sm_90") const;
 

@@ -270,11 +270,131 @@ class Reader {
   std::string path_;
 };
 
+// ---- Triton kernels ([experiment] triton = "kernel.py"; lab/triton.h, lessons/FORMAT.md)
+
+// triton = "k.py": the source is a Triton file; none of NVRTC's keys (source, ptx, arch,
+// options, defines) apply. Without `triton`, the Triton keys are errors.
+Status read_triton_source(const Reader& r, const toml::table& t, Experiment& exp) {
+  const std::string w = "experiment";
+  const toml::node* n = t.get("triton");
+  if (!n) {
+    for (const char* key : {"constexprs", "num_warps", "num_stages", "target"})
+      if (const toml::node* k = t.get(key))
+        return r.err(*k, w + "." + key,
+                     std::string("only used with 'triton = \"kernel.py\"' (a Triton kernel)"));
+    return Ok{};
+  }
+  for (const char* key : {"source", "ptx", "arch", "options", "defines"})
+    if (const toml::node* k = t.get(key))
+      return r.err(*k, w + "." + key,
+                   std::string("not used with 'triton = \"kernel.py\"': Triton compiles the "
+                               "kernel (give its settings as constexprs, num_warps, num_stages "
+                               "and target)"));
+  auto f = r.file(*n, w + ".triton", exp.dir);
+  if (!f) return f.error();
+  if (fs::path(*f).extension() != ".py")
+    return r.err(*n, w + ".triton", "expected a Python file (.py) with @triton.jit kernels");
+  exp.source = *f;
+  exp.source_line = line_of(*n);
+  exp.source_kind = Experiment::SourceKind::Triton;
+  exp.triton.line = line_of(*n);
+  return Ok{};
+}
+
+// constexprs = { BLOCK_SIZE = "BLOCK" }, num_warps = "warps", num_stages = 3, target = "sm_90":
+// read after [params], since the values are expressions over them.
+Status read_triton_settings(const Reader& r, const toml::table& t, Experiment& exp) {
+  if (exp.source_kind != Experiment::SourceKind::Triton) return Ok{};
+  const std::string w = "experiment";
+  Experiment::TritonDef& td = exp.triton;
+  td.num_warps = Expr::constant(Value::integer(4));  // Triton's defaults
+  td.num_stages = Expr::constant(Value::integer(3));
+  if (const toml::node* n = t.get("constexprs")) {
+    const toml::table* c = n->as_table();
+    if (!c)
+      return r.err(*n, w + ".constexprs",
+                   "expected a table { BLOCK_SIZE = \"expression\" } of tl.constexpr values");
+    td.constexprs_line = line_of(*n);
+    for (auto&& [k, v] : *c) {
+      const std::string name(k.str()), key = w + ".constexprs." + name;
+      if (!is_identifier(name))
+        return r.err(v, key, "'" + name + "' is not a Python parameter name");
+      if (v.is_boolean()) {  // a tl.constexpr flag: true / false
+        td.constexprs.emplace_back(name, Expr::constant(Value::integer(*v.value<bool>() ? 1 : 0)));
+        continue;
+      }
+      auto e = r.expr(v, key, exp);
+      if (!e) return e.error();
+      td.constexprs.emplace_back(name, *e);
+    }
+  }
+  for (const char* key : {"num_warps", "num_stages"})
+    if (const toml::node* n = t.get(key)) {
+      auto e = r.expr(*n, w + "." + key, exp);
+      if (!e) return e.error();
+      (std::string(key) == "num_warps" ? td.num_warps : td.num_stages) = *e;
+    }
+  if (const toml::node* n = t.get("target")) {
+    auto s = r.string(*n, w + ".target");
+    if (!s) return s.error();
+    if (*s != "sm_90" && *s != "sm_80")
+      return r.err(*n, w + ".target",
+                   "expected \"sm_90\" (Triton emits .target sm_90a) or \"sm_80\"; got \"" + *s +
+                       "\"");
+    td.target = *s == "sm_90" ? 90 : 80;
+  }
+  return Ok{};
+}
+
+// A launch of a Triton kernel: every launch names the same @triton.jit function; its block is
+// 32 * num_warps threads (Triton's launcher sets it: `block` is an error) and its dynamic shared
+// memory comes from the compiled kernel's metadata (`shared_bytes` is an error).
+Status read_triton_launch(const Reader& r, const toml::table& t, const std::string& key,
+                          Experiment& exp, LaunchDef& l) {
+  for (const char* k : {"block", "shared_bytes"})
+    if (const toml::node* n = t.get(k))
+      return r.err(*n, key + "." + k,
+                   std::string("not given for a Triton kernel: ") +
+                       (std::string(k) == "block"
+                            ? "each program runs on 32 * num_warps threads"
+                            : "Triton's compiled kernel says how much dynamic shared memory it "
+                              "needs, and WarpLab passes that"));
+  if (!is_identifier(l.kernel))
+    return r.err(l.kernel_line, key + ".kernel",
+                 "expected the name of a @triton.jit function in " + exp.source + ", got '" +
+                     l.kernel + "'");
+  if (exp.triton.function.empty()) exp.triton.function = l.kernel;
+  if (l.kernel != exp.triton.function)
+    return r.err(l.kernel_line, key + ".kernel",
+                 "every launch of a Triton experiment runs the same function (the first launch "
+                 "names '" +
+                     exp.triton.function + "'): write another experiment for '" + l.kernel + "'");
+  auto warps = Expr::parse("32 * (" + exp.triton.num_warps.text() + ")");
+  if (!warps) return r.err(l.kernel_line, key, warps.error().message);
+  l.block = {*warps, Expr::constant(Value::integer(1)), Expr::constant(Value::integer(1))};
+  return Ok{};
+}
+
+// After a Triton launch's own arguments: the two pointers Triton 3.x appends to every kernel
+// (global scratch, profile scratch), null here; the runner refuses a kernel that needs scratch.
+void add_triton_scratch_args(LaunchDef& l) {
+  for (const char* what : {"global_scratch", "profile_scratch"}) {
+    ArgDef a;
+    a.kind = ArgDef::Kind::Scalar;
+    a.expr = Expr::constant(Value::integer(0));
+    a.text = std::string("0 (") + what + ")";
+    a.line = l.args_line;
+    l.args.push_back(std::move(a));
+  }
+}
+
 Status read_experiment_table(const Reader& r, const toml::table& t, Experiment& exp) {
   const std::string w = "experiment";
   if (auto s = r.only_keys(t, w,
                            {"name", "description", "source", "ptx", "arch", "options", "defines",
-                            "synccheck", "racecheck", "max_instructions", "max_cycles"});
+                            "synccheck", "racecheck", "max_instructions", "max_cycles",
+                            // Triton kernels (read_triton_source, read_triton_settings):
+                            "triton", "constexprs", "num_warps", "num_stages", "target"});
       !s)
     return s;
   if (auto* n = t.get("name")) {
@@ -289,17 +409,24 @@ Status read_experiment_table(const Reader& r, const toml::table& t, Experiment& 
   }
   const toml::node* src = t.get("source");
   const toml::node* ptx = t.get("ptx");
-  if (src && ptx)
+  if (auto s = read_triton_source(r, t, exp); !s) return s;
+  const bool is_triton = exp.source_kind == Experiment::SourceKind::Triton;
+  if (!is_triton && src && ptx)
     return r.err(*ptx, w + ".ptx", "give either 'source' (a .cu file) or 'ptx', not both");
-  if (!src && !ptx)
-    return r.err(line_of(t), w, "missing 'source = \"kernel.cu\"' (or 'ptx = \"kernel.ptx\"')");
-  const toml::node& sn = src ? *src : *ptx;
-  auto f = r.file(sn, w + (src ? ".source" : ".ptx"), exp.dir);
-  if (!f) return f.error();
-  exp.source = *f;
-  exp.source_line = line_of(sn);
-  bool is_ptx = ptx || fs::path(exp.source).extension() == ".ptx";
-  exp.source_kind = is_ptx ? Experiment::SourceKind::Ptx : Experiment::SourceKind::Cuda;
+  if (!is_triton && !src && !ptx)
+    return r.err(line_of(t), w,
+                 "missing 'source = \"kernel.cu\"' (or 'ptx = \"kernel.ptx\"', or 'triton = "
+                 "\"kernel.py\"')");
+  if (!is_triton) {
+    const toml::node& sn = src ? *src : *ptx;
+    auto f = r.file(sn, w + (src ? ".source" : ".ptx"), exp.dir);
+    if (!f) return f.error();
+    exp.source = *f;
+    exp.source_line = line_of(sn);
+  }
+  bool is_ptx = !is_triton && (ptx || fs::path(exp.source).extension() == ".ptx");
+  if (!is_triton)
+    exp.source_kind = is_ptx ? Experiment::SourceKind::Ptx : Experiment::SourceKind::Cuda;
   if (auto* n = t.get("arch")) {
     auto s = r.string(*n, w + ".arch");
     if (!s) return s.error();
@@ -975,7 +1102,11 @@ Status read_launches(const Reader& r, const toml::array& arr, Experiment& exp) {
     if (!ks) return ks.error();
     l.kernel = *ks;
     l.kernel_line = line_of(*kn);
+    const bool triton = exp.source_kind == Experiment::SourceKind::Triton;
+    if (triton)
+      if (auto s = read_triton_launch(r, *t, key, exp, l); !s) return s;
     for (const char* dim : {"grid", "block"}) {
+      if (triton && std::string(dim) == "block") continue;  // 32 * num_warps
       const toml::node* d = t->get(dim);
       if (!d) return r.err(n, key, std::string("missing '") + dim + "'");
       if (auto s = read_dims(r, *d, key + "." + dim, std::string(dim) == "grid" ? l.grid : l.block,
@@ -1018,6 +1149,7 @@ Status read_launches(const Reader& r, const toml::array& arr, Experiment& exp) {
       if (!arg) return arg.error();
       l.args.push_back(std::move(*arg));
     }
+    if (triton) add_triton_scratch_args(l);
     exp.launches.push_back(std::move(l));
   }
   return Ok{};
@@ -1158,6 +1290,7 @@ Expected<Experiment> parse_experiment(const std::string& text, const std::string
     if (auto s = read_params(r, *p->as_table(), exp); !s) return s.error();
   }
   if (auto s = read_defines(r, *et, exp); !s) return s.error();
+  if (auto s = read_triton_settings(r, *et, exp); !s) return s.error();
   for (const char* section : {"buffers", "launches", "checks"}) {
     const toml::node* n = root.get(section);
     if (!n) continue;

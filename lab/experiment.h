@@ -146,9 +146,9 @@ struct Experiment {
   std::string path;  // the TOML file as given
   std::string dir;   // its directory (relative paths in it resolve from here)
   std::string name, description;
-  enum class SourceKind { Cuda, Ptx };
+  enum class SourceKind { Cuda, Ptx, Triton };
   SourceKind source_kind = SourceKind::Cuda;
-  std::string source;  // resolved path of the .cu or .ptx
+  std::string source;  // resolved path of the .cu, .ptx or (Triton) .py
   int source_line = 0;
   std::string arch = "compute_90";   // NVRTC --gpu-architecture
   std::vector<std::string> options;  // extra NVRTC options
@@ -160,6 +160,18 @@ struct Experiment {
   std::vector<Define> defines;
   int arch_line = 0, options_line = 0;  // 0 when the file does not give them
   std::vector<int> option_lines;        // per entry of `options`
+  // [experiment] triton = "kernel.py" (lab/triton.h): the launches' kernel is a @triton.jit
+  // function of that file, compiled with these settings (expressions over the parameters); every
+  // launch runs 32 * num_warps threads per block and gets the scratch pointers and dynamic
+  // shared memory Triton's metadata asks for.
+  struct TritonDef {
+    std::string function;  // the one @triton.jit function the launches name
+    std::vector<std::pair<std::string, Expr>> constexprs;  // tl.constexpr parameter -> value
+    Expr num_warps, num_stages;
+    int target = 90;  // "sm_90" -> 90, "sm_80" -> 80
+    int line = 0, constexprs_line = 0;
+  };
+  TritonDef triton;  // used when source_kind == Triton
   std::vector<ParamDef> params;
   std::vector<BufferDef> buffers;
   std::vector<LaunchDef> launches;

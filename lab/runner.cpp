@@ -404,6 +404,98 @@ Error Runner::explain_name_expressions(const Experiment& exp, const CompileOptio
                    (declared.empty() ? std::string("none") : declared)};
 }
 
+Expected<TritonKernel> Runner::compile_triton(const Experiment& exp, const Env& env,
+                                              std::string& key) {
+  const Experiment::TritonDef& td = exp.triton;
+  const std::string w = "experiment";
+  TritonRequest req;
+  req.file = exp.source;
+  req.function = td.function;
+  req.target = td.target;
+  for (const auto& [name, e] : td.constexprs) {
+    auto v = e.eval(env);
+    if (!v) return Error{exp.path, td.constexprs_line, w + ".constexprs." + name + ": " +
+                                                           v.error().message};
+    req.constexprs.emplace_back(name, v->to_string());
+  }
+  for (const char* what : {"num_warps", "num_stages"}) {
+    const bool warps = std::string(what) == "num_warps";
+    auto v = (warps ? td.num_warps : td.num_stages).eval_int(env);
+    if (!v) return Error{exp.path, td.line, w + "." + what + ": " + v.error().message};
+    if (warps && (*v < 1 || *v > 32 || (*v & (*v - 1)) != 0))
+      return Error{exp.path, td.line,
+                   w + ".num_warps = " + std::to_string(*v) +
+                       ": expected a power of two from 1 to 32 (a block of 32 * num_warps "
+                       "threads)"};
+    if (!warps && (*v < 1 || *v > 8))
+      return Error{exp.path, td.line,
+                   w + ".num_stages = " + std::to_string(*v) + ": expected 1 to 8"};
+    (warps ? req.num_warps : req.num_stages) = static_cast<int>(*v);
+  }
+  // The signature and the launcher's specialization, from every launch's arguments: a pointer
+  // 16-byte aligned or an integer that is a multiple of 16 in every launch gets divisibility 16
+  // (buffers start 256-byte aligned); one that reads a loop variable gets none.
+  bool first = true;
+  for (size_t i = 0; i < exp.launches.size(); ++i) {
+    const LaunchDef& l = exp.launches[i];
+    if (l.kind != LaunchDef::Kind::Kernel) continue;
+    const size_t n = l.args.size() >= 2 ? l.args.size() - 2 : 0;  // less the scratch pointers
+    if (first) req.args.resize(n, TritonArg{"", true});
+    if (req.args.size() != n)
+      return Error{exp.path, l.args_line,
+                   "launches[" + std::to_string(i) + "].args: " + std::to_string(n) +
+                       " arguments, but the first launch of " + td.function + " gives " +
+                       std::to_string(req.args.size())};
+    for (size_t k = 0; k < n; ++k) {
+      const ArgDef& a = l.args[k];
+      const std::string akey = "launches[" + std::to_string(i) + "].args[" + std::to_string(k) + "]";
+      TritonArg& t = req.args[k];
+      std::string type;
+      bool divisible = false;
+      if (a.kind == ArgDef::Kind::Struct) {
+        return Error{exp.path, a.line,
+                     akey + ": a Triton kernel takes pointers (buffers) and scalars, not structs"};
+      } else if (a.kind == ArgDef::Kind::Buffer) {
+        const BufferDef* b = exp.find_buffer(a.buffer);
+        type = "*" + triton_type_name(std::string(elem_type_name(b->type)));
+        if (type == "*")
+          return Error{exp.path, a.line,
+                       akey + ": Triton has no pointer type for " + b->name + "'s element type"};
+        auto off = a.offset.empty() ? Expected<int64_t>(int64_t{0}) : a.offset.eval_int(env);
+        divisible = off && (*off * static_cast<int64_t>(elem_size(b->type))) % 16 == 0;
+      } else {
+        auto v = a.expr.eval(env);
+        if (v && v->is_float) {
+          type = "fp32";  // a Python float argument: Triton passes it as fp32
+        } else {
+          const bool wide = v && (v->i < INT32_MIN || v->i > INT32_MAX);
+          type = wide ? "i64" : "i32";
+          if (!first && t.type == "i64") type = "i64";
+          divisible = v && v->i % 16 == 0;
+        }
+      }
+      if (!first && t.type != type && !(t.type.rfind("i", 0) == 0 && type.rfind("i", 0) == 0))
+        return Error{exp.path, a.line,
+                     akey + ": a " + type + " here, but a " + t.type + " in an earlier launch"};
+      t.type = type;
+      t.divisible_by_16 = t.divisible_by_16 && divisible;
+    }
+    first = false;
+  }
+  key = triton_request_json(req);
+  auto k = triton_.compile(req, options_.ptx_cache_dir, options_.ptx_cache);
+  if (!k)
+    return Error{exp.path, exp.source_line,
+                 "experiment.triton: " + k.error().to_string()};
+  if (k->global_scratch_size > 0)
+    return Error{exp.path, exp.source_line,
+                 "experiment.triton: " + td.function + " needs " +
+                     std::to_string(k->global_scratch_size) +
+                     " bytes of global scratch memory per program, which WarpLab does not "
+                     "allocate yet"};
+  return k;
+}
+
 Runner::Runner(const Toolchain& toolchain, RunOptions options)
     : toolchain_(toolchain), options_(std::move(options)) {}
 
@@ -419,6 +511,14 @@ Expected<std::shared_ptr<const CompiledUnit>> Runner::compile(const Experiment& 
     key += defines.back() + " ";
   }
   for (const std::string& t : template_kernel_names(exp)) key += "name:" + t + " ";
+  std::optional<TritonKernel> triton;
+  if (exp.source_kind == Experiment::SourceKind::Triton) {
+    std::string request;
+    auto k = compile_triton(exp, env, request);
+    if (!k) return k.error();
+    key += "triton:" + request;
+    triton = std::move(*k);
+  }
   if (auto it = units_.find(key); it != units_.end()) return it->second;
 
   auto unit = std::make_shared<CompiledUnit>();
@@ -452,6 +552,12 @@ Expected<std::shared_ptr<const CompiledUnit>> Runner::compile(const Experiment& 
     unit->lowered_names = std::move(ptx->lowered_names);
     unit->from_cache = ptx->from_cache;
     unit->ptx_path = exp.source + ".ptx";
+  } else if (triton) {
+    unit->ptx = std::move(triton->ptx);
+    unit->from_cache = triton->from_cache;
+    unit->ptx_path = exp.source + ".ptx";
+    unit->lowered_names.emplace_back(exp.triton.function, triton->name);
+    unit->triton = std::move(triton);
   } else {
     bool ok = false;
     unit->ptx = read_text(exp.source, ok);
@@ -459,7 +565,7 @@ Expected<std::shared_ptr<const CompiledUnit>> Runner::compile(const Experiment& 
     unit->ptx_path = exp.source;
   }
   // 3. PTX -> IR -> the simulator's program.
-  const bool generated = exp.source_kind == Experiment::SourceKind::Cuda;
+  const bool generated = exp.source_kind != Experiment::SourceKind::Ptx;
   // PTX NVRTC generated exists only in memory: an error in it names the CUDA line, the PTX line
   // and the experiment's `source =` line (the whole module fails, as cuModuleLoad would).
   auto in_source = [&](const Error& e) {
@@ -581,6 +687,8 @@ Expected<RunResult> Runner::run_once(const Experiment& exp) {
                    "launches[" + std::to_string(i) + "].kernel: not found"};
     auto bound = bind_launch(exp, i, *kernel, lenv, *addresses, counts);
     if (!bound) return bound.error();
+    if ((*unit)->triton)  // the dynamic shared memory Triton's compiled kernel asks for
+      bound->config.dynamic_shared_bytes += static_cast<uint32_t>((*unit)->triton->shared);
     bound->config.synccheck = eff.synccheck;
     bound->config.racecheck = eff.racecheck;
     if (eff.max_instructions) bound->config.max_instructions_per_warp = *eff.max_instructions;

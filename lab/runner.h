@@ -34,6 +34,7 @@
 #include "lab/check.h"
 #include "lab/compile.h"
 #include "lab/experiment.h"
+#include "lab/triton.h"
 #include "sim/func/executor.h"
 #include "sim/timing/config.h"
 #include "sim/timing/gpu_model.h"
@@ -172,6 +173,9 @@ struct CompiledUnit {
   bool from_cache = false;     // the PTX came from the PTX cache
   // Kernels named by a C++ template-id ("MatrixMulCUDA<16>"): NVRTC's entry name for each.
   std::vector<std::pair<std::string, std::string>> lowered_names;
+  // A Triton kernel (lab/triton.h): what its compile reported (dynamic shared memory the launch
+  // passes, warps, scratch, Triton's version); its `ptx` is left empty (the unit's is the same).
+  std::optional<TritonKernel> triton;
   // The entry a launch's `kernel` names (lowered names first, then find_kernel()); nullptr when
   // none (Runner::compile has reported it).
   const ptx::Function* kernel(const std::string& name) const;
@@ -273,6 +277,10 @@ class Runner {
   Error explain_invalid_option(const Experiment& exp, const Error& e) const;
   Error explain_name_expressions(const Experiment& exp, const CompileOptions& co,
                                  const Error& failed) const;
+  // A Triton experiment's source -> PTX (lab/triton.h): the request from the parameters and
+  // the launches' arguments, then the bridge (through the cache).
+  Expected<TritonKernel> compile_triton(const Experiment& exp, const Env& env, std::string& key);
+  TritonBridge triton_;  // the installed Triton (probed at its first use)
   std::map<std::string, std::shared_ptr<const CompiledUnit>> units_;
   std::shared_ptr<const timing::GpuConfig> config_;
   std::shared_ptr<gpu::Backend> gpu_;

@@ -15,6 +15,7 @@
 #include "lab/lesson_page.h"
 #include "lab/lesson_step.h"
 #include "lab/report.h"
+#include "lab/triton.h"
 #include "ui/cli/commands.h"
 
 namespace warplab::cli {
@@ -96,6 +97,18 @@ int run_lesson(const LessonArgs& a) {
   if (!backend) return report_error(Error{"", 0, "--backend: " + backend.error().message});
   if (auto l2 = lab::parse_l2_start(a.l2); !l2)
     return report_error(Error{"", 0, "--l2: " + l2.error().message});
+  // A lesson with Triton experiments needs Triton: without it, one line and nothing else.
+  for (const lab::LessonStep& st : lesson->steps) {
+    if (st.experiment.empty()) continue;
+    auto e = lab::load_experiment(st.experiment);
+    if (!e || e->source_kind != lab::Experiment::SourceKind::Triton) continue;
+    if (const std::string why = lab::TritonBridge().why_unavailable(); !why.empty()) {
+      std::cout << "SKIPPED lesson " << lesson->id << ": its Triton kernels need Triton: " << why
+                << "\n";
+      return kExitOk;
+    }
+    break;
+  }
   lab::Toolchain toolchain;
   lab::StepRunSettings settings;  // lab/lesson_step.h runs each step as the app does
   settings.backend = *backend;

@@ -1,4 +1,5 @@
 // `warplab ptx FILE.cu`: the PTX NVRTC makes of a CUDA file, and each kernel's resource usage.
+// `warplab ptx FILE.py:FUNCTION`: the same for a Triton kernel (the installed Triton compiles it).
 #include <map>
 #include <fstream>
 #include <iostream>
@@ -8,6 +9,8 @@
 
 #include "lab/args.h"
 #include "lab/compile.h"
+#include "lab/expr.h"
+#include "lab/triton.h"
 #include "sim/common/input_file.h"
 #include "sim/func/executor.h"
 #include "sim/ptx/parser.h"
@@ -27,7 +30,68 @@ struct PtxArgs {
   bool resources_only = false;
   bool schedule = false;
   std::string config = "h100-sxm";
+  // Triton (FILE.py:FUNCTION): lab/triton.h.
+  std::vector<std::string> constexprs;  // NAME=VALUE
+  std::string signature;                // "*fp32,*fp32,i32": the non-constexpr parameters' types
+  int num_warps = 4, num_stages = 3;
+  std::string target = "sm_90";
 };
+
+// `warplab ptx kernel.py:fn`: Triton compiles the function (the bridge, through the cache).
+// Without --signature, a parameter whose name ends in "ptr" is taken as *fp32 and any other as
+// i32; pointers and integers are specialized as 16-divisible (Triton's launcher does so for
+// aligned tensors and multiples of 16).
+Expected<lab::TritonKernel> compile_triton_cli(const PtxArgs& a, std::string& file) {
+  const size_t colon = a.file.rfind(':');
+  file = a.file.substr(0, colon);
+  lab::TritonRequest req;
+  req.file = file;
+  req.function = a.file.substr(colon + 1);
+  if (req.function.empty())
+    return Error{"", 0, "expected FILE.py:FUNCTION (the @triton.jit function to compile)"};
+  if (a.target != "sm_90" && a.target != "sm_80")
+    return Error{"", 0, "--target: expected sm_90 or sm_80, got " + a.target};
+  req.target = a.target == "sm_90" ? 90 : 80;
+  req.num_warps = a.num_warps;
+  req.num_stages = a.num_stages;
+  for (const std::string& c : a.constexprs) {
+    const size_t eq = c.find('=');
+    if (eq == std::string::npos || eq == 0)
+      return Error{"", 0, "--constexpr " + c + ": expected NAME=VALUE"};
+    auto v = lab::parse_value(c.substr(eq + 1));
+    std::string text = c.substr(eq + 1);
+    if (text == "true" || text == "True") text = "true";
+    else if (text == "false" || text == "False") text = "false";
+    else if (!v) return Error{"", 0, "--constexpr " + c + ": " + v.error().message};
+    else text = v->to_string();
+    req.constexprs.emplace_back(c.substr(0, eq), text);
+  }
+  lab::TritonBridge bridge;
+  if (const std::string why = bridge.why_unavailable(); !why.empty()) return Error{file, 0, why};
+  if (a.signature.empty()) {
+    // Ask once with no arguments: the bridge's error lists the parameters it expects.
+    auto probe = bridge.compile(req, "", false);
+    if (probe) return probe;
+    const std::string& m = probe.error().message;
+    const size_t open = m.find("besides its constexprs (");
+    if (open == std::string::npos) return probe.error();
+    const size_t b = open + 24, e = m.find(')', b);
+    std::stringstream names(m.substr(b, e - b));
+    for (std::string n; std::getline(names, n, ',');) {
+      while (!n.empty() && n.front() == ' ') n.erase(0, 1);
+      if (n == "none") continue;
+      const bool ptr = n.size() >= 3 && n.compare(n.size() - 3, 3, "ptr") == 0;
+      req.args.push_back({ptr ? "*fp32" : "i32", true});
+    }
+  } else {
+    std::stringstream types(a.signature);
+    for (std::string t; std::getline(types, t, ',');) {
+      while (!t.empty() && t.front() == ' ') t.erase(0, 1);
+      req.args.push_back({t, true});
+    }
+  }
+  return bridge.compile(req);
+}
 
 // What the timing model does to each kernel's loops in place of ptxas (sim/timing/schedule.h).
 // `registers`: per kernel, what ptxas gave it (empty when nvJitLink could not say: 32 assumed).
@@ -103,7 +167,20 @@ int run(const PtxArgs& a) {
   lab::Toolchain toolchain;
   std::string ptx, ptx_name;
   bool is_ptx = a.file.size() > 4 && a.file.substr(a.file.size() - 4) == ".ptx";
-  if (is_ptx) {
+  const size_t py = a.file.rfind(".py:");
+  if (py != std::string::npos && py + 4 <= a.file.size()) {
+    std::string file;
+    auto k = compile_triton_cli(a, file);
+    if (!k) return report_error(k.error());
+    std::cout << "// Triton " << k->triton_version << ": " << k->name << " from " << file
+              << ", num_warps " << k->num_warps << " (block of " << 32 * k->num_warps
+              << " threads), num_stages " << k->num_stages << ", " << k->shared
+              << " bytes of dynamic shared memory, global scratch " << k->global_scratch_size
+              << " B, profile scratch " << k->profile_scratch_size << " B"
+              << (k->from_cache ? " (from the cache)" : "") << "\n";
+    ptx = std::move(k->ptx);
+    ptx_name = file + ".ptx";
+  } else if (is_ptx) {
     auto text = read_input_file(a.file, "PTX file");
     if (!text) return report_error(text.error());
     ptx = std::move(*text);
@@ -122,8 +199,9 @@ int run(const PtxArgs& a) {
   //    nvJitLink, which runs inside this process and has crashed, or taken gigabytes, on
   //    malformed PTX that its own front end should have refused.
   //    With a .cu file the PTX exists only in memory: errors name the CUDA line and the PTX line.
+  const std::string source_file = py != std::string::npos ? a.file.substr(0, py + 3) : a.file;
   auto named = [&](const Error& e) {
-    return is_ptx ? e : lab::error_in_generated_ptx(e, ptx, ptx_name, a.file);
+    return is_ptx ? e : lab::error_in_generated_ptx(e, ptx, ptx_name, source_file);
   };
   std::string rejected;  // why WarpLab cannot read or load it ("" when it can)
   std::optional<func::Program> program;
@@ -143,7 +221,8 @@ int run(const PtxArgs& a) {
     if (!ptx.empty() && ptx.back() != '\n') std::cout << "\n";
   }
   // 3. Resource usage, as `ptxas -v` reports it, written as PTX comments so the output stays PTX.
-  std::cout << "\n// ---- resource usage (nvJitLink -arch=" << a.sass_arch << ") ----\n";
+  std::cout << "\n// ---- resource usage (nvJitLink -arch="
+            << lab::link_arch_for_ptx(ptx, a.sass_arch) << ") ----\n";
   if (!rejected.empty()) {
     std::cout << "// not computed: WarpLab's parser or loader rejects this PTX (below)\n";
     std::cerr << "warplab: " << rejected << "\n";
@@ -189,7 +268,20 @@ Command add_ptx_command(CLI::App& app) {
       "ptx",
       "Compile a CUDA file to PTX (NVRTC) and show each kernel's registers, shared memory, "
       "barriers and local memory; a .ptx file shows its resource usage");
-  sub->add_option("file", args->file, "CUDA (.cu) or PTX (.ptx) file")->required();
+  sub->add_option("file", args->file,
+                  "CUDA (.cu) or PTX (.ptx) file, or FILE.py:FUNCTION (a Triton kernel)")
+      ->required();
+  sub->add_option("--constexpr", args->constexprs,
+                  "Triton: a tl.constexpr value, NAME=VALUE (repeatable)");
+  sub->add_option("--signature", args->signature,
+                  "Triton: the types of the non-constexpr parameters, e.g. \"*fp32,*fp32,i32\" "
+                  "(default: *fp32 for names ending in ptr, else i32)");
+  sub->add_option("--num-warps", args->num_warps, "Triton: warps per program")
+      ->capture_default_str();
+  sub->add_option("--num-stages", args->num_stages, "Triton: software-pipelining stages")
+      ->capture_default_str();
+  sub->add_option("--target", args->target, "Triton: sm_90 (PTX .target sm_90a) or sm_80")
+      ->capture_default_str();
   sub->add_option("--arch", args->arch, "Virtual architecture for NVRTC")->capture_default_str();
   sub->add_option("--sass-arch", args->sass_arch, "Real architecture for resource usage")
       ->capture_default_str();

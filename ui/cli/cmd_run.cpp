@@ -11,6 +11,7 @@
 #include "lab/npy.h"
 #include "lab/report.h"
 #include "lab/runner.h"
+#include "lab/triton.h"
 #include "ui/cli/commands.h"
 
 namespace warplab::cli {
@@ -55,6 +56,13 @@ Status dump_run(const lab::RunResult& r, const std::string& dir) {
 int run(const RunArgs& a) {
   auto exp = lab::load_experiment(a.file);
   if (!exp) return report_error(exp.error());
+  // A Triton kernel without Triton installed: one line, and nothing else changes (exit 0).
+  if (exp->source_kind == lab::Experiment::SourceKind::Triton)
+    if (const std::string why = lab::TritonBridge().why_unavailable(); !why.empty()) {
+      std::cout << "SKIPPED " << a.file << ": a Triton kernel (" << exp->source
+                << "), and " << why << "\n";
+      return kExitOk;
+    }
   for (const std::string& s : a.set)
     if (auto st = lab::set_param(*exp, s); !st) return report_error(st.error());
   lab::RunOptions opt;
