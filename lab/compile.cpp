@@ -235,16 +235,28 @@ std::vector<std::pair<std::string, std::string>> lowered_names(
 
 std::string nvrtc_option_problem(const std::string& option, const std::string& folder) {
   const std::string name = option.substr(0, option.find('='));
-  auto value = [&] { return option.find('=') == std::string::npos ? std::string() : option.substr(option.find('=') + 1); };
+  auto value = [&] {
+    return option.find('=') == std::string::npos ? std::string()
+                                                 : option.substr(option.find('=') + 1);
+  };
   // Options that take no value, and those with "=VALUE" (both spellings NVRTC accepts).
-  static const char* const kFlags[] = {"-use_fast_math", "--use_fast_math", "-lineinfo",
-                                       "--generate-line-info", "-restrict", "--restrict",
-                                       "-default-device", "--device-as-default-execution-space",
-                                       "--extra-device-vectorization", "-extra-device-vectorization",
-                                       "-G", "--device-debug", "-w", "--disable-warnings"};
-  static const char* const kValued[] = {"-fmad", "--fmad", "-ftz", "--ftz", "-prec-div",
-                                        "--prec-div", "-prec-sqrt", "--prec-sqrt", "-std", "--std",
-                                        "-maxrregcount", "--maxrregcount"};
+  static const char* const kFlags[] = {"-use_fast_math",
+                                       "--use_fast_math",
+                                       "-lineinfo",
+                                       "--generate-line-info",
+                                       "-restrict",
+                                       "--restrict",
+                                       "-default-device",
+                                       "--device-as-default-execution-space",
+                                       "--extra-device-vectorization",
+                                       "-extra-device-vectorization",
+                                       "-G",
+                                       "--device-debug",
+                                       "-w",
+                                       "--disable-warnings"};
+  static const char* const kValued[] = {
+      "-fmad",      "--fmad",      "-ftz", "--ftz", "-prec-div",     "--prec-div",
+      "-prec-sqrt", "--prec-sqrt", "-std", "--std", "-maxrregcount", "--maxrregcount"};
   for (const char* f : kFlags)
     if (option == f) return "";
   for (const char* v : kValued)
@@ -414,7 +426,8 @@ Expected<CompiledPtx> Toolchain::compile_cuda(const std::string& source, const s
           e.path().filename().string().find(".alt.") == std::string::npos)
         r.preload.push_back(e.path().string());
     if (r.nvrtc_library.empty())
-      return Error{path, 0, "cannot compile in the sandbox: where NVRTC was loaded from is unknown"};
+      return Error{path, 0,
+                   "cannot compile in the sandbox: where NVRTC was loaded from is unknown"};
     return sandbox_compile(r, *options.sandbox);
   }
   return compile_nvrtc(source, path, opts, options.name_expressions);
@@ -475,8 +488,7 @@ Expected<CompiledPtx> Toolchain::compile_cuda_cached(const std::string& path,
   const std::string source = std::move(*read);
   // A sandboxed (untrusted) compile bypasses the cache: keying it would read the files the source
   // names from this unconfined process, and a hit could hand it another compile's PTX.
-  const std::string dir =
-      has_nvrtc() && !options.sandbox ? ptx_cache_dir(options.cache_dir) : "";
+  const std::string dir = has_nvrtc() && !options.sandbox ? ptx_cache_dir(options.cache_dir) : "";
   std::optional<std::string> key;
   if (!dir.empty()) key = ptx_cache_key(source, path, options, nvrtc_version());
   if (key)

@@ -12,15 +12,15 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
-#include <optional>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <sstream>
 
 #include "lab/buffers.h"
 #include "lab/compile.h"
-#include "lab/sandbox.h"
 #include "lab/runner.h"
+#include "lab/sandbox.h"
 #include "lab/toml_keys.h"
 #include "sim/common/input_file.h"
 
@@ -48,11 +48,10 @@ Expected<Assignment> load_assignment(const std::string& path) {
     return s.error();
   const toml::table* a = root["assignment"].as_table();
   if (!a) return Error{path, 1, "missing [assignment]"};
-  if (auto s = only_keys(
-          path, *a, "assignment",
-          {"name", "description", "kernel", "signature", "reference", "experiment", "outputs",
-           "atol", "rtol", "preset", "target_speed", "max_instructions", "max_cycles",
-           "test_time_limit", "total_time_limit", "inputs"});
+  if (auto s = only_keys(path, *a, "assignment",
+                         {"name", "description", "kernel", "signature", "reference", "experiment",
+                          "outputs", "atol", "rtol", "preset", "target_speed", "max_instructions",
+                          "max_cycles", "test_time_limit", "total_time_limit", "inputs"});
       !s)
     return s.error();
   Assignment out;
@@ -183,10 +182,10 @@ Expected<Assignment> load_assignment(const std::string& path) {
 
 std::string GradeResult::line() const {
   char b[256];
-  std::snprintf(b, sizeof b,
-                "GRADE assignment=%s correct=%s hazards=%d faults=%d timeouts=%d speed=%.2f score=%d",
-                assignment.c_str(), correct ? "yes" : "no", hazards, faults, timeouts, speed,
-                score);
+  std::snprintf(
+      b, sizeof b,
+      "GRADE assignment=%s correct=%s hazards=%d faults=%d timeouts=%d speed=%.2f score=%d",
+      assignment.c_str(), correct ? "yes" : "no", hazards, faults, timeouts, speed, score);
   return b;
 }
 
@@ -352,7 +351,9 @@ Expected<GradeTestResult> run_student_test_limited(const Assignment& a, const Ex
   if (pid == 0) {
     setpgid(0, 0);  // its own group: the sandboxed compile it starts dies with it
     ::close(fds[0]);
-    struct rlimit core{0, 0};
+    struct rlimit core {
+      0, 0
+    };
     setrlimit(RLIMIT_CORE, &core);
     const std::string answer = encode(run_student_test(a, stu, ref, sr, r));
     size_t done = 0;
@@ -386,10 +387,9 @@ Expected<GradeTestResult> run_student_test_limited(const Assignment& a, const Ex
   if (auto bad = decode(answer, r)) return *bad;
   if (answer.empty()) {
     ++r.faults;
-    r.detail += WIFSIGNALED(status)
-                    ? std::string("the run of your kernel ended on signal ") +
-                          strsignal(WTERMSIG(status)) + "\n"
-                    : "the run of your kernel ended without a result\n";
+    r.detail += WIFSIGNALED(status) ? std::string("the run of your kernel ended on signal ") +
+                                          strsignal(WTERMSIG(status)) + "\n"
+                                    : "the run of your kernel ended without a result\n";
   }
   return r;
 }
@@ -401,10 +401,10 @@ Expected<GradeResult> grade(const Assignment& a, const std::string& student_cu,
   const auto start = Clock::now();
   if (std::string why = input_file_problem(student_cu); !why.empty())
     return Error{student_cu, 0, why};
-  const double test_limit = options.test_time_limit > 0 ? options.test_time_limit
-                                                        : a.test_time_limit;
-  const double total_limit = options.total_time_limit > 0 ? options.total_time_limit
-                                                          : a.total_time_limit;
+  const double test_limit =
+      options.test_time_limit > 0 ? options.test_time_limit : a.test_time_limit;
+  const double total_limit =
+      options.total_time_limit > 0 ? options.total_time_limit : a.total_time_limit;
   Toolchain toolchain;
   RunOptions opt;
   opt.backend = BackendKind::Sim;

@@ -76,8 +76,8 @@ struct GradeResult {
   int hazards = 0, faults = 0, timeouts = 0;
   double speed = 0;  // reference cycles / student cycles (0 when not every test ran)
   int score = 0;
-  std::string line()
-      const;  // GRADE assignment=... correct=... hazards=... faults=... timeouts=... speed=... score=...
+  std::string line() const;  // GRADE assignment=... correct=... hazards=... faults=... timeouts=...
+                             // speed=... score=...
 };
 
 // Compiles and runs everything. An Error is bad input: a broken assignment, or the student's

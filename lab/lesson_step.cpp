@@ -144,6 +144,13 @@ Expected<StepRun> run_lesson_step(const Toolchain& toolchain, const Lesson& less
     r.count_lines = false;
     r.l2 = *l2;
     if (b != BackendKind::Sim) r.gpu.counters = true;  // claims read hardware counters
+    if (settings.sandbox) {
+      r.sandbox = settings.sandbox;
+      for (const std::string& f : {exp->path, exp->source}) {
+        const std::string d = std::filesystem::path(f).parent_path().string();
+        r.sandbox->read_dirs.push_back(d.empty() ? "." : d);
+      }
+    }
     return r;
   };
   out.backend = settings.backend;

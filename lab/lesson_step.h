@@ -26,6 +26,9 @@ struct StepRunSettings {
   std::string l2 = "cold";        // the L2 convention when the step names none
   bool ci = false;                // apply the step's ci_set (smaller sizes) after its set
   std::vector<std::string> sets;  // NAME=VALUE the student changed, applied last
+  // Compile in the sandbox (lab/sandbox.h, `lesson --sandbox`): the step's experiment and source
+  // folders are added to what the compile may read.
+  std::optional<SandboxPolicy> sandbox;
 };
 
 // A question's answer, read from the simulator's run (from the GPU's when only the GPU ran).

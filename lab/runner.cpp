@@ -530,10 +530,9 @@ Expected<std::shared_ptr<const CompiledUnit>> Runner::compile(const Experiment& 
     const std::string folder = std::filesystem::path(exp.path).parent_path().string();
     for (size_t i = 0; i < exp.options.size(); ++i)
       if (std::string why = nvrtc_option_problem(exp.options[i], folder); !why.empty())
-        return Error{exp.path,
-                     i < exp.option_lines.size() ? exp.option_lines[i] : exp.options_line,
-                     "experiment.options[" + std::to_string(i) + "] \"" + exp.options[i] +
-                         "\": " + why};
+        return Error{
+            exp.path, i < exp.option_lines.size() ? exp.option_lines[i] : exp.options_line,
+            "experiment.options[" + std::to_string(i) + "] \"" + exp.options[i] + "\": " + why};
     CompileOptions co;
     co.arch = exp.arch;
     co.extra = exp.options;

@@ -16,8 +16,8 @@
 #include <unistd.h>
 
 #include <cerrno>
-#include <cmath>
 #include <chrono>
+#include <cmath>
 #include <cstring>
 #include <filesystem>
 #include <sstream>
@@ -50,8 +50,8 @@ struct PathBeneathAttr {
   int32_t parent_fd;
 } __attribute__((packed));
 
-constexpr uint64_t kFsRead = LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_READ_DIR |
-                             LANDLOCK_ACCESS_FS_EXECUTE;
+constexpr uint64_t kFsRead =
+    LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_READ_DIR | LANDLOCK_ACCESS_FS_EXECUTE;
 
 uint64_t fs_rights_for_abi(int abi) {
   uint64_t all = (LANDLOCK_ACCESS_FS_MAKE_SYM << 1) - 1;  // ABI 1: bits 0..12
@@ -111,7 +111,8 @@ bool write_all(int fd, const std::string& data) {
 // Restricts this process to `read_dirs` (read, list, map executable), `read_files` (read) and
 // `write_dir` (everything). "" when done, else why not.
 std::string restrict_self(const std::vector<std::string>& read_dirs,
-                          const std::vector<std::string>& read_files, const std::string& write_dir) {
+                          const std::vector<std::string>& read_files,
+                          const std::string& write_dir) {
   const int abi = landlock_abi();
   if (abi <= 0) return why_no_landlock();
   RulesetAttr attr;
@@ -179,10 +180,9 @@ int child_main() {
   std::vector<std::string> read_dirs, read_files;
   if (!get(in, pos, magic) || magic != "warplab-sandbox 1" || !get(in, pos, r.nvrtc_library) ||
       !get_list(in, pos, r.preload) || !get_list(in, pos, r.toolkit_dirs) ||
-      !get_list(in, pos, read_dirs) || !get_list(in, pos, read_files) ||
-      !get(in, pos, temp_dir) || !get(in, pos, unconfined) || !get(in, pos, r.path) ||
-      !get_list(in, pos, r.options) || !get_list(in, pos, r.name_expressions) ||
-      !get(in, pos, r.source)) {
+      !get_list(in, pos, read_dirs) || !get_list(in, pos, read_files) || !get(in, pos, temp_dir) ||
+      !get(in, pos, unconfined) || !get(in, pos, r.path) || !get_list(in, pos, r.options) ||
+      !get_list(in, pos, r.name_expressions) || !get(in, pos, r.source)) {
     write_all(kSocket, reply_error("sandbox", Error{"", 0, "the sandbox got a malformed request"}));
     return 2;
   }
@@ -200,7 +200,8 @@ int child_main() {
   dirs.insert(dirs.end(), read_dirs.begin(), read_dirs.end());
   if (std::string why = restrict_self(dirs, read_files, temp_dir); !why.empty()) {
     if (unconfined != "1") {
-      write_all(kSocket, reply_error("sandbox", Error{r.path, 0, "cannot confine the compile: " + why}));
+      write_all(kSocket,
+                reply_error("sandbox", Error{r.path, 0, "cannot confine the compile: " + why}));
       return 2;
     }
   }
@@ -261,7 +262,9 @@ bool read_with_deadline(int fd, double seconds, std::string& out, size_t max_byt
                           deadline - std::chrono::steady_clock::now())
                           .count();
     if (left <= 0) return false;
-    struct pollfd pfd{fd, POLLIN, 0};
+    struct pollfd pfd {
+      fd, POLLIN, 0
+    };
     const int rc = poll(&pfd, 1, static_cast<int>(std::min<int64_t>(left, 1000)));
     if (rc <= 0) continue;  // EINTR or nothing yet
     const ssize_t n = ::read(fd, buf, sizeof buf);
@@ -309,14 +312,22 @@ std::string redact_compile_log(const std::string& log, const std::vector<std::st
   bool hiding = false;  // the lines after a hidden one (NVRTC echoes the source line) go too
   while (std::getline(in, line)) {
     // "FILE:LINE: ..." about a file outside: the whole line goes (it may quote that file).
-    const size_t colon = line.find(':');
-    if (colon != std::string::npos && colon > 0 && colon + 1 < line.size() &&
-        std::isdigit(static_cast<unsigned char>(line[colon + 1])) &&
-        line.find(' ') > colon) {
+    // The location is the text before the first ":DIGITS: " (a path may hold spaces and colons).
+    size_t colon = std::string::npos;
+    for (size_t c = line.find(':'); c != std::string::npos; c = line.find(':', c + 1)) {
+      size_t d = c + 1;
+      while (d < line.size() && std::isdigit(static_cast<unsigned char>(line[d]))) ++d;
+      if (d > c + 1 && d < line.size() && line[d] == ':') {
+        colon = c;
+        break;
+      }
+    }
+    if (colon != std::string::npos && colon > 0) {
       hiding = !ok(line.substr(0, colon));
       if (hiding) {
-        out += "<a file outside the submission>: (this message is hidden: it concerns a file the "
-               "submission may not read)\n";
+        out +=
+            "<a file outside the submission>: (this message is hidden: it concerns a file the "
+            "submission may not read)\n";
         continue;
       }
     } else if (line.empty()) {
@@ -386,15 +397,17 @@ Expected<CompiledPtx> sandbox_compile(const SandboxCompileRequest& r, const Sand
   // Nothing of this process's environment: CUDA_CACHE_DISABLE keeps the JIT cache off, as the
   // parent does; HOME points at the temporary directory.
   const std::string env_home = "HOME=" + temp_dir;
-  const char* envp[] = {"PATH=/usr/bin:/bin", "LANG=C", "CUDA_CACHE_DISABLE=1", env_tmp.c_str(),
-                        env_home.c_str(), nullptr};
+  const char* envp[] = {"PATH=/usr/bin:/bin", "LANG=C",         "CUDA_CACHE_DISABLE=1",
+                        env_tmp.c_str(),      env_home.c_str(), nullptr};
   const char* argv[] = {"warplab", kSandboxCommand, nullptr};
   int sv[2];
   if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0)
     return Error{r.path, 0, std::string("socketpair: ") + strerror(errno)};
   const int devnull = ::open("/dev/null", O_RDWR | O_CLOEXEC);
   auto limit = [](int resource, uint64_t v) {
-    struct rlimit rl{static_cast<rlim_t>(v), static_cast<rlim_t>(v)};
+    struct rlimit rl {
+      static_cast<rlim_t>(v), static_cast<rlim_t>(v)
+    };
     setrlimit(resource, &rl);
   };
   const uint64_t cpu = static_cast<uint64_t>(std::max(1.0, std::ceil(p.cpu_seconds)));
@@ -422,13 +435,16 @@ Expected<CompiledPtx> sandbox_compile(const SandboxCompileRequest& r, const Sand
   ::close(devnull);
   // 2. Send the request, then read the reply until the child closes its side, within the limit.
   const auto start = std::chrono::steady_clock::now();
-  struct timeval send_limit{static_cast<time_t>(p.wall_seconds) + 1, 0};
+  struct timeval send_limit {
+    static_cast<time_t>(p.wall_seconds) + 1, 0
+  };
   setsockopt(sv[0], SOL_SOCKET, SO_SNDTIMEO, &send_limit, sizeof send_limit);
   const bool sent = write_all(sv[0], request);
   shutdown(sv[0], SHUT_WR);
   std::string reply;
   const double left =
-      p.wall_seconds - std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      p.wall_seconds -
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   const bool timed_out = sent && !read_with_deadline(sv[0], left, reply, 512ull << 20);
   ::close(sv[0]);
   if (timed_out || !sent) kill(pid, SIGKILL);
@@ -437,9 +453,9 @@ Expected<CompiledPtx> sandbox_compile(const SandboxCompileRequest& r, const Sand
   }
   // 3. The verdict.
   char lim[200];
-  std::snprintf(lim, sizeof lim,
-                " (limits: %.0f s wall clock, %.0f s CPU, %llu MiB of memory)", p.wall_seconds,
-                p.cpu_seconds, static_cast<unsigned long long>(p.memory_bytes >> 20));
+  std::snprintf(lim, sizeof lim, " (limits: %.0f s wall clock, %.0f s CPU, %llu MiB of memory)",
+                p.wall_seconds, p.cpu_seconds,
+                static_cast<unsigned long long>(p.memory_bytes >> 20));
   if (timed_out)
     return Error{r.path, 0,
                  "CUDA compile stopped: it was still running after " +
@@ -468,7 +484,8 @@ Expected<CompiledPtx> sandbox_compile(const SandboxCompileRequest& r, const Sand
     if (!get(reply, pos, out.ptx) || !get(reply, pos, out.log) || !get_list(reply, pos, names))
       return Error{r.path, 0, "the sandbox's reply was cut short"};
     out.log = redact_compile_log(out.log, allowed);
-    for (size_t i = 0; i + 1 < names.size(); i += 2) out.lowered_names.emplace_back(names[i], names[i + 1]);
+    for (size_t i = 0; i + 1 < names.size(); i += 2)
+      out.lowered_names.emplace_back(names[i], names[i + 1]);
     return out;
   }
   std::string file, line, message;

@@ -1,11 +1,12 @@
-// The compile sandbox: compiling untrusted CUDA C++ (a student's submission) in a child process that
-// can read only what the compile needs.
+// The compile sandbox: compiling untrusted CUDA C++ (a student's submission) in a child process
+// that can read only what the compile needs.
 //
 // NVRTC is a whole C++ front end: `#include "/etc/shadow"`, `"/proc/self/environ"` or
 // `__has_include(...)` make it open any file the process can, and its error messages quote what it
 // read. Filtering `#include` lines cannot stop that (macros build the names), so the compile runs
 // in a child that the kernel confines:
-//   1. The parent forks; the child sets PR_SET_NO_NEW_PRIVS, PR_SET_PDEATHSIG, rlimits (CPU seconds,
+//   1. The parent forks; the child sets PR_SET_NO_NEW_PRIVS, PR_SET_PDEATHSIG, rlimits (CPU
+//   seconds,
 //      address space, file size, open files, no core dumps), leaves the network (unshare
 //      CLONE_NEWNET where permitted), closes every inherited descriptor and execs the warplab
 //      binary itself (/proc/self/exe) with the hidden subcommand `__compile-sandbox` and an
@@ -40,8 +41,8 @@ struct SandboxPolicy {
   // Readable besides the CUDA toolkit: whole folders (the source's folder for `run --sandbox`)
   // and single files (the submission itself, for `grade`).
   std::vector<std::string> read_dirs, read_files;
-  double wall_seconds = 30;     // the parent kills the child after this long
-  double cpu_seconds = 20;      // RLIMIT_CPU
+  double wall_seconds = 30;            // the parent kills the child after this long
+  double cpu_seconds = 20;             // RLIMIT_CPU
   uint64_t memory_bytes = 4ull << 30;  // RLIMIT_AS (NVRTC with cooperative_groups needs ~1 GiB)
   uint64_t file_bytes = 64ull << 20;   // RLIMIT_FSIZE
   uint64_t open_files = 64;            // RLIMIT_NOFILE
@@ -64,11 +65,11 @@ int sandbox_child_main_if_requested(int argc, char** argv);
 
 // Everything the child needs to compile; built by Toolchain (compile.cpp).
 struct SandboxCompileRequest {
-  std::string nvrtc_library;             // the exact library file the parent opened
-  std::vector<std::string> preload;      // libraries NVRTC opens lazily (its builtins)
-  std::vector<std::string> toolkit_dirs; // readable: the CUDA toolkit (headers, libraries)
-  std::string source, path;              // the text and the name NVRTC shows
-  std::vector<std::string> options;      // NVRTC options, final
+  std::string nvrtc_library;              // the exact library file the parent opened
+  std::vector<std::string> preload;       // libraries NVRTC opens lazily (its builtins)
+  std::vector<std::string> toolkit_dirs;  // readable: the CUDA toolkit (headers, libraries)
+  std::string source, path;               // the text and the name NVRTC shows
+  std::vector<std::string> options;       // NVRTC options, final
   std::vector<std::string> name_expressions;
 };
 

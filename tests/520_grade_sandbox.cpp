@@ -91,9 +91,7 @@ Expected<CompiledPtx> sandboxed(const Toolchain& tc, const TempDir& dir, const s
 }
 
 // Everything a student would see of a failed compile.
-std::string shown(const Expected<CompiledPtx>& r) {
-  return r ? r->log : r.error().to_string();
-}
+std::string shown(const Expected<CompiledPtx>& r) { return r ? r->log : r.error().to_string(); }
 
 void check_quotes_nothing(const std::string& text, const std::vector<std::string>& secrets) {
   for (const std::string& s : secrets) {
@@ -113,7 +111,8 @@ TEST_CASE("520 sandbox: the log a student sees hides other files' lines and path
       "  ^\n"
       "/work/sub/k.cu:1: catastrophic error: cannot open source file \"/etc/shadow\"\n"
       "/usr/local/cuda/include/cuda_fp16.h:10: warning: something\n"
-      "/work/sub/../other/ref.cu:2: error: leaked line\n";
+      "/work/sub/../other/ref.cu:2: error: leaked line\n"
+      "/home/a user/secret: notes.h:4: error: leaked too\n";
   const std::string out = redact_compile_log(log, allowed);
   CHECK(out.find("/work/sub/k.cu:3: error: identifier \"x\" is undefined") != std::string::npos);
   CHECK(out.find("root") == std::string::npos);
@@ -122,20 +121,21 @@ TEST_CASE("520 sandbox: the log a student sees hides other files' lines and path
   CHECK(out.find("cannot open source file \"<outside the submission>\"") != std::string::npos);
   CHECK(out.find("cuda_fp16.h:10: warning") != std::string::npos);
   CHECK(out.find("leaked line") == std::string::npos);
+  CHECK(out.find("leaked too") == std::string::npos);
 }
 
 TEST_CASE("520 sandbox: NVRTC options come from an allow-list") {
   const std::string folder = repo("tests/data");
-  for (const char* ok : {"-DTILE=16", "-UNDEBUG", "-use_fast_math", "--fmad=false", "-ftz=true",
-                         "-prec-div=false", "-prec-sqrt=true", "-lineinfo", "-std=c++20",
-                         "-maxrregcount=64", "-restrict", "-default-device",
-                         "--extra-device-vectorization", "-Igrade", "--include-path=format"}) {
+  for (const char* ok :
+       {"-DTILE=16", "-UNDEBUG", "-use_fast_math", "--fmad=false", "-ftz=true", "-prec-div=false",
+        "-prec-sqrt=true", "-lineinfo", "-std=c++20", "-maxrregcount=64", "-restrict",
+        "-default-device", "--extra-device-vectorization", "-Igrade", "--include-path=format"}) {
     INFO(ok);
     CHECK(nvrtc_option_problem(ok, folder).empty());
   }
   for (const char* bad : {"--pre-include=/etc/hostname", "-include=/etc/passwd", "-I/etc",
-                          "-I../../..", "--include-path=/", "--dopt=on", "-time=/tmp/x",
-                          "--pch", "-fdevice-time-trace=/tmp/t", "-no-such-option", "-ftz"}) {
+                          "-I../../..", "--include-path=/", "--dopt=on", "-time=/tmp/x", "--pch",
+                          "-fdevice-time-trace=/tmp/t", "-no-such-option", "-ftz"}) {
     INFO(bad);
     CHECK_FALSE(nvrtc_option_problem(bad, folder).empty());
   }
@@ -167,7 +167,8 @@ TEST_CASE("520 sandbox: a plain kernel compiles in the sandbox, never through th
   Toolchain tc;
   if (!have_nvrtc(tc)) return;
   TempDir dir, cache;
-  const std::string path = dir.write("ok.cu", "extern \"C\" __global__ void k(float* x) { x[0] = 3; }\n");
+  const std::string path =
+      dir.write("ok.cu", "extern \"C\" __global__ void k(float* x) { x[0] = 3; }\n");
   CompileOptions o;
   o.cache_dir = cache.path.string();
   SandboxPolicy p;
@@ -222,7 +223,8 @@ TEST_CASE("520 sandbox: every escape fails and quotes nothing of the host") {
       {"/proc/self/cmdline", "#include \"/proc/self/cmdline\"\n" + kernel},
       {"/etc/hostname", "#include \"/etc/hostname\"\n" + kernel},
       {"a file that does not exist", "#include \"/etc/warplab-no-such-file\"\n" + kernel},
-      {"a path built by macros", "#define S(x) #x\n#define P(a, b) S(/a/b)\n#include P(etc, passwd)\n" + kernel},
+      {"a path built by macros",
+       "#define S(x) #x\n#define P(a, b) S(/a/b)\n#include P(etc, passwd)\n" + kernel},
       {"a relative path up the tree", "#include \"../../../../../../../etc/passwd\"\n" + kernel},
   };
   TempDir dir;
@@ -242,7 +244,8 @@ TEST_CASE("520 sandbox: every escape fails and quotes nothing of the host") {
   {
     auto r = sandboxed(tc, dir, "probe.cu",
                        "#if __has_include(\"/etc/passwd\") || __has_include(</etc/hostname>) || "
-                       "__has_include(\"" + repo("lessons/assignments/transpose/reference.cu") +
+                       "__has_include(\"" +
+                           repo("lessons/assignments/transpose/reference.cu") +
                            "\")\n#error FOUND_A_HOST_FILE\n#endif\n" + kernel);
     CHECK_MESSAGE(r.has_value(), shown(r));
   }
@@ -253,8 +256,8 @@ TEST_CASE("520 sandbox: every escape fails and quotes nothing of the host") {
     fs::create_symlink(repo("lessons/assignments/transpose/reference.cu"), dir.path / "ref.cu");
     for (const char* inc : {"passwd.h", "ref.cu"}) {
       INFO(inc);
-      auto r = sandboxed(tc, dir, "link.cu", std::string("#include \"") + inc + "\"\n" + kernel,
-                         true);
+      auto r =
+          sandboxed(tc, dir, "link.cu", std::string("#include \"") + inc + "\"\n" + kernel, true);
       REQUIRE_FALSE(r.has_value());
       const std::string text = shown(r);
       INFO(text);
@@ -277,7 +280,8 @@ TEST_CASE("520 sandbox: a FIFO include and a macro bomb are stopped by the limit
   REQUIRE(mkfifo((dir.path / "pipe.h").c_str(), 0600) == 0);
   auto t0 = std::chrono::steady_clock::now();
   auto r = sandboxed(tc, dir, "fifo.cu", "#include \"pipe.h\"\n", true, 3, 3);
-  const double fifo_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  const double fifo_s =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   REQUIRE_FALSE(r.has_value());
   CHECK(r.error().message.find("wall-clock") != std::string::npos);
   CHECK(fifo_s < 10);
@@ -289,7 +293,8 @@ TEST_CASE("520 sandbox: a FIFO include and a macro bomb are stopped by the limit
   bomb += "int v = A40;\n";
   t0 = std::chrono::steady_clock::now();
   auto b = sandboxed(tc, dir, "bomb.cu", bomb, false, 4, 2);
-  const double bomb_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  const double bomb_s =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   REQUIRE_FALSE(b.has_value());
   INFO(b.error().message);
   CHECK(b.error().message.find("CUDA compile stopped") != std::string::npos);
@@ -307,9 +312,8 @@ Assignment transpose_assignment(const TempDir& dir, const std::string& extra = "
       "signature = 'extern \"C\" __global__ void transpose(const float* in, float* out, int rows, "
       "int cols)'\nreference = \"" +
           repo("lessons/assignments/transpose/reference.cu") + "\"\nexperiment = \"" +
-          repo("lessons/assignments/transpose/experiment.toml") +
-          "\"\noutputs = [\"out\"]\n" + extra +
-          "\n[[tests]]\nname = \"small\"\nset = { rows = 33, cols = 65 }\n");
+          repo("lessons/assignments/transpose/experiment.toml") + "\"\noutputs = [\"out\"]\n" +
+          extra + "\n[[tests]]\nname = \"small\"\nset = { rows = 33, cols = 65 }\n");
   auto a = load_assignment(path);
   REQUIRE_MESSAGE(a.has_value(), (a ? "" : a.error().to_string()));
   return *a;
@@ -415,4 +419,51 @@ TEST_CASE("520 grade: a kernel that writes its const input is not graded correct
   REQUIRE_MESSAGE(ok.has_value(), (ok ? "" : ok.error().to_string()));
   CHECK(ok->correct);
   CHECK(ok->tests[0].passed);
+}
+
+TEST_CASE("520 sandbox: the child starts with a fixed environment, its limits and no network") {
+  Toolchain tc;
+  if (!have_nvrtc(tc)) return;
+  // A stand-in helper (a shell script) reports what it was started with, as a compile error.
+  TempDir dir;
+  const std::string helper = dir.write(
+      "helper.sh",
+      "#!/bin/sh\n"
+      "cat <&3 >/dev/null\n"
+      "msg=\"$(env | sort; echo \"cpu=$(ulimit -t) as=$(ulimit -v) nofile=$(ulimit -n) "
+      "core=$(ulimit -c)\"; grep NoNewPrivs /proc/self/status; echo args=\"$0 $*\"; "
+      "echo net=$(awk -F: 'NR > 2 { print $1 }' /proc/net/dev | tr -d ' ' | tr '\\n' ' '))\"\n"
+      "printf '7\\ncompile\\n0\\n\\n1\\n0\\n%d\\n%s\\n' \"$(printf '%s' \"$msg\" | wc -c)\" "
+      "\"$msg\" >&3\n");
+  fs::permissions(helper, fs::perms::owner_all);
+  setenv("WARPLAB_520_SECRET", kSecret, 1);
+  CompileOptions o;
+  SandboxPolicy p;
+  p.helper = helper;
+  p.allow_unconfined = true;  // the script does not confine itself; what it reports is the point
+  p.cpu_seconds = 7;
+  p.memory_bytes = 3ull << 30;
+  p.open_files = 32;
+  o.sandbox = p;
+  auto r = tc.compile_cuda("__global__ void k() {}\n", (dir.path / "k.cu").string(), o);
+  unsetenv("WARPLAB_520_SECRET");
+  REQUIRE_FALSE(r.has_value());
+  const std::string said = r.error().message;
+  INFO(said);
+  CHECK(said.find(kSecret) == std::string::npos);
+  CHECK(said.find("WARPLAB_520_SECRET") == std::string::npos);
+  CHECK(said.find("PATH=/usr/bin:/bin") != std::string::npos);
+  CHECK(said.find("CUDA_CACHE_DISABLE=1") != std::string::npos);
+  CHECK(said.find("cpu=7 as=3145728 nofile=32 core=0") != std::string::npos);
+  CHECK(said.find("NoNewPrivs:\t1") != std::string::npos);
+  CHECK(said.find("__compile-sandbox") != std::string::npos);
+  // A new network namespace holds only the loopback device (where unshare is permitted).
+  // A new network namespace holds only the loopback device (root may always make one).
+  const size_t net = said.find("net=");
+  const std::string devices =
+      net == std::string::npos ? "" : said.substr(net + 4, said.find('\n', net) - net - 4);
+  if (geteuid() == 0)
+    CHECK(devices == "lo");
+  else if (devices != "lo")
+    MESSAGE("this host did not allow a network namespace; Landlock's TCP rules apply instead");
 }

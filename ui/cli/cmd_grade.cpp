@@ -1,7 +1,8 @@
-// `warplab grade ASSIGNMENT.toml STUDENT.cu [--json OUT] [--test-time-limit S] [--total-time-limit S]
-// [--allow-unsandboxed]`: compiles the submission in the sandbox (lab/sandbox.h), runs every test of an assignment on the
-// simulator (timing model, racecheck and synccheck on, hang limits) against its reference and
-// prints per test the result, then one line:
+// `warplab grade ASSIGNMENT.toml STUDENT.cu [--json OUT] [--test-time-limit S] [--total-time-limit
+// S]
+// [--allow-unsandboxed]`: compiles the submission in the sandbox (lab/sandbox.h), runs every test
+// of an assignment on the simulator (timing model, racecheck and synccheck on, hang limits) against
+// its reference and prints per test the result, then one line:
 //   GRADE assignment=NAME correct=yes|no hazards=N faults=N timeouts=N speed=X score=S
 // Exit 0 when correct with no hazards or faults, 1 otherwise, 2 for bad input (a broken
 // assignment, or the student's file does not compile: the error names its line).
@@ -28,14 +29,10 @@ int run(const GradeArgs& a) {
   std::cout << "assignment " << as->name << ": write " << as->signature << "\n";
   auto g = lab::grade(*as, a.student, a.options);
   if (!g) return report_error(g.error());
-  nlohmann::json j = {{"assignment", g->assignment},
-                      {"correct", g->correct},
-                      {"hazards", g->hazards},
-                      {"faults", g->faults},
-                      {"timeouts", g->timeouts},
-                      {"speed", g->speed},
-                      {"score", g->score},
-                      {"tests", nlohmann::json::array()}};
+  nlohmann::json j = {{"assignment", g->assignment}, {"correct", g->correct},
+                      {"hazards", g->hazards},       {"faults", g->faults},
+                      {"timeouts", g->timeouts},     {"speed", g->speed},
+                      {"score", g->score},           {"tests", nlohmann::json::array()}};
   for (const lab::GradeTestResult& t : g->tests) {
     std::cout << "test " << t.name << ": "
               << (t.passed      ? "PASS"

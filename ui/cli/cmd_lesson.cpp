@@ -63,6 +63,7 @@ struct LessonArgs {
   std::string id, backend = "sim", json_path, config, l2 = "cold";
   std::vector<std::string> sets;
   bool answers = false, ci = false, quiet_pages = false;
+  bool sandbox = false, allow_unsandboxed = false;  // compile as untrusted code (lab/sandbox.h)
 };
 
 // A lesson by id or number among lessons_dir()'s, or the lesson at a path (a folder holding
@@ -116,6 +117,10 @@ int run_lesson(const LessonArgs& a) {
   settings.l2 = a.l2;
   settings.ci = a.ci;
   settings.sets = a.sets;
+  if (a.sandbox) {
+    settings.sandbox = lab::SandboxPolicy{};
+    settings.sandbox->allow_unconfined = a.allow_unsandboxed;
+  }
   const bool interactive = !a.answers && isatty(STDIN_FILENO);
   int failed_claims = 0, held = 0, skipped = 0, failed_checks = 0;
   json out = {{"lesson", lesson->id},
@@ -291,6 +296,11 @@ Command add_lesson_command(CLI::App& app) {
   sub->add_flag("--answers", a->answers, "Print each question's answer instead of asking");
   sub->add_flag("--ci", a->ci, "Use the lesson's smaller CI sizes (ci_set)");
   sub->add_flag("--no-pages", a->quiet_pages, "Do not print the pages");
+  sub->add_flag("--sandbox", a->sandbox,
+                "Compile the CUDA sources as untrusted code (Landlock-confined child, limits, no "
+                "PTX cache), as `warplab grade` does");
+  sub->add_flag("--allow-unsandboxed", a->allow_unsandboxed,
+                "With --sandbox on a host without Landlock: compile anyway");
   sub->add_option("--set", a->sets, "Override a parameter: --set NAME=VALUE (repeatable)");
   sub->add_option("--json", a->json_path, "Write the questions and claims as JSON");
   return {sub, [a] { return run_lesson(*a); }};
