@@ -384,13 +384,19 @@ Expected<BoundLaunch> bind_launch(const Experiment& exp, size_t index, const ptx
   b.config.kernel = k.name;
   auto dims = [&](const std::array<Expr, 3>& e, const char* what, func::Dim3& out) -> Status {
     uint32_t* d[3] = {&out.x, &out.y, &out.z};
+    // CUDA's limits: gridDim.x up to 2^31-1, gridDim.y and .z up to 65535; blockDim.x and .y up
+    // to 1024, blockDim.z up to 64 (the launch fails on the GPU past them).
+    const bool grid = std::string(what) == "grid";
+    const int64_t most[3] = {grid ? 0x7fffffff : 1024, grid ? 65535 : 1024, grid ? 65535 : 64};
     for (int i = 0; i < 3; ++i) {
       auto v = e[i].eval_int(env);
       if (!v) return Error{exp.path, l.line, key + "." + what + ": " + v.error().message};
-      if (*v < 1 || *v > 0x7fffffff)
+      if (*v < 1 || *v > most[i])
         return Error{exp.path, l.line,
                      key + "." + what + "[" + std::to_string(i) + "] = " + std::to_string(*v) +
-                         " (\"" + e[i].text() + "\") must be at least 1"};
+                         " (\"" + e[i].text() + "\") must be in 1.." + std::to_string(most[i]) +
+                         " (CUDA's limit for " + (grid ? "gridDim." : "blockDim.") + "xyz"[i] +
+                         ")"};
       *d[i] = static_cast<uint32_t>(*v);
     }
     return Ok{};
@@ -429,6 +435,12 @@ Expected<BoundLaunch> bind_launch(const Experiment& exp, size_t index, const ptx
   auto rep = l.repeat.eval_int(env);
   if (!rep) return Error{exp.path, l.line, key + ".repeat: " + rep.error().message};
   if (*rep < 0) return Error{exp.path, l.line, key + ".repeat must be >= 0"};
+  // Each repeat keeps a launch record: a bound keeps memory bounded (the same as a `for`'s).
+  constexpr int64_t kMaxRepeat = 1'000'000;
+  if (*rep > kMaxRepeat)
+    return Error{exp.path, l.line,
+                 key + ".repeat = " + std::to_string(*rep) + " is more than " +
+                     std::to_string(kMaxRepeat) + " launches"};
   b.repeat = *rep;
 
   b.config.params.assign(k.param_bytes, 0);

@@ -1196,7 +1196,8 @@ Status read_checks(const Reader& r, const toml::array& arr, Experiment& exp) {
       if (const toml::node* tn = t->get(tol)) {
         auto v = r.number(*tn, key + "." + tol);
         if (!v) return v.error();
-        if (*v < 0) return r.err(*tn, key + "." + tol, "must be >= 0");
+        if (!(*v >= 0) || std::isinf(*v))
+          return r.err(*tn, key + "." + tol, "must be finite and >= 0");
         (std::string(tol) == "atol" ? c.atol : c.rtol) = *v;
       }
     if (const toml::node* ex = t->get("exact")) {
@@ -1323,6 +1324,16 @@ Expected<Experiment> load_experiment(const std::string& path) {
 Status for_each_iteration(const Experiment& exp, const std::vector<LoopDef>& loops, const Env& env,
                           const std::function<Status(const Env&)>& body, uint64_t limit) {
   uint64_t count = 0;
+  // Every step of every loop counts too: an outer loop over an empty inner range reaches the
+  // body never, yet must end (for = { i = { from = 0, to = 2^62 }, j = { from = 1, to = 0 } }).
+  uint64_t steps = 0;
+  const uint64_t step_limit = limit > ~uint64_t{0} / 4 ? ~uint64_t{0} : limit * 4;
+  auto count_step = [&](const LoopDef& l) -> Status {
+    if (++steps <= step_limit) return Ok{};
+    return Error{exp.path, l.line,
+                 "for." + l.var + ": more than " + std::to_string(step_limit) +
+                     " loop steps in all (an outer loop over an empty inner range counts too)"};
+  };
   std::function<Status(size_t, const Env&)> level = [&](size_t d, const Env& e) -> Status {
     if (d == loops.size()) {
       if (++count > limit)
@@ -1338,6 +1349,7 @@ Status for_each_iteration(const Experiment& exp, const std::vector<LoopDef>& loo
         auto v = x.eval(e);
         if (!v) return Error{exp.path, l.line, key + ": " + v.error().message};
         inner[l.var] = *v;
+        if (auto s = count_step(l); !s) return s;
         if (auto s = level(d + 1, inner); !s) return s;
       }
       return Ok{};
@@ -1363,6 +1375,7 @@ Status for_each_iteration(const Experiment& exp, const std::vector<LoopDef>& loo
     const bool up = (l.op == LoopDef::Op::Add && st > 0) || l.op == LoopDef::Op::Mul;
     for (int64_t v = *from; up ? v <= *to : v >= *to;) {
       inner[l.var] = Value::integer(v);
+      if (auto s = count_step(l); !s) return s;
       if (auto s = level(d + 1, inner); !s) return s;
       if (l.op == LoopDef::Op::Add) {
         if (__builtin_add_overflow(v, st, &v)) break;

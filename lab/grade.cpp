@@ -88,6 +88,8 @@ Expected<Assignment> load_assignment(const std::string& path) {
       if (!n->is_number())
         return Error{path, line_of(*n), std::string("assignment.") + k + ": expected a number"};
       dst = *n->value<double>();
+      if (!std::isfinite(dst))
+        return Error{path, line_of(*n), std::string("assignment.") + k + ": must be finite"};
       if (dst < 0)
         return Error{path, line_of(*n), std::string("assignment.") + k + ": must not be negative"};
     }

@@ -9,6 +9,7 @@
 #include <string_view>
 
 #include "sim/common/input_file.h"
+#include "sim/common/output_file.h"
 
 namespace warplab::lab {
 namespace {
@@ -105,7 +106,18 @@ Expected<NpyArray> parse_npy(const std::vector<uint8_t>& b, const std::string& p
 }
 
 Expected<NpyArray> read_npy(const std::string& path) {
-  auto text = read_input_file(path, ".npy file");
+  // The magic and version first, from the first bytes: a large file that is no .npy is refused
+  // before it is read.
+  auto head = read_input_prefix(path, ".npy file", 12);
+  if (!head) return head.error();
+  if (head->size() < 10 || head->compare(0, 6, "\x93NUMPY") != 0)
+    return Error{path, 0, "not a valid .npy file: missing the \\x93NUMPY magic"};
+  if ((*head)[6] < 1 || (*head)[6] > 3)
+    return Error{path, 0,
+                 "not a valid .npy file: unsupported version " +
+                     std::to_string(static_cast<int>(static_cast<uint8_t>((*head)[6])))};
+  constexpr uint64_t kMaxNpyBytes = uint64_t{4} << 30;  // 4 GiB: more than any buffer here
+  auto text = read_input_file(path, ".npy file", kMaxNpyBytes);
   if (!text) return text.error();
   return parse_npy(std::vector<uint8_t>(text->begin(), text->end()), path);
 }
@@ -141,17 +153,11 @@ std::vector<uint8_t> encode_npy(const NpyArray& a) {
 
 Status write_npy(const std::string& path, const NpyArray& a) {
   std::vector<uint8_t> bytes = encode_npy(a);
-  // Write beside the target, then rename, so a reader never sees half a file.
-  std::string tmp = path + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) return Error{path, 0, "cannot write .npy file"};
-    out.write(reinterpret_cast<const char*>(bytes.data()),
-              static_cast<std::streamsize>(bytes.size()));
-    if (!out) return Error{path, 0, "write failed"};
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) return Error{path, 0, "cannot rename " + tmp};
-  return Ok{};
+  // A unique temporary beside the target, then a rename: a reader never sees half a file, and a
+  // link planted in the folder is never written through (sim/common/output_file.h).
+  return write_output_file(
+      path, std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()),
+      ".npy file");
 }
 
 }  // namespace warplab::lab

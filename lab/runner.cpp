@@ -1,5 +1,6 @@
 #include "lab/runner.h"
 
+#include <cstdint>
 #include <algorithm>
 #include <cctype>
 #include <chrono>
@@ -225,12 +226,15 @@ Status run_step(const Experiment& exp, size_t index, const Env& env,
     const ElemType t = buffers[dst].type;
     if (!elem_is_float(t)) {
       // An integer buffer takes an integer that fits its type (as the C++ assignment would
-      // without a narrowing warning); -1 fills an unsigned buffer with all ones.
+      // without a narrowing warning); -1, and no other negative value, fills an unsigned buffer
+      // with all ones.
       const int bits = static_cast<int>(elem_size(t)) * 8;
-      const bool fits = !v->is_float &&
-                        (bits == 64 || (v->i >= -(int64_t{1} << (bits - 1)) &&
-                                        v->i <= (elem_is_signed(t) ? (int64_t{1} << (bits - 1)) - 1
-                                                                   : (int64_t{1} << bits) - 1)));
+      const bool is_signed = elem_is_signed(t);
+      const int64_t lo = is_signed ? (bits == 64 ? INT64_MIN : -(int64_t{1} << (bits - 1))) : -1;
+      const bool fits =
+          !v->is_float && v->i >= lo &&
+          (bits == 64 || v->i <= (is_signed ? (int64_t{1} << (bits - 1)) - 1
+                                            : (int64_t{1} << bits) - 1));
       if (!fits)
         return Error{exp.path, l.line,
                      key + ".value = " + v->to_string() + " is not a " +

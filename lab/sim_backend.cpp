@@ -2,6 +2,7 @@
 // cycle-level model (sim/timing/gpu_model.h) and records its figures in the launch's `sim` object.
 #include <algorithm>
 #include <chrono>
+#include <sstream>
 #include <fstream>
 #include <memory>
 
@@ -9,6 +10,7 @@
 #include "lab/metrics_json.h"
 #include "sim/timing/gpu_model.h"
 #include "sim/timing/l2.h"
+#include "sim/common/output_file.h"
 
 namespace warplab::lab {
 namespace {
@@ -113,11 +115,9 @@ class SimBackend : public LaunchBackend {
       rec.sim["note"] = "registers per thread unknown (nvJitLink unavailable): 32 assumed";
     if (trace && !capture->path.empty()) {
       const std::string& path = capture->path;
-      std::ofstream out(path);
-      if (!out) return Error{path, 0, "cannot write the trace file"};
+      std::ostringstream out;
       if (auto s = timing::write_chrome_trace(r->trace, out); !s) return s;
-      out.close();
-      if (!out) return Error{path, 0, "cannot write the trace file"};
+      if (auto s = write_output_file(path, out.str(), "trace file"); !s) return s;
       rec.sim["trace_file"] = path;
     }
     if (trace) rec.sim["trace_truncated"] = r->trace.truncated;

@@ -120,6 +120,32 @@ $L_consume:
   st.global.u32 [%rd1], %r3;
   ret;
 }
+
+.visible .entry count_only(.param .u32 n)
+{
+  .reg .u32 %r<4>;
+  .reg .pred %p<2>;
+  ld.param.u32 %r2, [n];
+  mov.u32 %r1, 0;
+$L_count:
+  add.u32 %r1, %r1, 1;
+  setp.lt.u32 %p1, %r1, %r2;
+  @%p1 bra $L_count;
+  ret;
+}
+
+.visible .entry spin_regs(.param .u32 n)
+{
+  .reg .u32 %r<4>;
+  .reg .pred %p<2>;
+  ld.param.u32 %r2, [n];
+  mov.u32 %r1, 0;
+$L_same:
+  add.u32 %r1, %r1, 0;
+  setp.lt.u32 %p1, %r1, %r2;
+  @%p1 bra $L_same;
+  ret;
+}
 )";
 
 // Line of the first PTX line containing `text`.
@@ -312,4 +338,26 @@ TEST_CASE("225 timing: a warp waiting for another warp's long store-free work is
   uint32_t sum = 0;
   for (uint32_t i = 0; i < n; ++i) sum += i;
   CHECK(s.read<uint32_t>(out, 1)[0] == sum);
+}
+
+TEST_CASE("225 timing: the livelock watch reports only a state that truly repeats") {
+  // A finite loop with no store: its counter changes every iteration, so no state repeats. With
+  // no instruction or cycle limit it must run to the end (the watch used to compare the state
+  // after the loop's first instruction with the state before it, both at the same pc).
+  test::Sim s(kPtx, "checks.ptx");
+  const uint32_t n = 600000;  // 1.8 M warp instructions: the watch starts after 1 M quiet ones
+  Outcome done = launch(
+      s, true, "count_only", {1, 1, 1}, {64, 1, 1}, {n},
+      [](func::LaunchConfig& c) { c.max_instructions_per_warp = 0; }, 0);
+  CHECK_FALSE(done.fault.has_value());
+  if (done.fault) MESSAGE(done.fault->message);
+  // The same loop adding 0: every register, predicate and the pc come back unchanged.
+  Outcome spin = launch(
+      s, true, "spin_regs", {1, 1, 1}, {64, 1, 1}, {n},
+      [](func::LaunchConfig& c) { c.max_instructions_per_warp = 0; }, 0);
+  REQUIRE(spin.fault.has_value());
+  CHECK(spin.fault->kind == LaunchFault::Kind::Hang);
+  CHECK(spin.fault->message.find("repeats the same state in its loop") != std::string::npos);
+  CHECK(spin.fault->ptx_line >= line_of("add.u32 %r1, %r1, 0"));
+  CHECK(spin.fault->ptx_line <= line_of("@%p1 bra $L_same"));
 }

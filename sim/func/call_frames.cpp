@@ -84,21 +84,6 @@ void CallFrames::exited(uint32_t lanes) {
   pop_done();
 }
 
-uint64_t CallFrames::hash() const {
-  uint64_t h = 1469598103934665603ull;
-  auto mix = [&h](uint64_t v) {
-    h ^= v;
-    h *= 1099511628211ull;
-  };
-  for (const SavedFrame& s : frames_) {
-    mix(static_cast<uint64_t>(s.func) << 32 | s.pending);
-    for (uint64_t r : s.regs) mix(r);
-    for (uint32_t p : s.preds) mix(p);
-    for (uint8_t b : s.params) mix(b);
-  }
-  return h;
-}
-
 void CallFrames::pop_done() {
   // An inner call's lanes are a subset of the outer one's: done frames are on top.
   while (!frames_.empty() && frames_.back().pending == 0) {

@@ -48,8 +48,8 @@ class CallFrames {
   void ret(const DecodedKernel& k, const CallSite& cs, Warp& w, uint32_t lanes);
   // `lanes` exited: no frame waits for them any more.
   void exited(uint32_t lanes);
-  // FNV-1a over every saved frame (the livelock watch compares warp states, cta_impl.h).
-  uint64_t hash() const;
+  // The same saved frames, byte for byte (the livelock watch compares warp states, cta_impl.h).
+  bool operator==(const CallFrames& o) const { return frames_ == o.frames_; }
 
  private:
   struct SavedFrame {
@@ -58,6 +58,7 @@ class CallFrames {
     std::vector<uint64_t> regs;   // reg_count * 32, as in Warp::R
     std::vector<uint32_t> preds;  // pred_count lane masks
     std::vector<uint8_t> params;  // 32 lanes * (area_end - area_begin)
+    bool operator==(const SavedFrame&) const = default;
   };
   static size_t frame_bytes(const DecodedKernel& k, int32_t func);
   void pop_done();

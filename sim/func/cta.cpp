@@ -167,7 +167,7 @@ Status CtaImpl::bind(const Program& program, DeviceMemory& memory, const LaunchC
   regs.assign(static_cast<size_t>(nwarps) * k->data_slots * 32, 0);
   preds.assign(static_cast<size_t>(nwarps) * k->pred_slots, 0);
   shared.assign(shared_bytes, 0);
-  local.assign(threads * k->local_bytes, 0);
+  local.assign(static_cast<size_t>(nwarps), {});
   lane_params.assign(static_cast<size_t>(nwarps) * 32 * k->lane_param_bytes, 0);
   warps.assign(nwarps, Warp{});
   if (checks.racecheck) race.bind(shared_bytes);
@@ -186,7 +186,7 @@ void CtaImpl::reset(Dim3 block_index) {
   std::fill(regs.begin(), regs.end(), 0);
   std::fill(preds.begin(), preds.end(), 0);
   std::fill(shared.begin(), shared.end(), 0);
-  std::fill(local.begin(), local.end(), 0);
+  for (std::vector<uint8_t>& l : local) std::fill(l.begin(), l.end(), 0);
   std::fill(lane_params.begin(), lane_params.end(), 0);
   bars.reset();
   fault.reset();
@@ -351,7 +351,6 @@ bool CtaImpl::step(Warp& w, StepInfo* info, uint64_t clock) {
   if (checks.racecheck) race.check(*this, w, d, pc, exec);
   d.fn(x, d);
   if (x.failed) return false;
-  if (watching) watch_step(w);
   // An unconditional branch to itself can never end (`while (x[0] == 0) {}` once the compiler
   // has hoisted the load): stop at once rather than at the instruction limit.
   if (x.control && d.guard < 0 && d.target == pc && d.ir->op == ptx::Opcode::Bra && !in_hang &&
@@ -362,6 +361,7 @@ bool CtaImpl::step(Warp& w, StepInfo* info, uint64_t clock) {
     return false;
   }
   if (!x.control) w.stack.advance(pc + 1);
+  if (watching) watch_step(w);  // after the advance: the pc it sees is the next to run
   if (info) info->diverged = x.diverged;
   return true;
 }
@@ -420,14 +420,17 @@ uint8_t* CtaImpl::access(Exec& x, const DInst& d, int lane, uint64_t addr, uint3
         return nullptr;
       }
       return shared.data() + addr;
-    case ptx::Space::Local:
+    case ptx::Space::Local: {
       if (addr > k->local_bytes || size > k->local_bytes - addr) {
         raise(x, d, LaunchFault::Kind::OutOfBounds, lane, addr, size, write, space,
               "Address " + hex(addr) + " is out of bounds (each thread has " +
                   std::to_string(k->local_bytes) + " bytes of local memory)");
         return nullptr;
       }
-      return local.data() + (static_cast<size_t>(x.w->index) * 32 + lane) * k->local_bytes + addr;
+      std::vector<uint8_t>& lw = local[static_cast<size_t>(x.w->index)];
+      if (lw.empty()) lw.assign(size_t{32} * k->local_bytes, 0);
+      return lw.data() + static_cast<size_t>(lane) * k->local_bytes + addr;
+    }
     case ptx::Space::Param:
       if (d.kernel_param) {
         if (addr > params.size() || size > params.size() - addr) {
@@ -576,24 +579,25 @@ void CtaImpl::watch_loops(bool on) {
   loop_watch.assign(on ? warps.size() : 0, LoopWatch{});
 }
 
-uint64_t CtaImpl::state_hash(const Warp& w) const {
-  // FNV-1a over the registers, predicates, SIMT stack, exited lanes and saved call frames.
-  uint64_t h = 1469598103934665603ull;
-  auto mix = [&h](uint64_t v) {
-    h ^= v;
-    h *= 1099511628211ull;
-  };
+void CtaImpl::save_state(const Warp& w, WarpState& s) const {
   const size_t nregs = static_cast<size_t>(k->data_slots) * 32;
-  for (size_t i = 0; i < nregs; ++i) mix(w.R[i]);
-  for (int32_t i = 0; i < k->pred_slots; ++i) mix(w.P[i]);
-  for (const SimtEntry& e : w.stack.entries()) {
-    mix(static_cast<uint32_t>(e.pc) | uint64_t{static_cast<uint32_t>(e.rpc)} << 32);
-    mix(e.mask | uint64_t{static_cast<uint32_t>(e.call_pc)} << 32);
-  }
-  mix(w.exited);
-  mix(w.frames.depth());  // a recursion at the same pc one call deeper is not the same state
-  if (w.frames.depth()) mix(w.frames.hash());
-  return h;
+  s.R.assign(w.R, w.R + nregs);
+  s.P.assign(w.P, w.P + k->pred_slots);
+  s.stack = w.stack.entries();
+  s.exited = w.exited;
+  s.lane_params.assign(w.lane_params, w.lane_params + size_t{32} * k->lane_param_bytes);
+  s.frames = w.frames;
+}
+
+bool CtaImpl::same_state(const Warp& w, const WarpState& s) const {
+  const size_t nregs = static_cast<size_t>(k->data_slots) * 32;
+  const size_t nparams = size_t{32} * k->lane_param_bytes;
+  return s.exited == w.exited && s.stack == w.stack.entries() &&
+         std::equal(s.P.begin(), s.P.end(), w.P, w.P + k->pred_slots) &&
+         std::equal(s.R.begin(), s.R.end(), w.R, w.R + nregs) &&
+         std::equal(s.lane_params.begin(), s.lane_params.end(), w.lane_params,
+                    w.lane_params + nparams) &&
+         s.frames == w.frames;
 }
 
 void CtaImpl::watch_step(Warp& w) {
@@ -609,12 +613,15 @@ void CtaImpl::watch_step(Warp& w) {
       --lw.steps;
       return;
     }
-    lw = LoopWatch{1, pc, state_hash(w), 0, lw.backoff};
+    lw.state = 1;
+    lw.pc = pc;
+    lw.steps = 0;
+    save_state(w, lw.seen);
     return;
   }
   ++lw.steps;
   if (pc == lw.pc) {
-    if (state_hash(w) == lw.hash) {
+    if (same_state(w, lw.seen)) {
       lw.state = 2;
       return;
     }

@@ -73,18 +73,31 @@ class CtaImpl {
   // the loop it is stuck in (PTX and CUDA lines) and raises a Hang fault there.
   void hang(Warp& w, const std::string& what);
   // Livelock watch (the timing model turns it on when no thread has written memory, exited or
-  // passed a barrier for a while): each warp's state is hashed at one pc and again when it
-  // comes back there; the same state twice, with memory unchanged in between, repeats forever.
+  // passed a barrier for a while): each warp's complete state is copied when it is about to run
+  // the instruction at one pc and compared when it is about to run it again; the same state
+  // twice, with memory unchanged in between, repeats forever (the executor is deterministic).
+  // Complete: registers, predicates, SIMT stack, exited lanes, per-lane .param area and saved
+  // call frames; a hash would let two different states pass for one.
+  struct WarpState {
+    std::vector<uint64_t> R;
+    std::vector<uint32_t> P;
+    std::vector<SimtEntry> stack;
+    uint32_t exited = 0;
+    std::vector<uint8_t> lane_params;
+    CallFrames frames;
+  };
   struct LoopWatch {
     uint8_t state = 0;  // 0: no snapshot, 1: snapshot taken, 2: came back in the same state
     int32_t pc = -1;
-    uint64_t hash = 0;
+    WarpState seen;        // the warp's state at the snapshot (state 1)
     uint32_t steps = 0;    // since the snapshot (state 1), or to wait before the next (state 0)
     uint32_t backoff = 1;  // steps to wait after a changed state (doubles, at most 4096)
   };
   void watch_loops(bool on);
+  // After w's step, its pc advanced: the next instruction it runs is the SIMT stack's top pc.
   void watch_step(Warp& w);
-  uint64_t state_hash(const Warp& w) const;
+  void save_state(const Warp& w, WarpState& s) const;
+  bool same_state(const Warp& w, const WarpState& s) const;
   // Every live warp came back to its loop head unchanged or waits at a barrier (and one loops).
   bool looping() const;
   // Every live warp waits at a barrier, so none can ever be released (a barrier deadlock).
@@ -113,7 +126,10 @@ class CtaImpl {
   std::vector<uint64_t> global_addr;  // per Module::variables index: device address
   std::vector<uint64_t> regs;
   std::vector<uint32_t> preds;
-  std::vector<uint8_t> shared, local, lane_params;
+  std::vector<uint8_t> shared, lane_params;
+  // Local memory per warp (32 lanes * local_bytes), allocated at the warp's first local access:
+  // 512 KB a thread of every resident block would be gigabytes that most kernels never touch.
+  std::vector<std::vector<uint8_t>> local;
   uint64_t shared_bytes = 0;   // the kernel's shared memory (+ the reserved region, if read)
   uint64_t reserved_smem = 0;  // offset of the driver-reserved region (uses_reserved_smem)
   std::vector<Warp> warps;

@@ -17,6 +17,12 @@
 // __assertfail stops the launch with a fault naming the assertion, file, line and function.
 // Simplified: no per-record timestamps or the FIFO's record headers; `*` widths are not supported
 // (CUDA does not support them either).
+// Limits of the simulator (the host formats every call, so a hostile format must not cost minutes
+// or gigabytes): a width or precision above kMaxField is taken as kMaxField (`%2147483647d` pads
+// to 512 characters), one call's text is cut at kMaxCallBytes with a note, and the text all calls
+// of a launch produce counts against DeviceMemory::kPrintfBudgetBytes: past it the launch stops
+// with a Hang fault (a loop of printf calls is stopped like any other runaway loop).
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <string>
@@ -29,7 +35,9 @@ namespace {
 
 using ptx::Space;
 
-constexpr size_t kMaxString = 4096;  // longest format or %s string read
+constexpr size_t kMaxString = 4096;     // longest format or %s string read
+constexpr int kMaxField = 512;          // widest width or precision honoured
+constexpr size_t kMaxCallBytes = 16384;  // longest text one call produces
 
 // One lane's view of memory through generic addresses; false after a fault was raised.
 struct LaneReader {
@@ -69,8 +77,14 @@ bool format(LaneReader& r, const std::string& fmt, uint64_t args, std::string& o
     ++nargs;
     return ok;
   };
-  char buf[512];
-  for (size_t i = 0; i < fmt.size(); ++i) {
+  std::string buf;
+  // The host's snprintf into buf (the clamps above bound its length).
+  auto host_printf = [&buf](const std::string& spec, auto v) {
+    const int n = std::snprintf(nullptr, 0, spec.c_str(), v);
+    buf.assign(n > 0 ? static_cast<size_t>(n) : 0, '\0');
+    if (n > 0) std::snprintf(buf.data(), buf.size() + 1, spec.c_str(), v);
+  };
+  for (size_t i = 0; i < fmt.size() && out.size() <= kMaxCallBytes; ++i) {
     if (fmt[i] != '%') {
       out += fmt[i];
       continue;
@@ -79,12 +93,19 @@ bool format(LaneReader& r, const std::string& fmt, uint64_t args, std::string& o
     const size_t start = i;
     size_t j = i + 1;
     while (j < fmt.size() && std::strchr("-+ #0", fmt[j])) ++j;
-    while (j < fmt.size() && fmt[j] >= '0' && fmt[j] <= '9') ++j;
+    std::string flags_width = fmt.substr(i, j - i);
+    // A width or precision: its digits, read without overflow and clamped to kMaxField.
+    auto number = [&] {
+      long long v = 0;
+      for (; j < fmt.size() && fmt[j] >= '0' && fmt[j] <= '9'; ++j)
+        v = std::min<long long>(v * 10 + (fmt[j] - '0'), kMaxField);
+      return v;
+    };
+    if (j < fmt.size() && fmt[j] >= '1' && fmt[j] <= '9') flags_width += std::to_string(number());
     if (j < fmt.size() && fmt[j] == '.') {
       ++j;
-      while (j < fmt.size() && fmt[j] >= '0' && fmt[j] <= '9') ++j;
+      flags_width += "." + std::to_string(number());
     }
-    const std::string flags_width = fmt.substr(i, j - i);
     int longs = 0;
     while (j < fmt.size() && std::strchr("hlLzjt", fmt[j])) {
       if (fmt[j] == 'l' || fmt[j] == 'L' || fmt[j] == 'z' || fmt[j] == 'j' || fmt[j] == 't')
@@ -118,9 +139,9 @@ bool format(LaneReader& r, const std::string& fmt, uint64_t args, std::string& o
           v = (conv == 'd' || conv == 'i') ? static_cast<int32_t>(w) : static_cast<long long>(w);
         }
         if (conv == 'c') {
-          std::snprintf(buf, sizeof buf, (flags_width + "c").c_str(), static_cast<int>(v));
+          host_printf(flags_width + "c", static_cast<int>(v));
         } else {
-          std::snprintf(buf, sizeof buf, (flags_width + "ll" + conv).c_str(), v);
+          host_printf(flags_width + "ll" + conv, v);
         }
         out += buf;
         continue;
@@ -135,15 +156,14 @@ bool format(LaneReader& r, const std::string& fmt, uint64_t args, std::string& o
       case 'A': {
         double v = 0;
         if (!next(8, &v)) return false;
-        std::snprintf(buf, sizeof buf, (flags_width + conv).c_str(), v);
+        host_printf(flags_width + conv, v);
         out += buf;
         continue;
       }
       case 'p': {
         uint64_t v = 0;
         if (!next(8, &v)) return false;
-        std::snprintf(buf, sizeof buf, (flags_width + "llx").c_str(),
-                      static_cast<unsigned long long>(v));
+        host_printf(flags_width + "llx", static_cast<unsigned long long>(v));
         out += std::string("0x") + buf;
         continue;
       }
@@ -152,7 +172,7 @@ bool format(LaneReader& r, const std::string& fmt, uint64_t args, std::string& o
         if (!next(8, &p)) return false;
         std::string s = "(null)";
         if (p && !r.string(p, s)) return false;
-        std::snprintf(buf, sizeof buf, (flags_width + "s").c_str(), s.c_str());
+        host_printf(flags_width + "s", s.c_str());
         out += buf;
         continue;
       }
@@ -160,6 +180,11 @@ bool format(LaneReader& r, const std::string& fmt, uint64_t args, std::string& o
         out += fmt.substr(start, i - start + 1);
         continue;
     }
+  }
+  if (out.size() > kMaxCallBytes) {
+    out.resize(kMaxCallBytes);
+    out += "... (cut: the simulator keeps at most " + std::to_string(kMaxCallBytes) +
+           " bytes of one printf call)\n";
   }
   return true;
 }
@@ -184,7 +209,15 @@ void vprintf_h(Exec& x, const DInst& d) {
     int nargs = 0;
     if (!r.string(param<uint64_t>(x, cs, l, 0), fmt)) return;
     if (!format(r, fmt, param<uint64_t>(x, cs, l, 1), text, nargs)) return;
-    x.cta->mem->append_printf(text);
+    if (!x.cta->mem->append_printf(text)) {
+      x.cta->raise(x, d, LaunchFault::Kind::Hang, l, 0, 0, false, Space::None,
+                   "its printf calls produced more than " +
+                       std::to_string(DeviceMemory::kPrintfBudgetBytes >> 20) +
+                       " MiB of text in this launch (the GPU's 1 MiB printf buffer keeps only "
+                       "the first MiB): a loop of printf calls that does not end? The launch "
+                       "was stopped like a hang");
+      return;
+    }
     if (!cs.returns.empty()) {
       const int32_t ret = nargs;
       std::memcpy(x.cta->lane_param_area(*x.w, l) + cs.returns[0].to, &ret,

@@ -85,12 +85,14 @@ uint64_t DeviceMemory::module_variable(const std::string& key, const std::string
   return address;
 }
 
-void DeviceMemory::append_printf(const std::string& text) {
+bool DeviceMemory::append_printf(const std::string& text) {
+  printf_produced_ += text.size();
   if (printf_.size() + text.size() > kPrintfBufferBytes) {
     ++printf_dropped_;
-    return;
+    return printf_produced_ <= kPrintfBudgetBytes;
   }
   printf_ += text;
+  return true;
 }
 
 std::string DeviceMemory::take_printf() {
@@ -100,6 +102,7 @@ std::string DeviceMemory::take_printf() {
     out += "(" + std::to_string(printf_dropped_) +
            " printf call(s) dropped: the 1 MiB printf buffer was full, as the GPU's would be)\n";
   printf_dropped_ = 0;
+  printf_produced_ = 0;
   return out;
 }
 

@@ -46,7 +46,10 @@ class DeviceMemory {
   // the host reads at synchronisation points). Kernels' printf lines are appended in the order
   // the simulator executes them; what does not fit is dropped, as on the GPU, and counted.
   static constexpr size_t kPrintfBufferBytes = size_t{1} << 20;
-  void append_printf(const std::string& text);
+  // The text printf calls may produce between two take_printf() (one launch, for the runner),
+  // kept or dropped: past it append_printf answers false and the caller stops the launch.
+  static constexpr uint64_t kPrintfBudgetBytes = uint64_t{64} << 20;
+  bool append_printf(const std::string& text);
   // Takes what the launches since the last call printed ("" when nothing), with a note when
   // lines were dropped, and empties the buffer.
   std::string take_printf();
@@ -57,6 +60,7 @@ class DeviceMemory {
   uint64_t next_ = 0x7f0000000000ull;  // first device address handed out
   std::string printf_;
   uint64_t printf_dropped_ = 0;
+  uint64_t printf_produced_ = 0;  // bytes offered to append_printf since the last take
 };
 
 }  // namespace warplab::func

@@ -26,6 +26,7 @@ struct SimtEntry {
   int32_t rpc = -1;      // reconvergence pc (kNoPc: none; the path ends by exiting/returning)
   uint32_t mask = 0;     // lanes on this path
   int32_t call_pc = -1;  // >= 0: this entry is a call frame pushed by the call at that pc
+  bool operator==(const SimtEntry&) const = default;
 };
 
 class SimtStack {

@@ -5,6 +5,8 @@
 // "strings") and `#` comments, and rejects everything else with the file and line.
 #include "sim/timing/config.h"
 
+#include "sim/common/input_file.h"
+
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
@@ -206,6 +208,75 @@ std::vector<Field> fields() {
 #undef F
 #undef PIPE
 
+constexpr uint64_t kMaxPresetBytes = uint64_t{1} << 20;  // a preset is a few KB of text
+
+// Physical ranges: a value past one describes no GPU and would make the model allocate or loop
+// without bound (sm_count = 1e8, a 1 TiB L2, 2e9 warps per SM). Generous: several times the
+// largest GPU's (H100: 132 SMs, 64 warps and 32 blocks per SM, 50 MB L2, 256 KB L1).
+struct Limit {
+  const char* key;  // "section.key"
+  double most;
+};
+constexpr Limit kLimits[] = {
+    {"core.sm_count", 512},
+    {"core.sub_partitions", 16},
+    {"core.max_warps_per_sm", 256},
+    {"core.max_blocks_per_sm", 256},
+    {"core.max_threads_per_block", 4096},
+    {"core.registers_per_sm", 1 << 20},
+    {"core.register_alloc_unit", 1 << 16},
+    {"core.max_registers_per_thread", 1024},
+    {"core.shared_per_sm", 4 << 20},
+    {"core.shared_per_block_max", 4 << 20},
+    {"core.shared_alloc_unit", 1 << 20},
+    {"core.shared_reserved_per_block", 1 << 20},
+    {"core.clock_mhz", 100000},
+    {"shared.banks", 1024},
+    {"shared.bank_bytes", 1024},
+    {"shared.wavefronts_per_cycle", 1024},
+    {"shared.mio_queue", 1 << 16},
+    {"l1.size_bytes", 4 << 20},
+    {"l1.unified_bytes", 4 << 20},
+    {"l1.line_bytes", 4096},
+    {"l1.sector_bytes", 4096},
+    {"l1.assoc", 1 << 16},
+    {"l1.tag_lookups_per_cycle", 1024},
+    {"l1.miss_lines_in_flight", 1 << 16},
+    {"l1.lsu_queue", 1 << 16},
+    {"l2.size_bytes", 512 << 20},
+    {"l2.assoc", 1 << 16},
+    {"l2.slices", 1024},
+    {"l2.slice_bytes", 1 << 30},
+    {"l2.fetch_bytes", 4096},
+    {"l2.atomic_units", 1024},
+    {"dram.channels", 1024},
+    {"dram.banks", 1024},
+    {"dram.bus_bits", 1 << 16},
+    {"dram.row_bytes", 1 << 20},
+    {"dram.interleave_bytes", 1 << 20},
+    {"dram.data_rate_mtps", 1e6},
+    {"compiler.unroll", 64},
+    {"compiler.max_hoisted_loads", 1 << 16},
+};
+// Every other number: cycles, latencies and rates stay below 1e9 (a cycle count that would
+// overflow when added up describes no GPU either).
+constexpr double kMostOther = 1e9;
+
+std::string value_of(double v) {
+  std::ostringstream o;
+  o.precision(12);
+  o << v;
+  return o.str();
+}
+
+double most_of(const std::string& full) {
+  for (const Limit& l : kLimits)
+    if (full == l.key) return l.most;
+  return kMostOther;
+}
+
+bool is_pow2(int64_t v) { return v > 0 && (v & (v - 1)) == 0; }
+
 std::string trim(std::string s) {
   const auto b = s.find_first_not_of(" \t\r");
   if (b == std::string::npos) return "";
@@ -305,11 +376,11 @@ Expected<GpuConfig> parse_impl(const std::string& text, const std::string& path,
       if (!name) return Error{path, line_no, "base: expected a quoted preset name"};
       if (depth > 4) return Error{path, line_no, "base presets nest too deeply"};
       const std::string base_path = config_dir + "/" + *name + ".toml";
-      std::ifstream f(base_path);
-      if (!f) return Error{path, line_no, "base preset '" + *name + "' not found in " + config_dir};
-      std::stringstream ss;
-      ss << f.rdbuf();
-      auto base = parse_impl(ss.str(), base_path, config_dir, depth + 1);
+      if (name->find('/') != std::string::npos || input_file_problem(base_path) == "no such file")
+        return Error{path, line_no, "base preset '" + *name + "' not found in " + config_dir};
+      auto text = read_input_file(base_path, "preset file", kMaxPresetBytes);
+      if (!text) return Error{path, line_no, "base preset: " + text.error().to_string()};
+      auto base = parse_impl(*text, base_path, config_dir, depth + 1);
       if (!base) return base.error();
       cfg = *base;
       cfg.description.clear();
@@ -325,11 +396,18 @@ Expected<GpuConfig> parse_impl(const std::string& text, const std::string& path,
       auto v = parse_int(value);
       if (!v) return Error{path, line_no, "'" + full + "' expects an integer, got '" + value + "'"};
       if (*v < 0) return Error{path, line_no, "'" + full + "' must not be negative"};
+      if (static_cast<double>(*v) > most_of(full))
+        return Error{path, line_no, "'" + full + "' = " + std::to_string(*v) +
+                                        " is outside the physical range (at most " +
+                                        value_of(most_of(full)) + ")"};
       **p = *v;
     } else if (auto* p = std::get_if<double*>(&r)) {
       auto v = parse_double(value);
       if (!v) return Error{path, line_no, "'" + full + "' expects a number, got '" + value + "'"};
       if (*v < 0) return Error{path, line_no, "'" + full + "' must not be negative"};
+      if (*v > most_of(full))
+        return Error{path, line_no, "'" + full + "' = " + value + " is outside the physical range (at most " +
+                                        value_of(most_of(full)) + ")"};
       **p = *v;
     } else {
       auto v = parse_string(value);
@@ -343,7 +421,6 @@ Expected<GpuConfig> parse_impl(const std::string& text, const std::string& path,
   return cfg;
 }
 
-bool is_pow2(int64_t v) { return v > 0 && (v & (v - 1)) == 0; }
 
 }  // namespace
 
@@ -439,15 +516,15 @@ Expected<GpuConfig> load_config(const std::string& name_or_path, const std::stri
       name_or_path.find('/') != std::string::npos ||
       (name_or_path.size() > 5 && name_or_path.substr(name_or_path.size() - 5) == ".toml");
   if (!looks_like_path) path = dir + "/" + name_or_path + ".toml";
-  std::ifstream f(path);
-  if (!f) {
+  if (input_file_problem(path) == "no such file") {
     std::string names;
     for (const auto& c : list_configs(dir)) names += (names.empty() ? "" : ", ") + c.name;
     return Error{"", 0, "unknown GPU config '" + name_or_path + "' (presets: " + names + ")"};
   }
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return parse_config(ss.str(), path, dir);
+  // A regular file of a preset's size only (--config /dev/zero is refused, not read forever).
+  auto text = read_input_file(path, "preset file", kMaxPresetBytes);
+  if (!text) return text.error();
+  return parse_config(*text, path, dir);
 }
 
 std::vector<ConfigInfo> list_configs(const std::string& config_dir) {

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# The fuzz targets under AddressSanitizer and UndefinedBehaviorSanitizer, each for SECONDS, seeded
-# with the repository's own PTX, experiment and .npy files and the kept crashers (tests/fuzz/corpus,
-# replayed first, every run). Configures and builds BUILD_DIR (the libraries, the fuzz targets
+# The fuzz targets under AddressSanitizer and UndefinedBehaviorSanitizer, each for SECONDS (presets
+# and assignments, slower per input, for half as long), seeded with the repository's own PTX,
+# experiment, .npy, preset and assignment files and the kept crashers (tests/fuzz/corpus, replayed
+# first, every run). Configures and builds BUILD_DIR (the libraries, the fuzz targets
 # and the parser and functional-executor suites, all sanitized), runs those suites too, and fails
 # if anything crashes; a crashing input is left in BUILD_DIR/fuzz-crashes.
 # Usage: tests/fuzz/run.sh BUILD_DIR [SECONDS]      (CTest: fuzz_sanitizers)
@@ -10,7 +11,8 @@ root=$(cd "$(dirname "$0")/../.." && pwd)
 build=${1:?usage: run.sh BUILD_DIR [SECONDS]}
 seconds=${2:-20}
 cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DWARPLAB_SANITIZE=ON -DWARPLAB_FUZZ=ON -DWARPLAB_BUILD_APP=OFF >/dev/null
-cmake --build "$build" -j "$(nproc)" --target fuzz_ptx fuzz_experiment fuzz_npy test_1xx test_2xx
+cmake --build "$build" -j "$(nproc)" --target fuzz_ptx fuzz_experiment fuzz_npy fuzz_preset \
+  fuzz_assignment test_1xx test_2xx
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:allocator_may_return_null=1
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 crashes="$build/fuzz-crashes"
@@ -44,3 +46,7 @@ awk -v dir="$seeds" '
   "$root/lessons" "$root/tests/data" "$root/bench" "$root/validation" "$corpus/experiment"
 "$build/fuzz_npy" --seconds "$seconds" --crash-dir "$crashes" --ext .npy \
   "$root/lessons" "$root/tests/data" "$root/validation" "$corpus/npy"
+"$build/fuzz_preset" --seconds "$((seconds / 2))" --crash-dir "$crashes" --ext .toml \
+  "$root/configs" "$corpus/preset"
+"$build/fuzz_assignment" --seconds "$((seconds / 2))" --crash-dir "$crashes" --ext .toml \
+  "$root/lessons/assignments" "$corpus/assignment"

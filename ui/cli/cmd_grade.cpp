@@ -13,6 +13,7 @@
 
 #include "lab/grade.h"
 #include "ui/cli/commands.h"
+#include "sim/common/output_file.h"
 
 namespace warplab::cli {
 namespace {
@@ -58,9 +59,9 @@ int run(const GradeArgs& a) {
   }
   std::cout << g->line() << "\n";
   if (!a.json_path.empty()) {
-    std::ofstream f(a.json_path);
-    if (!f) return report_error(Error{a.json_path, 0, "cannot write"});
-    f << j.dump(1) << "\n";
+    // Invalid UTF-8 (a file name, a kernel's printf) becomes U+FFFD, not an exception.
+    const std::string text = j.dump(1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+    if (auto s = write_output_file(a.json_path, text, "JSON file"); !s) return report_error(s.error());
   }
   return g->correct && g->hazards == 0 && g->faults == 0 ? kExitOk : kExitFailed;
 }

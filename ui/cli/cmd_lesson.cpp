@@ -17,6 +17,7 @@
 #include "lab/report.h"
 #include "lab/triton.h"
 #include "ui/cli/commands.h"
+#include "sim/common/output_file.h"
 
 namespace warplab::cli {
 namespace {
@@ -247,9 +248,9 @@ int run_lesson(const LessonArgs& a) {
   out["claims_failed"] = failed_claims;
   out["claims_skipped"] = skipped;
   if (!a.json_path.empty()) {
-    std::ofstream f(a.json_path);
-    if (!f) return report_error(Error{a.json_path, 0, "cannot write"});
-    f << out.dump(1) << "\n";
+    // Invalid UTF-8 (a file name, a kernel's printf) becomes U+FFFD, not an exception.
+    const std::string text = out.dump(1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+    if (auto s = write_output_file(a.json_path, text, "JSON file"); !s) return report_error(s.error());
   }
   return failed_claims || failed_checks ? kExitFailed : kExitOk;
 }

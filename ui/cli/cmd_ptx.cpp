@@ -1,5 +1,6 @@
 // `warplab ptx FILE.cu`: the PTX NVRTC makes of a CUDA file, and each kernel's resource usage.
 // `warplab ptx FILE.py:FUNCTION`: the same for a Triton kernel (the installed Triton compiles it).
+#include <algorithm>
 #include <map>
 #include <fstream>
 #include <iostream>
@@ -17,6 +18,7 @@
 #include "sim/timing/config.h"
 #include "sim/timing/schedule.h"
 #include "ui/cli/commands.h"
+#include "sim/common/output_file.h"
 
 namespace warplab::cli {
 namespace {
@@ -185,6 +187,13 @@ int run(const PtxArgs& a) {
     if (!text) return report_error(text.error());
     ptx = std::move(*text);
     ptx_name = a.file;
+    // Nothing to read is bad input, not an empty success; nor is binary data.
+    if (ptx.find_first_not_of(" \t\r\n") == std::string::npos)
+      return report_error(Error{a.file, 0, "empty PTX file (expected .version, .target, kernels)"});
+    if (const size_t nul = ptx.find('\0'); nul != std::string::npos)
+      return report_error(
+          Error{a.file, static_cast<int>(1 + std::count(ptx.begin(), ptx.begin() + nul, '\n')),
+                "a NUL byte: this is not a PTX text file"});
   } else {
     lab::CompileOptions co;
     co.arch = a.arch;
@@ -214,8 +223,7 @@ int run(const PtxArgs& a) {
   }
   // 2. The PTX itself, printed either way (it is what was asked for).
   if (!a.out.empty()) {
-    std::ofstream out(a.out);
-    if (!out || !(out << ptx)) return report_error(Error{a.out, 0, "cannot write PTX"});
+    if (auto s = write_output_file(a.out, ptx, "PTX file"); !s) return report_error(s.error());
   } else if (!a.resources_only) {
     std::cout << ptx;
     if (!ptx.empty() && ptx.back() != '\n') std::cout << "\n";

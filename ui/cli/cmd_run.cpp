@@ -13,6 +13,7 @@
 #include "lab/runner.h"
 #include "lab/triton.h"
 #include "ui/cli/commands.h"
+#include "sim/common/output_file.h"
 
 namespace warplab::cli {
 namespace {
@@ -48,9 +49,27 @@ Status dump_run(const lab::RunResult& r, const std::string& dir) {
   if (r.unit) {
     std::string name = std::filesystem::path(r.unit->ptx_path).filename().string();
     if (name.size() < 4 || name.substr(name.size() - 4) != ".ptx") name += ".ptx";
-    std::ofstream(dir + "/" + name) << r.unit->ptx;
+    if (auto s = write_output_file(dir + "/" + name, r.unit->ptx, "PTX file"); !s) return s;
   }
   return Ok{};
+}
+
+// A count or limit option: "-1" must be refused, not read as 2^64-1.
+CLI::Validator not_negative() {
+  return CLI::Validator(
+      [](std::string& v) {
+        return v.find('-') == std::string::npos ? std::string()
+                                                : "expected a whole number >= 0, got " + v;
+      },
+      "");
+}
+
+void forget_earlier_outputs(const lab::Experiment& exp, const RunArgs& a) {
+  std::error_code ec;
+  if (!a.json_out.empty() && a.json_out != "-") std::filesystem::remove(a.json_out, ec);
+  if (a.dump_dir.empty()) return;
+  for (const lab::BufferDef& b : exp.buffers)
+    std::filesystem::remove(a.dump_dir + "/" + b.name + ".npy", ec);
 }
 
 int run(const RunArgs& a) {
@@ -151,6 +170,9 @@ int run(const RunArgs& a) {
     }
     std::cout << std::flush;
   }
+  // What an earlier run wrote goes first: a run that is interrupted (SIGINT, SIGTERM) or fails
+  // leaves no JSON or dumped buffer that could pass for its own.
+  forget_earlier_outputs(*exp, a);
   auto result = runner.run(*exp);
   clear_progress();
   if (!result) return report_error(result.error());
@@ -158,15 +180,17 @@ int run(const RunArgs& a) {
   if (stream) std::cout << lab::format_tail(*exp, *result, true) << std::flush;
   int status = kExitOk;
   if (!a.json_out.empty()) {
-    std::string text = lab::experiment_json(*exp, *result).dump(2) + "\n";
+    // Invalid UTF-8 (a file name, a kernel's printf) becomes U+FFFD, not an exception.
+    std::string text =
+        lab::experiment_json(*exp, *result).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
     if (a.json_out == "-") {
       std::cout << text;
     } else {
       std::filesystem::path parent = std::filesystem::path(a.json_out).parent_path();
       std::error_code ec;
       if (!parent.empty()) std::filesystem::create_directories(parent, ec);
-      std::ofstream out(a.json_out);
-      if (!out || !(out << text)) status = report_error(Error{a.json_out, 0, "cannot write JSON"});
+      if (auto s = write_output_file(a.json_out, text, "JSON file"); !s)
+        status = report_error(s.error());
     }
   }
   if (!a.dump_dir.empty()) {
@@ -239,11 +263,13 @@ Command add_run_command(CLI::App& app) {
                   "(open in ui.perfetto.dev)");
   sub->add_option("--trace-launch", args->trace_launch,
                   "Which executed launch --trace records (0 = the first; a sweep's first row)")
+      ->check(not_negative())  // "-1" would otherwise wrap to 2^64-1
       ->capture_default_str();
   sub->add_option("--gpu-repeats", args->gpu_repeats,
                   "GPU: timed launches per launch (median reported)")
       ->capture_default_str();
   sub->add_option("--gpu-warmup", args->gpu_warmup, "GPU: untimed warm-up launches")
+      ->check(not_negative())
       ->capture_default_str();
   sub->add_option("--l2", args->l2,
                   "What every timed launch finds in the L2, on both backends: cold (GPU: L2 "
@@ -281,10 +307,12 @@ Command add_run_command(CLI::App& app) {
   sub->add_option("--max-instructions", args->max_instructions,
                   "Simulator: stop a launch when a warp issues more than N instructions (a hang), "
                   "naming the loop it is stuck in; 0 = no limit (default: the experiment's "
-                  "max_instructions, else 10,000,000)");
+                  "max_instructions, else 10,000,000)")
+      ->check(not_negative());
   sub->add_option("--max-cycles", args->max_cycles,
                   "Timing model: stop a launch still running at cycle N (a hang); 0 = no limit "
-                  "(default: the experiment's max_cycles, else 1,000,000,000)");
+                  "(default: the experiment's max_cycles, else 1,000,000,000)")
+      ->check(not_negative());
   return {sub, [args] { return run(*args); }};
 }
 

@@ -23,6 +23,7 @@
 
 #include "lab/validate.h"
 #include "ui/cli/commands.h"
+#include "sim/common/output_file.h"
 
 namespace warplab::cli {
 namespace {
@@ -82,9 +83,7 @@ Status write_file(const std::string& path, const std::string& text) {
   std::filesystem::path parent = std::filesystem::path(path).parent_path();
   std::error_code ec;
   if (!parent.empty()) std::filesystem::create_directories(parent, ec);
-  std::ofstream out(path);
-  if (!out || !(out << text)) return Error{path, 0, "cannot write file"};
-  return Ok{};
+  return write_output_file(path, text, "file");
 }
 
 int validate(const ValidateArgs& a) {
@@ -330,7 +329,7 @@ int validate(const ValidateArgs& a) {
                {"within20", within20},
                {"line", comparisons_line}}}}},
            {"comparisons", jcomparisons}};
-    std::string text = j.dump(2) + "\n";
+    std::string text = j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
     if (a.json_out == "-")
       std::cout << text;
     else if (auto s = write_file(a.json_out, text); !s)
