@@ -588,3 +588,28 @@ TEST_CASE("245 FP8 formats and the accumulation rule's special cases") {
   double h2[3] = {1.0, std::ldexp(1.0, -11), std::ldexp(1.0, -30)};  // just above the tie
   CHECK(num::mma_accumulate_f16(h2, 3, 0.0) == 0x3C01u);
 }
+
+TEST_CASE("245 mma.sync by part of a warp is a synccheck hazard at its line; the rest still run") {
+  // Lanes 0..15 skip the mma (a guard predicate): .aligned needs all 32 lanes.
+  const std::string ptx =
+      ".version 8.0\n.target sm_90\n.address_size 64\n"
+      ".visible .entry k(.param .u64 pout)\n{\n\t.reg .pred %p<2>;\n\t.reg .b32 %r<20>;\n"
+      "\t.reg .b64 %rd<4>;\n\tld.param.u64 %rd1, [pout];\n\tmov.u32 %r0, %tid.x;\n"
+      "\tsetp.ge.u32 %p1, %r0, 16;\n\tmov.b32 %r1, 0;\n\tmov.b32 %r2, 1065353216;\n"
+      "\t@%p1 mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%r10,%r11,%r12,%r13}, "
+      "{%r1,%r1,%r1,%r1}, {%r1,%r1}, {%r2,%r2,%r2,%r2};\n"
+      "\tmul.wide.u32 %rd2, %r0, 4;\n\tadd.s64 %rd3, %rd1, %rd2;\n"
+      "\tst.global.b32 [%rd3], %r10;\n\tret;\n}\n";
+  Sim s(ptx, "part.ptx");
+  const uint64_t O = s.zeros<uint32_t>("out", 32);
+  func::LaunchConfig lc{"k", {1, 1, 1}, {32, 1, 1}, 0, s.params("k", {O})};
+  lc.synccheck = true;
+  auto r = func::run_functional(*s.program, s.mem, lc, {});
+  REQUIRE(r);
+  REQUIRE(!r->fault);
+  REQUIRE(r->hazards.size() == 1);
+  CHECK(r->hazards[0].ptx_line == test::line_of(ptx, "mma.sync"));
+  CHECK(r->hazards[0].message.find("every lane must execute it") != std::string::npos);
+  const auto out = s.read<uint32_t>(O, 32);
+  for (int l = 0; l < 32; ++l) CHECK(out[l] == (l >= 16 ? 0x3F800000u : 0u));  // 0*0 + 1.0
+}

@@ -328,9 +328,10 @@ bool CtaImpl::step(Warp& w, StepInfo* info, uint64_t clock) {
     const auto op = d.ir->op;
     info->is_memory = op == ptx::Opcode::Ld || op == ptx::Opcode::Ldu || op == ptx::Opcode::St ||
                       op == ptx::Opcode::Atom || op == ptx::Opcode::Red ||
-                      op == ptx::Opcode::Prefetch || op == ptx::Opcode::Prefetchu;
+                      op == ptx::Opcode::Prefetch || op == ptx::Opcode::Prefetchu ||
+                      op == ptx::Opcode::Ldmatrix || op == ptx::Opcode::Stmatrix;
     info->space = d.space;
-    info->is_store = op == ptx::Opcode::St;
+    info->is_store = op == ptx::Opcode::St || op == ptx::Opcode::Stmatrix;
     info->is_atomic = op == ptx::Opcode::Atom || op == ptx::Opcode::Red;
     info->access_bytes = info->is_memory ? static_cast<uint32_t>(d.size) * d.vec : 0;
     info->is_branch = op == ptx::Opcode::Bra || op == ptx::Opcode::Call || op == ptx::Opcode::Ret ||

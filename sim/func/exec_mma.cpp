@@ -243,9 +243,15 @@ uint8_t* row_ptr(Exec& x, const DInst& d, int i, int row, bool write) {
   return p;
 }
 
+// The timing model reads the row addresses of the lanes that give them (lanes 0..8*num-1).
+void report_address_lanes(Exec& x, int num) {
+  if (x.info) x.info->exec_mask &= num == 4 ? 0xFFFFFFFFu : (1u << (8 * num)) - 1;
+}
+
 void exec_ldmatrix(Exec& x, const DInst& d) {
   check_full_warp(x, d, "ldmatrix");
   const ptx::TensorMods& tm = d.ir->mod.tensor;
+  report_address_lanes(x, tm.num);
   std::array<Matrix8, 4> M{};
   for (int i = 0; i < tm.num; ++i)
     for (int row = 0; row < 8; ++row) {
@@ -261,6 +267,7 @@ void exec_ldmatrix(Exec& x, const DInst& d) {
 void exec_stmatrix(Exec& x, const DInst& d) {
   check_full_warp(x, d, "stmatrix");
   const ptx::TensorMods& tm = d.ir->mod.tensor;
+  report_address_lanes(x, tm.num);
   std::array<Matrix8, 4> M{};
   for (int l = 0; l < 32; ++l)
     for (int i = 0; i < tm.num; ++i)
@@ -286,7 +293,8 @@ void exec_movmatrix(Exec& x, const DInst& d) {
 Handler pick_tensor(const ptx::Instruction& in, DInst& d, std::string& why) {
   const ptx::TensorMods& tm = in.mod.tensor;
   d.space = in.space;  // ldmatrix/stmatrix: .shared, or generic when none is written
-  d.size = 16;         // bytes per row address
+  d.size = 16;         // bytes per row address (ldmatrix/stmatrix: what the timing model reads)
+  d.vec = 1;
   switch (in.op) {
     case Opcode::Mma: {
       const Shape s = shape_of(tm);

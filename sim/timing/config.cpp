@@ -83,6 +83,19 @@ std::vector<Field> fields() {
       PIPE("misc", misc, "miscellaneous"),
       PIPE("ldst", ldst, "load/store (address generation)"),
       PIPE("imad", imad, "integer multiply (IMAD, on the FMA pipe)"),
+#define TENSOR(NAME, MEMBER, WHAT)                                                               \
+  F("tensor", NAME "_latency", "cycles", "issue-to-result latency of mma.sync " WHAT,         \
+    pipes.tensor.MEMBER.latency),                                                              \
+      F("tensor", NAME "_interval", "cycles",                                                  \
+        "cycles between two mma.sync " WHAT " on the tensor pipe of one sub-partition",        \
+        pipes.tensor.MEMBER.interval)
+      TENSOR("m16n8k16_f16", m16n8k16_f16, ".m16n8k16 with f16 inputs"),
+      TENSOR("m16n8k16_bf16", m16n8k16_bf16, ".m16n8k16 with bf16 inputs"),
+      TENSOR("m16n8k8_f16", m16n8k8_f16, ".m16n8k8 with f16 or bf16 inputs"),
+      TENSOR("m16n8k8_tf32", m16n8k8_tf32, ".m16n8k8 with tf32 inputs"),
+      TENSOR("m16n8k32_s8", m16n8k32_s8, ".m16n8k32 with s8/u8 inputs"),
+      TENSOR("m16n8k32_fp8", m16n8k32_fp8, ".m16n8k32 with e4m3/e5m2 inputs"),
+#undef TENSOR
 #define EXPANDED(NAME, MEMBER, WHAT)                                                        \
   F("pipes", NAME "_latency", "cycles", "issue-to-result latency of " WHAT,                 \
     pipes.MEMBER.latency),                                                                  \
@@ -352,13 +365,13 @@ Expected<GpuConfig> parse_impl(const std::string& text, const std::string& path,
       if (line.back() != ']')
         return Error{path, line_no, "malformed section header '" + line + "'"};
       section = trim(line.substr(1, line.size() - 2));
-      static constexpr const char* kSections[] = {"core", "pipes", "shared",  "l1",
-                                                  "l2",   "dram",  "compiler"};
+      static constexpr const char* kSections[] = {"core", "pipes", "tensor",  "shared",
+                                                  "l1",   "l2",    "dram",    "compiler"};
       if (std::find_if(std::begin(kSections), std::end(kSections),
                        [&](const char* s) { return section == s; }) == std::end(kSections))
         return Error{path, line_no,
                      "unknown section [" + section +
-                         "] (expected core, pipes, shared, l1, l2, dram, compiler)"};
+                         "] (expected core, pipes, tensor, shared, l1, l2, dram, compiler)"};
       continue;
     }
     const auto eq = line.find('=');

@@ -6,6 +6,7 @@
 #include <cstddef>
 
 #include "sim/timing/schedule.h"
+#include "sim/timing/tensor_pipe.h"
 
 namespace warplab::timing {
 
@@ -199,9 +200,8 @@ const PipeConfig& pipe_of(const PipesConfig& p, UnitClass u) {
     case UnitClass::Branch:
       return p.branch;
     case UnitClass::Misc:
+    case UnitClass::Tensor:  // not reached: issue_pipe asks the tensor pipe (tensor_pipe.h)
       return p.misc;
-    case UnitClass::Tensor:
-      return p.misc;  // provisional: mma.sync shares the misc pipe until it has a unit of its own
   }
   return p.misc;
 }
@@ -221,7 +221,7 @@ struct IssuePipe {
   const PipeConfig* cfg;
   bool holds_port;
 };
-constexpr int kImadPipe = 11;  // after the UnitClass values
+constexpr int kImadPipe = 12;  // after the UnitClass values
 
 IssuePipe issue_pipe(const PipesConfig& p, const ptx::Instruction& i, UnitClass unit) {
   if (const PipeConfig* e = expansion_of(p, i)) return {unit_index(unit), e, true};
@@ -229,6 +229,7 @@ IssuePipe issue_pipe(const PipesConfig& p, const ptx::Instruction& i, UnitClass 
                         i.op == Opcode::Mad24;
   if (multiply && !ptx::is_float(i.type) && i.type != Type::Pred)
     return {kImadPipe, &p.imad, false};
+  if (unit == UnitClass::Tensor) return {unit_index(unit), &tensor_pipe_of(p.tensor, i), false};
   return {unit_index(unit), &pipe_of(p, unit), false};
 }
 
@@ -238,7 +239,8 @@ bool is_global_like(Space s) {
 
 bool is_memory_op(Opcode op) {
   return op == Opcode::Ld || op == Opcode::Ldu || op == Opcode::St || op == Opcode::Atom ||
-         op == Opcode::Red || op == Opcode::Prefetch || op == Opcode::Prefetchu;
+         op == Opcode::Red || op == Opcode::Prefetch || op == Opcode::Prefetchu ||
+         op == Opcode::Ldmatrix || op == Opcode::Stmatrix;
 }
 
 // The scoreboard: `in`'s destination registers are written at `ready` (waited on as `kind`).
@@ -832,9 +834,8 @@ uint64_t Sm::access(int slot, const func::StepInfo& in, uint64_t now, WarpState&
         in.function < static_cast<int32_t>(ctx_.vector_bytes.size()) && in.pc >= 0 &&
         in.pc < static_cast<int32_t>(ctx_.vector_bytes[in.function].size()))
       bytes = std::max<uint32_t>(bytes, ctx_.vector_bytes[in.function][in.pc]);
-    const SharedAccessCost cost = shared_access_cost(
-        in.addr, in.exec_mask, bytes, static_cast<uint32_t>(cfg.shared.banks),
-        static_cast<uint32_t>(cfg.shared.bank_bytes), atomic && !counts_lanes(inst));
+    const SharedAccessCost cost = shared_cost_of(inst, in.addr, in.exec_mask, bytes, cfg.shared,
+                                                 atomic && !counts_lanes(inst));
     ready = l1tex_.shared(cost, in.is_store, atomic, now);
     kind = WarpState::ShortScoreboard;
     rec.kind = in.is_store ? AccessRecord::Kind::SharedStore : AccessRecord::Kind::SharedLoad;
