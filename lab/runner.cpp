@@ -412,6 +412,8 @@ Expected<TritonKernel> Runner::compile_triton(const Experiment& exp, const Env& 
                                               std::string& key) {
   const Experiment::TritonDef& td = exp.triton;
   const std::string w = "experiment";
+  if (td.function.empty())
+    return Error{exp.path, td.line, w + ".triton: no [[launches]] entry names a kernel to run"};
   TritonRequest req;
   req.file = exp.source;
   req.function = td.function;

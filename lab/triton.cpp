@@ -205,9 +205,31 @@ Expected<TritonKernel> parse_triton_reply(const std::string& text, const std::st
   return k;
 }
 
+namespace {
+
+// WARPLAB_TRITON_FROM_CACHE=1: this machine has no Triton (a GPU host that cannot reach PyPI);
+// Triton kernels take the PTX an earlier compile stored in the cache (WARPLAB_CACHE_DIR).
+bool from_cache_only() {
+  const char* v = std::getenv("WARPLAB_TRITON_FROM_CACHE");
+  return v && *v && std::string(v) != "0";
+}
+
+// The cache key without the Triton version, Python and bridge: what a machine without Triton
+// looks up (the latest compile of this source with this request).
+std::string offline_key(const std::string& request, const std::string& source) {
+  return "warplab-triton-offline 1\nrequest " + request + "\nsource " +
+         std::to_string(source.size()) + "\n" + source;
+}
+
+}  // namespace
+
 void TritonBridge::probe() const {
   if (probed_) return;
   probed_ = true;
+  if (from_cache_only()) {
+    version_ = "(cached)";
+    return;
+  }
   bridge_ = find_bridge();
   if (bridge_.empty()) {
     why_ =
@@ -258,7 +280,19 @@ Expected<TritonKernel> TritonBridge::compile(const TritonRequest& req, const std
   read_text(bridge_, bridge_text);
   const std::string request = triton_request_json(req);
   // 1. The cache: everything that could change the PTX.
-  const std::string dir = use_cache ? ptx_cache_dir(cache_dir) : "";
+  const std::string dir = use_cache || from_cache_only() ? ptx_cache_dir(cache_dir) : "";
+  if (from_cache_only()) {
+    if (!dir.empty())
+      if (auto hit = ptx_cache_load(dir, offline_key(request, source))) {
+        auto k = parse_triton_reply(hit->ptx, req.file);
+        if (k) k->from_cache = true;
+        return k;
+      }
+    return Error{req.file, 0,
+                 "WARPLAB_TRITON_FROM_CACHE=1 and no cached Triton compile of " + req.function +
+                     " with these settings in " + (dir.empty() ? "(no cache)" : dir) +
+                     ": run it once where Triton is installed, with the same WARPLAB_CACHE_DIR"};
+  }
   std::string key = "warplab-triton-cache 1\ntriton " + version_ + "\npython " +
                     python_executable() + "\nrequest " + request + "\nbridge " +
                     std::to_string(bridge_text.size()) + "\n" + bridge_text + "\nsource " +
@@ -268,6 +302,8 @@ Expected<TritonKernel> TritonBridge::compile(const TritonRequest& req, const std
       auto k = parse_triton_reply(hit->ptx, req.file);
       if (k) {
         k->from_cache = true;
+        if (!ptx_cache_load(dir, offline_key(request, source)))
+          ptx_cache_store(dir, offline_key(request, source), *hit);
         return k;
       }
     }
@@ -283,6 +319,7 @@ Expected<TritonKernel> TritonBridge::compile(const TritonRequest& req, const std
     CompiledPtx entry;
     entry.ptx = out;
     ptx_cache_store(dir, key, entry);
+    ptx_cache_store(dir, offline_key(request, source), entry);
   }
   return k;
 }

@@ -23,6 +23,11 @@
 // compiled again only when its own file changes: edit those and touch the kernel's file (or set
 // WARPLAB_NO_CACHE=1).
 //
+// A machine without Triton (a GPU host that cannot reach PyPI) runs Triton experiments from the
+// cache with WARPLAB_TRITON_FROM_CACHE=1: each kernel's latest compile of the same .py source and
+// request, stored by a run where Triton is installed with the same WARPLAB_CACHE_DIR (copy that
+// directory over); a kernel not in it is an error that says so.
+//
 // Where: the bridge is $WARPLAB_TRITON_BRIDGE, else triton_bridge.py beside the executable, in
 // ../lab/ from it (build/warplab) or in the source tree's lab/; the Python is $WARPLAB_PYTHON,
 // else python3 on the PATH.

@@ -28,7 +28,8 @@ Request (one JSON object on stdin):
                the version of its newest bundled ptxas, which an older toolkit refuses.
   enable_fp_fusion  contract a * b + c into fma (Triton's default: true)
 
-Reply (one JSON object on stdout; exit status 0 either way):
+Reply (one JSON object on stdout; exit status 0 either way). The PTX is Triton's, less the .loc
+lines inside inline-asm blocks (drop_inline_asm_locs says why).
   {"ok": true, "ptx": "...", "name": "add_kernel", "shared": 0, "num_warps": 4, "num_stages": 3,
    "global_scratch_size": 0, "global_scratch_align": 1, "profile_scratch_size": 0,
    "profile_scratch_align": 1, "params": ["x_ptr", ...], "constexpr_params": ["BLOCK_SIZE"],
@@ -115,6 +116,27 @@ def error_text(exc):
     return parts[-1]
 
 
+def drop_inline_asm_locs(ptx):
+    """Drops the .loc lines inside Triton's inline-asm blocks ("// begin inline asm" to "// end
+    inline asm"). LLVM gives each line of an inline-asm string its own .loc, one source line
+    further down each time: the four movs of a vector load at line 18 come out at lines 18, 19,
+    20 and 21 (past the end of a short file, even), which would send per-line counts to the wrong
+    .py lines. Without them the block's instructions take the .loc before it, the tl.load or
+    tl.store that made them."""
+    out = []
+    inside = False
+    for line in ptx.split("\n"):
+        stripped = line.strip()
+        if stripped.startswith("// begin inline asm"):
+            inside = True
+        elif stripped.startswith("// end inline asm"):
+            inside = False
+        elif inside and stripped.startswith(".loc"):
+            continue
+        out.append(line)
+    return "\n".join(out)
+
+
 def load_function(path, name):
     import importlib.util
     sys.path.insert(0, os.path.dirname(os.path.abspath(path)))
@@ -134,6 +156,10 @@ def compile_request(req):
     path = req["file"]
     started = time.time()
     os.environ.setdefault("TRITON_DEFAULT_FP_FUSION", "1")
+    # Triton's own cache keys a kernel by its function's source, not its file: a copy of a kernel
+    # in another file would come back with the first file's .file line (and .loc lines that name
+    # it). WarpLab caches by file and source itself (lab/triton.h), so Triton always compiles.
+    os.environ["TRITON_ALWAYS_COMPILE"] = "1"
     try:
         import triton
         from triton.backends.compiler import GPUTarget
@@ -208,7 +234,7 @@ def compile_request(req):
     md = k.metadata
     out = dict(base)
     out.update({
-        "ok": True, "ptx": k.asm["ptx"], "name": md.name, "shared": int(md.shared),
+        "ok": True, "ptx": drop_inline_asm_locs(k.asm["ptx"]), "name": md.name, "shared": int(md.shared),
         "num_warps": int(md.num_warps), "num_stages": int(md.num_stages), "target": target,
         "global_scratch_size": int(getattr(md, "global_scratch_size", 0) or 0),
         "global_scratch_align": int(getattr(md, "global_scratch_align", 1) or 1),

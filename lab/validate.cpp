@@ -18,6 +18,7 @@
 
 #include "lab/experiment.h"
 #include "lab/runner.h"
+#include "lab/triton.h"
 
 namespace warplab::lab {
 namespace {
@@ -142,6 +143,11 @@ void run_group(const RunGroup& g, const std::vector<CorpusPoint>& points,
   for (const std::string& s : g.set)
     if (auto st = set_param(*exp, s); !st) return fail(st.error().to_string());
   if (auto st = apply_row(*exp, g.row, where); !st) return fail(st.error().to_string());
+  if (exp->source_kind == Experiment::SourceKind::Triton)
+    if (const std::string why = TritonBridge().why_unavailable(); !why.empty()) {
+      for (size_t i : g.points) out[i].skipped = true;
+      return fail("a Triton kernel, and " + why);
+    }
 
   RunOptions opt;
   opt.backend = BackendKind::Sim;

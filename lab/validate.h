@@ -111,7 +111,8 @@ std::string definition_mismatch(const CorpusPoint& p, const MeasuredPoint& m);
 // A point's simulator result.
 struct SimPoint {
   bool ok = false;
-  std::string error;  // run error, fault or failed check
+  bool skipped = false;  // a Triton kernel where Triton is not installed (error says why)
+  std::string error;     // run error, fault or failed check
   double time_us = 0;
   double wall_s = 0;  // wall time of the run the point belongs to
   CounterMap counters;
