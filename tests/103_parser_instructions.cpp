@@ -510,6 +510,11 @@ TEST_CASE("103 instructions: asynchronous copies, mbarriers, proxy fences, elect
   CHECK(i.ops[1].offset == 32);
   CHECK(is_int(i.ops[2], 16));
   CHECK(one("cp.async.ca.shared::cta.global [%r1], [%rd1], 4, %p1;").mod.cache == CacheOp::Ca);
+  // Triton's spelling: spaces inside the brackets, a hex size, src-size in a register.
+  i = one("@%p1 cp.async.cg.shared.global [ %r1 + 0 ], [ %rd1 + 0 ], 0x10, %r2;");
+  CHECK(i.op == Opcode::CpAsync);
+  CHECK(is_int(i.ops[2], 16));
+  CHECK(i.guard >= 0);
   CHECK(one("cp.async.commit_group;").op == Opcode::CpAsyncCommit);
   i = one("cp.async.wait_group 2;");
   CHECK(i.op == Opcode::CpAsyncWait);
