@@ -42,7 +42,25 @@ int dest_count(const ptx::Instruction& in) {
     case Opcode::Trap:
     case Opcode::Nanosleep:
     case Opcode::Call:
+    case Opcode::CpAsync:
+    case Opcode::CpAsyncCommit:
+    case Opcode::CpAsyncWait:
+    case Opcode::CpAsyncMbarrierArrive:
+    case Opcode::CpAsyncBulk:
+    case Opcode::CpAsyncBulkCommit:
+    case Opcode::CpAsyncBulkWait:
       return 0;
+    case Opcode::Mbarrier:  // arrive: the state; test/try_wait: the predicate; pending_count
+      switch (in.mod.mbar) {
+        case ptx::MbarOp::Arrive:
+        case ptx::MbarOp::ArriveDrop:
+        case ptx::MbarOp::TestWait:
+        case ptx::MbarOp::TryWait:
+        case ptx::MbarOp::PendingCount:
+          return 1;
+        default:
+          return 0;
+      }
     case Opcode::Bar:
       return in.mod.bar == ptx::BarMode::Red ? 1 : 0;
     default:
@@ -93,6 +111,16 @@ Handler pick_handler(const ptx::Instruction& in, DInst& d, std::string& why) {
     case Opcode::Stmatrix:
     case Opcode::Movmatrix:
       return pick_tensor(in, d, why);
+    case Opcode::CpAsync:
+    case Opcode::CpAsyncCommit:
+    case Opcode::CpAsyncWait:
+    case Opcode::CpAsyncMbarrierArrive:
+    case Opcode::CpAsyncBulk:
+    case Opcode::CpAsyncBulkCommit:
+    case Opcode::CpAsyncBulkWait:
+    case Opcode::Mbarrier:
+    case Opcode::Elect:
+      return pick_async(in, d, why);
     case Opcode::Fma:
     case Opcode::Rcp:
     case Opcode::Sqrt:

@@ -95,6 +95,10 @@ const OpcodeInfo& opcode_info(Opcode op) { return kTable[static_cast<int>(op)]; 
 
 std::optional<Opcode> parse_opcode(std::string_view mnemonic) {
   if (mnemonic == "barrier") return Opcode::Bar;
+  // The families whose members differ by modifiers (the parser picks the member).
+  if (mnemonic == "cp") return Opcode::CpAsync;
+  if (mnemonic == "mbarrier") return Opcode::Mbarrier;
+  if (mnemonic == "elect") return Opcode::Elect;
   for (const auto& e : kTable)
     if (e.name == mnemonic) return e.op;
   return std::nullopt;
@@ -147,6 +151,8 @@ InstClass class_of(const Instruction& inst) {
       return InstClass::Atomic;
     case Opcode::Prefetch:
     case Opcode::Prefetchu:
+    case Opcode::CpAsync:
+    case Opcode::CpAsyncBulk:
       return InstClass::Load;
     case Opcode::Ldmatrix:
     case Opcode::Stmatrix:

@@ -101,6 +101,10 @@ class Parser {
   // mma/ldmatrix/stmatrix/movmatrix (parse_tensor.cpp)
   void apply_tensor_modifiers(Instruction& inst, const std::vector<std::string_view>& parts,
                               std::string_view opcode_text, int line);
+  // cp.async*, cp.async.bulk*, mbarrier.*, elect.sync (parse_async.cpp); operand checks after.
+  void apply_async_modifiers(Instruction& inst, const std::vector<std::string_view>& parts,
+                             std::string_view opcode_text, int line);
+  void check_async_operands(const Instruction& inst, std::string_view opcode_text, int line) const;
   static uint64_t variable_limit(Space space);  // bytes one variable may take (ir.h limits)
   static std::string variable_limit_text(Space space);
   void check_barrier_operands(const Instruction& inst, int line) const;

@@ -176,6 +176,15 @@ struct CompilerConfig {
   int64_t window = 128;            // PTX instructions the model looks ahead of the waiting one
 };
 
+// Asynchronous copies and mbarriers (sim/timing/async_copy.h, tma.h). Every number is
+// provisional until scripts/microbench/async_timing.cu has measured it on the H100.
+struct AsyncConfig {
+  int64_t cp_async_fill = 8;         // cycles from a cp.async's bytes reaching L1 to shared memory
+  int64_t tma_latency = 640;         // cycles from a bulk copy's issue to its first bytes landing
+  double tma_bytes_per_cycle = 64;   // bytes a bulk copy moves per cycle per SM
+  int64_t try_wait_suspend = 64;     // cycles a failed mbarrier.try_wait suspends its warp
+};
+
 struct GpuConfig {
   std::string name = "h100-sxm";
   std::string description;
@@ -187,6 +196,7 @@ struct GpuConfig {
   L2Config l2;
   DramConfig dram;
   CompilerConfig compiler;
+  AsyncConfig async;
 
   double peak_dram_bytes_per_second() const {
     return double(dram.bus_bits) / 8.0 * dram.data_rate_mtps * 1e6;

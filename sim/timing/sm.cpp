@@ -237,10 +237,10 @@ bool is_global_like(Space s) {
   return s == Space::Global || s == Space::Local || s == Space::Generic;
 }
 
-bool is_memory_op(Opcode op) {
+bool is_memory_op(Opcode op) {  // cp.async: an L1TEX read whose bytes go to shared (LDGSTS)
   return op == Opcode::Ld || op == Opcode::Ldu || op == Opcode::St || op == Opcode::Atom ||
          op == Opcode::Red || op == Opcode::Prefetch || op == Opcode::Prefetchu ||
-         op == Opcode::Ldmatrix || op == Opcode::Stmatrix;
+         op == Opcode::Ldmatrix || op == Opcode::Stmatrix || op == Opcode::CpAsync;
 }
 
 // The scoreboard: `in`'s destination registers are written at `ready` (waited on as `kind`).
@@ -308,6 +308,7 @@ Sm::Sm(int id, LaunchContext& ctx)
     : id_(id),
       ctx_(ctx),
       l1tex_(ctx.config, ctx.l2),
+      async_(ctx.config.async, ctx.config.core.max_warps_per_sm),
       warps_(ctx.config.core.max_warps_per_sm),
       wake_(warps_.size(), kNever),
       age_(warps_.size(), 0),
@@ -932,14 +933,11 @@ bool Sm::issue(int slot, uint64_t now) {
   // 3. Control: branches and divergence delay the next fetch.
   w.fetch_ready = now + 1;
   w.fetch_reason = WarpState::NoInstruction;
-  if (in.is_branch || in.diverged) {
-    w.fetch_ready = now + cfg.pipes.branch.latency;
-    w.fetch_reason = WarpState::BranchResolving;
-  }
-  if (inst.op == Opcode::Membar || inst.op == Opcode::Fence) {
-    w.fetch_ready = std::max(now + 1, w.drain_until);
-    w.fetch_reason = WarpState::Membar;
-  }
+  if (in.is_branch || in.diverged)
+    w.fetch_ready = now + cfg.pipes.branch.latency, w.fetch_reason = WarpState::BranchResolving;
+  if (inst.op == Opcode::Membar || inst.op == Opcode::Fence)
+    w.fetch_ready = std::max(now + 1, w.drain_until), w.fetch_reason = WarpState::Membar;
+  if (is_async_op(inst.op)) async_.hold(slot, &b, in, now, ready, w.fetch_ready, w.fetch_reason);
   // (bar.warp.sync, __syncwarp, is not a block barrier: it waits for nothing on a SIMT stack.)
   const bool block_barrier = in.is_barrier && inst.op == Opcode::Bar &&
                              inst.mod.bar != ptx::BarMode::Arrive &&

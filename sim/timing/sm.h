@@ -50,6 +50,7 @@
 #include <vector>
 
 #include "sim/func/cta.h"
+#include "sim/timing/async_copy.h"
 #include "sim/timing/config.h"
 #include "sim/timing/l1tex.h"
 #include "sim/timing/occupancy.h"
@@ -163,6 +164,7 @@ class Sm {
   int id_;
   LaunchContext& ctx_;
   L1Tex l1tex_;
+  AsyncCopyUnit async_;  // cp.async groups, the TMA unit, mbarrier waits (async_copy.h)
   std::vector<Warp> warps_;  // warp slots
   // Per slot: the cycle the warp must be looked at again (kNever: free slot, or asleep until an
   // event sets it). Kept apart from Warp so that the per-cycle scan touches one small array.
