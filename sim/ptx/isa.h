@@ -172,8 +172,6 @@ struct Modifiers {
   MemScope mem_scope = MemScope::None;  // .cta/.gpu/.sys (membar.gl/.cta/.sys too)
   MemSem mem_sem = MemSem::None;        // .relaxed/.acquire/.release/.acq_rel/.sc/.weak
   TensorMods tensor;                    // mma/ldmatrix/stmatrix/movmatrix (parse_tensor.cpp)
-};
-
   // asynchronous copies and barriers (isa.def's section of that name)
   MbarOp mbar = MbarOp::None;
   Space async_src = Space::None;  // cp.async(.bulk): the source space (Instruction::space: dst)
