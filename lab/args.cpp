@@ -285,6 +285,11 @@ ptx::Type ptx_type_of(ElemType t) {
       return ptx::Type::U32;
     case ElemType::U64:
       return ptx::Type::U64;
+    case ElemType::BF16:
+      return ptx::Type::BF16;
+    case ElemType::E4M3:
+    case ElemType::E5M2:
+      return ptx::Type::B8;
   }
   return ptx::Type::B8;
 }

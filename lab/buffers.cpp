@@ -19,6 +19,7 @@ uint64_t splitmix64_next(uint64_t& state) {
 
 std::vector<uint8_t> convert_elements(const NpyArray& a, ElemType type) {
   if (a.type == type) return a.data;
+  if (a.type == npy_bits_type(type)) return a.data;  // bf16/e4m3/e5m2: the file holds raw bits
   uint64_t n = a.count();
   std::vector<uint8_t> out(n * elem_size(type));
   for (uint64_t i = 0; i < n; ++i) {
@@ -43,10 +44,14 @@ void store_below(HostBuffer& b, uint64_t i, double hi) {
     float f = static_cast<float>(hi);
     while (f >= hi) f = std::nextafter(f, -INFINITY);
     store_elem(b.type, b.bytes.data(), i, f);
-  } else {
-    uint16_t h = float_to_half(static_cast<float>(hi));
-    while (half_to_float(h) >= hi) h = (h & 0x8000) ? h + 1 : (h == 0 ? 0x8001 : h - 1);
-    std::memcpy(b.bytes.data() + i * 2, &h, 2);
+  } else {  // a 16- or 8-bit float (f16, bf16, e4m3, e5m2): step its bits down
+    const uint32_t size = elem_size(b.type), sign = 1u << (8 * size - 1);
+    uint16_t h = 0;
+    std::memcpy(&h, b.bytes.data() + i * size, size);
+    while (load_elem(b.type, b.bytes.data(), i) >= hi) {
+      h = (h & sign) ? h + 1 : (h == 0 ? static_cast<uint16_t>(sign | 1) : h - 1);
+      std::memcpy(b.bytes.data() + i * size, &h, size);
+    }
   }
 }
 

@@ -3,6 +3,8 @@
 #include <cmath>
 #include <cstring>
 
+#include "sim/func/numeric.h"
+
 namespace warplab::lab {
 namespace {
 
@@ -13,12 +15,21 @@ struct TypeInfo {
   uint32_t size;
 };
 constexpr TypeInfo kTypes[] = {
-    {ElemType::F16, "f16", "<f2", 2}, {ElemType::F32, "f32", "<f4", 4},
-    {ElemType::F64, "f64", "<f8", 8}, {ElemType::I8, "i8", "|i1", 1},
-    {ElemType::I16, "i16", "<i2", 2}, {ElemType::I32, "i32", "<i4", 4},
-    {ElemType::I64, "i64", "<i8", 8}, {ElemType::U8, "u8", "|u1", 1},
-    {ElemType::U16, "u16", "<u2", 2}, {ElemType::U32, "u32", "<u4", 4},
+    {ElemType::F16, "f16", "<f2", 2},
+    {ElemType::F32, "f32", "<f4", 4},
+    {ElemType::F64, "f64", "<f8", 8},
+    {ElemType::I8, "i8", "|i1", 1},
+    {ElemType::I16, "i16", "<i2", 2},
+    {ElemType::I32, "i32", "<i4", 4},
+    {ElemType::I64, "i64", "<i8", 8},
+    {ElemType::U8, "u8", "|u1", 1},
+    {ElemType::U16, "u16", "<u2", 2},
+    {ElemType::U32, "u32", "<u4", 4},
     {ElemType::U64, "u64", "<u8", 8},
+    // Tensor-core types: numpy has no dtype for them, so their .npy files hold the raw bits.
+    {ElemType::BF16, "bf16", "<u2", 2},
+    {ElemType::E4M3, "e4m3", "|u1", 1},
+    {ElemType::E5M2, "e5m2", "|u1", 1},
 };
 const TypeInfo& info(ElemType t) { return kTypes[static_cast<int>(t)]; }
 
@@ -50,7 +61,13 @@ std::string_view elem_type_name(ElemType t) { return info(t).name; }
 uint32_t elem_size(ElemType t) { return info(t).size; }
 std::string_view npy_descr(ElemType t) { return info(t).npy; }
 bool elem_is_float(ElemType t) {
-  return t == ElemType::F16 || t == ElemType::F32 || t == ElemType::F64;
+  return t == ElemType::F16 || t == ElemType::F32 || t == ElemType::F64 || t == ElemType::BF16 ||
+         t == ElemType::E4M3 || t == ElemType::E5M2;
+}
+ElemType npy_bits_type(ElemType t) {
+  if (t == ElemType::BF16) return ElemType::U16;
+  if (t == ElemType::E4M3 || t == ElemType::E5M2) return ElemType::U8;
+  return t;
 }
 bool elem_is_signed(ElemType t) {
   return t == ElemType::I8 || t == ElemType::I16 || t == ElemType::I32 || t == ElemType::I64;
@@ -63,6 +80,9 @@ std::optional<ElemType> parse_elem_type(std::string_view name) {
   if (name == "float" || name == "float32") return ElemType::F32;
   if (name == "double" || name == "float64") return ElemType::F64;
   if (name == "half" || name == "float16") return ElemType::F16;
+  if (name == "bfloat16") return ElemType::BF16;
+  if (name == "float8_e4m3" || name == "float8_e4m3fn") return ElemType::E4M3;
+  if (name == "float8_e5m2") return ElemType::E5M2;
   if (name == "int" || name == "int32" || name == "s32") return ElemType::I32;
   if (name == "uint" || name == "uint32") return ElemType::U32;
   if (name == "int64" || name == "s64") return ElemType::I64;
@@ -150,6 +170,12 @@ double load_elem(ElemType t, const uint8_t* d, uint64_t i) {
       return read_as<uint32_t>(d, i);
     case ElemType::U64:
       return static_cast<double>(read_as<uint64_t>(d, i));
+    case ElemType::BF16:
+      return func::num::bf16_to_f32(read_as<uint16_t>(d, i));
+    case ElemType::E4M3:
+      return func::num::e4m3_to_double(read_as<uint8_t>(d, i));
+    case ElemType::E5M2:
+      return func::num::e5m2_to_double(read_as<uint8_t>(d, i));
   }
   return 0;
 }
@@ -211,6 +237,18 @@ void store_elem(ElemType t, uint8_t* d, uint64_t i, double v) {
       break;
     case ElemType::U64:
       write_as<uint64_t>(d, i, to_int<uint64_t>(v));
+      break;
+    // Round to nearest even, straight from the double (no detour through f32). Too large a value
+    // becomes infinity (bf16, e5m2) or NaN (e4m3, which has no infinity), as cvt.rn does.
+    case ElemType::BF16:
+      write_as<uint16_t>(
+          d, i, static_cast<uint16_t>(func::num::round_to_format(v, 7, 8, ptx::Rounding::Rn)));
+      break;
+    case ElemType::E4M3:
+      write_as<uint8_t>(d, i, func::num::double_to_e4m3(v, false));
+      break;
+    case ElemType::E5M2:
+      write_as<uint8_t>(d, i, func::num::double_to_e5m2(v, false));
       break;
   }
 }

@@ -549,6 +549,8 @@ std::string format_launch(const LaunchRecord& r) {
     for (std::string line; std::getline(lines, line);) o << "      | " << line << "\n";
   }
   if (r.sim.value("mode", "") == "timing") o << format_timing(r);
+  if (r.sim.contains("skipped"))
+    o << "    simulator: skipped (" << r.sim["skipped"].get<std::string>() << ")\n";
   if (!r.gpu.empty()) o << format_gpu(r);
   return o.str();
 }

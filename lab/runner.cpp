@@ -620,6 +620,12 @@ Expected<std::shared_ptr<const CompiledUnit>> Runner::compile(const Experiment& 
       const Error e = generated
                           ? error_in_generated_ptx(s.error(), unit->ptx, unit->ptx_path, exp.source)
                           : s.error();
+      // The driver may well run what the simulator cannot: with the GPU in the run, the GPU
+      // runs it alone and the simulator's reason becomes a note.
+      if (options_.backend != BackendKind::Sim) {
+        unit->sim_refusals.emplace(k->name, e.to_string());
+        continue;
+      }
       return Error{exp.path, l.kernel_line,
                    "launches[" + std::to_string(i) + "].kernel: " + e.to_string()};
     }
@@ -865,6 +871,14 @@ Expected<ExperimentResult> Runner::run(const Experiment& exp) {
     out.sweep = std::move(sweep);
   }
   const RunResult& first = out.run ? *out.run : out.sweep->runs.front();
+  if (first.unit)
+    for (const auto& [entry, why] : first.unit->sim_refusals)
+      out.notes.push_back("the simulator cannot run kernel " + entry +
+                          (options_.backend == BackendKind::Both
+                               ? " (its launches, and every launch after the first of them, run "
+                                 "on the GPU alone, with nothing to compare): "
+                               : ": ") +
+                          why);
   if (first.unit && !first.unit->resources_note.empty())
     out.notes.push_back(
         first.unit->resources_note +

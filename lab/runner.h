@@ -171,6 +171,11 @@ struct CompiledUnit {
   std::optional<ResourceReport> resources;
   std::string resources_note;  // why resources are missing ("" when present)
   bool from_cache = false;     // the PTX came from the PTX cache
+  // --backend gpu/both: kernels the simulator cannot run (unsupported code in them or in a
+  // function they call): entry name -> the simulator's reason. The GPU runs them alone; the
+  // reason is reported once, as a note (ExperimentResult::notes). Empty with --backend sim,
+  // where such a kernel is an error.
+  std::map<std::string, std::string> sim_refusals;
   // Kernels named by a C++ template-id ("MatrixMulCUDA<16>"): NVRTC's entry name for each.
   std::vector<std::pair<std::string, std::string>> lowered_names;
   // A Triton kernel (lab/triton.h): what its compile reported (dynamic shared memory the launch

@@ -498,3 +498,65 @@ TEST_CASE("103 instructions: text and line of every instruction") {
   CHECK(f.instructions[0].ptx_line == 15);
   CHECK(f.instructions[1].ptx_line == 17);
 }
+
+TEST_CASE("103 instructions: asynchronous copies, mbarriers, proxy fences, elect") {
+  Instruction i = one("cp.async.cg.shared.global.L2::128B [%r1+16], [%rd1+32], 16, %r2;");
+  CHECK(i.op == Opcode::CpAsync);
+  CHECK(i.space == Space::Shared);
+  CHECK(i.mod.async_src == Space::Global);
+  CHECK(i.mod.cache == CacheOp::Cg);
+  REQUIRE(i.ops.size() == 4);
+  CHECK(i.ops[0].offset == 16);
+  CHECK(i.ops[1].offset == 32);
+  CHECK(is_int(i.ops[2], 16));
+  CHECK(one("cp.async.ca.shared::cta.global [%r1], [%rd1], 4, %p1;").mod.cache == CacheOp::Ca);
+  // Triton's spelling: spaces inside the brackets, a hex size, src-size in a register.
+  i = one("@%p1 cp.async.cg.shared.global [ %r1 + 0 ], [ %rd1 + 0 ], 0x10, %r2;");
+  CHECK(i.op == Opcode::CpAsync);
+  CHECK(is_int(i.ops[2], 16));
+  CHECK(i.guard >= 0);
+  CHECK(one("cp.async.commit_group;").op == Opcode::CpAsyncCommit);
+  i = one("cp.async.wait_group 2;");
+  CHECK(i.op == Opcode::CpAsyncWait);
+  CHECK(!i.mod.full);
+  CHECK(is_int(i.ops[0], 2));
+  CHECK(one("cp.async.wait_all;").mod.full);
+  i = one("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%r1];");
+  CHECK(i.op == Opcode::CpAsyncMbarrierArrive);
+  CHECK(i.mod.noinc);
+  i =
+      one("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%r1], [%rd1], 256, "
+          "[%r2];");
+  CHECK(i.op == Opcode::CpAsyncBulk);
+  CHECK(i.space == Space::Shared);
+  CHECK(i.mod.async_src == Space::Global);
+  CHECK(!i.mod.bulk_group);
+  i = one("cp.async.bulk.global.shared::cta.bulk_group [%rd1], [%r1], %r2;");
+  CHECK(i.space == Space::Global);
+  CHECK(i.mod.bulk_group);
+  CHECK(one("cp.async.bulk.commit_group;").op == Opcode::CpAsyncBulkCommit);
+  i = one("cp.async.bulk.wait_group.read 0;");
+  CHECK(i.op == Opcode::CpAsyncBulkWait);
+  CHECK(i.mod.bulk_read);
+  i = one("mbarrier.try_wait.parity.acquire.cta.shared::cta.b64 %p1, [%r1], %r2, %r3;");
+  CHECK(i.op == Opcode::Mbarrier);
+  CHECK(i.mod.mbar == MbarOp::TryWait);
+  CHECK(i.mod.parity);
+  CHECK(i.mod.mem_sem == MemSem::Acquire);
+  CHECK(i.space == Space::Shared);
+  i = one("mbarrier.arrive.expect_tx.release.cluster.shared::cta.b64 _, [%r1], 64;");
+  CHECK(i.mod.mbar == MbarOp::Arrive);
+  CHECK(i.mod.expect_tx);
+  CHECK(i.mod.mem_scope == MemScope::Cluster);
+  CHECK(i.ops[0].kind == Operand::Kind::Sink);
+  CHECK(one("mbarrier.init.b64 [%rd1], 32;").space == Space::Generic);
+  CHECK(one("mbarrier.arrive_drop.shared.b64 %rd1, [%r1];").mod.mbar == MbarOp::ArriveDrop);
+  CHECK(one("mbarrier.pending_count.b64 %r1, %rd1;").mod.mbar == MbarOp::PendingCount);
+  CHECK(one("fence.proxy.async.shared::cta;").mod.proxy_async);
+  i = one("fence.mbarrier_init.release.cluster;");
+  CHECK(i.mod.mbarrier_init);
+  CHECK(i.mod.mem_scope == MemScope::Cluster);
+  i = one("elect.sync %r1|%p1, -1;");
+  CHECK(i.op == Opcode::Elect);
+  CHECK(i.pair_dest);
+}

@@ -72,15 +72,16 @@ TEST_CASE("104 errors: unknown and out-of-scope instructions name opcode and ker
   CHECK(has(e, "in kernel 'k'"));
   CHECK(has(e, "tensor cores"));
   e =
-      error_of(kernel_with("\tmma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%r1}, {%r2}, "
+      error_of(kernel_with("\tmma.sync.aligned.m8n8k4.row.col.f32.f16.f16.f32 {%r1}, {%r2}, "
                            "{%r3}, {%r4};"));
-  CHECK(has(e, "out of scope"));
-  e = error_of(kernel_with("\tcp.async.ca.shared.global [%rd1], [%rd2], 16;"));
-  CHECK(has(e, "'cp.async.ca.shared.global'"));
-  CHECK(has(e, "cp.async"));
-  CHECK(has(e, "out of scope"));
-  e = error_of(kernel_with("\tmbarrier.init.shared.b64 [%rd1], 1;"));
-  CHECK(has(e, "out of scope"));
+  CHECK(has(e, "'mma.sync.aligned.m8n8k4.row.col.f32.f16.f16.f32' is not simulated"));
+  e = error_of(kernel_with(
+      "\tcp.async.bulk.tensor.1d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%r1], "
+      "[%rd1, {%r2}], [%r3];"));
+  CHECK(has(e, "cp.async.bulk.tensor"));
+  CHECK(has(e, "not simulated"));
+  e = error_of(kernel_with("\tmbarrier.arrive.shared::cluster.b64 _, [%r1];"));
+  CHECK(has(e, "not simulated"));
   e = error_of(kernel_with("\tfrob.b32 %r1;", ".func", "helper"));
   CHECK(has(e, "in function 'helper'"));
   e = error_of(kernel_with("\tbarrier.cluster.arrive;"));
@@ -89,8 +90,29 @@ TEST_CASE("104 errors: unknown and out-of-scope instructions name opcode and ker
   CHECK(has(e, "clusters"));
   e = error_of(kernel_with("\tmov.u32 %r1, %clusterid.x;"));
   CHECK(has(e, "clusters"));
-  e = error_of(kernel_with("\tfence.proxy.async.shared::cta;"));
-  CHECK(has(e, "out of scope"));
+  e =
+      error_of(kernel_with("\tcp.reduce.async.bulk.global.shared::cta.bulk_group.add.u32 [%rd1], "
+                           "[%r1], 16;"));
+  CHECK(has(e, "not simulated"));
+}
+
+TEST_CASE("104 errors: asynchronous copies and mbarriers with missing or wrong parts") {
+  CHECK(has(error_of(kernel_with("\tcp.async.shared.global [%r1], [%rd1], 16;")),
+            "needs .ca or .cg"));
+  CHECK(has(error_of(kernel_with("\tcp.async.cg.shared.global [%r1], [%rd1], 8;")),
+            "cp.async.cg copies 16 bytes"));
+  CHECK(has(error_of(kernel_with("\tcp.async.ca.shared.global [%r1], [%rd1], 12;")),
+            "4, 8 or 16 bytes"));
+  CHECK(has(error_of(kernel_with("\tcp.async.ca.global.shared [%r1], [%rd1], 4;")),
+            "unknown modifier '.global'"));
+  CHECK(has(error_of(kernel_with("\tmbarrier.init.shared.b32 [%r1], 1;")), "needs the type .b64"));
+  CHECK(has(error_of(kernel_with("\tmbarrier.frob.shared.b64 [%r1], 1;")), "unknown modifier"));
+  CHECK(has(error_of(kernel_with("\tmbarrier.try_wait.shared.b64 [%r1], %rd1;")),
+            "takes 3 to 4 operands"));
+  CHECK(has(
+      error_of(kernel_with("\tcp.async.bulk.shared::cluster.global.bulk_group [%r1], [%rd1], 16;")),
+      "completes with .mbarrier::complete_tx::bytes"));
+  CHECK(has(error_of(kernel_with("\telect.sync %r1, -1;")), "'d|p, membermask'"));
 }
 
 TEST_CASE("104 errors: unknown modifiers and missing required ones") {

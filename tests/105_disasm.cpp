@@ -125,6 +125,16 @@ TEST_CASE("105 disasm: every form round-trips through the parser") {
       "nanosleep.u32 100;",
       "trap;",
       "ret;",
+      "@%p1 cp.async.cg.shared.global [%rd1], [%rd2+16], 16, %r2;",
+      "cp.async.ca.shared.global [%rd1], [%rd2], 8, %p1;",
+      "cp.async.wait_group 1;",
+      "cp.async.wait_all;",
+      "mbarrier.try_wait.parity.shared::cta.b64 %p1, [%rd1], %r2;",
+      "mbarrier.arrive.expect_tx.shared.b64 _, [%rd1], 64;",
+      "cp.async.bulk.global.shared::cta.bulk_group [%rd1], [%rd2], 128;",
+      "fence.proxy.async.shared::cta;",
+      "fence.mbarrier_init.release.cluster;",
+      "elect.sync _|%p1, -1;",
   };
   for (const char* line : lines) {
     CAPTURE(line);

@@ -189,6 +189,8 @@ void CtaImpl::reset(Dim3 block_index) {
   for (std::vector<uint8_t>& l : local) std::fill(l.begin(), l.end(), 0);
   std::fill(lane_params.begin(), lane_params.end(), 0);
   bars.reset();
+  async.reset(static_cast<int>(warps.size()) * 32);
+  mbarrier_changes = 0;
   fault.reset();
   if (checks.racecheck) race.new_block();
   const uint64_t threads = block.count();
@@ -207,6 +209,7 @@ void CtaImpl::reset(Dim3 block_index) {
     w.bar_id = w.bar_pc = -1;
     w.bar_lanes = 0;
     w.issued = 0;
+    w.mbarrier_wait = false;
     w.stack.reset(0, w.valid);
     w.frames.clear();
     // Constant slots: immediates, symbol addresses, per-warp special registers.
@@ -328,24 +331,27 @@ bool CtaImpl::step(Warp& w, StepInfo* info, uint64_t clock) {
     const auto op = d.ir->op;
     info->is_memory = op == ptx::Opcode::Ld || op == ptx::Opcode::Ldu || op == ptx::Opcode::St ||
                       op == ptx::Opcode::Atom || op == ptx::Opcode::Red ||
-                      op == ptx::Opcode::Prefetch || op == ptx::Opcode::Prefetchu;
+                      op == ptx::Opcode::Prefetch || op == ptx::Opcode::Prefetchu ||
+                      op == ptx::Opcode::Ldmatrix || op == ptx::Opcode::Stmatrix;
     info->space = d.space;
-    info->is_store = op == ptx::Opcode::St;
+    info->is_store = op == ptx::Opcode::St || op == ptx::Opcode::Stmatrix;
     info->is_atomic = op == ptx::Opcode::Atom || op == ptx::Opcode::Red;
     info->access_bytes = info->is_memory ? static_cast<uint32_t>(d.size) * d.vec : 0;
     info->is_branch = op == ptx::Opcode::Bra || op == ptx::Opcode::Call || op == ptx::Opcode::Ret ||
                       op == ptx::Opcode::Exit;
-    info->is_barrier = op == ptx::Opcode::Bar;
+    info->is_barrier = op == ptx::Opcode::Bar || ptx::is_async_op(op);
+    info->mbarrier = info->bulk_bytes = 0;
+    info->wait_failed = false;
     info->dst_count = info->src_count = 0;
     for (int i = 0; i < d.nd && info->dst_count < 8; ++i) {
       const int32_t r = (d.dpred >> i) & 1 ? k->pred_reg[d.d[i]] : k->slot_reg[d.d[i]];
       if (r >= 0) info->dst_regs[info->dst_count++] = r;
     }
-    for (int i = 0; i < d.ns && info->src_count < 8; ++i)
+    for (int i = 0; i < d.ns && info->src_count < 12; ++i)
       if (k->slot_reg[d.s[i]] >= 0) info->src_regs[info->src_count++] = k->slot_reg[d.s[i]];
-    for (int i = 0; i < d.np && info->src_count < 8; ++i)
+    for (int i = 0; i < d.np && info->src_count < 12; ++i)
       if (k->pred_reg[d.p[i]] >= 0) info->src_regs[info->src_count++] = k->pred_reg[d.p[i]];
-    if (d.guard >= 0 && info->src_count < 8 && k->pred_reg[d.guard] >= 0)
+    if (d.guard >= 0 && info->src_count < 12 && k->pred_reg[d.guard] >= 0)
       info->src_regs[info->src_count++] = k->pred_reg[d.guard];
   }
   if (checks.racecheck) race.check(*this, w, d, pc, exec);
@@ -636,6 +642,7 @@ void CtaImpl::watch_step(Warp& w) {
 
 bool CtaImpl::looping() const {
   if (!watching) return false;
+  if (async.in_flight()) return false;  // copies still to land: memory will change
   bool any = false;
   for (const Warp& w : warps) {
     if (w.status == WarpStatus::Exited) continue;
@@ -809,6 +816,11 @@ void CtaImpl::after_exit(Warp& w) {
   if (w.status == WarpStatus::Exited) return;
   w.status = WarpStatus::Exited;
   live_warps--;
+  // The hardware finishes an exited thread's copies; its cp.async.mbarrier.arrive arrive-ons
+  // still reach their mbarriers.
+  for (int l = 0; l < 32; ++l)
+    for (const AsyncCopies::MbarrierEvent& e : async.finish_thread(w.index * 32 + l))
+      apply_async(e);
   for (int id : bars.on_warp_exit(live_warps)) release(id);
 }
 

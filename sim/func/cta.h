@@ -39,11 +39,18 @@ struct StepInfo {
   // Registers: destination and source register indices (function-local), for the scoreboard.
   std::array<int32_t, 8> dst_regs{};
   int dst_count = 0;
-  std::array<int32_t, 8> src_regs{};
+  std::array<int32_t, 12> src_regs{};  // mma.sync reads 10 registers
   int src_count = 0;
   bool is_branch = false;   // bra/call/ret/exit
   bool diverged = false;    // a branch split the warp (or a path ended and another resumed)
   bool is_barrier = false;  // bar.sync/bar.arrive/bar.red
+  // Asynchronous copies and mbarriers (exec_async.cpp), for the timing model's units
+  // (sim/timing/async_copy.h): the mbarrier an mbarrier instruction or a global->shared bulk
+  // copy names (shared offset, first executing lane), the bytes of a bulk copy, and whether an
+  // mbarrier test/try_wait found its phase still running.
+  uint64_t mbarrier = 0;
+  uint32_t bulk_bytes = 0;
+  bool wait_failed = false;
   // Memory: per-lane byte addresses (state-space relative for shared/local; device addresses
   // for global), valid for lanes in exec_mask. Last, so that the fields above share the first
   // cache lines: the timing model keeps windows of these and reads the addresses only when a

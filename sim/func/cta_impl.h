@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "sim/func/async_copies.h"
 #include "sim/func/barrier.h"
 #include "sim/func/cta.h"
 #include "sim/func/decoded.h"
@@ -107,8 +108,19 @@ class CtaImpl {
   // Barrier arrival of warp x.w at bar.* instruction d (handler side of exec_warp/control).
   void barrier(Exec& x, const DInst& d, int id, uint32_t expected, bool waits, BarrierUnit::Red red,
                uint32_t pred);
-  // Bookkeeping after every lane of `w` exited (barriers stop waiting for it).
+  // Bookkeeping after every lane of `w` exited (barriers stop waiting for it, its asynchronous
+  // copies land).
   void after_exit(Warp& w);
+  // Asynchronous copies (exec_async.cpp): delivers what is in flight toward the mbarrier at
+  // shared offset `mbar` (its copies land, its arrive-ons and tx bytes are applied).
+  void deliver_async(uint64_t mbar);
+  void apply_async(const AsyncCopies::MbarrierEvent& e);
+  // An mbarrier changed: a warp spinning on it may see something new (the livelock watch and
+  // functional mode's mbarrier-deadlock check start again).
+  void mbarrier_changed();
+  // Raises the Deadlock fault for a block whose live warps all wait, in vain, on mbarriers or
+  // at barriers (functional mode's run_block finds it).
+  void mbarrier_deadlock();
   // Wakes the warps that barrier `id` released (writing bar.red results).
   void release(int id);
   Dim3 thread_of(int warp, int lane) const;
@@ -134,6 +146,8 @@ class CtaImpl {
   uint64_t reserved_smem = 0;  // offset of the driver-reserved region (uses_reserved_smem)
   std::vector<Warp> warps;
   BarrierUnit bars;
+  AsyncCopies async;              // cp.async / cp.async.bulk in flight (async_copies.h)
+  uint64_t mbarrier_changes = 0;  // mbarrier updates in this block (mbarrier_changed)
   int live_warps = 0;
   std::optional<LaunchFault> fault;
   CheckOptions checks;          // which checkers run (set by the caller after bind)

@@ -30,6 +30,7 @@ bool is_dynamic_special(ptx::SpecialReg r) {
 int dest_count(const ptx::Instruction& in) {
   switch (in.op) {
     case Opcode::St:
+    case Opcode::Stmatrix:
     case Opcode::Red:
     case Opcode::Bra:
     case Opcode::Prefetch:
@@ -41,7 +42,25 @@ int dest_count(const ptx::Instruction& in) {
     case Opcode::Trap:
     case Opcode::Nanosleep:
     case Opcode::Call:
+    case Opcode::CpAsync:
+    case Opcode::CpAsyncCommit:
+    case Opcode::CpAsyncWait:
+    case Opcode::CpAsyncMbarrierArrive:
+    case Opcode::CpAsyncBulk:
+    case Opcode::CpAsyncBulkCommit:
+    case Opcode::CpAsyncBulkWait:
       return 0;
+    case Opcode::Mbarrier:  // arrive: the state; test/try_wait: the predicate; pending_count
+      switch (in.mod.mbar) {
+        case ptx::MbarOp::Arrive:
+        case ptx::MbarOp::ArriveDrop:
+        case ptx::MbarOp::TestWait:
+        case ptx::MbarOp::TryWait:
+        case ptx::MbarOp::PendingCount:
+          return 1;
+        default:
+          return 0;
+      }
     case Opcode::Bar:
       return in.mod.bar == ptx::BarMode::Red ? 1 : 0;
     default:
@@ -87,6 +106,21 @@ Handler pick_handler(const ptx::Instruction& in, DInst& d, std::string& why) {
     case Opcode::Redux:
     case Opcode::Activemask:
       return pick_warp(in, d, why);
+    case Opcode::Mma:
+    case Opcode::Ldmatrix:
+    case Opcode::Stmatrix:
+    case Opcode::Movmatrix:
+      return pick_tensor(in, d, why);
+    case Opcode::CpAsync:
+    case Opcode::CpAsyncCommit:
+    case Opcode::CpAsyncWait:
+    case Opcode::CpAsyncMbarrierArrive:
+    case Opcode::CpAsyncBulk:
+    case Opcode::CpAsyncBulkCommit:
+    case Opcode::CpAsyncBulkWait:
+    case Opcode::Mbarrier:
+    case Opcode::Elect:
+      return pick_async(in, d, why);
     case Opcode::Fma:
     case Opcode::Rcp:
     case Opcode::Sqrt:
@@ -654,7 +688,7 @@ class KernelBuilder {
             if (o.neg) d.pneg |= 1u << d.np;
             d.p[d.np++] = slot_of_[fi][o.reg];
           } else {
-            if (d.ns >= 6) {
+            if (d.ns >= DInst::kMaxSources) {
               why = "too many operands";
               return false;
             }
@@ -662,7 +696,7 @@ class KernelBuilder {
           }
           break;
         case Kind::Imm:
-          if (d.ns >= 6) {
+          if (d.ns >= DInst::kMaxSources) {
             why = "too many operands";
             return false;
           }
@@ -685,7 +719,7 @@ class KernelBuilder {
           }
           break;
         case Kind::Addr: {
-          if (d.ns >= 6) {
+          if (d.ns >= DInst::kMaxSources) {
             why = "too many operands";
             return false;
           }
@@ -707,7 +741,7 @@ class KernelBuilder {
           break;
         }
         case Kind::Symbol: {
-          if (d.ns >= 6) {
+          if (d.ns >= DInst::kMaxSources) {
             why = "too many operands";
             return false;
           }
@@ -719,7 +753,7 @@ class KernelBuilder {
         }
         case Kind::Vec:
           for (int e = 0; e < o.vec_count; ++e) {
-            if (d.ns >= 6) {
+            if (d.ns >= DInst::kMaxSources) {
               why = "too many operands";
               return false;
             }

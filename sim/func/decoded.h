@@ -44,9 +44,10 @@ struct ConstSlot {
 };
 
 struct DInst {
+  static constexpr int kMaxSources = 10;  // mma.sync: 4 A + 2 B + 4 C registers
   Handler fn = nullptr;
-  int32_t d[4] = {-1, -1, -1, -1};          // destination register slots (or predicate indices)
-  int32_t s[6] = {-1, -1, -1, -1, -1, -1};  // source register slots
+  int32_t d[4] = {-1, -1, -1, -1};  // destination register slots (or predicate indices)
+  int32_t s[kMaxSources] = {-1, -1, -1, -1, -1, -1, -1, -1, -1, -1};  // source register slots
   int32_t p[3] = {-1, -1, -1};              // predicate source indices
   uint8_t pneg = 0;                         // bit i: predicate source i is negated ("!%p")
   uint8_t nd = 0, ns = 0, np = 0;           // counts of d, s, p

@@ -3,8 +3,9 @@
 // A real launch hands the grid to the GPU's block scheduler, which spreads blocks over SMs; their
 // warps then run concurrently. Functionally (no time), any order that respects barriers gives the
 // same results for race-free kernels, so run_functional runs blocks one after another in
-// linear block order and, inside a block, each warp until it blocks at a barrier or exits, then
-// the next. Counts are kept per instruction (two adds per warp instruction) and folded into
+// linear block order and, inside a block, each warp until it blocks at a barrier, exits, or finds
+// the mbarrier phase it waits for still running (then the warps it waits for run first), then the
+// next. Counts are kept per instruction (two adds per warp instruction) and folded into
 // per-class, per-PTX-line and per-CUDA-line totals at the end.
 #include "sim/func/executor.h"
 
@@ -58,10 +59,16 @@ constexpr uint64_t kWarpQuantum = 4096;
 // warp's own; past either, the warp is stopped with a Hang fault naming its loop.
 bool run_block(CtaImpl& cta, uint64_t limit, uint64_t& issued) {
   const uint64_t per_warp = cta.max_steps;
+  int idle_rounds = 0;  // rounds in which every warp only waited on an mbarrier, in vain
   for (;;) {
     bool progress = false;
+    bool only_waits = true;
+    const uint64_t mbarrier_changes = cta.mbarrier_changes;
     for (Warp& w : cta.warps) {
-      for (uint64_t turn = 0; w.status == WarpStatus::Ready && turn < kWarpQuantum; ++turn) {
+      bool ran = false;
+      w.mbarrier_wait = false;
+      for (uint64_t turn = 0;
+           w.status == WarpStatus::Ready && turn < kWarpQuantum && !w.mbarrier_wait; ++turn) {
         if (per_warp && w.issued >= per_warp) {
           const bool others = cta.live_warps > 1;
           cta.hang(w, "went past " + std::to_string(per_warp) +
@@ -83,13 +90,22 @@ bool run_block(CtaImpl& cta, uint64_t limit, uint64_t& issued) {
         if (!cta.step(w, nullptr, w.issued)) return false;
         ++w.issued;
         ++issued;
-        progress = true;
+        progress = ran = true;
       }
+      if (ran && !w.mbarrier_wait) only_waits = false;
     }
     if (cta.live_warps == 0) return true;
     if (!progress) {
       // Every live warp waits at a barrier that cannot complete.
       cta.deadlock();
+      return false;
+    }
+    // A warp whose mbarrier wait fails ends its turn (the warps it waits for run meanwhile).
+    // Two whole rounds of nothing but failed waits, with no mbarrier changed, can never end:
+    // what the waits test changes only through mbarrier operations.
+    idle_rounds = only_waits && cta.mbarrier_changes == mbarrier_changes ? idle_rounds + 1 : 0;
+    if (idle_rounds >= 2) {
+      cta.mbarrier_deadlock();
       return false;
     }
   }

@@ -330,4 +330,33 @@ inline uint64_t cnot(uint64_t a, Type t) {  // cnot.b*: d = (a == 0) ? 1 : 0
   return (a & width_mask(ptx::type_bits(t))) == 0 ? 1 : 0;
 }
 
+// =================================================================================================
+// tensor-core element types and the accumulation rule (numeric_tensor.cpp)
+// =================================================================================================
+// FP8 formats (OCP "8-bit floating point", what PTX's .e4m3/.e5m2 are): e4m3 has 4 exponent bits
+// (bias 7), 3 fraction bits, no infinities, NaN = S.1111.111, largest finite 448; e5m2 has 5
+// exponent bits (bias 15), 2 fraction bits and IEEE infinities and NaNs, largest finite 57344.
+double e4m3_to_double(uint8_t b);
+double e5m2_to_double(uint8_t b);
+// Round to nearest even to e4m3/e5m2. satfinite: a finite value too large becomes the largest
+// finite value of that sign (an infinity too; NaN stays NaN, 0x7F). Without satfinite, too large
+// gives NaN 0x7F (e4m3, which has no infinity) or an infinity (e5m2).
+uint8_t double_to_e4m3(double x, bool satfinite);
+uint8_t double_to_e5m2(double x, bool satfinite);
+// A .tf32 operand: an f32 bit pattern of which the tensor core reads the sign, the exponent and
+// the top 10 fraction bits (the low 13 fraction bits are ignored: truncated, not rounded).
+double tf32_operand_to_double(uint32_t f32_bits);
+
+// THE ACCUMULATION RULE of the tensor-core model, in one place. `products` holds the K exact
+// products a[k]*b[k] of one output element (each is exact in a double for f16, bf16, tf32, e4m3
+// and e5m2 inputs); `c` is the accumulator input, exact. The rule WarpLab uses (provisional, until
+// scripts/microbench/mma_numerics.cu has been run on the H100 and the rule is measured):
+//   D = round_to_nearest_even( c + sum over k of products[k] ), the sum taken exactly
+//   (no intermediate rounding, whatever its order), one rounding to the accumulator format.
+// NaN in, or an infinity minus an infinity, or 0 * infinity, gives the canonical NaN; a subnormal
+// result is kept (not flushed). -0 results only when every addend is -0.
+// mma_accumulate_f32 rounds to f32 (returns its bits); mma_accumulate_f16 to f16 (low 16 bits).
+uint32_t mma_accumulate_f32(const double* products, int k, double c);
+uint32_t mma_accumulate_f16(const double* products, int k, double c);
+
 }  // namespace warplab::func::num

@@ -30,6 +30,10 @@ struct Warp {
   int32_t bar_pc = -1;     // pc of the bar instruction being waited on (bar.red result)
   uint32_t bar_lanes = 0;  // lanes that executed it
   uint64_t issued = 0;     // warp instructions issued (functional-mode %clock)
+  // Its last instruction was an mbarrier test_wait/try_wait whose phase had not completed for
+  // some lane: functional mode ends the warp's turn there (executor.cpp: run_block).
+  bool mbarrier_wait = false;
+  int32_t mbarrier_pc = -1;  // ... and that instruction's pc
 };
 
 }  // namespace warplab::func

@@ -96,6 +96,14 @@ std::string_view atom_name(AtomOp a) {
 
 std::string mnemonic(const Instruction& in) {
   const Modifiers& m = in.mod;
+  // The asynchronous families keep their modifiers as written (parse_async.cpp reads them in any
+  // of the orders PTX allows): the mnemonic is the text's first word after the guard.
+  if (is_async_op(in.op) && !in.text.empty()) {
+    size_t b = 0;
+    if (in.text[0] == '@') b = in.text.find(' ') + 1;
+    const size_t e = in.text.find_first_of(" ;", b);
+    return in.text.substr(b, e == std::string::npos ? std::string::npos : e - b);
+  }
   std::string s(opcode_info(in.op).name);
   auto add = [&s](std::string_view part) {
     if (!part.empty()) s += "." + std::string(part);
@@ -110,15 +118,17 @@ std::string mnemonic(const Instruction& in) {
     if (m.bar_red == BoolOp::Or) add("or");
   }
   if (in.op == Opcode::Membar) {
-    constexpr std::string_view scopes[] = {"", "cta", "gl", "sys"};
+    constexpr std::string_view scopes[] = {"", "cta", "gl", "sys", "cluster"};
     add(scopes[static_cast<int>(m.mem_scope)]);
     return s;
   }
   if (m.volatile_) add("volatile");
+  if (m.proxy_async) add("proxy.async");
+  if (m.mbarrier_init) add("mbarrier_init");
   constexpr std::string_view sems[] = {"",        "weak",    "relaxed", "acquire",
                                        "release", "acq_rel", "sc"};
   add(sems[static_cast<int>(m.mem_sem)]);
-  constexpr std::string_view scopes[] = {"", "cta", "gpu", "sys"};
+  constexpr std::string_view scopes[] = {"", "cta", "gpu", "sys", "cluster"};
   add(scopes[static_cast<int>(m.mem_scope)]);
   if (in.op == Opcode::Cvta && m.to_space) add("to");
   if ((in.op == Opcode::Shfl || in.op == Opcode::Vote || in.op == Opcode::Redux) && m.sync)

@@ -85,8 +85,9 @@ std::string_view cmp_name(CmpOp c) {
 }
 
 std::string_view unit_name(UnitClass u) {
-  constexpr std::array<std::string_view, 11> n = {
-      "typed", "int", "fp32", "fp64", "half", "sfu", "ldst", "barrier", "warp", "branch", "misc"};
+  constexpr std::array<std::string_view, 12> n = {
+      "typed", "int",  "fp32",   "fp64",  "half", "sfu",
+      "ldst",  "barrier", "warp", "branch", "misc", "tensor"};
   return n[static_cast<int>(u)];
 }
 
@@ -94,6 +95,10 @@ const OpcodeInfo& opcode_info(Opcode op) { return kTable[static_cast<int>(op)]; 
 
 std::optional<Opcode> parse_opcode(std::string_view mnemonic) {
   if (mnemonic == "barrier") return Opcode::Bar;
+  // The families whose members differ by modifiers (the parser picks the member).
+  if (mnemonic == "cp") return Opcode::CpAsync;
+  if (mnemonic == "mbarrier") return Opcode::Mbarrier;
+  if (mnemonic == "elect") return Opcode::Elect;
   for (const auto& e : kTable)
     if (e.name == mnemonic) return e.op;
   return std::nullopt;
@@ -130,7 +135,7 @@ UnitClass unit_of(const Instruction& inst) {
 std::string_view inst_class_name(InstClass c) {
   constexpr std::array<std::string_view, kInstClassCount> n = {
       "int",    "fp32",   "fp64",    "half", "sfu",     "load", "store",
-      "atomic", "shared", "barrier", "warp", "control", "misc"};
+      "atomic", "shared", "barrier", "warp", "control", "misc", "tensor"};
   return n[static_cast<int>(c)];
 }
 
@@ -146,7 +151,12 @@ InstClass class_of(const Instruction& inst) {
       return InstClass::Atomic;
     case Opcode::Prefetch:
     case Opcode::Prefetchu:
+    case Opcode::CpAsync:
+    case Opcode::CpAsyncBulk:
       return InstClass::Load;
+    case Opcode::Ldmatrix:
+    case Opcode::Stmatrix:
+      return InstClass::Shared;
     default:
       break;
   }
@@ -167,6 +177,8 @@ InstClass class_of(const Instruction& inst) {
       return InstClass::Warp;
     case UnitClass::Branch:
       return InstClass::Control;
+    case UnitClass::Tensor:
+      return InstClass::Tensor;
     default:
       return InstClass::Misc;
   }
@@ -182,6 +194,12 @@ int32_t Module::find_variable(std::string_view name) const {
   for (size_t i = 0; i < variables.size(); ++i)
     if (variables[i].name == name) return static_cast<int32_t>(i);
   return -1;
+}
+
+std::string_view mma_type_name(MmaType t) {
+  constexpr std::array<std::string_view, 10> n = {"",     "f16", "bf16", "tf32", "e4m3",
+                                                  "e5m2", "s8",  "u8",   "f32",  "s32"};
+  return n[static_cast<int>(t)];
 }
 
 std::string_view special_reg_name(SpecialReg r) {

@@ -102,8 +102,36 @@ enum class PrmtMode : uint8_t { None, F4e, B4e, Rc8, Ecl, Ecr, Rc16 };
 enum class CacheOp : uint8_t { None, Ca, Cg, Cs, Lu, Cv, Wb, Wt };
 // Memory-consistency qualifiers of ld/st/atom/red/fence/membar (the functional model ignores them;
 // they are kept for the timing model, disassembly and lessons on the memory model).
-enum class MemScope : uint8_t { None, Cta, Gpu, Sys };  // membar.gl is Gpu
+enum class MemScope : uint8_t { None, Cta, Gpu, Sys, Cluster };  // membar.gl is Gpu
 enum class MemSem : uint8_t { None, Weak, Relaxed, Acquire, Release, AcqRel, Sc };
+
+// ---- tensor cores: the shape, layouts and element types of mma/ldmatrix/stmatrix/movmatrix ----
+// mma.sync names four element types (d, a, b, c), some of which (tf32, e4m3, e5m2) are not types a
+// register can be declared with, so they live here rather than in Instruction::type.
+enum class MmaType : uint8_t { None, F16, BF16, TF32, E4M3, E5M2, S8, U8, F32, S32 };
+std::string_view mma_type_name(MmaType t);
+struct TensorMods {
+  uint8_t m = 0, n = 0, k = 0;  // .m16n8k16 (mma), .m8n8 (ldmatrix/stmatrix/movmatrix)
+  bool a_row = true;            // .row (A row-major) / .col
+  bool b_col = true;            // .col (B column-major) / .row
+  MmaType d = MmaType::None, a = MmaType::None, b = MmaType::None, c = MmaType::None;
+  uint8_t num = 0;     // ldmatrix/stmatrix .x1/.x2/.x4 (number of 8x8 matrices)
+  bool trans = false;  // ldmatrix/stmatrix/movmatrix .trans
+};
+
+// mbarrier.<op> (isa.def: Mbarrier).
+enum class MbarOp : uint8_t {
+  None,
+  Init,
+  Arrive,      // .expect_tx and .noComplete are flags (Modifiers)
+  ArriveDrop,  // arrive_drop: also drops one expected arrival for the phases after
+  ExpectTx,
+  CompleteTx,
+  TestWait,
+  TryWait,
+  Inval,
+  PendingCount
+};
 
 // Every modifier an instruction can carry. Fields that do not apply stay at their defaults.
 struct Modifiers {
@@ -143,6 +171,19 @@ struct Modifiers {
   bool mode_l2_evict = false;       // cache-eviction hints are parsed and ignored
   MemScope mem_scope = MemScope::None;  // .cta/.gpu/.sys (membar.gl/.cta/.sys too)
   MemSem mem_sem = MemSem::None;        // .relaxed/.acquire/.release/.acq_rel/.sc/.weak
+  TensorMods tensor;                    // mma/ldmatrix/stmatrix/movmatrix (parse_tensor.cpp)
+  // asynchronous copies and barriers (isa.def's section of that name)
+  MbarOp mbar = MbarOp::None;
+  Space async_src = Space::None;  // cp.async(.bulk): the source space (Instruction::space: dst)
+  bool parity = false;            // mbarrier.test_wait/try_wait.parity
+  bool expect_tx = false;         // mbarrier.arrive.expect_tx
+  bool no_complete = false;       // mbarrier.arrive.noComplete
+  bool noinc = false;             // cp.async.mbarrier.arrive.noinc
+  bool bulk_group = false;        // cp.async.bulk ... .bulk_group (else mbarrier::complete_tx)
+  bool bulk_read = false;         // cp.async.bulk.wait_group.read
+  bool cache_hint = false;        // .L2::cache_hint: a last operand (the policy), ignored
+  bool proxy_async = false;       // fence.proxy.async
+  bool mbarrier_init = false;     // fence.mbarrier_init
 };
 
 // The functional-unit classes the timing model has pipelines for.
@@ -157,7 +198,8 @@ enum class UnitClass : uint8_t {
   Barrier,
   Warp,
   Branch,
-  Misc
+  Misc,
+  Tensor  // the sub-partition's tensor core (mma.sync)
 };
 std::string_view unit_name(UnitClass u);
 
@@ -176,6 +218,8 @@ struct OpcodeInfo {
 };
 
 const OpcodeInfo& opcode_info(Opcode op);
+// The section "asynchronous copies and barriers" of isa.def: cp.async*, mbarrier, elect.
+constexpr bool is_async_op(Opcode op) { return op >= Opcode::CpAsync && op <= Opcode::Elect; }
 std::optional<Opcode> parse_opcode(std::string_view mnemonic);  // "barrier" maps to Bar
 constexpr int kOpcodeCount = static_cast<int>(Opcode::Count_);
 
@@ -199,6 +243,7 @@ enum class InstClass : uint8_t {
   Warp,
   Control,
   Misc,
+  Tensor,
   Count_
 };
 std::string_view inst_class_name(InstClass c);

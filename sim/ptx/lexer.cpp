@@ -101,7 +101,8 @@ Expected<std::vector<Token>> tokenize(std::string_view text, const std::string& 
           ++i;
           continue;
         }
-        if (text[i] == ':' && i + 2 < n && text[i + 1] == ':' && is_word_start(text[i + 2])) {
+        // (a part may start with a digit: cp.async's .L2::128B)
+        if (text[i] == ':' && i + 2 < n && text[i + 1] == ':' && is_word_char(text[i + 2])) {
           i += 2;
           continue;
         }

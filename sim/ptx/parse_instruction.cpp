@@ -2,8 +2,10 @@
 // Modifiers. Operands are parsed in parse_operands.cpp.
 //
 // A PTX mnemonic is "opcode.mod.mod.type[.type]"; the modifiers nvcc writes are accepted in any
-// order. An unknown opcode or modifier is an error naming it; tensor cores, cp.async, TMA and
-// clusters are rejected with a message that says they are out of scope.
+// order. An unknown opcode or modifier is an error naming it; wgmma, TMA tensor copies and
+// clusters are rejected with a message that says they are out of scope. The tensor-core
+// instructions have their own modifier rules (parse_tensor.cpp), and so do the asynchronous copies
+// and mbarriers (cp.*, mbarrier.*, elect: parse_async.cpp).
 #include <charconv>
 #include <cstdlib>
 #include <cstring>
@@ -31,18 +33,11 @@ std::string_view out_of_scope_reason(std::string_view mnemonic) {
     std::string_view mnemonic, reason;
   };
   static constexpr Entry kEntries[] = {
-      {"mma", "tensor cores (mma/wmma/wgmma) are out of scope"},
-      {"wmma", "tensor cores (mma/wmma/wgmma) are out of scope"},
-      {"wgmma", "tensor cores (mma/wmma/wgmma) are out of scope"},
-      {"ldmatrix", "tensor cores (mma/wmma/wgmma) and their matrix loads are out of scope"},
-      {"stmatrix", "tensor cores (mma/wmma/wgmma) and their matrix stores are out of scope"},
-      {"movmatrix", "tensor cores (mma/wmma/wgmma) are out of scope"},
+      {"wmma", "tensor cores through wmma/wgmma are out of scope (mma.sync is simulated)"},
+      {"wgmma", "tensor cores through wmma/wgmma are out of scope (mma.sync is simulated)"},
       {"tcgen05", "tensor cores (mma/wmma/wgmma/tcgen05) are out of scope"},
-      {"cp", "asynchronous copies (cp.async) and TMA bulk copies are out of scope"},
-      {"mbarrier", "mbarrier objects (used by cp.async and TMA) are out of scope"},
       {"tensormap", "TMA (tensor memory accelerator) is out of scope"},
       {"multimem", "multimem (NVLink multicast) is out of scope"},
-      {"elect", "elect.sync is out of scope"},
       {"griddepcontrol", "programmatic dependent launch (griddepcontrol) is out of scope"},
       {"setmaxnreg", "setmaxnreg is out of scope"},
       {"clusterlaunchcontrol", "thread-block clusters are out of scope"},
@@ -90,6 +85,10 @@ std::optional<AtomOp> parse_atom_op(std::string_view m) {
   for (const auto& [name, op] : k)
     if (name == m) return op;
   return std::nullopt;
+}
+
+bool is_async_family(Opcode op) {
+  return op == Opcode::CpAsync || op == Opcode::Mbarrier || op == Opcode::Elect;
 }
 
 bool is_memory_op(Opcode op) {
@@ -161,12 +160,16 @@ void Parser::parse_instruction_body(int32_t guard, bool guard_neg, uint32_t star
   inst.ptx_line = line;
   inst.loc = loc_;
   inst.user_loc = user_loc_;
-  apply_modifiers(inst, parts, opcode_text, line);
+  if (is_tensor_op(inst.op))
+    apply_tensor_modifiers(inst, parts, opcode_text, line);
+  else
+    apply_modifiers(inst, parts, opcode_text, line);
   if (inst.op == Opcode::Call)
     parse_call_operands(inst, opcode_text);
   else
     parse_operands(inst, opcode_text);
   if (inst.op == Opcode::Bar) check_barrier_operands(inst, line);
+  if (is_async_op(inst.op)) check_async_operands(inst, opcode_text, line);
   const Token& semicolon = tokens_[pos_ - 1];
   inst.text = normalise_space(text_.substr(start_offset, semicolon.offset + 1 - start_offset));
   fn().instructions.push_back(std::move(inst));
@@ -196,6 +199,10 @@ void Parser::check_barrier_operands(const Instruction& inst, int line) const {
 
 void Parser::apply_modifiers(Instruction& inst, const std::vector<std::string_view>& parts,
                              std::string_view opcode_text, int line) {
+  if (is_async_family(inst.op)) {
+    apply_async_modifiers(inst, parts, opcode_text, line);
+    return;
+  }
   Modifiers& mod = inst.mod;
   int types = 0;
   bool shf_left = false, shf_right = false, shf_wrap = false, shf_clamp = false;
@@ -392,11 +399,20 @@ void Parser::apply_modifiers(Instruction& inst, const std::vector<std::string_vi
           done = false;
         break;
       case Opcode::Fence:
-        if (m == "proxy" || m == "mbarrier_init")
-          fail_unsupported(
-              line, "'" + std::string(opcode_text) +
-                        "': proxy fences (used with TMA and cp.async.bulk) are out of scope");
-        done = false;  // orders and scopes: memory modifiers below
+        // fence.proxy.async{.global|.shared::cta|.shared::cluster} orders the generic proxy's
+        // accesses with the async proxy's (TMA, cp.async.bulk); fence.mbarrier_init.release.
+        // cluster publishes mbarrier.init to the cluster (sim/func/exec_async.cpp).
+        if (m == "proxy")
+          mod.proxy_async = true;
+        else if (m == "mbarrier_init")
+          mod.mbarrier_init = true;
+        else if (mod.proxy_async &&
+                 (m == "async" || m == "global" || m == "shared::cta" || m == "shared::cluster" ||
+                  m == "async::generic" || m == "tensormap::generic")) {
+        } else if (m == "cluster")
+          mod.mem_scope = MemScope::Cluster;
+        else
+          done = false;  // orders and scopes: memory modifiers below
         break;
       case Opcode::Bfind:
         if (m == "shiftamt")

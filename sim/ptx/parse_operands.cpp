@@ -85,6 +85,12 @@ int operand_count(const Instruction& inst) {
       return 2;
     case Opcode::Shfl:
       return 5;
+    case Opcode::Mma:
+      return 4;
+    case Opcode::Ldmatrix:
+    case Opcode::Stmatrix:
+    case Opcode::Movmatrix:
+      return 2;
     case Opcode::Vote:
     case Opcode::Match:
     case Opcode::Redux:
@@ -143,9 +149,11 @@ void Parser::parse_operands(Instruction& inst, std::string_view opcode_text) {
     case Opcode::Ld:
     case Opcode::Ldu:
     case Opcode::Atom:
+    case Opcode::Ldmatrix:
       addr_at = 1;
       break;
     case Opcode::St:
+    case Opcode::Stmatrix:
     case Opcode::Red:
     case Opcode::Prefetch:
     case Opcode::Prefetchu:

@@ -44,6 +44,7 @@ struct PendingName {
 // How many operands an instruction takes ("d|p" counts as one), or -1 when it varies
 // (parse_operands.cpp).
 int operand_count(const Instruction& inst);
+bool is_tensor_op(Opcode op);  // mma, ldmatrix, stmatrix, movmatrix (parse_tensor.cpp)
 
 class Parser {
  public:
@@ -97,6 +98,13 @@ class Parser {
   void apply_modifiers(Instruction& inst, const std::vector<std::string_view>& parts,
                        std::string_view opcode_text, int line);
   bool apply_memory_modifier(Instruction& inst, std::string_view m);
+  // mma/ldmatrix/stmatrix/movmatrix (parse_tensor.cpp)
+  void apply_tensor_modifiers(Instruction& inst, const std::vector<std::string_view>& parts,
+                              std::string_view opcode_text, int line);
+  // cp.async*, cp.async.bulk*, mbarrier.*, elect.sync (parse_async.cpp); operand checks after.
+  void apply_async_modifiers(Instruction& inst, const std::vector<std::string_view>& parts,
+                             std::string_view opcode_text, int line);
+  void check_async_operands(const Instruction& inst, std::string_view opcode_text, int line) const;
   static uint64_t variable_limit(Space space);  // bytes one variable may take (ir.h limits)
   static std::string variable_limit_text(Space space);
   void check_barrier_operands(const Instruction& inst, int line) const;

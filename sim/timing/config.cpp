@@ -83,6 +83,19 @@ std::vector<Field> fields() {
       PIPE("misc", misc, "miscellaneous"),
       PIPE("ldst", ldst, "load/store (address generation)"),
       PIPE("imad", imad, "integer multiply (IMAD, on the FMA pipe)"),
+#define TENSOR(NAME, MEMBER, WHAT)                                                               \
+  F("tensor", NAME "_latency", "cycles", "issue-to-result latency of mma.sync " WHAT,         \
+    pipes.tensor.MEMBER.latency),                                                              \
+      F("tensor", NAME "_interval", "cycles",                                                  \
+        "cycles between two mma.sync " WHAT " on the tensor pipe of one sub-partition",        \
+        pipes.tensor.MEMBER.interval)
+      TENSOR("m16n8k16_f16", m16n8k16_f16, ".m16n8k16 with f16 inputs"),
+      TENSOR("m16n8k16_bf16", m16n8k16_bf16, ".m16n8k16 with bf16 inputs"),
+      TENSOR("m16n8k8_f16", m16n8k8_f16, ".m16n8k8 with f16 or bf16 inputs"),
+      TENSOR("m16n8k8_tf32", m16n8k8_tf32, ".m16n8k8 with tf32 inputs"),
+      TENSOR("m16n8k32_s8", m16n8k32_s8, ".m16n8k32 with s8/u8 inputs"),
+      TENSOR("m16n8k32_fp8", m16n8k32_fp8, ".m16n8k32 with e4m3/e5m2 inputs"),
+#undef TENSOR
 #define EXPANDED(NAME, MEMBER, WHAT)                                                        \
   F("pipes", NAME "_latency", "cycles", "issue-to-result latency of " WHAT,                 \
     pipes.MEMBER.latency),                                                                  \
@@ -203,6 +216,17 @@ std::vector<Field> fields() {
         compiler.load_register_share),
       F("compiler", "window", "instructions",
         "PTX instructions looked ahead of the waiting one for a load to hoist", compiler.window),
+      // asynchronous copies and mbarriers (provisional until measured: async_timing.cu)
+      F("async", "cp_async_fill", "cycles",
+        "a cp.async's bytes reaching L1 to their landing in shared memory (provisional)",
+        async.cp_async_fill),
+      F("async", "tma_latency", "cycles",
+        "a bulk copy's (TMA) issue to its first bytes landing (provisional)", async.tma_latency),
+      F("async", "tma_bytes_per_cycle", "bytes/cycle",
+        "bytes the SM's TMA unit moves per cycle (provisional)", async.tma_bytes_per_cycle),
+      F("async", "try_wait_suspend", "cycles",
+        "how long a failed mbarrier.try_wait suspends its warp before the next try (provisional)",
+        async.try_wait_suspend),
   };
 }
 #undef F
@@ -352,13 +376,13 @@ Expected<GpuConfig> parse_impl(const std::string& text, const std::string& path,
       if (line.back() != ']')
         return Error{path, line_no, "malformed section header '" + line + "'"};
       section = trim(line.substr(1, line.size() - 2));
-      static constexpr const char* kSections[] = {"core", "pipes", "shared",  "l1",
-                                                  "l2",   "dram",  "compiler"};
+      static constexpr const char* kSections[] = {"core", "pipes", "tensor", "shared",  "l1",
+                                                  "l2",   "dram",  "compiler", "async"};
       if (std::find_if(std::begin(kSections), std::end(kSections),
                        [&](const char* s) { return section == s; }) == std::end(kSections))
         return Error{path, line_no,
                      "unknown section [" + section +
-                         "] (expected core, pipes, shared, l1, l2, dram, compiler)"};
+                         "] (expected core, pipes, tensor, shared, l1, l2, dram, compiler, async)"};
       continue;
     }
     const auto eq = line.find('=');
@@ -494,6 +518,10 @@ Status validate_config(const GpuConfig& c) {
     return bad(
         "compiler: hoist_loads 0 or 1; unroll at least 1; max_hoisted_loads >= 0; window "
         "in 1..4096; load_register_share in (0, 1]");
+  if (c.async.cp_async_fill < 0 || c.async.tma_latency < 0 || !(c.async.tma_bytes_per_cycle > 0) ||
+      c.async.try_wait_suspend < 1)
+    return bad(
+        "async: cp_async_fill, tma_latency >= 0; tma_bytes_per_cycle > 0; try_wait_suspend >= 1");
   if (c.core.warp_scheduler != "lrr" && c.core.warp_scheduler != "gto")
     return bad("core.warp_scheduler: unknown policy '" + c.core.warp_scheduler + "' (lrr, gto)");
   for (const auto* r : {&c.l1.replacement, &c.l2.replacement})

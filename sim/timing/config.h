@@ -48,6 +48,18 @@ struct PipeConfig {
                          // the SFU (XU) pipe, each holding it for sfu.interval
 };
 
+// The tensor pipe of one sub-partition (sim/timing/tensor_pipe.h): latency and issue interval of
+// mma.sync by shape and input type (preset section [tensor]). PROVISIONAL start values, not yet
+// measured: scripts/microbench/mma_timing.cu measures them on the H100.
+struct TensorConfig {
+  PipeConfig m16n8k16_f16{32, 8};   // f16 inputs (f32 or f16 accumulators)
+  PipeConfig m16n8k16_bf16{32, 8};  // bf16 inputs
+  PipeConfig m16n8k8_f16{24, 4};    // f16/bf16 inputs, half the K
+  PipeConfig m16n8k8_tf32{32, 8};   // tf32 inputs (half the f16 rate per FLOP)
+  PipeConfig m16n8k32_s8{32, 8};    // s8/u8 inputs (twice the f16 rate per operation)
+  PipeConfig m16n8k32_fp8{32, 8};   // e4m3/e5m2 inputs
+};
+
 struct PipesConfig {
   PipeConfig fp32{4, 1}, integer{4, 2}, fp64{8, 2}, half{4, 1}, sfu{18, 8};
   PipeConfig branch{8, 1};    // latency: cycles before the next instruction can be fetched
@@ -58,6 +70,7 @@ struct PipesConfig {
   // Integer multiplies (mul/mad .lo/.hi/.wide: IMAD) issue to the FMA pipe's heavy half, not to
   // the INT (ALU) pipe that shifts, logic and compares use.
   PipeConfig imad{4, 2};
+  TensorConfig tensor;  // mma.sync (preset section [tensor])
   // PTX instructions that ptxas expands into a sequence of SASS instructions (an MUFU seed, FMA
   // refinement, a range check and a branch to a slow path that the model does not take).
   // interval: cycles the sub-partition's scheduler spends issuing the sequence (no other warp
@@ -163,6 +176,15 @@ struct CompilerConfig {
   int64_t window = 128;            // PTX instructions the model looks ahead of the waiting one
 };
 
+// Asynchronous copies and mbarriers (sim/timing/async_copy.h, tma.h). Every number is
+// provisional until scripts/microbench/async_timing.cu has measured it on the H100.
+struct AsyncConfig {
+  int64_t cp_async_fill = 8;         // cycles from a cp.async's bytes reaching L1 to shared memory
+  int64_t tma_latency = 640;         // cycles from a bulk copy's issue to its first bytes landing
+  double tma_bytes_per_cycle = 64;   // bytes a bulk copy moves per cycle per SM
+  int64_t try_wait_suspend = 64;     // cycles a failed mbarrier.try_wait suspends its warp
+};
+
 struct GpuConfig {
   std::string name = "h100-sxm";
   std::string description;
@@ -174,6 +196,7 @@ struct GpuConfig {
   L2Config l2;
   DramConfig dram;
   CompilerConfig compiler;
+  AsyncConfig async;
 
   double peak_dram_bytes_per_second() const {
     return double(dram.bus_bits) / 8.0 * dram.data_rate_mtps * 1e6;

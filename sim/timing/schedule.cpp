@@ -63,7 +63,16 @@ bool writes_register(const ptx::Instruction& i) {
     case Opcode::Prefetchu:
     case Opcode::Membar:
     case Opcode::Fence:
+    case Opcode::CpAsync:
+    case Opcode::CpAsyncCommit:
+    case Opcode::CpAsyncWait:
+    case Opcode::CpAsyncMbarrierArrive:
+    case Opcode::CpAsyncBulk:
+    case Opcode::CpAsyncBulkCommit:
+    case Opcode::CpAsyncBulkWait:
       return false;
+    case Opcode::Mbarrier:  // the state, predicate or count it returns, when it has one
+      return !i.ops.empty() && i.ops[0].kind == Operand::Kind::Reg;
     default:
       return !i.ops.empty();
   }
@@ -90,7 +99,7 @@ uint8_t stops_loads(const ptx::Instruction& i) {
   const bool stops =
       i.op == Opcode::St || i.op == Opcode::Atom || i.op == Opcode::Red || i.op == Opcode::Bar ||
       i.op == Opcode::Membar || i.op == Opcode::Fence || i.op == Opcode::Call ||
-      i.op == Opcode::Ret || i.op == Opcode::Exit ||
+      i.op == Opcode::Ret || i.op == Opcode::Exit || ptx::is_async_op(i.op) ||
       ((i.op == Opcode::Ld || i.op == Opcode::Ldu) && (i.mod.volatile_ || i.mod.relaxed_or_acquire));
   return stops ? kMemAny : 0;
 }

@@ -107,4 +107,31 @@ SharedAccessCost shared_access_cost(const std::array<uint64_t, 32>& addr, uint32
   return cost;
 }
 
+SharedAccessCost matrix_access_cost(const std::array<uint64_t, 32>& addr, uint32_t exec_mask,
+                                    uint32_t banks, uint32_t bank_bytes) {
+  SharedAccessCost cost;
+  const uint64_t row_bytes = 16, groups = std::max<uint64_t>(1, banks * bank_bytes / row_bytes);
+  for (int m = 0; m < 4; ++m) {
+    const uint32_t lanes = (exec_mask >> (8 * m)) & 0xFFu;
+    if (!lanes) continue;
+    // Distinct rows per bank group; a matrix takes as many passes as its busiest group.
+    uint64_t rows[8];
+    int n = 0, busiest = 1;
+    for (int l = 0; l < 8; ++l) {
+      if (!((lanes >> l) & 1u)) continue;
+      const uint64_t row = addr[8 * m + l] / row_bytes;
+      bool seen = false;
+      for (int k = 0; k < n; ++k) seen = seen || rows[k] == row;
+      if (seen) continue;
+      int same = 1;
+      for (int k = 0; k < n; ++k) same += rows[k] % groups == row % groups;
+      busiest = std::max(busiest, same);
+      rows[n++] = row;
+    }
+    cost.wavefronts += busiest;
+    cost.ideal_wavefronts += 1;
+  }
+  return cost;
+}
+
 }  // namespace warplab::timing

@@ -6,6 +6,7 @@
 #include <cstddef>
 
 #include "sim/timing/schedule.h"
+#include "sim/timing/tensor_pipe.h"
 
 namespace warplab::timing {
 
@@ -199,6 +200,7 @@ const PipeConfig& pipe_of(const PipesConfig& p, UnitClass u) {
     case UnitClass::Branch:
       return p.branch;
     case UnitClass::Misc:
+    case UnitClass::Tensor:  // not reached: issue_pipe asks the tensor pipe (tensor_pipe.h)
       return p.misc;
   }
   return p.misc;
@@ -219,7 +221,7 @@ struct IssuePipe {
   const PipeConfig* cfg;
   bool holds_port;
 };
-constexpr int kImadPipe = 11;  // after the UnitClass values
+constexpr int kImadPipe = 12;  // after the UnitClass values
 
 IssuePipe issue_pipe(const PipesConfig& p, const ptx::Instruction& i, UnitClass unit) {
   if (const PipeConfig* e = expansion_of(p, i)) return {unit_index(unit), e, true};
@@ -227,6 +229,7 @@ IssuePipe issue_pipe(const PipesConfig& p, const ptx::Instruction& i, UnitClass 
                         i.op == Opcode::Mad24;
   if (multiply && !ptx::is_float(i.type) && i.type != Type::Pred)
     return {kImadPipe, &p.imad, false};
+  if (unit == UnitClass::Tensor) return {unit_index(unit), &tensor_pipe_of(p.tensor, i), false};
   return {unit_index(unit), &pipe_of(p, unit), false};
 }
 
@@ -234,9 +237,10 @@ bool is_global_like(Space s) {
   return s == Space::Global || s == Space::Local || s == Space::Generic;
 }
 
-bool is_memory_op(Opcode op) {
+bool is_memory_op(Opcode op) {  // cp.async: an L1TEX read whose bytes go to shared (LDGSTS)
   return op == Opcode::Ld || op == Opcode::Ldu || op == Opcode::St || op == Opcode::Atom ||
-         op == Opcode::Red || op == Opcode::Prefetch || op == Opcode::Prefetchu;
+         op == Opcode::Red || op == Opcode::Prefetch || op == Opcode::Prefetchu ||
+         op == Opcode::Ldmatrix || op == Opcode::Stmatrix || op == Opcode::CpAsync;
 }
 
 // The scoreboard: `in`'s destination registers are written at `ready` (waited on as `kind`).
@@ -304,6 +308,7 @@ Sm::Sm(int id, LaunchContext& ctx)
     : id_(id),
       ctx_(ctx),
       l1tex_(ctx.config, ctx.l2),
+      async_(ctx.config.async, ctx.config.core.max_warps_per_sm),
       warps_(ctx.config.core.max_warps_per_sm),
       wake_(warps_.size(), kNever),
       age_(warps_.size(), 0),
@@ -830,9 +835,8 @@ uint64_t Sm::access(int slot, const func::StepInfo& in, uint64_t now, WarpState&
         in.function < static_cast<int32_t>(ctx_.vector_bytes.size()) && in.pc >= 0 &&
         in.pc < static_cast<int32_t>(ctx_.vector_bytes[in.function].size()))
       bytes = std::max<uint32_t>(bytes, ctx_.vector_bytes[in.function][in.pc]);
-    const SharedAccessCost cost = shared_access_cost(
-        in.addr, in.exec_mask, bytes, static_cast<uint32_t>(cfg.shared.banks),
-        static_cast<uint32_t>(cfg.shared.bank_bytes), atomic && !counts_lanes(inst));
+    const SharedAccessCost cost = shared_cost_of(inst, in.addr, in.exec_mask, bytes, cfg.shared,
+                                                 atomic && !counts_lanes(inst));
     ready = l1tex_.shared(cost, in.is_store, atomic, now);
     kind = WarpState::ShortScoreboard;
     rec.kind = in.is_store ? AccessRecord::Kind::SharedStore : AccessRecord::Kind::SharedLoad;
@@ -929,14 +933,11 @@ bool Sm::issue(int slot, uint64_t now) {
   // 3. Control: branches and divergence delay the next fetch.
   w.fetch_ready = now + 1;
   w.fetch_reason = WarpState::NoInstruction;
-  if (in.is_branch || in.diverged) {
-    w.fetch_ready = now + cfg.pipes.branch.latency;
-    w.fetch_reason = WarpState::BranchResolving;
-  }
-  if (inst.op == Opcode::Membar || inst.op == Opcode::Fence) {
-    w.fetch_ready = std::max(now + 1, w.drain_until);
-    w.fetch_reason = WarpState::Membar;
-  }
+  if (in.is_branch || in.diverged)
+    w.fetch_ready = now + cfg.pipes.branch.latency, w.fetch_reason = WarpState::BranchResolving;
+  if (inst.op == Opcode::Membar || inst.op == Opcode::Fence)
+    w.fetch_ready = std::max(now + 1, w.drain_until), w.fetch_reason = WarpState::Membar;
+  if (is_async_op(inst.op)) async_.hold(slot, &b, in, now, ready, w.fetch_ready, w.fetch_reason);
   // (bar.warp.sync, __syncwarp, is not a block barrier: it waits for nothing on a SIMT stack.)
   const bool block_barrier = in.is_barrier && inst.op == Opcode::Bar &&
                              inst.mod.bar != ptx::BarMode::Arrive &&

@@ -50,6 +50,7 @@
 #include <vector>
 
 #include "sim/func/cta.h"
+#include "sim/timing/async_copy.h"
 #include "sim/timing/config.h"
 #include "sim/timing/l1tex.h"
 #include "sim/timing/occupancy.h"
@@ -163,6 +164,7 @@ class Sm {
   int id_;
   LaunchContext& ctx_;
   L1Tex l1tex_;
+  AsyncCopyUnit async_;  // cp.async groups, the TMA unit, mbarrier waits (async_copy.h)
   std::vector<Warp> warps_;  // warp slots
   // Per slot: the cycle the warp must be looked at again (kNever: free slot, or asleep until an
   // event sets it). Kept apart from Warp so that the per-cycle scan touches one small array.
@@ -170,7 +172,7 @@ class Sm {
   std::vector<uint64_t> age_;  // per slot: its warp's launch order (lower = older), for the policy
   std::vector<Block> blocks_;  // block slots
   std::vector<std::unique_ptr<WarpSchedulerPolicy>> schedulers_;
-  std::vector<std::array<uint64_t, 12>> pipe_free_;  // [sub-partition][UnitClass, then IMAD]
+  std::vector<std::array<uint64_t, 13>> pipe_free_;  // [sub-partition][UnitClass, then IMAD]
   std::vector<uint64_t> issue_free_;  // [sub-partition]: busy issuing an expanded instruction
   // Registers per thread that may hold results of loads in flight (CompilerConfig).
   int load_registers_;

@@ -26,6 +26,7 @@ enum class WarpState : uint8_t {
   NoInstruction,       // no instruction fetched yet (block just launched)
   Drain,               // exited, waiting for its stores to drain
   Membar,              // waits for a memory barrier
+  Mbarrier,            // waits for an mbarrier phase or cp.async/bulk group (async_copy.h)
   Count_
 };
 constexpr int kWarpStateCount = static_cast<int>(WarpState::Count_);
@@ -34,7 +35,8 @@ constexpr std::string_view warp_state_name(WarpState s) {
   constexpr std::array<std::string_view, kWarpStateCount> n = {
       "selected", "not_selected", "stall_long_scoreboard", "stall_short_scoreboard", "stall_wait",
       "stall_math_pipe_throttle", "stall_lg_throttle", "stall_mio_throttle", "stall_barrier",
-      "stall_branch_resolving", "stall_no_instruction", "stall_drain", "stall_membar"};
+      "stall_branch_resolving", "stall_no_instruction", "stall_drain", "stall_membar",
+      "stall_mbarrier"};
   return n[static_cast<int>(s)];
 }
 

@@ -98,6 +98,7 @@ ImU32 warp_state_color(timing::WarpState s) {
       IM_COL32(95, 98, 108, 255),    // no_instruction
       IM_COL32(150, 130, 110, 255),  // drain
       IM_COL32(200, 150, 220, 255),  // membar
+      IM_COL32(176, 120, 240, 255),  // mbarrier
   };
   return c[static_cast<int>(s)];
 }
@@ -131,6 +132,8 @@ const char* warp_state_meaning(timing::WarpState s) {
       return "exited; waiting for its stores to drain";
     case W::Membar:
       return "waiting at a memory barrier";
+    case W::Mbarrier:
+      return "waiting for asynchronous copies: an mbarrier phase or a cp.async/bulk group";
     default:
       return "";
   }

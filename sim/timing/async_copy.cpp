@@ -1,0 +1,84 @@
+#include "sim/timing/async_copy.h"
+
+#include <algorithm>
+
+namespace warplab::timing {
+
+using ptx::Opcode;
+
+namespace {
+// Groups a warp keeps track of; older ones have landed long before any wait looks at them.
+constexpr size_t kMaxGroups = 64;
+}  // namespace
+
+void AsyncCopyUnit::Groups::commit() {
+  closed.push_back(open);
+  open = 0;
+  if (closed.size() > kMaxGroups) closed.pop_front();
+}
+
+uint64_t AsyncCopyUnit::Groups::wait(uint32_t newest_pending) {
+  uint64_t until = 0;
+  while (closed.size() > newest_pending) {
+    until = std::max(until, closed.front());
+    closed.pop_front();
+  }
+  return until;
+}
+
+uint64_t AsyncCopyUnit::Groups::latest() const {
+  uint64_t t = open;
+  for (uint64_t c : closed) t = std::max(t, c);
+  return t;
+}
+
+AsyncCopyUnit::AsyncCopyUnit(const AsyncConfig& cfg, int warp_slots)
+    : cfg_(cfg), tma_(cfg), slots_(static_cast<size_t>(warp_slots)) {}
+
+uint64_t AsyncCopyUnit::issue(int slot, const void* block, const func::StepInfo& in, uint64_t now,
+                              uint64_t data_ready, WarpState& state) {
+  Slot& s = slots_[slot];
+  const ptx::Instruction& inst = *in.inst;
+  uint64_t& mbar = mbarrier_ready_[{block, in.mbarrier}];
+  state = WarpState::Mbarrier;
+  switch (inst.op) {
+    case Opcode::CpAsync:
+      if (in.exec_mask)
+        s.copies.open =
+            std::max(s.copies.open, data_ready + static_cast<uint64_t>(cfg_.cp_async_fill));
+      return 0;
+    case Opcode::CpAsyncCommit:
+      s.copies.commit();
+      return 0;
+    case Opcode::CpAsyncWait:
+      if (inst.mod.full) s.copies.commit();  // wait_all
+      return s.copies.wait(inst.mod.full ? 0 : static_cast<uint32_t>(inst.ops[0].bits));
+    case Opcode::CpAsyncMbarrierArrive:
+      if (in.exec_mask) mbar = std::max(mbar, s.copies.latest());
+      return 0;
+    case Opcode::CpAsyncBulk: {
+      if (!in.exec_mask || !in.bulk_bytes) return 0;
+      const uint64_t done = tma_.copy(now, in.bulk_bytes);
+      if (inst.space == ptx::Space::Shared)
+        mbar = std::max(mbar, done);
+      else
+        s.bulk.open = std::max(s.bulk.open, done);
+      return 0;
+    }
+    case Opcode::CpAsyncBulkCommit:
+      s.bulk.commit();
+      return 0;
+    case Opcode::CpAsyncBulkWait:
+      return s.bulk.wait(static_cast<uint32_t>(inst.ops[0].bits));
+    case Opcode::Mbarrier: {
+      const ptx::MbarOp op = inst.mod.mbar;
+      if (op != ptx::MbarOp::TestWait && op != ptx::MbarOp::TryWait) return 0;
+      if (!in.wait_failed) return mbar;  // the phase's asynchronous work has landed by then
+      return op == ptx::MbarOp::TryWait ? now + static_cast<uint64_t>(cfg_.try_wait_suspend) : 0;
+    }
+    default:
+      return 0;
+  }
+}
+
+}  // namespace warplab::timing
