@@ -73,7 +73,10 @@ uint64_t AsyncCopyUnit::issue(int slot, const void* block, const func::StepInfo&
     case Opcode::Mbarrier: {
       const ptx::MbarOp op = inst.mod.mbar;
       if (op != ptx::MbarOp::TestWait && op != ptx::MbarOp::TryWait) return 0;
-      if (!in.wait_failed) return mbar;  // the phase's asynchronous work has landed by then
+      // A phase that completed: the warp goes on once its asynchronous work has landed and the
+      // SYNCS unit has answered.
+      if (!in.wait_failed)
+        return std::max(mbar, now + static_cast<uint64_t>(cfg_.try_wait_latency));
       return op == ptx::MbarOp::TryWait ? now + static_cast<uint64_t>(cfg_.try_wait_suspend) : 0;
     }
     default:
