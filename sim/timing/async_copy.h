@@ -37,7 +37,8 @@ namespace warplab::timing {
 
 class AsyncCopyUnit {
  public:
-  AsyncCopyUnit(const AsyncConfig& cfg, int warp_slots);
+  // `l2` nullptr: bulk copies make no memory traffic (tma.h).
+  AsyncCopyUnit(const AsyncConfig& cfg, int warp_slots, L2* l2 = nullptr, int64_t line_bytes = 128);
 
   // Warp slot `slot` of block `block` (any stable identity) issued `in`, an instruction of
   // isa.def's async section, at `now`; `data_ready` is when its L1TEX access delivers (cp.async).

@@ -204,7 +204,8 @@ std::vector<Field> fields() {
       // asynchronous copies and mbarriers (sim/timing/async_copy.h, tma.h)
       F("async", "cp_async_fill", "cycles",
         "a cp.async's bytes reaching L1 to their landing in shared memory", async.cp_async_fill),
-      F("async", "tma_latency", "cycles", "a bulk copy's (TMA) issue to its first bytes landing",
+      F("async", "tma_latency", "cycles",
+        "a bulk copy's (TMA) last line back from the L2 to its bytes in shared memory",
         async.tma_latency),
       F("async", "tma_bytes_per_cycle", "bytes/cycle", "bytes the SM's TMA unit moves per cycle",
         async.tma_bytes_per_cycle),
