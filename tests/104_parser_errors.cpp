@@ -80,16 +80,14 @@ TEST_CASE("104 errors: unknown and out-of-scope instructions name opcode and ker
       "[%rd1, {%r2}], [%r3];"));
   CHECK(has(e, "cp.async.bulk.tensor"));
   CHECK(has(e, "not simulated"));
-  e = error_of(kernel_with("\tmbarrier.arrive.shared::cluster.b64 _, [%r1];"));
+  e = error_of(kernel_with(
+      "\tcp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster "
+      "[%r1], [%rd1], 256, [%r2], %rs1;"));
   CHECK(has(e, "not simulated"));
   e = error_of(kernel_with("\tfrob.b32 %r1;", ".func", "helper"));
   CHECK(has(e, "in function 'helper'"));
-  e = error_of(kernel_with("\tbarrier.cluster.arrive;"));
-  CHECK(has(e, "clusters are out of scope"));
-  e = error_of(kernel_with("\tld.shared::cluster.u32 %r1, [%rd1];"));
-  CHECK(has(e, "clusters"));
-  e = error_of(kernel_with("\tmov.u32 %r1, %clusterid.x;"));
-  CHECK(has(e, "clusters"));
+  e = error_of(kernel_with("\tbarrier.cluster.wait 1;"));
+  CHECK(has(e, "takes no operands"));
   e =
       error_of(kernel_with("\tcp.reduce.async.bulk.global.shared::cta.bulk_group.add.u32 [%rd1], "
                            "[%r1], 16;"));

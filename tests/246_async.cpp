@@ -165,3 +165,19 @@ TEST_CASE("246 async: TMA tensor copies are refused with the reason; the rest st
   CHECK(bad.error().message.find("cp.async.bulk.tensor") != std::string::npos);
   CHECK(s.program->check_kernel("tma_1d").has_value());
 }
+
+TEST_CASE("246 clusters of one: %cluster registers, mapa, shared::cluster, barrier.cluster") {
+  Sim s(kAsyncPtx, "async.ptx");
+  const uint64_t O = s.zeros<uint32_t>("out", 128);
+  auto r = s.run("cluster_one", {2, 1, 1}, {64, 1, 1}, {O, 0});
+  REQUIRE_MESSAGE(!r.fault, (r.fault ? r.fault->message : ""));
+  const auto out = s.read<uint32_t>(O, 128);
+  for (uint32_t b = 0; b < 2; ++b)
+    for (uint32_t t = 0; t < 64; ++t) {
+      const uint32_t expect = 100 * b + (63 - t) + (b << 16) + (0u << 20) + (1u << 24) + (1u << 28);
+      REQUIRE(out[64 * b + t] == expect);
+    }
+  r = s.run("cluster_one", {1, 1, 1}, {64, 1, 1}, {O, 1});
+  REQUIRE(r.fault);
+  CHECK(r.fault->message.find("cluster of one") != std::string::npos);
+}

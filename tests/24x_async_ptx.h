@@ -384,6 +384,51 @@ $fill:
   ret;
 }
 
+// cluster_one(out, rank): blocks of 64 threads, each a cluster of one. Thread t stores
+// 100 * ctaid + t to S[t] through st.shared::cluster at the address mapa gives for block `rank`
+// of the cluster, passes barrier.cluster.arrive/wait, then reads S[63 - t] with
+// ld.shared::cluster: out[64 ctaid + t] = S[63 - t] + (%clusterid.x << 16) + (%cluster_ctarank
+// << 20) + (%cluster_nctarank << 24) + (%cluster_nctaid.x << 28). A rank other than 0 is a fault.
+.visible .entry cluster_one(.param .u64 p_out, .param .u32 p_rank)
+{
+  .reg .b32 %r<24>;
+  .reg .b64 %rd<6>;
+  .shared .align 4 .b32 S[64];
+  ld.param.u64 %rd1, [p_out];
+  ld.param.u32 %r20, [p_rank];
+  mov.u32 %r1, %tid.x;
+  mov.u32 %r2, %ctaid.x;
+  mov.u32 %r3, S;
+  mapa.shared::cluster.u32 %r5, %r3, %r20;
+  shl.b32 %r6, %r1, 2;
+  add.s32 %r7, %r5, %r6;
+  mad.lo.s32 %r8, %r2, 100, %r1;
+  st.shared::cluster.u32 [%r7], %r8;
+  barrier.cluster.arrive.release.aligned;
+  barrier.cluster.wait.acquire.aligned;
+  sub.s32 %r9, 63, %r1;
+  shl.b32 %r9, %r9, 2;
+  add.s32 %r10, %r5, %r9;
+  ld.shared::cluster.u32 %r11, [%r10];
+  mov.u32 %r12, %clusterid.x;
+  shl.b32 %r12, %r12, 16;
+  add.s32 %r11, %r11, %r12;
+  mov.u32 %r13, %cluster_ctarank;
+  shl.b32 %r13, %r13, 20;
+  add.s32 %r11, %r11, %r13;
+  mov.u32 %r14, %cluster_nctarank;
+  shl.b32 %r14, %r14, 24;
+  add.s32 %r11, %r11, %r14;
+  mov.u32 %r15, %cluster_nctaid.x;
+  shl.b32 %r15, %r15, 28;
+  add.s32 %r11, %r11, %r15;
+  mad.lo.s32 %r16, %r2, 64, %r1;
+  mul.wide.u32 %rd2, %r16, 4;
+  add.s64 %rd3, %rd1, %rd2;
+  st.global.u32 [%rd3], %r11;
+  ret;
+}
+
 // tensor_copy: a TMA tensor copy, which the simulator refuses (the kernel only).
 .visible .entry tensor_copy(.param .u64 p_map)
 {

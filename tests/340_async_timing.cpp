@@ -21,6 +21,7 @@ AsyncConfig params() {
   c.cp_async_fill = 8;
   c.tma_latency = 640;
   c.tma_bytes_per_cycle = 64;
+  c.try_wait_latency = 31;
   c.try_wait_suspend = 64;
   return c;
 }
@@ -85,7 +86,8 @@ TEST_CASE("340 mbarrier waits: held until the phase's bulk copies and cp.async a
   CHECK(u.issue(0, &block, step(bulk, 16, 1024), 100, 0, st) == 0);  // lands at 756
   CHECK(u.issue(1, &block, step(try_wait, 16), 200, 0, st) == 756);
   CHECK(st == WarpState::Mbarrier);
-  CHECK(u.issue(1, &other, step(try_wait, 16), 200, 0, st) == 0);  // another block's mbarrier
+  // Another block's mbarrier has nothing in flight: the SYNCS round trip alone.
+  CHECK(u.issue(1, &other, step(try_wait, 16), 200, 0, st) == 200 + 31);
   auto failed = step(try_wait, 16);
   failed.wait_failed = true;
   CHECK(u.issue(1, &block, failed, 300, 0, st) == 300 + 64);  // suspended, then tries again
@@ -95,6 +97,7 @@ TEST_CASE("340 mbarrier waits: held until the phase's bulk copies and cp.async a
   CHECK(u.issue(2, &block, step(cp), 10, 900, st) == 0);
   CHECK(u.issue(2, &block, step(arrive, 32), 11, 0, st) == 0);
   CHECK(u.issue(3, &block, step(try_wait, 32), 50, 0, st) == 908);
+  CHECK(u.issue(3, &block, step(try_wait, 32), 1000, 0, st) == 1031);  // landed long ago
 }
 
 TEST_CASE("340 timing mode: a TMA producer/consumer kernel waits in stall_mbarrier") {

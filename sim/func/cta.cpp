@@ -294,6 +294,19 @@ void CtaImpl::reset(Dim3 block_index) {
           case ptx::SpecialReg::ReservedSmemCap:
             v = kReservedSmemBytes;
             break;
+          // Every block is a cluster of one (launches have no cluster shape).
+          case ptx::SpecialReg::ClusterId:
+            v = comp(block_idx);
+            break;
+          case ptx::SpecialReg::NClusterId:
+            v = comp(grid);
+            break;
+          case ptx::SpecialReg::ClusterNCtaId:
+            v = 1;
+            break;
+          case ptx::SpecialReg::ClusterNCtaRank:
+            v = 1;
+            break;
           default:
             v = 0;
             break;

@@ -120,6 +120,7 @@ Handler pick_handler(const ptx::Instruction& in, DInst& d, std::string& why) {
     case Opcode::CpAsyncBulkWait:
     case Opcode::Mbarrier:
     case Opcode::Elect:
+    case Opcode::Mapa:
       return pick_async(in, d, why);
     case Opcode::Fma:
     case Opcode::Rcp:

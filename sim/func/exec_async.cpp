@@ -302,6 +302,25 @@ void elect_h(Exec& x, const DInst& d) {
   write_pred(x, d.d[1], leader < 0 ? 0u : 1u << leader);
 }
 
+// ---- mapa d, a, rank: every block is a cluster of one (launches have no cluster shape), so the
+// only block there is to map to is rank 0, the executing one: the address is unchanged.
+
+void mapa_h(Exec& x, const DInst& d) {
+  const uint64_t mask = ptx::type_bits(d.ir->type) == 32 ? 0xFFFFFFFFull : ~0ull;
+  for_lanes(x.exec, [&](int l) {
+    if (x.failed) return;
+    const uint64_t rank = reg(x, d.s[1], l) & 0xFFFFFFFFu;
+    if (rank != 0) {
+      x.cta->raise(x, d, LaunchFault::Kind::Trap, l, 0, 0, false, Space::Shared,
+                   "mapa to block rank " + std::to_string(rank) +
+                       " of the cluster: the launch has no cluster shape, so each block is a "
+                       "cluster of one (rank 0)");
+      return;
+    }
+    reg(x, d.d[0], l) = reg(x, d.s[0], l) & mask;
+  });
+}
+
 }  // namespace
 
 void CtaImpl::apply_async(const AsyncCopies::MbarrierEvent& e) {
@@ -381,6 +400,9 @@ Handler pick_async(const ptx::Instruction& in, DInst& d, std::string& why) {
         return nullptr;
       }
       return mbarrier_h;
+    case Opcode::Mapa:
+      if (d.nd < 1 || d.ns < 2) break;
+      return mapa_h;
     case Opcode::Elect:
       if (d.nd < 2 || !(d.dpred & 2)) {
         why = "elect.sync needs 'd|p' with a predicate p";

@@ -43,6 +43,15 @@ enum class SpecialReg : uint8_t {
   ReservedSmemCap,
   ReservedSmemOffset0,
   ReservedSmemOffset1,
+  // Thread-block clusters. A launch without a cluster shape makes every block a cluster of one
+  // (PTX: an implicit cluster): %clusterid = %ctaid, %cluster_ctarank = 0, ...
+  ClusterId,
+  NClusterId,
+  ClusterCtaId,
+  ClusterNCtaId,
+  ClusterCtaRank,
+  ClusterNCtaRank,
+  IsExplicitCluster,
 };
 std::string_view special_reg_name(SpecialReg r);  // "%tid"
 

@@ -203,7 +203,7 @@ std::string_view mma_type_name(MmaType t) {
 }
 
 std::string_view special_reg_name(SpecialReg r) {
-  constexpr std::array<std::string_view, 26> n = {"",
+  constexpr std::array<std::string_view, 33> n = {"",
                                                   "%tid",
                                                   "%ntid",
                                                   "%ctaid",
@@ -228,7 +228,14 @@ std::string_view special_reg_name(SpecialReg r) {
                                                   "%reserved_smem_offset_end",
                                                   "%reserved_smem_offset_cap",
                                                   "%reserved_smem_offset_0",
-                                                  "%reserved_smem_offset_1"};
+                                                  "%reserved_smem_offset_1",
+                                                  "%clusterid",
+                                                  "%nclusterid",
+                                                  "%cluster_ctaid",
+                                                  "%cluster_nctaid",
+                                                  "%cluster_ctarank",
+                                                  "%cluster_nctarank",
+                                                  "%is_explicit_cluster"};
   return n[static_cast<int>(r)];
 }
 

@@ -184,6 +184,7 @@ struct Modifiers {
   bool cache_hint = false;        // .L2::cache_hint: a last operand (the policy), ignored
   bool proxy_async = false;       // fence.proxy.async
   bool mbarrier_init = false;     // fence.mbarrier_init
+  bool cluster_barrier = false;   // barrier.cluster.arrive/wait (parse_instruction.cpp)
 };
 
 // The functional-unit classes the timing model has pipelines for.

@@ -49,6 +49,20 @@ void Parser::apply_async_modifiers(Instruction& inst, const std::vector<std::str
     return true;
   };
   const size_t n = parts.size();
+  // ---- mapa{.shared::cluster}.u32|u64 d, a, rank
+  if (inst.op == Opcode::Mapa) {
+    for (size_t i = 1; i < n; ++i) {
+      if (type_of(parts[i])) continue;
+      if (parts[i] == "shared::cluster")
+        inst.space = Space::SharedCluster;
+      else
+        unknown(parts[i]);
+    }
+    if (inst.type != Type::U32 && inst.type != Type::U64 && inst.type != Type::B32 &&
+        inst.type != Type::B64)
+      fail(line, quoted + " needs the type .u32 or .u64");
+    return;
+  }
   // ---- elect.sync d|p, membermask
   if (inst.op == Opcode::Elect) {
     if (n != 2 || parts[1] != "sync") fail(line, quoted + ": expected elect.sync");
@@ -78,8 +92,8 @@ void Parser::apply_async_modifiers(Instruction& inst, const std::vector<std::str
       const bool arrive = mod.mbar == MbarOp::Arrive || mod.mbar == MbarOp::ArriveDrop;
       if (is_shared_cta(m))
         inst.space = Space::Shared;
-      else if (m == "shared::cluster")
-        unsupported("an mbarrier of another block of the cluster (.shared::cluster)");
+      else if (m == "shared::cluster")  // every block is a cluster of one: its own mbarrier
+        inst.space = Space::Shared;
       else if (m == "expect_tx" && arrive)
         mod.expect_tx = true;
       else if (m == "noComplete" && arrive)
@@ -297,6 +311,10 @@ void Parser::check_async_operands(const Instruction& inst, std::string_view opco
         case MbarOp::None:
           break;
       }
+      break;
+    case Opcode::Mapa:
+      count(3, 3);
+      dest(0), value(1), value(2);
       break;
     case Opcode::Elect:
       if (!inst.pair_dest || ops.size() != 3)

@@ -88,7 +88,8 @@ std::optional<AtomOp> parse_atom_op(std::string_view m) {
 }
 
 bool is_async_family(Opcode op) {
-  return op == Opcode::CpAsync || op == Opcode::Mbarrier || op == Opcode::Elect;
+  return op == Opcode::CpAsync || op == Opcode::Mbarrier || op == Opcode::Elect ||
+         op == Opcode::Mapa;
 }
 
 bool is_memory_op(Opcode op) {
@@ -168,8 +169,15 @@ void Parser::parse_instruction_body(int32_t guard, bool guard_neg, uint32_t star
     parse_call_operands(inst, opcode_text);
   else
     parse_operands(inst, opcode_text);
+  if (inst.op == Opcode::Bar && inst.mod.cluster_barrier) {
+    if (!inst.ops.empty()) fail(line, "'" + std::string(opcode_text) + "' takes no operands");
+    Operand id;  // barrier 0 (see apply_modifiers)
+    id.kind = Operand::Kind::Imm;
+    inst.ops.push_back(id);
+  }
   if (inst.op == Opcode::Bar) check_barrier_operands(inst, line);
-  if (is_async_op(inst.op)) check_async_operands(inst, opcode_text, line);
+  if (is_async_op(inst.op) || inst.op == Opcode::Mapa)
+    check_async_operands(inst, opcode_text, line);
   const Token& semicolon = tokens_[pos_ - 1];
   inst.text = normalise_space(text_.substr(start_offset, semicolon.offset + 1 - start_offset));
   fn().instructions.push_back(std::move(inst));
@@ -324,9 +332,14 @@ void Parser::apply_modifiers(Instruction& inst, const std::vector<std::string_vi
         else if (m == "warp")
           bar_warp = true;
         else if (m == "cta") {
-        } else if (m == "cluster")
-          fail_unsupported(
-              line, "'" + std::string(opcode_text) + "': thread-block clusters are out of scope");
+        } else if (m == "cluster" && parts[0] == "barrier")
+          mod.cluster_barrier = true;
+        else if (m == "wait" && mod.cluster_barrier)
+          mod.bar = BarMode::Sync, mod.sync = true;
+        else if (mod.cluster_barrier && (m == "release" || m == "relaxed" || m == "acquire"))
+          mod.mem_sem = m == "acquire"   ? MemSem::Acquire
+                        : m == "release" ? MemSem::Release
+                                         : MemSem::Relaxed;
         else
           done = false;
         break;
@@ -449,11 +462,9 @@ void Parser::apply_modifiers(Instruction& inst, const std::vector<std::string_vi
     // 3. State spaces (memory instructions, cvta, isspacep).
     if (const auto s = parse_space(m)) {
       if (!is_memory_op(op) && op != Opcode::Cvta && op != Opcode::Isspacep) unknown();
-      if (*s == Space::SharedCluster)
-        fail_unsupported(
-            line, "'" + std::string(opcode_text) +
-                      "': the .shared::cluster space (thread-block clusters) is out of scope");
-      inst.space = *s;
+      // Every block is a cluster of one: a .shared::cluster address is the executing block's own
+      // shared memory (the PTX ISA puts the .shared::cta window inside .shared::cluster's).
+      inst.space = *s == Space::SharedCluster ? Space::Shared : *s;
       have_space = true;
       continue;
     }
@@ -522,6 +533,16 @@ void Parser::apply_modifiers(Instruction& inst, const std::vector<std::string_vi
   if (types == 0 && operand_count(inst) > 0 && op != Opcode::Prefetch && op != Opcode::Prefetchu &&
       op != Opcode::Bra && op != Opcode::Isspacep)
     fail(line, quoted + " needs a type (.s32, .f32, .b64, ...)");
+  // barrier.cluster.arrive/wait in a cluster of one block (launches have no cluster shape): the
+  // arrive orders memory (a fence with its semantics), the wait is the block's barrier 0, as
+  // __syncthreads. Simplified: the wait waits for every thread to reach its wait, not only to
+  // arrive (the same unless a thread, between its arrive and wait, waits for another's work).
+  if (mod.cluster_barrier && mod.bar == BarMode::Arrive) {
+    inst.op = Opcode::Fence;
+    mod.bar = BarMode::None;
+    if (mod.mem_sem == MemSem::None) mod.mem_sem = MemSem::Release;
+    mod.mem_scope = MemScope::Cluster;
+  }
 }
 
 bool Parser::apply_memory_modifier(Instruction& inst, std::string_view m) {

@@ -353,12 +353,20 @@ Operand Parser::parse_immediate(const Token& number, bool negative) {
 }
 
 std::optional<Operand> Parser::special_register(std::string_view name) const {
-  constexpr std::pair<std::string_view, SpecialReg> kVector[] = {{"%tid", SpecialReg::Tid},
-                                                                 {"%ntid", SpecialReg::Ntid},
-                                                                 {"%ctaid", SpecialReg::Ctaid},
-                                                                 {"%nctaid", SpecialReg::Nctaid}};
+  constexpr std::pair<std::string_view, SpecialReg> kVector[] = {
+      {"%tid", SpecialReg::Tid},
+      {"%ntid", SpecialReg::Ntid},
+      {"%ctaid", SpecialReg::Ctaid},
+      {"%nctaid", SpecialReg::Nctaid},
+      {"%clusterid", SpecialReg::ClusterId},
+      {"%nclusterid", SpecialReg::NClusterId},
+      {"%cluster_ctaid", SpecialReg::ClusterCtaId},
+      {"%cluster_nctaid", SpecialReg::ClusterNCtaId}};
   constexpr std::pair<std::string_view, SpecialReg> kScalar[] = {
       {"%laneid", SpecialReg::Laneid},
+      {"%cluster_ctarank", SpecialReg::ClusterCtaRank},
+      {"%cluster_nctarank", SpecialReg::ClusterNCtaRank},
+      {"%is_explicit_cluster", SpecialReg::IsExplicitCluster},
       {"%warpid", SpecialReg::Warpid},
       {"%nwarpid", SpecialReg::Nwarpid},
       {"%smid", SpecialReg::Smid},
@@ -400,9 +408,6 @@ std::optional<Operand> Parser::special_register(std::string_view name) const {
             "' is a driver register that cooperative launches read (grid-wide sync, "
             "cooperative_groups::this_grid().sync()); cooperative launches and grid-wide sync are "
             "not supported by the simulator");
-  if (name.rfind("%cluster", 0) == 0 || name.rfind("%is_explicit_cluster", 0) == 0)
-    fail_unsupported(peek().line, "special register '" + std::string(name) +
-                                      "': thread-block clusters are out of scope");
   if (dot != name.npos) return std::nullopt;
   for (const auto& [n, r] : kScalar) {
     if (n != name) continue;

@@ -1,6 +1,7 @@
 #include "sim/timing/async_copy.h"
 
 #include <algorithm>
+#include <bit>
 
 namespace warplab::timing {
 
@@ -32,8 +33,8 @@ uint64_t AsyncCopyUnit::Groups::latest() const {
   return t;
 }
 
-AsyncCopyUnit::AsyncCopyUnit(const AsyncConfig& cfg, int warp_slots)
-    : cfg_(cfg), tma_(cfg), slots_(static_cast<size_t>(warp_slots)) {}
+AsyncCopyUnit::AsyncCopyUnit(const AsyncConfig& cfg, int warp_slots, L2* l2, int64_t line_bytes)
+    : cfg_(cfg), tma_(cfg, l2, line_bytes), slots_(static_cast<size_t>(warp_slots)) {}
 
 uint64_t AsyncCopyUnit::issue(int slot, const void* block, const func::StepInfo& in, uint64_t now,
                               uint64_t data_ready, WarpState& state) {
@@ -58,7 +59,9 @@ uint64_t AsyncCopyUnit::issue(int slot, const void* block, const func::StepInfo&
       return 0;
     case Opcode::CpAsyncBulk: {
       if (!in.exec_mask || !in.bulk_bytes) return 0;
-      const uint64_t done = tma_.copy(now, in.bulk_bytes);
+      const uint64_t global = in.addr[std::countr_zero(in.exec_mask)];
+      const bool to_shared = inst.space == ptx::Space::Shared;
+      const uint64_t done = tma_.copy(now, in.bulk_bytes, global, to_shared);
       if (inst.space == ptx::Space::Shared)
         mbar = std::max(mbar, done);
       else
@@ -73,7 +76,10 @@ uint64_t AsyncCopyUnit::issue(int slot, const void* block, const func::StepInfo&
     case Opcode::Mbarrier: {
       const ptx::MbarOp op = inst.mod.mbar;
       if (op != ptx::MbarOp::TestWait && op != ptx::MbarOp::TryWait) return 0;
-      if (!in.wait_failed) return mbar;  // the phase's asynchronous work has landed by then
+      // A phase that completed: the warp goes on once its asynchronous work has landed and the
+      // SYNCS unit has answered.
+      if (!in.wait_failed)
+        return std::max(mbar, now + static_cast<uint64_t>(cfg_.try_wait_latency));
       return op == ptx::MbarOp::TryWait ? now + static_cast<uint64_t>(cfg_.try_wait_suspend) : 0;
     }
     default:

@@ -14,8 +14,9 @@
 // coalescing and caches as a load: sm.cpp's access) plus async.cp_async_fill; each warp's open
 // and committed groups keep the latest landing cycle of their copies; wait_group holds the warp
 // until the groups it waits for have landed; cp.async.mbarrier.arrive and bulk copies raise
-// their mbarrier's ready cycle; a successful test/try_wait holds the warp until that cycle, a
-// failed try_wait for async.try_wait_suspend cycles.
+// their mbarrier's ready cycle; a successful test/try_wait holds the warp until that cycle, and
+// at least async.try_wait_latency cycles (the round trip to the SYNCS unit that holds the
+// mbarrier), a failed try_wait for async.try_wait_suspend cycles.
 // Simplified: groups are per warp, not per thread (a warp's lanes commit and wait together in
 // the kernels that use them); the functional result of a wait (sim/func/async_copies.h) decides
 // whether it succeeds, the units here only decide when.
@@ -36,7 +37,8 @@ namespace warplab::timing {
 
 class AsyncCopyUnit {
  public:
-  AsyncCopyUnit(const AsyncConfig& cfg, int warp_slots);
+  // `l2` nullptr: bulk copies make no memory traffic (tma.h).
+  AsyncCopyUnit(const AsyncConfig& cfg, int warp_slots, L2* l2 = nullptr, int64_t line_bytes = 128);
 
   // Warp slot `slot` of block `block` (any stable identity) issued `in`, an instruction of
   // isa.def's async section, at `now`; `data_ready` is when its L1TEX access delivers (cp.async).

@@ -216,16 +216,20 @@ std::vector<Field> fields() {
         compiler.load_register_share),
       F("compiler", "window", "instructions",
         "PTX instructions looked ahead of the waiting one for a load to hoist", compiler.window),
-      // asynchronous copies and mbarriers (provisional until measured: async_timing.cu)
+      // asynchronous copies and mbarriers (sim/timing/async_copy.h, tma.h)
       F("async", "cp_async_fill", "cycles",
-        "a cp.async's bytes reaching L1 to their landing in shared memory (provisional)",
-        async.cp_async_fill),
+        "a cp.async's bytes reaching L1 to their landing in shared memory", async.cp_async_fill),
       F("async", "tma_latency", "cycles",
-        "a bulk copy's (TMA) issue to its first bytes landing (provisional)", async.tma_latency),
-      F("async", "tma_bytes_per_cycle", "bytes/cycle",
-        "bytes the SM's TMA unit moves per cycle (provisional)", async.tma_bytes_per_cycle),
+        "a bulk copy's (TMA) last line back from the L2 to its bytes in shared memory",
+        async.tma_latency),
+      F("async", "tma_bytes_per_cycle", "bytes/cycle", "bytes the SM's TMA unit moves per cycle",
+        async.tma_bytes_per_cycle),
+      F("async", "try_wait_latency", "cycles",
+        "an mbarrier test/try_wait whose phase has completed to the warp's next issue",
+        async.try_wait_latency),
       F("async", "try_wait_suspend", "cycles",
-        "how long a failed mbarrier.try_wait suspends its warp before the next try (provisional)",
+        "how long a failed mbarrier.try_wait suspends its warp before the next try (provisional: not "
+        "measured)",
         async.try_wait_suspend),
   };
 }
@@ -519,9 +523,10 @@ Status validate_config(const GpuConfig& c) {
         "compiler: hoist_loads 0 or 1; unroll at least 1; max_hoisted_loads >= 0; window "
         "in 1..4096; load_register_share in (0, 1]");
   if (c.async.cp_async_fill < 0 || c.async.tma_latency < 0 || !(c.async.tma_bytes_per_cycle > 0) ||
-      c.async.try_wait_suspend < 1)
+      c.async.try_wait_latency < 0 || c.async.try_wait_suspend < 1)
     return bad(
-        "async: cp_async_fill, tma_latency >= 0; tma_bytes_per_cycle > 0; try_wait_suspend >= 1");
+        "async: cp_async_fill, tma_latency, try_wait_latency >= 0; tma_bytes_per_cycle > 0; "
+        "try_wait_suspend >= 1");
   if (c.core.warp_scheduler != "lrr" && c.core.warp_scheduler != "gto")
     return bad("core.warp_scheduler: unknown policy '" + c.core.warp_scheduler + "' (lrr, gto)");
   for (const auto* r : {&c.l1.replacement, &c.l2.replacement})

@@ -176,12 +176,13 @@ struct CompilerConfig {
   int64_t window = 128;            // PTX instructions the model looks ahead of the waiting one
 };
 
-// Asynchronous copies and mbarriers (sim/timing/async_copy.h, tma.h). Every number is
-// provisional until scripts/microbench/async_timing.cu has measured it on the H100.
+// Asynchronous copies and mbarriers (sim/timing/async_copy.h, tma.h). Defaults are the H100's
+// (configs/h100-sxm.toml says where each comes from).
 struct AsyncConfig {
-  int64_t cp_async_fill = 8;         // cycles from a cp.async's bytes reaching L1 to shared memory
-  int64_t tma_latency = 640;         // cycles from a bulk copy's issue to its first bytes landing
-  double tma_bytes_per_cycle = 64;   // bytes a bulk copy moves per cycle per SM
+  int64_t cp_async_fill = 16;        // cycles from a cp.async's bytes reaching L1 to shared memory
+  int64_t tma_latency = 6;           // cycles from a bulk copy's last line (from L2) to shared
+  double tma_bytes_per_cycle = 104;  // bytes a bulk copy moves per cycle per SM
+  int64_t try_wait_latency = 31;     // cycles from a test/try_wait that succeeds to the next issue
   int64_t try_wait_suspend = 64;     // cycles a failed mbarrier.try_wait suspends its warp
 };
 

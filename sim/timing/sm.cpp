@@ -308,7 +308,7 @@ Sm::Sm(int id, LaunchContext& ctx)
     : id_(id),
       ctx_(ctx),
       l1tex_(ctx.config, ctx.l2),
-      async_(ctx.config.async, ctx.config.core.max_warps_per_sm),
+      async_(ctx.config.async, ctx.config.core.max_warps_per_sm, &ctx.l2, ctx.config.l1.line_bytes),
       warps_(ctx.config.core.max_warps_per_sm),
       wake_(warps_.size(), kNever),
       age_(warps_.size(), 0),

@@ -3,15 +3,42 @@
 #include <algorithm>
 #include <cmath>
 
+#include "sim/timing/l2.h"
+
 namespace warplab::timing {
 
-uint64_t Tma::copy(uint64_t now, uint64_t bytes) {
-  // 1. The copy starts moving bytes once the unit is free (copies queue for its bandwidth).
+uint64_t Tma::copy(uint64_t now, uint64_t bytes, uint64_t global, bool to_shared) {
+  // 1. The copy starts once the unit is free (copies queue for its bandwidth).
   const double start = std::max(static_cast<double>(now), free_);
+  const double per_byte = 1.0 / cfg_.tma_bytes_per_cycle;
   // 2. It holds the bandwidth for bytes / bandwidth cycles.
-  free_ = start + static_cast<double>(bytes) / cfg_.tma_bytes_per_cycle;
-  // 3. Its last byte lands the latency after it left.
-  return static_cast<uint64_t>(std::ceil(free_)) + static_cast<uint64_t>(cfg_.tma_latency);
+  free_ = start + static_cast<double>(bytes) * per_byte;
+  uint64_t last = static_cast<uint64_t>(std::ceil(free_));
+  // 3. Its lines go to the L2 in order, at the unit's rate; the last answer ends the transfer.
+  if (l2_ && bytes > 0) {
+    const uint64_t sector = line_bytes_ / 4;
+    for (uint64_t line = global / line_bytes_; line * line_bytes_ < global + bytes; ++line) {
+      const uint64_t lo = std::max(global, line * line_bytes_);
+      const uint64_t hi = std::min(global + bytes, (line + 1) * line_bytes_);
+      const uint64_t at =
+          static_cast<uint64_t>(std::ceil(start + static_cast<double>(lo - global) * per_byte));
+      uint32_t sectors = 0, full = 0, words = 0;
+      for (uint64_t s = 0; s < 4; ++s) {
+        const uint64_t a = line * line_bytes_ + s * sector, b = a + sector;
+        if (hi <= a || lo >= b) continue;
+        sectors |= 1u << s;
+        if (lo <= a && hi >= b) full |= 1u << s;
+      }
+      for (uint64_t w = 0; w < 32; ++w) {
+        const uint64_t a = line * line_bytes_ + w * (line_bytes_ / 32);
+        if (a >= lo && a < hi) words |= 1u << w;
+      }
+      last = std::max(last, to_shared ? l2_->read(line, sectors, at)
+                                      : l2_->write(line, sectors, full, words, at));
+    }
+  }
+  // 4. Its last byte lands tma_latency later.
+  return last + static_cast<uint64_t>(cfg_.tma_latency);
 }
 
 }  // namespace warplab::timing
