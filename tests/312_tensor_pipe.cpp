@@ -197,3 +197,19 @@ TEST_CASE("312 ldmatrix's result is ready latency + wavefronts - 1 cycles after 
     CHECK(use[0] - ldm[0] == uint64_t(cfg.shared.latency + c.wavefronts - 1));
   }
 }
+
+TEST_CASE("312 the h100-sxm preset times mma.sync as measured on the H100") {
+  // scripts/microbench/h100-mma-timing-2026-11-26.tsv: m16n8k16 24 cycles dependent, one warp mma
+  // every 6.04-6.17 cycles per scheduler; m16n8k8 f16 17 and 4.05-4.12.
+  auto cfg = load_config("h100-sxm");
+  REQUIRE_MESSAGE(cfg, (cfg ? "" : cfg.error().to_string()));
+  const std::string text = kernel("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32");
+  const TimingResult r = run(text, *cfg);
+  const auto chain = cycles_of(text, r, "// chain"), stream = cycles_of(text, r, "// stream");
+  REQUIRE(chain.size() == 3);
+  REQUIRE(stream.size() == 3);
+  CHECK(chain[1] - chain[0] == 24);
+  CHECK(stream[2] - stream[1] == 6);
+  CHECK(cfg->pipes.tensor.m16n8k8_f16.latency == 17);
+  CHECK(cfg->pipes.tensor.m16n8k8_f16.interval == 4);
+}
