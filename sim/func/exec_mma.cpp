@@ -150,6 +150,8 @@ void exec_mma(Exec& x, const DInst& d) {
   // 1. Gather A (16 x K), B (K x 8) and C (16 x 8) from the lanes' fragments, as exact values.
   std::array<double, 16 * 32> A{};
   std::array<double, 32 * 8> B{};
+  std::array<int, 16 * 32> Ae{};  // the operands' exponents (exponent_of), for the rule
+  std::array<int, 32 * 8> Be{};
   std::array<uint32_t, 16 * 8> C{};
   const bool half_cd = elem_bits(tm.c) == 16;
   for (int l = 0; l < 32; ++l) {
@@ -157,14 +159,18 @@ void exec_mma(Exec& x, const DInst& d) {
       const uint64_t v = reg(x, d.s[r], l);
       for (int e = 0; e < per_reg; ++e) {
         const Pos p = a_pos(s, l, r, e);
-        A[p.row * s.k + p.col] = element_value(tm.a, field(v, s.a_bits, e));
+        const double a = element_value(tm.a, field(v, s.a_bits, e));
+        A[p.row * s.k + p.col] = a;
+        Ae[p.row * s.k + p.col] = a == 0 || !std::isfinite(a) ? 0 : exponent_of(tm.a, a);
       }
     }
     for (int r = 0; r < s.b_regs; ++r) {
       const uint64_t v = reg(x, d.s[s.a_regs + r], l);
       for (int e = 0; e < per_reg; ++e) {
         const Pos p = b_pos(s, l, r, e);
-        B[p.row * 8 + p.col] = element_value(tm.b, field(v, s.a_bits, e));
+        const double b = element_value(tm.b, field(v, s.a_bits, e));
+        B[p.row * 8 + p.col] = b;
+        Be[p.row * 8 + p.col] = b == 0 || !std::isfinite(b) ? 0 : exponent_of(tm.b, b);
       }
     }
     for (int r = 0; r < s.cd_regs; ++r) {
@@ -194,7 +200,7 @@ void exec_mma(Exec& x, const DInst& d) {
       for (int k = 0; k < s.k; ++k) {
         const double a = A[m * s.k + k], b = B[k * 8 + n];
         prod[k] = a * b;  // exact
-        exps[k] = a * b == 0 ? 0 : exponent_of(tm.a, a) + exponent_of(tm.b, b);
+        exps[k] = Ae[m * s.k + k] + Be[k * 8 + n];
       }
       const uint32_t c = C[m * 8 + n];
       if (half_cd) {

@@ -190,18 +190,23 @@ uint32_t mma_accumulate_f32(const double* products, const int* exps, int k, doub
   for (int i = 0; i < k; ++i)
     if (products[i] != 0) emax = std::max(emax, exps[i]);
   if (c != 0) emax = std::max(emax, std::ilogb(c));
-  // 2.-3. Each term truncated toward zero to a multiple of 2^(emax - 25), summed exactly.
-  ExactSum sum;
-  auto add = [&](double v) {
-    if (v == 0 || emax == INT_MIN) return sum.add(v);
-    const double unit = std::ldexp(1.0, emax - 25);
-    const double t = std::trunc(v / unit) * unit;  // exact: v / unit only rescales
-    sum.add(t == 0 ? 0.0 : t);                     // a term truncated away counts as +0
-  };
-  for (int i = 0; i < k; ++i) add(products[i]);
-  add(c);
+  if (emax == INT_MIN) {  // every term is zero: -0 only if all are -0
+    bool all_neg = std::signbit(c);
+    for (int i = 0; i < k; ++i) all_neg = all_neg && std::signbit(products[i]);
+    return all_neg ? 0x80000000u : 0u;
+  }
+  // 2.-3. Each term truncated toward zero to a multiple of 2^(emax - 25), summed exactly. A term
+  // is below 2^(emax + 2) (a product's significand is below 4), so it is fewer than 2^27 units
+  // and the sum of at most 33 fits an int64 with room to spare.
+  const double inv_unit = std::ldexp(1.0, 25 - emax);
+  int64_t units = static_cast<int64_t>(std::trunc(c * inv_unit));  // exact: a power-of-two scale
+  for (int i = 0; i < k; ++i) units += static_cast<int64_t>(std::trunc(products[i] * inv_unit));
+  if (units == 0) return 0u;  // an exact zero sum is +0
   // 4. Rounded toward zero.
-  return static_cast<uint32_t>(sum.round(internal::kF32, Rounding::Rz));
+  const bool neg = units < 0;
+  const uint64_t mag = neg ? 0 - static_cast<uint64_t>(units) : static_cast<uint64_t>(units);
+  return static_cast<uint32_t>(
+      internal::round_pack(neg, mag, emax - 25, false, internal::kF32, Rounding::Rz));
 }
 
 uint32_t mma_accumulate_f16(const double* products, int k, double c) {
