@@ -173,7 +173,10 @@ class BothBackend : public LaunchBackend {
         if (pp.buffer >= 0 && size_t(pp.buffer) < approx_.size()) approx_[pp.buffer] = true;
     json cmp = json::array();
     for (size_t i = 0; i < sim_now.size(); ++i) {
-      const std::string tname(elem_type_name(sim_now[i].type));
+      // FP8 buffers (e4m3, e5m2) are compared as their bytes, bit for bit.
+      const std::string tname(elem_type_name(npy_bits_type(sim_now[i].type) == ElemType::U8
+                                                 ? ElemType::U8
+                                                 : sim_now[i].type));
       auto t = gpu::parse_elem_type(tname);
       if (!t) continue;
       const bool is_float = *t == gpu::ElemType::F16 || *t == gpu::ElemType::F32 ||

@@ -161,3 +161,55 @@ TEST_CASE("312 ldmatrix/stmatrix bank passes: one per 8x8 matrix unless its rows
   for (int l = 0; l < 8; ++l) addr[l] = 64;
   CHECK(matrix_access_cost(addr, 0xFFu, 32, 4).wavefronts == 1);
 }
+
+TEST_CASE("312 ldmatrix's result is ready latency + wavefronts - 1 cycles after it issues") {
+  // Lane l gives row address l * stride (bytes) in a 2 KB shared array; the add uses the result.
+  auto text_for = [](int num, int stride) {
+    std::ostringstream p;
+    std::string regs = "{";
+    for (int i = 0; i < num; ++i) regs += (i ? ", %r" : "%r") + std::to_string(10 + i);
+    regs += "}";
+    p << ".version 8.0\n.target sm_90\n.address_size 64\n"
+      << ".visible .entry k(.param .u64 out)\n{\n\t.reg .b32 %r<20>;\n\t.reg .b64 %rd<4>;\n"
+      << "\t.shared .align 16 .b8 sm[2048];\n"
+      << "\tld.param.u64 %rd1, [out];\n\tcvta.to.global.u64 %rd2, %rd1;\n"
+      << "\tmov.u32 %r0, %tid.x;\n\tmul.lo.u32 %r1, %r0, " << stride << ";\n"
+      << "\tmov.u32 %r2, sm;\n\tadd.u32 %r3, %r2, %r1;\n"
+      << "\tldmatrix.sync.aligned.m8n8.x" << num << ".shared.b16 " << regs << ", [%r3]; // ldm\n"
+      << "\tadd.u32 %r4, %r10, 1; // use\n"
+      << "\tst.global.u32 [%rd2], %r4;\n\tret;\n}\n";
+    return p.str();
+  };
+  struct Case {
+    int num, stride, wavefronts;
+  };
+  // 16-byte rows: conflict-free (1 pass per matrix); 32-byte rows: rows r and r+4 of a matrix
+  // share a bank group (2 passes per matrix).
+  for (const Case c : {Case{1, 16, 1}, Case{2, 16, 2}, Case{4, 16, 4}, Case{4, 32, 8}}) {
+    CAPTURE(c.num);
+    CAPTURE(c.stride);
+    GpuConfig cfg;
+    const std::string text = text_for(c.num, c.stride);
+    const TimingResult r = run(text, cfg);
+    const auto ldm = cycles_of(text, r, "// ldm"), use = cycles_of(text, r, "// use");
+    REQUIRE(ldm.size() == 1);
+    REQUIRE(use.size() == 1);
+    CHECK(use[0] - ldm[0] == uint64_t(cfg.shared.latency + c.wavefronts - 1));
+  }
+}
+
+TEST_CASE("312 the h100-sxm preset times mma.sync as measured on the H100") {
+  // scripts/microbench/h100-mma-timing-2026-11-26.tsv: m16n8k16 24 cycles dependent, one warp mma
+  // every 6.04-6.17 cycles per scheduler; m16n8k8 f16 17 and 4.05-4.12.
+  auto cfg = load_config("h100-sxm");
+  REQUIRE_MESSAGE(cfg, (cfg ? "" : cfg.error().to_string()));
+  const std::string text = kernel("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32");
+  const TimingResult r = run(text, *cfg);
+  const auto chain = cycles_of(text, r, "// chain"), stream = cycles_of(text, r, "// stream");
+  REQUIRE(chain.size() == 3);
+  REQUIRE(stream.size() == 3);
+  CHECK(chain[1] - chain[0] == 24);
+  CHECK(stream[2] - stream[1] == 6);
+  CHECK(cfg->pipes.tensor.m16n8k8_f16.latency == 17);
+  CHECK(cfg->pipes.tensor.m16n8k8_f16.interval == 4);
+}

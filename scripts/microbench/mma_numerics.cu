@@ -17,6 +17,9 @@
 // and the last column lists the rules that match the GPU. A summary at the end counts matches
 // per rule over all cases; the rule with every case matched is the hardware's (of those tried).
 // WarpLab's sim/func/numeric_tensor.cpp (accumulate) implements the chosen rule.
+// A last table (rows "tf32") runs m16n8k8.tf32 on f32 bit patterns with low bits set: it shows
+// whether the tensor core truncates a .tf32 operand's 13 low fraction bits (WarpLab's model,
+// tf32_operand_to_double) or rounds them.
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
@@ -68,6 +71,21 @@ __global__ void mma_kernel(const uint16_t* A, const uint16_t* B, const float* C,
           "f"(c[2]), "f"(c[3]));
   D[g * 8 + 2 * t] = d[0], D[g * 8 + 2 * t + 1] = d[1];
   D[(g + 8) * 8 + 2 * t] = d[2], D[(g + 8) * 8 + 2 * t + 1] = d[3];
+}
+
+// tf32 operands: m16n8k8 with A[0][0] = a (an f32 bit pattern), B[0][0] = 1, the rest 0, C = 0:
+// D[0][0] shows what the tensor core makes of a's low 13 fraction bits (truncated or rounded).
+__global__ void tf32_kernel(uint32_t a_bits, float* D) {
+  const int l = threadIdx.x;
+  uint32_t a[4] = {l == 0 ? a_bits : 0u, 0u, 0u, 0u};  // lane 0, a0 = A[0][0]
+  uint32_t b[2] = {l == 0 ? 0x3F800000u : 0u, 0u};     // lane 0, b0 = B[0][0] = 1
+  float d[4] = {0, 0, 0, 0};
+  asm volatile(
+      "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, "
+      "{%8,%9}, {%0,%1,%2,%3};"
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+  if (l == 0) D[0] = d[0];
 }
 
 // ---- host: candidate rules -------------------------------------------------------------------
@@ -296,5 +314,22 @@ int main() {
   }
   printf("# summary: cases matched per rule, of %d\n", total);
   for (int r = 0; r < nrules; ++r) printf("# %s\t%d\n", rules[r].name, matches[r]);
+
+  // tf32 operands: WarpLab truncates the low 13 fraction bits (numeric_tensor.cpp).
+  printf("# tf32 operand\ta_bits\tgpu_bits\ttruncated\trounded_rn\tmatching\n");
+  const uint32_t tf32_cases[] = {0x3F800FFFu, 0x3F801000u, 0x3F801001u, 0x3F803000u,
+                                 0xBF801FFFu, 0x3FFFFFFFu};
+  for (uint32_t a : tf32_cases) {
+    tf32_kernel<<<1, 32>>>(a, dD);
+    CK(cudaGetLastError());
+    float d0;
+    CK(cudaMemcpy(&d0, dD, 4, cudaMemcpyDeviceToHost));
+    const uint32_t trunc = a & 0xFFFFE000u;
+    uint32_t rn = a + 0xFFFu + ((a >> 13) & 1u);  // nearest even at bit 13 (finite inputs)
+    rn &= 0xFFFFE000u;
+    const uint32_t g = bits(d0);
+    printf("tf32\t0x%08x\t0x%08x\t0x%08x\t0x%08x\t%s\n", a, g, trunc, rn,
+           g == trunc && g == rn ? "both" : g == trunc ? "truncated" : g == rn ? "rounded_rn" : "none");
+  }
   return 0;
 }

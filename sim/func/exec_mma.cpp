@@ -16,7 +16,8 @@
 // it back, and movmatrix transposes a fragment in registers.
 //
 // Modelled: every fragment position, every element type, the exact products, and the
-// accumulation rule of numeric.h (mma_accumulate_f32), bit for bit under that rule.
+// accumulation rule measured on the H100 (numeric.h, mma_accumulate_f32: terms aligned to the
+// largest exponent and truncated 25 bits below it, summed exactly, rounded toward zero).
 // Simplified: the instructions need every lane of the warp (.aligned); a warp with lanes off the
 // path still computes with all 32 lanes' registers, writes only the executing lanes and reports a
 // synccheck hazard. racecheck does not see ldmatrix/stmatrix accesses.
@@ -125,6 +126,12 @@ double element_value(MmaType t, uint32_t b) {
   return 0;
 }
 
+// The exponent the tensor core gives an operand (numeric.h, mma_accumulate_f32). FP8 inputs are
+// converted to f16 first on sm_90 (no FP8 mma.sync there), so they count as f16.
+int exponent_of(MmaType t, double v) {
+  return num::mma_operand_exponent(v, t == MmaType::BF16 || t == MmaType::TF32 ? 8 : 5);
+}
+
 // .aligned: every lane of the warp must execute the instruction.
 void check_full_warp(Exec& x, const DInst& d, const char* name) {
   if (x.exec == 0xFFFFFFFFu) return;
@@ -143,6 +150,8 @@ void exec_mma(Exec& x, const DInst& d) {
   // 1. Gather A (16 x K), B (K x 8) and C (16 x 8) from the lanes' fragments, as exact values.
   std::array<double, 16 * 32> A{};
   std::array<double, 32 * 8> B{};
+  std::array<int, 16 * 32> Ae{};  // the operands' exponents (exponent_of), for the rule
+  std::array<int, 32 * 8> Be{};
   std::array<uint32_t, 16 * 8> C{};
   const bool half_cd = elem_bits(tm.c) == 16;
   for (int l = 0; l < 32; ++l) {
@@ -150,14 +159,18 @@ void exec_mma(Exec& x, const DInst& d) {
       const uint64_t v = reg(x, d.s[r], l);
       for (int e = 0; e < per_reg; ++e) {
         const Pos p = a_pos(s, l, r, e);
-        A[p.row * s.k + p.col] = element_value(tm.a, field(v, s.a_bits, e));
+        const double a = element_value(tm.a, field(v, s.a_bits, e));
+        A[p.row * s.k + p.col] = a;
+        Ae[p.row * s.k + p.col] = a == 0 || !std::isfinite(a) ? 0 : exponent_of(tm.a, a);
       }
     }
     for (int r = 0; r < s.b_regs; ++r) {
       const uint64_t v = reg(x, d.s[s.a_regs + r], l);
       for (int e = 0; e < per_reg; ++e) {
         const Pos p = b_pos(s, l, r, e);
-        B[p.row * 8 + p.col] = element_value(tm.b, field(v, s.a_bits, e));
+        const double b = element_value(tm.b, field(v, s.a_bits, e));
+        B[p.row * 8 + p.col] = b;
+        Be[p.row * 8 + p.col] = b == 0 || !std::isfinite(b) ? 0 : exponent_of(tm.b, b);
       }
     }
     for (int r = 0; r < s.cd_regs; ++r) {
@@ -172,6 +185,7 @@ void exec_mma(Exec& x, const DInst& d) {
   //    saturate to s32).
   std::array<uint32_t, 16 * 8> D{};
   std::array<double, 32> prod{};
+  std::array<int, 32> exps{};
   const bool integer = tm.c == MmaType::S32;
   for (int m = 0; m < 16; ++m)
     for (int n = 0; n < 8; ++n) {
@@ -183,10 +197,25 @@ void exec_mma(Exec& x, const DInst& d) {
         D[m * 8 + n] = static_cast<uint32_t>(acc);
         continue;
       }
-      for (int k = 0; k < s.k; ++k) prod[k] = A[m * s.k + k] * B[k * 8 + n];  // exact
+      for (int k = 0; k < s.k; ++k) {
+        const double a = A[m * s.k + k], b = B[k * 8 + n];
+        prod[k] = a * b;  // exact
+        exps[k] = Ae[m * s.k + k] + Be[k * 8 + n];
+      }
       const uint32_t c = C[m * 8 + n];
-      D[m * 8 + n] = half_cd ? num::mma_accumulate_f16(prod.data(), s.k, num::f16_to_f32(c))
-                             : num::mma_accumulate_f32(prod.data(), s.k, num::as_f32(c));
+      if (half_cd) {
+        D[m * 8 + n] = num::mma_accumulate_f16(prod.data(), s.k, num::f16_to_f32(c));
+      } else if (s.a_bits == 8) {
+        // e4m3/e5m2 on sm_90: ptxas converts the inputs to f16 and runs two m16n8k16 HMMAs, the
+        // second on the first's result, then adds C with an FADD (from the SASS; the order of
+        // the sums is inferred, not measured).
+        const uint32_t t0 = num::mma_accumulate_f32(prod.data(), exps.data(), 16, 0.0);
+        const uint32_t t =
+            num::mma_accumulate_f32(prod.data() + 16, exps.data() + 16, 16, num::as_f32(t0));
+        D[m * 8 + n] = num::f32_add(c, t);
+      } else {
+        D[m * 8 + n] = num::mma_accumulate_f32(prod.data(), exps.data(), s.k, num::as_f32(c));
+      }
     }
   // 3. Scatter D to the executing lanes (after every read: D may share registers with A, B, C).
   for_lanes(x.exec, [&](int l) {

@@ -349,14 +349,26 @@ double tf32_operand_to_double(uint32_t f32_bits);
 
 // THE ACCUMULATION RULE of the tensor-core model, in one place. `products` holds the K exact
 // products a[k]*b[k] of one output element (each is exact in a double for f16, bf16, tf32, e4m3
-// and e5m2 inputs); `c` is the accumulator input, exact. The rule WarpLab uses (provisional, until
-// scripts/microbench/mma_numerics.cu has been run on the H100 and the rule is measured):
-//   D = round_to_nearest_even( c + sum over k of products[k] ), the sum taken exactly
-//   (no intermediate rounding, whatever its order), one rounding to the accumulator format.
-// NaN in, or an infinity minus an infinity, or 0 * infinity, gives the canonical NaN; a subnormal
-// result is kept (not flushed). -0 results only when every addend is -0.
-// mma_accumulate_f32 rounds to f32 (returns its bits); mma_accumulate_f16 to f16 (low 16 bits).
-uint32_t mma_accumulate_f32(const double* products, int k, double c);
+// and e5m2 inputs) and `exps` their exponents as the hardware sees them, e_a + e_b: the sum of the
+// operands' exponent fields (unbiased; a subnormal operand counts its format's smallest normal
+// exponent), so a product whose significand is in [2, 4) has one less than its true exponent;
+// `c` is the accumulator input, exact. Measured on the H100 (mma.sync m16n8k16 f16/bf16 -> f32,
+// 65,536 outputs reproduced bit for bit: scripts/microbench/TENSOR-ASYNC-2026-11-26.md):
+//   1. emax = the largest exponent among the nonzero products (e_a + e_b) and c (its own);
+//   2. every product and c is truncated toward zero to a multiple of 2^(emax - 25);
+//   3. the truncated terms are summed exactly;
+//   4. the sum is rounded to f32 toward zero.
+// NaN in, an infinity minus an infinity, or 0 * infinity gives the canonical NaN; infinities
+// pass through. Not measured (the same rule is applied): m16n8k8 and tf32 shapes, subnormal
+// results (kept, rounded toward zero), overflow (toward zero: the largest finite f32), the sign
+// of a zero result (-0 only when every term is -0).
+uint32_t mma_accumulate_f32(const double* products, const int* exps, int k, double c);
+// f16 accumulators (mma .f16.f16.f16.f16): not measured. WarpLab sums the exact products and c
+// exactly and rounds once to f16, to nearest even.
 uint32_t mma_accumulate_f16(const double* products, int k, double c);
+// The exponent a tensor core uses for an operand of `mant` fraction bits and `exp` exponent bits
+// with value v (nonzero, finite): floor(log2 |v|), or the format's smallest normal exponent for a
+// subnormal.
+int mma_operand_exponent(double v, int exp_bits);
 
 }  // namespace warplab::func::num

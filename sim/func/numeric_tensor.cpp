@@ -5,14 +5,16 @@
 // of such narrow inputs are exact in the hardware (a 11x11-bit significand product has 22 bits);
 // what NVIDIA does not document is how the K products and the accumulator are added: in what
 // order, with what width, and where it rounds or truncates. WarpLab keeps that choice in one
-// function, accumulate() below, so that the rule measured on the H100
-// (scripts/microbench/mma_numerics.cu) can replace it in one place. Until then the rule is the
-// simplest exact one: the whole sum taken exactly, then rounded once to nearest even.
+// place, mma_accumulate_f32() below: the rule measured on the H100 (numeric.h gives it): terms
+// aligned to the largest exponent and truncated 25 bits below it, summed exactly, the sum rounded
+// toward zero.
 //
 // The exact sum is held in a fixed-point integer wide enough for every addend here: bit 0 weighs
 // 2^-300 (below the smallest product of two bf16 or tf32 subnormals, 2^-272) and 704 bits reach
 // past 2^400 (above K times the largest product of two bf16 values, about 2^262).
+#include <algorithm>
 #include <array>
+#include <climits>
 #include <cmath>
 
 #include "sim/func/numeric.h"
@@ -66,8 +68,8 @@ class ExactSum {
     }
   }
 
-  // The exact sum rounded to nearest even in format f (bits of f).
-  uint64_t round(Fmt f) const {
+  // The exact sum rounded in format f with mode r (bits of f).
+  uint64_t round(Fmt f, Rounding r) const {
     std::array<uint64_t, kWords> m = words_;
     const bool neg = (m[kWords - 1] >> 63) != 0;
     if (neg) {  // magnitude = -value
@@ -93,7 +95,7 @@ class ExactSum {
     const uint64_t sig = bit_range(lo);
     bool sticky = false;
     for (int i = 0; i < lo && !sticky; ++i) sticky = (m[i / 64] >> (i % 64)) & 1;
-    return internal::round_pack(neg, sig, lo - kLsb, sticky, f, Rounding::Rn);
+    return internal::round_pack(neg, sig, lo - kLsb, sticky, f, r);
   }
 
  private:
@@ -101,8 +103,8 @@ class ExactSum {
   bool all_negative_zero_ = true;
 };
 
-// The rule (see numeric.h): special values first, then one exact sum and one rounding.
-uint64_t accumulate(const double* products, int k, double c, Fmt f) {
+// NaN and infinities (numeric.h): true (with `out` set) when they decide the result.
+bool special(const double* products, int k, double c, Fmt f, uint64_t& out) {
   bool nan = std::isnan(c), pos_inf = std::isinf(c) && c > 0, neg_inf = std::isinf(c) && c < 0;
   for (int i = 0; i < k; ++i) {
     const double p = products[i];
@@ -110,12 +112,9 @@ uint64_t accumulate(const double* products, int k, double c, Fmt f) {
     pos_inf |= std::isinf(p) && p > 0;
     neg_inf |= std::isinf(p) && p < 0;
   }
-  if (nan || (pos_inf && neg_inf)) return internal::canonical_nan(f);
-  if (pos_inf || neg_inf) return internal::inf_bits(neg_inf, f);
-  ExactSum sum;
-  for (int i = 0; i < k; ++i) sum.add(products[i]);
-  sum.add(c);
-  return sum.round(f);
+  if (nan || (pos_inf && neg_inf)) return out = internal::canonical_nan(f), true;
+  if (pos_inf || neg_inf) return out = internal::inf_bits(neg_inf, f), true;
+  return false;
 }
 
 // An 8-bit float with `mant` fraction bits and `exp` exponent bits, as a double.
@@ -183,11 +182,45 @@ double tf32_operand_to_double(uint32_t f32_bits) {
   return static_cast<double>(as_f32(f32_bits & 0xFFFFE000u));
 }
 
-uint32_t mma_accumulate_f32(const double* products, int k, double c) {
-  return static_cast<uint32_t>(accumulate(products, k, c, internal::kF32));
+uint32_t mma_accumulate_f32(const double* products, const int* exps, int k, double c) {
+  uint64_t out = 0;
+  if (special(products, k, c, internal::kF32, out)) return static_cast<uint32_t>(out);
+  // 1. The largest exponent among the nonzero terms.
+  int emax = INT_MIN;
+  for (int i = 0; i < k; ++i)
+    if (products[i] != 0) emax = std::max(emax, exps[i]);
+  if (c != 0) emax = std::max(emax, std::ilogb(c));
+  if (emax == INT_MIN) {  // every term is zero: -0 only if all are -0
+    bool all_neg = std::signbit(c);
+    for (int i = 0; i < k; ++i) all_neg = all_neg && std::signbit(products[i]);
+    return all_neg ? 0x80000000u : 0u;
+  }
+  // 2.-3. Each term truncated toward zero to a multiple of 2^(emax - 25), summed exactly. A term
+  // is below 2^(emax + 2) (a product's significand is below 4), so it is fewer than 2^27 units
+  // and the sum of at most 33 fits an int64 with room to spare.
+  const double inv_unit = std::ldexp(1.0, 25 - emax);
+  int64_t units = static_cast<int64_t>(std::trunc(c * inv_unit));  // exact: a power-of-two scale
+  for (int i = 0; i < k; ++i) units += static_cast<int64_t>(std::trunc(products[i] * inv_unit));
+  if (units == 0) return 0u;  // an exact zero sum is +0
+  // 4. Rounded toward zero.
+  const bool neg = units < 0;
+  const uint64_t mag = neg ? 0 - static_cast<uint64_t>(units) : static_cast<uint64_t>(units);
+  return static_cast<uint32_t>(
+      internal::round_pack(neg, mag, emax - 25, false, internal::kF32, Rounding::Rz));
 }
+
 uint32_t mma_accumulate_f16(const double* products, int k, double c) {
-  return static_cast<uint32_t>(accumulate(products, k, c, internal::kF16));
+  uint64_t out = 0;
+  if (special(products, k, c, internal::kF16, out)) return static_cast<uint32_t>(out);
+  ExactSum sum;
+  for (int i = 0; i < k; ++i) sum.add(products[i]);
+  sum.add(c);
+  return static_cast<uint32_t>(sum.round(internal::kF16, Rounding::Rn));
+}
+
+int mma_operand_exponent(double v, int exp_bits) {
+  const int emin = 2 - (1 << (exp_bits - 1));  // 1 - bias
+  return std::max(std::ilogb(v), emin);
 }
 
 }  // namespace warplab::func::num

@@ -49,15 +49,15 @@ struct PipeConfig {
 };
 
 // The tensor pipe of one sub-partition (sim/timing/tensor_pipe.h): latency and issue interval of
-// mma.sync by shape and input type (preset section [tensor]). PROVISIONAL start values, not yet
-// measured: scripts/microbench/mma_timing.cu measures them on the H100.
+// mma.sync by shape and input type (preset section [tensor]). Measured on the H100
+// (scripts/microbench/h100-mma-timing-2026-11-26.tsv), except FP8 (see tensor_pipe.h).
 struct TensorConfig {
-  PipeConfig m16n8k16_f16{32, 8};   // f16 inputs (f32 or f16 accumulators)
-  PipeConfig m16n8k16_bf16{32, 8};  // bf16 inputs
-  PipeConfig m16n8k8_f16{24, 4};    // f16/bf16 inputs, half the K
-  PipeConfig m16n8k8_tf32{32, 8};   // tf32 inputs (half the f16 rate per FLOP)
-  PipeConfig m16n8k32_s8{32, 8};    // s8/u8 inputs (twice the f16 rate per operation)
-  PipeConfig m16n8k32_fp8{32, 8};   // e4m3/e5m2 inputs
+  PipeConfig m16n8k16_f16{24, 6};   // f16 inputs (f32 or f16 accumulators)
+  PipeConfig m16n8k16_bf16{24, 6};  // bf16 inputs
+  PipeConfig m16n8k8_f16{17, 4};    // f16/bf16 inputs, half the K
+  PipeConfig m16n8k8_tf32{24, 6};   // tf32 inputs (half the f16 rate per FLOP)
+  PipeConfig m16n8k32_s8{24, 6};    // s8/u8 inputs (twice the f16 rate per operation)
+  PipeConfig m16n8k32_fp8{52, 12};  // e4m3/e5m2: two f16 m16n8k16 and an FADD on sm_90 (inferred)
 };
 
 struct PipesConfig {

@@ -47,8 +47,10 @@ SharedAccessCost shared_access_cost(const std::array<uint64_t, 32>& addr, uint32
 // ldmatrix / stmatrix: lanes 8i..8i+7 (those of exec_mask) give the 16-byte rows of 8x8 matrix i.
 // The unit moves one matrix per pass, its 8 rows spread over the banks (16 bytes = 4 banks each),
 // so a matrix costs one wavefront when its rows fall in different bank groups, and k when k of its
-// distinct rows share a bank group. Assumed from the instruction's design, PROVISIONAL until
-// scripts/microbench/mma_timing.cu's ldmatrix figures are in: x1/x2/x4 cost 1/2/4 wavefronts.
+// distinct rows share a bank group. Measured on the H100 (h100-mma-timing-2026-11-26.tsv, one warp
+// chasing addresses): ld.shared.u32 28.7 cycles, ldmatrix x1 34.1 (one more IADD in its chase),
+// x2 36.0, x4 39.5: about 1.8 cycles per extra matrix where this model charges 1 (one wavefront
+// per cycle), so x4 comes out about 2.5 cycles early.
 SharedAccessCost matrix_access_cost(const std::array<uint64_t, 32>& addr, uint32_t exec_mask,
                                     uint32_t banks, uint32_t bank_bytes);
 

@@ -16,9 +16,13 @@
 // instructions (the LSU pipe) charged as bank passes, one per 8x8 matrix when its rows fall in
 // different bank groups (shared_cost_of, matrix_access_cost in shared_banks.h); movmatrix is a
 // warp-level shuffle (the warp pipe).
-// Simplified: the numbers are PROVISIONAL start values (m16n8k16 f16: 32 cycles latency, one issue
-// every 8 cycles) until scripts/microbench/mma_timing.cu has measured them on the H100; no
-// register-bank or operand-collector limits; an f16 accumulator costs what an f32 one does.
+// Measured on the H100 (scripts/microbench/h100-mma-timing-2026-11-26.tsv): m16n8k16 f16/bf16
+// (f32 or f16 accumulators), m16n8k8 tf32 and m16n8k32 s8 take 24 cycles from issue to result and
+// accept one warp's mma every 6 cycles per sub-partition (2731 dense FLOP per cycle per SM for
+// f16, about 2/3 of wgmma's 4096); m16n8k8 f16 takes 17 and 4.
+// Simplified: FP8 mma.sync, which sm_90 lacks (ptxas emits two f16 HMMA and FADDs), is one
+// instruction of 52 cycles issued every 12, inferred and not measured; no register-bank or
+// operand-collector limits.
 #pragma once
 
 #include "sim/ptx/ir.h"
