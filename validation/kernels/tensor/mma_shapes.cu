@@ -5,8 +5,8 @@
 // mma_lat_*:  one chain: each mma waits for the previous one (the dependent latency).
 // A and B hold the same 32-bit fragment word everywhere (ones in the shape's type), so after ITERS
 // rounds each accumulator holds ITERS * K exactly; out[thread] is the sum over the chains' d[0].
-// ldmatrix_*: ITERS loads of 8x8 b16 matrices from shared memory (all elements 1), summing the
-// registers: out[thread] = ITERS * (registers per load) * 0x00010001 (mod 2^32).
+// ldmatrix_*: 4 x ITERS loads of 8x8 b16 matrices from shared memory (all elements 1), summing the
+// registers: out[thread] = 4 * ITERS * (registers per load) * 0x00010001 (mod 2^32).
 
 #define MMA_M16N8K16(TYPES, d, a, b)                                                               \
   asm volatile("mma.sync.aligned.m16n8k16.row.col." TYPES " {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, " \
@@ -59,21 +59,27 @@ MMA_KERNELS(tf32_k8, float, MMA_TF32_K8)
 MMA_KERNELS(f16_k8, float, MMA_F16_K8)
 MMA_KERNELS(s8_k32, int, MMA_S8_K32)
 
+// Four independent chains per thread; each chain's next address adds the value it loaded (a
+// register of two 16-bit ones, masked to zero: the data decides it, so ptxas cannot hoist the
+// loop-invariant load out of the loop, as it would a load from a fixed address).
 #define LDMATRIX_KERNEL(name, OPS, NREG)                                                    \
   extern "C" __global__ void ldmatrix_##name(unsigned* out, int iters) {                   \
     __shared__ __align__(16) unsigned short tile[4][8][8 + 8];                              \
     for (int i = threadIdx.x; i < 4 * 8 * 16; i += blockDim.x) (&tile[0][0][0])[i] = 1;     \
     __syncthreads();                                                                        \
     int lane = threadIdx.x & 31;                                                            \
-    unsigned addr = (unsigned)__cvta_generic_to_shared(&tile[lane / 8][lane % 8][0]);       \
-    unsigned sum = 0, r[4] = {0, 0, 0, 0};                                                  \
+    unsigned base = (unsigned)__cvta_generic_to_shared(&tile[lane / 8][lane % 8][0]);       \
+    unsigned sum = 0, r[4][4] = {};                                                         \
     for (int it = 0; it < iters; ++it) {                                                    \
-      OPS;                                                                                  \
-      for (int i = 0; i < NREG; ++i) sum += r[i];                                           \
+      _Pragma("unroll") for (int c = 0; c < 4; ++c) {                                       \
+        unsigned addr = base + (r[c][0] & 0x80000000u);                                     \
+        OPS;                                                                                \
+        for (int i = 0; i < NREG; ++i) sum += r[c][i];                                      \
+      }                                                                                     \
     }                                                                                       \
     out[blockIdx.x * blockDim.x + threadIdx.x] = sum;                                       \
   }
-LDMATRIX_KERNEL(x1, asm volatile("ldmatrix.sync.aligned.m8n8.x1.shared.b16 {%0}, [%1];" : "=r"(r[0]) : "r"(addr)), 1)
-LDMATRIX_KERNEL(x2, asm volatile("ldmatrix.sync.aligned.m8n8.x2.shared.b16 {%0,%1}, [%2];" : "=r"(r[0]), "=r"(r[1]) : "r"(addr)), 2)
-LDMATRIX_KERNEL(x4, asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];" : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3]) : "r"(addr)), 4)
-LDMATRIX_KERNEL(x4_trans, asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0,%1,%2,%3}, [%4];" : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3]) : "r"(addr)), 4)
+LDMATRIX_KERNEL(x1, asm volatile("ldmatrix.sync.aligned.m8n8.x1.shared.b16 {%0}, [%1];" : "=r"(r[c][0]) : "r"(addr)), 1)
+LDMATRIX_KERNEL(x2, asm volatile("ldmatrix.sync.aligned.m8n8.x2.shared.b16 {%0,%1}, [%2];" : "=r"(r[c][0]), "=r"(r[c][1]) : "r"(addr)), 2)
+LDMATRIX_KERNEL(x4, asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];" : "=r"(r[c][0]), "=r"(r[c][1]), "=r"(r[c][2]), "=r"(r[c][3]) : "r"(addr)), 4)
+LDMATRIX_KERNEL(x4_trans, asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0,%1,%2,%3}, [%4];" : "=r"(r[c][0]), "=r"(r[c][1]), "=r"(r[c][2]), "=r"(r[c][3]) : "r"(addr)), 4)
