@@ -41,14 +41,15 @@ rc=$?
 if [ $rc = 2 ] && grep -q "syntax_error.cu:3: error" <<<"$out"; then echo "ok   vector_add/syntax_error: exit 2 at line 3"
 else echo "FAIL vector_add/syntax_error (exit $rc)"; fail=1; fi
 # A correct transpose with a long loop inside max_instructions: stopped by the wall-clock budget,
-# the tests with more than one block end TIMEOUT, exit 1 (a failed grade, not a crash).
+# its larger tests end TIMEOUT (how many depends on the machine's speed), exit 1 (a failed grade,
+# not a crash).
 start=$(date +%s)
 out=$("$W" grade lessons/assignments/transpose/assignment.toml tests/data/grade/transpose/long_loop.cu \
   --test-time-limit 2 --total-time-limit 60 2>&1)
 rc=$?
 line=$(grep '^GRADE ' <<<"$out")
 took=$(( $(date +%s) - start ))
-if [ $rc = 1 ] && [ "$(field timeouts "$line")" -ge 3 ] && [ "$(field correct "$line")" = no ] &&
+if [ $rc = 1 ] && [ "$(field timeouts "$line")" -ge 1 ] && [ "$(field correct "$line")" = no ] &&
    [ "$(field score "$line")" -lt 70 ] &&
    grep -q "TIMEOUT: your kernel was still being compiled or simulated after 2 s" <<<"$out" &&
    [ $took -lt 120 ]; then echo "ok   transpose/long_loop: $line (${took} s)"
