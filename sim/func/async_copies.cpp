@@ -7,7 +7,8 @@ namespace warplab::func {
 void AsyncCopies::reset(int threads) {
   copies_.clear();
   landed_.clear();
-  threads_.assign(static_cast<size_t>(threads), Thread{});
+  threads_.clear();
+  threads_.resize(static_cast<size_t>(threads));
   tracked_.clear();
   pending_ = 0;
 }
@@ -30,19 +31,19 @@ void AsyncCopies::copy(int thread, const Copy& c) {
   copies_.push_back(c);
   landed_.push_back(false);
   ++pending_;
-  Thread& t = threads_[thread];
+  Thread& t = thread_state(thread);
   t.open.push_back(i);
   t.all.push_back(i);
 }
 
 void AsyncCopies::commit(int thread) {
-  Thread& t = threads_[thread];
+  Thread& t = thread_state(thread);
   t.groups.push_back(std::move(t.open));
   t.open.clear();
 }
 
 void AsyncCopies::wait(int thread, uint32_t newest_pending) {
-  Thread& t = threads_[thread];
+  Thread& t = thread_state(thread);
   while (t.groups.size() > newest_pending) {
     land_all(t.groups.front());
     t.groups.pop_front();
@@ -53,7 +54,7 @@ void AsyncCopies::arrive_when_done(int thread, uint64_t mbar) {
   Tracked w;
   w.mbar = mbar;
   w.thread = thread;
-  w.copies = threads_[thread].all;
+  w.copies = thread_state(thread).all;
   tracked_.push_back(std::move(w));
   ++pending_;
 }
@@ -74,17 +75,17 @@ void AsyncCopies::bulk_to_global(int thread, const Copy& c) {
   copies_.push_back(c);
   landed_.push_back(false);
   ++pending_;
-  threads_[thread].bulk_open.push_back(i);
+  thread_state(thread).bulk_open.push_back(i);
 }
 
 void AsyncCopies::bulk_commit(int thread) {
-  Thread& t = threads_[thread];
+  Thread& t = thread_state(thread);
   t.bulk_groups.push_back(std::move(t.bulk_open));
   t.bulk_open.clear();
 }
 
 void AsyncCopies::bulk_wait(int thread, uint32_t newest_pending) {
-  Thread& t = threads_[thread];
+  Thread& t = thread_state(thread);
   while (t.bulk_groups.size() > newest_pending) {
     land_all(t.bulk_groups.front());
     t.bulk_groups.pop_front();
@@ -110,11 +111,12 @@ AsyncCopies::MbarrierEvent AsyncCopies::deliver(uint64_t mbar) {
 }
 
 std::vector<AsyncCopies::MbarrierEvent> AsyncCopies::finish_thread(int thread) {
-  Thread& t = threads_[thread];
+  if (!threads_[static_cast<size_t>(thread)]) return {};  // it issued no asynchronous copy
+  Thread& t = thread_state(thread);
   land_all(t.all);
   for (const auto& g : t.bulk_groups) land_all(g);
   land_all(t.bulk_open);
-  t = Thread{};
+  threads_[static_cast<size_t>(thread)].reset();
   std::vector<MbarrierEvent> out;
   for (Tracked& w : tracked_) {
     if (w.done || w.thread != thread) continue;

@@ -22,6 +22,7 @@
 
 #include <cstdint>
 #include <deque>
+#include <memory>
 #include <vector>
 
 namespace warplab::func {
@@ -84,7 +85,14 @@ class AsyncCopies {
     std::vector<uint32_t> copies;
     bool done = false;
   };
-  std::vector<Thread> threads_;
+  // Per thread, made on its first asynchronous copy: most threads of most kernels never issue one,
+  // and a Thread holds two deques (an allocation each), so a block's threads are not built up front.
+  std::vector<std::unique_ptr<Thread>> threads_;
+  Thread& thread_state(int thread) {
+    std::unique_ptr<Thread>& p = threads_[static_cast<size_t>(thread)];
+    if (!p) p = std::make_unique<Thread>();
+    return *p;
+  }
   std::vector<Tracked> tracked_;
   uint64_t pending_ = 0;  // copies not landed plus tracked work not delivered
 };
