@@ -13,6 +13,26 @@
 namespace warplab::lab {
 namespace fs = std::filesystem;
 
+// A length-prefixed field: "<bytes>\n<text>\n".
+void put_field(std::string& out, const std::string& field) {
+  out += std::to_string(field.size()) + "\n" + field + "\n";
+}
+
+bool get_field(const std::string& in, size_t& pos, std::string& field) {
+  const size_t nl = in.find('\n', pos);
+  if (nl == std::string::npos || nl == pos || nl - pos > 19) return false;
+  uint64_t n = 0;
+  for (size_t i = pos; i < nl; ++i) {
+    if (in[i] < '0' || in[i] > '9') return false;
+    n = n * 10 + static_cast<uint64_t>(in[i] - '0');
+  }
+  pos = nl + 1;
+  if (n > in.size() - pos || in.size() - pos - n < 1 || in[pos + n] != '\n') return false;
+  field = in.substr(pos, n);
+  pos += n + 1;
+  return true;
+}
+
 namespace {
 
 constexpr const char* kMagic = "warplab-ptx-cache 1\n";
@@ -44,25 +64,8 @@ bool read_file(const fs::path& p, std::string& out) {
   return true;
 }
 
-// A length-prefixed field: "<bytes>\n<text>\n".
-void put(std::string& out, const std::string& field) {
-  out += std::to_string(field.size()) + "\n" + field + "\n";
-}
-
-bool get(const std::string& in, size_t& pos, std::string& field) {
-  const size_t nl = in.find('\n', pos);
-  if (nl == std::string::npos || nl == pos || nl - pos > 19) return false;
-  uint64_t n = 0;
-  for (size_t i = pos; i < nl; ++i) {
-    if (in[i] < '0' || in[i] > '9') return false;
-    n = n * 10 + static_cast<uint64_t>(in[i] - '0');
-  }
-  pos = nl + 1;
-  if (n > in.size() - pos || in.size() - pos - n < 1 || in[pos + n] != '\n') return false;
-  field = in.substr(pos, n);
-  pos += n + 1;
-  return true;
-}
+void put(std::string& out, const std::string& field) { put_field(out, field); }
+bool get(const std::string& in, size_t& pos, std::string& field) { return get_field(in, pos, field); }
 
 // Appends every file `text` includes that lives in `dirs` (or, for quotes, beside `self`),
 // recursively. False when an include cannot be followed (#include MACRO).

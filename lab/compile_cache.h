@@ -25,6 +25,12 @@
 
 namespace warplab::lab {
 
+// A length-prefixed field, "<bytes>\n<text>\n": the cache files' format, and the compile sandbox's
+// and grade's child-process messages. get_field reads one at `pos` and moves past it; false when
+// the text there is not a whole field.
+void put_field(std::string& out, const std::string& field);
+bool get_field(const std::string& in, size_t& pos, std::string& field);
+
 // The directory to use for `configured` ("" = from the environment, as above); "" when the cache
 // is off (WARPLAB_NO_CACHE=1, or no HOME to put it under).
 std::string ptx_cache_dir(const std::string& configured);

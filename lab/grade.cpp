@@ -17,6 +17,7 @@
 #include <optional>
 #include <sstream>
 
+#include "lab/compile_cache.h"
 #include "lab/buffers.h"
 #include "lab/compile.h"
 #include "lab/runner.h"

@@ -22,6 +22,7 @@
 #include <filesystem>
 #include <sstream>
 
+#include "lab/compile_cache.h"
 #include "lab/compile.h"
 
 namespace warplab::lab {
@@ -62,27 +63,12 @@ uint64_t fs_rights_for_abi(int abi) {
 }
 
 // ---- A length-prefixed message: "<bytes>\n<text>\n" per field. ---------------------------------
-void put(std::string& out, const std::string& field) {
-  out += std::to_string(field.size()) + "\n" + field + "\n";
-}
+void put(std::string& out, const std::string& field) { put_field(out, field); }
 void put_list(std::string& out, const std::vector<std::string>& v) {
   put(out, std::to_string(v.size()));
   for (const std::string& s : v) put(out, s);
 }
-bool get(const std::string& in, size_t& pos, std::string& field) {
-  const size_t nl = in.find('\n', pos);
-  if (nl == std::string::npos || nl == pos || nl - pos > 19) return false;
-  uint64_t n = 0;
-  for (size_t i = pos; i < nl; ++i) {
-    if (in[i] < '0' || in[i] > '9') return false;
-    n = n * 10 + static_cast<uint64_t>(in[i] - '0');
-  }
-  pos = nl + 1;
-  if (n > in.size() - pos || in.size() - pos - n < 1 || in[pos + n] != '\n') return false;
-  field = in.substr(pos, n);
-  pos += n + 1;
-  return true;
-}
+bool get(const std::string& in, size_t& pos, std::string& field) { return get_field(in, pos, field); }
 bool get_list(const std::string& in, size_t& pos, std::vector<std::string>& v) {
   std::string count;
   if (!get(in, pos, count) || count.size() > 6) return false;
@@ -248,10 +234,6 @@ std::string describe_signal(int sig, const SandboxPolicy& p) {
 
 }  // namespace
 
-void put_field(std::string& out, const std::string& field) { put(out, field); }
-bool get_field(const std::string& in, size_t& pos, std::string& field) {
-  return get(in, pos, field);
-}
 
 bool read_with_deadline(int fd, double seconds, std::string& out, size_t max_bytes) {
   const auto deadline = std::chrono::steady_clock::now() +

@@ -83,10 +83,8 @@ Expected<CompiledPtx> sandbox_compile(const SandboxCompileRequest& request,
 // outside them is hidden. Exposed for tests.
 std::string redact_compile_log(const std::string& log, const std::vector<std::string>& allowed);
 
-// The socket's message format, length-prefixed fields ("<bytes>\n<text>\n"); grade's per-test
-// child answers in it too.
-void put_field(std::string& out, const std::string& field);
-bool get_field(const std::string& in, size_t& pos, std::string& field);
+// The socket's message format is the PTX cache's length-prefixed fields (put_field/get_field,
+// compile_cache.h); grade's per-test child answers in it too.
 
 // Reads `fd` until end of file or `seconds` of wall clock have passed (then false); at most
 // `max_bytes`.
