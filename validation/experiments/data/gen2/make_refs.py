@@ -93,7 +93,7 @@ def shuffles():
         out.extend(sorted(idx, key=lambda i: (mix32(i) >> 28, i)))
     write_npy("match_scatter.npy", "<i4", out)
     # ballot_compact, x = iota: kept values in order per block of 256, the rest of the block 0.
-    n = 1 << 20
+    n = 1 << 18
     counts, out = [], []
     for b in range(n // 256):
         kept = [v for v in range(b * 256, b * 256 + 256) if mix32(v) & 3 == 0]
@@ -105,7 +105,7 @@ def shuffles():
 
 
 def misc():
-    n = 1 << 21
+    n = 1 << 20
     hist = [0] * 1024
     for i in range(n):
         h = mix32(i) >> 22
@@ -132,7 +132,7 @@ def misc():
     # hash tables: keys mix32(2 i) for i < 2^20 must be distinct from the empty key, and
     # probe keys mix32(j) too (mix32 is a bijection, so keys are distinct).
     assert all(mix32(j) != M for j in range(1 << 21))
-    m = 1 << 20
+    m = 1 << 19
     write_npy("hash_probe_first.npy", "<i4", [j // 2 if j % 2 == 0 else -1 for j in range(8192)])
     write_npy("hash_probe_last.npy", "<i4",
               [j // 2 if j % 2 == 0 else -1 for j in range(m - 8192, m)])
