@@ -125,8 +125,9 @@ __global__ void k_lds(unsigned p, unsigned q, long long* cycles, unsigned* sink)
 
 // A chase over `next` (in units of 4-byte words); `cg` reads through ld.global.cg (L2 only).
 template <bool cg>
-__global__ void k_chase(const unsigned* next, unsigned start_steps, long long* cycles, unsigned* sink) {
-  unsigned v = (threadIdx.x % 32);
+__global__ void k_chase(const unsigned* next, unsigned start_steps, unsigned start_line,
+                        long long* cycles, unsigned* sink) {
+  unsigned v = start_line * 32u + threadIdx.x % 32;
   for (unsigned i = 0; i < start_steps; ++i) v = cg ? __ldcg(next + v) : next[v];  // warm pass
   long long t0 = clock64();
   for (int i = 0; i < LINKS / 16; ++i) {
@@ -226,13 +227,18 @@ int main() {
     unsigned* d_next;
     CK(cudaMalloc(&d_next, next.size() * 4));
     CK(cudaMemcpy(d_next, next.data(), next.size() * 4, cudaMemcpyHostToDevice));
-    unsigned warm = c.bytes <= (4u << 20) ? (unsigned)lines : 0u;
+    // L1 and L2: a first pass over every line, then the timed chase. DRAM: no warm pass, and
+    // every launch starts at a new line, so no launch finds lines an earlier one left in L2.
+    const bool dram = c.bytes > (4u << 20);
+    unsigned warm = dram ? 0u : (unsigned)lines;
+    unsigned launch_no = 0;
     for (int per : {1, 2, 4}) {
       int warps = 4 * per;
       Result r = run(
           [&] {
-            if (c.cg) k_chase<true><<<1, warps * 32>>>(d_next, warm, d_cycles, d_sink);
-            else k_chase<false><<<1, warps * 32>>>(d_next, warm, d_cycles, d_sink);
+            unsigned start = dram ? (unsigned)((++launch_no * 1000003ull) % lines) : 0u;
+            if (c.cg) k_chase<true><<<1, warps * 32>>>(d_next, warm, start, d_cycles, d_sink);
+            else k_chase<false><<<1, warps * 32>>>(d_next, warm, start, d_cycles, d_sink);
           },
           warps, d_cycles, LINKS);
       printf("%s,LDG,%d,%d,%.2f,%.2f,%.2f\n", c.name, per, warps, r.median, r.min, r.max);
