@@ -112,7 +112,7 @@ def misc():
         hist[(h * h) >> 10] += 1
     write_npy("histogram.npy", "<u4", hist)
     # transpose of iota (rows x cols): out[c][r] = r * cols + c; first 4 and last output rows.
-    rows, cols = 1000, 1999
+    rows, cols = 500, 999
     first = [float(r * cols + c) for c in range(4) for r in range(rows)]
     last = [float(r * cols + cols - 1) for r in range(rows)]
     write_npy("transpose_first.npy", "<f4", first)
