@@ -138,6 +138,23 @@ TEST_CASE("unsupported type/modifier combinations are errors of the kernel, nami
     CHECK(e.find("kernel 'kern'") != std::string::npos);
   }
   CHECK(load("add.f32 %f1, %f2, %f3;") == "ok");
+  // Found by fuzzing (an out-of-bounds predicate write, a 64-bit shift by 64): a data register
+  // after '|', a predicate before it, and a cvt with one type are refused, with the reason.
+  const std::pair<const char*, const char*> refused[] = {
+      {"shfl.sync.down.b32 %r1|%r2, %r3, 1, 31, -1;", "after '|' must be a predicate"},
+      {"shfl.sync.down.b32 %p0|%p1, %r3, 1, 31, -1;", "before '|' must be a data register"},
+      {"setp.lt.s32 %p0|%r1, %r2, %r3;", "after '|' must be a predicate"},
+      {"cvt.rn.f32 %f1, %r1;", "cvt needs a destination and a source type"}};
+  for (const auto& [inst, why] : refused) {
+    const std::string e = load(inst);
+    INFO(inst << " -> " << e);
+    if (e.rfind("parse:", 0) == 0) continue;  // the parser already refuses it: fine too
+    CHECK(e.find("u.ptx:10: unsupported instruction") == 0);
+    CHECK(e.find(why) != std::string::npos);
+  }
+  CHECK(load("shfl.sync.down.b32 %r1|%p1, %r3, 1, 31, -1;") == "ok");
+  CHECK(load("setp.lt.s32 %p0|%p1, %r2, %r3;") == "ok");
+  CHECK(load("cvt.rn.f32.s32 %f1, %r1;") == "ok");
 }
 
 TEST_CASE("launches that cannot start are errors, not faults") {

@@ -656,7 +656,7 @@ class KernelBuilder {
           ok = add_dest(o.reg);
         else if (o.kind == Kind::Sink) {
           // A sink stands in for a predicate in "_|%p" and for data elsewhere.
-          const bool pred_sink = in.pair_dest ? (in.op == Opcode::Setp) : false;
+          const bool pred_sink = in.pair_dest && (in.op == Opcode::Setp || i == 1);
           if (pred_sink)
             d.dpred |= 1u << d.nd, d.d[d.nd++] = k_.sink_pred;
           else
@@ -672,6 +672,18 @@ class KernelBuilder {
         if (!ok) {
           why = "unsupported destination operand";
           return false;
+        }
+        // "d|p": what follows the bar is a predicate (setp's first destination is one too, the
+        // other instructions' a data register); handlers write them as such.
+        if (in.pair_dest && i == 1) {
+          if (!(d.dpred & 2u)) {
+            why = "the destination after '|' must be a predicate register";
+            return false;
+          }
+          if (in.op != Opcode::Setp && (d.dpred & 1u)) {
+            why = "the destination before '|' must be a data register, not a predicate";
+            return false;
+          }
         }
         continue;
       }

@@ -142,6 +142,10 @@ Handler pick_move(const ptx::Instruction& in, DInst& d, std::string& why) {
     }
     case Opcode::Cvt: {
       if (d.nd < 1 || d.ns < 1) break;
+      if (in.type2 == Type::None || t == Type::None) {
+        why = "cvt needs a destination and a source type (cvt.rn.f32.u32, not cvt.rn.f32)";
+        return nullptr;
+      }
       if (t == Type::F16x2 || t == Type::BF16x2) {
         if (d.ns != 2 || in.type2 != Type::F32) break;
         return cvt_pack;

@@ -67,6 +67,7 @@ inline uint64_t f64_flush(uint64_t a) {
 // Low `bits` bits set: width_mask(16) == 0xFFFF.
 inline uint64_t width_mask(int bits) { return bits >= 64 ? ~0ull : ((1ull << bits) - 1); }
 inline int64_t sign_extend(uint64_t v, int bits) {
+  if (bits <= 0) return 0;  // no bits (a predicate's width): nothing to extend
   return bits >= 64 ? static_cast<int64_t>(v)
                     : static_cast<int64_t>(v << (64 - bits)) >> (64 - bits);
 }
