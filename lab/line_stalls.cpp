@@ -184,6 +184,33 @@ KernelLineStalls kernel_stalls_from_timing(const timing::TimingResult& r, const 
       file = module.files[fl.first];
     mix_add(by_src[{file, fl.second}], to_mix(c));
   }
+  // A warp that has exited and waits for its stores to drain has no instruction left, so the
+  // model charges those cycles to no line. The GPU's sampler reports them at the warp's EXIT.
+  // When the kernel has exactly one ret/exit, that is where every warp ended: charge them there.
+  StallMix off_lines = k.total;
+  for (const auto& [line, m] : by_ptx)
+    for (const auto& [r, v] : m) off_lines[r] -= std::min(off_lines[r], v);
+  const ptx::Function* fn = module.find_function(kernel);
+  const ptx::Instruction* only_exit = nullptr;
+  int exits = 0;
+  if (fn)
+    for (const ptx::Instruction& i : fn->instructions)
+      if (i.op == ptx::Opcode::Ret || i.op == ptx::Opcode::Exit) {
+        ++exits;
+        only_exit = &i;
+      }
+  const std::string drain(timing::warp_state_name(timing::WarpState::Drain));
+  if (exits == 1 && off_lines[drain] > 0) {
+    const uint64_t d = off_lines[drain];
+    by_ptx[only_exit->ptx_line][drain] += d;
+    if (only_exit->user_loc.line > 0) {
+      std::string file;
+      if (only_exit->user_loc.file >= 0 &&
+          static_cast<size_t>(only_exit->user_loc.file) < module.files.size())
+        file = module.files[only_exit->user_loc.file];
+      by_src[{file, only_exit->user_loc.line}][drain] += d;
+    }
+  }
   fill_rows(k, by_ptx, by_src);
   uint64_t on_lines = 0;
   for (const PtxLineStalls& p : k.by_ptx_line) on_lines += mix_total(p.mix);
@@ -212,6 +239,41 @@ KernelLineStalls kernel_stalls_from_ptx_lines(const std::map<int32_t, StallMix>&
   return k;
 }
 
+std::optional<StallAgreement> compare_line_stalls(const KernelLineStalls& model,
+                                                  const KernelLineStalls& gpu) {
+  StallAgreement a;
+  a.samples_total = mix_total(gpu.total);
+  // Pairs of (model mix, GPU mix) on the lines both have.
+  std::vector<std::pair<const StallMix*, const StallMix*>> pairs;
+  const bool source = !model.by_source_line.empty() && !gpu.by_source_line.empty();
+  a.lines = source ? "source" : "ptx";
+  if (source) {
+    for (const SourceLineStalls& g : gpu.by_source_line)
+      if (const StallMix* m = model.source_line(g.file, g.line)) pairs.push_back({m, &g.mix});
+  } else {
+    for (const PtxLineStalls& g : gpu.by_ptx_line)
+      if (const StallMix* m = model.ptx_line(g.line)) pairs.push_back({m, &g.mix});
+  }
+  double agree = 0, distance = 0;
+  for (const auto& [m, g] : pairs) {
+    const uint64_t mt = mix_total(*m), gt = mix_total(*g);
+    if (!mt || !gt) continue;
+    ++a.lines_compared;
+    a.samples_compared += gt;
+    if (mix_top(*m) == mix_top(*g)) agree += double(gt);
+    std::map<std::string, double> diff;
+    for (const auto& [r, v] : *m) diff[r] += double(v) / double(mt);
+    for (const auto& [r, v] : *g) diff[r] -= double(v) / double(gt);
+    double tv = 0;
+    for (const auto& [r, d] : diff) tv += d < 0 ? -d : d;
+    distance += double(gt) * tv / 2;
+  }
+  if (!a.lines_compared) return std::nullopt;
+  a.top_agreement = agree / double(a.samples_compared);
+  a.distance = distance / double(a.samples_compared);
+  return a;
+}
+
 json to_json(const KernelLineStalls& k) {
   json src = json::array();
   for (const SourceLineStalls& s : k.by_source_line)
@@ -219,9 +281,11 @@ json to_json(const KernelLineStalls& k) {
   json ptx = json::array();
   for (const PtxLineStalls& p : k.by_ptx_line)
     ptx.push_back({{"line", p.line}, {"states", mix_json(p.mix)}});
-  return {{"kernel", k.kernel},         {"launch", k.launch},   {"total", mix_json(k.total)},
-          {"unmapped", k.unmapped},     {"dropped", k.dropped}, {"by_source_line", src},
-          {"by_ptx_line", ptx}};
+  json j = {{"kernel", k.kernel},     {"launch", k.launch},   {"total", mix_json(k.total)},
+            {"unmapped", k.unmapped}, {"dropped", k.dropped}, {"by_source_line", src},
+            {"by_ptx_line", ptx}};
+  if (!k.point.empty()) j["point"] = k.point;
+  return j;
 }
 
 json to_json(const LineStalls& s) {
@@ -232,6 +296,56 @@ json to_json(const LineStalls& s) {
             {"experiment", s.experiment}, {"set", s.set}, {"kernels", kernels}};
   if (s.sampling_period_log2) j["sampling_period_log2"] = s.sampling_period_log2;
   return j;
+}
+
+Expected<KernelLineStalls> kernel_line_stalls_from_json(const json& kj, const std::string& where,
+                                                        const std::string& kp) {
+  Reader rd{where};
+  if (!kj.is_object()) return rd.error(kp, "an object");
+  KernelLineStalls k;
+  auto name = rd.str(kj, "kernel", kp, true);
+  if (!name) return name.error();
+  k.kernel = *name;
+  auto point = rd.str(kj, "point", kp);
+  if (!point) return point.error();
+  k.point = *point;
+  if (kj.contains("launch")) {
+    if (!kj["launch"].is_number_integer()) return rd.error(kp + ".launch", "an integer");
+    k.launch = kj["launch"].get<int>();
+  }
+  for (auto [key, dst] : {std::pair{"unmapped", &k.unmapped}, std::pair{"dropped", &k.dropped}}) {
+    if (!kj.contains(key)) continue;
+    auto c = rd.count(kj[key], kp + "." + key);
+    if (!c) return c.error();
+    *dst = *c;
+  }
+  if (kj.contains("total")) {
+    auto m = rd.mix(kj["total"], kp + ".total");
+    if (!m) return m.error();
+    k.total = *m;
+  }
+  for (const char* rows : {"by_source_line", "by_ptx_line"}) {
+    if (!kj.contains(rows)) continue;
+    if (!kj[rows].is_array()) return rd.error(kp + "." + rows, "an array");
+    for (size_t ri = 0; ri < kj[rows].size(); ++ri) {
+      const json& r = kj[rows][ri];
+      const std::string rp = kp + "." + rows + "[" + std::to_string(ri) + "]";
+      if (!r.is_object() || !r.contains("line") || !r.contains("states"))
+        return rd.error(rp, "an object with \"line\" and \"states\"");
+      auto line = rd.line(r["line"], rp + ".line");
+      if (!line) return line.error();
+      auto m = rd.mix(r["states"], rp + ".states");
+      if (!m) return m.error();
+      if (std::string_view(rows) == "by_ptx_line") {
+        k.by_ptx_line.push_back({*line, *m});
+      } else {
+        auto file = rd.str(r, "file", rp);
+        if (!file) return file.error();
+        k.by_source_line.push_back({*file, *line, *m});
+      }
+    }
+  }
+  return k;
 }
 
 Expected<LineStalls> line_stalls_from_json(const json& j, const std::string& where) {
@@ -265,50 +379,10 @@ Expected<LineStalls> line_stalls_from_json(const json& j, const std::string& whe
   if (!j.contains("kernels") || !j["kernels"].is_array())
     return rd.error("line_stalls.kernels", "an array");
   for (size_t ki = 0; ki < j["kernels"].size(); ++ki) {
-    const json& kj = j["kernels"][ki];
-    const std::string kp = "line_stalls.kernels[" + std::to_string(ki) + "]";
-    if (!kj.is_object()) return rd.error(kp, "an object");
-    KernelLineStalls k;
-    auto name = rd.str(kj, "kernel", kp, true);
-    if (!name) return name.error();
-    k.kernel = *name;
-    if (kj.contains("launch")) {
-      if (!kj["launch"].is_number_integer()) return rd.error(kp + ".launch", "an integer");
-      k.launch = kj["launch"].get<int>();
-    }
-    for (auto [key, dst] : {std::pair{"unmapped", &k.unmapped}, std::pair{"dropped", &k.dropped}}) {
-      if (!kj.contains(key)) continue;
-      auto c = rd.count(kj[key], kp + "." + key);
-      if (!c) return c.error();
-      *dst = *c;
-    }
-    if (kj.contains("total")) {
-      auto m = rd.mix(kj["total"], kp + ".total");
-      if (!m) return m.error();
-      k.total = *m;
-    }
-    for (const char* rows : {"by_source_line", "by_ptx_line"}) {
-      if (!kj.contains(rows)) continue;
-      if (!kj[rows].is_array()) return rd.error(kp + "." + rows, "an array");
-      for (size_t ri = 0; ri < kj[rows].size(); ++ri) {
-        const json& r = kj[rows][ri];
-        const std::string rp = kp + "." + rows + "[" + std::to_string(ri) + "]";
-        if (!r.is_object() || !r.contains("line") || !r.contains("states"))
-          return rd.error(rp, "an object with \"line\" and \"states\"");
-        auto line = rd.line(r["line"], rp + ".line");
-        if (!line) return line.error();
-        auto m = rd.mix(r["states"], rp + ".states");
-        if (!m) return m.error();
-        if (std::string_view(rows) == "by_ptx_line") {
-          k.by_ptx_line.push_back({*line, *m});
-        } else {
-          auto file = rd.str(r, "file", rp);
-          if (!file) return file.error();
-          k.by_source_line.push_back({*file, *line, *m});
-        }
-      }
-    }
-    s.kernels.push_back(std::move(k));
+    auto k = kernel_line_stalls_from_json(j["kernels"][ki], where,
+                                          "line_stalls.kernels[" + std::to_string(ki) + "]");
+    if (!k) return k.error();
+    s.kernels.push_back(std::move(*k));
   }
   return s;
 }

@@ -21,6 +21,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
@@ -61,7 +62,8 @@ struct PtxLineStalls {
 // One launch of one kernel, from one side.
 struct KernelLineStalls {
   std::string kernel;
-  int launch = 0;                                // index of the launch in its run
+  int launch = 0;     // index of the launch in its run
+  std::string point;  // a sweep's point ("stride=32"), "" outside a sweep
   StallMix total;                                // every line, plus samples with no line
   std::vector<SourceLineStalls> by_source_line;  // sorted by (file, line)
   std::vector<PtxLineStalls> by_ptx_line;        // sorted by line
@@ -97,7 +99,10 @@ std::string model_reason_for_cupti(std::string_view cupti_name);
 // the scheduler issued nothing. They are not collected, so that no sample counts twice.
 bool is_cupti_not_issued_reason(std::string_view cupti_name);
 
-// The model's per-line warp states of one launch as a KernelLineStalls (unit warp_cycles).
+// The model's per-line warp states of one launch as a KernelLineStalls (unit warp_cycles). The
+// model charges an exited warp's wait for its stores (stall_drain) to no line; the GPU samples it
+// at the EXIT instruction. When `kernel` has a single ret/exit, those cycles go to its line (else
+// they stay in `unmapped`).
 KernelLineStalls kernel_stalls_from_timing(const timing::TimingResult& r, const ptx::Module& module,
                                            const std::string& kernel, int launch);
 
@@ -112,6 +117,31 @@ nlohmann::json to_json(const LineStalls& s);
 nlohmann::json to_json(const KernelLineStalls& k);
 // Errors name `where` (a file, or "report") and the JSON path that is wrong.
 Expected<LineStalls> line_stalls_from_json(const nlohmann::json& j, const std::string& where);
+Expected<KernelLineStalls> kernel_line_stalls_from_json(const nlohmann::json& j,
+                                                        const std::string& where,
+                                                        const std::string& path = "kernel");
+
+// How well the model's per-line mix matches the GPU's, over the lines both have: CUDA source
+// lines when both sides have any, else PTX lines. Shares, not counts, are compared (warp-cycles
+// against samples). Lines are weighted by their GPU samples, so a line the GPU barely visits
+// barely counts.
+//   top_agreement: the share of those samples on lines whose largest reason is the same on both
+//                  sides (1 = every line's main reason agrees);
+//   distance:      the sample-weighted mean, over lines, of the total variation distance between
+//                  the two mixes (half the sum of |share_gpu - share_model| over reasons; 0 = the
+//                  same mix, 1 = no reason in common). GPU reasons the model has no state for
+//                  count fully against it.
+struct StallAgreement {
+  std::string lines;             // "source" or "ptx"
+  int lines_compared = 0;        // lines with GPU samples and model warp-cycles
+  uint64_t samples_compared = 0;  // GPU samples on those lines
+  uint64_t samples_total = 0;     // every GPU sample of the kernel (lines with none, too)
+  double top_agreement = 0;
+  double distance = 0;
+};
+// Empty when no line has data on both sides.
+std::optional<StallAgreement> compare_line_stalls(const KernelLineStalls& model,
+                                                  const KernelLineStalls& gpu);
 
 // A data file: {"schema": "warplab.line-stalls/1", "runs": [LineStalls, ...]}.
 Status write_line_stalls_file(const std::string& path, const std::vector<LineStalls>& runs);

@@ -60,6 +60,38 @@ TEST_CASE("531 CUPTI reasons: model names where the model has the state, CUPTI n
   CHECK_FALSE(lab::is_cupti_not_issued_reason("smsp__pcsamp_warps_issue_stalled_wait"));
 }
 
+TEST_CASE("531 agreement: top reason per line and total variation distance, weighted by samples") {
+  lab::KernelLineStalls m, g;
+  m.by_ptx_line = {{10, {{"stall_long_scoreboard", 90}, {"selected", 10}}},
+                   {11, {{"stall_wait", 6}, {"selected", 4}}},
+                   {12, {{"selected", 7}}}};
+  g.by_ptx_line = {{10, {{"stall_long_scoreboard", 80}, {"selected", 20}}},
+                   {11, {{"selected", 30}, {"stall_wait", 10}}},
+                   {13, {{"smsp__pcsamp_warps_issue_stalled_misc", 10}}}};
+  g.total = {{"stall_long_scoreboard", 80}, {"selected", 50}, {"stall_wait", 10},
+             {"smsp__pcsamp_warps_issue_stalled_misc", 10}};
+  auto a = lab::compare_line_stalls(m, g);
+  REQUIRE(a.has_value());
+  CHECK(a->lines == "ptx");
+  CHECK(a->lines_compared == 2);  // 12 has no samples, 13 no model cycles
+  CHECK(a->samples_compared == 140);
+  CHECK(a->samples_total == 150);
+  // Line 10 agrees (long scoreboard), 11 does not (model: wait, GPU: selected).
+  CHECK(a->top_agreement == doctest::Approx(100.0 / 140));
+  // TV distance: line 10 (|.9-.8| + |.1-.2|)/2 = 0.1; line 11 (|.6-.25| + |.4-.75|)/2 = 0.35.
+  CHECK(a->distance == doctest::Approx((100 * 0.1 + 40 * 0.35) / 140));
+  // Source lines win when both sides have them.
+  m.by_source_line = {{"k.cu", 5, {{"stall_wait", 1}}}};
+  g.by_source_line = {{"k.cu", 5, {{"smsp__pcsamp_warps_issue_stalled_misc", 3}}}};
+  a = lab::compare_line_stalls(m, g);
+  REQUIRE(a.has_value());
+  CHECK(a->lines == "source");
+  CHECK(a->top_agreement == 0);
+  CHECK(a->distance == doctest::Approx(1.0));
+  g.by_source_line[0].line = 6;
+  CHECK_FALSE(lab::compare_line_stalls(m, g).has_value());
+}
+
 TEST_CASE("531 mixes: total, top reason (ties to the first name), add") {
   StallMix a{{"stall_wait", 3}, {"selected", 5}, {"stall_barrier", 5}};
   CHECK(lab::mix_total(a) == 13);
@@ -84,18 +116,16 @@ TEST_CASE("531 the model's per-line warp states: every warp-cycle on a line, the
 
   lab::KernelLineStalls k = lab::kernel_stalls_from_timing(*r, s.program->module(), "k", 0);
   CHECK(k.kernel == "k");
-  // Every warp-cycle is charged to the line of the instruction the warp waits to issue, except
-  // a finished warp's wait for its stores to drain (no instruction left): `unmapped`.
+  // Every warp-cycle is charged to the line of the instruction the warp waits to issue; a
+  // finished warp's wait for its stores to drain goes to the kernel's one `ret`.
   uint64_t sum = 0;
   for (const auto& p : k.by_ptx_line) sum += lab::mix_total(p.mix);
-  StallMix off_lines = k.total;
-  for (const auto& p : k.by_ptx_line)
-    for (const auto& [r, v] : p.mix) off_lines[r] -= v;
-  for (const auto& [r, v] : off_lines)
-    if (r != "stall_drain") CHECK(v == 0);
-  CHECK(off_lines["stall_drain"] > 0);  // the store's trip to L2 after `ret`
-  CHECK(sum + k.unmapped == lab::mix_total(k.total));
-  CHECK(k.unmapped == off_lines["stall_drain"]);
+  CHECK(k.unmapped == 0);
+  CHECK(sum == lab::mix_total(k.total));
+  const StallMix* ret = k.ptx_line(test::line_of(kPtx, "ret;"));
+  REQUIRE(ret != nullptr);
+  CHECK(ret->at("stall_drain") > 0);  // the store's trip to L2 after `ret`
+  CHECK(ret->at("stall_drain") == k.total.at("stall_drain"));
   // Two warps, one issue each per instruction: 2 "selected" warp-cycles on every line.
   const int add_line = test::line_of(kPtx, "add.s32 %r3");
   const StallMix* add = k.ptx_line(add_line);
@@ -108,7 +138,9 @@ TEST_CASE("531 the model's per-line warp states: every warp-cycle on a line, the
   const StallMix* src11 = k.source_line("k.cu", 11);
   REQUIRE(src11 != nullptr);
   CHECK(*src11 == *add);
-  // Lines before the first .loc have no source line; source rows sum to at most the total.
+  // The ret stands under `.loc 1 12`: line 12 has the drain too.
+  CHECK(k.source_line("k.cu", 12)->at("stall_drain") == k.total.at("stall_drain"));
+  // Lines before the first .loc have no source line; source rows sum to less than the total.
   uint64_t src_sum = 0;
   for (const auto& sl : k.by_source_line) src_sum += lab::mix_total(sl.mix);
   CHECK(src_sum < sum);
