@@ -7,7 +7,11 @@
 #include <fstream>
 
 #include "21x_sim.h"
+#include "lab/experiment.h"
 #include "lab/line_stalls.h"
+#include "lab/runner.h"
+#include "lab/stalls_report.h"
+#include "lab/stalls_validate.h"
 #include "sim/timing/config.h"
 #include "sim/timing/gpu_model.h"
 
@@ -239,4 +243,52 @@ TEST_CASE("531 data file: round trip, and errors that name the file and the fiel
   REQUIRE_FALSE(wrong.has_value());
   CHECK(wrong.error().message.find("warplab.line-stalls/1") != std::string::npos);
   std::filesystem::remove(path);
+}
+
+TEST_CASE("531 validate --stalls: a GPU file holding the model's own mixes agrees at every point") {
+  // The simulator's per-line stalls of lesson 2's sweep, relabelled as GPU data: validation must
+  // re-simulate each sweep point (axes dropped, the point's value set) and find the same mixes.
+  auto exp = lab::load_experiment(std::string(WARPLAB_SOURCE_DIR) +
+                                  "/lessons/02-coalescing/stride-sweep.toml");
+  REQUIRE(exp.has_value());
+  REQUIRE(lab::set_param(*exp, "N=4096"));
+  exp->sweep[0].values.resize(2);  // strides 1 and 2
+  lab::Toolchain tc;
+  lab::RunOptions opt;
+  opt.mode = lab::SimMode::Timing;
+  auto r = lab::Runner(tc, opt).run(*exp);
+  REQUIRE_MESSAGE(r.has_value(), r.error().to_string());
+  auto runs = lab::collect_line_stalls(*exp, *r, {"N=4096"});
+  REQUIRE(runs.size() == 1);
+  lab::LineStalls g = runs[0];
+  CHECK(g.kernels.size() == 2);
+  CHECK(g.kernels[1].point == "stride=2");
+  g.source = "gpu";
+  g.unit = "samples";
+  // The second point's GPU mix: the model's, but every sample of line 16 under a reason the
+  // model has no state for, so that line disagrees completely.
+  for (auto& s : g.kernels[1].by_source_line)
+    if (s.line == 16) s.mix = {{"smsp__pcsamp_warps_issue_stalled_misc", lab::mix_total(s.mix)}};
+  const std::string dir =
+      (std::filesystem::temp_directory_path() / "warplab_531_stalls").string();
+  std::filesystem::create_directories(dir);
+  REQUIRE(lab::write_line_stalls_file(dir + "/fake.json", {g}));
+  auto points = lab::validate_line_stalls({dir + "/fake.json"}, "h100-sxm", WARPLAB_SOURCE_DIR);
+  REQUIRE(points.size() == 2);
+  REQUIRE_MESSAGE(points[0].agreement.has_value(), points[0].error);
+  CHECK(points[0].point == "stride=1");
+  CHECK(points[0].agreement->top_agreement == 1.0);
+  CHECK(points[0].agreement->distance == doctest::Approx(0.0));
+  REQUIRE(points[1].agreement.has_value());
+  const lab::KernelLineStalls& k = g.kernels[1];
+  const double l16 = double(lab::mix_total(*k.source_line(
+      k.by_source_line[0].file, 16)));
+  uint64_t on_lines = 0;
+  for (const auto& s : k.by_source_line) on_lines += lab::mix_total(s.mix);
+  // Line 16 has distance 1 and a wrong top reason; every other line matches exactly.
+  CHECK(points[1].agreement->distance == doctest::Approx(l16 / double(on_lines)));
+  CHECK(points[1].agreement->top_agreement == doctest::Approx(1 - l16 / double(on_lines)));
+  CHECK(lab::format_stall_validation(points).find("STALLS points=2 compared=2") !=
+        std::string::npos);
+  std::filesystem::remove_all(dir);
 }
