@@ -143,13 +143,20 @@ PcSampling sample_pcs(Session& s, const std::function<Status()>& prepare,
   auto enable = pcs_params<CUpti_PCSamplingEnableParams>(CUpti_PCSamplingEnableParamsSize, s.ctx);
   if (CUptiResult r = c.cuptiPCSamplingEnable(&enable); r != CUPTI_SUCCESS)
     return fail("cuptiPCSamplingEnable", r);
+  // Disabled on every path out; Disable's last flush of records goes into `buffer`, which is
+  // declared first so that it outlives the disabling.
+  std::unique_ptr<SampleBuffer> buffer;
   struct Disable {
     const Cupti& c;
     CUcontext ctx;
-    ~Disable() {
+    bool done = false;
+    void now() {
+      if (done) return;
+      done = true;
       auto d = pcs_params<CUpti_PCSamplingDisableParams>(CUpti_PCSamplingDisableParamsSize, ctx);
       c.cuptiPCSamplingDisable(&d);
     }
+    ~Disable() { now(); }
   } disable{c, s.ctx};
 
   // 2. The reasons this device reports; keep all but the "_not_issued" repeats.
@@ -187,7 +194,7 @@ PcSampling sample_pcs(Session& s, const std::function<Status()>& prepare,
   // 3. Configuration: period, reasons, one kernel at a time, start/stop around our launch only,
   //    parsed records into `buffer` (room for 10,000 PCs; the rest comes through GetData).
   constexpr size_t kPcs = 10000;
-  auto buffer = std::make_unique<SampleBuffer>(kPcs, wanted.size());
+  buffer = std::make_unique<SampleBuffer>(kPcs, wanted.size());
   std::vector<CUpti_PCSamplingConfigurationInfo> cfg(6);
   cfg[0].attributeType = CUPTI_PC_SAMPLING_CONFIGURATION_ATTR_TYPE_SAMPLING_PERIOD;
   cfg[0].attributeData.samplingPeriodData.samplingPeriod = static_cast<uint32_t>(options.period_log2);
@@ -237,6 +244,7 @@ PcSampling sample_pcs(Session& s, const std::function<Status()>& prepare,
 
   // 5. Records: what Stop flushed into the configured buffer, then the rest through GetData.
   auto consume = [&](const CUpti_PCSamplingData& d) {
+    if (d.totalNumPcs == 0) return;
     out.total_samples += d.totalSamples;
     out.dropped_samples += d.droppedSamples;
     out.hardware_buffer_full = out.hardware_buffer_full || d.hardwareBufferFull;
@@ -256,19 +264,35 @@ PcSampling sample_pcs(Session& s, const std::function<Status()>& prepare,
       }
     }
   };
-  consume(buffer->data);
-  size_t remaining = buffer->data.remainingNumPcs;
+  //    Where CUPTI puts them is not the same in every version: Stop may flush into the configured
+  //    buffer, GetData hands out what CUPTI holds, and Disable flushes the rest into the
+  //    configured buffer. Each buffer is consumed once and emptied, so no record counts twice.
+  auto drain_config = [&] {
+    if (buffer->data.totalNumPcs == 0) return;
+    consume(buffer->data);
+    buffer->data.totalNumPcs = 0;
+  };
+  drain_config();
   auto more = std::make_unique<SampleBuffer>(kPcs, wanted.size());
-  for (int round = 0; remaining > 0 && round < 1000; ++round) {
+  std::string get_data_error;
+  for (int round = 0; round < 1000; ++round) {
     more->data.totalNumPcs = 0;
     more->data.remainingNumPcs = 0;
     auto g = pcs_params<CUpti_PCSamplingGetDataParams>(CUpti_PCSamplingGetDataParamsSize, s.ctx);
     g.pcSamplingData = &more->data;
-    if (CUptiResult r = c.cuptiPCSamplingGetData(&g); r != CUPTI_SUCCESS)
-      return fail("cuptiPCSamplingGetData", r);
+    if (CUptiResult r = c.cuptiPCSamplingGetData(&g); r != CUPTI_SUCCESS) {
+      get_data_error = "cuptiPCSamplingGetData: " + c.describe(r);
+      if (r == CUPTI_ERROR_OUT_OF_MEMORY) out.hardware_buffer_full = true;
+      break;
+    }
     consume(more->data);
-    if (more->data.totalNumPcs == 0) break;
-    remaining = more->data.remainingNumPcs;
+    if (more->data.totalNumPcs == 0 || more->data.remainingNumPcs == 0) break;
+  }
+  disable.now();
+  drain_config();
+  if (out.samples.empty() && !get_data_error.empty()) {
+    out.reason = get_data_error;
+    return out;
   }
   out.available = true;
   if (out.samples.empty())
