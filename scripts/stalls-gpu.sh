@@ -83,26 +83,38 @@ done
 # The driver as nvidia-smi names it, beside the CUDA driver API version warplab recorded.
 SMI="$(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | head -1)"
 echo "nvidia-smi: $SMI" | tee "$LOGS/nvidia-smi.txt"
-SMI="$SMI" python3 - "$DATA"/*.json <<'PYEOF'
-import json, os, sys
+SMI="$SMI" DATA="$DATA" python3 - <<'PYEOF' || status=1
+import glob, json, os, sys
 smi = os.environ.get("SMI", "")
 driver = smi.split(",")[-1].strip() if smi else ""
-for path in sys.argv[1:]:
+bad = 0
+for path in sorted(glob.glob(os.path.join(os.environ["DATA"], "*.json"))):
     with open(path) as f:
         d = json.load(f)
-    for run in d.get("runs", []):
-        if run.get("source") == "gpu" and driver and driver not in run.get("driver", ""):
+    gpu = [r for r in d.get("runs", []) if r.get("source") == "gpu" and r.get("kernels")]
+    name = os.path.basename(path)
+    if not gpu:
+        # The run worked but nothing was sampled: the log's note says why (no ptxas/nvdisasm,
+        # profiling not permitted, ...). No data file then.
+        log = os.path.join(os.path.dirname(path), "logs", name[:-5] + ".log")
+        notes = [l.strip() for l in open(log, errors="replace") if l.startswith("note:")] if os.path.exists(log) else []
+        print(f"{name}: FAILED, no GPU samples: " + ("; ".join(notes) or "see " + log))
+        os.remove(path)
+        bad = 1
+        continue
+    for run in gpu:
+        if driver and driver not in run.get("driver", ""):
             run["driver"] = (driver + " (" + run["driver"] + ")") if run.get("driver") else driver
     with open(path, "w") as f:
         json.dump(d, f, indent=1)
         f.write("\n")
-    gpu = [r for r in d.get("runs", []) if r.get("source") == "gpu"]
     for r in gpu:
-        for k in r.get("kernels", []):
+        for k in r["kernels"]:
             total = sum(k.get("total", {}).values())
-            print(f"{os.path.basename(path)}: {r['device']}, {r['driver']}, {r['date']}: "
-                  f"{k['kernel']} launch {k['launch']}: {total} samples, "
-                  f"{len(k.get('by_source_line', []))} source lines")
+            print(f"{name}: {r['device']}, {r['driver']}, {r['date']}: {k['kernel']} launch "
+                  f"{k['launch']} {k.get('point', '')}: {total} samples, "
+                  f"{len(k.get('by_source_line', []))} source lines, {k.get('dropped', 0)} dropped")
+sys.exit(bad)
 PYEOF
 tar -czf "$OUT_DIR/stalls.tar.gz" -C "$OUT_DIR" stalls
 echo "wrote $DATA/*.json and $OUT_DIR/stalls.tar.gz"
