@@ -3,7 +3,7 @@
 // -arch=sm_90`, .file paths shortened) and what `ptxas -arch=sm_90 -lineinfo` + `nvdisasm -c -gp`
 // (CUDA 13.0 ptxas, 13.1 nvdisasm) printed for them. Each mapping is checked against the PTX text
 // itself: the line a load's SASS maps to must be the PTX line holding that load. No GPU needed;
-// the last case runs the tools when the toolkit is installed.
+// the last cases run the tools when the toolkit is installed, and the GPU when there is one.
 #include <doctest/doctest.h>
 
 #include <fstream>
@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "gpu/backend.h"
 #include "gpu/sass_lines.h"
 #include "lab/line_stalls.h"
 #include "sim/ptx/parser.h"
@@ -166,4 +167,67 @@ TEST_CASE("605 ptxas + nvdisasm on this machine give the recorded table (skipped
   REQUIRE_FALSE(missing.has_value());
   CHECK(missing.error().file == "bad.ptx");
   CHECK(missing.error().message.find("ptxas failed") != std::string::npos);
+}
+
+TEST_CASE("605 on the GPU: PC samples of a stride-32 copy land on PTX lines, most on its memory lines") {
+  auto gpu = gpu::Backend::open();
+  if (!gpu) {
+    MESSAGE("GPU test skipped: " << gpu.error().to_string());
+    return;
+  }
+  const std::string ptx = read("strided_copy.ptx");
+  const auto text = lines_of(ptx);
+  const gpu::DeviceInfo& d = gpu->device();
+  auto b = gpu::build_sass_with_lines(ptx, "strided_copy.ptx", d.cc_major * 10 + d.cc_minor);
+  if (!b) {
+    MESSAGE("GPU test skipped: " << b.error().to_string());
+    return;
+  }
+  const int n = 1 << 22, stride = 32;
+  std::vector<gpu::GpuBuffer> bufs = {{"x", std::vector<uint8_t>(size_t(n) * 4, 1)},
+                                      {"y", std::vector<uint8_t>(size_t(n) * 4, 0)}};
+  gpu::ParamBlock p;
+  p.add_buffer(0);
+  p.add_buffer(1);
+  p.add(int32_t{n});
+  p.add(int32_t{stride});
+  gpu::GpuLaunch l;
+  l.kernel = "strided_copy";
+  l.grid = {static_cast<uint32_t>(n / 256), 1, 1};
+  l.block = {256, 1, 1};
+  p.fill(l);
+  gpu::PcSamplingOptions o;
+  o.period_log2 = 8;
+  auto s = gpu->sample_pcs(b->cubin, "strided_copy.ptx", l, bufs, /*flush_l2=*/true, o);
+  REQUIRE_MESSAGE(s.has_value(), s.error().to_string());
+  if (!s->available) {
+    MESSAGE("GPU test skipped: PC sampling unavailable: " << s->reason);
+    return;
+  }
+  std::map<int32_t, uint64_t> by_line;
+  std::map<int32_t, lab::StallMix> mix;
+  uint64_t total = 0;
+  for (const gpu::PcSample& smp : s->samples) {
+    const int32_t line = gpu::ptx_line_of(b->lines, smp.function, smp.pc_offset);
+    by_line[line] += smp.samples;
+    mix[line][lab::model_reason_for_cupti(smp.reason)] += smp.samples;
+    total += smp.samples;
+  }
+  REQUIRE(total > 1000);
+  CHECK(by_line[0] * 100 < total);  // under 1% of samples on no line
+  uint64_t memory = 0;
+  int32_t top = 0;
+  for (const auto& [line, c] : by_line) {
+    if (line > 0 && (text.at(line).find("ld.global") != std::string::npos ||
+                     text.at(line).find("st.global") != std::string::npos))
+      memory += c;
+    if (c > by_line[top]) top = line;
+  }
+  MESSAGE("MEASURE pc sampling strided_copy n=2^22 stride=32 period=2^8: "
+          << total << " samples (" << s->dropped_samples << " dropped), top PTX line " << top
+          << " `" << (top > 0 ? text.at(top) : "") << "` " << 100 * by_line[top] / total
+          << "%, its top reason " << lab::mix_top(mix[top]) << "; on ld/st.global lines "
+          << 100 * memory / total << "%; reasons: " << s->reasons_collected.size());
+  // A strided copy waits on memory: most warp samples sit on its load and store lines.
+  CHECK(memory * 2 > total);
 }
