@@ -11,6 +11,7 @@
 #include "lab/npy.h"
 #include "lab/report.h"
 #include "lab/runner.h"
+#include "lab/stalls_report.h"
 #include "lab/triton.h"
 #include "ui/cli/commands.h"
 #include "sim/common/output_file.h"
@@ -38,6 +39,10 @@ struct RunArgs {
   bool synccheck = false, racecheck = false;
   std::optional<uint64_t> max_instructions, max_cycles;
   bool sandbox = false, allow_unsandboxed = false;  // compile the CUDA source as untrusted
+  // --stalls: per-line warp states of the model and, on the GPU, sampled stall reasons.
+  bool stalls = false;
+  int stalls_period = 10;
+  std::string stalls_json;
 };
 
 // Writes a run's buffers (.npy) and PTX into dir. A sweep row's folder (run_I, which --dump makes
@@ -124,6 +129,10 @@ int run(const RunArgs& a) {
   opt.l2 = *l2;  // one protocol for both backends
   if (a.counters) opt.gpu.counters = true;
   if (a.no_counters) opt.gpu.counters = false;
+  if (a.stalls_period < 5 || a.stalls_period > 31)
+    return report_error(Error{"", 0, "--stalls-period: expected 5 to 31 (a sample every 2^N cycles)"});
+  opt.gpu.stalls = a.stalls || !a.stalls_json.empty();
+  opt.gpu.stalls_period_log2 = a.stalls_period;
   opt.synccheck = a.synccheck;
   opt.racecheck = a.racecheck;
   opt.max_instructions = a.max_instructions;
@@ -196,10 +205,31 @@ int run(const RunArgs& a) {
 
   if (stream) std::cout << lab::format_tail(*exp, *result, true) << std::flush;
   int status = kExitOk;
+  // --stalls: the per-line table, the report's `line_stalls` section and the data file.
+  std::vector<lab::LineStalls> stalls;
+  std::vector<std::string> stall_notes;
+  if (opt.gpu.stalls) {
+    stalls = lab::collect_line_stalls(*exp, *result, a.set, &stall_notes);
+    if (stream) {
+      std::cout << lab::format_line_stalls(stalls);
+      if (stalls.empty()) std::cout << "\nPer-line warp states: none (the simulator gives them in timing mode)\n";
+      for (const std::string& n : stall_notes) std::cout << "note: " << n << "\n";
+      std::cout << std::flush;
+    }
+    if (!a.stalls_json.empty())
+      if (auto s = lab::write_line_stalls_file(a.stalls_json, stalls); !s)
+        status = report_error(s.error());
+  }
   if (!a.json_out.empty()) {
+    nlohmann::json report = lab::experiment_json(*exp, *result);
+    if (opt.gpu.stalls) {
+      report["line_stalls"] = nlohmann::json::array();
+      for (const lab::LineStalls& s : stalls) report["line_stalls"].push_back(lab::to_json(s));
+      if (!stall_notes.empty()) report["line_stalls_notes"] = stall_notes;
+    }
     // Invalid UTF-8 (a file name, a kernel's printf) becomes U+FFFD, not an exception.
     std::string text =
-        lab::experiment_json(*exp, *result).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+        report.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
     if (a.json_out == "-") {
       std::cout << text;
     } else {
@@ -298,6 +328,16 @@ Command add_run_command(CLI::App& app) {
   sub->add_flag("--counters", args->counters,
                 "GPU: read hardware counters (CUPTI); the default with --backend both");
   sub->add_flag("--no-counters", args->no_counters, "GPU: do not read hardware counters");
+  sub->add_flag("--stalls", args->stalls,
+                "Per line: the model's warp-state mix (timing mode) and, with --backend gpu/both, "
+                "the GPU's sampled stall reasons beside it (CUPTI PC sampling of one extra "
+                "launch; needs ptxas and nvdisasm); the JSON gains `line_stalls`");
+  sub->add_option("--stalls-period", args->stalls_period,
+                  "GPU: a PC sample every 2^N cycles per SM sub-partition (5..31)")
+      ->capture_default_str();
+  sub->add_option("--stalls-json", args->stalls_json,
+                  "Write the per-line stalls as a data file (warplab.line-stalls/1; implies "
+                  "--stalls)");
   sub->add_option("--set", args->set, "Override a parameter: --set NAME=VALUE (repeatable)")
       ->allow_extra_args(false);
   sub->add_option("--json", args->json_out, "Write the results as JSON to this file ('-': stdout)");
