@@ -918,6 +918,7 @@ std::string gpu_data_dir(const std::string& near) {
     c.push_back(exe / "data");
     c.push_back(exe.parent_path() / "validation" / "data");
     c.push_back(exe.parent_path() / "share" / "warplab" / "data");
+    c.push_back(exe.parent_path() / "share" / "warplab" / "validation" / "data");  // cmake --install
   }
   c.push_back(fs::path(WARPLAB_SOURCE_DIR) / "validation" / "data");
   for (const fs::path& p : c)

@@ -22,6 +22,7 @@
 #include <thread>
 
 #include "lab/first_answers.h"
+#include "lab/install_dirs.h"
 #include "lab/validate.h"
 #include "ui/cli/commands.h"
 #include "sim/common/output_file.h"
@@ -87,7 +88,9 @@ Status write_file(const std::string& path, const std::string& text) {
   return write_output_file(path, text, "file");
 }
 
-int validate(const ValidateArgs& a) {
+int validate(const ValidateArgs& given) {
+  ValidateArgs a = given;
+  a.corpus = lab::find_corpus(a.corpus);  // ./validation, else the installed share/warplab/validation
   auto corpus = lab::load_corpus(a.corpus);
   if (!corpus) {
     Error e = corpus.error();
