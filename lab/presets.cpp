@@ -1,11 +1,11 @@
 #include "lab/presets.h"
 
-#include "lab/install_dirs.h"
-
 #include <cctype>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+
+#include "lab/install_dirs.h"
 
 namespace warplab::lab {
 namespace fs = std::filesystem;

@@ -90,7 +90,7 @@ Status write_file(const std::string& path, const std::string& text) {
 
 int validate(const ValidateArgs& given) {
   ValidateArgs a = given;
-  a.corpus = lab::find_corpus(a.corpus);  // ./validation, else the installed share/warplab/validation
+  a.corpus = lab::find_corpus(a.corpus);  // ./validation, else an installed one
   auto corpus = lab::load_corpus(a.corpus);
   if (!corpus) {
     Error e = corpus.error();
