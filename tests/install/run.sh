@@ -35,4 +35,7 @@ out=$("$W" grade vector_add "$P/share/warplab/lessons/assignments/vector_add/ref
 [ $rc = 0 ] && grep -q "^GRADE assignment=vector_add correct=yes" <<<"$out"
 check "warplab grade vector_add (the shipped reference)" $? "$out"
 
+out=$("$W" bench --help 2>&1); [ -d "$P/share/warplab/bench" ]
+check "the benchmark workloads are installed" $? "$out"
+
 exit $fail
