@@ -4,6 +4,8 @@
 #include <cstdio>
 #include <filesystem>
 
+#include "lab/install_dirs.h"
+
 namespace warplab::lab {
 
 #ifndef WARPLAB_SOURCE_DIR
@@ -11,13 +13,15 @@ namespace warplab::lab {
 #endif
 
 std::string bench_dir() {
-  // The source tree it was built from, else ./bench (a binary carried to another machine).
-  const std::string built = std::string(WARPLAB_SOURCE_DIR) + "/bench";
+  // Beside the executable (a build folder in the source tree, an installed prefix's
+  // share/warplab/bench: lab/install_dirs.h), the source tree it was built from, else ./bench.
+  namespace fs = std::filesystem;
   std::error_code ec;
-  if (std::filesystem::exists(built + "/vec_add.toml", ec) ||
-      !std::filesystem::exists("bench/vec_add.toml", ec))
-    return built;
-  return (std::filesystem::current_path() / "bench").string();
+  for (const fs::path& root : resource_roots())
+    if (fs::exists(root / "bench" / "vec_add.toml", ec)) return (root / "bench").string();
+  const std::string built = std::string(WARPLAB_SOURCE_DIR) + "/bench";
+  if (fs::exists(built + "/vec_add.toml", ec)) return built;
+  return (fs::current_path(ec) / "bench").string();
 }
 
 std::vector<BenchWorkload> bench_workloads() {

@@ -34,7 +34,8 @@ struct BenchResult {
   bool used_checked_in_ptx = false;
 };
 
-// Directory holding the bench experiments (the source tree's bench/).
+// Directory holding the bench experiments: bench/ beside the executable or in an installed
+// prefix's share/warplab (lab/install_dirs.h), else the source tree's.
 std::string bench_dir();
 
 Expected<BenchResult> run_bench(const BenchWorkload& w, const Toolchain& toolchain);

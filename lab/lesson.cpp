@@ -3,6 +3,7 @@
 #include <toml++/toml.h>
 
 #include <algorithm>
+#include <array>
 #include <cctype>
 #include <cmath>
 #include <cstdio>
@@ -17,6 +18,7 @@
 #include "lab/presets.h"
 #include "lab/toml_keys.h"
 #include "sim/timing/config.h"
+#include "sim/timing/warp_state.h"
 
 namespace warplab::lab {
 namespace fs = std::filesystem;
@@ -30,6 +32,10 @@ struct Metrics {
          thread_instructions = 0;
   double ld_requests = 0, ld_sectors = 0, st_requests = 0, st_sectors = 0, bank_conflicts = 0;
   double l1_hit_sum = 0, l2_hit_sum = 0, occupancy_sum = 0, blocks_per_sm = 0;
+  // Warp-cycles per warp state (sim/timing/warp_state.h), summed over launches: a state's metric
+  // (`stall_long_scoreboard`, `selected`, ...) is its share of all warp-cycles, 0..1.
+  std::array<double, timing::kWarpStateCount> states{};
+  double state_cycles = 0;
   int launches = 0;
 
   Expected<double> field(const std::string& f) const {
@@ -53,13 +59,17 @@ struct Metrics {
     if (f == "occupancy") return launches ? occupancy_sum / launches : 0.0;
     if (f == "blocks_per_sm") return blocks_per_sm;
     if (f == "launches") return double(launches);
+    for (int i = 0; i < timing::kWarpStateCount; ++i)
+      if (f == timing::warp_state_name(static_cast<timing::WarpState>(i)))
+        return ratio(states[i], state_cycles);
     return Error{"", 0,
                  "unknown metric '" + f +
                      "' (expected time, time_min, time_max, cycles, dram_bytes, warp_instructions, "
                      "thread_instructions, sectors_per_request, store_sectors_per_request, "
                      "load_sectors, store_sectors, load_requests, store_requests, bank_conflicts, "
                      "l1_hit_rate, l2_hit_rate, occupancy, "
-                     "blocks_per_sm, launches)"};
+                     "blocks_per_sm, launches, or a warp state's share of warp-cycles: selected, "
+                     "not_selected, stall_long_scoreboard, stall_barrier, ...)"};
   }
 };
 
@@ -99,6 +109,13 @@ Status add_launch(Metrics& m, const LaunchRecord& rec, bool gpu) {
   m.l2_hit_sum += num(c, "l2_hit_rate_pct") / 100.0;
   m.l1_hit_sum += num(c, "l1_hit_rate_pct") / 100.0;
   m.occupancy_sum += num(c, "achieved_occupancy_pct") / 100.0;
+  if (src.contains("warp_states") && src["warp_states"].contains("total"))
+    for (int i = 0; i < timing::kWarpStateCount; ++i) {
+      const double v = num(src["warp_states"]["total"],
+                           std::string(timing::warp_state_name(timing::WarpState(i))).c_str());
+      m.states[i] += v;
+      m.state_cycles += v;
+    }
   if (!gpu && src.contains("occupancy"))
     m.blocks_per_sm = std::max(m.blocks_per_sm, num(src["occupancy"], "blocks_per_sm"));
   ++m.launches;
@@ -918,6 +935,7 @@ std::string gpu_data_dir(const std::string& near) {
     c.push_back(exe / "data");
     c.push_back(exe.parent_path() / "validation" / "data");
     c.push_back(exe.parent_path() / "share" / "warplab" / "data");
+    c.push_back(exe.parent_path() / "share" / "warplab" / "validation" / "data");  // cmake --install
   }
   c.push_back(fs::path(WARPLAB_SOURCE_DIR) / "validation" / "data");
   for (const fs::path& p : c)

@@ -92,8 +92,8 @@ Expected<std::vector<Lesson>> load_lessons(const std::string& root,
 // "" when none has a lesson.
 std::string lessons_dir();
 // The committed GPU data (validation/data/*.json): $WARPLAB_DATA_DIR, validation/data in `near` or
-// a folder above it, data/ or validation/data beside or above the executable, share/warplab/data,
-// and the source tree's. "" when none exists.
+// a folder above it, data/ or validation/data beside or above the executable, share/warplab/data
+// or share/warplab/validation/data above it (cmake --install), and the source tree's. "" when none exists.
 std::string gpu_data_dir(const std::string& near = "");
 
 // The value of one expression over an experiment's result, read from the simulator (gpu = false)

@@ -5,21 +5,21 @@
 #include <cstdlib>
 #include <filesystem>
 
+#include "lab/install_dirs.h"
+
 namespace warplab::lab {
 namespace fs = std::filesystem;
 
 std::string config_dir() {
+  // Beside the executable before the source tree compiled in, so that an installed (or moved)
+  // prefix reads its own presets (lab/install_dirs.h).
   std::vector<fs::path> candidates;
   if (const char* env = std::getenv("WARPLAB_CONFIG_DIR"); env && *env)
     candidates.emplace_back(env);
-  candidates.emplace_back(timing::default_config_dir());
-  candidates.emplace_back(fs::current_path() / "configs");
+  for (const fs::path& root : resource_roots()) candidates.push_back(root / "configs");
   std::error_code ec;
-  fs::path exe = fs::read_symlink("/proc/self/exe", ec);
-  if (!ec) {
-    candidates.push_back(exe.parent_path() / "configs");
-    candidates.push_back(exe.parent_path().parent_path() / "configs");
-  }
+  candidates.emplace_back(fs::current_path(ec) / "configs");
+  candidates.emplace_back(timing::default_config_dir());
   for (const fs::path& p : candidates)
     if (fs::exists(p / "h100-sxm.toml", ec)) return p.string();
   return "";

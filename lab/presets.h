@@ -2,8 +2,9 @@
 //
 // The presets live in configs/NAME.toml (sim/timing/config.h reads them). A binary carried to
 // another machine may not find the source tree it was built from, so the directory is looked up
-// in order: $WARPLAB_CONFIG_DIR, the directory compiled in, ./configs, and configs/ beside or one
-// level above the executable.
+// in order: $WARPLAB_CONFIG_DIR, configs/ beside or one level above the executable or in
+// share/warplab above it (an installed prefix, lab/install_dirs.h), ./configs, and the directory
+// compiled in.
 //
 // `warplab configs --from-gpu OUT.toml` writes a preset in the timing model's own format: it
 // starts from the shipped preset of the same architecture (`base = "h100-sxm"` for compute 9.0,

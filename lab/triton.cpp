@@ -43,6 +43,8 @@ std::string find_bridge() {
   if (!ec) {
     candidates.push_back(exe.parent_path() / "triton_bridge.py");
     candidates.push_back(exe.parent_path().parent_path() / "lab" / "triton_bridge.py");
+    candidates.push_back(exe.parent_path().parent_path() / "share" / "warplab" / "lab" /
+                         "triton_bridge.py");  // cmake --install
   }
 #ifdef WARPLAB_SOURCE_DIR
   candidates.push_back(fs::path(WARPLAB_SOURCE_DIR) / "lab" / "triton_bridge.py");

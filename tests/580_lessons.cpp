@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <tuple>
 
 #include "lab/lesson.h"
 #include "lab/lesson_step.h"
@@ -120,6 +121,34 @@ TEST_CASE("580 claims and answers over a run's records") {
   auto f = lab::eval_claim("launch(\"fused\", stride=8).time < 5", r, false);
   REQUIRE(f);
   CHECK_FALSE(f->holds);
+}
+
+TEST_CASE("580 a warp state's metric is its share of the warp-cycles, summed over launches") {
+  lab::ExperimentResult r;
+  r.run = lab::RunResult{};
+  // Two launches of one kernel: 30 + 10 of 100 + 100 warp-cycles in long scoreboard.
+  for (auto [ls, sel, bar] : {std::tuple{30, 50, 20}, std::tuple{10, 40, 50}}) {
+    lab::LaunchRecord rec;
+    rec.kernel = "k";
+    rec.sim = {
+        {"time_us", 1.0},
+        {"cycles", 100},
+        {"warp_states",
+         {{"total", {{"stall_long_scoreboard", ls}, {"selected", sel}, {"stall_barrier", bar}}}}}};
+    r.run->launches.push_back(rec);
+  }
+  auto v = lab::eval_lesson_expr("launch(\"k\").stall_long_scoreboard", r, false);
+  REQUIRE(v);
+  CHECK(*v == doctest::Approx(40.0 / 200.0));
+  auto s = lab::eval_lesson_expr("run().selected + run().stall_barrier", r, false);
+  REQUIRE(s);
+  CHECK(*s == doctest::Approx(160.0 / 200.0));
+  auto z = lab::eval_lesson_expr("run().stall_mio_throttle", r, false);
+  REQUIRE(z);
+  CHECK(*z == 0);
+  auto bad = lab::eval_lesson_expr("run().stall_typo", r, false);
+  REQUIRE_FALSE(bad);
+  CHECK(bad.error().message.find("warp state") != std::string::npos);
 }
 
 TEST_CASE("580 one step runs the way warplab lesson and the app both run it") {

@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "lab/grade.h"
+#include "lab/install_dirs.h"
 #include "ui/cli/commands.h"
 #include "sim/common/output_file.h"
 
@@ -25,7 +26,8 @@ struct GradeArgs {
 };
 
 int run(const GradeArgs& a) {
-  auto as = lab::load_assignment(a.assignment);
+  // A file, a folder, or a shipped assignment's name (`vector_add`), wherever warplab is installed.
+  auto as = lab::load_assignment(lab::find_assignment(a.assignment));
   if (!as) return report_error(as.error());
   std::cout << "assignment " << as->name << ": write " << as->signature << "\n";
   auto g = lab::grade(*as, a.student, a.options);
@@ -72,7 +74,9 @@ Command add_grade_command(CLI::App& app) {
   auto a = std::make_shared<GradeArgs>();
   CLI::App* sub = app.add_subcommand(
       "grade", "Grade a student's kernel against an assignment (simulator, racecheck, synccheck)");
-  sub->add_option("assignment", a->assignment, "assignment.toml")->required();
+  sub->add_option("assignment", a->assignment,
+                  "assignment.toml, its folder, or a shipped assignment's name (vector_add)")
+      ->required();
   sub->add_option("student", a->student, "The student's .cu file")->required();
   sub->add_option("--json", a->json_path, "Write the per-test results as JSON");
   sub->add_flag("--verbose", a->verbose, "Print every report in full");

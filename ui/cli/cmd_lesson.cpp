@@ -283,6 +283,7 @@ int list_lessons() {
     std::cout << l.id << "  " << l.title << "  steps=" << l.steps.size() << " experiments=" << exps
               << " questions=" << questions << " claims=" << claims << "\n";
   }
+  std::cout << "(" << root << ")\n";
   for (const Error& e : broken) std::cerr << "warplab: broken lesson: " << e.to_string() << "\n";
   return broken.empty() ? kExitOk : kExitBadInput;
 }

@@ -23,6 +23,7 @@
 #include <thread>
 
 #include "lab/first_answers.h"
+#include "lab/install_dirs.h"
 #include "lab/stalls_validate.h"
 #include "lab/validate.h"
 #include "ui/cli/commands.h"
@@ -112,8 +113,10 @@ int validate_stalls(const ValidateArgs& a) {
   return kExitOk;
 }
 
-int validate(const ValidateArgs& a) {
-  if (a.stalls) return validate_stalls(a);
+int validate(const ValidateArgs& given) {
+  if (given.stalls) return validate_stalls(given);
+  ValidateArgs a = given;
+  a.corpus = lab::find_corpus(a.corpus);  // ./validation, else an installed one
   auto corpus = lab::load_corpus(a.corpus);
   if (!corpus) {
     Error e = corpus.error();
