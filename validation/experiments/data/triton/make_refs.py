@@ -49,3 +49,16 @@ B = rng.uniform(-1.0, 1.0, size=(K, Nn)).astype(np.float32)
 save("mm_a.npy", A)
 save("mm_b.npy", B)
 save("mm_c_ref.npy", A.astype(np.float64) @ B.astype(np.float64))
+
+# fp16 matmul with tl.dot (triton-matmul-fp16-sm80.toml): 512 x 512 fp16 A and B whose entries
+# are multiples of 1/64 in [-1, 1). Every product is then a multiple of 2^-12 and every partial
+# sum of up to 512 of them is below 2^9 in magnitude: 21 significant bits, exact in fp32 whatever
+# the order of the sums and however the tensor cores align them. The float64 product below is
+# therefore the exact answer, and the experiment checks it with zero tolerance.
+S = 512
+rng16 = np.random.default_rng(1616)
+A16 = (rng16.integers(-64, 64, size=(S, S)) / 64.0).astype(np.float16)
+B16 = (rng16.integers(-64, 64, size=(S, S)) / 64.0).astype(np.float16)
+np.save(os.path.join(HERE, "mm16_a.npy"), A16)
+np.save(os.path.join(HERE, "mm16_b.npy"), B16)
+save("mm16_c_ref.npy", A16.astype(np.float64) @ B16.astype(np.float64))
