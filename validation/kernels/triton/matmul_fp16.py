@@ -7,6 +7,7 @@
 # with ldmatrix and multiplies with mma.sync.m16n8k16 (fp32 accumulators); for sm_90 it uses
 # wgmma. Programs are numbered so that GROUP_M consecutive ones take a column of tiles of C before
 # moving right: while a group runs, the rows of A it reads stay in the L2 (lessons/12-tile-order-l2).
+# matmul_fp16_persistent does the same with a fixed number of programs looping over the tiles.
 # C is stored in its pointer's element type (fp32 keeps the accumulator as it is; fp16 rounds it).
 # A, B and C are row-major with unit strides along k and n written into the code: Triton's own
 # launcher turns an integer argument equal to 1 into a constant (the tutorial passes
@@ -47,3 +48,36 @@ def matmul_fp16(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_bk, stride_cm,
     c = acc.to(c_ptr.dtype.element_ty)
     c_ptrs = c_ptr + offs_m[:, None] * stride_cm + offs_n[None, :]
     tl.store(c_ptrs, c, mask=(offs_m[:, None] < M) & (offs_n[None, :] < N))
+
+
+@triton.jit
+def matmul_fp16_persistent(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_bk, stride_cm,
+                           NUM_PROGRAMS: tl.constexpr, BLOCK_M: tl.constexpr,
+                           BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr, GROUP_M: tl.constexpr):
+    # Persistent: NUM_PROGRAMS programs (one or a few per SM) each loop over the tiles of C,
+    # tile = start, start + NUM_PROGRAMS, ..., in GROUP_M order (lessons/13-persistent-kernels).
+    start = tl.program_id(axis=0)
+    num_pid_m = tl.cdiv(M, BLOCK_M)
+    num_pid_n = tl.cdiv(N, BLOCK_N)
+    num_tiles = num_pid_m * num_pid_n
+    num_pid_in_group = GROUP_M * num_pid_n
+    for tile in range(start, num_tiles, NUM_PROGRAMS):
+        group_id = tile // num_pid_in_group
+        first_pid_m = group_id * GROUP_M
+        group_size_m = min(num_pid_m - first_pid_m, GROUP_M)
+        pid_m = first_pid_m + ((tile % num_pid_in_group) % group_size_m)
+        pid_n = (tile % num_pid_in_group) // group_size_m
+        offs_m = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
+        offs_n = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
+        offs_k = tl.arange(0, BLOCK_K)
+        acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+        for k in range(0, tl.cdiv(K, BLOCK_K)):
+            ks = k * BLOCK_K + offs_k
+            a = tl.load(a_ptr + offs_m[:, None] * stride_am + ks[None, :],
+                        mask=(offs_m[:, None] < M) & (ks[None, :] < K), other=0.0)
+            b = tl.load(b_ptr + ks[:, None] * stride_bk + offs_n[None, :],
+                        mask=(ks[:, None] < K) & (offs_n[None, :] < N), other=0.0)
+            acc = tl.dot(a, b, acc)
+        c_ptrs = c_ptr + offs_m[:, None] * stride_cm + offs_n[None, :]
+        tl.store(c_ptrs, acc.to(c_ptr.dtype.element_ty),
+                 mask=(offs_m[:, None] < M) & (offs_n[None, :] < N))
