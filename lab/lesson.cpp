@@ -16,6 +16,7 @@
 #include "lab/lesson_page.h"
 #include "lab/presets.h"
 #include "lab/toml_keys.h"
+#include "sim/ptx/isa.h"
 #include "sim/timing/config.h"
 
 namespace warplab::lab {
@@ -30,6 +31,9 @@ struct Metrics {
          thread_instructions = 0;
   double ld_requests = 0, ld_sectors = 0, st_requests = 0, st_sectors = 0, bank_conflicts = 0;
   double l1_hit_sum = 0, l2_hit_sum = 0, occupancy_sum = 0, blocks_per_sm = 0;
+  // Executed warp instructions by class (simulator only: "int", "fp32", "load", "tensor", ...;
+  // ptx::inst_class_name), read as inst_int, inst_fp32, ...: the instruction mix of a kernel.
+  std::map<std::string, double> by_class;
   int launches = 0;
 
   Expected<double> field(const std::string& f) const {
@@ -53,13 +57,25 @@ struct Metrics {
     if (f == "occupancy") return launches ? occupancy_sum / launches : 0.0;
     if (f == "blocks_per_sm") return blocks_per_sm;
     if (f == "launches") return double(launches);
+    if (f.rfind("inst_", 0) == 0) {
+      for (int c = 0; c < ptx::kInstClassCount; ++c)
+        if (f.substr(5) == ptx::inst_class_name(static_cast<ptx::InstClass>(c))) {
+          auto it = by_class.find(f.substr(5));
+          return it == by_class.end() ? 0.0 : it->second;
+        }
+      std::string names;
+      for (int c = 0; c < ptx::kInstClassCount; ++c)
+        names += (c ? ", inst_" : "inst_") +
+                 std::string(ptx::inst_class_name(static_cast<ptx::InstClass>(c)));
+      return Error{"", 0, "unknown metric '" + f + "' (the instruction classes are " + names + ")"};
+    }
     return Error{"", 0,
                  "unknown metric '" + f +
                      "' (expected time, time_min, time_max, cycles, dram_bytes, warp_instructions, "
                      "thread_instructions, sectors_per_request, store_sectors_per_request, "
                      "load_sectors, store_sectors, load_requests, store_requests, bank_conflicts, "
                      "l1_hit_rate, l2_hit_rate, occupancy, "
-                     "blocks_per_sm, launches)"};
+                     "blocks_per_sm, launches, inst_CLASS)"};
   }
 };
 
@@ -91,6 +107,9 @@ Status add_launch(Metrics& m, const LaunchRecord& rec, bool gpu) {
   m.dram_bytes += num(c, "dram_bytes_read") + num(c, "dram_bytes_written");
   m.warp_instructions += num(c, "warp_instructions");
   if (!gpu && rec.stats) m.thread_instructions += double(rec.stats->thread_instructions);
+  if (!gpu && src.contains("instructions_by_class") && src["instructions_by_class"].is_object())
+    for (const auto& [k, v] : src["instructions_by_class"].items())
+      if (v.is_number()) m.by_class[k] += v.get<double>();
   m.ld_requests += num(c, "global_load_requests");
   m.ld_sectors += num(c, "global_load_sectors");
   m.st_requests += num(c, "global_store_requests");

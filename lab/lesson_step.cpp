@@ -7,6 +7,8 @@
 #include <filesystem>
 #include <map>
 
+#include "lab/triton.h"
+
 namespace warplab::lab {
 
 std::string format_step_table(const ExperimentResult& result, bool gpu) {
@@ -180,6 +182,19 @@ std::optional<ExperimentResult> result_from_committed_data(const Lesson& lesson,
     return out;
   }
   return std::nullopt;
+}
+
+bool lesson_step_is_triton(const Lesson& lesson, size_t step) {
+  if (step >= lesson.steps.size() || lesson.steps[step].experiment.empty()) return false;
+  auto e = load_experiment(lesson.steps[step].experiment);
+  return e && e->source_kind == Experiment::SourceKind::Triton;
+}
+
+std::string lesson_step_unavailable(const Lesson& lesson, size_t step) {
+  if (!lesson_step_is_triton(lesson, step)) return "";
+  if (const std::string why = TritonBridge().why_unavailable(); !why.empty())
+    return "its Triton kernel needs Triton: " + why;
+  return "";
 }
 
 Expected<StepRun> run_lesson_step(const Toolchain& toolchain, const Lesson& lesson, size_t step,

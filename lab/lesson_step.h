@@ -67,6 +67,13 @@ Expected<StepRun> run_lesson_step(const Toolchain& toolchain, const Lesson& less
                                   const StepRunSettings& settings,
                                   const std::function<void(const std::string& l2)>& on_start = {});
 
+// "" when step `step` can run on this machine; else one sentence saying why not: a Triton
+// kernel's step where Triton is not installed (a lesson's Triton twin of a CUDA step). The rest
+// of the lesson runs without it.
+std::string lesson_step_unavailable(const Lesson& lesson, size_t step);
+// Whether step `step` runs a Triton kernel (triton = "kernel.py").
+bool lesson_step_is_triton(const Lesson& lesson, size_t step);
+
 // The simulator's result with every launch's GPU side filled in from the committed data (the
 // lesson's datasets, "h100" first) where a point of the same experiment at the same parameter
 // values and the same L2 convention exists; empty when some launch has none. `measured_on` gets
