@@ -179,7 +179,9 @@ int run_lesson(const LessonArgs& a) {
       for (size_t need : lab::page_run_steps(*lesson, si))
         if (why.empty() && !unavailable[need].empty()) why = unavailable[need];
     if (!why.empty()) {
-      std::cout << "SKIPPED step " << si + 1 << " (" << st.experiment << "): " << why << "\n\n";
+      std::cout << "SKIPPED step " << si + 1 << " ("
+                << std::filesystem::path(st.experiment).filename().string() << "): " << why
+                << "\n\n";
       skipped += static_cast<int>(st.claims.size());
       js["skipped"] = why;
       out["steps"].push_back(js);
