@@ -217,9 +217,9 @@ struct TritonScratch {
   int global_buffer = -1, profile_buffer = -1;  // index in the run's buffers; -1: null pointer
 };
 
-Expected<TritonScratch> triton_scratch(const Experiment& exp, const std::vector<PlannedLaunch>& plan,
-                                       const Env& env, const TritonKernel& k,
-                                       std::vector<HostBuffer>& buffers) {
+Expected<TritonScratch> triton_scratch(const Experiment& exp,
+                                       const std::vector<PlannedLaunch>& plan, const Env& env,
+                                       const TritonKernel& k, std::vector<HostBuffer>& buffers) {
   TritonScratch out;
   uint64_t programs = 0;  // the most programs one launch runs
   for (const PlannedLaunch& p : plan) {
@@ -228,8 +228,9 @@ Expected<TritonScratch> triton_scratch(const Experiment& exp, const std::vector<
     uint64_t n = 1;
     for (const Expr& e : l.grid) {
       auto v = e.eval_int(plan_env(p, env));
-      if (!v) return Error{exp.path, l.line, "launches[" + std::to_string(p.index) + "].grid: " +
-                                                 v.error().message};
+      if (!v)
+        return Error{exp.path, l.line,
+                     "launches[" + std::to_string(p.index) + "].grid: " + v.error().message};
       n *= static_cast<uint64_t>(std::max<int64_t>(*v, 1));
     }
     programs = std::max(programs, n);
@@ -260,7 +261,8 @@ void bind_triton_scratch(const TritonScratch& s, const ptx::Function& kernel,
                          const std::vector<uint64_t>& addresses, BoundLaunch& b) {
   if (kernel.params.size() < 2) return;
   const size_t first = kernel.params.size() - 2;
-  for (const auto& [buffer, k] : {std::pair{s.global_buffer, first}, std::pair{s.profile_buffer, first + 1}}) {
+  for (const auto& [buffer, k] :
+       {std::pair{s.global_buffer, first}, std::pair{s.profile_buffer, first + 1}}) {
     if (buffer < 0) continue;
     const uint64_t offset = kernel.params[k].offset;
     const uint64_t addr = addresses.at(static_cast<size_t>(buffer));
@@ -268,7 +270,8 @@ void bind_triton_scratch(const TritonScratch& s, const ptx::Function& kernel,
     std::memcpy(b.config.params.data() + offset, &addr, 8);
     b.pointer_params.push_back({offset, buffer, 0});
     if (k < b.arg_text.size())
-      b.arg_text[k] = buffer == s.global_buffer ? "triton_global_scratch" : "triton_profile_scratch";
+      b.arg_text[k] =
+          buffer == s.global_buffer ? "triton_global_scratch" : "triton_profile_scratch";
   }
 }
 
@@ -563,7 +566,7 @@ Expected<TritonKernel> Runner::compile_triton(const Experiment& exp, const Env& 
   auto k = triton_.compile(req, options_.ptx_cache_dir, options_.ptx_cache);
   if (!k) return Error{exp.path, exp.source_line, "experiment.triton: " + k.error().to_string()};
   for (const auto& [size, align] : {std::pair{k->global_scratch_size, k->global_scratch_align},
-                                     std::pair{k->profile_scratch_size, k->profile_scratch_align}})
+                                    std::pair{k->profile_scratch_size, k->profile_scratch_align}})
     if (size > 0 && (align == 0 || kScratchAlign % align != 0))
       return Error{exp.path, exp.source_line,
                    "experiment.triton: " + td.function + " asks for scratch memory aligned to " +

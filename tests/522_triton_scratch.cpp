@@ -28,10 +28,10 @@ warplab::test::CliOutcome run_env(const std::string& env, const std::string& arg
   const fs::path dir =
       fs::temp_directory_path() / ("warplab_cli_" + tag + "_" + std::to_string(getpid()));
   fs::create_directories(dir);
-  const std::string cmd = "env WARPLAB_NO_CACHE=1 WARPLAB_TRITON_BRIDGE=" +
-                          tdata("scratch_bridge.py") + " " + env + " " +
-                          warplab::test::warplab_binary() + " " + args + " >" +
-                          (dir / "out").string() + " 2>" + (dir / "err").string();
+  const std::string cmd =
+      "env WARPLAB_NO_CACHE=1 WARPLAB_TRITON_BRIDGE=" + tdata("scratch_bridge.py") + " " + env +
+      " " + warplab::test::warplab_binary() + " " + args + " >" + (dir / "out").string() + " 2>" +
+      (dir / "err").string();
   const int rc = std::system(cmd.c_str());
   warplab::test::CliOutcome o;
   o.status = WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
@@ -48,9 +48,9 @@ warplab::test::CliOutcome run_env(const std::string& env, const std::string& arg
 
 TEST_CASE("522 triton: a kernel that asks for global scratch gets a slice per program") {
   for (const char* programs : {"1", "4", "8"}) {
-    auto r = run_env("", "run " + tdata("scratch.toml") + " --set programs=" + programs +
-                             " --json -",
-                     "triton_scratch");
+    auto r =
+        run_env("", "run " + tdata("scratch.toml") + " --set programs=" + programs + " --json -",
+                "triton_scratch");
     INFO(programs << " programs\n" << r.out << r.err);
     CHECK(r.status == 0);
     CHECK(r.out.find("check out vs expected[:programs * 32]: PASS") != std::string::npos);
@@ -64,7 +64,8 @@ TEST_CASE("522 triton: a kernel that asks for global scratch gets a slice per pr
   INFO(small.out << small.err);
   CHECK(small.status == 1);
   // An alignment WarpLab's buffers do not give is bad input that says so (exit 2).
-  auto align = run_env("SCRATCH_ALIGN=4096", "run " + tdata("scratch.toml"), "triton_scratch_align");
+  auto align =
+      run_env("SCRATCH_ALIGN=4096", "run " + tdata("scratch.toml"), "triton_scratch_align");
   CHECK(align.status == 2);
   CHECK(align.err.find("scratch memory aligned to 4096 bytes") != std::string::npos);
 }

@@ -17,8 +17,8 @@
 #include "lab/lesson_step.h"
 #include "lab/report.h"
 #include "lab/triton.h"
-#include "ui/cli/commands.h"
 #include "sim/common/output_file.h"
+#include "ui/cli/commands.h"
 
 namespace warplab::cli {
 namespace {
