@@ -4,6 +4,7 @@
 # copies tiles with the Tensor Memory Accelerator (cp.async.bulk.tensor): the compiled kernel's
 # metadata asks for global_scratch_size bytes per program, which WarpLab allocates as Triton's
 # launcher does (lab/runner.cpp). For sm_80 there is no TMA: plain loads and stores, no scratch.
+# (validation/experiments/triton-tensor-descriptor.toml says what WarpLab does not parse yet.)
 import triton
 import triton.language as tl
 
