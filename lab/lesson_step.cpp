@@ -203,6 +203,9 @@ Expected<StepRun> run_lesson_step(const Toolchain& toolchain, const Lesson& less
   if (step >= lesson.steps.size()) return Error{"", 0, "no step " + std::to_string(step)};
   const LessonStep& st = lesson.steps[step];
   if (st.experiment.empty()) return Error{"", 0, "this step runs no experiment"};
+  // A Triton step without Triton: the one sentence `warplab lesson` prints when it skips it.
+  if (const std::string why = lesson_step_unavailable(lesson, step); !why.empty())
+    return Error{lesson.path, st.line, "steps[" + std::to_string(step) + "]: " + why};
   // 1. The experiment with the step's values, its CI sizes, then the student's.
   auto exp = load_experiment(st.experiment);
   if (!exp) return exp.error();

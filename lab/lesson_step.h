@@ -61,7 +61,8 @@ struct StepRun {
 
 // Runs step `step` of `lesson`. `on_start` (may be empty) is called with the L2 convention once
 // the experiment is loaded with its values, just before it runs. An Error is a step that could
-// not run (no such step, no experiment, a parameter, a compile, the GPU without gpu_fallback);
+// not run (no such step, no experiment, a Triton step without Triton (lesson_step_unavailable's
+// sentence), a parameter, a compile, the GPU without gpu_fallback);
 // a parameter of the step itself names the lesson file's line.
 Expected<StepRun> run_lesson_step(const Toolchain& toolchain, const Lesson& lesson, size_t step,
                                   const StepRunSettings& settings,
