@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Sets WarpLab up on a Debian 12 machine and builds it into ./build.
 #   - installs the Debian packages it needs (as root, only those missing);
-#   - installs the pinned Triton and numpy with pip where pip is available (Triton kernels);
+#   - installs the pinned Triton and numpy with pip where pip is available (Triton kernels:
+#     into build/triton-venv unless the Python already has them);
 #   - configures with CMake and builds with every core.
 # The CUDA 13 toolkit is expected at /usr/local/cuda (NVRTC compiles .cu files; the GPU backend
 # loads the driver at run time). Without it WarpLab still builds and simulates shipped .ptx files.
@@ -30,22 +31,46 @@ if [ ! -d /usr/local/cuda/include ]; then
   echo "setup: note: no CUDA toolkit at /usr/local/cuda; .cu files can't be compiled (shipped .ptx still runs)" >&2
 fi
 
-# Triton kernels (lessons/FORMAT.md, "Triton kernels"): the pinned Triton and numpy, with pip,
-# for the python3 WarpLab runs (WARPLAB_PYTHON). Never a reason for setup to fail: without them
-# Triton experiments and lessons say so in one line and skip.
+# Triton kernels (lessons/FORMAT.md, "Triton kernels"): the pinned Triton and numpy for the
+# Python WarpLab runs. Never a reason for setup to fail: without them Triton experiments and
+# lessons say so in one line and skip.
+#   - A python3 that already has triton==$triton_version and numpy (WARPLAB_PYTHON, else python3
+#     on the PATH) is used as it is.
+#   - Otherwise they go into a virtual environment, build/triton-venv, which WarpLab finds beside
+#     its executable (lab/triton.h). Not `pip install --break-system-packages`: Debian 12's
+#     Python is "externally managed" (PEP 668), and pip writing into /usr/lib/python3 can break
+#     the Python packages apt installed; the venv needs no root for pip, leaves the system alone
+#     and goes away with the build folder.
+#   - python3-venv (and python3-pip) come from apt when missing and setup runs as root.
 triton_version=3.9.0  # lab/triton.h kPinnedTritonVersion
 py="${WARPLAB_PYTHON:-python3}"
-if ! command -v "$py" >/dev/null 2>&1; then
+venv=build/triton-venv
+has_triton() {
+  "$1" -c "import importlib.metadata as m, sys; sys.exit(m.version('triton') != '$triton_version')" 2>/dev/null &&
+    "$1" -c "import numpy" 2>/dev/null
+}
+if ! command -v "$py" >/dev/null 2>&1 && [ ! -x "$venv/bin/python3" ]; then
   echo "setup: note: no $py; Triton kernels will be skipped" >&2
-elif "$py" -c "import importlib.metadata as m, sys; sys.exit(m.version('triton') != '$triton_version')" 2>/dev/null &&
-     "$py" -c "import numpy" 2>/dev/null; then
+elif command -v "$py" >/dev/null 2>&1 && has_triton "$py"; then
   :  # already there
-elif "$py" -m pip --version >/dev/null 2>&1; then
-  echo "setup: installing triton==$triton_version and numpy with pip (for Triton kernels)"
-  "$py" -m pip install -q "triton==$triton_version" numpy ||
-    echo "setup: note: pip could not install triton==$triton_version numpy; Triton kernels will be skipped" >&2
+elif [ -x "$venv/bin/python3" ] && has_triton "$venv/bin/python3"; then
+  :  # installed by an earlier setup
 else
-  echo "setup: note: no pip for $py; skipped installing triton==$triton_version and numpy (Triton kernels will be skipped)" >&2
+  if ! "$py" -c "import ensurepip, venv" 2>/dev/null && [ "$(id -u)" -eq 0 ] &&
+     command -v apt-get >/dev/null 2>&1; then
+    echo "setup: installing python3-venv and python3-pip (for Triton kernels)"
+    export DEBIAN_FRONTEND=noninteractive
+    { apt-get update -qq && apt-get install -y -qq --no-install-recommends python3-venv python3-pip; } \
+      >/dev/null || true
+  fi
+  mkdir -p build
+  if [ -x "$venv/bin/python3" ] || "$py" -m venv "$venv" >/dev/null 2>&1; then
+    echo "setup: installing triton==$triton_version and numpy into $venv (for Triton kernels)"
+    "$venv/bin/python3" -m pip install -q --disable-pip-version-check "triton==$triton_version" numpy ||
+      echo "setup: note: pip could not install triton==$triton_version numpy; Triton kernels will be skipped" >&2
+  else
+    echo "setup: note: $py cannot make a virtual environment (apt-get install python3-venv); Triton kernels will be skipped" >&2
+  fi
 fi
 
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null

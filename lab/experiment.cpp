@@ -376,7 +376,8 @@ Status read_triton_launch(const Reader& r, const toml::table& t, const std::stri
 }
 
 // After a Triton launch's own arguments: the two pointers Triton 3.x appends to every kernel
-// (global scratch, profile scratch), null here; the runner refuses a kernel that needs scratch.
+// (global scratch, profile scratch), null here; the runner points them at scratch buffers where
+// the compiled kernel's metadata asks for scratch memory.
 void add_triton_scratch_args(LaunchDef& l) {
   for (const char* what : {"global_scratch", "profile_scratch"}) {
     ArgDef a;

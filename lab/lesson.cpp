@@ -17,6 +17,7 @@
 #include "lab/lesson_page.h"
 #include "lab/presets.h"
 #include "lab/toml_keys.h"
+#include "sim/ptx/isa.h"
 #include "sim/timing/config.h"
 #include "sim/timing/warp_state.h"
 
@@ -36,6 +37,9 @@ struct Metrics {
   // (`stall_long_scoreboard`, `selected`, ...) is its share of all warp-cycles, 0..1.
   std::array<double, timing::kWarpStateCount> states{};
   double state_cycles = 0;
+  // Executed warp instructions by class (simulator only: "int", "fp32", "load", "tensor", ...;
+  // ptx::inst_class_name), read as inst_int, inst_fp32, ...: the instruction mix of a kernel.
+  std::map<std::string, double> by_class;
   int launches = 0;
 
   Expected<double> field(const std::string& f) const {
@@ -62,14 +66,26 @@ struct Metrics {
     for (int i = 0; i < timing::kWarpStateCount; ++i)
       if (f == timing::warp_state_name(static_cast<timing::WarpState>(i)))
         return ratio(states[i], state_cycles);
+    if (f.rfind("inst_", 0) == 0) {
+      for (int c = 0; c < ptx::kInstClassCount; ++c)
+        if (f.substr(5) == ptx::inst_class_name(static_cast<ptx::InstClass>(c))) {
+          auto it = by_class.find(f.substr(5));
+          return it == by_class.end() ? 0.0 : it->second;
+        }
+      std::string names;
+      for (int c = 0; c < ptx::kInstClassCount; ++c)
+        names += (c ? ", inst_" : "inst_") +
+                 std::string(ptx::inst_class_name(static_cast<ptx::InstClass>(c)));
+      return Error{"", 0, "unknown metric '" + f + "' (the instruction classes are " + names + ")"};
+    }
     return Error{"", 0,
                  "unknown metric '" + f +
                      "' (expected time, time_min, time_max, cycles, dram_bytes, warp_instructions, "
                      "thread_instructions, sectors_per_request, store_sectors_per_request, "
                      "load_sectors, store_sectors, load_requests, store_requests, bank_conflicts, "
                      "l1_hit_rate, l2_hit_rate, occupancy, "
-                     "blocks_per_sm, launches, or a warp state's share of warp-cycles: selected, "
-                     "not_selected, stall_long_scoreboard, stall_barrier, ...)"};
+                     "blocks_per_sm, launches, inst_CLASS, or a warp state's share of warp-cycles: "
+                     "selected, not_selected, stall_long_scoreboard, stall_barrier, ...)"};
   }
 };
 
@@ -101,6 +117,9 @@ Status add_launch(Metrics& m, const LaunchRecord& rec, bool gpu) {
   m.dram_bytes += num(c, "dram_bytes_read") + num(c, "dram_bytes_written");
   m.warp_instructions += num(c, "warp_instructions");
   if (!gpu && rec.stats) m.thread_instructions += double(rec.stats->thread_instructions);
+  if (!gpu && src.contains("instructions_by_class") && src["instructions_by_class"].is_object())
+    for (const auto& [k, v] : src["instructions_by_class"].items())
+      if (v.is_number()) m.by_class[k] += v.get<double>();
   m.ld_requests += num(c, "global_load_requests");
   m.ld_sectors += num(c, "global_load_sectors");
   m.st_requests += num(c, "global_store_requests");

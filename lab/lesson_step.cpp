@@ -7,6 +7,8 @@
 #include <filesystem>
 #include <map>
 
+#include "lab/triton.h"
+
 namespace warplab::lab {
 
 std::string format_step_table(const ExperimentResult& result, bool gpu) {
@@ -182,12 +184,28 @@ std::optional<ExperimentResult> result_from_committed_data(const Lesson& lesson,
   return std::nullopt;
 }
 
+bool lesson_step_is_triton(const Lesson& lesson, size_t step) {
+  if (step >= lesson.steps.size() || lesson.steps[step].experiment.empty()) return false;
+  auto e = load_experiment(lesson.steps[step].experiment);
+  return e && e->source_kind == Experiment::SourceKind::Triton;
+}
+
+std::string lesson_step_unavailable(const Lesson& lesson, size_t step) {
+  if (!lesson_step_is_triton(lesson, step)) return "";
+  if (const std::string why = TritonBridge().why_unavailable(); !why.empty())
+    return "its Triton kernel needs Triton: " + why;
+  return "";
+}
+
 Expected<StepRun> run_lesson_step(const Toolchain& toolchain, const Lesson& lesson, size_t step,
                                   const StepRunSettings& settings,
                                   const std::function<void(const std::string& l2)>& on_start) {
   if (step >= lesson.steps.size()) return Error{"", 0, "no step " + std::to_string(step)};
   const LessonStep& st = lesson.steps[step];
   if (st.experiment.empty()) return Error{"", 0, "this step runs no experiment"};
+  // A Triton step without Triton: the one sentence `warplab lesson` prints when it skips it.
+  if (const std::string why = lesson_step_unavailable(lesson, step); !why.empty())
+    return Error{lesson.path, st.line, "steps[" + std::to_string(step) + "]: " + why};
   // 1. The experiment with the step's values, its CI sizes, then the student's.
   auto exp = load_experiment(st.experiment);
   if (!exp) return exp.error();

@@ -61,11 +61,19 @@ struct StepRun {
 
 // Runs step `step` of `lesson`. `on_start` (may be empty) is called with the L2 convention once
 // the experiment is loaded with its values, just before it runs. An Error is a step that could
-// not run (no such step, no experiment, a parameter, a compile, the GPU without gpu_fallback);
+// not run (no such step, no experiment, a Triton step without Triton (lesson_step_unavailable's
+// sentence), a parameter, a compile, the GPU without gpu_fallback);
 // a parameter of the step itself names the lesson file's line.
 Expected<StepRun> run_lesson_step(const Toolchain& toolchain, const Lesson& lesson, size_t step,
                                   const StepRunSettings& settings,
                                   const std::function<void(const std::string& l2)>& on_start = {});
+
+// "" when step `step` can run on this machine; else one sentence saying why not: a Triton
+// kernel's step where Triton is not installed (a lesson's Triton twin of a CUDA step). The rest
+// of the lesson runs without it.
+std::string lesson_step_unavailable(const Lesson& lesson, size_t step);
+// Whether step `step` runs a Triton kernel (triton = "kernel.py").
+bool lesson_step_is_triton(const Lesson& lesson, size_t step);
 
 // The simulator's result with every launch's GPU side filled in from the committed data (the
 // lesson's datasets, "h100" first) where a point of the same experiment at the same parameter

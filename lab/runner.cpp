@@ -203,6 +203,78 @@ Env plan_env(const PlannedLaunch& p, const Env& env) {
   return e;
 }
 
+// ---- Triton's scratch memory
+// Triton 3.x appends two pointers to every kernel: global scratch and profile scratch. Where the
+// compiled kernel's metadata asks for N > 0 bytes of one, Triton's launcher allocates N bytes per
+// program (grid x * y * z of them, aligned as the metadata says) and passes the base: each
+// program finds its own slice from its program id (device-side TMA descriptors live there, for
+// one). WarpLab does the same on both backends: one buffer after the experiment's, as large as
+// the largest launch needs, zeroed at the start of the run; where the metadata asks for 0 bytes
+// the pointer stays null.
+constexpr uint64_t kScratchAlign = 256;  // device buffers are 256-byte aligned on both backends
+
+struct TritonScratch {
+  int global_buffer = -1, profile_buffer = -1;  // index in the run's buffers; -1: null pointer
+};
+
+Expected<TritonScratch> triton_scratch(const Experiment& exp,
+                                       const std::vector<PlannedLaunch>& plan, const Env& env,
+                                       const TritonKernel& k, std::vector<HostBuffer>& buffers) {
+  TritonScratch out;
+  uint64_t programs = 0;  // the most programs one launch runs
+  for (const PlannedLaunch& p : plan) {
+    const LaunchDef& l = exp.launches[p.index];
+    if (l.kind != LaunchDef::Kind::Kernel) continue;
+    uint64_t n = 1;
+    for (const Expr& e : l.grid) {
+      auto v = e.eval_int(plan_env(p, env));
+      if (!v)
+        return Error{exp.path, l.line,
+                     "launches[" + std::to_string(p.index) + "].grid: " + v.error().message};
+      n *= static_cast<uint64_t>(std::max<int64_t>(*v, 1));
+    }
+    programs = std::max(programs, n);
+  }
+  for (const auto& [size, which] : {std::pair{k.global_scratch_size, &out.global_buffer},
+                                    std::pair{k.profile_scratch_size, &out.profile_buffer}}) {
+    if (size == 0 || programs == 0) continue;
+    constexpr uint64_t kMaxBytes = uint64_t{4} << 30;
+    if (size > kMaxBytes / programs)
+      return Error{exp.path, exp.source_line,
+                   "experiment.triton: " + k.name + " asks for " + std::to_string(size) +
+                       " bytes of scratch memory per program, " + std::to_string(programs) +
+                       " programs: more than 4 GiB"};
+    HostBuffer b;
+    b.name = which == &out.global_buffer ? "triton_global_scratch" : "triton_profile_scratch";
+    b.type = ElemType::U8;
+    b.count = size * programs;
+    b.bytes.assign(b.count, 0);
+    *which = static_cast<int>(buffers.size());
+    buffers.push_back(std::move(b));
+  }
+  return out;
+}
+
+// Points the kernel's two trailing scratch parameters at the scratch buffers (null where the
+// metadata asks for none), as pointer parameters the GPU backend rewrites with its addresses.
+void bind_triton_scratch(const TritonScratch& s, const ptx::Function& kernel,
+                         const std::vector<uint64_t>& addresses, BoundLaunch& b) {
+  if (kernel.params.size() < 2) return;
+  const size_t first = kernel.params.size() - 2;
+  for (const auto& [buffer, k] :
+       {std::pair{s.global_buffer, first}, std::pair{s.profile_buffer, first + 1}}) {
+    if (buffer < 0) continue;
+    const uint64_t offset = kernel.params[k].offset;
+    const uint64_t addr = addresses.at(static_cast<size_t>(buffer));
+    if (offset + 8 > b.config.params.size()) continue;
+    std::memcpy(b.config.params.data() + offset, &addr, 8);
+    b.pointer_params.push_back({offset, buffer, 0});
+    if (k < b.arg_text.size())
+      b.arg_text[k] =
+          buffer == s.global_buffer ? "triton_global_scratch" : "triton_profile_scratch";
+  }
+}
+
 // A memset or memcpy step of launch entry `index`, on the backend's device buffers.
 Status run_step(const Experiment& exp, size_t index, const Env& env,
                 const std::vector<HostBuffer>& buffers, LaunchBackend& backend) {
@@ -493,12 +565,13 @@ Expected<TritonKernel> Runner::compile_triton(const Experiment& exp, const Env& 
   key = triton_request_json(req);
   auto k = triton_.compile(req, options_.ptx_cache_dir, options_.ptx_cache);
   if (!k) return Error{exp.path, exp.source_line, "experiment.triton: " + k.error().to_string()};
-  if (k->global_scratch_size > 0)
-    return Error{exp.path, exp.source_line,
-                 "experiment.triton: " + td.function + " needs " +
-                     std::to_string(k->global_scratch_size) +
-                     " bytes of global scratch memory per program, which WarpLab does not "
-                     "allocate yet"};
+  for (const auto& [size, align] : {std::pair{k->global_scratch_size, k->global_scratch_align},
+                                    std::pair{k->profile_scratch_size, k->profile_scratch_align}})
+    if (size > 0 && (align == 0 || kScratchAlign % align != 0))
+      return Error{exp.path, exp.source_line,
+                   "experiment.triton: " + td.function + " asks for scratch memory aligned to " +
+                       std::to_string(align) + " bytes; WarpLab's buffers are aligned to " +
+                       std::to_string(kScratchAlign)};
   return k;
 }
 
@@ -653,6 +726,16 @@ Expected<RunResult> Runner::run_once(const Experiment& exp) {
   if (!buffers) return buffers.error();
   result.buffers = std::move(*buffers);
   if (auto s = attach_symbols(exp, *symbols, result.buffers); !s) return s.error();
+  // Every launch entry once per iteration of its `for` loops (once without), in file order.
+  auto plan = expand_launches(exp, env);
+  if (!plan) return plan.error();
+  // The scratch memory a Triton kernel's metadata asks for, after the experiment's buffers.
+  std::optional<TritonScratch> scratch;
+  if ((*unit)->triton) {
+    auto sc = triton_scratch(exp, *plan, env, *(*unit)->triton, result.buffers);
+    if (!sc) return sc.error();
+    scratch = *sc;
+  }
   std::vector<uint64_t> counts;
   for (const HostBuffer& b : result.buffers) counts.push_back(b.count);
   if (auto s = prepare_backends(); !s) return s.error();
@@ -685,9 +768,6 @@ Expected<RunResult> Runner::run_once(const Experiment& exp) {
   auto addresses = (*backend)->prepare(result.buffers);
   if (!addresses) return addresses.error();
 
-  // Every launch entry once per iteration of its `for` loops (once without), in file order.
-  auto plan = expand_launches(exp, env);
-  if (!plan) return plan.error();
   bool stop = false;
   for (size_t pi = 0; pi < plan->size() && !stop; ++pi) {
     const size_t i = (*plan)[pi].index;
@@ -703,8 +783,10 @@ Expected<RunResult> Runner::run_once(const Experiment& exp) {
                    "launches[" + std::to_string(i) + "].kernel: not found"};
     auto bound = bind_launch(exp, i, *kernel, lenv, *addresses, counts);
     if (!bound) return bound.error();
-    if ((*unit)->triton)  // the dynamic shared memory Triton's compiled kernel asks for
+    if ((*unit)->triton) {  // the dynamic shared memory Triton's compiled kernel asks for
       bound->config.dynamic_shared_bytes += static_cast<uint32_t>((*unit)->triton->shared);
+      bind_triton_scratch(*scratch, *kernel, *addresses, *bound);
+    }
     bound->config.synccheck = eff.synccheck;
     bound->config.racecheck = eff.racecheck;
     if (eff.max_instructions) bound->config.max_instructions_per_warp = *eff.max_instructions;

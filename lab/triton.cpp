@@ -30,8 +30,16 @@ bool read_text(const std::string& path, std::string& out) {
   return true;
 }
 
+// $WARPLAB_PYTHON, else the virtual environment cmake/setup.sh makes beside the executable
+// (build/triton-venv), else python3 on the PATH.
 std::string python_executable() {
   if (const char* p = std::getenv("WARPLAB_PYTHON"); p && *p) return p;
+  std::error_code ec;
+  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+  if (!ec) {
+    const fs::path venv = exe.parent_path() / "triton-venv" / "bin" / "python3";
+    if (fs::exists(venv, ec)) return venv.string();
+  }
   return "python3";
 }
 

@@ -13,9 +13,11 @@
 // to every kernel (global scratch and profile scratch: null when the metadata asks for 0 bytes),
 // passes `shared` bytes of dynamic shared memory, and specializes the compile on the values it is
 // called with (a pointer 16-byte aligned or an integer that is a multiple of 16 gets
-// tt.divisibility = 16, which lets Triton emit ld.global.v4). Simplified: an integer equal to 1
-// is not turned into a constant (Triton's launcher does), and a kernel that needs global scratch
-// memory (global_scratch_size > 0) is refused with that reason.
+// tt.divisibility = 16, which lets Triton emit ld.global.v4). A kernel whose metadata asks for
+// global (or profile) scratch memory gets global_scratch_size bytes per program in one buffer on
+// either backend, as Triton's launcher allocates it (lab/runner.cpp; e.g. the TMA descriptors
+// that tl.make_tensor_descriptor builds on the device for sm_90). Simplified: an integer equal to
+// 1 is not turned into a constant (Triton's launcher does).
 //
 // Compiles are cached like NVRTC's (compile_cache.h, the same directory): the key is the .py
 // source text, the request (arguments, constexprs, warps, stages, target), the bridge script's
@@ -30,7 +32,8 @@
 //
 // Where: the bridge is $WARPLAB_TRITON_BRIDGE, else triton_bridge.py beside the executable, in
 // ../lab/ from it (build/warplab) or in the source tree's lab/; the Python is $WARPLAB_PYTHON,
-// else python3 on the PATH.
+// else triton-venv/bin/python3 beside the executable (cmake/setup.sh makes build/triton-venv
+// where the system Python has no Triton), else python3 on the PATH.
 #pragma once
 
 #include <map>

@@ -4,6 +4,7 @@
 // check fails, 2 for a broken lesson or experiment file (file:line).
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -16,8 +17,8 @@
 #include "lab/lesson_step.h"
 #include "lab/report.h"
 #include "lab/triton.h"
-#include "ui/cli/commands.h"
 #include "sim/common/output_file.h"
+#include "ui/cli/commands.h"
 
 namespace warplab::cli {
 namespace {
@@ -64,6 +65,7 @@ struct LessonArgs {
   std::string id, backend = "sim", json_path, config, l2 = "cold";
   std::vector<std::string> sets;
   bool answers = false, ci = false, quiet_pages = false;
+  bool triton_only = false;  // only the Triton steps (and the steps their pages read)
   bool sandbox = false, allow_unsandboxed = false;  // compile as untrusted code (lab/sandbox.h)
 };
 
@@ -99,18 +101,36 @@ int run_lesson(const LessonArgs& a) {
   if (!backend) return report_error(Error{"", 0, "--backend: " + backend.error().message});
   if (auto l2 = lab::parse_l2_start(a.l2); !l2)
     return report_error(Error{"", 0, "--l2: " + l2.error().message});
-  // A lesson with Triton experiments needs Triton: without it, one line and nothing else.
-  for (const lab::LessonStep& st : lesson->steps) {
-    if (st.experiment.empty()) continue;
-    auto e = lab::load_experiment(st.experiment);
-    if (!e || e->source_kind != lab::Experiment::SourceKind::Triton) continue;
+  // Steps that cannot run here (a Triton step without Triton) are skipped with one line each and
+  // the rest of the lesson runs; a lesson with nothing else to run (every experiment a Triton
+  // kernel) is one line and nothing else. --triton-only keeps the Triton steps (and the steps
+  // their pages read).
+  std::vector<std::string> unavailable(lesson->steps.size());
+  std::vector<bool> wanted(lesson->steps.size(), true);
+  bool any_runs = false, any_triton = false;
+  for (size_t si = 0; si < lesson->steps.size(); ++si) {
+    if (lesson->steps[si].experiment.empty()) continue;
+    unavailable[si] = lab::lesson_step_unavailable(*lesson, si);
+    any_runs = any_runs || unavailable[si].empty();
+    if (a.triton_only) wanted[si] = lab::lesson_step_is_triton(*lesson, si);
+    any_triton = any_triton || (a.triton_only && wanted[si]);
+  }
+  if (a.triton_only && !any_triton) {
+    std::cout << "SKIPPED lesson " << lesson->id << ": it has no Triton steps (--triton-only)\n";
+    return kExitOk;
+  }
+  const bool any_unavailable =
+      std::any_of(unavailable.begin(), unavailable.end(), [](auto& w) { return !w.empty(); });
+  if (!any_runs && any_unavailable)
     if (const std::string why = lab::TritonBridge().why_unavailable(); !why.empty()) {
       std::cout << "SKIPPED lesson " << lesson->id << ": its Triton kernels need Triton: " << why
                 << "\n";
       return kExitOk;
     }
-    break;
-  }
+  if (a.triton_only)  // a kept step's page may read other steps' runs
+    for (size_t si = 0; si < lesson->steps.size(); ++si)
+      if (wanted[si] && lab::lesson_step_is_triton(*lesson, si))
+        for (size_t need : lab::page_run_steps(*lesson, si)) wanted[need] = true;
   lab::Toolchain toolchain;
   lab::StepRunSettings settings;  // lab/lesson_step.h runs each step as the app does
   settings.backend = *backend;
@@ -151,6 +171,22 @@ int run_lesson(const LessonArgs& a) {
                {"experiment", st.experiment},
                {"questions", json::array()},
                {"claims", json::array()}};
+    if (!wanted[si]) continue;
+    // A step that cannot run here, or whose page reads one that cannot: one line, its claims
+    // counted as skipped.
+    std::string why = unavailable[si];
+    if (!st.page.empty())
+      for (size_t need : lab::page_run_steps(*lesson, si))
+        if (why.empty() && !unavailable[need].empty()) why = unavailable[need];
+    if (!why.empty()) {
+      std::cout << "SKIPPED step " << si + 1 << " ("
+                << std::filesystem::path(st.experiment).filename().string() << "): " << why
+                << "\n\n";
+      skipped += static_cast<int>(st.claims.size());
+      js["skipped"] = why;
+      out["steps"].push_back(js);
+      continue;
+    }
     if (!st.page.empty()) {
       for (size_t need : lab::page_run_steps(*lesson, si))
         if (auto s = ensure_run(need); !s) return report_error(s.error());
@@ -310,6 +346,8 @@ Command add_lesson_command(CLI::App& app) {
   sub->add_flag("--answers", a->answers, "Print each question's answer instead of asking");
   sub->add_flag("--ci", a->ci, "Use the lesson's smaller CI sizes (ci_set)");
   sub->add_flag("--no-pages", a->quiet_pages, "Do not print the pages");
+  sub->add_flag("--triton-only", a->triton_only,
+                "Only the steps that run Triton kernels (and the steps their pages read)");
   sub->add_flag("--sandbox", a->sandbox,
                 "Compile the CUDA sources as untrusted code (Landlock-confined child, limits, no "
                 "PTX cache), as `warplab grade` does");

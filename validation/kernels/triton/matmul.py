@@ -5,8 +5,7 @@
 # while a group runs, the rows of A it reads stay in the L2 (lessons/12-tile-order-l2 shows the
 # same reordering in CUDA). The product is full FP32 either way: USE_DOT = True uses tl.dot with
 # input_precision="ieee" (no TF32), which Triton lowers to FMA loops fed from shared memory with
-# ldmatrix (sm_80) or stmatrix (sm_90), matrix instructions the simulator does not run yet;
-# USE_DOT = False writes the same sum as a broadcast product reduced over k (tl.sum), which runs
+# ldmatrix (sm_80; matmul_fp16.py is the tensor-core version); USE_DOT = False writes the same sum as a broadcast product reduced over k (tl.sum), which runs
 # everywhere but needs small tiles (the product holds BLOCK_M * BLOCK_K * BLOCK_N values).
 import triton
 import triton.language as tl
