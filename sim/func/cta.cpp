@@ -371,7 +371,7 @@ bool CtaImpl::step(Warp& w, StepInfo* info, uint64_t clock) {
   }
   if (checks.racecheck) race.check(*this, w, d, pc, exec);
   d.fn(x, d);
-  if (x.failed) return false;
+  if (x.failed || fault) return false;  // fault: also one raised at a warp's exit (after_exit)
   // An unconditional branch to itself can never end (`while (x[0] == 0) {}` once the compiler
   // has hoisted the load): stop at once rather than at the instruction limit.
   if (x.control && d.guard < 0 && d.target == pc && d.ir->op == ptx::Opcode::Bra && !in_hang &&
