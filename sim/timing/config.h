@@ -62,9 +62,9 @@ struct TensorConfig {
   double wgmma_columns_per_cycle = 2;        // N per cycle at the peak: interval >= N / this
   int64_t wgmma_issue_base = 16;             // cycles: interval >= this + N / the next
   double wgmma_issue_columns_per_cycle = 4;  // N per cycle above wgmma_issue_base
-  int64_t wgmma_latency_base = 68;           // cycles: latency = this + N / the next
+  int64_t wgmma_latency_base = 47;           // cycles: latency = this + N / the next
   double wgmma_latency_columns_per_cycle = 2;
-  int64_t wgmma_chain_gap = 8;  // cycles more between two wgmmas of one warpgroup than of two
+  int64_t wgmma_chain_gap = 0;  // cycles more between two wgmmas of one warpgroup than of two
 };
 
 struct PipesConfig {

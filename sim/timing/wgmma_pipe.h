@@ -6,17 +6,19 @@
 // the instruction; it then occupies the SM's tensor cores for an *issue interval* that grows with
 // N, and its accumulators are ready a *latency* later. The warps do not wait at the instruction:
 // they go on, close their wgmmas into groups (wgmma.commit_group) and wait for them
-// (wgmma.wait_group N: until at most N groups are pending). Two wgmmas of one warpgroup that
-// accumulate into the same registers follow each other a few cycles more slowly than wgmmas of two
-// warpgroups, which the unit interleaves.
+// (wgmma.wait_group N: until at most N groups are pending). Wgmmas that accumulate into the same
+// registers follow each other at the issue interval: the unit forwards the accumulator.
 //
 // Measured on the H100 (scripts/microbench/h100-wgmma-2026-11-26.tsv, wgmma_timing.cu, m64nNk16
 // bf16 from shared memory, N = 8..256):
 //   issue interval per SM, two or four warpgroups: max(N / 2, 16 + N / 4) cycles
 //     (18.1, 20.1, 24.1, 32.0, 64.0, 128.0 for N = 8, 16, 32, 64, 128, 256: 4096 dense FLOP per
 //     cycle per SM from N = 64 on);
-//   one warpgroup chaining its own accumulator: about 8 cycles more per wgmma (25.1 ... 138.1);
-//   latency, fence + one wgmma + commit + wait 0: about 68 + N / 2 (72.6 ... 132.7; 207 at 256).
+//   one warpgroup, 8 wgmmas on one accumulator then wait 0: 25.1 ... 138.1 per wgmma, which is
+//     (7 intervals + 1 latency) / 8: no extra cost for the chain (wgmma_chain_gap = 0);
+//   a loop of fence + one wgmma + commit + wait 0: about 68 + N / 2 (72.6 ... 132.7; 207 at 256),
+//     of which the model's fence, commit, wait and loop branch take 21 cycles: latency 47 + N / 2.
+// tests/342 runs these loops on the h100-sxm preset (every figure within 10% of the H100's).
 // Modelled: per SM, wgmmas start in the order their warpgroups complete them, one after the other:
 //   start = max(issue of the group's last warp, unit free, the group's previous start + its
 //           interval + wgmma_chain_gap)
