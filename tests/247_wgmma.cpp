@@ -39,6 +39,30 @@ uint32_t f32_bits_of(float f) {
   std::memcpy(&b, &f, 4);
   return b;
 }
+// An e4m3 normal value (S.EEEE.MMM, bias 7): v = n / 8 with |n| <= 15 and n != 0, or 0.
+uint32_t e4m3_bits(double v) {
+  if (v == 0) return 0;
+  int e = 0;
+  const double f = std::frexp(std::fabs(v), &e);  // |v| = f * 2^e, f in [0.5, 1)
+  const auto frac = static_cast<uint32_t>(std::ldexp(f * 2 - 1, 3));
+  REQUIRE(std::ldexp(1.0 + frac / 8.0, e - 1) == std::fabs(v));
+  return (v < 0 ? 0x80u : 0u) | (static_cast<uint32_t>(e - 1 + 7) << 3) | frac;
+}
+enum class Ty { F16, BF16, TF32, E4M3 };
+int bytes_of(Ty t) { return t == Ty::TF32 ? 4 : t == Ty::E4M3 ? 1 : 2; }
+uint32_t bits_of(Ty t, double v) {
+  switch (t) {
+    case Ty::F16:
+      return half_bits(v, false);
+    case Ty::BF16:
+      return half_bits(v, true);
+    case Ty::TF32:
+      return f32_bits_of(static_cast<float>(v));  // v has at most 11 significant bits
+    case Ty::E4M3:
+      return e4m3_bits(v);
+  }
+  return 0;
+}
 
 // The H100's rule (as tests/245 writes it): products and c aligned to the largest exponent,
 // truncated toward zero to multiples of 2^(emax - 25), summed exactly, rounded toward zero.
@@ -64,11 +88,12 @@ struct Layout {
   int swizzle = 0;
   uint32_t lbo = 0, sbo = 0;  // the descriptor's byte offsets
 };
-uint32_t offset_of(const Layout& L, int i, int k) {
-  if (!L.mn_major && L.swizzle == 0)  // core matrix (i/8, k/8): 8 rows of 16 bytes, contiguous
-    return (i / 8) * L.sbo + (k / 8) * L.lbo + (i % 8) * 16 + (k % 8) * 2;
+uint32_t offset_of(const Layout& L, int i, int k, int es = 2) {
+  const int kb = k * es;              // K-major: the element's byte along its row
+  if (!L.mn_major && L.swizzle == 0)  // core matrix (i/8, kb/16): 8 rows of 16 bytes, contiguous
+    return (i / 8) * L.sbo + (kb / 16) * L.lbo + (i % 8) * 16 + kb % 16;
   if (!L.mn_major)  // row i of W bytes holds its K elements first; 8-row groups SBO apart
-    return (i / 8) * L.sbo + (i % 8) * L.swizzle + k * 2;
+    return (i / 8) * L.sbo + (i % 8) * L.swizzle + kb;
   if (L.swizzle == 0)  // core matrix (i/8, k/8): 8 K-rows of 8 MN elements (16 bytes), contiguous
     return (i / 8) * L.sbo + (k / 8) * L.lbo + (k % 8) * 16 + (i % 8) * 2;
   // K-row k of W bytes holds W/2 MN elements; MN atoms of W/2 elements LBO apart, 8 K-rows SBO
@@ -152,6 +177,7 @@ std::string kernel_tail(int regs) {
 struct Case {
   int n = 64;
   bool bf16 = false;
+  Ty type = Ty::F16;    // (bf16 = true: Ty::BF16)
   bool a_regs = false;  // A from registers (else a descriptor)
   bool a_mn = false, b_mn = false;
   int a_swizzle = 0, b_swizzle = 0;
@@ -164,9 +190,16 @@ void run_case(const Case& c, uint32_t seed) {
   std::mt19937 rng(seed);
   auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
   const int N = c.n;
-  std::vector<double> A(64 * 16), B(16 * N), C(64 * N);
-  for (auto& v : A) v = pick(-255, 255) / 64.0;
-  for (auto& v : B) v = pick(-255, 255) / 64.0;
+  const Ty ty = c.bf16 ? Ty::BF16 : c.type;
+  const int es = bytes_of(ty), K = 32 / es;  // K bytes of a row: 32 (k16, k8 tf32, k32 e4m3)
+  std::vector<double> A(64 * K), B(K * N), C(64 * N);
+  auto value = [&]() {
+    if (ty == Ty::TF32) return pick(-2047, 2047) / 256.0;  // 11 significant bits
+    if (ty == Ty::E4M3) return pick(-15, 15) / 8.0;        // 4 significant bits
+    return pick(-255, 255) / 64.0;
+  };
+  for (auto& v : A) v = value();
+  for (auto& v : B) v = value();
   for (auto& v : C) v = c.f16_acc ? pick(-1000, 1000) / 32.0 : pick(-(1 << 22), 1 << 22) / 32.0;
   // 1. The shared-memory image: A at 0 (when from a descriptor), B after it at a 1024-byte line.
   uint32_t a_bytes = 0, b_bytes = 0;
@@ -176,16 +209,16 @@ void run_case(const Case& c, uint32_t seed) {
   const uint32_t image = (b_start + b_bytes + 1023) / 1024 * 1024;
   std::vector<uint8_t> img(image, 0xEE);  // bytes no element owns hold a large value
   auto put = [&](uint32_t at, int swizzle, double v) {
-    const uint16_t h = half_bits(v, c.bf16);
+    const uint32_t h = bits_of(ty, v);
     const uint32_t a = swizzled(at, swizzle);
-    REQUIRE(a + 2 <= image);
-    std::memcpy(&img[a], &h, 2);
+    REQUIRE(a + es <= image);
+    std::memcpy(&img[a], &h, static_cast<size_t>(es));  // little-endian: the low bytes
   };
   if (!c.a_regs)
     for (int m = 0; m < 64; ++m)
-      for (int k = 0; k < 16; ++k) put(offset_of(la, m, k), c.a_swizzle, A[m * 16 + k]);
+      for (int k = 0; k < K; ++k) put(offset_of(la, m, k, es), c.a_swizzle, A[m * K + k]);
   for (int n = 0; n < N; ++n)
-    for (int k = 0; k < 16; ++k) put(b_start + offset_of(lb, n, k), c.b_swizzle, B[k * N + n]);
+    for (int k = 0; k < K; ++k) put(b_start + offset_of(lb, n, k, es), c.b_swizzle, B[k * N + n]);
   // 2. Registers: thread 32w + l holds rows 16w.. of A (mma.m16n8k16's A fragment: a0,a1 row g,
   //    a2,a3 row g+8, a4..a7 the same rows 8 columns on; column 2t + i%2) and of D (c0,c1 row g,
   //    c2,c3 row g+8, columns 2t, 2t+1, then the next 8 columns; f16: c0..c3 in two registers).
@@ -197,12 +230,20 @@ void run_case(const Case& c, uint32_t seed) {
     row = 16 * w + g + ((i % 4) >= 2 ? 8 : 0);
     col = 8 * (i / 4) + 2 * t + (i % 2);
   };
+  const int per = 4 / es;  // A elements per register
   for (int th = 0; th < 128; ++th) {
     const int w = th / 32, l = th % 32, g = l / 4, t = l % 4;
-    for (int i = 0; i < 8; ++i) {
-      const int row = 16 * w + ((i % 4) < 2 ? g : g + 8), col = 2 * t + (i % 2) + (i >= 4 ? 8 : 0);
-      areg[th * 4 + i / 2] |= static_cast<uint32_t>(half_bits(A[row * 16 + col], c.bf16))
-                              << (16 * (i % 2));
+    for (int i = 0; i < 4 * per; ++i) {  // element a_i, as the PTX ISA's A fragment tables give it
+      int row = 0, col = 0;
+      if (es == 4)  // tf32 (k8): a0 (g, t), a1 (g+8, t), a2 (g, t+4), a3 (g+8, t+4)
+        row = i % 2 ? g + 8 : g, col = t + (i >= 2 ? 4 : 0);
+      else if (es == 2)  // a0,a1 row g; a2,a3 row g+8; a4..a7 the same 8 columns on
+        row = (i % 4) < 2 ? g : g + 8, col = 2 * t + (i % 2) + (i >= 4 ? 8 : 0);
+      else  // e4m3 (k32): a0..a3 row g, a4..a7 row g+8, a8..a15 the same 16 columns on
+        row = (i % 8) < 4 ? g : g + 8, col = 4 * t + (i % 4) + (i >= 8 ? 16 : 0);
+      row += 16 * w;
+      const uint32_t bits = bits_of(ty, A[row * K + col]);
+      areg[th * 4 + i / per] |= es == 4 ? bits : bits << (8 * es * (i % per));
     }
     for (int r = 0; r < regs; ++r)
       for (int e = 0; e < (c.f16_acc ? 2 : 1); ++e) {
@@ -214,13 +255,18 @@ void run_case(const Case& c, uint32_t seed) {
       }
   }
   // 3. The instruction.
-  const char* ty = c.bf16 ? "bf16" : "f16";
-  std::string inst = "wgmma.mma_async.sync.aligned.m64n" + std::to_string(N) + "k16." +
-                     (c.f16_acc ? "f16" : "f32") + "." + ty + "." + ty;
+  const char* tn = ty == Ty::BF16   ? "bf16"
+                   : ty == Ty::TF32 ? "tf32"
+                   : ty == Ty::E4M3 ? "e4m3"
+                                    : "f16";
+  std::string inst = "wgmma.mma_async.sync.aligned.m64n" + std::to_string(N) + "k" +
+                     std::to_string(K) + "." + (c.f16_acc ? "f16" : "f32") + "." + tn + "." + tn;
   std::string ptx = wgmma_kernel(inst, regs, c.a_regs, image);
   ptx += std::string(", ") + (c.neg_a ? "-1" : "1") + ", " + (c.neg_b ? "-1" : "1");
-  if (!c.a_regs) ptx += c.a_mn ? ", 1" : ", 0";
-  ptx += c.b_mn ? ", 1" : ", 0";
+  if (es == 2) {  // tf32 and FP8 have no imm-trans operands (K-major only)
+    if (!c.a_regs) ptx += c.a_mn ? ", 1" : ", 0";
+    ptx += c.b_mn ? ", 1" : ", 0";
+  }
   ptx += kernel_tail(regs);
   Sim s(ptx, "wgmma.ptx");
   const uint64_t I = s.buffer("img", img), Ar = s.buffer("a", areg), Cr = s.buffer("c", creg);
@@ -236,20 +282,20 @@ void run_case(const Case& c, uint32_t seed) {
       for (int e = 0; e < (c.f16_acc ? 2 : 1); ++e) {
         int row = 0, col = 0;
         d_elem(th, r, e, row, col);
-        double a[16], b[16];
-        for (int k = 0; k < 16; ++k)
-          a[k] = (c.neg_a ? -1 : 1) * A[row * 16 + k], b[k] = (c.neg_b ? -1 : 1) * B[k * N + col];
+        double a[32], b[32];
+        for (int k = 0; k < K; ++k)
+          a[k] = (c.neg_a ? -1 : 1) * A[row * K + k], b[k] = (c.neg_b ? -1 : 1) * B[k * N + col];
         const double cv = c.scale_d ? C[row * N + col] : 0.0;
         uint32_t want = 0, got = out[th * regs + r];
         if (c.f16_acc) {
           double exact = cv;  // exact in double: multiples of 2^-12 below 2^20
-          for (int k = 0; k < 16; ++k) exact += a[k] * b[k];
+          for (int k = 0; k < K; ++k) exact += a[k] * b[k];
           const auto h = static_cast<_Float16>(exact);
           uint16_t hb;
           std::memcpy(&hb, &h, 2);
           want = hb, got = (got >> (16 * e)) & 0xFFFF;
         } else {
-          want = f32_bits_of(h100_rule(a, b, 16, cv));
+          want = f32_bits_of(h100_rule(a, b, K, cv));
         }
         if (got != want && ++wrong <= 5)
           FAIL_CHECK("D[" << row << "][" << col << "] = " << std::hex << got << " want " << want);
@@ -352,4 +398,17 @@ TEST_CASE("247 wgmma convergence: a warpgroup's four warps, every lane") {
     INFO(r.fault->message);
     CHECK(r.fault->message.find("diverged") != std::string::npos);
   }
+}
+
+TEST_CASE("247 wgmma tf32 (k8) and e4m3 (k32): descriptors and registers") {
+  // The same rule, as one step of K products (an assumption for FP8 and tf32 wgmma, to be measured
+  // on the H100: sim/func/exec_wgmma.cpp).
+  for (Ty t : {Ty::TF32, Ty::E4M3})
+    for (bool regs : {false, true}) {
+      Case c;
+      c.type = t, c.a_regs = regs, c.n = 48;
+      c.a_swizzle = 128, c.b_swizzle = 64;
+      INFO((t == Ty::TF32 ? "tf32" : "e4m3") << (regs ? ", A from registers" : ", A from shared"));
+      run_case(c, regs ? 21u : 22u);
+    }
 }
