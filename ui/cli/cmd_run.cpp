@@ -40,10 +40,19 @@ struct RunArgs {
   bool sandbox = false, allow_unsandboxed = false;  // compile the CUDA source as untrusted
 };
 
-Status dump_run(const lab::RunResult& r, const std::string& dir) {
+// Writes a run's buffers (.npy) and PTX into dir. A sweep row's folder (run_I, which --dump makes
+// inside the folder the user named) must be a real folder: one that is a symbolic link is refused,
+// so that a planted link cannot send the dump elsewhere (the files themselves are opened with
+// O_NOFOLLOW by write_output_file).
+Status dump_run(const lab::RunResult& r, const std::string& dir, bool made_by_us = false) {
+  namespace fs = std::filesystem;
   std::error_code ec;
-  std::filesystem::create_directories(dir, ec);
+  if (made_by_us && fs::is_symlink(fs::symlink_status(dir, ec)))
+    return Error{dir, 0, "is a symbolic link: refusing to dump a sweep row through it"};
+  fs::create_directories(dir, ec);
   if (ec) return Error{dir, 0, "cannot create dump directory: " + ec.message()};
+  if (made_by_us && (fs::is_symlink(fs::symlink_status(dir, ec)) || !fs::is_directory(fs::symlink_status(dir, ec))))
+    return Error{dir, 0, "is not a folder WarpLab can dump into (a symbolic link or a file)"};
   for (const lab::HostBuffer& b : r.buffers)
     if (auto s = lab::write_npy(dir + "/" + b.name + ".npy", b.to_npy()); !s) return s;
   if (r.unit) {
@@ -68,8 +77,16 @@ void forget_earlier_outputs(const lab::Experiment& exp, const RunArgs& a) {
   std::error_code ec;
   if (!a.json_out.empty() && a.json_out != "-") std::filesystem::remove(a.json_out, ec);
   if (a.dump_dir.empty()) return;
-  for (const lab::BufferDef& b : exp.buffers)
-    std::filesystem::remove(a.dump_dir + "/" + b.name + ".npy", ec);
+  namespace fs = std::filesystem;
+  auto forget_in = [&](const fs::path& d) {
+    for (const lab::BufferDef& b : exp.buffers) fs::remove(d / (b.name + ".npy"), ec);
+  };
+  forget_in(a.dump_dir);
+  // A sweep's earlier rows (run_I): a shorter sweep now must not leave the old rows' buffers.
+  for (const auto& e : fs::directory_iterator(a.dump_dir, ec)) {
+    const std::string name = e.path().filename().string();
+    if (name.starts_with("run_") && !e.is_symlink(ec) && e.is_directory(ec)) forget_in(e.path());
+  }
 }
 
 int run(const RunArgs& a) {
@@ -198,7 +215,7 @@ int run(const RunArgs& a) {
       if (auto s = dump_run(*result->run, a.dump_dir); !s) status = report_error(s.error());
     } else {
       for (size_t i = 0; i < result->sweep->runs.size(); ++i)
-        if (auto s = dump_run(result->sweep->runs[i], a.dump_dir + "/run_" + std::to_string(i)); !s)
+        if (auto s = dump_run(result->sweep->runs[i], a.dump_dir + "/run_" + std::to_string(i), true); !s)
           status = report_error(s.error());
     }
   }

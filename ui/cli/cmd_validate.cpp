@@ -21,6 +21,7 @@
 #include <sstream>
 #include <thread>
 
+#include "lab/first_answers.h"
 #include "lab/validate.h"
 #include "ui/cli/commands.h"
 #include "sim/common/output_file.h"
@@ -201,6 +202,7 @@ int validate(const ValidateArgs& a) {
     t << std::left << std::setw(36) << p.id << std::setw(22) << p.mechanism << std::right;
     json jp{{"id", p.id},
             {"mechanism", p.mechanism},
+            {"group", p.group},
             {"experiment", p.experiment},
             {"set", p.set},
             {"row", p.row},
@@ -268,6 +270,29 @@ int validate(const ValidateArgs& a) {
     jcounters[c.key] = {{"within10", c.within10}, {"points", c.points}};
   }
   if (data) std::cout << counters_line << "\n";
+  // Generalization sets: their first answers (validation/data/first-answers.json) beside today's.
+  json jgroups = json::array();
+  {
+    const std::string first_path =
+        (std::filesystem::path(a.corpus).parent_path() / "data" / "first-answers.json").string();
+    std::optional<lab::FirstAnswers> first;
+    if (std::filesystem::exists(first_path)) {
+      auto f = lab::load_first_answers(first_path);
+      if (!f) return report_error(f.error());
+      first = std::move(*f);
+    }
+    for (const lab::GroupSummary& g :
+         lab::summarize_groups(points, sim_us, gpu_us, first ? &*first : nullptr, a.config)) {
+      const std::string gl = lab::group_line(g);
+      if (data) std::cout << gl << "\n";
+      jgroups.push_back({{"group", g.group},
+                         {"points", g.points},
+                         {"mape_pct", g.mape},
+                         {"first_points", g.first_points},
+                         {"first_answer_mape_pct", g.first_answer_mape},
+                         {"line", gl}});
+    }
+  }
   // Lesson comparisons: ratios of two points, both simulated and measured.
   json jcomparisons = json::array();
   int compared = 0, direction = 0, within20 = 0;
@@ -334,6 +359,7 @@ int validate(const ValidateArgs& a) {
                {"direction", direction},
                {"within20", within20},
                {"line", comparisons_line}}}}},
+           {"groups", jgroups},
            {"comparisons", jcomparisons}};
     std::string text = j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
     if (a.json_out == "-")
