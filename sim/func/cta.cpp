@@ -840,7 +840,9 @@ void CtaImpl::after_exit(Warp& w) {
   // wgmma convergence (exec_wgmma.cpp): the warps of a warpgroup end with the same number of
   // wgmma.mma_async executed.
   if (!wgmma_count.empty() && !fault) {
-    auto count = [&](int i) { return i < static_cast<int>(wgmma_count.size()) ? wgmma_count[i] : 0u; };
+    auto count = [&](int i) {
+      return i < static_cast<int>(wgmma_count.size()) ? wgmma_count[i] : 0u;
+    };
     const int g = w.index / 4;
     for (int o = 4 * g; o < 4 * g + 4 && o < static_cast<int>(warps.size()); ++o)
       if (o != w.index && warps[o].status == WarpStatus::Exited && count(o) != count(w.index)) {

@@ -104,7 +104,8 @@ std::vector<Field> fields() {
         "wgmma_issue_columns_per_cycle cycles at most",
         pipes.tensor.wgmma_issue_base),
       F("tensor", "wgmma_issue_columns_per_cycle", "columns/cycle",
-        "N columns per cycle of the small-N issue floor", pipes.tensor.wgmma_issue_columns_per_cycle),
+        "N columns per cycle of the small-N issue floor",
+        pipes.tensor.wgmma_issue_columns_per_cycle),
       F("tensor", "wgmma_latency_base", "cycles",
         "wgmma.mma_async latency, start to accumulators ready: this + N / "
         "wgmma_latency_columns_per_cycle",

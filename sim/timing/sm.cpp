@@ -939,7 +939,8 @@ bool Sm::issue(int slot, uint64_t now) {
   if (inst.op == Opcode::Membar || inst.op == Opcode::Fence)
     w.fetch_ready = std::max(now + 1, w.drain_until), w.fetch_reason = WarpState::Membar;
   if (is_async_op(inst.op)) async_.hold(slot, &b, in, now, ready, w.fetch_ready, w.fetch_reason);
-  if (is_wgmma_op(inst.op)) wgmma_.hold(b.linear, w.index, inst, now, w.fetch_ready, w.fetch_reason);
+  if (is_wgmma_op(inst.op))
+    wgmma_.hold(b.linear, w.index, inst, now, w.fetch_ready, w.fetch_reason);
   // (bar.warp.sync, __syncwarp, is not a block barrier: it waits for nothing on a SIMT stack.)
   const bool block_barrier = in.is_barrier && inst.op == Opcode::Bar &&
                              inst.mod.bar != ptx::BarMode::Arrive &&
