@@ -65,12 +65,10 @@ TEST_CASE("104 errors: unknown and out-of-scope instructions name opcode and ker
   auto e = error_of(kernel_with("\tmov.u32 %r1, 1;\n\tfrobnicate.b32 %r1, %r2;"));
   CHECK(e.line == 10);
   CHECK(e.message == "unsupported instruction 'frobnicate.b32' in kernel 'k'");
-  e =
-      error_of(kernel_with("\twgmma.mma_async.sync.aligned.m64n8k16.f32.f16.f16 {%r1}, %rd1, "
-                           "%rd2, 1, 1, 1, 1, 1;"));
-  CHECK(has(e, "unsupported instruction 'wgmma.mma_async"));
+  e = error_of(kernel_with("\twmma.load.a.sync.aligned.row.m16n16k16.f16 {%r1}, [%rd1];"));
+  CHECK(has(e, "unsupported instruction 'wmma.load"));
   CHECK(has(e, "in kernel 'k'"));
-  CHECK(has(e, "tensor cores"));
+  CHECK(has(e, "wgmma are simulated"));
   e =
       error_of(kernel_with("\tmma.sync.aligned.m8n8k4.row.col.f32.f16.f16.f32 {%r1}, {%r2}, "
                            "{%r3}, {%r4};"));
@@ -252,4 +250,35 @@ $L__BB0_2:
       if (!m) CHECK(m.error().line >= 1);
     }
   }
+}
+
+TEST_CASE("104 errors: wgmma with missing or wrong parts") {
+  const std::string d4 = "{%r1, %r2, %r3, %r4}";
+  auto mma = [&](const std::string& mods, const std::string& ops) {
+    return error_of(kernel_with("\twgmma.mma_async" + mods + " " + ops + ";"));
+  };
+  CHECK(has(mma(".sync.aligned.m64n8k16.f32.f16.f16", "{%r1}, %rd1, %rd2, %p1, 1, 1, 0, 0"),
+            "D is a vector of 4 registers (N = 8, .f32)"));
+  CHECK(has(mma(".sync.aligned.m64n8k16.f32.f16.f16", d4 + ", %rd1, %rd2, %p1, 2, 1, 0, 0"),
+            "imm-scale-a (operand 5) must be 1 or -1"));
+  CHECK(has(mma(".sync.aligned.m64n8k16.f32.f16.f16", d4 + ", %rd1, %rd2, %p1, 1, 1, 0, 2"),
+            "imm-trans-b (operand 8) must be 0 or 1"));
+  CHECK(has(mma(".sync.aligned.m64n8k16.f32.f16.f16", d4 + ", %rd1, %rd2, %p1, 1, 1, 0"),
+            "takes 8 operands, found 7"));
+  CHECK(has(mma(".sync.aligned.m64n12k16.f32.f16.f16", d4 + ", %rd1, %rd2, %p1, 1, 1, 0, 0"),
+            "N a multiple of 8 from 8 to 256"));
+  CHECK(has(mma(".sync.aligned.m64n8k8.f32.tf32.tf32", d4 + ", %rd1, %rd2, %p1, 1, 1, 0, 0"),
+            "takes 6 operands"));
+  CHECK(has(mma(".m64n8k16.f32.f16.f16", d4 + ", %rd1, %rd2, %p1, 1, 1, 0, 0"),
+            "needs .sync.aligned"));
+  CHECK(has(mma(".sync.aligned.m64n8k32.s32.s8.s8", d4 + ", %rd1, %rd2, %p1"),
+            "integer wgmma (s8/u8) is not simulated"));
+  CHECK(has(mma(".sp.sync.aligned.m64n8k32.f32.f16.f16", d4 + ", %rd1, %rd2, %rd3, %r5, %p1"),
+            "sparse wgmma"));
+  CHECK(has(mma(".sync.aligned.m64n8k16.f32.bf16.bf16", d4 + ", {%r5, %r6}, %rd2, %p1, 1, 1, 0"),
+            "a vector of 4 registers"));
+  CHECK(has(error_of(kernel_with("\twgmma.wait_group.sync.aligned 9;")), "from 0 to 7"));
+  CHECK(has(error_of(kernel_with("\twgmma.arrive.sync.aligned;")), "unknown instruction"));
+  CHECK(has(error_of(kernel_with("\tmov.b32 {%r1, %r2, %r3, %r4, %r5}, %rd1;")),
+            "a vector operand holds at most 4 elements"));
 }

@@ -72,7 +72,9 @@ def rule(case, F, rne, use_field, cmode, group=16):
             else: tot+=trunc(v,sh)
         acc=rnd(tot,rne); accx = (abs(acc).bit_length()-1-S) if acc else -200
     return acc
-for path,bf in (('h100-mma-numerics-bf16-2026-11-26.bin',1),('h100-mma-numerics-f16-2026-11-26.bin',0)):
+# Other files (wgmma_numerics.cu writes the same format): python3 mma_numerics_rules.py BF16.bin F16.bin
+FILES = sys.argv[1:3] if len(sys.argv) > 2 else ['h100-mma-numerics-bf16-2026-11-26.bin', 'h100-mma-numerics-f16-2026-11-26.bin']
+for path,bf in ((FILES[0],1),(FILES[1],0)):
     cases=[c for c in run(path,bf) if c[0]!=0][::4]
     res=[]
     for F in range(22,30):

@@ -191,6 +191,8 @@ void CtaImpl::reset(Dim3 block_index) {
   bars.reset();
   async.reset(static_cast<int>(warps.size()) * 32);
   mbarrier_changes = 0;
+  wgmma_pcs.clear();
+  wgmma_count.clear();
   fault.reset();
   if (checks.racecheck) race.new_block();
   const uint64_t threads = block.count();
@@ -369,7 +371,7 @@ bool CtaImpl::step(Warp& w, StepInfo* info, uint64_t clock) {
   }
   if (checks.racecheck) race.check(*this, w, d, pc, exec);
   d.fn(x, d);
-  if (x.failed) return false;
+  if (x.failed || fault) return false;  // fault: also one raised at a warp's exit (after_exit)
   // An unconditional branch to itself can never end (`while (x[0] == 0) {}` once the compiler
   // has hoisted the load): stop at once rather than at the instruction limit.
   if (x.control && d.guard < 0 && d.target == pc && d.ir->op == ptx::Opcode::Bra && !in_hang &&
@@ -835,6 +837,27 @@ void CtaImpl::after_exit(Warp& w) {
     for (const AsyncCopies::MbarrierEvent& e : async.finish_thread(w.index * 32 + l))
       apply_async(e);
   for (int id : bars.on_warp_exit(live_warps)) release(id);
+  // wgmma convergence (exec_wgmma.cpp): the warps of a warpgroup end with the same number of
+  // wgmma.mma_async executed.
+  if (!wgmma_count.empty() && !fault) {
+    auto count = [&](int i) {
+      return i < static_cast<int>(wgmma_count.size()) ? wgmma_count[i] : 0u;
+    };
+    const int g = w.index / 4;
+    for (int o = 4 * g; o < 4 * g + 4 && o < static_cast<int>(warps.size()); ++o)
+      if (o != w.index && warps[o].status == WarpStatus::Exited && count(o) != count(w.index)) {
+        Exec x;
+        x.cta = this;
+        x.w = &w;
+        const DInst none;
+        raise(x, none, LaunchFault::Kind::BadLaunch, 0, 0, 0, false, ptx::Space::None,
+              "the warps of warpgroup " + std::to_string(g) + " diverged: warp " +
+                  std::to_string(o) + " executed " + std::to_string(count(o)) +
+                  " wgmma.mma_async, warp " + std::to_string(w.index) + " " +
+                  std::to_string(count(w.index)) + " (all four must execute the same ones)");
+        break;
+      }
+  }
 }
 
 // ---- Cta: the public face for the timing model

@@ -147,6 +147,10 @@ class CtaImpl {
   std::vector<Warp> warps;
   BarrierUnit bars;
   AsyncCopies async;              // cp.async / cp.async.bulk in flight (async_copies.h)
+  // wgmma convergence (exec_wgmma.cpp): per warpgroup, the PTX lines of its wgmma.mma_async in
+  // the order the first warp to reach each executed them; per warp, how many it executed.
+  std::vector<std::vector<int32_t>> wgmma_pcs;
+  std::vector<uint32_t> wgmma_count;
   uint64_t mbarrier_changes = 0;  // mbarrier updates in this block (mbarrier_changed)
   int live_warps = 0;
   std::optional<LaunchFault> fault;

@@ -49,6 +49,10 @@ int dest_count(const ptx::Instruction& in) {
     case Opcode::CpAsyncBulk:
     case Opcode::CpAsyncBulkCommit:
     case Opcode::CpAsyncBulkWait:
+    case Opcode::Wgmma:  // its accumulators: decode_wgmma_operands
+    case Opcode::WgmmaFence:
+    case Opcode::WgmmaCommit:
+    case Opcode::WgmmaWait:
       return 0;
     case Opcode::Mbarrier:  // arrive: the state; test/try_wait: the predicate; pending_count
       switch (in.mod.mbar) {
@@ -122,6 +126,11 @@ Handler pick_handler(const ptx::Instruction& in, DInst& d, std::string& why) {
     case Opcode::Elect:
     case Opcode::Mapa:
       return pick_async(in, d, why);
+    case Opcode::Wgmma:
+    case Opcode::WgmmaFence:
+    case Opcode::WgmmaCommit:
+    case Opcode::WgmmaWait:
+      return pick_wgmma(in, d, why);
     case Opcode::Fma:
     case Opcode::Rcp:
     case Opcode::Sqrt:
@@ -508,7 +517,9 @@ class KernelBuilder {
         d.guard_neg = in.guard_neg;
       }
       std::string why;
-      if (!decode_operands(fi, in, d, why)) return error(in, why);
+      if (!(in.op == Opcode::Wgmma ? decode_wgmma_operands(fi, in, d, why)
+                                   : decode_operands(fi, in, d, why)))
+        return error(in, why);
       if (in.op == Opcode::Bra) {
         if (d.target < 0) return error(in, "branch without a label target");
         d.target += df.entry_pc;
@@ -626,6 +637,62 @@ class KernelBuilder {
     if (!d.fn) return false;
     d.aux = k_.calls.size();
     k_.calls.push_back(std::move(cs));
+    return true;
+  }
+
+  // wgmma.mma_async d, a, b, scale-d, ...: the accumulators (up to 128 registers) go to a slot
+  // list of their own (DecodedKernel::slot_lists[d.aux]); s[] holds A (4 registers or the
+  // descriptor) then B's descriptor; p[0] is scale-d, or s[] holds it when it is a constant. The
+  // immediates after scale-d are in the instruction's TensorMods (parse_wgmma.cpp). D is not in
+  // d[]: the instruction writes it asynchronously, and wgmma.wait_group, not the scoreboard, says
+  // when it may be read.
+  bool decode_wgmma_operands(int32_t fi, const ptx::Instruction& in, DInst& d, std::string& why) {
+    const auto& f = m_.functions[k_.funcs[fi].module_index];
+    auto data_reg = [&](int32_t r) {
+      return r >= 0 && r < static_cast<int32_t>(f.regs.size()) && f.regs[r].type != Type::Pred;
+    };
+    const Operand& dv = in.ops[0];
+    std::vector<int32_t> list;
+    for (int e = 0; e < dv.vec_count; ++e) {
+      const int32_t r = dv.wide.empty() ? dv.vec[e] : dv.wide[e];
+      if (!data_reg(r) || ptx::type_bits(f.regs[r].type) != 32) {
+        why = "wgmma's accumulators must be 32-bit registers (no '_')";
+        return false;
+      }
+      list.push_back(slot_of_[fi][r]);
+    }
+    d.aux = k_.slot_lists.size();
+    k_.slot_lists.push_back(std::move(list));
+    const Operand& a = in.ops[1];
+    if (a.kind == Kind::Vec) {
+      for (int e = 0; e < 4; ++e) {
+        if (!data_reg(a.vec[e])) {
+          why = "wgmma's A registers must be data registers (no '_')";
+          return false;
+        }
+        d.s[d.ns++] = slot_of_[fi][a.vec[e]];
+      }
+    }
+    for (const Operand* o : {&a, &in.ops[2]}) {
+      if (o->kind != Kind::Reg) continue;
+      if (!data_reg(o->reg) || ptx::type_bits(f.regs[o->reg].type) != 64) {
+        why = "a wgmma matrix descriptor is a 64-bit register";
+        return false;
+      }
+      d.s[d.ns++] = slot_of_[fi][o->reg];
+    }
+    const Operand& sd = in.ops[3];
+    if (sd.kind == Kind::Imm) {
+      d.s[d.ns++] = value_slot(sd.bits != 0 ? 1 : 0);
+    } else {
+      if (sd.reg < 0 || sd.reg >= static_cast<int32_t>(f.regs.size()) ||
+          f.regs[sd.reg].type != Type::Pred) {
+        why = "wgmma's scale-d is a predicate or a constant";
+        return false;
+      }
+      if (sd.neg) d.pneg |= 1u;
+      d.p[d.np++] = slot_of_[fi][sd.reg];
+    }
     return true;
   }
 

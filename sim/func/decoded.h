@@ -112,6 +112,7 @@ struct DecodedKernel {
   int32_t first_const_slot = 0;   // [first_const_slot, data_slots-1): const slots
   std::vector<ConstSlot> consts;  // one per const slot
   std::vector<CallSite> calls;    // indexed by DInst::aux of call instructions
+  std::vector<std::vector<int32_t>> slot_lists;  // wgmma's accumulator slots, by DInst::aux
   uint64_t param_bytes = 0;       // kernel parameter block size
   uint32_t lane_param_bytes = 0;  // per-lane .param area (device-function calls)
   uint64_t static_shared_bytes = 0;

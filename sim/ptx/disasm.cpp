@@ -98,7 +98,7 @@ std::string mnemonic(const Instruction& in) {
   const Modifiers& m = in.mod;
   // The asynchronous families keep their modifiers as written (parse_async.cpp reads them in any
   // of the orders PTX allows): the mnemonic is the text's first word after the guard.
-  if (is_async_op(in.op) && !in.text.empty()) {
+  if ((is_async_op(in.op) || is_wgmma_op(in.op)) && !in.text.empty()) {
     size_t b = 0;
     if (in.text[0] == '@') b = in.text.find(' ') + 1;
     const size_t e = in.text.find_first_of(" ;", b);

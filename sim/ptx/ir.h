@@ -89,6 +89,7 @@ struct Operand {
   int64_t offset = 0;             // Addr: byte offset
   uint64_t bits = 0;              // Imm: value (Int: two's complement; F32/F64: IEEE bits)
   std::array<int32_t, 4> vec{-1, -1, -1, -1};
+  std::vector<int32_t> wide;  // Vec of more than 4 elements (wgmma's accumulators): all of them
 };
 
 struct SourceLoc {

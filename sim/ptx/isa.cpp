@@ -99,6 +99,7 @@ std::optional<Opcode> parse_opcode(std::string_view mnemonic) {
   if (mnemonic == "cp") return Opcode::CpAsync;
   if (mnemonic == "mbarrier") return Opcode::Mbarrier;
   if (mnemonic == "elect") return Opcode::Elect;
+  if (mnemonic == "wgmma") return Opcode::Wgmma;
   for (const auto& e : kTable)
     if (e.name == mnemonic) return e.op;
   return std::nullopt;

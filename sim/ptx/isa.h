@@ -111,12 +111,17 @@ enum class MemSem : uint8_t { None, Weak, Relaxed, Acquire, Release, AcqRel, Sc 
 enum class MmaType : uint8_t { None, F16, BF16, TF32, E4M3, E5M2, S8, U8, F32, S32 };
 std::string_view mma_type_name(MmaType t);
 struct TensorMods {
-  uint8_t m = 0, n = 0, k = 0;  // .m16n8k16 (mma), .m8n8 (ldmatrix/stmatrix/movmatrix)
+  uint8_t m = 0, k = 0;  // .m16n8k16 (mma), .m8n8 (ldmatrix/stmatrix/movmatrix), .m64n256k16
+  uint16_t n = 0;        // (wgmma: N up to 256)
   bool a_row = true;            // .row (A row-major) / .col
   bool b_col = true;            // .col (B column-major) / .row
   MmaType d = MmaType::None, a = MmaType::None, b = MmaType::None, c = MmaType::None;
   uint8_t num = 0;     // ldmatrix/stmatrix .x1/.x2/.x4 (number of 8x8 matrices)
   bool trans = false;  // ldmatrix/stmatrix/movmatrix .trans
+  // wgmma.mma_async (parse_wgmma.cpp): the immediate operands, and where A comes from
+  bool a_desc = false;           // A from a shared-memory matrix descriptor (else 4 registers)
+  bool neg_a = false, neg_b = false;  // imm-scale-a/b = -1
+  bool trans_a = false, trans_b = false;  // imm-trans-a/b = 1: MN-major in shared memory
 };
 
 // mbarrier.<op> (isa.def: Mbarrier).
@@ -221,6 +226,8 @@ struct OpcodeInfo {
 const OpcodeInfo& opcode_info(Opcode op);
 // The section "asynchronous copies and barriers" of isa.def: cp.async*, mbarrier, elect.
 constexpr bool is_async_op(Opcode op) { return op >= Opcode::CpAsync && op <= Opcode::Elect; }
+// The section "warpgroup MMA": wgmma.mma_async, wgmma.fence, wgmma.commit_group, wgmma.wait_group.
+constexpr bool is_wgmma_op(Opcode op) { return op >= Opcode::Wgmma && op <= Opcode::WgmmaWait; }
 std::optional<Opcode> parse_opcode(std::string_view mnemonic);  // "barrier" maps to Bar
 constexpr int kOpcodeCount = static_cast<int>(Opcode::Count_);
 

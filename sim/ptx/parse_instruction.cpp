@@ -2,10 +2,11 @@
 // Modifiers. Operands are parsed in parse_operands.cpp.
 //
 // A PTX mnemonic is "opcode.mod.mod.type[.type]"; the modifiers nvcc writes are accepted in any
-// order. An unknown opcode or modifier is an error naming it; wgmma, TMA tensor copies and
+// order. An unknown opcode or modifier is an error naming it; wmma, TMA tensor copies and
 // clusters are rejected with a message that says they are out of scope. The tensor-core
 // instructions have their own modifier rules (parse_tensor.cpp), and so do the asynchronous copies
-// and mbarriers (cp.*, mbarrier.*, elect: parse_async.cpp).
+// and mbarriers (cp.*, mbarrier.*, elect: parse_async.cpp) and warpgroup MMA (wgmma.*:
+// parse_wgmma.cpp).
 #include <charconv>
 #include <cstdlib>
 #include <cstring>
@@ -33,8 +34,7 @@ std::string_view out_of_scope_reason(std::string_view mnemonic) {
     std::string_view mnemonic, reason;
   };
   static constexpr Entry kEntries[] = {
-      {"wmma", "tensor cores through wmma/wgmma are out of scope (mma.sync is simulated)"},
-      {"wgmma", "tensor cores through wmma/wgmma are out of scope (mma.sync is simulated)"},
+      {"wmma", "tensor cores through wmma are out of scope (mma.sync and wgmma are simulated)"},
       {"tcgen05", "tensor cores (mma/wmma/wgmma/tcgen05) are out of scope"},
       {"tensormap", "TMA (tensor memory accelerator) is out of scope"},
       {"multimem", "multimem (NVLink multicast) is out of scope"},
@@ -163,6 +163,8 @@ void Parser::parse_instruction_body(int32_t guard, bool guard_neg, uint32_t star
   inst.user_loc = user_loc_;
   if (is_tensor_op(inst.op))
     apply_tensor_modifiers(inst, parts, opcode_text, line);
+  else if (is_wgmma_op(inst.op))
+    apply_wgmma_modifiers(inst, parts, opcode_text, line);
   else
     apply_modifiers(inst, parts, opcode_text, line);
   if (inst.op == Opcode::Call)
@@ -178,6 +180,7 @@ void Parser::parse_instruction_body(int32_t guard, bool guard_neg, uint32_t star
   if (inst.op == Opcode::Bar) check_barrier_operands(inst, line);
   if (is_async_op(inst.op) || inst.op == Opcode::Mapa)
     check_async_operands(inst, opcode_text, line);
+  if (is_wgmma_op(inst.op)) check_wgmma_operands(inst, opcode_text, line);
   const Token& semicolon = tokens_[pos_ - 1];
   inst.text = normalise_space(text_.substr(start_offset, semicolon.offset + 1 - start_offset));
   fn().instructions.push_back(std::move(inst));

@@ -186,7 +186,7 @@ Operand Parser::parse_operand(Instruction& inst, PendingName::Where where, int32
     op.neg = true;
     return op;
   }
-  if (t.is('{')) return parse_vector(inst.text.empty() ? std::string_view{} : inst.text);
+  if (t.is('{')) return parse_vector(inst.op == Opcode::Wgmma);
   if (t.is('[')) return parse_address({});
   if (t.is('-')) {
     take();
@@ -276,10 +276,11 @@ Operand Parser::parse_address(std::string_view) {
   return op;
 }
 
-Operand Parser::parse_vector(std::string_view) {
+Operand Parser::parse_vector(bool wide_ok) {
   expect('{', "to open a vector");
   Operand op;
   op.kind = Operand::Kind::Vec;
+  std::vector<int32_t> all;
   while (true) {
     const Token& t = peek();
     if (t.kind != Token::Kind::Word) fail_at(t, "a register or '_' in the vector operand");
@@ -291,9 +292,16 @@ Operand Parser::parse_vector(std::string_view) {
         fail(t.line, "undeclared register '" + std::string(t.text) + "' in a vector operand in " +
                          function_kind_and_name());
     }
-    if (op.vec_count >= 4) fail(t.line, "a vector operand holds at most 4 elements");
-    op.vec[op.vec_count++] = reg;
-    if (accept('}')) return op;
+    if (op.vec_count >= (wide_ok ? 128 : 4))
+      fail(t.line, wide_ok ? "a wgmma accumulator vector holds at most 128 registers"
+                           : "a vector operand holds at most 4 elements");
+    if (op.vec_count < 4) op.vec[op.vec_count] = reg;
+    ++op.vec_count;
+    all.push_back(reg);
+    if (accept('}')) {
+      if (all.size() > 4) op.wide = std::move(all);
+      return op;
+    }
     if (!peek().is(',')) fail_at(peek(), "',' or '}' in the vector operand");
     take();
   }

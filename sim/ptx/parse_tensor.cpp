@@ -14,11 +14,15 @@
 namespace warplab::ptx::detail {
 namespace {
 
+}  // namespace
+
 std::optional<MmaType> parse_mma_type(std::string_view m) {
   for (int i = 1; i <= static_cast<int>(MmaType::S32); ++i)
     if (mma_type_name(static_cast<MmaType>(i)) == m) return static_cast<MmaType>(i);
   return std::nullopt;
 }
+
+namespace {
 
 bool is_float8(MmaType t) { return t == MmaType::E4M3 || t == MmaType::E5M2; }
 bool is_int8(MmaType t) { return t == MmaType::S8 || t == MmaType::U8; }
@@ -53,8 +57,10 @@ std::string supported_mma(const TensorMods& t, bool satfinite) {
   return "this combination of element types";
 }
 
+}  // namespace
+
 // ".m16n8k16" -> 16, 8, 16; ".m8n8" -> 8, 8, 0.
-bool parse_shape(std::string_view m, TensorMods& t) {
+bool parse_tensor_shape(std::string_view m, TensorMods& t) {
   int v[3] = {0, 0, 0};
   const char keys[3] = {'m', 'n', 'k'};
   size_t i = 0;
@@ -67,12 +73,11 @@ bool parse_shape(std::string_view m, TensorMods& t) {
     if (i == begin) return false;
   }
   if (i != m.size() || v[0] == 0 || v[1] == 0) return false;
-  t.m = static_cast<uint8_t>(v[0]), t.n = static_cast<uint8_t>(v[1]),
+  if (v[0] > 255 || v[1] > 256 || v[2] > 255) return false;
+  t.m = static_cast<uint8_t>(v[0]), t.n = static_cast<uint16_t>(v[1]),
   t.k = static_cast<uint8_t>(v[2]);
   return true;
 }
-
-}  // namespace
 
 bool is_tensor_op(Opcode op) {
   return op == Opcode::Mma || op == Opcode::Ldmatrix || op == Opcode::Stmatrix ||
@@ -92,7 +97,7 @@ void Parser::apply_tensor_modifiers(Instruction& inst, const std::vector<std::st
       inst.mod.sync = true;
     else if (m == "aligned")
       inst.mod.aligned = true;
-    else if (!have_shape && parse_shape(m, t))
+    else if (!have_shape && parse_tensor_shape(m, t))
       have_shape = true;
     else if (op == Opcode::Mma && (m == "row" || m == "col")) {
       if (!have_layout_a)

@@ -45,6 +45,8 @@ struct PendingName {
 // (parse_operands.cpp).
 int operand_count(const Instruction& inst);
 bool is_tensor_op(Opcode op);  // mma, ldmatrix, stmatrix, movmatrix (parse_tensor.cpp)
+bool parse_tensor_shape(std::string_view m, TensorMods& t);  // ".m64n128k16" (parse_tensor.cpp)
+std::optional<MmaType> parse_mma_type(std::string_view m);   // "bf16" (parse_tensor.cpp)
 
 class Parser {
  public:
@@ -105,6 +107,10 @@ class Parser {
   void apply_async_modifiers(Instruction& inst, const std::vector<std::string_view>& parts,
                              std::string_view opcode_text, int line);
   void check_async_operands(const Instruction& inst, std::string_view opcode_text, int line) const;
+  // wgmma.* (parse_wgmma.cpp): modifiers, then the operands (the immediates go to TensorMods).
+  void apply_wgmma_modifiers(Instruction& inst, const std::vector<std::string_view>& parts,
+                             std::string_view opcode_text, int line);
+  void check_wgmma_operands(Instruction& inst, std::string_view opcode_text, int line) const;
   static uint64_t variable_limit(Space space);  // bytes one variable may take (ir.h limits)
   static std::string variable_limit_text(Space space);
   void check_barrier_operands(const Instruction& inst, int line) const;
@@ -112,7 +118,7 @@ class Parser {
   void parse_call_operands(Instruction& inst, std::string_view opcode_text);
   Operand parse_operand(Instruction& inst, PendingName::Where where, int32_t index);
   Operand parse_address(std::string_view opcode_text);
-  Operand parse_vector(std::string_view opcode_text);
+  Operand parse_vector(bool wide_ok);  // wide_ok: up to 128 elements (wgmma's accumulators)
   Operand parse_immediate(const Token& number, bool negative);
   std::optional<Operand> special_register(std::string_view name) const;
 

@@ -96,6 +96,25 @@ std::vector<Field> fields() {
       TENSOR("m16n8k32_s8", m16n8k32_s8, ".m16n8k32 with s8/u8 inputs"),
       TENSOR("m16n8k32_fp8", m16n8k32_fp8, ".m16n8k32 with e4m3/e5m2 inputs"),
 #undef TENSOR
+      F("tensor", "wgmma_columns_per_cycle", "columns/cycle",
+        "wgmma.mma_async m64nNk16 at the peak: an SM starts one every N / this cycles",
+        pipes.tensor.wgmma_columns_per_cycle),
+      F("tensor", "wgmma_issue_base", "cycles",
+        "wgmma.mma_async issue floor for small N: one every wgmma_issue_base + N / "
+        "wgmma_issue_columns_per_cycle cycles at most",
+        pipes.tensor.wgmma_issue_base),
+      F("tensor", "wgmma_issue_columns_per_cycle", "columns/cycle",
+        "N columns per cycle of the small-N issue floor",
+        pipes.tensor.wgmma_issue_columns_per_cycle),
+      F("tensor", "wgmma_latency_base", "cycles",
+        "wgmma.mma_async latency, start to accumulators ready: this + N / "
+        "wgmma_latency_columns_per_cycle",
+        pipes.tensor.wgmma_latency_base),
+      F("tensor", "wgmma_latency_columns_per_cycle", "columns/cycle",
+        "N columns per cycle of the wgmma latency", pipes.tensor.wgmma_latency_columns_per_cycle),
+      F("tensor", "wgmma_chain_gap", "cycles",
+        "extra cycles between two wgmma.mma_async of one warpgroup (its accumulator chain)",
+        pipes.tensor.wgmma_chain_gap),
 #define EXPANDED(NAME, MEMBER, WHAT)                                                        \
   F("pipes", NAME "_latency", "cycles", "issue-to-result latency of " WHAT,                 \
     pipes.MEMBER.latency),                                                                  \
@@ -522,6 +541,13 @@ Status validate_config(const GpuConfig& c) {
     return bad(
         "compiler: hoist_loads 0 or 1; unroll at least 1; max_hoisted_loads >= 0; window "
         "in 1..4096; load_register_share in (0, 1]");
+  const TensorConfig& t = c.pipes.tensor;
+  if (!(t.wgmma_columns_per_cycle > 0) || !(t.wgmma_issue_columns_per_cycle > 0) ||
+      !(t.wgmma_latency_columns_per_cycle > 0) || t.wgmma_issue_base < 0 ||
+      t.wgmma_latency_base < 0 || t.wgmma_chain_gap < 0)
+    return bad(
+        "tensor: wgmma_*_columns_per_cycle > 0; wgmma_issue_base, wgmma_latency_base, "
+        "wgmma_chain_gap >= 0");
   if (c.async.cp_async_fill < 0 || c.async.tma_latency < 0 || !(c.async.tma_bytes_per_cycle > 0) ||
       c.async.try_wait_latency < 0 || c.async.try_wait_suspend < 1)
     return bad(

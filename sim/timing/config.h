@@ -58,6 +58,13 @@ struct TensorConfig {
   PipeConfig m16n8k8_tf32{24, 6};   // tf32 inputs (half the f16 rate per FLOP)
   PipeConfig m16n8k32_s8{24, 6};    // s8/u8 inputs (twice the f16 rate per operation)
   PipeConfig m16n8k32_fp8{52, 12};  // e4m3/e5m2: two f16 m16n8k16 and an FADD on sm_90 (inferred)
+  // wgmma.mma_async m64nNk*, per SM (sim/timing/wgmma_pipe.h); H100 values, measured.
+  double wgmma_columns_per_cycle = 2;        // N per cycle at the peak: interval >= N / this
+  int64_t wgmma_issue_base = 16;             // cycles: interval >= this + N / the next
+  double wgmma_issue_columns_per_cycle = 4;  // N per cycle above wgmma_issue_base
+  int64_t wgmma_latency_base = 47;           // cycles: latency = this + N / the next
+  double wgmma_latency_columns_per_cycle = 2;
+  int64_t wgmma_chain_gap = 0;  // cycles more between two wgmmas of one warpgroup than of two
 };
 
 struct PipesConfig {

@@ -309,6 +309,7 @@ Sm::Sm(int id, LaunchContext& ctx)
       ctx_(ctx),
       l1tex_(ctx.config, ctx.l2),
       async_(ctx.config.async, ctx.config.core.max_warps_per_sm, &ctx.l2, ctx.config.l1.line_bytes),
+      wgmma_(ctx.config.pipes.tensor),
       warps_(ctx.config.core.max_warps_per_sm),
       wake_(warps_.size(), kNever),
       age_(warps_.size(), 0),
@@ -938,6 +939,8 @@ bool Sm::issue(int slot, uint64_t now) {
   if (inst.op == Opcode::Membar || inst.op == Opcode::Fence)
     w.fetch_ready = std::max(now + 1, w.drain_until), w.fetch_reason = WarpState::Membar;
   if (is_async_op(inst.op)) async_.hold(slot, &b, in, now, ready, w.fetch_ready, w.fetch_reason);
+  if (is_wgmma_op(inst.op))
+    wgmma_.hold(b.linear, w.index, inst, now, w.fetch_ready, w.fetch_reason);
   // (bar.warp.sync, __syncwarp, is not a block barrier: it waits for nothing on a SIMT stack.)
   const bool block_barrier = in.is_barrier && inst.op == Opcode::Bar &&
                              inst.mod.bar != ptx::BarMode::Arrive &&
@@ -1038,6 +1041,7 @@ void Sm::free_warp(int slot, uint64_t now) {
           {id_, static_cast<int32_t>(b.slots.size()), b.linear, b.begin, now});
     func::merge_hazards(ctx_.hazards, b.cta->take_hazards());
     b.cta.reset();
+    wgmma_.block_done(b.linear);
     --resident_blocks_;
     ++blocks_completed_;
   }

@@ -51,6 +51,7 @@
 
 #include "sim/func/cta.h"
 #include "sim/timing/async_copy.h"
+#include "sim/timing/wgmma_pipe.h"
 #include "sim/timing/config.h"
 #include "sim/timing/l1tex.h"
 #include "sim/timing/occupancy.h"
@@ -165,6 +166,7 @@ class Sm {
   LaunchContext& ctx_;
   L1Tex l1tex_;
   AsyncCopyUnit async_;  // cp.async groups, the TMA unit, mbarrier waits (async_copy.h)
+  WgmmaPipe wgmma_;      // warpgroup MMA (wgmma_pipe.h)
   std::vector<Warp> warps_;  // warp slots
   // Per slot: the cycle the warp must be looked at again (kNever: free slot, or asleep until an
   // event sets it). Kept apart from Warp so that the per-cycle scan touches one small array.

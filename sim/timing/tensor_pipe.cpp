@@ -5,6 +5,10 @@ namespace warplab::timing {
 
 const PipeConfig& tensor_pipe_of(const TensorConfig& t, const ptx::Instruction& mma) {
   using ptx::MmaType;
+  // A warp's wgmma.mma_async takes one issue slot here; the warpgroup's work is timed by the SM's
+  // wgmma unit (wgmma_pipe.h).
+  static constexpr PipeConfig kWgmmaWarp{1, 1};
+  if (mma.op == ptx::Opcode::Wgmma) return kWgmmaWarp;
   const ptx::TensorMods& m = mma.mod.tensor;
   switch (m.a) {
     case MmaType::TF32:
