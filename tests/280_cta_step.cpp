@@ -134,3 +134,59 @@ TEST_CASE("Cta::step: a prefetch records each lane's address (the timing model c
   }
   CHECK(seen);
 }
+
+TEST_CASE("Cta::relaunch: the next block in the same object starts as fresh as create's") {
+  // Each thread reads its shared word and a register that nothing has written (both 0 in a fresh
+  // block), then leaves both dirty for a block that would reuse them without clearing.
+  const char* kBlocks = R"(.version 9.0
+.target sm_90
+.address_size 64
+.visible .entry blk(.param .u64 p)
+{
+  .reg .b32 %r<10>;
+  .reg .b64 %rd<5>;
+  .shared .align 4 .b8 sm[256];
+  ld.param.u64 %rd1, [p];
+  cvta.to.global.u64 %rd2, %rd1;
+  mov.u32 %r1, %tid.x;
+  mov.u32 %r2, %ctaid.x;
+  shl.b32 %r3, %r1, 2;
+  mov.u32 %r4, sm;
+  add.s32 %r4, %r4, %r3;
+  ld.shared.u32 %r5, [%r4];
+  add.s32 %r6, %r5, %r7;
+  mad.lo.s32 %r6, %r2, 1000, %r6;
+  add.s32 %r6, %r6, %r1;
+  st.shared.u32 [%r4], %r6;
+  mov.u32 %r7, 5;
+  mad.lo.s32 %r8, %r2, 64, %r1;
+  mul.wide.u32 %rd3, %r8, 4;
+  add.s64 %rd4, %rd2, %rd3;
+  st.global.u32 [%rd4], %r6;
+  ret;
+}
+)";
+  Sim s(kBlocks, "blk.ptx");
+  const uint64_t O = s.buffer("out", std::vector<uint32_t>(128, 0));
+  func::LaunchConfig lc{"blk", {2, 1, 1}, {64, 1, 1}, 0, s.params("blk", {O})};
+  auto cta = func::Cta::create(*s.program, s.mem, lc, {0, 0, 0}, 0);
+  REQUIRE(cta);
+  func::LaunchStats stats;
+  func::StepInfo info;
+  auto run_block = [&] {
+    for (int w = 0; w < cta->warp_count(); ++w)
+      while (cta->status(w) == func::WarpStatus::Ready) REQUIRE(cta->step(w, info, stats, 0));
+    CHECK(cta->done());
+  };
+  run_block();
+  REQUIRE(cta->relaunch({1, 0, 0}));
+  CHECK(!cta->done());
+  run_block();
+  auto out = s.read<uint32_t>(O, 128);
+  for (uint32_t i = 0; i < 128; ++i) CHECK(out[i] == (i / 64) * 1000 + i % 64);
+  CHECK(stats.blocks == 2);
+  // A block outside the grid is refused, as create refuses it.
+  auto bad = cta->relaunch({2, 0, 0});
+  REQUIRE(!bad);
+  CHECK(bad.error().message.find("outside the grid") != std::string::npos);
+}

@@ -9,6 +9,7 @@ void AsyncCopies::reset(int threads) {
   landed_.clear();
   threads_.clear();
   threads_.resize(static_cast<size_t>(threads));
+  threads_made_ = 0;
   tracked_.clear();
   pending_ = 0;
 }
@@ -117,6 +118,7 @@ std::vector<AsyncCopies::MbarrierEvent> AsyncCopies::finish_thread(int thread) {
   for (const auto& g : t.bulk_groups) land_all(g);
   land_all(t.bulk_open);
   threads_[static_cast<size_t>(thread)].reset();
+  --threads_made_;
   std::vector<MbarrierEvent> out;
   for (Tracked& w : tracked_) {
     if (w.done || w.thread != thread) continue;

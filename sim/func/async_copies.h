@@ -44,6 +44,8 @@ class AsyncCopies {
 
   void reset(int threads);
   bool in_flight() const { return pending_ > 0; }
+  // Whether some thread holds asynchronous-copy state (finish_thread has work to do).
+  bool any_thread() const { return threads_made_ > 0; }
 
   // ---- cp.async
   void copy(int thread, const Copy& c);            // into the thread's open group
@@ -90,9 +92,10 @@ class AsyncCopies {
   std::vector<std::unique_ptr<Thread>> threads_;
   Thread& thread_state(int thread) {
     std::unique_ptr<Thread>& p = threads_[static_cast<size_t>(thread)];
-    if (!p) p = std::make_unique<Thread>();
+    if (!p) p = std::make_unique<Thread>(), ++threads_made_;
     return *p;
   }
+  uint32_t threads_made_ = 0;  // entries of threads_ that hold a Thread
   std::vector<Tracked> tracked_;
   uint64_t pending_ = 0;  // copies not landed plus tracked work not delivered
 };

@@ -833,7 +833,7 @@ void CtaImpl::after_exit(Warp& w) {
   live_warps--;
   // The hardware finishes an exited thread's copies; its cp.async.mbarrier.arrive arrive-ons
   // still reach their mbarriers.
-  for (int l = 0; l < 32; ++l)
+  for (int l = 0; l < 32 && async.any_thread(); ++l)
     for (const AsyncCopies::MbarrierEvent& e : async.finish_thread(w.index * 32 + l))
       apply_async(e);
   for (int id : bars.on_warp_exit(live_warps)) release(id);
@@ -873,6 +873,20 @@ Expected<Cta> Cta::create(const Program& program, DeviceMemory& memory, const La
                  "block index " + dim(block_index) + " is outside the grid " + dim(launch.grid)};
   impl->reset(block_index);
   return Cta(std::move(impl));
+}
+
+Status Cta::relaunch(Dim3 block_index) {
+  CtaImpl& c = *impl_;
+  if (block_index.x >= c.grid.x || block_index.y >= c.grid.y || block_index.z >= c.grid.z)
+    return Error{c.mod->module.path, 0,
+                 "block index " + dim(block_index) + " is outside the grid " + dim(c.grid)};
+  // What create leaves that the previous block may have changed, then reset's fresh block.
+  c.hazards.clear();
+  c.in_hang = false;
+  c.watch_loops(false);
+  c.reset(block_index);
+  for (Warp& w : c.warps) w.mbarrier_pc = -1;  // (reset leaves it: it is read only while waiting)
+  return Ok{};
 }
 
 Cta::Cta(std::unique_ptr<CtaImpl> impl) : impl_(std::move(impl)) {}

@@ -66,6 +66,9 @@ class Cta {
   // `sm_id` is what %smid reads. Errors as for run_functional's launch checks.
   static Expected<Cta> create(const Program& program, DeviceMemory& memory,
                               const LaunchConfig& launch, Dim3 block_index, uint32_t sm_id);
+  // Makes this object block `block_index` of the same launch on the same SM, exactly as create
+  // would, keeping its storage (the timing model runs block after block in one block slot).
+  Status relaunch(Dim3 block_index);
   Cta(Cta&&) noexcept;
   Cta& operator=(Cta&&) noexcept;
   ~Cta();

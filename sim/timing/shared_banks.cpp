@@ -46,6 +46,27 @@ bool shared_in_pairs(const std::array<uint64_t, 32>& addr, uint32_t mask) {
   return 2 * n <= std::popcount(mask);
 }
 
+// Whether no bank holds two distinct words of the lanes in `mask` (banks a power of two).
+bool conflict_free(const std::array<uint64_t, 32>& addr, uint32_t mask, uint32_t words_per_lane,
+                   int word_shift, uint32_t bank_mask) {
+  std::array<uint64_t, 32> word_of;  // read only for banks marked in `used`
+  uint32_t used = 0;
+  for (uint32_t m = mask; m; m &= m - 1) {
+    const uint64_t first = addr[std::countr_zero(m)] >> word_shift;
+    for (uint32_t w = 0; w < words_per_lane; ++w) {
+      const uint64_t word = first + w;
+      const uint32_t bank = static_cast<uint32_t>(word) & bank_mask;
+      if (used >> bank & 1u) {
+        if (word_of[bank] != word) return false;
+      } else {
+        used |= 1u << bank;
+        word_of[bank] = word;
+      }
+    }
+  }
+  return true;
+}
+
 }  // namespace
 
 SharedAccessCost shared_access_cost(const std::array<uint64_t, 32>& addr, uint32_t exec_mask,
@@ -79,8 +100,15 @@ SharedAccessCost shared_access_cost(const std::array<uint64_t, 32>& addr, uint32
         if (const uint32_t quarter = exec_mask & group & (0xffu << (8 * q)))
           if (!shared_in_pairs(addr, quarter)) ideal = 2;
     // 2. Each word the lanes touch lands in bank (word % banks); same word = broadcast.
-    count.fill(0);
+    //    Most accesses put at most one distinct word in every bank (one pass): found without
+    //    the lists when the shift-and-mask form of the bank applies.
     int busiest = 1;
+    if (pow2 && conflict_free(addr, exec_mask & group, words_per_lane, word_shift, bank_mask)) {
+      most = std::max(most, ideal);
+      most_ideal = std::max(most_ideal, ideal);
+      continue;
+    }
+    count.fill(0);
     for (uint32_t m = exec_mask & group; m; m &= m - 1) {
       const uint32_t lane = static_cast<uint32_t>(std::countr_zero(m));
       const uint64_t first = pow2 ? addr[lane] >> word_shift : addr[lane] / bank_bytes;

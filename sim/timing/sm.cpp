@@ -149,6 +149,7 @@ struct alignas(64) Sm::Warp {
   // Registers holding results of loads the warp has reached but no later instruction has read
   // yet (function << 20 | register): with hoisted_regs, the registers loads occupy.
   std::vector<int32_t> unread;
+  uint64_t unread_regs = 0;  // bit (register % 64) of each entry of `unread`: a quick "none"
   uint32_t back_edges = 0;  // taken backward branches fetched so far
   uint64_t span_begin = 0;  // trace: current span
   WarpState span_state = WarpState::Count_;
@@ -165,6 +166,8 @@ struct alignas(64) Sm::Warp {
 };
 
 struct Sm::Block {
+  bool used = false;  // a block is resident in this slot
+  // The slot's block; kept when the block finishes, so that the next one reuses its storage.
   std::optional<func::Cta> cta;
   std::vector<int> slots;
   uint64_t linear = 0;
@@ -321,6 +324,11 @@ Sm::Sm(int id, LaunchContext& ctx)
                               static_cast<double>(ctx.occupancy.registers_per_warp / 32)))) {
   for (int64_t i = 0; i < ctx.config.core.sub_partitions; ++i)
     schedulers_.push_back(make_warp_scheduler(ctx.config.core.warp_scheduler));
+  const size_t words = (warps_.size() + 63) / 64;
+  due_.assign(words, 0);
+  sp_slots_.assign(pipe_free_.size(), std::vector<uint64_t>(words, 0));
+  for (size_t s = 0; s < warps_.size(); ++s)
+    sp_slots_[s % pipe_free_.size()][s / 64] |= 1ull << (s % 64);
   for (auto& p : pipe_free_) p.fill(0);
 }
 Sm::Sm(Sm&&) noexcept = default;
@@ -333,12 +341,17 @@ bool Sm::has_room() const {
 
 Status Sm::launch_block(func::Dim3 index, uint64_t linear, uint64_t now) {
   int b = 0;
-  while (b < static_cast<int>(blocks_.size()) && blocks_[b].cta) ++b;
+  while (b < static_cast<int>(blocks_.size()) && blocks_[b].used) ++b;
   if (b == static_cast<int>(blocks_.size())) return Error{"", 0, "internal: no free block slot"};
-  auto cta = func::Cta::create(ctx_.program, ctx_.memory, ctx_.launch, index, id_);
-  if (!cta) return cta.error();
   Block& block = blocks_[b];
-  block.cta.emplace(std::move(*cta));
+  if (block.cta) {
+    if (auto st = block.cta->relaunch(index); !st) return st.error();
+  } else {
+    auto cta = func::Cta::create(ctx_.program, ctx_.memory, ctx_.launch, index, id_);
+    if (!cta) return cta.error();
+    block.cta.emplace(std::move(*cta));
+  }
+  block.used = true;
   block.linear = linear;
   block.slots.clear();
   block.arrived = 0;
@@ -688,65 +701,85 @@ bool Sm::tick(uint64_t now) {
   // 2. Barrier releases and finished drains (only warps whose wake cycle has come).
   //    The window entries that step 3 reads start loading from the host's memory here, side by
   //    side (all SMs' windows together are far larger than the host's caches).
+  //    Which slots are due is found in one pass over wake_ (free slots hold kNever); the others
+  //    keep their wake cycle, the earliest of which is where the SM may sleep to.
   const int nwarps = static_cast<int>(warps_.size());
-  constexpr size_t kAheadHotBytes = offsetof(Ahead, info) + offsetof(func::StepInfo, addr);
-  for (int s = 0; s < nwarps; ++s) {
-    if (wake_[s] > now) continue;  // also every free slot (kNever)
-    Warp& w = warps_[s];
-    const char* next = reinterpret_cast<const char*>(w.win.first);
-    if (next && !(w.win.first_known && w.next_clear)) {  // evaluate() reads the entry
-      for (size_t line = 0; line < kAheadHotBytes; line += 64) __builtin_prefetch(next + line);
-      if (w.win.passed < w.win.count) __builtin_prefetch(&w.win.at(w.win.passed));  // find_hoist
+  const int nwords = static_cast<int>(due_.size());
+  uint64_t wake_min = release_wake_;
+  for (int wd = 0; wd < nwords; ++wd) {
+    const int end = std::min(64, nwarps - 64 * wd);
+    const uint64_t* wake = wake_.data() + 64 * wd;
+    uint64_t bits = 0;
+    for (int i = 0; i < end; ++i) {
+      bits |= static_cast<uint64_t>(wake[i] <= now) << i;
+      wake_min = std::min(wake_min, wake[i] > now ? wake[i] : kNever);
     }
-    if (w.at_barrier && w.barrier_release <= now) {
-      Block& b = blocks_[w.block];
-      if (b.cta->status(w.index) == func::WarpStatus::AtBarrier) {
-        w.barrier_release = now + 1;  // functional side not released yet: look again next cycle
-      } else {
-        w.at_barrier = false;
-        w.barrier_release = kNever;
-        w.fetch_ready = now;
-        if (!fetch(w, now)) return false;
+    due_[wd] = bits;
+  }
+  //    The due warps' first lines start loading together, before any is read.
+  for (int wd = 0; wd < nwords; ++wd)
+    for (uint64_t bits = due_[wd]; bits; bits &= bits - 1)
+      __builtin_prefetch(&warps_[64 * wd + std::countr_zero(bits)]);
+  constexpr size_t kAheadHotBytes = offsetof(Ahead, info) + offsetof(func::StepInfo, addr);
+  for (int wd = 0; wd < nwords; ++wd)
+    for (uint64_t bits = due_[wd]; bits; bits &= bits - 1) {
+      const int s = 64 * wd + std::countr_zero(bits);
+      Warp& w = warps_[s];
+      const char* next = reinterpret_cast<const char*>(w.win.first);
+      if (next && !(w.win.first_known && w.next_clear)) {  // evaluate() reads the entry
+        for (size_t line = 0; line < kAheadHotBytes; line += 64) __builtin_prefetch(next + line);
+        if (w.win.passed < w.win.count) __builtin_prefetch(&w.win.at(w.win.passed));  // find_hoist
+      }
+      if (w.at_barrier && w.barrier_release <= now) {
+        Block& b = blocks_[w.block];
+        if (b.cta->status(w.index) == func::WarpStatus::AtBarrier) {
+          w.barrier_release = now + 1;  // functional side not released yet: look again next cycle
+        } else {
+          w.at_barrier = false;
+          w.barrier_release = kNever;
+          w.fetch_ready = now;
+          if (!fetch(w, now)) return false;
+        }
+      }
+      if (w.exited && w.drain_until <= now) {
+        account(w, s, now);
+        free_warp(s, now);
       }
     }
-    if (w.exited && w.drain_until <= now) {
-      account(w, s, now);
-      free_warp(s, now);
-    }
-  }
   // 3. Each sub-partition's scheduler: evaluate its warps, issue one. A warp whose wake cycle
   //    has not come keeps its state: everything that blocks it (its own scoreboard and fetch,
   //    a busy pipe or a full queue that nobody can refill while it is full) holds until then.
+  //    (A slot freed in step 2 holds kNever; one a barrier release made due since the pass
+  //    above has its bit set by try_release_barrier.)
   bool issued_any = false;
-  uint64_t wake_min = release_wake_;
   release_wake_ = kNever;
   const int nsp = static_cast<int>(pipe_free_.size());
   for (int sp = 0; sp < nsp; ++sp) {
     candidates_.clear();
-    for (int s = sp; s < static_cast<int>(warps_.size()); s += nsp) {
-      if (wake_[s] > now) {
-        wake_min = std::min(wake_min, wake_[s]);
-        continue;
+    const std::vector<uint64_t>& mine = sp_slots_[sp];
+    for (int wd = 0; wd < nwords; ++wd)
+      for (uint64_t bits = due_[wd] & mine[wd]; bits; bits &= bits - 1) {
+        const int s = 64 * wd + std::countr_zero(bits);
+        if (wake_[s] > now) continue;  // freed in step 2
+        Warp& w = warps_[s];
+        account(w, s, now);
+        uint64_t wake = kNever;
+        w.state = evaluate(w, sp, now, wake);
+        if (fault_) return false;  // looking ahead ran a faulting instruction
+        wake_[s] = wake;
+        if (w.win.first && !w.win.first_known) learn_next(w);
+        w.line = w.win.first ? w.next_line : 0;
+        // Ready but for a pipe or the scheduler: it issues soon, and its next fetch runs the
+        // instruction after it (a host-cache hint; nothing simulated depends on it).
+        if (w.next_clear && !w.next_warmed && w.win.count == 1 && w.win.first_known) {
+          w.next_warmed = true;
+          blocks_[w.block].cta->prefetch_step(w.index);
+        }
+        if (w.state == WarpState::NotSelected)
+          candidates_.push_back({s, age_[s]});
+        else
+          wake_min = std::min(wake_min, wake);
       }
-      Warp& w = warps_[s];
-      account(w, s, now);
-      uint64_t wake = kNever;
-      w.state = evaluate(w, sp, now, wake);
-      if (fault_) return false;  // looking ahead ran a faulting instruction
-      wake_[s] = wake;
-      if (w.win.first && !w.win.first_known) learn_next(w);
-      w.line = w.win.first ? w.next_line : 0;
-      // Ready but for a pipe or the scheduler: it issues soon, and its next fetch runs the
-      // instruction after it (a host-cache hint; nothing simulated depends on it).
-      if (w.next_clear && !w.next_warmed && w.win.count == 1 && w.win.first_known) {
-        w.next_warmed = true;
-        blocks_[w.block].cta->prefetch_step(w.index);
-      }
-      if (w.state == WarpState::NotSelected)
-        candidates_.push_back({s, age_[s]});
-      else
-        wake_min = std::min(wake_min, wake);
-    }
     if (!candidates_.empty() && issue_free_[sp] > now) {
       // The scheduler is still issuing an expanded instruction's sequence.
       wake_min = std::min(wake_min, issue_free_[sp]);
@@ -963,11 +996,18 @@ bool Sm::issue(int slot, uint64_t now) {
 
 void Sm::hold_loaded(Warp& w, const func::StepInfo& in) {
   const int32_t fkey = in.function << 20;
-  for (int i = 0; i < in.dst_count; ++i) w.unread.push_back(fkey | in.dst_regs[i]);
+  for (int i = 0; i < in.dst_count; ++i) {
+    w.unread.push_back(fkey | in.dst_regs[i]);
+    w.unread_regs |= 1ull << (in.dst_regs[i] & 63);
+  }
 }
 
 void Sm::read_loaded(Warp& w, const func::StepInfo& in) {
   if (w.unread.empty()) return;
+  uint64_t named = 0;  // the registers `in` names, as unread_regs holds them
+  for (int i = 0; i < in.src_count; ++i) named |= 1ull << (in.src_regs[i] & 63);
+  for (int i = 0; i < in.dst_count; ++i) named |= 1ull << (in.dst_regs[i] & 63);
+  if (!(named & w.unread_regs)) return;
   std::erase_if(w.unread, [&](int32_t key) {
     if ((key >> 20) != in.function) return false;
     const int32_t reg = key & ((1 << 20) - 1);
@@ -977,6 +1017,8 @@ void Sm::read_loaded(Warp& w, const func::StepInfo& in) {
       if (in.dst_regs[i] == reg) return true;
     return false;
   });
+  w.unread_regs = 0;
+  for (const int32_t key : w.unread) w.unread_regs |= 1ull << (key & 63);
 }
 
 bool Sm::advance(Warp& w, uint64_t now) {
@@ -1006,6 +1048,7 @@ void Sm::try_release_barrier(Block& b, uint64_t now) {
     if (warps_[s].used && warps_[s].at_barrier && warps_[s].barrier_release == kNever) {
       warps_[s].barrier_release = release;
       wake_[s] = std::min(wake_[s], release);
+      if (wake_[s] <= now) due_[s / 64] |= 1ull << (s % 64);  // (a barrier latency of 0)
     }
   release_wake_ = std::min(release_wake_, release);
   b.arrived = 0;
@@ -1040,7 +1083,7 @@ void Sm::free_warp(int slot, uint64_t now) {
       ctx_.trace->blocks.push_back(
           {id_, static_cast<int32_t>(b.slots.size()), b.linear, b.begin, now});
     func::merge_hazards(ctx_.hazards, b.cta->take_hazards());
-    b.cta.reset();
+    b.used = false;
     wgmma_.block_done(b.linear);
     --resident_blocks_;
     ++blocks_completed_;
@@ -1049,7 +1092,7 @@ void Sm::free_warp(int slot, uint64_t now) {
 
 bool Sm::stop(const std::string& what) {
   for (Block& b : blocks_)
-    if (b.cta && !b.cta->done()) {
+    if (b.used && !b.cta->done()) {
       fault_ = b.cta->stop(what);
       if (fault_) return true;
     }
@@ -1058,13 +1101,13 @@ bool Sm::stop(const std::string& what) {
 
 void Sm::watch_loops(bool on) {
   for (Block& b : blocks_)
-    if (b.cta) b.cta->watch_loops(on);
+    if (b.used) b.cta->watch_loops(on);
 }
 
 bool Sm::looping() const {
   bool any = false;
   for (const Block& b : blocks_)
-    if (b.cta && !b.cta->done()) {
+    if (b.used && !b.cta->done()) {
       if (!b.cta->looping()) return false;
       any = true;
     }
@@ -1073,7 +1116,7 @@ bool Sm::looping() const {
 
 void Sm::collect_hazards() {
   for (Block& b : blocks_)
-    if (b.cta) func::merge_hazards(ctx_.hazards, b.cta->take_hazards());
+    if (b.used) func::merge_hazards(ctx_.hazards, b.cta->take_hazards());
 }
 
 void Sm::flush(uint64_t now) {

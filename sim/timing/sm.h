@@ -172,6 +172,10 @@ class Sm {
   // event sets it). Kept apart from Warp so that the per-cycle scan touches one small array.
   std::vector<uint64_t> wake_;
   std::vector<uint64_t> age_;  // per slot: its warp's launch order (lower = older), for the policy
+  // The tick's slots whose wake cycle has come, one bit per slot (64 a word), and per
+  // sub-partition the bits of its slots: the tick visits only these instead of every slot.
+  std::vector<uint64_t> due_;
+  std::vector<std::vector<uint64_t>> sp_slots_;
   std::vector<Block> blocks_;  // block slots
   std::vector<std::unique_ptr<WarpSchedulerPolicy>> schedulers_;
   std::vector<std::array<uint64_t, 13>> pipe_free_;  // [sub-partition][UnitClass, then IMAD]
