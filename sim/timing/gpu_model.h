@@ -17,6 +17,8 @@
 //   timing::describe_config(cfg) for every field with its unit.
 //   Bench line: warp_inst_per_s = r->stats.warp_instructions / wall seconds of run_timing.
 //
+// Threads: TimingOptions::threads > 1 ticks the SMs of each cycle on several host threads with
+// the same results (parallel_loop.h says how).
 // What it does: the block scheduler places blocks on SMs (occupancy.h), each SM's warp schedulers
 // issue instructions that the functional executor runs (so results equal functional mode), and
 // memory accesses travel through L1TEX, L2 and DRAM with their latencies and bandwidths. The
@@ -27,7 +29,9 @@
 // head across one iteration, and if none changed, none ever will.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -43,8 +47,27 @@
 
 namespace warplab::timing {
 
+// Where a running launch is (TimingOptions::progress).
+struct TimingProgress {
+  uint64_t cycle = 0;              // simulated cycles so far
+  uint64_t blocks_done = 0, blocks_total = 0;
+  uint64_t warp_instructions = 0;  // issued so far
+  double seconds = 0;              // wall time since the launch started
+};
+
 struct TimingOptions {
   int registers_per_thread = 0;  // from ptxas/nvJitLink; 0 = unknown, assume 32
+  // Host threads that simulate the SMs (parallel_loop.h); the results are the same for any
+  // number. 1: the one-thread loop. 0: one per hardware thread
+  // (std::thread::hardware_concurrency). Traced and checked launches, and launches on a kept L2,
+  // run on one thread.
+  int threads = 1;
+  // Set by another thread (the app's Cancel button): the launch stops at the next cycle the loop
+  // visits and run_timing returns the Error "cancelled" (memory holds what ran so far).
+  const std::atomic<bool>* cancel = nullptr;
+  // Called on the loop's thread about every progress_seconds of wall time (unset: never).
+  std::function<void(const TimingProgress&)> progress;
+  double progress_seconds = 0.25;
   TraceOptions trace;
   // Hang limit: a launch still running at this cycle is stopped with a Hang fault naming where
   // a warp is stuck (0 = no limit). About 0.6 s of H100 time: generous for real kernels.

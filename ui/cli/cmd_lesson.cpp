@@ -63,6 +63,7 @@ void print_page(const std::string& text) {
 struct LessonArgs {
   std::string id, backend = "sim", json_path, config, l2 = "cold";
   std::vector<std::string> sets;
+  int threads = 0;  // --threads (0 = all cores)
   bool answers = false, ci = false, quiet_pages = false;
   bool sandbox = false, allow_unsandboxed = false;  // compile as untrusted code (lab/sandbox.h)
 };
@@ -118,6 +119,7 @@ int run_lesson(const LessonArgs& a) {
   settings.l2 = a.l2;
   settings.ci = a.ci;
   settings.sets = a.sets;
+  settings.threads = resolve_threads(a.threads);
   if (a.sandbox) {
     settings.sandbox = lab::SandboxPolicy{};
     settings.sandbox->allow_unconfined = a.allow_unsandboxed;
@@ -315,6 +317,7 @@ Command add_lesson_command(CLI::App& app) {
   sub->add_flag("--allow-unsandboxed", a->allow_unsandboxed,
                 "With --sandbox on a host without Landlock: compile anyway");
   sub->add_option("--set", a->sets, "Override a parameter: --set NAME=VALUE (repeatable)");
+  add_threads_option(sub, a->threads);
   sub->add_option("--json", a->json_path, "Write the questions and claims as JSON");
   return {sub, [a] { return run_lesson(*a); }};
 }

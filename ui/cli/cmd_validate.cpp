@@ -40,6 +40,7 @@ struct ValidateArgs {
   std::string json_out, plot_out;
   double max_mape = -1;
   unsigned jobs = 0;  // 0 = hardware threads
+  int threads = 0;    // per run; 0 = what the jobs leave of the hardware threads
 };
 
 // 1234 -> "1.23k", 12345678 -> "12.3M": short enough for side-by-side columns.
@@ -143,7 +144,14 @@ int validate(const ValidateArgs& a) {
   lab::ValidateOptions opt;
   opt.config = a.config;
   opt.cold_l2 = true;
-  opt.jobs = a.jobs ? a.jobs : std::max(1u, std::thread::hardware_concurrency());
+  // Jobs x threads = the hardware threads unless both are given: runs of whole points scale
+  // best, so by default every core takes a point, each on one thread (-j alone: the threads
+  // the jobs leave; --threads alone: as many jobs as fit beside them).
+  const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+  opt.jobs = a.jobs ? a.jobs
+                    : (a.threads > 0 ? std::max(1u, cores / static_cast<unsigned>(a.threads))
+                                     : cores);
+  opt.threads = a.threads > 0 ? a.threads : static_cast<int>(std::max(1u, cores / opt.jobs));
   // Each run's points as it finishes (stderr), with the GPU's time: a run stopped part-way has
   // still reported them.
   opt.progress = [&data](const std::vector<std::string>& ids,
@@ -388,7 +396,12 @@ Command add_validate_command(CLI::App& app) {
                   "Measured data file (default: data/<gpu>.json beside the manifest)");
   sub->add_option("--only", args->only, "Only the points whose id matches this regex");
   sub->add_option("-j,--jobs", args->jobs,
-                  "Runs simulated in parallel (default: the hardware threads)");
+                  "Runs simulated in parallel (default: the hardware threads, or those that "
+                  "--threads leaves; jobs x threads host threads in all)");
+  sub->add_option("--threads", args->threads,
+                  "Host threads inside each run (default: what -j leaves of the hardware "
+                  "threads, 1 without -j). Results are identical for any number")
+      ->check(CLI::NonNegativeNumber);
   return {sub, [args] { return validate(*args); }};
 }
 
