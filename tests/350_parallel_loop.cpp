@@ -100,6 +100,8 @@ void put(std::vector<uint8_t>& p, T v) {
 // nothing: run_timing's result has no wall time), the fault, every buffer, and the trace.
 struct Outcome {
   std::string json, memory, trace;
+  uint64_t parallel_cycles = 0;  // how the host ran it (TimingResult)
+  bool redone = false;
 };
 
 struct Case {
@@ -128,6 +130,7 @@ Outcome run(const Case& c, int threads, bool trace, func::DeviceMemory* out_mem 
   for (uint32_t v : c.scalar_args) put(launch.params, v);
   TimingOptions o;
   o.threads = threads;
+  o.adapt_threads = false;  // every cycle with enough SMs due on the threads
   o.registers_per_thread = 32;
   o.trace.enabled = trace;
   if (trace) o.trace.sms = {0, 1, 5};
@@ -142,6 +145,8 @@ Outcome run(const Case& c, int threads, bool trace, func::DeviceMemory* out_mem 
   for (const auto& [line, n] : r->stats.by_ptx_line)
     j["stats_lines"].push_back({line, n.warp_instructions, n.thread_instructions});
   out.json = j.dump();
+  out.parallel_cycles = r->parallel_cycles;
+  out.redone = r->redone_on_one_thread;
   for (size_t i = 0; i < c.buffers.size(); ++i) {
     std::vector<uint8_t> bytes(c.buffers[i].second.size());
     REQUIRE(mem.read(addr[i], bytes.data(), bytes.size()));
@@ -176,14 +181,20 @@ uint32_t u32_at(const std::string& mem, size_t byte) {
   return v;
 }
 
-// Runs `c` on 1, 2 and 5 threads (and traced on 1 and 5): everything must be equal.
-Outcome check_identical(const Case& c) {
+// Runs `c` on 1, 2 and 5 threads (and traced on 1 and 5): everything must be equal. The
+// parallel runs must have ticked cycles on several threads (or, with `fault`, been redone).
+Outcome check_identical(const Case& c, bool fault = false) {
   const Outcome one = run(c, 1, false);
+  CHECK(one.parallel_cycles == 0);
   for (int t : {2, 5}) {
     CAPTURE(t);
     const Outcome many = run(c, t, false);
     CHECK(many.json == one.json);
     CHECK(many.memory == one.memory);
+    if (fault)
+      CHECK(many.redone);
+    else
+      CHECK(many.parallel_cycles > 0);
   }
   const Outcome traced1 = run(c, 1, true), traced5 = run(c, 5, true);
   CHECK(traced1.json == one.json);
@@ -287,6 +298,6 @@ TEST_CASE("350 a tiled matmul (shared memory, barriers): identical on 1, 2 and 5
 TEST_CASE("350 a fault in a parallel cycle: the same fault, cycles and memory as on one thread") {
   // The last blocks read past x and y: the launch stops at the first out-of-bounds load.
   const uint32_t n = 256 * 264, allocated = n - 1000;
-  const Outcome o = check_identical(vec_add_case(n, 256, allocated, 0));
+  const Outcome o = check_identical(vec_add_case(n, 256, allocated, 0), true);
   CHECK(o.json.find("out of bounds") != std::string::npos);
 }

@@ -96,6 +96,10 @@ namespace {
 
 // Cycles with fewer SMs due than this tick on the loop's own thread (parallel_loop.h).
 constexpr size_t kMinParallelSms = 8;
+// TimingOptions::adapt_threads: of every kTrialEvery stretches of kTrialCycles cycles with
+// enough SMs due, the first runs on one thread and the second on the pool; the faster way runs
+// the rest.
+constexpr uint64_t kTrialCycles = 64, kTrialEvery = 32;
 
 // Adds `from`'s counts to `into` (one thread's share of a launch's counts).
 void add_stats(func::LaunchStats& into, const func::LaunchStats& from) {
@@ -208,6 +212,10 @@ Expected<TimingResult> simulate(const func::Program& program, func::DeviceMemory
     sms.emplace_back(i, ctxs[pool ? pool->thread_of(i) : 0]);
   std::vector<Sm*> due;
   due.reserve(sms.size());
+  uint64_t eligible = 0;             // cycles with enough SMs due for the pool
+  double trial_ns[2] = {0, 0};       // adapt_threads: [one thread, pool] time in trials
+  uint64_t trial_sms[2] = {0, 0};    // ... and the SM ticks they made
+  bool use_pool = true;
   // Progress (TimingOptions::progress) and Cancel.
   uint64_t visits = 0;
   double next_report = options.progress_seconds;
@@ -270,6 +278,8 @@ Expected<TimingResult> simulate(const func::Program& program, func::DeviceMemory
     //     they share (parallel_loop.h); a cycle with few of them, or after a dispatch fault,
     //     runs here.
     bool faulted = false, ticked = false;
+    int trial = -1;  // adapt_threads: 0 = a one-thread trial cycle, 1 = a pool trial cycle
+    std::chrono::steady_clock::time_point trial_begin;
     if (pool) {
       due.clear();
       bool pending_fault = false;
@@ -278,11 +288,19 @@ Expected<TimingResult> simulate(const func::Program& program, func::DeviceMemory
         if (it->busy() && it->next_wake() <= now) due.push_back(&*it);
       }
       if (!pending_fault && due.size() >= kMinParallelSms) {
-        if (!pool->tick(due, now)) {
-          redo = true;
-          return Error{"", 0, "internal: a fault in a parallel cycle"};
+        const uint64_t phase = eligible++ / kTrialCycles % kTrialEvery;
+        if (options.adapt_threads && phase < 2) {
+          trial = static_cast<int>(phase);
+          trial_begin = std::chrono::steady_clock::now();
         }
-        ticked = true;
+        if (!options.adapt_threads || (trial >= 0 ? trial == 1 : use_pool)) {
+          if (!pool->tick(due, now)) {
+            redo = true;
+            return Error{"", 0, "internal: a fault in a parallel cycle"};
+          }
+          ticked = true;
+          ++r.parallel_cycles;
+        }
       }
     }
     for (auto it = sms.rbegin(); !ticked && it != sms.rend(); ++it) {
@@ -299,6 +317,17 @@ Expected<TimingResult> simulate(const func::Program& program, func::DeviceMemory
       }
     }
     if (faulted) break;
+    if (trial >= 0) {
+      trial_ns[trial] +=
+          std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - trial_begin)
+              .count();
+      trial_sms[trial] += due.size();
+      if (trial == 1 && eligible % kTrialCycles == 0) {  // both trials done: pick the faster
+        use_pool = trial_ns[1] * double(trial_sms[0]) < trial_ns[0] * double(trial_sms[1]);
+        trial_ns[0] = trial_ns[1] = 0;
+        trial_sms[0] = trial_sms[1] = 0;
+      }
+    }
     // 3c. Done? Otherwise find the next interesting cycle.
     bool any_busy = false;
     uint64_t next = kNever;
@@ -476,7 +505,9 @@ Expected<TimingResult> run_timing(const func::Program& program, func::DeviceMemo
     if (!redo) return r;
   }
   memory = std::move(before);
-  return simulate(program, memory, launch, config, options, nullptr, redo);
+  auto r = simulate(program, memory, launch, config, options, nullptr, redo);
+  if (r) r->redone_on_one_thread = true;
+  return r;
 }
 
 }  // namespace warplab::timing

@@ -62,6 +62,11 @@ struct TimingOptions {
   // (std::thread::hardware_concurrency). Traced and checked launches, and launches on a kept L2,
   // run on one thread.
   int threads = 1;
+  // With threads > 1: every so often, time a stretch of cycles on one thread and one on all, and
+  // use whichever was faster until the next trial (a busy host, or a kernel whose SMs all wait
+  // for their turn, can make the threads slower). Either way the results are the same. false:
+  // always use the threads (tests).
+  bool adapt_threads = true;
   // Set by another thread (the app's Cancel button): the launch stops at the next cycle the loop
   // visits and run_timing returns the Error "cancelled" (memory holds what ran so far).
   const std::atomic<bool>* cancel = nullptr;
@@ -126,6 +131,10 @@ struct TimingResult {
   double dram_bytes_per_second = 0;  // achieved (read + written) over kernel_time_us
   double peak_dram_bytes_per_second = 0;
   Trace trace;  // empty unless TimingOptions::trace.enabled
+  // How the host ran it (not part of the results): cycles whose SMs ticked on several threads,
+  // and whether a fault in one made run_timing simulate the launch again on one thread.
+  uint64_t parallel_cycles = 0;
+  bool redone_on_one_thread = false;
 
   std::vector<Metric> metrics() const;
 };

@@ -29,7 +29,10 @@
 // An SM's own work before its first shared touch overlaps with the others' (compute and shared
 // memory: a tiled matmul's inner loop); a cycle whose SMs all start with a global load runs in
 // turn, about as fast as on one thread. Cycles with few SMs due run on one thread (waking the
-// others would cost more than it saves).
+// others would cost more than it saves), and so do stretches of cycles where a timed trial
+// found the threads slower than one (a busy host: a thread that must wait for a descheduled one
+// loses its time slice; TimingOptions::adapt_threads). Since both ways give the same results,
+// which one runs a cycle is free to change at any time.
 // Simplified: a fault inside a parallel cycle (the one-thread loop would have stopped at that SM
 // and not ticked the later ones) is not reproduced in place: run_timing simulates that launch
 // again on one thread from the same starting memory (gpu_model.cpp). A traced launch, one with

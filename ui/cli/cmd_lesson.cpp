@@ -120,6 +120,15 @@ int run_lesson(const LessonArgs& a) {
   settings.ci = a.ci;
   settings.sets = a.sets;
   settings.threads = resolve_threads(a.threads);
+  // A long step on a terminal: where its launch is and the time left (stderr; not with --json).
+  bool progress_shown = false;
+  if (isatty(STDERR_FILENO) && a.json_path.empty())
+    settings.on_timing_progress = [&](const timing::TimingProgress& p) {
+      std::cerr << "\r\033[K  simulating: "
+                << format_timing_progress({p.cycle, p.blocks_done, p.blocks_total, p.seconds})
+                << std::flush;
+      progress_shown = true;
+    };
   if (a.sandbox) {
     settings.sandbox = lab::SandboxPolicy{};
     settings.sandbox->allow_unconfined = a.allow_unsandboxed;
@@ -142,6 +151,8 @@ int run_lesson(const LessonArgs& a) {
     if (runs[si] || lesson->steps[si].experiment.empty()) return Ok{};
     auto r = lab::run_lesson_step(toolchain, *lesson, si, settings,
                                   [&](const std::string& l2) { run_l2[si] = l2; });
+    if (progress_shown) std::cerr << "\r\033[K" << std::flush;
+    progress_shown = false;
     if (!r) return r.error();
     runs[si] = std::move(*r);
     return Ok{};
