@@ -32,8 +32,7 @@ std::vector<BenchWorkload> bench_workloads() {
   };
 }
 
-Expected<BenchResult> run_bench(const BenchWorkload& w, const Toolchain& toolchain,
-                                int threads) {
+Expected<BenchResult> run_bench(const BenchWorkload& w, const Toolchain& toolchain, int threads) {
   BenchResult out;
   out.workload = w;
   out.threads = w.mode == SimMode::Timing ? threads : 1;
@@ -82,13 +81,12 @@ std::string bench_line(const BenchResult& r) {
 
 std::string speedup_line(const BenchResult& many, const BenchResult& one) {
   char b[256];
-  const bool same =
-      many.cycles == one.cycles && many.warp_instructions == one.warp_instructions;
-  std::snprintf(b, sizeof b, "SPEEDUP mode=%s workload=%s threads=%d over_1_thread=%.2f same_cycles=%s",
-                std::string(mode_name(many.workload.mode)).c_str(), many.workload.name.c_str(),
-                many.threads,
-                one.warp_inst_per_s() > 0 ? many.warp_inst_per_s() / one.warp_inst_per_s() : 0,
-                same ? "yes" : "no");
+  const bool same = many.cycles == one.cycles && many.warp_instructions == one.warp_instructions;
+  std::snprintf(
+      b, sizeof b, "SPEEDUP mode=%s workload=%s threads=%d over_1_thread=%.2f same_cycles=%s",
+      std::string(mode_name(many.workload.mode)).c_str(), many.workload.name.c_str(), many.threads,
+      one.warp_inst_per_s() > 0 ? many.warp_inst_per_s() / one.warp_inst_per_s() : 0,
+      same ? "yes" : "no");
   return b;
 }
 

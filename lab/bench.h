@@ -28,7 +28,7 @@ std::vector<BenchWorkload> bench_workloads();
 
 struct BenchResult {
   BenchWorkload workload;
-  int threads = 1;  // timing mode: host threads per launch
+  int threads = 1;      // timing mode: host threads per launch
   uint64_t cycles = 0;  // timing mode: simulated cycles, summed over launches
   uint64_t warp_instructions = 0;
   uint64_t thread_instructions = 0;

@@ -255,7 +255,8 @@ TEST_CASE("350 atomics whose returned values depend on the order: identical on 1
   const Outcome o = check_identical(c);
   // Each bin counts its threads, and its threads got back 0, 1, ..., count - 1, once each.
   std::map<uint32_t, std::vector<uint32_t>> got;
-  for (uint32_t i = 0; i < threads; ++i) got[i % bins].push_back(u32_at(o.memory, 4 * bins + 4 * i));
+  for (uint32_t i = 0; i < threads; ++i)
+    got[i % bins].push_back(u32_at(o.memory, 4 * bins + 4 * i));
   for (uint32_t b = 0; b < bins; ++b) {
     const uint32_t count = threads / bins + (b < threads % bins ? 1 : 0);
     REQUIRE(u32_at(o.memory, 4 * b) == count);

@@ -150,9 +150,9 @@ Expected<TimingResult> simulate(const func::Program& program, func::DeviceMemory
   const uint64_t block_threads = launch.block.count();
   const uint64_t shared =
       uint64_t{program.static_shared_bytes(launch.kernel)} + launch.dynamic_shared_bytes;
-  auto occ = compute_occupancy(config.core, static_cast<int>(std::min<uint64_t>(block_threads, 1u << 30)),
-                               r.registers_per_thread,
-                               static_cast<int>(std::min<uint64_t>(shared, 1u << 30)));
+  auto occ = compute_occupancy(
+      config.core, static_cast<int>(std::min<uint64_t>(block_threads, 1u << 30)),
+      r.registers_per_thread, static_cast<int>(std::min<uint64_t>(shared, 1u << 30)));
   if (!occ) return Error{"", 0, "launch of " + launch.kernel + ": " + occ.error().message};
   r.occupancy = *occ;
   r.waves = double(launch.grid.count()) / (double(occ->blocks_per_sm) * config.core.sm_count);
@@ -184,9 +184,21 @@ Expected<TimingResult> simulate(const func::Program& program, func::DeviceMemory
   std::deque<func::LaunchStats> more_stats(threads - 1);
   std::deque<std::vector<WarpStateCycles>> more_lines;
   std::deque<LaunchContext> ctxs;
-  ctxs.push_back(LaunchContext{launch_config, program, memory, launch, r.occupancy, r.stats, l2,
-                               options.trace.enabled ? &r.trace : nullptr, by_line, 0, {}, 0,
-                               {}, {}, pool});
+  ctxs.push_back(LaunchContext{launch_config,
+                               program,
+                               memory,
+                               launch,
+                               r.occupancy,
+                               r.stats,
+                               l2,
+                               options.trace.enabled ? &r.trace : nullptr,
+                               by_line,
+                               0,
+                               {},
+                               0,
+                               {},
+                               {},
+                               pool});
   LaunchContext& ctx = ctxs.front();
   for (const ptx::Function& f : program.module().functions) {
     auto& u = ctx.unrolled_loops.emplace_back(f.instructions.size(), 0);
@@ -196,9 +208,21 @@ Expected<TimingResult> simulate(const func::Program& program, func::DeviceMemory
   }
   for (int t = 1; t < threads; ++t) {
     auto& lines = more_lines.emplace_back(by_line.size(), WarpStateCycles{});
-    ctxs.push_back(LaunchContext{launch_config, program, memory, launch, r.occupancy,
-                                 more_stats[t - 1], l2, nullptr, lines, 0, {}, 0,
-                                 ctx.unrolled_loops, ctx.vector_bytes, pool});
+    ctxs.push_back(LaunchContext{launch_config,
+                                 program,
+                                 memory,
+                                 launch,
+                                 r.occupancy,
+                                 more_stats[t - 1],
+                                 l2,
+                                 nullptr,
+                                 lines,
+                                 0,
+                                 {},
+                                 0,
+                                 ctx.unrolled_loops,
+                                 ctx.vector_bytes,
+                                 pool});
   }
   GateScope gate(l2, pool);
   auto changes = [&] {
@@ -212,9 +236,9 @@ Expected<TimingResult> simulate(const func::Program& program, func::DeviceMemory
     sms.emplace_back(i, ctxs[pool ? pool->thread_of(i) : 0]);
   std::vector<Sm*> due;
   due.reserve(sms.size());
-  uint64_t eligible = 0;             // cycles with enough SMs due for the pool
-  double trial_ns[2] = {0, 0};       // adapt_threads: [one thread, pool] time in trials
-  uint64_t trial_sms[2] = {0, 0};    // ... and the SM ticks they made
+  uint64_t eligible = 0;           // cycles with enough SMs due for the pool
+  double trial_ns[2] = {0, 0};     // adapt_threads: [one thread, pool] time in trials
+  uint64_t trial_sms[2] = {0, 0};  // ... and the SM ticks they made
   bool use_pool = true;
   // Progress (TimingOptions::progress) and Cancel.
   uint64_t visits = 0;
@@ -424,7 +448,8 @@ Expected<TimingResult> simulate(const func::Program& program, func::DeviceMemory
   // 4. Results.
   for (Sm& sm : sms) sm.collect_hazards();
   r.hazards = std::move(ctx.hazards);
-  for (size_t t = 1; t < ctxs.size(); ++t) func::merge_hazards(r.hazards, std::move(ctxs[t].hazards));
+  for (size_t t = 1; t < ctxs.size(); ++t)
+    func::merge_hazards(r.hazards, std::move(ctxs[t].hazards));
   for (const func::LaunchStats& s : more_stats) add_stats(r.stats, s);
   for (const auto& lines : more_lines)
     for (size_t line = 0; line < lines.size(); ++line)
@@ -477,8 +502,8 @@ Expected<TimingResult> simulate(const func::Program& program, func::DeviceMemory
     r.stats.threads = blocks.dispatched() * block_threads;
   }
   if (options.progress) {
-    report(now, std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_begin)
-                    .count());
+    report(now,
+           std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_begin).count());
   }
   return r;
 }
@@ -489,8 +514,8 @@ Expected<TimingResult> run_timing(const func::Program& program, func::DeviceMemo
                                   const func::LaunchConfig& launch, const GpuConfig& config,
                                   const TimingOptions& options) {
   if (auto st = validate_config(config); !st) return st.error();
-  int threads = options.threads > 0 ? options.threads
-                                    : static_cast<int>(std::thread::hardware_concurrency());
+  int threads =
+      options.threads > 0 ? options.threads : static_cast<int>(std::thread::hardware_concurrency());
   threads = static_cast<int>(std::min<int64_t>(std::max(threads, 1), config.core.sm_count));
   bool redo = false;
   // One thread: the traced and checked launches (their records are kept in the order of the

@@ -62,8 +62,8 @@ int run(const BenchArgs& a) {
         one = *r;
       } else if (one) {
         std::cout << lab::speedup_line(*r, *one) << "\n" << std::flush;
-        differ = differ || r->cycles != one->cycles ||
-                 r->warp_instructions != one->warp_instructions;
+        differ =
+            differ || r->cycles != one->cycles || r->warp_instructions != one->warp_instructions;
       }
     }
   }

@@ -13,8 +13,8 @@
 #include "lab/report.h"
 #include "lab/runner.h"
 #include "lab/triton.h"
-#include "ui/cli/commands.h"
 #include "sim/common/output_file.h"
+#include "ui/cli/commands.h"
 
 namespace warplab::cli {
 namespace {
@@ -38,7 +38,7 @@ struct RunArgs {
   bool no_lines = false;
   bool synccheck = false, racecheck = false;
   std::optional<uint64_t> max_instructions, max_cycles;
-  int threads = 0;  // 0 = all cores
+  int threads = 0;                                  // 0 = all cores
   bool sandbox = false, allow_unsandboxed = false;  // compile the CUDA source as untrusted
 };
 

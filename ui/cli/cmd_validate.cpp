@@ -148,9 +148,9 @@ int validate(const ValidateArgs& a) {
   // best, so by default every core takes a point, each on one thread (-j alone: the threads
   // the jobs leave; --threads alone: as many jobs as fit beside them).
   const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
-  opt.jobs = a.jobs ? a.jobs
-                    : (a.threads > 0 ? std::max(1u, cores / static_cast<unsigned>(a.threads))
-                                     : cores);
+  opt.jobs = a.jobs
+                 ? a.jobs
+                 : (a.threads > 0 ? std::max(1u, cores / static_cast<unsigned>(a.threads)) : cores);
   opt.threads = a.threads > 0 ? a.threads : static_cast<int>(std::max(1u, cores / opt.jobs));
   // Each run's points as it finishes (stderr), with the GPU's time: a run stopped part-way has
   // still reported them.
