@@ -302,3 +302,28 @@ TEST_CASE("350 a fault in a parallel cycle: the same fault, cycles and memory as
   const Outcome o = check_identical(vec_add_case(n, 256, allocated, 0), true);
   CHECK(o.json.find("out of bounds") != std::string::npos);
 }
+
+TEST_CASE("350 a launch whose cancel flag is set stops with the Error 'cancelled'") {
+  const Case c = vec_add_case(256 * 264, 256, 256 * 264, 0);
+  auto prog = load(c.ptx);
+  REQUIRE(prog);
+  auto cfg = load_config("h100-sxm");
+  REQUIRE(cfg);
+  for (int threads : {1, 2}) {
+    func::DeviceMemory mem;
+    func::LaunchConfig launch = c.launch;
+    for (const auto& [name, bytes] : c.buffers) put(launch.params, mem.allocate(name, bytes.size()));
+    put(launch.params, c.scalar_args[0]);
+    std::atomic<bool> cancel{true};
+    TimingOptions o;
+    o.threads = threads;
+    o.cancel = &cancel;
+    auto r = run_timing(*prog, mem, launch, *cfg, o);
+    REQUIRE_FALSE(r);
+    CHECK(r.error().message == "cancelled");
+    cancel = false;  // the same launch without the flag runs to the end
+    auto done = run_timing(*prog, mem, launch, *cfg, o);
+    REQUIRE(done);
+    CHECK(done->cycles > 0);
+  }
+}
