@@ -312,7 +312,8 @@ TEST_CASE("350 a launch whose cancel flag is set stops with the Error 'cancelled
   for (int threads : {1, 2}) {
     func::DeviceMemory mem;
     func::LaunchConfig launch = c.launch;
-    for (const auto& [name, bytes] : c.buffers) put(launch.params, mem.allocate(name, bytes.size()));
+    for (const auto& [name, bytes] : c.buffers)
+      put(launch.params, mem.allocate(name, bytes.size()));
     put(launch.params, c.scalar_args[0]);
     std::atomic<bool> cancel{true};
     TimingOptions o;
