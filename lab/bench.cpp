@@ -36,9 +36,10 @@ std::vector<BenchWorkload> bench_workloads() {
   };
 }
 
-Expected<BenchResult> run_bench(const BenchWorkload& w, const Toolchain& toolchain) {
+Expected<BenchResult> run_bench(const BenchWorkload& w, const Toolchain& toolchain, int threads) {
   BenchResult out;
   out.workload = w;
+  out.threads = w.mode == SimMode::Timing ? threads : 1;
   auto exp = load_experiment(bench_dir() + "/" + w.experiment);
   if (!exp) return exp.error();
   for (const std::string& s : w.set)
@@ -55,6 +56,7 @@ Expected<BenchResult> run_bench(const BenchWorkload& w, const Toolchain& toolcha
   opt.mode = w.mode;
   opt.resources = false;
   opt.count_lines = false;
+  opt.threads = threads;
   Runner runner(toolchain, opt);
   auto r = runner.run_once(*exp);
   if (!r) return r.error();
@@ -66,15 +68,29 @@ Expected<BenchResult> run_bench(const BenchWorkload& w, const Toolchain& toolcha
       out.thread_instructions += l.stats->thread_instructions;
     }
     out.seconds += l.sim_wall_seconds;
+    if (l.timing) out.cycles += l.timing->cycles;
   }
   return out;
 }
 
 std::string bench_line(const BenchResult& r) {
   char b[256];
-  std::snprintf(b, sizeof b, "BENCH mode=%s workload=%s warp_inst_per_s=%.0f",
+  const std::string threads =
+      r.workload.mode == SimMode::Timing ? " threads=" + std::to_string(r.threads) : "";
+  std::snprintf(b, sizeof b, "BENCH mode=%s workload=%s%s warp_inst_per_s=%.0f",
                 std::string(mode_name(r.workload.mode)).c_str(), r.workload.name.c_str(),
-                r.warp_inst_per_s());
+                threads.c_str(), r.warp_inst_per_s());
+  return b;
+}
+
+std::string speedup_line(const BenchResult& many, const BenchResult& one) {
+  char b[256];
+  const bool same = many.cycles == one.cycles && many.warp_instructions == one.warp_instructions;
+  std::snprintf(
+      b, sizeof b, "SPEEDUP mode=%s workload=%s threads=%d over_1_thread=%.2f same_cycles=%s",
+      std::string(mode_name(many.workload.mode)).c_str(), many.workload.name.c_str(), many.threads,
+      one.warp_inst_per_s() > 0 ? many.warp_inst_per_s() / one.warp_inst_per_s() : 0,
+      same ? "yes" : "no");
   return b;
 }
 

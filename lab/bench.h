@@ -1,10 +1,11 @@
 // `warplab bench`: simulator throughput on fixed workloads, as a table of workloads x modes.
 //
 // Each row runs one experiment file from bench/ (compiled with NVRTC, or the checked-in .ptx
-// beside it when NVRTC is absent) with fixed parameter values, single-threaded, and reports warp
-// instructions simulated per second of wall time measured with steady_clock around the
-// simulation only (not compiling, parsing, buffer set-up or checks). The timing model adds its
-// rows (mode = timing) to the same table.
+// beside it when NVRTC is absent) with fixed parameter values, and reports warp instructions
+// simulated per second of wall time measured with steady_clock around the simulation only (not
+// compiling, parsing, buffer set-up or checks). The timing model adds its rows (mode = timing)
+// to the same table, on `threads` host threads per launch (one by default; `warplab bench
+// --threads N` runs each on one and on N threads and compares their cycles).
 #pragma once
 
 #include <string>
@@ -27,6 +28,8 @@ std::vector<BenchWorkload> bench_workloads();
 
 struct BenchResult {
   BenchWorkload workload;
+  int threads = 1;      // timing mode: host threads per launch
+  uint64_t cycles = 0;  // timing mode: simulated cycles, summed over launches
   uint64_t warp_instructions = 0;
   uint64_t thread_instructions = 0;
   double seconds = 0;  // simulation wall time
@@ -38,9 +41,15 @@ struct BenchResult {
 // prefix's share/warplab (lab/install_dirs.h), else the source tree's.
 std::string bench_dir();
 
-Expected<BenchResult> run_bench(const BenchWorkload& w, const Toolchain& toolchain);
+// `threads`: the timing model's host threads per launch (timing workloads; 0 = all cores).
+Expected<BenchResult> run_bench(const BenchWorkload& w, const Toolchain& toolchain,
+                                int threads = 1);
 
-// "BENCH mode=functional workload=NAME warp_inst_per_s=NUMBER"
+// "BENCH mode=functional workload=NAME warp_inst_per_s=NUMBER"; timing workloads also name
+// their threads: "BENCH mode=timing workload=NAME threads=N warp_inst_per_s=NUMBER".
 std::string bench_line(const BenchResult& r);
+// "SPEEDUP mode=timing workload=NAME threads=N over_1_thread=X same_cycles=yes": `many` against
+// `one` (the same workload on one thread, in the same run).
+std::string speedup_line(const BenchResult& many, const BenchResult& one);
 
 }  // namespace warplab::lab

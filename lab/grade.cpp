@@ -417,6 +417,7 @@ Expected<GradeResult> grade(const Assignment& a, const std::string& student_cu,
   opt.synccheck = opt.racecheck = true;
   opt.max_instructions = a.max_instructions;
   opt.max_cycles = a.max_cycles;
+  opt.threads = options.threads;
   // The student's compile: sandboxed, reading nothing but the toolkit and the submission, never
   // through the PTX cache, within the test's time.
   RunOptions sopt = opt;

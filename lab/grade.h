@@ -88,6 +88,9 @@ struct GradeOptions {
   double test_time_limit = 0, total_time_limit = 0;
   bool allow_unsandboxed = false;  // compile without Landlock where it is missing (risk accepted)
   std::string sandbox_helper;      // "" = this program (see SandboxPolicy::helper)
+  // Host threads per launch (RunOptions::threads; 0 = all cores). Graded launches run with
+  // synccheck and racecheck, which the timing model runs on one thread (parallel_loop.h).
+  int threads = 1;
 };
 
 // The buffers `a`'s kernel must leave unchanged for the experiment `exp`.

@@ -235,6 +235,8 @@ Expected<StepRun> run_lesson_step(const Toolchain& toolchain, const Lesson& less
     r.config = settings.config;
     r.count_lines = false;
     r.l2 = *l2;
+    r.threads = settings.threads;
+    r.on_timing_progress = settings.on_timing_progress;
     if (b != BackendKind::Sim) r.gpu.counters = true;  // claims read hardware counters
     if (settings.sandbox) {
       r.sandbox = settings.sandbox;

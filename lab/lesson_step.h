@@ -29,6 +29,10 @@ struct StepRunSettings {
   // Compile in the sandbox (lab/sandbox.h, `lesson --sandbox`): the step's experiment and source
   // folders are added to what the compile may read.
   std::optional<SandboxPolicy> sandbox;
+  // The timing model's host threads per launch (RunOptions::threads; 0 = all cores), and where
+  // a running launch is (RunOptions::on_timing_progress; unset: not reported).
+  int threads = 1;
+  std::function<void(const timing::TimingProgress&)> on_timing_progress;
 };
 
 // A question's answer, read from the simulator's run (from the GPU's when only the GPU ran).

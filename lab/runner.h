@@ -21,6 +21,7 @@
 // in its `sim` and `gpu` JSON objects (lab/metrics_json.h; documented in lessons/FORMAT.md).
 #pragma once
 
+#include <atomic>
 #include <functional>
 #include <map>
 #include <memory>
@@ -126,6 +127,13 @@ struct RunOptions {
   // Hang fault naming where it is stuck, and the later launches are skipped.
   std::optional<uint64_t> max_instructions;  // instructions per warp (both modes)
   std::optional<uint64_t> max_cycles;        // simulated cycles (timing mode)
+  // Timing mode: host threads per launch (timing::TimingOptions::threads: 1 = one thread, 0 = all
+  // cores; results do not depend on it), a flag another thread sets to stop the running launch
+  // (it then fails with the Error "cancelled"), and a progress callback (on the running thread,
+  // about every quarter second of a launch).
+  int threads = 1;
+  const std::atomic<bool>* cancel = nullptr;
+  std::function<void(const timing::TimingProgress&)> on_timing_progress;
   // Streaming (`warplab run` prints each launch as it finishes): called on the running thread
   // when a launch starts and when its record is complete.
   std::function<void(const LaunchProgress&)> on_launch_start;

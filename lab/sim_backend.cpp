@@ -86,6 +86,9 @@ class SimBackend : public LaunchBackend {
     timing::TimingOptions to;
     to.registers_per_thread = rec.resources ? rec.resources->registers : 0;
     if (options_.max_cycles) to.max_cycles = *options_.max_cycles;
+    to.threads = options_.threads;
+    to.cancel = options_.cancel;
+    to.progress = options_.on_timing_progress;
     const bool warm = options_.l2 == L2Start::Warm;
     if (warm) {
       // One L2 for the run, and an untimed warm-up of this launch first, as the GPU backend's

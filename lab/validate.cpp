@@ -155,6 +155,7 @@ void run_group(const RunGroup& g, const std::vector<CorpusPoint>& points,
   opt.config = options.config;
   opt.count_lines = false;
   opt.l2 = options.cold_l2 ? L2Start::Cold : L2Start::Warm;
+  opt.threads = options.threads;
   Runner runner(toolchain, opt);
   auto r = runner.run_once(*exp);
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

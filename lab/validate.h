@@ -127,6 +127,9 @@ struct ValidateOptions {
   std::string config;   // timing preset ("" = h100-sxm)
   bool cold_l2 = true;  // every launch starts with an empty L2 (the GPU data's convention)
   unsigned jobs = 1;    // runs simulated in parallel (results do not depend on it)
+  // Host threads inside each run (timing::TimingOptions::threads; 0 = all cores): jobs x threads
+  // threads in all while every job runs (results do not depend on either).
+  int threads = 1;
   // Called after each run with its points' ids and results (from worker threads, one call at a
   // time), so that a run stopped part-way has still reported what it finished.
   std::function<void(const std::vector<std::string>& ids, const std::vector<SimPoint>& results,

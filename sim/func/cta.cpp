@@ -912,6 +912,32 @@ void Cta::prefetch_step(int warp) const {
   for (int i = 0; i < d.nd; ++i)
     if (!(d.dpred >> i & 1) && d.d[i] >= 0) reg(d.d[i]);
 }
+bool Cta::next_touches_device(int warp) const {
+  const CtaImpl& c = *impl_;
+  const Warp& w = c.warps[warp];
+  if (w.status != WarpStatus::Ready || w.stack.empty()) return false;
+  const int32_t pc = w.stack.top().pc;
+  if (pc < 0 || pc >= static_cast<int32_t>(c.k->code.size())) return true;
+  const DInst& d = c.k->code[pc];
+  if (!d.ir) return true;
+  switch (d.ir->op) {
+    case ptx::Opcode::Ld:
+    case ptx::Opcode::Ldu:
+    case ptx::Opcode::St:
+    case ptx::Opcode::Prefetch:
+    case ptx::Opcode::Prefetchu:
+    case ptx::Opcode::Atom:
+    case ptx::Opcode::Red:
+      return d.space != ptx::Space::Shared && d.space != ptx::Space::Local &&
+             d.space != ptx::Space::Param;
+    case ptx::Opcode::CpAsync:
+    case ptx::Opcode::CpAsyncBulk:
+    case ptx::Opcode::Call:
+      return true;
+    default:
+      return false;
+  }
+}
 bool Cta::done() const { return impl_->live_warps == 0; }
 const std::optional<LaunchFault>& Cta::fault() const { return impl_->fault; }
 const std::vector<Hazard>& Cta::hazards() const { return impl_->hazards; }

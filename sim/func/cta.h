@@ -78,6 +78,11 @@ class Cta {
   // A host-cache hint, with no effect on the results: starts loading what step(warp) will read
   // (the registers of its next instruction), for a caller that knows the step comes soon.
   void prefetch_step(int warp) const;
+  // Whether step(warp) may read or write what other blocks share: device memory (global,
+  // generic or constant space, asynchronous copies) or the printf buffer (calls). False only
+  // when it touches nothing but the block's own state (registers, shared and local memory,
+  // parameters). The timing model's parallel loop (sim/timing/parallel_loop.h) orders these.
+  bool next_touches_device(int warp) const;
   // Executes warp `warp`'s next instruction. Requires status(warp) == Ready. Returns false when
   // the kernel faulted (fault() is then set and the block must stop). `stats` is the launch's:
   // one object for all of the block's steps (the block remembers its per-line entries).

@@ -2,9 +2,13 @@
 #include "sim/timing/gpu_model.h"
 
 #include <algorithm>
+#include <chrono>
+#include <deque>
+#include <thread>
 
 #include "sim/timing/block_scheduler.h"
 #include "sim/timing/l2.h"
+#include "sim/timing/parallel_loop.h"
 #include "sim/timing/schedule.h"
 #include "sim/timing/sm.h"
 
@@ -88,10 +92,54 @@ int64_t l1_bytes_for_launch(const GpuConfig& config, const Occupancy& occ) {
   return std::max(set_bytes, (unified - carve) / set_bytes * set_bytes);
 }
 
-Expected<TimingResult> run_timing(const func::Program& program, func::DeviceMemory& memory,
-                                  const func::LaunchConfig& launch, const GpuConfig& config,
-                                  const TimingOptions& options) {
-  if (auto st = validate_config(config); !st) return st.error();
+namespace {
+
+// Cycles with fewer SMs due than this tick on the loop's own thread (parallel_loop.h).
+constexpr size_t kMinParallelSms = 8;
+// TimingOptions::adapt_threads: of every kTrialEvery stretches of kTrialCycles cycles with
+// enough SMs due, the first runs on one thread and the second on the pool; the faster way runs
+// the rest.
+constexpr uint64_t kTrialCycles = 64, kTrialEvery = 32;
+
+// Adds `from`'s counts to `into` (one thread's share of a launch's counts).
+void add_stats(func::LaunchStats& into, const func::LaunchStats& from) {
+  into.warp_instructions += from.warp_instructions;
+  into.thread_instructions += from.thread_instructions;
+  for (size_t c = 0; c < into.warp_by_class.size(); ++c) {
+    into.warp_by_class[c] += from.warp_by_class[c];
+    into.thread_by_class[c] += from.thread_by_class[c];
+  }
+  for (const auto& [line, n] : from.by_ptx_line) {
+    auto& d = into.by_ptx_line[line];
+    d.warp_instructions += n.warp_instructions;
+    d.thread_instructions += n.thread_instructions;
+  }
+  for (const auto& [line, n] : from.by_src_line) {
+    auto& d = into.by_src_line[line];
+    d.warp_instructions += n.warp_instructions;
+    d.thread_instructions += n.thread_instructions;
+  }
+  into.blocks += from.blocks;
+  into.warps += from.warps;
+  into.threads += from.threads;
+}
+
+// The L2's gate for the length of one simulation (unset again however it ends).
+struct GateScope {
+  L2& l2;
+  GateScope(L2& l, TurnGate* g) : l2(l) { l2.set_gate(g); }
+  ~GateScope() { l2.set_gate(nullptr); }
+  GateScope(const GateScope&) = delete;
+  GateScope& operator=(const GateScope&) = delete;
+};
+
+// One simulation of the launch; `pool` null: the one-thread loop. With a pool, `redo` is set
+// (and an Error returned) when a fault inside a parallel cycle makes the result differ from the
+// one-thread loop's; run_timing then simulates the launch again on one thread.
+Expected<TimingResult> simulate(const func::Program& program, func::DeviceMemory& memory,
+                                const func::LaunchConfig& launch, const GpuConfig& config,
+                                const TimingOptions& options, ParallelTicks* pool, bool& redo) {
+  const auto wall_begin = std::chrono::steady_clock::now();
   const ptx::Function* kernel = program.kernel(launch.kernel);
   if (!kernel) return Error{program.module().path, 0, "unknown kernel '" + launch.kernel + "'"};
   TimingResult r;
@@ -99,12 +147,12 @@ Expected<TimingResult> run_timing(const func::Program& program, func::DeviceMemo
   r.config = config.name;
   // 1. Occupancy: how many blocks fit per SM.
   r.registers_per_thread = options.registers_per_thread > 0 ? options.registers_per_thread : 32;
-  const uint64_t threads = launch.block.count();
+  const uint64_t block_threads = launch.block.count();
   const uint64_t shared =
       uint64_t{program.static_shared_bytes(launch.kernel)} + launch.dynamic_shared_bytes;
-  auto occ = compute_occupancy(config.core, static_cast<int>(std::min<uint64_t>(threads, 1u << 30)),
-                               r.registers_per_thread,
-                               static_cast<int>(std::min<uint64_t>(shared, 1u << 30)));
+  auto occ = compute_occupancy(
+      config.core, static_cast<int>(std::min<uint64_t>(block_threads, 1u << 30)),
+      r.registers_per_thread, static_cast<int>(std::min<uint64_t>(shared, 1u << 30)));
   if (!occ) return Error{"", 0, "launch of " + launch.kernel + ": " + occ.error().message};
   r.occupancy = *occ;
   r.waves = double(launch.grid.count()) / (double(occ->blocks_per_sm) * config.core.sm_count);
@@ -131,19 +179,81 @@ Expected<TimingResult> run_timing(const func::Program& program, func::DeviceMemo
     r.trace.sub_partitions = static_cast<int32_t>(config.core.sub_partitions);
     r.trace.warp_scheduler = config.core.warp_scheduler;
   }
-  LaunchContext ctx{launch_config, program, memory, launch,
-                    r.occupancy,   r.stats, l2,     options.trace.enabled ? &r.trace : nullptr,
-                    by_line,       0,       {},
-                    0,             {},      {}};
+  // One context per host thread (parallel_loop.h): each keeps its SMs' counts, summed at the end.
+  const int threads = pool ? pool->threads() : 1;
+  std::deque<func::LaunchStats> more_stats(threads - 1);
+  std::deque<std::vector<WarpStateCycles>> more_lines;
+  std::deque<LaunchContext> ctxs;
+  ctxs.push_back(LaunchContext{launch_config,
+                               program,
+                               memory,
+                               launch,
+                               r.occupancy,
+                               r.stats,
+                               l2,
+                               options.trace.enabled ? &r.trace : nullptr,
+                               by_line,
+                               0,
+                               {},
+                               0,
+                               {},
+                               {},
+                               pool});
+  LaunchContext& ctx = ctxs.front();
   for (const ptx::Function& f : program.module().functions) {
     auto& u = ctx.unrolled_loops.emplace_back(f.instructions.size(), 0);
     for (size_t i = 0; i < f.instructions.size(); ++i)
       u[i] = unrolls(f, static_cast<int32_t>(i)) ? 1 : 0;
     ctx.vector_bytes.push_back(shared_vector_bytes(f));
   }
+  for (int t = 1; t < threads; ++t) {
+    auto& lines = more_lines.emplace_back(by_line.size(), WarpStateCycles{});
+    ctxs.push_back(LaunchContext{launch_config,
+                                 program,
+                                 memory,
+                                 launch,
+                                 r.occupancy,
+                                 more_stats[t - 1],
+                                 l2,
+                                 nullptr,
+                                 lines,
+                                 0,
+                                 {},
+                                 0,
+                                 ctx.unrolled_loops,
+                                 ctx.vector_bytes,
+                                 pool});
+  }
+  GateScope gate(l2, pool);
+  auto changes = [&] {
+    uint64_t c = 0;
+    for (const LaunchContext& x : ctxs) c += x.changes;
+    return c;
+  };
   std::vector<Sm> sms;
   sms.reserve(config.core.sm_count);
-  for (int i = 0; i < config.core.sm_count; ++i) sms.emplace_back(i, ctx);
+  for (int i = 0; i < config.core.sm_count; ++i)
+    sms.emplace_back(i, ctxs[pool ? pool->thread_of(i) : 0]);
+  std::vector<Sm*> due;
+  due.reserve(sms.size());
+  uint64_t eligible = 0;           // cycles with enough SMs due for the pool
+  double trial_ns[2] = {0, 0};     // adapt_threads: [one thread, pool] time in trials
+  uint64_t trial_sms[2] = {0, 0};  // ... and the SM ticks they made
+  bool use_pool = true;
+  // Progress (TimingOptions::progress) and Cancel.
+  uint64_t visits = 0;
+  double next_report = options.progress_seconds;
+  auto report = [&](uint64_t cycle, double seconds) {
+    TimingProgress p;
+    p.cycle = cycle;
+    p.blocks_total = launch.grid.count();
+    p.seconds = seconds;
+    for (const Sm& sm : sms) {
+      p.blocks_done += sm.blocks_completed();
+      p.warp_instructions += sm.instructions();
+    }
+    options.progress(p);
+  };
   BlockScheduler blocks(launch.grid, config.core.block_dispatch_interval);
   // Counter samples (trace): interval chosen so a run gives about 2000 samples.
   uint64_t interval = options.trace.counter_interval;
@@ -172,11 +282,52 @@ Expected<TimingResult> run_timing(const func::Program& program, func::DeviceMemo
   uint64_t seen_changes = ~0ull, quiet_since = 0, watch_checked = 0;
   bool watching = false;
   for (;;) {
+    // Cancel (another thread sets the flag) and progress, checked every few visited cycles.
+    if ((++visits & 7) == 0) {
+      if (options.cancel && options.cancel->load(std::memory_order_relaxed))
+        return Error{"", 0, "cancelled"};
+      if (options.progress) {
+        const double t =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_begin).count();
+        if (t >= next_report) {
+          next_report = t + options.progress_seconds;
+          report(now, t);
+        }
+      }
+    }
     // 3a. Dispatch blocks that are due.
     if (auto st = blocks.dispatch(now, sms); !st) return st.error();
     // 3b. SMs in reverse order (no SM sees another's result of this cycle; they only share L2).
-    bool faulted = false;
-    for (auto it = sms.rbegin(); it != sms.rend(); ++it) {
+    //     With a pool, the due SMs tick on several threads in this same order of turns at what
+    //     they share (parallel_loop.h); a cycle with few of them, or after a dispatch fault,
+    //     runs here.
+    bool faulted = false, ticked = false;
+    int trial = -1;  // adapt_threads: 0 = a one-thread trial cycle, 1 = a pool trial cycle
+    std::chrono::steady_clock::time_point trial_begin;
+    if (pool) {
+      due.clear();
+      bool pending_fault = false;
+      for (auto it = sms.rbegin(); it != sms.rend(); ++it) {
+        pending_fault = pending_fault || it->fault().has_value();
+        if (it->busy() && it->next_wake() <= now) due.push_back(&*it);
+      }
+      if (!pending_fault && due.size() >= kMinParallelSms) {
+        const uint64_t phase = eligible++ / kTrialCycles % kTrialEvery;
+        if (options.adapt_threads && phase < 2) {
+          trial = static_cast<int>(phase);
+          trial_begin = std::chrono::steady_clock::now();
+        }
+        if (!options.adapt_threads || (trial >= 0 ? trial == 1 : use_pool)) {
+          if (!pool->tick(due, now)) {
+            redo = true;
+            return Error{"", 0, "internal: a fault in a parallel cycle"};
+          }
+          ticked = true;
+          ++r.parallel_cycles;
+        }
+      }
+    }
+    for (auto it = sms.rbegin(); !ticked && it != sms.rend(); ++it) {
       Sm& sm = *it;
       if (sm.busy() && sm.next_wake() <= now && !sm.tick(now)) {
         faulted = true;
@@ -190,6 +341,17 @@ Expected<TimingResult> run_timing(const func::Program& program, func::DeviceMemo
       }
     }
     if (faulted) break;
+    if (trial >= 0) {
+      trial_ns[trial] +=
+          std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - trial_begin)
+              .count();
+      trial_sms[trial] += due.size();
+      if (trial == 1 && eligible % kTrialCycles == 0) {  // both trials done: pick the faster
+        use_pool = trial_ns[1] * double(trial_sms[0]) < trial_ns[0] * double(trial_sms[1]);
+        trial_ns[0] = trial_ns[1] = 0;
+        trial_sms[0] = trial_sms[1] = 0;
+      }
+    }
     // 3c. Done? Otherwise find the next interesting cycle.
     bool any_busy = false;
     uint64_t next = kNever;
@@ -214,8 +376,8 @@ Expected<TimingResult> run_timing(const func::Program& program, func::DeviceMemo
     //     every resident warp at its loop head; if each comes back in the state it left (memory
     //     unchanged meanwhile), nothing can ever change again: stop now, not at the limits.
     bool livelock = false;
-    if (ctx.changes != seen_changes) {
-      seen_changes = ctx.changes;
+    if (const uint64_t c = changes(); c != seen_changes) {
+      seen_changes = c;
       quiet_since = issued;
       if (watching) {
         for (Sm& sm : sms) sm.watch_loops(false);
@@ -286,6 +448,12 @@ Expected<TimingResult> run_timing(const func::Program& program, func::DeviceMemo
   // 4. Results.
   for (Sm& sm : sms) sm.collect_hazards();
   r.hazards = std::move(ctx.hazards);
+  for (size_t t = 1; t < ctxs.size(); ++t)
+    func::merge_hazards(r.hazards, std::move(ctxs[t].hazards));
+  for (const func::LaunchStats& s : more_stats) add_stats(r.stats, s);
+  for (const auto& lines : more_lines)
+    for (size_t line = 0; line < lines.size(); ++line)
+      for (int st = 0; st < kWarpStateCount; ++st) by_line[line][st] += lines[line][st];
   r.cycles = now;
   for (auto& sm : sms) sm.flush(now);
   if (options.trace.enabled) sample(now);
@@ -331,8 +499,39 @@ Expected<TimingResult> run_timing(const func::Program& program, func::DeviceMemo
   if (r.stats.blocks == 0) {
     r.stats.blocks = blocks.dispatched();
     r.stats.warps = blocks.dispatched() * r.occupancy.warps_per_block;
-    r.stats.threads = blocks.dispatched() * threads;
+    r.stats.threads = blocks.dispatched() * block_threads;
   }
+  if (options.progress) {
+    report(now,
+           std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_begin).count());
+  }
+  return r;
+}
+
+}  // namespace
+
+Expected<TimingResult> run_timing(const func::Program& program, func::DeviceMemory& memory,
+                                  const func::LaunchConfig& launch, const GpuConfig& config,
+                                  const TimingOptions& options) {
+  if (auto st = validate_config(config); !st) return st.error();
+  int threads =
+      options.threads > 0 ? options.threads : static_cast<int>(std::thread::hardware_concurrency());
+  threads = static_cast<int>(std::min<int64_t>(std::max(threads, 1), config.core.sm_count));
+  bool redo = false;
+  // One thread: the traced and checked launches (their records are kept in the order of the
+  // one-thread loop), a kept L2 (it could not be put back after a redo), or asked for.
+  if (threads <= 1 || options.trace.enabled || options.l2 || launch.synccheck || launch.racecheck)
+    return simulate(program, memory, launch, config, options, nullptr, redo);
+  // The starting memory, to simulate again on one thread after a fault in a parallel cycle.
+  func::DeviceMemory before = memory;
+  {
+    ParallelTicks pool(threads);
+    auto r = simulate(program, memory, launch, config, options, &pool, redo);
+    if (!redo) return r;
+  }
+  memory = std::move(before);
+  auto r = simulate(program, memory, launch, config, options, nullptr, redo);
+  if (r) r->redone_on_one_thread = true;
   return r;
 }
 

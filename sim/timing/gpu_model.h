@@ -17,6 +17,8 @@
 //   timing::describe_config(cfg) for every field with its unit.
 //   Bench line: warp_inst_per_s = r->stats.warp_instructions / wall seconds of run_timing.
 //
+// Threads: TimingOptions::threads > 1 ticks the SMs of each cycle on several host threads with
+// the same results (parallel_loop.h says how).
 // What it does: the block scheduler places blocks on SMs (occupancy.h), each SM's warp schedulers
 // issue instructions that the functional executor runs (so results equal functional mode), and
 // memory accesses travel through L1TEX, L2 and DRAM with their latencies and bandwidths. The
@@ -27,7 +29,9 @@
 // head across one iteration, and if none changed, none ever will.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -43,8 +47,32 @@
 
 namespace warplab::timing {
 
+// Where a running launch is (TimingOptions::progress).
+struct TimingProgress {
+  uint64_t cycle = 0;              // simulated cycles so far
+  uint64_t blocks_done = 0, blocks_total = 0;
+  uint64_t warp_instructions = 0;  // issued so far
+  double seconds = 0;              // wall time since the launch started
+};
+
 struct TimingOptions {
   int registers_per_thread = 0;  // from ptxas/nvJitLink; 0 = unknown, assume 32
+  // Host threads that simulate the SMs (parallel_loop.h); the results are the same for any
+  // number. 1: the one-thread loop. 0: one per hardware thread
+  // (std::thread::hardware_concurrency). Traced and checked launches, and launches on a kept L2,
+  // run on one thread.
+  int threads = 1;
+  // With threads > 1: every so often, time a stretch of cycles on one thread and one on all, and
+  // use whichever was faster until the next trial (a busy host, or a kernel whose SMs all wait
+  // for their turn, can make the threads slower). Either way the results are the same. false:
+  // always use the threads (tests).
+  bool adapt_threads = true;
+  // Set by another thread (the app's Cancel button): the launch stops at the next cycle the loop
+  // visits and run_timing returns the Error "cancelled" (memory holds what ran so far).
+  const std::atomic<bool>* cancel = nullptr;
+  // Called on the loop's thread about every progress_seconds of wall time (unset: never).
+  std::function<void(const TimingProgress&)> progress;
+  double progress_seconds = 0.25;
   TraceOptions trace;
   // Hang limit: a launch still running at this cycle is stopped with a Hang fault naming where
   // a warp is stuck (0 = no limit). About 0.6 s of H100 time: generous for real kernels.
@@ -103,6 +131,10 @@ struct TimingResult {
   double dram_bytes_per_second = 0;  // achieved (read + written) over kernel_time_us
   double peak_dram_bytes_per_second = 0;
   Trace trace;  // empty unless TimingOptions::trace.enabled
+  // How the host ran it (not part of the results): cycles whose SMs ticked on several threads,
+  // and whether a fault in one made run_timing simulate the launch again on one thread.
+  uint64_t parallel_cycles = 0;
+  bool redone_on_one_thread = false;
 
   std::vector<Metric> metrics() const;
 };

@@ -88,6 +88,7 @@ void L2::write_back(const CacheAccess& a, uint64_t now) {
 
 uint64_t L2::read(uint64_t line, uint32_t sector_mask, uint64_t now, int* dram_sectors,
                   uint32_t* from_dram) {
+  if (gate_) gate_->wait_turn();
   const int slice = slice_of(line);
   // 1. Queue at the slice for its sector rate.
   const uint64_t start =
@@ -124,6 +125,7 @@ uint64_t L2::read(uint64_t line, uint32_t sector_mask, uint64_t now, int* dram_s
 
 uint64_t L2::write(uint64_t line, uint32_t sector_mask, uint32_t full_mask, uint32_t word_mask,
                    uint64_t now) {
+  if (gate_) gate_->wait_turn();
   const int slice = slice_of(line);
   const int full = std::popcount(sector_mask & full_mask);
   const int part = std::popcount(sector_mask & ~full_mask);
@@ -146,6 +148,7 @@ uint64_t L2::write(uint64_t line, uint32_t sector_mask, uint32_t full_mask, uint
 
 uint64_t L2::atomic(uint64_t line, uint32_t sector_mask, int repeats, uint64_t now,
                     uint64_t word, bool float_add) {
+  if (gate_) gate_->wait_turn();
   const int slice = slice_of(line);
   ++counters_.atomic_requests;
   // The slice's atomic unit works through the request's sectors one after another, each sector

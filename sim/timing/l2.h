@@ -35,6 +35,7 @@
 #include "sim/timing/cache.h"
 #include "sim/timing/config.h"
 #include "sim/timing/dram.h"
+#include "sim/timing/turn_gate.h"
 
 namespace warplab::timing {
 
@@ -68,6 +69,10 @@ class L2 {
   // and dirty sectors stay; queues, fill times and counters start again at cycle 0.
   void begin_launch();
 
+  // The parallel loop's gate (turn_gate.h): read, write and atomic wait for the calling SM's
+  // turn first, so the slices and DRAM see requests in the one-thread loop's order. nullptr: none.
+  void set_gate(TurnGate* gate) { gate_ = gate; }
+
   const L2Counters& counters() const { return counters_; }
   const Dram& dram() const { return dram_; }
   Dram& dram() { return dram_; }
@@ -91,6 +96,7 @@ class L2 {
   L2Counters counters_;
   uint32_t line_bytes_, sector_bytes_;
   int lines_per_chunk_log2_;
+  TurnGate* gate_ = nullptr;
 };
 
 }  // namespace warplab::timing

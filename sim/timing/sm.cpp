@@ -401,6 +401,7 @@ Status Sm::launch_block(func::Dim3 index, uint64_t linear, uint64_t now) {
 bool Sm::fetch(Warp& w, uint64_t now) {
   Block& b = blocks_[w.block];
   if (b.cta->status(w.index) != func::WarpStatus::Ready) return true;
+  if (ctx_.gate && b.cta->next_touches_device(w.index)) ctx_.gate->wait_turn();
   Ahead& e = w.win.push();
   if (!b.cta->step(w.index, e.info, ctx_.stats, now)) {
     w.win.pop_back();

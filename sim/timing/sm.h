@@ -56,6 +56,7 @@
 #include "sim/timing/l1tex.h"
 #include "sim/timing/occupancy.h"
 #include "sim/timing/trace.h"
+#include "sim/timing/turn_gate.h"
 #include "sim/timing/warp_scheduler.h"
 #include "sim/timing/warp_state.h"
 
@@ -84,6 +85,9 @@ struct LaunchContext {
   std::vector<std::vector<uint8_t>> unrolled_loops;
   // Per function, per instruction: a shared load's vector bytes (schedule.h: shared_vector_bytes).
   std::vector<std::vector<uint8_t>> vector_bytes;
+  // The parallel loop (parallel_loop.h): a functional step that touches device memory waits for
+  // the SM's turn first. nullptr on one thread.
+  TurnGate* gate = nullptr;
 };
 
 class Sm {

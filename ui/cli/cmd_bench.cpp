@@ -3,6 +3,8 @@
 #include <cstdio>
 #include <iostream>
 #include <memory>
+#include <optional>
+#include <vector>
 
 #include "lab/bench.h"
 #include "lab/report.h"
@@ -15,6 +17,7 @@ struct BenchArgs {
   std::vector<std::string> workloads;
   std::string mode;  // "" = every mode
   bool list = false;
+  int threads = 1;  // timing workloads: host threads per launch (0 = all cores)
 };
 
 int run(const BenchArgs& a) {
@@ -33,24 +36,42 @@ int run(const BenchArgs& a) {
     if (!known) return report_error(Error{"", 0, "unknown workload '" + name + "' (see --list)"});
   }
   lab::Toolchain toolchain;
+  const int threads = resolve_threads(a.threads);
   int ran = 0;
+  bool differ = false;
   for (const lab::BenchWorkload& w : table) {
     if (!a.mode.empty() && a.mode != "all" && lab::mode_name(w.mode) != a.mode) continue;
     if (!a.workloads.empty() &&
         std::find(a.workloads.begin(), a.workloads.end(), w.name) == a.workloads.end())
       continue;
-    auto r = lab::run_bench(w, toolchain);
-    if (!r) return report_error(r.error());
-    ++ran;
-    char detail[256];
-    std::snprintf(detail, sizeof detail,
-                  "# %s: %s warp instructions, %s thread instructions in %.3f s%s", w.name.c_str(),
-                  lab::group_thousands(r->warp_instructions).c_str(),
-                  lab::group_thousands(r->thread_instructions).c_str(), r->seconds,
-                  r->used_checked_in_ptx ? " (checked-in PTX: NVRTC unavailable)" : "");
-    std::cout << detail << "\n" << lab::bench_line(*r) << "\n" << std::flush;
+    // A timing workload on several threads runs on one thread first, for the speed-up.
+    const bool compare = w.mode == lab::SimMode::Timing && threads > 1;
+    std::optional<lab::BenchResult> one;
+    for (int t : compare ? std::vector<int>{1, threads} : std::vector<int>{threads}) {
+      auto r = lab::run_bench(w, toolchain, t);
+      if (!r) return report_error(r.error());
+      ++ran;
+      char detail[256];
+      std::snprintf(detail, sizeof detail,
+                    "# %s: %s warp instructions, %s thread instructions in %.3f s%s",
+                    w.name.c_str(), lab::group_thousands(r->warp_instructions).c_str(),
+                    lab::group_thousands(r->thread_instructions).c_str(), r->seconds,
+                    r->used_checked_in_ptx ? " (checked-in PTX: NVRTC unavailable)" : "");
+      std::cout << detail << "\n" << lab::bench_line(*r) << "\n" << std::flush;
+      if (compare && t == 1) {
+        one = *r;
+      } else if (one) {
+        std::cout << lab::speedup_line(*r, *one) << "\n" << std::flush;
+        differ =
+            differ || r->cycles != one->cycles || r->warp_instructions != one->warp_instructions;
+      }
+    }
   }
   if (ran == 0) return report_error(Error{"", 0, "no workload matches"});
+  if (differ) {
+    std::cerr << "warplab: the cycles differ between 1 and " << threads << " threads\n";
+    return kExitFailed;
+  }
   return kExitOk;
 }
 
@@ -60,12 +81,17 @@ Command add_bench_command(CLI::App& app) {
   auto args = std::make_shared<BenchArgs>();
   CLI::App* sub = app.add_subcommand(
       "bench",
-      "Measure simulator throughput (warp instructions per second, one core) on the "
-      "built-in workloads; prints 'BENCH mode=... workload=... warp_inst_per_s=...'");
+      "Measure simulator throughput (warp instructions per second) on the built-in "
+      "workloads; prints 'BENCH mode=... workload=... [threads=N] warp_inst_per_s=...', and "
+      "with --threads N > 1 each timing workload on 1 and N threads and a 'SPEEDUP' line");
   sub->add_option("--workload", args->workloads, "Run only this workload (repeatable)")
       ->allow_extra_args(false);
   sub->add_option("--mode", args->mode, "Which modes: functional, timing or all (default all)");
   sub->add_flag("--list", args->list, "List the workloads");
+  sub->add_option("--threads", args->threads,
+                  "Host threads per timing launch (default 1; 0 = all cores); above 1, each "
+                  "timing workload also runs on one thread for the speed-up")
+      ->check(CLI::NonNegativeNumber);
   return {sub, [args] { return run(*args); }};
 }
 

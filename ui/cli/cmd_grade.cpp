@@ -30,7 +30,9 @@ int run(const GradeArgs& a) {
   auto as = lab::load_assignment(lab::find_assignment(a.assignment));
   if (!as) return report_error(as.error());
   std::cout << "assignment " << as->name << ": write " << as->signature << "\n";
-  auto g = lab::grade(*as, a.student, a.options);
+  lab::GradeOptions options = a.options;
+  options.threads = resolve_threads(options.threads);
+  auto g = lab::grade(*as, a.student, options);
   if (!g) return report_error(g.error());
   nlohmann::json j = {{"assignment", g->assignment}, {"correct", g->correct},
                       {"hazards", g->hazards},       {"faults", g->faults},
@@ -80,6 +82,8 @@ Command add_grade_command(CLI::App& app) {
   sub->add_option("student", a->student, "The student's .cu file")->required();
   sub->add_option("--json", a->json_path, "Write the per-test results as JSON");
   sub->add_flag("--verbose", a->verbose, "Print every report in full");
+  a->options.threads = 0;
+  add_threads_option(sub, a->options.threads);
   sub->add_option("--test-time-limit", a->options.test_time_limit,
                   "Seconds of wall clock for each test's student run, compile included "
                   "(default: the assignment's test_time_limit, else 180)")

@@ -64,6 +64,7 @@ void print_page(const std::string& text) {
 struct LessonArgs {
   std::string id, backend = "sim", json_path, config, l2 = "cold";
   std::vector<std::string> sets;
+  int threads = 0;  // --threads (0 = all cores)
   bool answers = false, ci = false, quiet_pages = false;
   bool triton_only = false;  // only the Triton steps (and the steps their pages read)
   bool sandbox = false, allow_unsandboxed = false;  // compile as untrusted code (lab/sandbox.h)
@@ -138,6 +139,16 @@ int run_lesson(const LessonArgs& a) {
   settings.l2 = a.l2;
   settings.ci = a.ci;
   settings.sets = a.sets;
+  settings.threads = resolve_threads(a.threads);
+  // A long step on a terminal: where its launch is and the time left (stderr; not with --json).
+  bool progress_shown = false;
+  if (isatty(STDERR_FILENO) && a.json_path.empty())
+    settings.on_timing_progress = [&](const timing::TimingProgress& p) {
+      std::cerr << "\r\033[K  simulating: "
+                << format_timing_progress({p.cycle, p.blocks_done, p.blocks_total, p.seconds})
+                << std::flush;
+      progress_shown = true;
+    };
   if (a.sandbox) {
     settings.sandbox = lab::SandboxPolicy{};
     settings.sandbox->allow_unconfined = a.allow_unsandboxed;
@@ -160,6 +171,8 @@ int run_lesson(const LessonArgs& a) {
     if (runs[si] || lesson->steps[si].experiment.empty()) return Ok{};
     auto r = lab::run_lesson_step(toolchain, *lesson, si, settings,
                                   [&](const std::string& l2) { run_l2[si] = l2; });
+    if (progress_shown) std::cerr << "\r\033[K" << std::flush;
+    progress_shown = false;
     if (!r) return r.error();
     runs[si] = std::move(*r);
     return Ok{};
@@ -354,6 +367,7 @@ Command add_lesson_command(CLI::App& app) {
   sub->add_flag("--allow-unsandboxed", a->allow_unsandboxed,
                 "With --sandbox on a host without Landlock: compile anyway");
   sub->add_option("--set", a->sets, "Override a parameter: --set NAME=VALUE (repeatable)");
+  add_threads_option(sub, a->threads);
   sub->add_option("--json", a->json_path, "Write the questions and claims as JSON");
   return {sub, [a] { return run_lesson(*a); }};
 }

@@ -6,6 +6,7 @@
 #include <iostream>
 #include <memory>
 #include <optional>
+#include <sstream>
 
 #include "lab/experiment.h"
 #include "lab/npy.h"
@@ -13,8 +14,8 @@
 #include "lab/runner.h"
 #include "lab/stalls_report.h"
 #include "lab/triton.h"
-#include "ui/cli/commands.h"
 #include "sim/common/output_file.h"
+#include "ui/cli/commands.h"
 
 namespace warplab::cli {
 namespace {
@@ -38,6 +39,7 @@ struct RunArgs {
   bool no_lines = false;
   bool synccheck = false, racecheck = false;
   std::optional<uint64_t> max_instructions, max_cycles;
+  int threads = 0;                                  // 0 = all cores
   bool sandbox = false, allow_unsandboxed = false;  // compile the CUDA source as untrusted
   // --stalls: per-line warp states of the model and, on the GPU, sampled stall reasons.
   bool stalls = false;
@@ -137,6 +139,7 @@ int run(const RunArgs& a) {
   opt.racecheck = a.racecheck;
   opt.max_instructions = a.max_instructions;
   opt.max_cycles = a.max_cycles;
+  opt.threads = resolve_threads(a.threads);
   if (a.sandbox) {
     // Untrusted source (lab/sandbox.h): the compile reads only the toolkit and the folders of the
     // experiment and its source.
@@ -154,6 +157,7 @@ int run(const RunArgs& a) {
   const bool stream = !a.quiet;
   const bool progress = stream && isatty(STDERR_FILENO);
   bool progress_shown = false;
+  std::string progress_head;  // "  running launch 0 (1 of 2): k"
   auto clear_progress = [&] {
     if (progress_shown) std::cerr << "\r\033[K" << std::flush;
     progress_shown = false;
@@ -161,15 +165,25 @@ int run(const RunArgs& a) {
   if (stream) {
     opt.on_launch_start = [&](const lab::LaunchProgress& p) {
       if (!progress) return;
-      std::cerr << "\r\033[K  running";
-      if (p.sweep_row >= 0)
-        std::cerr << " sweep row " << p.sweep_row + 1 << "/" << p.sweep_rows << ",";
-      std::cerr << " launch " << p.launch_index << " (" << p.launch_index + 1 << " of "
-                << p.launch_count << ")";
-      if (p.repeats > 1) std::cerr << " (repeat " << p.repeat_index + 1 << "/" << p.repeats << ")";
-      std::cerr << ": " << p.kernel << " ..." << std::flush;
+      std::ostringstream h;
+      h << "  running";
+      if (p.sweep_row >= 0) h << " sweep row " << p.sweep_row + 1 << "/" << p.sweep_rows << ",";
+      h << " launch " << p.launch_index << " (" << p.launch_index + 1 << " of " << p.launch_count
+        << ")";
+      if (p.repeats > 1) h << " (repeat " << p.repeat_index + 1 << "/" << p.repeats << ")";
+      h << ": " << p.kernel;
+      progress_head = h.str();
+      std::cerr << "\r\033[K" << progress_head << " ..." << std::flush;
       progress_shown = true;
     };
+    // A long timing launch: where it is, and an estimate of the time left (not with --json).
+    if (progress && a.json_out.empty())
+      opt.on_timing_progress = [&](const timing::TimingProgress& p) {
+        std::cerr << "\r\033[K" << progress_head << ": "
+                  << format_timing_progress({p.cycle, p.blocks_done, p.blocks_total, p.seconds})
+                  << std::flush;
+        progress_shown = true;
+      };
     opt.on_launch_done = [&](const lab::LaunchProgress& p, const lab::LaunchRecord& rec) {
       clear_progress();
       if (p.sweep_row < 0) std::cout << lab::format_launch_report(rec) << std::flush;
@@ -344,6 +358,7 @@ Command add_run_command(CLI::App& app) {
   sub->add_option("--dump", args->dump_dir,
                   "Write every buffer after the run as DIR/NAME.npy (and the PTX)");
   sub->add_flag("-q,--quiet", args->quiet, "Print nothing but errors and failures");
+  add_threads_option(sub, args->threads);
   sub->add_flag("--no-line-counts", args->no_lines, "Skip per PTX/CUDA line counts (faster)");
   sub->add_flag(
       "--synccheck", args->synccheck,

@@ -47,6 +47,7 @@ struct ValidateArgs {
   // --stalls: per-line stall reasons, model against the committed GPU samples (lab/stalls_validate.h)
   bool stalls = false;
   std::string stalls_data = "validation/data/stalls";
+  int threads = 0;    // per run; 0 = what the jobs leave of the hardware threads
 };
 
 // 1234 -> "1.23k", 12345678 -> "12.3M": short enough for side-by-side columns.
@@ -173,7 +174,14 @@ int validate(const ValidateArgs& given) {
   lab::ValidateOptions opt;
   opt.config = a.config;
   opt.cold_l2 = true;
-  opt.jobs = a.jobs ? a.jobs : std::max(1u, std::thread::hardware_concurrency());
+  // Jobs x threads = the hardware threads unless both are given: runs of whole points scale
+  // best, so by default every core takes a point, each on one thread (-j alone: the threads
+  // the jobs leave; --threads alone: as many jobs as fit beside them).
+  const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+  opt.jobs = a.jobs
+                 ? a.jobs
+                 : (a.threads > 0 ? std::max(1u, cores / static_cast<unsigned>(a.threads)) : cores);
+  opt.threads = a.threads > 0 ? a.threads : static_cast<int>(std::max(1u, cores / opt.jobs));
   // Each run's points as it finishes (stderr), with the GPU's time: a run stopped part-way has
   // still reported them.
   opt.progress = [&data](const std::vector<std::string>& ids,
@@ -449,7 +457,12 @@ Command add_validate_command(CLI::App& app) {
                   "Directory of per-line stall data files (warplab.line-stalls/1)")
       ->capture_default_str();
   sub->add_option("-j,--jobs", args->jobs,
-                  "Runs simulated in parallel (default: the hardware threads)");
+                  "Runs simulated in parallel (default: the hardware threads, or those that "
+                  "--threads leaves; jobs x threads host threads in all)");
+  sub->add_option("--threads", args->threads,
+                  "Host threads inside each run (default: what -j leaves of the hardware "
+                  "threads, 1 without -j). Results are identical for any number")
+      ->check(CLI::NonNegativeNumber);
   return {sub, [args] { return validate(*args); }};
 }
 

@@ -21,6 +21,18 @@ constexpr int kExitBadInput = 2;
 // Prints "warplab: <file:line: message>" on stderr and returns kExitBadInput.
 int report_error(const Error& e);
 
+// --threads N: the timing model's host threads per launch (sim/timing/parallel_loop.h; the
+// results are the same for any N). Unset or 0: every hardware thread.
+void add_threads_option(CLI::App* sub, int& threads);
+int resolve_threads(int threads);  // 0 -> std::thread::hardware_concurrency() (at least 1)
+// The progress line's figures for a running timing launch: "cycle 1,234,567, 40% of blocks
+// done, about 12 s left" (the estimate from the blocks done so far).
+struct TimingProgressView {
+  uint64_t cycle = 0, blocks_done = 0, blocks_total = 0;
+  double seconds = 0;
+};
+std::string format_timing_progress(const TimingProgressView& p);
+
 // A registered subcommand and what to do when it was chosen (returns the exit status).
 struct Command {
   CLI::App* app = nullptr;

@@ -1,0 +1,88 @@
+// The parallel loop: one cycle's SM ticks on several host threads, with the one-thread results.
+//
+// What the hardware does: the SMs of a GPU run at the same time and meet only where they share
+// something: the L2 slices and DRAM behind them, device memory itself, and the block scheduler.
+// A simulator can run them at the same time too, on the host's cores, if it keeps the order in
+// which they meet: the same input must give the same cycles, counters and results for any
+// number of threads (bit-identical JSON), and one thread must give exactly the one-thread loop.
+//
+// What is modelled (how the order is kept): gpu_model's loop ticks, every cycle, the SMs that
+// have something to do in a fixed order (SM 131 first, SM 0 last), and an SM's tick reads and
+// writes the shared units directly (an L1 miss asks the L2 and gets the cycle its data is back
+// at once; a load runs functionally on device memory when the warp fetches it). So one SM's
+// request can change another's answer within the same cycle: the L2 queues them one after the
+// other, and a load sees a store made earlier in the cycle. No lookahead window is safe here
+// (the L2's answer is used in the very tick that asks: the L1 books the fill, a second miss to
+// the line merges with it, and the MSHR count limits the next issue).
+// Instead, within one cycle:
+//   1. the SMs due this cycle are numbered in the one-thread order; thread k ticks those whose
+//      SM number is k modulo the thread count, in that order (a fixed assignment: each thread
+//      keeps its SMs' instruction counts and per-line warp states, summed at the end);
+//   2. an SM runs its own work (warps, scheduler, pipelines, L1, shared memory, registers) at
+//      once, in parallel with the others;
+//   3. before its first touch of anything shared (an L2 request, a functional step that reads or
+//      writes device memory, a printf), it waits for its turn (TurnGate): until every SM before
+//      it in the order has finished its tick. From then on it is the only SM touching shared
+//      state, until its tick ends. So every shared unit sees exactly the one-thread sequence;
+//   4. the cycle ends when every due SM is done; block dispatch, the end-of-cycle checks (done,
+//      deadlock, livelock, limits) and the clock's jump stay on one thread, as before.
+// An SM's own work before its first shared touch overlaps with the others' (compute and shared
+// memory: a tiled matmul's inner loop); a cycle whose SMs all start with a global load runs in
+// turn, about as fast as on one thread. Cycles with few SMs due run on one thread (waking the
+// others would cost more than it saves), and so do stretches of cycles where a timed trial
+// found the threads slower than one (a busy host: a thread that must wait for a descheduled one
+// loses its time slice; TimingOptions::adapt_threads). Since both ways give the same results,
+// which one runs a cycle is free to change at any time.
+// Simplified: a fault inside a parallel cycle (the one-thread loop would have stopped at that SM
+// and not ticked the later ones) is not reproduced in place: run_timing simulates that launch
+// again on one thread from the same starting memory (gpu_model.cpp). A traced launch, one with
+// synccheck/racecheck, and one on a kept (warm) L2 run on one thread.
+#pragma once
+
+#include <atomic>
+#include <barrier>
+#include <cstdint>
+#include <memory>
+#include <thread>
+#include <vector>
+
+#include "sim/timing/sm.h"
+#include "sim/timing/turn_gate.h"
+
+namespace warplab::timing {
+
+class ParallelTicks final : public TurnGate {
+ public:
+  // `threads` host threads in all, the caller's included (threads - 1 are started here and sleep
+  // between cycles). SM `id` is always ticked by thread id % threads.
+  explicit ParallelTicks(int threads);
+  ~ParallelTicks();
+  ParallelTicks(const ParallelTicks&) = delete;
+  ParallelTicks& operator=(const ParallelTicks&) = delete;
+
+  int threads() const { return threads_; }
+  // Which thread (and so which LaunchContext) ticks SM `id`.
+  int thread_of(int sm_id) const { return sm_id % threads_; }
+  // Ticks every SM of `due` (in the one-thread loop's order) at cycle `now`. False when one
+  // faulted: the cycle then differs from the one-thread loop's (see above).
+  bool tick(const std::vector<Sm*>& due, uint64_t now);
+  void wait_turn() override;
+
+ private:
+  void work(int thread);
+  void finish(uint32_t position);
+
+  int threads_;
+  std::vector<std::thread> workers_;
+  std::barrier<> start_, end_;
+  // The cycle's work (written by the caller before start_, read by the workers after it).
+  const std::vector<Sm*>* due_ = nullptr;
+  uint64_t now_ = 0;
+  bool stop_ = false;
+  std::unique_ptr<std::atomic<uint8_t>[]> done_;  // per position: its tick has ended
+  size_t done_capacity_ = 0;
+  std::atomic<uint32_t> prefix_{0};  // positions [0, prefix_) have all ended
+  std::atomic<bool> faulted_{false};
+};
+
+}  // namespace warplab::timing
