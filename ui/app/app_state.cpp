@@ -11,6 +11,10 @@ namespace warplab::app {
 void AppState::select_lesson(int i) {
   if (i < 0 || i >= static_cast<int>(lessons.size())) return;
   lesson = i;
+  // Nothing picked in one lesson stays picked in the next (its lines mean other code there).
+  pick_src_line = pick_ptx_line = 0;
+  marked_ptx.clear();
+  selected_access.reset();
   steps.reset();
   steps_error.clear();
   step = -1;
@@ -47,6 +51,33 @@ void AppState::select_lesson(int i) {
     }
   select_experiment(first);
   select_page(0);
+}
+
+void AppState::mark_lines(int src_line, int ptx_line) {
+  pick_src_line = src_line;
+  pick_ptx_line = ptx_line;
+  marked_ptx.clear();
+  if (run && src_line > 0 && ptx_line == 0) {
+    for (const auto& [p, l] : run->ptx_to_src)
+      if (l == src_line) marked_ptx.push_back(p);
+  } else if (ptx_line > 0) {
+    marked_ptx.push_back(ptx_line);
+  }
+  code_scroll = true;
+  // The first access of those lines on the traced SM: the memory view shows it.
+  const timing::Trace* t = trace();
+  if (!t || marked_ptx.empty()) return;
+  std::optional<uint32_t> first;
+  for (uint32_t k = 0; k < t->accesses.size(); ++k) {
+    const timing::AccessRecord& a = t->accesses[k];
+    if (!std::binary_search(marked_ptx.begin(), marked_ptx.end(), a.ptx_line)) continue;
+    if (!first || a.issue < t->accesses[*first].issue) first = k;
+  }
+  if (!first) return;
+  selected_access = first;
+  selected_row = index.row_of(t->accesses[*first].sm, t->accesses[*first].slot);
+  cursor = double(t->accesses[*first].issue) + 1;
+  playing = false;
 }
 
 std::string AppState::experiment_path() const {

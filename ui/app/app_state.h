@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "lab/experiment.h"
+#include "ui/app/model/code_profile.h"
 #include "ui/app/model/gpu_waves.h"
 #include "ui/app/model/kernel_edit.h"
 #include "ui/app/model/lesson_catalog.h"
@@ -21,6 +22,7 @@
 #include "ui/app/model/markdown_doc.h"
 #include "ui/app/model/memory_flow.h"
 #include "ui/app/model/reference_curve.h"
+#include "ui/app/model/run_compare.h"
 #include "ui/app/model/run_shelf.h"
 #include "ui/app/model/run_snapshot.h"
 #include "ui/app/model/run_worker.h"
@@ -109,6 +111,28 @@ struct AppState {
   int focus_ptx_line = 0;                   // the instruction under the cursor/hover (0 = none)
   int pick_src_line = 0;  // CUDA line clicked in the source view (its PTX is listed beside it)
   int pick_ptx_line = 0;  // PTX line clicked: its issues are marked on the timeline
+  // The code view (source_panel.cpp): full width when wanted (the lesson list and the experiment
+  // panel give way), the pane beside the CUDA (0 PTX, 1 the model's schedule, 2 SASS), the PTX
+  // lines whose issues the timeline marks (sorted; a clicked CUDA line marks all of its PTX), and
+  // the per-line profile of the run shown, computed once per run.
+  bool code_wide = true;
+  bool code_tab_open = false;  // the code tab was drawn last frame (the layout widens it)
+  int code_right = 0;
+  std::vector<int32_t> marked_ptx;
+  bool code_scroll = false;  // scroll the panes to the picked line once
+  std::shared_ptr<const RunSnapshot> code_profile_run;
+  CodeProfile code_prof;
+  // Marks PTX lines (a CUDA line's, or one) on the timeline and selects the first access of them
+  // on the traced SM in the memory view, the cursor at its issue.
+  void mark_lines(int src_line, int ptx_line);
+  // A/B (run_compare.h): the pinned run, compared with the one shown in the views, and its
+  // figures (computed when pinned / when the shown run changes).
+  std::shared_ptr<const RunSnapshot> pinned;
+  std::shared_ptr<const RunSnapshot> figures_pinned_for, figures_run_for;
+  RunFigures pinned_figures, run_figures_now;
+  // The sweep chart: its metric (sweep.h SweepMetric) and "relative to the first point".
+  int sweep_metric = 0;
+  bool sweep_relative = false;
   int center_tab = 0;  // 0 = page, 1 = kernel source, 2 = the step's questions (request to switch)
   struct BufferViewState {
     int selected = 0;  // index into run->buffers

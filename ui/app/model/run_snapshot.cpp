@@ -8,6 +8,7 @@
 #include "lab/elem_type.h"
 #include "lab/runner.h"
 #include "ui/app/model/lesson_catalog.h"
+#include "ui/app/model/memory_flow.h"
 #include "ui/app/model/run_estimate.h"
 
 namespace warplab::app {
@@ -185,6 +186,16 @@ RunSnapshot run_traced(const RunRequest& req) {
         if (in.user_loc.file == snap.source_file_index && in.user_loc.line > 0)
           snap.ptx_to_src[in.ptx_line] = in.user_loc.line;
       }
+    // The code view's schedule (the preset's [compiler] rule) and the SASS, where a toolkit is.
+    std::map<std::string, int> registers;
+    if (run.unit->resources)
+      for (const lab::KernelResources& k : run.unit->resources->kernels)
+        registers[k.kernel] = k.registers;
+    if (auto cfg = timing::load_config(snap.config)) {
+      snap.schedule = schedule_listing(*run.unit->program, *cfg, registers);
+      snap.links = link_capacities(*cfg);
+    }
+    snap.sass = sass_listing(run.unit->ptx);
   }
   for (const lab::LaunchRecord& rec : run.launches) {
     snap.launches.push_back(launch_view(rec));
