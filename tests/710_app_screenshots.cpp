@@ -184,6 +184,9 @@ TEST_CASE("710 app screenshots: memory flow, whole GPU, banks, the H100 referenc
   CHECK(spread(flow32, kMemory) > 10);
   CHECK(diff(run, flow32, kMemory) > 3);    // the flow view replaced the memory access view
   CHECK(diff(flow32, flow1, kMemory) > 1);  // stride 1 and stride 32 do not look alike
+  // Each link's busy bar (green, red from 85%): three bars of about 50 x 10 pixels.
+  CHECK(count_color(flow32, kMemory, 118, 185, 0) + count_color(flow32, kMemory, 235, 90, 80) >
+        600);
   CHECK(spread(gpu, kTimeline) > 10);       // every SM's blocks
   CHECK(diff(flow1, gpu, kTimeline) > 3);   // the whole-GPU view replaced the warp timeline
   Image sm0, sm5;
