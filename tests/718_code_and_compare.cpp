@@ -43,3 +43,61 @@ TEST_CASE("718 link capacities from a preset") {
   CHECK(k.bytes_per_cycle[1] == 96 * 32);
   CHECK(k.bytes_per_cycle[2] == doctest::Approx(c.peak_dram_bytes_per_cycle()));
 }
+
+TEST_CASE("718 A/B difference line") {
+  // The example of issue 27: stride 1 pinned (A), stride 32 shown (B).
+  RunFigures a{10, 4, {0.1, 0.31, 0.2}, 1, true}, b{32, 32, {0.9, 0.96, 0.3}, 1, true};
+  CHECK(difference_line(a, b) == "4 -> 32 sectors/request; L1<->L2 31% -> 96% busy; 3.2x time");
+  // B's busiest link is named, whatever A's was; fractional figures keep one decimal.
+  RunFigures c{5, 4.5, {0.5, 0.2, 0.1}, 0, true};
+  CHECK(difference_line(b, c) == "32 -> 4.5 sectors/request; lanes->L1 90% -> 50% busy; 0.2x time");
+  // The same sectors per request is said once.
+  RunFigures d = a;
+  d.time_us = 20;
+  CHECK(difference_line(a, d) == "4 sectors/request in both; L1<->L2 31% -> 31% busy; 2.0x time");
+  // A run without timing: nothing to compare.
+  CHECK(difference_line(a, RunFigures{}) == "nothing to compare: one of the runs has no timing");
+}
+
+TEST_CASE("718 code profile: the stall mix, largest first, selected left out") {
+  LineProfile p;
+  p.states[static_cast<int>(timing::WarpState::Selected)] = 1000;
+  p.states[static_cast<int>(timing::WarpState::LongScoreboard)] = 600;
+  p.states[static_cast<int>(timing::WarpState::LgThrottle)] = 300;
+  p.states[static_cast<int>(timing::WarpState::Wait)] = 95;
+  p.states[static_cast<int>(timing::WarpState::Barrier)] = 5;  // 0.5%: dropped
+  CHECK(p.stall_cycles() == 1000);
+  const auto mix = stall_mix(p, 3);
+  REQUIRE(mix.size() == 3);
+  CHECK(mix[0].first == timing::WarpState::LongScoreboard);
+  CHECK(mix[0].second == doctest::Approx(0.6));
+  CHECK(mix[1].first == timing::WarpState::LgThrottle);
+  CHECK(mix[2].first == timing::WarpState::Wait);
+  CHECK(stall_mix(p, 10).size() == 3);
+  p.requests = 4;
+  p.sectors = 128;
+  CHECK(p.sectors_per_request() == 32);
+}
+
+#include "70x_app.h"
+
+TEST_CASE("718 code profile of lesson 2's coalesced copy: 4 sectors per request") {
+  auto e = test::copy_experiment("N=8192");
+  if (!e) return;
+  const RunSnapshot run = test::run_sim_traced(*e);
+  REQUIRE(run.ok());
+  const CodeProfile p = code_profile(run);
+  // 32 lanes x 4 consecutive bytes = 128 bytes = four 32-byte sectors, load and store alike.
+  int memory_lines = 0;
+  for (const auto& [line, lp] : p.by_ptx)
+    if (lp.requests > 0) {
+      ++memory_lines;
+      CHECK(lp.sectors_per_request() == 4);
+      CHECK(lp.warp_instructions > 0);
+    }
+  CHECK(memory_lines == 2);  // ld.global and st.global
+  CHECK(!p.by_src.empty());
+  CHECK(!run.schedule.empty());  // the preset's rule and the kernel's line at least
+  // Without a toolkit's cuobjdump the SASS pane says why; with one it lists the kernel.
+  CHECK((!run.sass.lines.empty() || run.sass.note.rfind("no SASS", 0) == 0));
+}

@@ -80,6 +80,29 @@ void AppState::mark_lines(int src_line, int ptx_line) {
   playing = false;
 }
 
+const timing::Trace* AppState::pinned_trace() const {
+  if (!pinned || pinned->launches.empty() || !pinned->launches[0].timing) return nullptr;
+  return &pinned->launches[0].timing->trace;
+}
+
+void AppState::refresh_ab() {
+  bool changed = false;
+  if (pinned != figures_pinned_for) {
+    figures_pinned_for = pinned;
+    pinned_figures = pinned ? run_figures(*pinned) : RunFigures{};
+    pinned_flow = pinned_trace() ? build_flow_index(*pinned_trace()) : FlowIndex{};
+    changed = true;
+  }
+  if (run != figures_run_for) {
+    figures_run_for = run;
+    run_figures_now = run ? run_figures(*run) : RunFigures{};
+    changed = true;
+  }
+  if (changed)
+    ab_line = pinned && run && pinned != run ? difference_line(pinned_figures, run_figures_now)
+                                             : std::string();
+}
+
 std::string AppState::experiment_path() const {
   if (experiment < 0 || experiment >= static_cast<int>(experiments.size())) return {};
   return experiments[experiment].path;
@@ -215,6 +238,7 @@ void AppState::check_step() {
 }
 
 void AppState::poll_worker() {
+  refresh_ab();
   if (step_checking >= 0 && step_future.valid() &&
       step_future.wait_for(std::chrono::seconds(0)) == std::future_status::ready) {
     StepCheck done = step_future.get();

@@ -130,6 +130,11 @@ struct AppState {
   std::shared_ptr<const RunSnapshot> pinned;
   std::shared_ptr<const RunSnapshot> figures_pinned_for, figures_run_for;
   RunFigures pinned_figures, run_figures_now;
+  FlowIndex pinned_flow;  // the pinned run's first launch on the memory links
+  std::string ab_line;    // difference_line(pinned, shown); "" without both
+  // Recomputes the A/B figures when the pinned or the shown run changed (poll_worker calls it).
+  void refresh_ab();
+  const timing::Trace* pinned_trace() const;
   // The sweep chart: its metric (sweep.h SweepMetric) and "relative to the first point".
   int sweep_metric = 0;
   bool sweep_relative = false;

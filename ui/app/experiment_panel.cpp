@@ -405,6 +405,31 @@ void draw_sweep_chart(AppState& s, const SweepSnapshot& sw) {
   }
 }
 
+// A/B: pin the run shown as A; any later run shown is B, and one line says how they differ
+// (ui/app/model/run_compare.h); the memory flow shows A's link use beside B's.
+void draw_ab_strip(AppState& s) {
+  ImGui::SameLine();
+  if (s.pinned && s.pinned == s.run) {
+    if (ImGui::SmallButton("Unpin A")) s.pinned.reset();
+    ImGui::SameLine();
+    ImGui::TextDisabled("pinned as A: open or run another to compare");
+    return;
+  }
+  if (ImGui::SmallButton(s.pinned ? "Pin this as A" : "Pin as A (compare)")) s.pinned = s.run;
+  if (!s.pinned) return;
+  ImGui::SameLine();
+  if (ImGui::SmallButton("Unpin")) {
+    s.pinned.reset();
+    return;
+  }
+  std::string a;
+  for (const auto& [k, v] : s.pinned->params) a += (a.empty() ? "" : " ") + k + "=" + v;
+  ImGui::TextDisabled("A: %s  ->  B: the run shown", a.c_str());
+  if (!s.ab_line.empty())
+    ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(color::kCursor), "A -> B: %s",
+                       s.ab_line.c_str());
+}
+
 // The run settings: preset, real GPU, L2 convention. What the shown run used is printed with it.
 void draw_settings(AppState& s) {
   if (s.presets.empty()) {
@@ -594,6 +619,7 @@ void draw_experiment_panel(AppState& s) {
   ImGui::SameLine();
   ImGui::TextDisabled("%s  (%s, L2 %s)", params.c_str(), run.config.c_str(),
                       run.cold_l2 ? "cold" : "warm");
+  draw_ab_strip(s);
   ImGui::PushStyleColor(ImGuiCol_Text, color::kDim);
   if (!run.gpu_device.empty())
     ImGui::TextWrapped("real GPU: %s (backend %s)", run.gpu_device.c_str(), run.backend.c_str());

@@ -6,6 +6,7 @@
 // which says what the trace records and what this view simplifies.
 #include <algorithm>
 #include <cstdio>
+#include <optional>
 
 #include "ui/app/app_state.h"
 #include "ui/app/model/run_compare.h"
@@ -224,9 +225,30 @@ void draw_flow_panel(AppState& s) {
   const bool have_caps = run && run->links.tag_lines_per_cycle > 0;
   const int sharing = active_sms(*t, begin, c);
   const LinkUse use = have_caps ? link_use(r, run->links, sharing) : LinkUse{};
-  if (ImGui::BeginTable("links", 6, ImGuiTableFlags_SizingFixedFit | ImGuiTableFlags_RowBg)) {
+  // A/B: the pinned run's use over the same window at the same relative position of its launch.
+  std::optional<LinkUse> use_a;
+  const timing::Trace* ta = s.pinned && s.pinned != s.run ? s.pinned_trace() : nullptr;
+  if (ta && have_caps && !s.pinned_flow.by_issue.empty() && s.flow.last_cycle > s.flow.first_cycle) {
+    const double f = std::clamp((cycle - double(s.flow.first_cycle)) /
+                                    double(s.flow.last_cycle - s.flow.first_cycle),
+                                0.0, 1.0);
+    const uint64_t ca = s.pinned_flow.first_cycle +
+                        uint64_t(f * double(s.pinned_flow.last_cycle - s.pinned_flow.first_cycle));
+    const uint64_t ba = ca > w ? ca - w : 0;
+    use_a = link_use(s.pinned_flow.rates(*ta, ba, ca), s.pinned->links, active_sms(*ta, ba, ca));
+  }
+  if (use_a) {
+    ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(color::kCursor), "A -> B: %s",
+                       s.ab_line.c_str());
+    help_marker(
+        "A is the pinned run, B the run shown. The A column is A's link use over the same "
+        "window length at the same relative position in its launch (the cursor's fraction of "
+        "B's memory traffic).");
+  }
+  if (ImGui::BeginTable("links", use_a ? 7 : 6, ImGuiTableFlags_SizingFixedFit | ImGuiTableFlags_RowBg)) {
     ImGui::TableSetupColumn("link");
-    ImGui::TableSetupColumn("busy (of capacity)");
+    if (use_a) ImGui::TableSetupColumn("A busy");
+    ImGui::TableSetupColumn(use_a ? "B busy (of capacity)" : "busy (of capacity)");
     ImGui::TableSetupColumn("rate");
     ImGui::TableSetupColumn("moved");
     ImGui::TableSetupColumn("in flight: acc / sect");
@@ -238,6 +260,10 @@ void draw_flow_panel(AppState& s) {
         ImGui::TableSetBgColor(ImGuiTableBgTarget_RowBg1, IM_COL32(110, 60, 30, 150));
       ImGui::TableNextColumn();
       ImGui::TextUnformatted(flow_link_name(i));
+      if (use_a) {
+        ImGui::TableNextColumn();
+        ImGui::TextDisabled("%3.0f%%", 100 * use_a->fraction[i]);
+      }
       ImGui::TableNextColumn();
       if (have_caps) {  // a bar to 100% and the figure
         const ImVec2 b = ImGui::GetCursorScreenPos();

@@ -46,6 +46,12 @@ std::string num(double v) {
   return b;
 }
 
+std::string pct(double f) {
+  char b[32];
+  std::snprintf(b, sizeof b, "%.0f%%", 100 * f);
+  return b;
+}
+
 }  // namespace
 
 std::string difference_line(const RunFigures& a, const RunFigures& b) {
@@ -59,8 +65,8 @@ std::string difference_line(const RunFigures& a, const RunFigures& b) {
                   " sectors/request");
   const int k = b.busiest;
   if (a.link_busy[k] > 0 || b.link_busy[k] > 0)
-    add(std::string(flow_link_name(k)) + " " + num(100 * a.link_busy[k]) + "% -> " +
-        num(100 * b.link_busy[k]) + "% busy");
+    add(std::string(flow_link_name(k)) + " " + pct(a.link_busy[k]) + " -> " + pct(b.link_busy[k]) +
+        " busy");
   if (a.time_us > 0) {
     char b2[32];
     std::snprintf(b2, sizeof b2, "%.1fx time", b.time_us / a.time_us);
