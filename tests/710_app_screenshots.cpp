@@ -132,6 +132,9 @@ TEST_CASE("710 app screenshots: every lesson and view shows something where expe
   REQUIRE(load(d + "/sweep.png", sweep));
   REQUIRE(load(d + "/run.png", run));
   CHECK(spread(sweep, Box{880, 200, 1590, 400}) > 10);  // the sweep chart
+  Image sectors;  // the same sweep by sectors/request: another curve
+  REQUIRE(load(d + "/sweep-sectors.png", sectors));
+  CHECK(diff(sweep, sectors, Box{880, 200, 1590, 400}) > 1);
   CHECK(spread(run, kTimeline) > 10);
   CHECK(spread(run, kMemory) > 10);
   CHECK(spread(run, kCounters) > 10);

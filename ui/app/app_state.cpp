@@ -273,6 +273,12 @@ void AppState::open_run(std::shared_ptr<const RunSnapshot> r) {
   if (!r || r == run) return;
   if (!shelf.put(std::move(r))) return;
   run = shelf.shown();
+  // The sliders follow the run opened (a sweep point): its parameter values become the current
+  // ones, so Run repeats it and the page's numbers match it.
+  if (experiment >= 0 && experiment < static_cast<int>(experiments.size()) &&
+      experiments[experiment].exp && same_file(run->experiment_path, experiment_path()))
+    for (const auto& [name, value] : run->params)
+      (void)lab::set_param(*experiments[experiment].exp, name + "=" + value);
   select_launch(0);
 }
 

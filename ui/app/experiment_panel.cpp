@@ -319,17 +319,46 @@ const ReferenceResult& reference_for(AppState& s, const SweepSnapshot& sw) {
   return s.reference.result;
 }
 
-// The sweep as curves: time per launch against the first swept parameter, the simulator and the
-// real GPU (when it ran) as two series per launch; a click on a point opens its run.
+// The sweep as curves of the chosen metric (time, sectors/request, useful GB/s, occupancy)
+// against the first swept parameter, the simulator and the real GPU (when it ran) per launch,
+// optionally relative to the first point; ticks at the swept values, the open point ringed (the
+// sliders follow it), sim/H100 on hover; a click on a point opens its run.
 void draw_sweep_chart(AppState& s, const SweepSnapshot& sw) {
-  const auto curves = sweep_curves(sw);
   if (sw.axes.empty()) return;
+  const auto metric = static_cast<SweepMetric>(std::clamp(s.sweep_metric, 0, kSweepMetrics - 1));
+  ImGui::SetNextItemWidth(150);
+  if (ImGui::BeginCombo("##sweep metric", sweep_metric_label(metric))) {
+    for (int m = 0; m < kSweepMetrics; ++m)
+      if (ImGui::Selectable(sweep_metric_label(static_cast<SweepMetric>(m)), m == s.sweep_metric))
+        s.sweep_metric = m;
+    ImGui::EndCombo();
+  }
+  ImGui::SameLine();
+  ImGui::Checkbox("relative to the first point", &s.sweep_relative);
+  const auto curves = sweep_curves(sw, metric);
   static const ImU32 kSim[] = {IM_COL32(96, 200, 120, 255), IM_COL32(110, 170, 240, 255),
                                IM_COL32(230, 180, 90, 255)};
   static const ImU32 kGpu[] = {IM_COL32(240, 110, 90, 255), IM_COL32(200, 120, 230, 255),
                                IM_COL32(240, 220, 120, 255)};
   static const ImU32 kRef[] = {IM_COL32(235, 235, 235, 255), IM_COL32(170, 190, 210, 255),
                                IM_COL32(210, 190, 160, 255)};
+  // Times of a microsecond scale read as us; from a millisecond on, as ms (not "1K us").
+  double scale = 1;
+  std::string unit = sweep_metric_unit(metric);
+  if (metric == SweepMetric::Time && !s.sweep_relative) {
+    double top = 0;
+    for (const SweepCurve& c : curves)
+      for (double y : c.y) top = std::max(top, y);
+    if (top >= 1000) {
+      scale = 1e-3;
+      unit = "ms";
+    }
+  }
+  auto shape = [&](std::vector<double> y) {
+    const double first = y.empty() || y.front() == 0 ? 1 : y.front();
+    for (double& v : y) v = s.sweep_relative ? v / first : v * scale;
+    return y;
+  };
   std::vector<PlotSeries> series;
   std::vector<const SweepCurve*> of;
   double lo = 0, hi = 0;
@@ -338,7 +367,7 @@ void draw_sweep_chart(AppState& s, const SweepSnapshot& sw) {
     p.name = c.name;
     p.color = c.gpu ? kGpu[c.launch % 3] : kSim[c.launch % 3];
     p.x = c.x;
-    p.y = c.y;
+    p.y = shape(c.y);
     p.markers = true;
     for (double x : c.x) {
       lo = lo == 0 ? x : std::min(lo, x);
@@ -347,29 +376,62 @@ void draw_sweep_chart(AppState& s, const SweepSnapshot& sw) {
     series.push_back(std::move(p));
     of.push_back(&c);
   }
-  // The measured reference (the H100's, from validation/data): a series per launch it timed.
+  // The measured reference (the H100's, from validation/data): times, so only with time.
   const ReferenceResult& ref = reference_for(s, sw);
-  for (const ReferenceCurve& c : ref.curves) {
-    PlotSeries p;
-    p.name = c.name;
-    p.color = kRef[c.launch % 3];
-    p.x = c.x;
-    p.y = c.y;
-    p.y_lo = c.y_min;  // the fastest and slowest of the timed launches
-    p.y_hi = c.y_max;
-    p.markers = true;
-    for (double x : c.x) {
-      lo = lo == 0 ? x : std::min(lo, x);
-      hi = std::max(hi, x);
+  if (metric == SweepMetric::Time)
+    for (const ReferenceCurve& c : ref.curves) {
+      PlotSeries p;
+      p.name = c.name;
+      p.color = kRef[c.launch % 3];
+      p.x = c.x;
+      const double first = c.y.empty() || c.y.front() == 0 ? 1 : c.y.front();
+      p.y = shape(c.y);
+      for (double v : c.y_min) p.y_lo.push_back(s.sweep_relative ? v / first : v * scale);
+      for (double v : c.y_max) p.y_hi.push_back(s.sweep_relative ? v / first : v * scale);
+      p.markers = true;
+      for (double x : c.x) {
+        lo = lo == 0 ? x : std::min(lo, x);
+        hi = std::max(hi, x);
+      }
+      series.push_back(std::move(p));
     }
-    series.push_back(std::move(p));
-  }
   PlotSpec spec;
-  spec.title = "time vs " + sw.axes.front() + (sw.done ? "" : " (running)") +
-               (sw.cancelled ? " (cancelled)" : "");
+  // The title states what was held fixed (N, block ...): the first point's other parameters.
+  std::string fixed;
+  if (!sw.points.empty() && sw.points.front().run)
+    for (const auto& [name, value] : sw.points.front().run->params)
+      if (std::find(sw.axes.begin(), sw.axes.end(), name) == sw.axes.end())
+        fixed += (fixed.empty() ? "" : ", ") + name + "=" + value;
+  spec.title = std::string(sweep_metric_label(metric)) + (s.sweep_relative ? " (x first)" : "") +
+               " vs " + sw.axes.front() + (fixed.empty() ? "" : " (" + fixed + ")") +
+               (sw.done ? "" : " (running)") + (sw.cancelled ? " (cancelled)" : "");
   spec.x_unit = "";
-  spec.y_unit = "us";
+  spec.y_unit = s.sweep_relative ? "x" : unit;
   spec.log_x = lo > 0 && hi / lo >= 8;
+  for (const SweepPoint& p : sw.points) spec.x_ticks_at.push_back(p.x);
+  std::sort(spec.x_ticks_at.begin(), spec.x_ticks_at.end());
+  spec.x_ticks_at.erase(std::unique(spec.x_ticks_at.begin(), spec.x_ticks_at.end()),
+                        spec.x_ticks_at.end());
+  for (const SweepPoint& p : sw.points)
+    if (p.run && p.run == s.run) spec.x_highlight = p.x;
+  // sim / H100 at the hovered x, per launch with both.
+  if (metric == SweepMetric::Time && !ref.curves.empty())
+    spec.hover_note = [&curves, &ref](double x) {
+      std::string out;
+      for (const ReferenceCurve& r : ref.curves)
+        for (const SweepCurve& c : curves) {
+          if (c.gpu || c.launch != r.launch) continue;
+          for (size_t i = 0; i < c.x.size(); ++i)
+            for (size_t j = 0; j < r.x.size(); ++j)
+              if (c.x[i] == x && r.x[j] == x && r.y[j] > 0) {
+                char b[96];
+                std::snprintf(b, sizeof b, "%ssim / H100 = %.2f", out.empty() ? "" : "\n",
+                              c.y[i] / r.y[j]);
+                out += b;
+              }
+        }
+      return out;
+    };
   double ylo = 0, yhi = 0;
   for (const auto& p : series)
     for (double y : p.y) {
@@ -382,7 +444,9 @@ void draw_sweep_chart(AppState& s, const SweepSnapshot& sw) {
                         sw.points.size(), sw.total);
     return;
   }
-  const int clicked = draw_plot("sweep", spec, series, ImVec2(0, 170));
+  // As tall as the panel has room for (its axis above the fold at 1280x800), 120 to 170 px.
+  const float chart_h = std::clamp(ImGui::GetContentRegionAvail().y - 4, 120.0f, 170.0f);
+  const int clicked = draw_plot("sweep", spec, series, ImVec2(0, chart_h));
   if (clicked >= 0 && !of.empty() && clicked < static_cast<int>(of[0]->point.size()))
     s.open_run(sw.points[of[0]->point[clicked]].run);
   ImGui::TextDisabled(
