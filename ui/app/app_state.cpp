@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <filesystem>
 
+#include "gpu/driver_api.h"
 #include "lab/lesson_page.h"
 
 namespace warplab::app {
@@ -29,6 +31,17 @@ void AppState::select_lesson(int i) {
     else
       steps_error = l.error().to_string();
   }
+  step_titles.clear();
+  if (steps)
+    for (const lab::LessonStep& st : steps->steps) {
+      std::string title;
+      if (!st.page.empty()) title = parse_markdown(read_file_text(st.page)).title;
+      if (!st.experiment.empty()) {
+        std::string stem = std::filesystem::path(st.experiment).stem().string();
+        title += (title.empty() ? "" : ": ") + stem;
+      }
+      step_titles.push_back(title.empty() ? "step" : title);
+    }
   experiments.clear();
   source_file.clear();
   experiment = -1;
@@ -51,6 +64,13 @@ void AppState::select_lesson(int i) {
     }
   select_experiment(first);
   select_page(0);
+}
+
+void AppState::probe_gpu() {
+  if (gpu::probe_library("libcuda.so.1")) return;
+  gpu_absent = "no NVIDIA driver on this machine (libcuda.so.1 is not installed): the simulator "
+               "runs alone";
+  settings.use_gpu = false;
 }
 
 void AppState::mark_lines(int src_line, int ptx_line) {

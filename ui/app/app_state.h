@@ -65,6 +65,10 @@ struct AppState {
     bool cold_l2 = true;
   } settings;
   std::vector<std::string> presets;  // names found in the presets directory
+  // Why no real GPU can run here, in one line ("" when the driver library opens): probed once at
+  // start; "real GPU" starts unticked and disabled with this as its reason.
+  std::string gpu_absent;
+  void probe_gpu();
   RunWorker worker;
   uint64_t seen_generation = 0;
   // The run on screen (immutable): always the selected experiment's latest run, or none. Runs are
@@ -166,6 +170,7 @@ struct AppState {
   std::optional<lab::Lesson> steps;
   std::string steps_error;  // lesson.toml did not load
   int step = -1;            // the selected step
+  std::vector<std::string> step_titles;  // per step: its page's heading and experiment's name
   std::map<int, StepCheck> step_checks;
   std::future<StepCheck> step_future;  // a check in progress (step_checking)
   int step_checking = -1, step_checking_lesson = -1;

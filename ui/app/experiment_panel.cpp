@@ -222,7 +222,8 @@ void launch_summary(AppState& s, const RunSnapshot& run, int li) {
         fmt("%.0f%%", 100 * t.occupancy.theoretical) + " (" + t.occupancy.limiter + ")", "");
     row("occupancy (achieved)", fmt("%.0f%%", 100 * t.achieved_occupancy),
         gpu_cell(gocc, "%.0f%%"));
-    row("waves", fmt("%.2f", t.waves), "");
+    // Under one wave, two significant digits (8 blocks on 132 SMs are 0.0076 of a wave, not 0.00).
+    row("waves", t.waves < 1 ? fmt("%.2g (under one wave)", t.waves) : fmt("%.2f", t.waves), "");
     row("registers / thread", t.registers_per_thread ? std::to_string(t.registers_per_thread) : "?",
         "", "from nvJitLink when available; 32 assumed otherwise");
     row("warp instructions", lab::group_thousands(t.stats.warp_instructions),
@@ -515,8 +516,12 @@ void draw_settings(AppState& s) {
   }
   help_marker("The timing model's GPU preset (configs/NAME.toml; `warplab configs show NAME`).");
   ImGui::SameLine();
+  ImGui::BeginDisabled(!s.gpu_absent.empty());
   ImGui::Checkbox("real GPU", &s.settings.use_gpu);
-  help_marker("Also run the same PTX on a real NVIDIA GPU when one opens (backend both).");
+  ImGui::EndDisabled();
+  help_marker(s.gpu_absent.empty()
+                  ? "Also run the same PTX on a real NVIDIA GPU when one opens (backend both)."
+                  : s.gpu_absent.c_str());
   ImGui::SameLine();
   int l2 = s.settings.cold_l2 ? 1 : 0;
   ImGui::RadioButton("L2 warm", &l2, 0);
@@ -540,12 +545,14 @@ void draw_group_totals(const RunSnapshot& run) {
   ImGui::TextUnformatted("Compare");
   help_marker(
       "Launches of one group are summed: each launch pays its own launch overhead and moves its "
-      "own data through DRAM, which is what fusing kernels saves. Times are what CUDA events "
+      "own data through DRAM, which is what fusing kernels saves. Read: bytes from DRAM; written: "
+      "bytes stored to the L2 (on their way to DRAM; the model's L2 keeps them until evicted). "
+      "Times are what CUDA events "
       "would measure per launch (the model adds its launch overhead to each).");
   const ImGuiTableFlags flags =
       ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_SizingStretchProp;
   if (!ImGui::BeginTable("groups", 7, flags)) return;
-  for (const char* h : {"group", "launches", "sim time", "GPU time", "sim DRAM bytes",
+  for (const char* h : {"group", "launches", "sim time", "GPU time", "sim read / written",
                         "sim warp inst", "time vs last (sim / GPU)"})
     ImGui::TableSetupColumn(h);
   ImGui::TableHeadersRow();
@@ -561,7 +568,8 @@ void draw_group_totals(const RunSnapshot& run) {
     ImGui::TableNextColumn();
     ImGui::TextUnformatted(g.gpu_time_us ? format_si(*g.gpu_time_us * 1e-6, "s").c_str() : "-");
     ImGui::TableNextColumn();
-    ImGui::TextUnformatted(format_si(g.sim_dram_bytes, "B").c_str());
+    ImGui::Text("%s / %s", format_si(g.sim_read_bytes, "B").c_str(),
+                format_si(g.sim_written_bytes, "B").c_str());
     ImGui::TableNextColumn();
     ImGui::TextUnformatted(format_si(g.sim_warp_instructions, "").c_str());
     ImGui::TableNextColumn();
@@ -687,6 +695,8 @@ void draw_experiment_panel(AppState& s) {
   ImGui::PushStyleColor(ImGuiCol_Text, color::kDim);
   if (!run.gpu_device.empty())
     ImGui::TextWrapped("real GPU: %s (backend %s)", run.gpu_device.c_str(), run.backend.c_str());
+  else if (run.ok() && !s.gpu_absent.empty())
+    ImGui::TextWrapped("simulator only: %s", s.gpu_absent.c_str());
   else if (run.ok())
     ImGui::TextWrapped("real GPU column empty (simulator only): %s", run.gpu_note.c_str());
   ImGui::PopStyleColor();

@@ -269,6 +269,7 @@ int run_app(const Args& args) {
   {
     AppState s;  // destroyed (worker joined) before ImGui goes away
     s.fonts = load_fonts(io);
+    s.probe_gpu();
     apply_style();
     ImGui_ImplGlfw_InitForOpenGL(window, true);
     ImGui_ImplOpenGL3_Init("#version 130");

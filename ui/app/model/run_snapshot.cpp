@@ -1,5 +1,6 @@
 #include "ui/app/model/run_snapshot.h"
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <sstream>
@@ -234,8 +235,10 @@ std::vector<GroupTotals> group_totals(const RunSnapshot& run) {
     ++t.launches;
     if (l.timing) {
       t.sim_time_us += l.timing->time_us;
-      t.sim_dram_bytes +=
-          double(l.timing->memory.dram_bytes_read + l.timing->memory.dram_bytes_written);
+      const timing::MemoryTable& m = l.timing->memory;
+      t.sim_dram_bytes += double(m.dram_bytes_read + m.dram_bytes_written);
+      t.sim_read_bytes += double(m.dram_bytes_read);
+      t.sim_written_bytes += std::max(double(m.dram_bytes_written), double(m.l2_write_sectors) * 32);
       t.sim_warp_instructions += double(l.timing->stats.warp_instructions);
     }
     if (l.gpu && l.gpu->time_us)

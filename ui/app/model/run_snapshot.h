@@ -114,6 +114,10 @@ struct GroupTotals {
   int launches = 0;
   double sim_time_us = 0;     // sum of the model's launch times (overhead included)
   double sim_dram_bytes = 0;  // read + written
+  // What the kernels read from DRAM and wrote to memory: writes count the sectors stored to the
+  // L2 (the model's L2 keeps written data until evicted, so a short run writes little to DRAM
+  // itself; every written sector must reach DRAM eventually, which fusion saves).
+  double sim_read_bytes = 0, sim_written_bytes = 0;
   double sim_warp_instructions = 0;
   std::optional<double> gpu_time_us;  // sum of the GPU's medians, when it timed every launch
   std::optional<double> gpu_warp_instructions;  // when the GPU's counters were read for all
