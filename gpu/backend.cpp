@@ -230,6 +230,50 @@ Expected<std::vector<uint64_t>> Backend::module_symbols(const GpuModule& module,
   return out;
 }
 
+// The L2 flush kernel and its buffer (2x L2), made on first use.
+Status Backend::prepare_l2_flush() {
+  detail::Session& s = *state_->session;
+  DriverApi& api = *s.api;
+  if (!state_->flush_kernel) {
+    auto m = load_ptx(kFlushKernelPtx, "<warplab_l2_flush>");
+    if (!m) return m.error();
+    state_->flush_module = std::move(*m);
+    if (CUresult r = api.cuModuleGetFunction(&state_->flush_kernel,
+                                             state_->flush_module->loaded_->module,
+                                             "warplab_l2_flush");
+        r != CUDA_SUCCESS) {
+      return api.error(r, "cuModuleGetFunction(warplab_l2_flush)");
+    }
+    detail::DeviceMemory flush(&api), sink(&api);
+    if (Status st = flush.allocate(2 * static_cast<size_t>(std::max(s.info.l2_bytes, 1 << 20)));
+        !st) {
+      return st.error();
+    }
+    if (Status st = sink.allocate(kFlushBlocks * 4); !st) return st.error();
+    if (CUresult r = api.cuMemsetD32(flush.ptr(), 0, flush.size() / 4); r != CUDA_SUCCESS) {
+      return api.error(r, "clearing the L2 flush buffer");
+    }
+    state_->l2_flush = std::move(flush);
+    state_->l2_flush_sink = std::move(sink);
+  }
+  return Ok{};
+}
+
+// Queues one L2 flush (see kFlushKernelPtx).
+Status Backend::launch_l2_flush() {
+  DriverApi& api = *state_->session->api;
+  if (Status st = prepare_l2_flush(); !st) return st;
+  CUdeviceptr x = state_->l2_flush.ptr(), out = state_->l2_flush_sink.ptr();
+  uint64_t words = state_->l2_flush.size() / 16;
+  void* args[] = {&x, &words, &out};
+  if (CUresult r = api.cuLaunchKernel(state_->flush_kernel, kFlushBlocks, 1, 1, kFlushThreads, 1,
+                                      1, 0, nullptr, args, nullptr);
+      r != CUDA_SUCCESS) {
+    return api.error(r, "flushing L2");
+  }
+  return Ok{};
+}
+
 Expected<GpuLaunchResult> Backend::run(const GpuModule& module, const GpuLaunch& launch,
                                        std::vector<GpuBuffer>& buffers, const TimingOptions& timing,
                                        bool read_counters) {
@@ -316,43 +360,8 @@ Expected<GpuLaunchResult> Backend::run(const GpuModule& module, const GpuLaunch&
 
   // The flush kernel and its buffer, made before the first launch of the kernel under test, so
   // that a fault of that kernel is never reported as the flush module's.
-  auto prepare_flush = [&]() -> Status {
-    if (!state_->flush_kernel) {
-      auto m = load_ptx(kFlushKernelPtx, "<warplab_l2_flush>");
-      if (!m) return m.error();
-      state_->flush_module = std::move(*m);
-      if (CUresult r = api.cuModuleGetFunction(&state_->flush_kernel,
-                                               state_->flush_module->loaded_->module,
-                                               "warplab_l2_flush");
-          r != CUDA_SUCCESS) {
-        return api.error(r, "cuModuleGetFunction(warplab_l2_flush)");
-      }
-      detail::DeviceMemory flush(&api), sink(&api);
-      if (Status st = flush.allocate(2 * static_cast<size_t>(std::max(s.info.l2_bytes, 1 << 20)));
-          !st) {
-        return st.error();
-      }
-      if (Status st = sink.allocate(kFlushBlocks * 4); !st) return st.error();
-      if (CUresult r = api.cuMemsetD32(flush.ptr(), 0, flush.size() / 4); r != CUDA_SUCCESS) {
-        return api.error(r, "clearing the L2 flush buffer");
-      }
-      state_->l2_flush = std::move(flush);
-      state_->l2_flush_sink = std::move(sink);
-    }
-    return Ok{};
-  };
-  auto flush_l2 = [&]() -> Status {
-    if (Status st = prepare_flush(); !st) return st;
-    CUdeviceptr x = state_->l2_flush.ptr(), out = state_->l2_flush_sink.ptr();
-    uint64_t words = state_->l2_flush.size() / 16;
-    void* args[] = {&x, &words, &out};
-    if (CUresult r = api.cuLaunchKernel(state_->flush_kernel, kFlushBlocks, 1, 1, kFlushThreads, 1,
-                                        1, 0, nullptr, args, nullptr);
-        r != CUDA_SUCCESS) {
-      return api.error(r, "flushing L2");
-    }
-    return Ok{};
-  };
+  auto prepare_flush = [&]() -> Status { return prepare_l2_flush(); };
+  auto flush_l2 = [&]() -> Status { return launch_l2_flush(); };
   if (timing.flush_l2 && (timing.repeats > 0 || read_counters)) {
     if (Status st = prepare_flush(); !st) return st.error();
   }
@@ -447,6 +456,102 @@ Expected<GpuLaunchResult> Backend::run(const GpuModule& module, const GpuLaunch&
   return result;
 }
 
+Expected<PcSampling> Backend::sample_pcs(const std::vector<uint8_t>& cubin, const std::string& path,
+                                         const GpuLaunch& launch,
+                                         const std::vector<GpuBuffer>& buffers, bool flush_l2,
+                                         const PcSamplingOptions& options) {
+  detail::Session& s = *state_->session;
+  DriverApi& api = *s.api;
+  if (!s.fault.empty()) return Error{path, 0, s.fault};
+  if (Status st = validate_launch(launch); !st) return st.error();
+  if (cubin.empty()) return Error{path, 0, "no machine code to sample"};
+  if (flush_l2) {
+    if (Status st = prepare_l2_flush(); !st) return st.error();
+  }
+  // What prepare() makes lives until the samples are read.
+  GpuModule module;
+  CUfunction f = nullptr;
+  std::vector<detail::DeviceMemory> dev;
+  std::vector<uint8_t> params;
+  Status failed = Ok{};  // an error of ours (not CUPTI's) in prepare or launch
+  auto prepare = [&]() -> Status {
+    // 1. The cubin, loaded after sampling was enabled so that CUPTI sees the module load.
+    CUmodule mod = nullptr;
+    if (CUresult r = api.cuModuleLoadDataEx(&mod, cubin.data(), 0, nullptr, nullptr);
+        r != CUDA_SUCCESS) {
+      failed = Error{path, 0, "the driver could not load the sampled cubin: " + api.describe(r)};
+      return failed;
+    }
+    auto loaded = std::make_shared<detail::LoadedModule>();
+    loaded->session = state_->session;
+    loaded->module = mod;
+    module.loaded_ = std::move(loaded);
+    module.path_ = path;
+    if (CUresult r = api.cuModuleGetFunction(&f, mod, launch.kernel.c_str()); r != CUDA_SUCCESS) {
+      failed = Error{path, 0, "no kernel `" + launch.kernel + "` in the sampled cubin"};
+      return failed;
+    }
+    if (launch.dynamic_shared_bytes > 48 * 1024) {
+      if (CUresult r = api.cuFuncSetAttribute(f, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                                              static_cast<int>(launch.dynamic_shared_bytes));
+          r != CUDA_SUCCESS) {
+        failed = api.error(r, "kernel " + launch.kernel + ": dynamic shared memory");
+        return failed;
+      }
+    }
+    // 2. Buffers, as run() stages them: module variables in the sampled module, the rest fresh.
+    auto symbols = module_symbols(module, launch, buffers);
+    if (!symbols) return failed = symbols.error();
+    std::vector<uint64_t> addresses;
+    for (size_t i = 0; i < buffers.size(); ++i) {
+      dev.emplace_back(&api);
+      if ((*symbols)[i] != 0) {
+        addresses.push_back((*symbols)[i]);
+      } else {
+        if (Status st = dev.back().allocate(buffers[i].bytes.size()); !st) return failed = st;
+        addresses.push_back(dev.back().ptr());
+      }
+      if (!buffers[i].bytes.empty()) {
+        if (CUresult r = api.cuMemcpyHtoD(addresses.back(), buffers[i].bytes.data(),
+                                          buffers[i].bytes.size());
+            r != CUDA_SUCCESS) {
+          return failed = api.error(r, "copying buffer " + buffers[i].name + " to the GPU");
+        }
+      }
+    }
+    auto p = patch_params(launch, addresses);
+    if (!p) return failed = p.error();
+    params = std::move(*p);
+    // 3. The same cold start as the timed launches.
+    if (flush_l2) {
+      if (Status st = launch_l2_flush(); !st) return failed = st;
+    }
+    if (CUresult r = api.cuCtxSynchronize(); r != CUDA_SUCCESS)
+      return failed = api.error(r, "before the sampled launch");
+    return Ok{};
+  };
+  auto sampled = [&]() -> Status {
+    size_t size = params.size();
+    void* extra[] = {CU_LAUNCH_PARAM_BUFFER_POINTER, params.data(), CU_LAUNCH_PARAM_BUFFER_SIZE,
+                     &size, CU_LAUNCH_PARAM_END};
+    if (CUresult r = api.cuLaunchKernel(f, launch.grid.x, launch.grid.y, launch.grid.z,
+                                        launch.block.x, launch.block.y, launch.block.z,
+                                        launch.dynamic_shared_bytes, nullptr, nullptr,
+                                        params.empty() ? nullptr : extra);
+        r != CUDA_SUCCESS) {
+      return failed = api.error(r, "cuLaunchKernel(" + launch.kernel + ", sampled)");
+    }
+    if (CUresult r = api.cuCtxSynchronize(); r != CUDA_SUCCESS) {
+      s.fault = "kernel " + launch.kernel + " failed under PC sampling: " + api.describe(r);
+      return failed = Error{path, 0, s.fault};
+    }
+    return Ok{};
+  };
+  PcSampling out = detail::sample_pcs(s, prepare, sampled, options);
+  if (!failed) return failed.error();
+  return out;
+}
+
 Expected<LaunchOverhead> Backend::launch_overhead() {
   if (state_->overhead) return *state_->overhead;
   detail::Session& s = *state_->session;
@@ -526,6 +631,11 @@ Expected<GpuLaunchResult> Backend::run(const GpuModule&, const GpuLaunch&, std::
   return no_headers();
 }
 Expected<LaunchOverhead> Backend::launch_overhead() { return no_headers(); }
+Expected<PcSampling> Backend::sample_pcs(const std::vector<uint8_t>&, const std::string&,
+                                         const GpuLaunch&, const std::vector<GpuBuffer>&, bool,
+                                         const PcSamplingOptions&) {
+  return no_headers();
+}
 
 #endif
 

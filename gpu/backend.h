@@ -31,6 +31,7 @@
 #include "gpu/device.h"
 #include "gpu/launcher.h"
 #include "gpu/module.h"
+#include "gpu/pc_sampling.h"
 #include "gpu/timing.h"
 #include "sim/common/error.h"
 
@@ -65,6 +66,15 @@ class Backend {
                                 std::vector<GpuBuffer>& buffers, const TimingOptions& timing = {},
                                 bool read_counters = false);
 
+  // Warp-state sampling (pc_sampling.h): one more launch of `launch.kernel`, from `cubin` (the
+  // same PTX built by ptxas with its line table, sass_lines.h) instead of the JIT's code, under
+  // CUPTI PC sampling; on fresh device buffers holding `buffers`' contents (left unchanged),
+  // after an L2 flush when `flush_l2`. Errors: the cubin does not load or lacks the kernel, or
+  // the launch faults. Sampling that is unavailable is no error: PcSampling::reason says why.
+  Expected<PcSampling> sample_pcs(const std::vector<uint8_t>& cubin, const std::string& path,
+                                  const GpuLaunch& launch, const std::vector<GpuBuffer>& buffers,
+                                  bool flush_l2, const PcSamplingOptions& options = {});
+
   // The empty kernel's launch overhead, measured on first use and kept.
   Expected<LaunchOverhead> launch_overhead();
 
@@ -80,6 +90,8 @@ class Backend {
   // Per buffer: the device address of the module variable it is (launch.symbols), else 0.
   Expected<std::vector<uint64_t>> module_symbols(const GpuModule& module, const GpuLaunch& launch,
                                                  const std::vector<GpuBuffer>& buffers);
+  Status prepare_l2_flush();  // the flush kernel and its buffer, made on first use
+  Status launch_l2_flush();   // queues one L2 flush
   std::unique_ptr<State> state_;
 };
 

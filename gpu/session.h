@@ -17,6 +17,7 @@
 #include "gpu/counters.h"
 #include "gpu/device.h"
 #include "gpu/driver_api.h"
+#include "gpu/pc_sampling.h"
 #include "gpu/timing.h"
 #include "sim/common/error.h"
 
@@ -95,6 +96,13 @@ std::shared_ptr<Profiler> open_profiler(const std::shared_ptr<Session>& s);
 // caller's (user replay): before_pass() runs before each, outside the profiled range.
 GpuCounters read_counters(Profiler& p, const std::function<Status()>& launch,
                           const std::function<Status()>& before_pass = nullptr);
+
+// CUPTI PC sampling of one launch (pc_sampling.cpp): enables sampling on the context, calls
+// `prepare` (load the sampled module, stage its buffers, flush L2), then `launch` (launch once
+// and wait) between start and stop, and returns the samples. Never fails: when sampling is
+// unavailable, PcSampling::reason says why.
+PcSampling sample_pcs(Session& s, const std::function<Status()>& prepare,
+                      const std::function<Status()>& launch, const PcSamplingOptions& options);
 
 }  // namespace warplab::gpu::detail
 

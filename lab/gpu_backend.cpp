@@ -9,11 +9,14 @@
 // here therefore carry each launch's results into the next, as device memory would.
 #include <algorithm>
 #include <cstring>
+#include <map>
 #include <optional>
 #include <set>
 
 #include "gpu/backend.h"
+#include "gpu/sass_lines.h"
 #include "lab/backends.h"
+#include "lab/line_stalls.h"
 #include "lab/metrics_json.h"
 
 namespace warplab::lab {
@@ -34,6 +37,8 @@ class GpuLaunchBackend : public LaunchBackend {
   GpuLaunchBackend(const RunOptions& options, const BackendContext& ctx)
       : ctx_(ctx), timing_(timing_options(options)) {
     counters_ = options.gpu.counters.value_or(options.backend == BackendKind::Both);
+    stalls_ = options.gpu.stalls;
+    stalls_period_ = options.gpu.stalls_period_log2;
   }
   std::string_view name() const override { return "gpu"; }
 
@@ -80,6 +85,8 @@ class GpuLaunchBackend : public LaunchBackend {
     for (const BoundLaunch::PointerParam& pp : l.pointer_params)
       g.buffer_params.push_back({static_cast<uint32_t>(pp.param_offset),
                                  static_cast<uint32_t>(pp.buffer), pp.byte_offset});
+    std::vector<gpu::GpuBuffer> initial;  // the sampled launch starts from what run() did
+    if (stalls_) initial = host_;
     auto r = ctx_.gpu->run(*ctx_.gpu_module, g, host_, timing_, counters_);
     if (!r) {
       rec.gpu = json{{"error", r.error().to_string()}};
@@ -87,7 +94,41 @@ class GpuLaunchBackend : public LaunchBackend {
       return Ok{};
     }
     rec.gpu = gpu_json(*r, timing_);
+    if (stalls_) rec.gpu["line_stalls"] = sample_line_stalls(g, initial);
     return Ok{};
+  }
+
+  // --stalls: the PTX built with its SASS line table (once per unit), one launch of it under PC
+  // sampling, samples summed per PTX line and reason. A failure is reported in the JSON, not
+  // raised: the timed figures stand without it.
+  json sample_line_stalls(const gpu::GpuLaunch& g, const std::vector<gpu::GpuBuffer>& initial) {
+    const gpu::DeviceInfo& dev = ctx_.gpu->device();
+    if (!sass_)
+      sass_ = gpu::build_sass_with_lines(ctx_.unit->ptx, ctx_.unit->ptx_path,
+                                         dev.cc_major * 10 + dev.cc_minor);
+    if (!*sass_) return json{{"error", "no per-line stalls: " + sass_->error().to_string()}};
+    const gpu::SassBuild& b = **sass_;
+    gpu::PcSamplingOptions po;
+    po.period_log2 = stalls_period_;
+    auto s = ctx_.gpu->sample_pcs(b.cubin, ctx_.unit->ptx_path, g, initial, timing_.flush_l2, po);
+    if (!s) return json{{"error", "PC sampling: " + s.error().to_string()}};
+    if (!s->available) return json{{"error", "PC sampling unavailable: " + s->reason}};
+    std::map<int32_t, StallMix> by_line;
+    for (const gpu::PcSample& p : s->samples)
+      by_line[gpu::ptx_line_of(b.lines, p.function, p.pc_offset)]
+             [model_reason_for_cupti(p.reason)] += p.samples;
+    KernelLineStalls k =
+        kernel_stalls_from_ptx_lines(by_line, ctx_.unit->program->module(), g.kernel, 0);
+    k.dropped = s->dropped_samples;
+    json j = to_json(k);
+    j["method"] = "CUPTI PC sampling of the PTX built by `ptxas -lineinfo` (" + b.ptxas_version +
+                  "); SASS offsets to PTX lines by `nvdisasm -c -gp`; CUDA lines from the PTX's .loc";
+    j["sampling_period_log2"] = s->period_log2;
+    j["total_samples"] = s->total_samples;
+    j["hardware_buffer_full"] = s->hardware_buffer_full;
+    j["reasons_collected"] = s->reasons_collected;
+    if (!s->note.empty()) j["note"] = s->note;
+    return j;
   }
 
   Status read_back(std::vector<HostBuffer>& buffers) override {
@@ -118,6 +159,9 @@ class GpuLaunchBackend : public LaunchBackend {
   BackendContext ctx_;
   gpu::TimingOptions timing_;
   bool counters_ = false;
+  bool stalls_ = false;
+  int stalls_period_ = 10;
+  std::optional<Expected<gpu::SassBuild>> sass_;  // --stalls: built on the first launch
   std::vector<gpu::GpuBuffer> host_;
   std::vector<gpu::SymbolBuffer> symbols_;  // buffers that are module variables
 };

@@ -602,10 +602,14 @@ std::string GpuDataset::date_of(const std::string& id) const {
   return d.substr(0, 10);
 }
 
-Expected<GpuDataset> load_gpu_dataset(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) return Error{path, 0, "cannot open the GPU data file"};
-  json j = json::parse(in, nullptr, false);
+namespace {
+
+bool is_gpu_data(const json& j) {
+  return j.is_object() && j.contains("schema") && j["schema"].is_string() &&
+         j["schema"].get<std::string>().starts_with("warplab.validation-data");
+}
+
+Expected<GpuDataset> gpu_dataset_from(json j, const std::string& path) {
   if (j.is_discarded() || !j.is_object() || !j.contains("points") || !j["points"].is_array())
     return Error{path, 0, "not GPU data (expected a warplab.validation-data JSON with points)"};
   GpuDataset d;
@@ -625,6 +629,16 @@ Expected<GpuDataset> load_gpu_dataset(const std::string& path) {
   return d;
 }
 
+}  // namespace
+
+Expected<GpuDataset> load_gpu_dataset(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) return Error{path, 0, "cannot open the GPU data file"};
+  return gpu_dataset_from(json::parse(in, nullptr, false), path);
+}
+
+// Every GPU data file of a folder. The folder holds other JSON too (first-answers.json, ...): a
+// file is GPU data when its schema says so, and one that says so but is malformed is an error.
 Expected<std::vector<GpuDataset>> load_gpu_datasets(const std::string& dir) {
   std::vector<GpuDataset> out;
   std::error_code ec;
@@ -633,7 +647,11 @@ Expected<std::vector<GpuDataset>> load_gpu_datasets(const std::string& dir) {
     if (e.path().extension() == ".json") files.push_back(e.path());
   std::sort(files.begin(), files.end());
   for (const fs::path& f : files) {
-    auto d = load_gpu_dataset(f.string());
+    std::ifstream in(f);
+    if (!in) return Error{f.string(), 0, "cannot open the GPU data file"};
+    json j = json::parse(in, nullptr, false);
+    if (!is_gpu_data(j)) continue;
+    auto d = gpu_dataset_from(std::move(j), f.string());
     if (!d) return d.error();
     out.push_back(std::move(*d));
   }

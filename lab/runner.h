@@ -69,6 +69,10 @@ struct GpuRunOptions {
   int warmup = 3;                // untimed launches before the timed ones
   int repeats = 20;              // timed launches (median, min, max reported)
   std::optional<bool> counters;  // read hardware counters; unset = on with `both`, off with `gpu`
+  // Per-line stall reasons (gpu/pc_sampling.h): one more launch under CUPTI PC sampling, its
+  // samples mapped to PTX and CUDA lines into gpu["line_stalls"] (lab/line_stalls.h).
+  bool stalls = false;
+  int stalls_period_log2 = 10;  // a sample every 2^N cycles per SM sub-partition (5..31)
 };
 
 // Capturing the timing model's event trace (sim/timing/trace.h), for `warplab run --trace` and the

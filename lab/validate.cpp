@@ -283,10 +283,10 @@ Expected<std::vector<CorpusPoint>> parse_corpus(const std::string& toml_text,
     for (const auto& [k, v] : *t) {
       std::string key(k.str());
       const int line = line_of(v);
-      if (key == "id" || key == "experiment" || key == "mechanism") {
+      if (key == "id" || key == "experiment" || key == "mechanism" || key == "group") {
         auto s = v.value<std::string>();
         if (!s || s->empty()) return Error{path, line, at + "." + key + ": expected a string"};
-        (key == "id" ? p.id : key == "experiment" ? p.experiment : p.mechanism) = *s;
+        (key == "id" ? p.id : key == "experiment" ? p.experiment : key == "group" ? p.group : p.mechanism) = *s;
       } else if (key == "set" || key == "row" || key == "launch") {
         auto l = string_list(v, path, at + "." + key, key != "launch");
         if (!l) return l.error();
@@ -298,7 +298,7 @@ Expected<std::vector<CorpusPoint>> parse_corpus(const std::string& toml_text,
         return Error{path, line,
                      at + "." + key +
                          ": unknown key (expected one of: id, experiment, set, row, launch, "
-                         "mechanism, quick, heavy)"};
+                         "mechanism, group, quick, heavy)"};
       }
     }
     for (const auto& [key, val] : {std::pair<const char*, const std::string*>{"id", &p.id},

@@ -35,6 +35,10 @@ struct CorpusPoint {
   std::vector<std::string> row;     // NAME=VALUE per swept parameter (sweep experiments)
   std::vector<std::string> launch;  // kernel names whose launches make up the time ({} = all)
   std::string mechanism;
+  // Which set of kernels the point belongs to ("" = the corpus proper): a generalization set
+  // ("gen1", "gen2") written before the model was changed for it, whose first simulated answers
+  // validation/data/first-answers.json keeps (lab/first_answers.h).
+  std::string group;
   bool quick = false;
   bool heavy = false;  // minutes to simulate: run only when asked (`warplab validate --heavy`)
   int line = 0;        // in the manifest

@@ -285,6 +285,31 @@ TEST_CASE("517 --dump never writes through links planted in the folder; four run
     CHECK(e.path().filename().string().find(".tmp") == std::string::npos);
 }
 
+TEST_CASE("517 a sweep's --dump: a planted run_I link is refused, a shorter sweep leaves no old rows") {
+  Scratch s;
+  s.write("k.ptx", kPtx);
+  const std::string three = s.write("three.toml", experiment("grid = 1\nblock = 1\n[sweep]\nN = [1, 2, 3]"));
+  const std::string one = s.write("one.toml", experiment("grid = 1\nblock = 1\n[sweep]\nN = [5]"));
+  const fs::path dump = s.dir / "sweep";
+  Outcome o3 = run_cli("run " + three + " -q --mode functional --dump " + dump.string());
+  CHECK(o3.status == 0);
+  for (const char* row : {"run_0", "run_1", "run_2"}) CHECK(fs::is_regular_file(dump / row / "out.npy"));
+  Outcome o1 = run_cli("run " + one + " -q --mode functional --dump " + dump.string());
+  CHECK(o1.status == 0);
+  CHECK(fs::is_regular_file(dump / "run_0" / "out.npy"));
+  CHECK_FALSE(fs::exists(dump / "run_1" / "out.npy"));
+  CHECK_FALSE(fs::exists(dump / "run_2" / "out.npy"));
+  // run_0 replaced by a link to another folder: nothing is written there.
+  const fs::path victim = s.dir / "victim-dir";
+  fs::create_directories(victim);
+  fs::remove_all(dump / "run_0");
+  fs::create_directory_symlink(victim, dump / "run_0");
+  Outcome link = run_cli("run " + one + " -q --mode functional --dump " + dump.string());
+  CHECK(link.status != 0);
+  CHECK(link.err.find("symbolic link") != std::string::npos);
+  CHECK(fs::is_empty(victim));
+}
+
 TEST_CASE("517 SIGTERM during a run says so and leaves no JSON, old or torn") {
   Scratch s;
   // A long launch: one warp counting to 2^31 (minutes), so the signal comes while it runs.

@@ -72,7 +72,7 @@ TEST_CASE("570 validate: manifest errors name file:line and what was expected") 
   };
   CHECK(err("[[point]]\nid = \"a\"\nexperiment = \"e.toml\"\nmechanism = \"m\"\ntypo = 1\n") ==
         "c.toml:5: point 0.typo: unknown key (expected one of: id, experiment, set, row, launch, "
-        "mechanism, quick, heavy)");
+        "mechanism, group, quick, heavy)");
   CHECK(err("[[point]]\nid = \"a\"\nexperiment = \"e.toml\"\n") ==
         "c.toml:1: point 0: missing 'mechanism'");
   CHECK(err("[[point]]\nid = \"a\"\nexperiment = \"e\"\nmechanism = \"m\"\nset = [\"N\"]\n") ==
@@ -146,8 +146,10 @@ TEST_CASE("570 validate: the committed corpus is consistent with its experiments
   int lesson_points = 0;
   for (const CorpusPoint& p : *pts) {
     INFO("point " << p.id << " (validation/corpus.toml:" << p.line << ")");
-    mechanisms.insert(p.mechanism);
-    if (p.quick) quick_mechanisms.insert(p.mechanism);
+    // The second generalization set (held out, issue 25) has a few quick points of its own; its
+    // mechanisms need not all be in the CI subset.
+    if (p.group != "gen2") mechanisms.insert(p.mechanism);
+    if (p.quick && p.group != "gen2") quick_mechanisms.insert(p.mechanism);
     auto exp = load_experiment(p.experiment_path);
     REQUIRE(exp);
     for (const std::string& s : p.set) CHECK(set_param(*exp, s));

@@ -162,3 +162,26 @@ TEST_CASE("580 one step runs the way warplab lesson and the app both run it") {
     CHECK(c.value.has_value() == !c.on_gpu);
   }
 }
+
+TEST_CASE("580 the GPU data folder: other JSON files are skipped, a malformed data file is an error") {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / "warplab-580-gpu-data";
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  auto write = [&](const char* name, const char* text) { std::ofstream(dir / name) << text; };
+  write("first-answers.json", R"({"groups": {}, "schema": "warplab.first-answers/1"})");
+  write("notes.json", "[1, 2, 3]");
+  write("h100.json", R"({"schema": "warplab.validation-data/1", "device": "X", "date": "2026-11-26",
+                         "points": [{"id": "p.a", "time_us": 2.5}]})");
+  auto sets = lab::load_gpu_datasets(dir.string());
+  REQUIRE(sets);
+  REQUIRE(sets->size() == 1);
+  CHECK((*sets)[0].name == "h100");
+  CHECK((*sets)[0].points.contains("p.a"));
+  write("h200.json", R"({"schema": "warplab.validation-data/1", "points": 7})");
+  auto bad = lab::load_gpu_datasets(dir.string());
+  REQUIRE_FALSE(bad);
+  CHECK(bad.error().message.find("not GPU data") != std::string::npos);
+  CHECK(bad.error().file.find("h200.json") != std::string::npos);
+  fs::remove_all(dir);
+}

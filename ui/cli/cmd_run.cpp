@@ -11,6 +11,7 @@
 #include "lab/npy.h"
 #include "lab/report.h"
 #include "lab/runner.h"
+#include "lab/stalls_report.h"
 #include "lab/triton.h"
 #include "ui/cli/commands.h"
 #include "sim/common/output_file.h"
@@ -38,12 +39,25 @@ struct RunArgs {
   bool synccheck = false, racecheck = false;
   std::optional<uint64_t> max_instructions, max_cycles;
   bool sandbox = false, allow_unsandboxed = false;  // compile the CUDA source as untrusted
+  // --stalls: per-line warp states of the model and, on the GPU, sampled stall reasons.
+  bool stalls = false;
+  int stalls_period = 10;
+  std::string stalls_json;
 };
 
-Status dump_run(const lab::RunResult& r, const std::string& dir) {
+// Writes a run's buffers (.npy) and PTX into dir. A sweep row's folder (run_I, which --dump makes
+// inside the folder the user named) must be a real folder: one that is a symbolic link is refused,
+// so that a planted link cannot send the dump elsewhere (the files themselves are opened with
+// O_NOFOLLOW by write_output_file).
+Status dump_run(const lab::RunResult& r, const std::string& dir, bool made_by_us = false) {
+  namespace fs = std::filesystem;
   std::error_code ec;
-  std::filesystem::create_directories(dir, ec);
+  if (made_by_us && fs::is_symlink(fs::symlink_status(dir, ec)))
+    return Error{dir, 0, "is a symbolic link: refusing to dump a sweep row through it"};
+  fs::create_directories(dir, ec);
   if (ec) return Error{dir, 0, "cannot create dump directory: " + ec.message()};
+  if (made_by_us && (fs::is_symlink(fs::symlink_status(dir, ec)) || !fs::is_directory(fs::symlink_status(dir, ec))))
+    return Error{dir, 0, "is not a folder WarpLab can dump into (a symbolic link or a file)"};
   for (const lab::HostBuffer& b : r.buffers)
     if (auto s = lab::write_npy(dir + "/" + b.name + ".npy", b.to_npy()); !s) return s;
   if (r.unit) {
@@ -68,8 +82,16 @@ void forget_earlier_outputs(const lab::Experiment& exp, const RunArgs& a) {
   std::error_code ec;
   if (!a.json_out.empty() && a.json_out != "-") std::filesystem::remove(a.json_out, ec);
   if (a.dump_dir.empty()) return;
-  for (const lab::BufferDef& b : exp.buffers)
-    std::filesystem::remove(a.dump_dir + "/" + b.name + ".npy", ec);
+  namespace fs = std::filesystem;
+  auto forget_in = [&](const fs::path& d) {
+    for (const lab::BufferDef& b : exp.buffers) fs::remove(d / (b.name + ".npy"), ec);
+  };
+  forget_in(a.dump_dir);
+  // A sweep's earlier rows (run_I): a shorter sweep now must not leave the old rows' buffers.
+  for (const auto& e : fs::directory_iterator(a.dump_dir, ec)) {
+    const std::string name = e.path().filename().string();
+    if (name.starts_with("run_") && !e.is_symlink(ec) && e.is_directory(ec)) forget_in(e.path());
+  }
 }
 
 int run(const RunArgs& a) {
@@ -107,6 +129,10 @@ int run(const RunArgs& a) {
   opt.l2 = *l2;  // one protocol for both backends
   if (a.counters) opt.gpu.counters = true;
   if (a.no_counters) opt.gpu.counters = false;
+  if (a.stalls_period < 5 || a.stalls_period > 31)
+    return report_error(Error{"", 0, "--stalls-period: expected 5 to 31 (a sample every 2^N cycles)"});
+  opt.gpu.stalls = a.stalls || !a.stalls_json.empty();
+  opt.gpu.stalls_period_log2 = a.stalls_period;
   opt.synccheck = a.synccheck;
   opt.racecheck = a.racecheck;
   opt.max_instructions = a.max_instructions;
@@ -179,10 +205,31 @@ int run(const RunArgs& a) {
 
   if (stream) std::cout << lab::format_tail(*exp, *result, true) << std::flush;
   int status = kExitOk;
+  // --stalls: the per-line table, the report's `line_stalls` section and the data file.
+  std::vector<lab::LineStalls> stalls;
+  std::vector<std::string> stall_notes;
+  if (opt.gpu.stalls) {
+    stalls = lab::collect_line_stalls(*exp, *result, a.set, &stall_notes);
+    if (stream) {
+      std::cout << lab::format_line_stalls(stalls);
+      if (stalls.empty()) std::cout << "\nPer-line warp states: none (the simulator gives them in timing mode)\n";
+      for (const std::string& n : stall_notes) std::cout << "note: " << n << "\n";
+      std::cout << std::flush;
+    }
+    if (!a.stalls_json.empty())
+      if (auto s = lab::write_line_stalls_file(a.stalls_json, stalls); !s)
+        status = report_error(s.error());
+  }
   if (!a.json_out.empty()) {
+    nlohmann::json report = lab::experiment_json(*exp, *result);
+    if (opt.gpu.stalls) {
+      report["line_stalls"] = nlohmann::json::array();
+      for (const lab::LineStalls& s : stalls) report["line_stalls"].push_back(lab::to_json(s));
+      if (!stall_notes.empty()) report["line_stalls_notes"] = stall_notes;
+    }
     // Invalid UTF-8 (a file name, a kernel's printf) becomes U+FFFD, not an exception.
     std::string text =
-        lab::experiment_json(*exp, *result).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+        report.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
     if (a.json_out == "-") {
       std::cout << text;
     } else {
@@ -198,7 +245,7 @@ int run(const RunArgs& a) {
       if (auto s = dump_run(*result->run, a.dump_dir); !s) status = report_error(s.error());
     } else {
       for (size_t i = 0; i < result->sweep->runs.size(); ++i)
-        if (auto s = dump_run(result->sweep->runs[i], a.dump_dir + "/run_" + std::to_string(i)); !s)
+        if (auto s = dump_run(result->sweep->runs[i], a.dump_dir + "/run_" + std::to_string(i), true); !s)
           status = report_error(s.error());
     }
   }
@@ -281,6 +328,16 @@ Command add_run_command(CLI::App& app) {
   sub->add_flag("--counters", args->counters,
                 "GPU: read hardware counters (CUPTI); the default with --backend both");
   sub->add_flag("--no-counters", args->no_counters, "GPU: do not read hardware counters");
+  sub->add_flag("--stalls", args->stalls,
+                "Per line: the model's warp-state mix (timing mode) and, with --backend gpu/both, "
+                "the GPU's sampled stall reasons beside it (CUPTI PC sampling of one extra "
+                "launch; needs ptxas and nvdisasm); the JSON gains `line_stalls`");
+  sub->add_option("--stalls-period", args->stalls_period,
+                  "GPU: a PC sample every 2^N cycles per SM sub-partition (5..31)")
+      ->capture_default_str();
+  sub->add_option("--stalls-json", args->stalls_json,
+                  "Write the per-line stalls as a data file (warplab.line-stalls/1; implies "
+                  "--stalls)");
   sub->add_option("--set", args->set, "Override a parameter: --set NAME=VALUE (repeatable)")
       ->allow_extra_args(false);
   sub->add_option("--json", args->json_out, "Write the results as JSON to this file ('-': stdout)");

@@ -9,6 +9,7 @@
 // times) with their own line:
 //   COMPARISONS comparisons=N direction=K within20=M
 // Both sides use the cold-L2 convention (see lab/validate.h).
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -21,6 +22,8 @@
 #include <sstream>
 #include <thread>
 
+#include "lab/first_answers.h"
+#include "lab/stalls_validate.h"
 #include "lab/validate.h"
 #include "ui/cli/commands.h"
 #include "sim/common/output_file.h"
@@ -40,6 +43,9 @@ struct ValidateArgs {
   std::string json_out, plot_out;
   double max_mape = -1;
   unsigned jobs = 0;  // 0 = hardware threads
+  // --stalls: per-line stall reasons, model against the committed GPU samples (lab/stalls_validate.h)
+  bool stalls = false;
+  std::string stalls_data = "validation/data/stalls";
 };
 
 // 1234 -> "1.23k", 12345678 -> "12.3M": short enough for side-by-side columns.
@@ -86,7 +92,28 @@ Status write_file(const std::string& path, const std::string& text) {
   return write_output_file(path, text, "file");
 }
 
+// `--stalls`: every data file in the directory, simulated and compared line by line.
+int validate_stalls(const ValidateArgs& a) {
+  std::error_code ec;
+  if (!std::filesystem::is_directory(a.stalls_data, ec))
+    return report_error(Error{a.stalls_data, 0,
+                              "no such directory (per-line stall data: scripts/stalls-gpu.sh "
+                              "writes it on a GPU machine)"});
+  std::vector<std::string> files;
+  for (const auto& e : std::filesystem::directory_iterator(a.stalls_data, ec))
+    if (e.path().extension() == ".json") files.push_back(e.path().string());
+  std::sort(files.begin(), files.end());
+  if (files.empty()) {
+    std::cout << "STALLS no data files in " << a.stalls_data << "\n";
+    return kExitOk;
+  }
+  auto points = lab::validate_line_stalls(files, a.config, WARPLAB_SOURCE_DIR, a.only);
+  std::cout << lab::format_stall_validation(points);
+  return kExitOk;
+}
+
 int validate(const ValidateArgs& a) {
+  if (a.stalls) return validate_stalls(a);
   auto corpus = lab::load_corpus(a.corpus);
   if (!corpus) {
     Error e = corpus.error();
@@ -201,6 +228,7 @@ int validate(const ValidateArgs& a) {
     t << std::left << std::setw(36) << p.id << std::setw(22) << p.mechanism << std::right;
     json jp{{"id", p.id},
             {"mechanism", p.mechanism},
+            {"group", p.group},
             {"experiment", p.experiment},
             {"set", p.set},
             {"row", p.row},
@@ -268,6 +296,29 @@ int validate(const ValidateArgs& a) {
     jcounters[c.key] = {{"within10", c.within10}, {"points", c.points}};
   }
   if (data) std::cout << counters_line << "\n";
+  // Generalization sets: their first answers (validation/data/first-answers.json) beside today's.
+  json jgroups = json::array();
+  {
+    const std::string first_path =
+        (std::filesystem::path(a.corpus).parent_path() / "data" / "first-answers.json").string();
+    std::optional<lab::FirstAnswers> first;
+    if (std::filesystem::exists(first_path)) {
+      auto f = lab::load_first_answers(first_path);
+      if (!f) return report_error(f.error());
+      first = std::move(*f);
+    }
+    for (const lab::GroupSummary& g :
+         lab::summarize_groups(points, sim_us, gpu_us, first ? &*first : nullptr, a.config)) {
+      const std::string gl = lab::group_line(g);
+      if (data) std::cout << gl << "\n";
+      jgroups.push_back({{"group", g.group},
+                         {"points", g.points},
+                         {"mape_pct", g.mape},
+                         {"first_points", g.first_points},
+                         {"first_answer_mape_pct", g.first_answer_mape},
+                         {"line", gl}});
+    }
+  }
   // Lesson comparisons: ratios of two points, both simulated and measured.
   json jcomparisons = json::array();
   int compared = 0, direction = 0, within20 = 0;
@@ -334,6 +385,7 @@ int validate(const ValidateArgs& a) {
                {"direction", direction},
                {"within20", within20},
                {"line", comparisons_line}}}}},
+           {"groups", jgroups},
            {"comparisons", jcomparisons}};
     std::string text = j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
     if (a.json_out == "-")
@@ -387,6 +439,12 @@ Command add_validate_command(CLI::App& app) {
   sub->add_option("--data", args->data,
                   "Measured data file (default: data/<gpu>.json beside the manifest)");
   sub->add_option("--only", args->only, "Only the points whose id matches this regex");
+  sub->add_flag("--stalls", args->stalls,
+                "Compare per-line stall reasons instead: the model's warp states against the GPU's "
+                "PC samples in --stalls-data (top reason agreement and mix distance per line)");
+  sub->add_option("--stalls-data", args->stalls_data,
+                  "Directory of per-line stall data files (warplab.line-stalls/1)")
+      ->capture_default_str();
   sub->add_option("-j,--jobs", args->jobs,
                   "Runs simulated in parallel (default: the hardware threads)");
   return {sub, [args] { return validate(*args); }};
