@@ -101,3 +101,56 @@ TEST_CASE("718 code profile of lesson 2's coalesced copy: 4 sectors per request"
   // Without a toolkit's cuobjdump the SASS pane says why; with one it lists the kernel.
   CHECK((!run.sass.lines.empty() || run.sass.note.rfind("no SASS", 0) == 0));
 }
+
+#include <filesystem>
+
+#include "ui/app/model/gpu_line_stalls.h"
+
+TEST_CASE("718 the H100's per-line stalls for the run shown, from a data file") {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / "warplab-718-stalls";
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  RunSnapshot run;
+  run.experiment_path = "/somewhere/lessons/02-coalescing/copy.toml";
+  run.source_path = "/somewhere/lessons/02-coalescing/coalescing.cu";
+  run.launches.resize(2);
+  run.launches[0].entry = run.launches[0].kernel = "copy";
+  run.launches[1].entry = run.launches[1].kernel = "copy";
+  CHECK(!find_gpu_line_stalls(dir.string(), run).note.empty());  // nothing there yet
+
+  lab::LineStalls gpu;
+  gpu.source = "gpu";
+  gpu.unit = "samples";
+  gpu.device = "NVIDIA H100 80GB HBM3";
+  gpu.experiment = "lessons/02-coalescing/copy.toml";
+  for (int launch = 0; launch < 2; ++launch) {
+    lab::KernelLineStalls k;
+    k.kernel = "copy";
+    k.launch = launch;
+    k.total = {{"stall_long_scoreboard", 90}, {"selected", 10}};
+    k.by_ptx_line = {{50, {{"stall_long_scoreboard", 80}, {"selected", 5}}},
+                     {55, {{"stall_long_scoreboard", 10}, {"selected", 5}}}};
+    k.by_source_line = {{"coalescing.cu", 16, {{"stall_long_scoreboard", 90}, {"selected", 10}}},
+                        {"other.cu", 3, {{"stall_wait", 7}}}};
+    gpu.kernels.push_back(k);
+  }
+  lab::LineStalls sim = gpu;  // the model's side in the same file is not the GPU's
+  sim.source = "sim";
+  REQUIRE(lab::write_line_stalls_file((dir / "h100.json").string(), {sim, gpu}));
+  const GpuLineStalls g = find_gpu_line_stalls(dir.string(), run);
+  CHECK(g.note.empty());
+  CHECK(g.file == "h100.json");
+  CHECK(g.total == 200);  // both launches
+  CHECK(g.by_ptx.at(50).at("stall_long_scoreboard") == 160);
+  CHECK(g.by_src.at(16).at("selected") == 20);
+  CHECK(g.by_src.count(3) == 0);  // another file's line 3
+  CHECK(g.max_line_ptx == 170);
+  const auto shares = gpu_stall_shares(g.by_ptx.at(50));
+  REQUIRE(shares.size() == 1);  // selected is not a stall
+  CHECK(shares[0].second == 1.0);
+  // Another experiment finds nothing.
+  run.experiment_path = "stride-sweep.toml";
+  CHECK(find_gpu_line_stalls(dir.string(), run).total == 0);
+  fs::remove_all(dir);
+}

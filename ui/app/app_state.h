@@ -15,6 +15,7 @@
 
 #include "lab/experiment.h"
 #include "ui/app/model/code_profile.h"
+#include "ui/app/model/gpu_line_stalls.h"
 #include "ui/app/model/gpu_waves.h"
 #include "ui/app/model/kernel_edit.h"
 #include "ui/app/model/lesson_catalog.h"
@@ -126,6 +127,7 @@ struct AppState {
   bool code_scroll = false;  // scroll the panes to the picked line once
   std::shared_ptr<const RunSnapshot> code_profile_run;
   CodeProfile code_prof;
+  GpuLineStalls gpu_stalls;  // the H100's per-line stall samples for that run (committed data)
   // Marks PTX lines (a CUDA line's, or one) on the timeline and selects the first access of them
   // on the traced SM in the memory view, the cursor at its issue.
   void mark_lines(int src_line, int ptx_line);

@@ -10,6 +10,7 @@
 // (ui/app/model/kernel_edit.h) with NVRTC's errors in red under their lines.
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <map>
 #include <sstream>
 #include <string>
@@ -41,7 +42,38 @@ struct PaneRow {
   const std::string* text = nullptr;
   const LineProfile* prof = nullptr;
   const std::vector<std::string>* errors = nullptr;  // NVRTC's messages under it
+  const lab::StallMix* gpu = nullptr;                // the H100's samples on it (committed data)
 };
+
+// A warp-state colour for a reason key of the GPU data (the model's names; CUPTI names the model
+// has no state for are dim).
+ImU32 reason_color(const std::string& reason) {
+  for (int i = 0; i < timing::kWarpStateCount; ++i)
+    if (timing::warp_state_name(static_cast<timing::WarpState>(i)) == reason)
+      return warp_state_color(static_cast<timing::WarpState>(i));
+  return color::kDim;
+}
+
+// The H100's bar: the line's stall samples against the largest line's, split by reason.
+void draw_gpu_bar(const lab::StallMix& m, uint64_t max_line, float width) {
+  uint64_t n = 0;
+  for (const auto& [reason, c] : m)
+    if (reason != "selected") n += c;
+  if (n == 0) return;
+  const ImVec2 at = ImGui::GetCursorScreenPos();
+  const float h = ImGui::GetTextLineHeight();
+  const float w = width * float(double(n) / double(std::max<uint64_t>(1, max_line)));
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  float x = at.x;
+  for (const auto& [reason, f] : gpu_stall_shares(m, 3)) {
+    dl->AddRectFilled(ImVec2(x, at.y + 2), ImVec2(x + w * float(f), at.y + h - 2),
+                      reason_color(reason));
+    x += w * float(f);
+  }
+  if (x < at.x + w)
+    dl->AddRectFilled(ImVec2(x, at.y + 2), ImVec2(at.x + w, at.y + h - 2), color::kDim);
+  ImGui::TextUnformatted(format_si(double(n), "").c_str());
+}
 
 enum class PaneKind { Cuda, Ptx, Schedule, Sass };
 
@@ -87,14 +119,21 @@ void line_tooltip(const PaneRow& r) {
     ImGui::Text("%.1f bank conflicts per shared request (%.1f wavefronts per request)",
                 p.conflicts_per_request(),
                 double(p.wavefronts) / double(std::max<uint64_t>(1, p.shared_requests)));
+  if (r.gpu) {
+    ImGui::Text("H100 PC samples here (CUPTI), by reason:");
+    for (const auto& [reason, f] : gpu_stall_shares(*r.gpu, 6))
+      ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(reason_color(reason)), "  %3.0f%%  %s",
+                         100 * f, reason.c_str());
+  }
   ImGui::EndTooltip();
 }
 
 // Draws one pane as a table that scrolls both ways; the line-number and count columns stay put
 // while the code scrolls sideways. Returns the row clicked (-1: none).
 int draw_pane(AppState& s, const char* id, PaneKind kind, const std::vector<PaneRow>& rows,
-              uint64_t max_stall, ImVec2 size, int scroll_to_row) {
+              uint64_t max_stall, ImVec2 size, int scroll_to_row, uint64_t gpu_max = 0) {
   const bool stats = kind == PaneKind::Cuda || kind == PaneKind::Ptx;
+  const bool gpu = stats && gpu_max > 0;  // the H100's column
   const float cw = ImGui::GetFont()->CalcTextSizeA(s.fonts.mono->FontSize, 1e9f, 0, "0").x;
   size_t longest = 80;
   for (const PaneRow& r : rows)
@@ -102,13 +141,14 @@ int draw_pane(AppState& s, const char* id, PaneKind kind, const std::vector<Pane
   const ImGuiTableFlags flags = ImGuiTableFlags_ScrollY | ImGuiTableFlags_ScrollX |
                                 ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV |
                                 ImGuiTableFlags_SizingFixedFit;
-  const int cols = stats ? 6 : 2;
+  const int cols = stats ? (gpu ? 7 : 6) : 2;
   if (!ImGui::BeginTable(id, cols, flags, size)) return -1;
   ImGui::TableSetupScrollFreeze(cols - 1, 1);
   ImGui::TableSetupColumn("line", ImGuiTableColumnFlags_WidthFixed, 34);
   if (stats) {
     ImGui::TableSetupColumn("inst", ImGuiTableColumnFlags_WidthFixed, 40);
-    ImGui::TableSetupColumn("stall cycles", ImGuiTableColumnFlags_WidthFixed, 84);
+    ImGui::TableSetupColumn("model stalls", ImGuiTableColumnFlags_WidthFixed, 84);
+    if (gpu) ImGui::TableSetupColumn("H100 samples", ImGuiTableColumnFlags_WidthFixed, 84);
     ImGui::TableSetupColumn("sect/req", ImGuiTableColumnFlags_WidthFixed, 54);
     ImGui::TableSetupColumn("bank cf", ImGuiTableColumnFlags_WidthFixed, 48);
   }
@@ -152,9 +192,14 @@ int draw_pane(AppState& s, const char* id, PaneKind kind, const std::vector<Pane
         ImGui::TextUnformatted(format_si(double(p.warp_instructions), "").c_str());
       ImGui::TableSetColumnIndex(2);
       draw_stall_bar(p, max_stall, 80);
-      ImGui::TableSetColumnIndex(3);
+      int col = 3;
+      if (gpu) {
+        ImGui::TableSetColumnIndex(col++);
+        if (r.gpu) draw_gpu_bar(*r.gpu, gpu_max, 80);
+      }
+      ImGui::TableSetColumnIndex(col++);
       if (p.requests) ImGui::Text("%.1f", p.sectors_per_request());
-      ImGui::TableSetColumnIndex(4);
+      ImGui::TableSetColumnIndex(col);
       if (p.shared_requests) ImGui::Text("%.1f", p.conflicts_per_request());
     }
     ImGui::TableSetColumnIndex(cols - 1);
@@ -270,7 +315,12 @@ void draw_source_view(AppState& s) {
   if (run_of_this_file && s.code_profile_run != s.run) {
     s.code_prof = code_profile(*s.run);
     s.code_profile_run = s.run;
+    s.gpu_stalls = find_gpu_line_stalls(
+        (std::filesystem::path(s.lessons_root).parent_path() / "validation" / "data" / "stalls")
+            .string(),
+        *s.run);
   }
+  const GpuLineStalls* gst = run_of_this_file && s.gpu_stalls.total > 0 ? &s.gpu_stalls : nullptr;
   static const CodeProfile kNoProfile;
   const CodeProfile& prof = run_of_this_file ? s.code_prof : kNoProfile;
 
@@ -303,6 +353,16 @@ void draw_source_view(AppState& s) {
   if (ImGui::SmallButton("Run")) s.start_run();
   ImGui::EndDisabled();
 
+  // Where the H100's per-line stalls come from, or why there are none.
+  if (run_of_this_file) {
+    if (gst)
+      ImGui::TextDisabled("H100 per-line stalls: %s, driver %s, %s (validation/data/stalls/%s): "
+                          "PC samples, compare each line's mix and share",
+                          gst->device.c_str(), gst->driver.c_str(), gst->date.c_str(),
+                          gst->file.c_str());
+    else
+      ImGui::TextDisabled("%s", s.gpu_stalls.note.c_str());
+  }
   // Rows of each pane.
   std::vector<PaneRow> left, right;
   for (size_t i = 0; i < lines.size(); ++i) {
@@ -311,6 +371,8 @@ void draw_source_view(AppState& s) {
     r.text = &lines[i];
     if (auto it = prof.by_src.find(r.src_line); it != prof.by_src.end()) r.prof = &it->second;
     if (auto e = errors.find(r.src_line); e != errors.end()) r.errors = &e->second;
+    if (gst)
+      if (auto g = gst->by_src.find(r.src_line); g != gst->by_src.end()) r.gpu = &g->second;
     left.push_back(r);
   }
   const RunSnapshot* run = run_of_this_file ? s.run.get() : nullptr;
@@ -332,6 +394,8 @@ void draw_source_view(AppState& s) {
       r.src_line = src_of(line);
       r.text = &text;
       if (auto it = prof.by_ptx.find(line); it != prof.by_ptx.end()) r.prof = &it->second;
+      if (gst)
+        if (auto g = gst->by_ptx.find(line); g != gst->by_ptx.end()) r.gpu = &g->second;
       right.push_back(r);
     }
   } else if (right_kind == PaneKind::Schedule) {
@@ -377,7 +441,7 @@ void draw_source_view(AppState& s) {
   const ImVec2 left_size = beside ? ImVec2(avail.x / 2 - 4, avail.y)
                                   : ImVec2(avail.x, std::floor((avail.y - note_h) * 0.45f));
   const int lc = draw_pane(s, "cuda", PaneKind::Cuda, left, prof.max_stall_src, left_size,
-                           scroll_left);
+                           scroll_left, gst ? gst->max_line_src : 0);
   if (lc >= 0) {
     const int line = left[size_t(lc)].src_line;
     s.mark_lines(s.pick_src_line == line ? 0 : line, 0);
@@ -389,7 +453,7 @@ void draw_source_view(AppState& s) {
   const ImVec2 right_size(0, beside ? avail.y - (right_note.empty() ? 0 : note_h) : 0);
   if (!right.empty()) {
     const int rc = draw_pane(s, "right", right_kind, right, prof.max_stall_ptx, right_size,
-                             scroll_right);
+                             scroll_right, gst ? gst->max_line_ptx : 0);
     if (rc >= 0 && right[size_t(rc)].ptx_line > 0) {
       const PaneRow& r = right[size_t(rc)];
       if (s.pick_ptx_line == r.ptx_line)
