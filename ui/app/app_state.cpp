@@ -36,6 +36,11 @@ void AppState::select_lesson(int i) {
     for (const lab::LessonStep& st : steps->steps) {
       std::string title;
       if (!st.page.empty()) title = parse_markdown(read_file_text(st.page)).title;
+      // "2. Memory coalescing" -> "Memory coalescing": the list numbers the steps itself.
+      const size_t dot = title.find(". ");
+      if (dot != std::string::npos && dot > 0 &&
+          title.find_first_not_of("0123456789") == dot)
+        title = title.substr(dot + 2);
       if (!st.experiment.empty()) {
         std::string stem = std::filesystem::path(st.experiment).stem().string();
         title += (title.empty() ? "" : ": ") + stem;

@@ -293,6 +293,7 @@ void draw_flow_panel(AppState& s) {
     }
     ImGui::EndTable();
   }
+  ImGui::PushTextWrapPos(0.0f);  // the busiest-link line wraps at the panel's edge
   if (have_caps && use.fraction[use.busiest] > 0)
     ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(use.fraction[use.busiest] >= 0.85
                                                           ? color::kFail
@@ -300,6 +301,7 @@ void draw_flow_panel(AppState& s) {
                        "busiest: %s at %.0f%% of its modelled capacity (%s)",
                        flow_link_name(use.busiest), 100 * use.fraction[use.busiest],
                        run->links.basis[use.busiest].c_str());
+  ImGui::PopTextWrapPos();
   // 3. Efficiency and the whole GPU's DRAM.
   if (r.moved_bytes > 0)
     ImGui::Text("lanes used %.0f%% of the bytes the L1 delivered (%s asked for, %s moved)",

@@ -133,7 +133,9 @@ void layout_and_draw(AppState& s, float w, float h) {
   const float top_h = std::floor((h - top) * (code_wide ? 0.6f : 0.47f)), bottom_y = top + top_h;
   const float page_w = code_wide ? w : std::floor((w - left_w) * 0.46f);
   const float tl_w = std::floor(w * 0.60f);
-  const float mem_h = std::floor((h - bottom_y) * 0.56f);
+  // Below 900 px the memory views (flow table, fan-out) get more of the lower right, the
+  // counters less: at 1280x800 the flow's busiest-link line stays above the fold.
+  const float mem_h = std::floor((h - bottom_y) * (h < 900 ? 0.66f : 0.56f));
   auto place = [&](float x, float y, float ww, float hh) {
     ImGui::SetNextWindowPos(ImVec2(x, y));
     ImGui::SetNextWindowSize(ImVec2(ww, hh));
