@@ -80,6 +80,7 @@ TEST_CASE("718 code profile: the stall mix, largest first, selected left out") {
 }
 
 #include "70x_app.h"
+#include "ui/app/model/sweep.h"
 
 TEST_CASE("718 code profile of lesson 2's coalesced copy: 4 sectors per request") {
   auto e = test::copy_experiment("N=8192");
@@ -100,6 +101,16 @@ TEST_CASE("718 code profile of lesson 2's coalesced copy: 4 sectors per request"
   CHECK(!run.schedule.empty());  // the preset's rule and the kernel's line at least
   // Without a toolkit's cuobjdump the SASS pane says why; with one it lists the kernel.
   CHECK((!run.sass.lines.empty() || run.sass.note.rfind("no SASS", 0) == 0));
+  // The sweep chart's metrics of the same launch: 4 sectors per request; useful GB/s is the
+  // lanes' 2 x 8192 x 4 bytes over the kernel's time (every SM runs the copy alike).
+  const LaunchView& l = run.launches.at(0);
+  CHECK(launch_metric(l, SweepMetric::SectorsPerRequest, false).value() == 4);
+  const double gbps = launch_metric(l, SweepMetric::UsefulGbps, false).value();
+  CHECK(gbps == doctest::Approx(2.0 * 8192 * 4 / (l.timing->kernel_time_us * 1e3)).epsilon(0.01));
+  CHECK(launch_metric(l, SweepMetric::Time, false).value() == l.timing->time_us);
+  CHECK(!launch_metric(l, SweepMetric::Time, true));  // no GPU ran
+  CHECK(sweep_metric_index("sectors") == 1);
+  CHECK(sweep_metric_index("bogus") == -1);
 }
 
 #include <filesystem>
