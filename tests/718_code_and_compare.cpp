@@ -125,6 +125,7 @@ TEST_CASE("718 the H100's per-line stalls for the run shown, from a data file") 
   RunSnapshot run;
   run.experiment_path = "/somewhere/lessons/02-coalescing/copy.toml";
   run.source_path = "/somewhere/lessons/02-coalescing/coalescing.cu";
+  run.params = {{"N", "1048576"}, {"stride", "32"}};
   run.launches.resize(2);
   run.launches[0].entry = run.launches[0].kernel = "copy";
   run.launches[1].entry = run.launches[1].kernel = "copy";
@@ -135,6 +136,7 @@ TEST_CASE("718 the H100's per-line stalls for the run shown, from a data file") 
   gpu.unit = "samples";
   gpu.device = "NVIDIA H100 80GB HBM3";
   gpu.experiment = "lessons/02-coalescing/copy.toml";
+  gpu.set = {"stride=32", "N=1048576.0"};
   for (int launch = 0; launch < 2; ++launch) {
     lab::KernelLineStalls k;
     k.kernel = "copy";
@@ -160,6 +162,10 @@ TEST_CASE("718 the H100's per-line stalls for the run shown, from a data file") 
   const auto shares = gpu_stall_shares(g.by_ptx.at(50));
   REQUIRE(shares.size() == 1);  // selected is not a stall
   CHECK(shares[0].second == 1.0);
+  // Another stride's run does not show these samples.
+  run.params[1].second = "1";
+  CHECK(find_gpu_line_stalls(dir.string(), run).total == 0);
+  run.params[1].second = "32";
   // Another experiment finds nothing.
   run.experiment_path = "stride-sweep.toml";
   CHECK(find_gpu_line_stalls(dir.string(), run).total == 0);

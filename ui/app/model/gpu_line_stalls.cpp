@@ -1,6 +1,7 @@
 #include "ui/app/model/gpu_line_stalls.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <filesystem>
 
 namespace warplab::app {
@@ -8,6 +9,29 @@ namespace warplab::app {
 namespace {
 
 std::string base(const std::string& p) { return std::filesystem::path(p).filename().string(); }
+
+// Every NAME=VALUE the measurement was run with (its --set values) is the run's value too: a
+// stride-1 measurement is not shown beside a stride-32 run.
+bool same_settings(const lab::LineStalls& ls, const RunSnapshot& run) {
+  for (const std::string& kv : ls.set) {
+    const size_t eq = kv.find('=');
+    if (eq == std::string::npos) return false;
+    bool found = false;
+    for (const auto& [name, value] : run.params)
+      if (name == kv.substr(0, eq)) {
+        found = true;
+        char* end = nullptr;
+        const std::string want = kv.substr(eq + 1);
+        const double a = std::strtod(value.c_str(), &end);
+        const bool a_num = end && *end == '\0' && !value.empty();
+        const double b = std::strtod(want.c_str(), &end);
+        const bool b_num = end && *end == '\0' && !want.empty();
+        if (a_num && b_num ? a != b : value != want) return false;
+      }
+    if (!found) return false;
+  }
+  return true;
+}
 
 }  // namespace
 
@@ -24,7 +48,7 @@ GpuLineStalls find_gpu_line_stalls(const std::string& stalls_dir, const RunSnaps
     auto runs = lab::read_line_stalls_file(f.string());
     if (!runs) continue;
     for (const lab::LineStalls& ls : *runs) {
-      if (ls.source != "gpu" || base(ls.experiment) != exp) continue;
+      if (ls.source != "gpu" || base(ls.experiment) != exp || !same_settings(ls, run)) continue;
       for (size_t li = 0; li < run.launches.size(); ++li) {
         const lab::KernelLineStalls* k =
             ls.kernel(run.launches[li].entry, static_cast<int>(li));

@@ -24,7 +24,8 @@ struct GpuLineStalls {
 };
 
 // The GPU-side (source "gpu") data in the *.json files of `stalls_dir` for the run's experiment
-// (by file name) and its launches' kernels, summed over launches; samples on the CUDA lines of
+// (by file name) measured with the run's parameter values (each of its --set NAME=VALUE equal to
+// the run's; numbers compared as numbers) and its launches' kernels, summed over launches; samples on the CUDA lines of
 // the run's own source file (by file name).
 GpuLineStalls find_gpu_line_stalls(const std::string& stalls_dir, const RunSnapshot& run);
 
