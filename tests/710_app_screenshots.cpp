@@ -132,6 +132,9 @@ TEST_CASE("710 app screenshots: every lesson and view shows something where expe
   REQUIRE(load(d + "/sweep.png", sweep));
   REQUIRE(load(d + "/run.png", run));
   CHECK(spread(sweep, Box{880, 200, 1590, 400}) > 10);  // the sweep chart
+  Image sectors;  // the same sweep by sectors/request: another curve
+  REQUIRE(load(d + "/sweep-sectors.png", sectors));
+  CHECK(diff(sweep, sectors, Box{880, 200, 1590, 400}) > 1);
   CHECK(spread(run, kTimeline) > 10);
   CHECK(spread(run, kMemory) > 10);
   CHECK(spread(run, kCounters) > 10);
@@ -184,6 +187,14 @@ TEST_CASE("710 app screenshots: memory flow, whole GPU, banks, the H100 referenc
   CHECK(spread(flow32, kMemory) > 10);
   CHECK(diff(run, flow32, kMemory) > 3);    // the flow view replaced the memory access view
   CHECK(diff(flow32, flow1, kMemory) > 1);  // stride 1 and stride 32 do not look alike
+  // Each link's busy bar (green, red from 85%): three bars of about 50 x 10 pixels.
+  CHECK(count_color(flow32, kMemory, 118, 185, 0) + count_color(flow32, kMemory, 235, 90, 80) >
+        600);
+  // A/B: stride 1 pinned, stride 32 shown: the difference line (cursor yellow) above the links.
+  Image ab;
+  REQUIRE(load(d + "/ab-flow.png", ab));
+  CHECK(diff(ab, flow32, kMemory) > 1);
+  CHECK(count_color(ab, kMemory, 255, 214, 64) > 20);
   CHECK(spread(gpu, kTimeline) > 10);       // every SM's blocks
   CHECK(diff(flow1, gpu, kTimeline) > 3);   // the whole-GPU view replaced the warp timeline
   Image sm0, sm5;
@@ -210,4 +221,40 @@ TEST_CASE("710 app screenshots: memory flow, whole GPU, banks, the H100 referenc
   // of its colour; a chart without it has about 25 (text edges).
   CHECK(count_color(ref, Box{880, 200, 1590, 420}, 235, 235, 235) > 150);
   CHECK(count_color(sweep_nr, Box{880, 200, 1590, 420}, 235, 235, 235) < 150);
+}
+
+// At every window size the visit ran (WARPLAB_APP_SHOTS_ALL: directories, ':'-separated): the
+// code view's panes show at least 80 columns. The view draws a guide at column 80 in each pane
+// (ui/app/style.h color::kColumnGuide) and the table clips it where the pane is narrower, so the
+// guide's pixels in the top half of the window count the rows of both panes that reach column 80.
+TEST_CASE("710 app screenshots: code panes show 80 columns at every size") {
+  const char* all = std::getenv("WARPLAB_APP_SHOTS_ALL");
+  if (!all) {
+    MESSAGE("skipped: WARPLAB_APP_SHOTS_ALL not set (tests/app/run.sh sets it)");
+    return;
+  }
+#if !defined(WARPLAB_HAVE_STB)
+  FAIL("built without stb_image (libstb-dev): cannot read the screenshots");
+#endif
+  std::string dirs = all;
+  for (size_t at = 0; at <= dirs.size();) {
+    size_t end = dirs.find(':', at);
+    if (end == std::string::npos) end = dirs.size();
+    const std::string d = dirs.substr(at, end - at);
+    at = end + 1;
+    if (d.empty()) continue;
+    for (const std::string shot : {"code-ptx", "code-schedule", "code-sass"}) {
+      CAPTURE(d);
+      CAPTURE(shot);
+      Image im;
+      REQUIRE(load(d + "/" + shot + ".png", im));
+      const int top_h = int((im.h - 22) * 0.6);  // the code view's height (main.cpp, full width)
+      const Box code{0, 22, im.w, 22 + top_h};
+      CHECK(spread(im, code) > 10);
+      // The CUDA pane (upper part) alone reaches column 80 on at least 100 pixel rows.
+      CHECK(count_color(im, Box{0, 22, im.w, 22 + top_h / 2}, 58, 92, 150) > 100);
+      if (shot != "code-sass")  // PTX and schedule panes too
+        CHECK(count_color(im, code, 58, 92, 150) > 150);
+    }
+  }
 }

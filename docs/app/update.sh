@@ -35,4 +35,7 @@ schedulers sm0-schedulers
 edit-error edit-error
 steps step-claims
 buffers buffers
+code code-ptx
+ab-flow ab-flow
+sweep-sectors sweep-sectors
 LIST

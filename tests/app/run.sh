@@ -11,8 +11,11 @@ ROOT="$(cd "$(dirname "$0")/../.." && pwd)"
 if [ ! -x "$BUILD/warplab-app" ]; then echo "skipped: warplab-app was not built"; exit 0; fi
 if ! command -v xvfb-run >/dev/null; then echo "skipped: no xvfb-run (apt-get install xvfb)"; exit 0; fi
 OUT="$BUILD/app-shots"
-rm -rf "$OUT" && mkdir -p "$OUT/shots"
-# The script's paths are relative: run it from $OUT.
+rm -rf "$OUT" && mkdir -p "$OUT/shots" "$OUT/1280x800/shots"
+# The script's paths are relative: run it from $OUT (1600x1000) and $OUT/1280x800.
 (cd "$OUT" && xvfb-run -a -s "-screen 0 1600x1000x24" "$BUILD/warplab-app" \
    --lessons "$ROOT/lessons" --script "$ROOT/tests/app/visit.txt" --frame-stats --verify-damage) || exit 1
-WARPLAB_APP_SHOTS="$OUT/shots" "$BUILD/test_7xx" -tc='710*'
+(cd "$OUT/1280x800" && xvfb-run -a -s "-screen 0 1600x1000x24" "$BUILD/warplab-app" --size 1280x800 \
+   --lessons "$ROOT/lessons" --script "$ROOT/tests/app/visit.txt" --frame-stats) || exit 1
+WARPLAB_APP_SHOTS="$OUT/shots" WARPLAB_APP_SHOTS_ALL="$OUT/shots:$OUT/1280x800/shots" \
+  "$BUILD/test_7xx" -tc='710*'

@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <filesystem>
 
+#include "gpu/driver_api.h"
 #include "lab/lesson_page.h"
 
 namespace warplab::app {
@@ -11,6 +13,10 @@ namespace warplab::app {
 void AppState::select_lesson(int i) {
   if (i < 0 || i >= static_cast<int>(lessons.size())) return;
   lesson = i;
+  // Nothing picked in one lesson stays picked in the next (its lines mean other code there).
+  pick_src_line = pick_ptx_line = 0;
+  marked_ptx.clear();
+  selected_access.reset();
   steps.reset();
   steps_error.clear();
   step = -1;
@@ -25,6 +31,22 @@ void AppState::select_lesson(int i) {
     else
       steps_error = l.error().to_string();
   }
+  step_titles.clear();
+  if (steps)
+    for (const lab::LessonStep& st : steps->steps) {
+      std::string title;
+      if (!st.page.empty()) title = parse_markdown(read_file_text(st.page)).title;
+      // "2. Memory coalescing" -> "Memory coalescing": the list numbers the steps itself.
+      const size_t dot = title.find(". ");
+      if (dot != std::string::npos && dot > 0 &&
+          title.find_first_not_of("0123456789") == dot)
+        title = title.substr(dot + 2);
+      if (!st.experiment.empty()) {
+        std::string stem = std::filesystem::path(st.experiment).stem().string();
+        title += (title.empty() ? "" : ": ") + stem;
+      }
+      step_titles.push_back(title.empty() ? "step" : title);
+    }
   experiments.clear();
   source_file.clear();
   experiment = -1;
@@ -47,6 +69,63 @@ void AppState::select_lesson(int i) {
     }
   select_experiment(first);
   select_page(0);
+}
+
+void AppState::probe_gpu() {
+  if (gpu::probe_library("libcuda.so.1")) return;
+  gpu_absent = "no NVIDIA driver on this machine (libcuda.so.1 is not installed): the simulator "
+               "runs alone";
+  settings.use_gpu = false;
+}
+
+void AppState::mark_lines(int src_line, int ptx_line) {
+  pick_src_line = src_line;
+  pick_ptx_line = ptx_line;
+  marked_ptx.clear();
+  if (run && src_line > 0 && ptx_line == 0) {
+    for (const auto& [p, l] : run->ptx_to_src)
+      if (l == src_line) marked_ptx.push_back(p);
+  } else if (ptx_line > 0) {
+    marked_ptx.push_back(ptx_line);
+  }
+  code_scroll = true;
+  // The first access of those lines on the traced SM: the memory view shows it.
+  const timing::Trace* t = trace();
+  if (!t || marked_ptx.empty()) return;
+  std::optional<uint32_t> first;
+  for (uint32_t k = 0; k < t->accesses.size(); ++k) {
+    const timing::AccessRecord& a = t->accesses[k];
+    if (!std::binary_search(marked_ptx.begin(), marked_ptx.end(), a.ptx_line)) continue;
+    if (!first || a.issue < t->accesses[*first].issue) first = k;
+  }
+  if (!first) return;
+  selected_access = first;
+  selected_row = index.row_of(t->accesses[*first].sm, t->accesses[*first].slot);
+  cursor = double(t->accesses[*first].issue) + 1;
+  playing = false;
+}
+
+const timing::Trace* AppState::pinned_trace() const {
+  if (!pinned || pinned->launches.empty() || !pinned->launches[0].timing) return nullptr;
+  return &pinned->launches[0].timing->trace;
+}
+
+void AppState::refresh_ab() {
+  bool changed = false;
+  if (pinned != figures_pinned_for) {
+    figures_pinned_for = pinned;
+    pinned_figures = pinned ? run_figures(*pinned) : RunFigures{};
+    pinned_flow = pinned_trace() ? build_flow_index(*pinned_trace()) : FlowIndex{};
+    changed = true;
+  }
+  if (run != figures_run_for) {
+    figures_run_for = run;
+    run_figures_now = run ? run_figures(*run) : RunFigures{};
+    changed = true;
+  }
+  if (changed)
+    ab_line = pinned && run && pinned != run ? difference_line(pinned_figures, run_figures_now)
+                                             : std::string();
 }
 
 std::string AppState::experiment_path() const {
@@ -184,6 +263,7 @@ void AppState::check_step() {
 }
 
 void AppState::poll_worker() {
+  refresh_ab();
   if (step_checking >= 0 && step_future.valid() &&
       step_future.wait_for(std::chrono::seconds(0)) == std::future_status::ready) {
     StepCheck done = step_future.get();
@@ -218,6 +298,12 @@ void AppState::open_run(std::shared_ptr<const RunSnapshot> r) {
   if (!r || r == run) return;
   if (!shelf.put(std::move(r))) return;
   run = shelf.shown();
+  // The sliders follow the run opened (a sweep point): its parameter values become the current
+  // ones, so Run repeats it and the page's numbers match it.
+  if (experiment >= 0 && experiment < static_cast<int>(experiments.size()) &&
+      experiments[experiment].exp && same_file(run->experiment_path, experiment_path()))
+    for (const auto& [name, value] : run->params)
+      (void)lab::set_param(*experiments[experiment].exp, name + "=" + value);
   select_launch(0);
 }
 

@@ -14,6 +14,8 @@
 #include <vector>
 
 #include "lab/experiment.h"
+#include "ui/app/model/code_profile.h"
+#include "ui/app/model/gpu_line_stalls.h"
 #include "ui/app/model/gpu_waves.h"
 #include "ui/app/model/kernel_edit.h"
 #include "ui/app/model/lesson_catalog.h"
@@ -21,6 +23,7 @@
 #include "ui/app/model/markdown_doc.h"
 #include "ui/app/model/memory_flow.h"
 #include "ui/app/model/reference_curve.h"
+#include "ui/app/model/run_compare.h"
 #include "ui/app/model/run_shelf.h"
 #include "ui/app/model/run_snapshot.h"
 #include "ui/app/model/run_worker.h"
@@ -63,6 +66,10 @@ struct AppState {
     bool cold_l2 = true;
   } settings;
   std::vector<std::string> presets;  // names found in the presets directory
+  // Why no real GPU can run here, in one line ("" when the driver library opens): probed once at
+  // start; "real GPU" starts unticked and disabled with this as its reason.
+  std::string gpu_absent;
+  void probe_gpu();
   RunWorker worker;
   uint64_t seen_generation = 0;
   // The run on screen (immutable): always the selected experiment's latest run, or none. Runs are
@@ -109,6 +116,34 @@ struct AppState {
   int focus_ptx_line = 0;                   // the instruction under the cursor/hover (0 = none)
   int pick_src_line = 0;  // CUDA line clicked in the source view (its PTX is listed beside it)
   int pick_ptx_line = 0;  // PTX line clicked: its issues are marked on the timeline
+  // The code view (source_panel.cpp): full width when wanted (the lesson list and the experiment
+  // panel give way), the pane beside the CUDA (0 PTX, 1 the model's schedule, 2 SASS), the PTX
+  // lines whose issues the timeline marks (sorted; a clicked CUDA line marks all of its PTX), and
+  // the per-line profile of the run shown, computed once per run.
+  bool code_wide = true;
+  bool code_tab_open = false;  // the code tab was drawn last frame (the layout widens it)
+  int code_right = 0;
+  std::vector<int32_t> marked_ptx;
+  bool code_scroll = false;  // scroll the panes to the picked line once
+  std::shared_ptr<const RunSnapshot> code_profile_run;
+  CodeProfile code_prof;
+  GpuLineStalls gpu_stalls;  // the H100's per-line stall samples for that run (committed data)
+  // Marks PTX lines (a CUDA line's, or one) on the timeline and selects the first access of them
+  // on the traced SM in the memory view, the cursor at its issue.
+  void mark_lines(int src_line, int ptx_line);
+  // A/B (run_compare.h): the pinned run, compared with the one shown in the views, and its
+  // figures (computed when pinned / when the shown run changes).
+  std::shared_ptr<const RunSnapshot> pinned;
+  std::shared_ptr<const RunSnapshot> figures_pinned_for, figures_run_for;
+  RunFigures pinned_figures, run_figures_now;
+  FlowIndex pinned_flow;  // the pinned run's first launch on the memory links
+  std::string ab_line;    // difference_line(pinned, shown); "" without both
+  // Recomputes the A/B figures when the pinned or the shown run changed (poll_worker calls it).
+  void refresh_ab();
+  const timing::Trace* pinned_trace() const;
+  // The sweep chart: its metric (sweep.h SweepMetric) and "relative to the first point".
+  int sweep_metric = 0;
+  bool sweep_relative = false;
   int center_tab = 0;  // 0 = page, 1 = kernel source, 2 = the step's questions (request to switch)
   struct BufferViewState {
     int selected = 0;  // index into run->buffers
@@ -137,6 +172,7 @@ struct AppState {
   std::optional<lab::Lesson> steps;
   std::string steps_error;  // lesson.toml did not load
   int step = -1;            // the selected step
+  std::vector<std::string> step_titles;  // per step: its page's heading and experiment's name
   std::map<int, StepCheck> step_checks;
   std::future<StepCheck> step_future;  // a check in progress (step_checking)
   int step_checking = -1, step_checking_lesson = -1;

@@ -222,7 +222,8 @@ void launch_summary(AppState& s, const RunSnapshot& run, int li) {
         fmt("%.0f%%", 100 * t.occupancy.theoretical) + " (" + t.occupancy.limiter + ")", "");
     row("occupancy (achieved)", fmt("%.0f%%", 100 * t.achieved_occupancy),
         gpu_cell(gocc, "%.0f%%"));
-    row("waves", fmt("%.2f", t.waves), "");
+    // Under one wave, two significant digits (8 blocks on 132 SMs are 0.0076 of a wave, not 0.00).
+    row("waves", t.waves < 1 ? fmt("%.2g (under one wave)", t.waves) : fmt("%.2f", t.waves), "");
     row("registers / thread", t.registers_per_thread ? std::to_string(t.registers_per_thread) : "?",
         "", "from nvJitLink when available; 32 assumed otherwise");
     row("warp instructions", lab::group_thousands(t.stats.warp_instructions),
@@ -319,17 +320,46 @@ const ReferenceResult& reference_for(AppState& s, const SweepSnapshot& sw) {
   return s.reference.result;
 }
 
-// The sweep as curves: time per launch against the first swept parameter, the simulator and the
-// real GPU (when it ran) as two series per launch; a click on a point opens its run.
+// The sweep as curves of the chosen metric (time, sectors/request, useful GB/s, occupancy)
+// against the first swept parameter, the simulator and the real GPU (when it ran) per launch,
+// optionally relative to the first point; ticks at the swept values, the open point ringed (the
+// sliders follow it), sim/H100 on hover; a click on a point opens its run.
 void draw_sweep_chart(AppState& s, const SweepSnapshot& sw) {
-  const auto curves = sweep_curves(sw);
   if (sw.axes.empty()) return;
+  const auto metric = static_cast<SweepMetric>(std::clamp(s.sweep_metric, 0, kSweepMetrics - 1));
+  ImGui::SetNextItemWidth(150);
+  if (ImGui::BeginCombo("##sweep metric", sweep_metric_label(metric))) {
+    for (int m = 0; m < kSweepMetrics; ++m)
+      if (ImGui::Selectable(sweep_metric_label(static_cast<SweepMetric>(m)), m == s.sweep_metric))
+        s.sweep_metric = m;
+    ImGui::EndCombo();
+  }
+  ImGui::SameLine();
+  ImGui::Checkbox("relative to the first point", &s.sweep_relative);
+  const auto curves = sweep_curves(sw, metric);
   static const ImU32 kSim[] = {IM_COL32(96, 200, 120, 255), IM_COL32(110, 170, 240, 255),
                                IM_COL32(230, 180, 90, 255)};
   static const ImU32 kGpu[] = {IM_COL32(240, 110, 90, 255), IM_COL32(200, 120, 230, 255),
                                IM_COL32(240, 220, 120, 255)};
   static const ImU32 kRef[] = {IM_COL32(235, 235, 235, 255), IM_COL32(170, 190, 210, 255),
                                IM_COL32(210, 190, 160, 255)};
+  // Times of a microsecond scale read as us; from a millisecond on, as ms (not "1K us").
+  double scale = 1;
+  std::string unit = sweep_metric_unit(metric);
+  if (metric == SweepMetric::Time && !s.sweep_relative) {
+    double top = 0;
+    for (const SweepCurve& c : curves)
+      for (double y : c.y) top = std::max(top, y);
+    if (top >= 1000) {
+      scale = 1e-3;
+      unit = "ms";
+    }
+  }
+  auto shape = [&](std::vector<double> y) {
+    const double first = y.empty() || y.front() == 0 ? 1 : y.front();
+    for (double& v : y) v = s.sweep_relative ? v / first : v * scale;
+    return y;
+  };
   std::vector<PlotSeries> series;
   std::vector<const SweepCurve*> of;
   double lo = 0, hi = 0;
@@ -338,7 +368,7 @@ void draw_sweep_chart(AppState& s, const SweepSnapshot& sw) {
     p.name = c.name;
     p.color = c.gpu ? kGpu[c.launch % 3] : kSim[c.launch % 3];
     p.x = c.x;
-    p.y = c.y;
+    p.y = shape(c.y);
     p.markers = true;
     for (double x : c.x) {
       lo = lo == 0 ? x : std::min(lo, x);
@@ -347,29 +377,62 @@ void draw_sweep_chart(AppState& s, const SweepSnapshot& sw) {
     series.push_back(std::move(p));
     of.push_back(&c);
   }
-  // The measured reference (the H100's, from validation/data): a series per launch it timed.
+  // The measured reference (the H100's, from validation/data): times, so only with time.
   const ReferenceResult& ref = reference_for(s, sw);
-  for (const ReferenceCurve& c : ref.curves) {
-    PlotSeries p;
-    p.name = c.name;
-    p.color = kRef[c.launch % 3];
-    p.x = c.x;
-    p.y = c.y;
-    p.y_lo = c.y_min;  // the fastest and slowest of the timed launches
-    p.y_hi = c.y_max;
-    p.markers = true;
-    for (double x : c.x) {
-      lo = lo == 0 ? x : std::min(lo, x);
-      hi = std::max(hi, x);
+  if (metric == SweepMetric::Time)
+    for (const ReferenceCurve& c : ref.curves) {
+      PlotSeries p;
+      p.name = c.name;
+      p.color = kRef[c.launch % 3];
+      p.x = c.x;
+      const double first = c.y.empty() || c.y.front() == 0 ? 1 : c.y.front();
+      p.y = shape(c.y);
+      for (double v : c.y_min) p.y_lo.push_back(s.sweep_relative ? v / first : v * scale);
+      for (double v : c.y_max) p.y_hi.push_back(s.sweep_relative ? v / first : v * scale);
+      p.markers = true;
+      for (double x : c.x) {
+        lo = lo == 0 ? x : std::min(lo, x);
+        hi = std::max(hi, x);
+      }
+      series.push_back(std::move(p));
     }
-    series.push_back(std::move(p));
-  }
   PlotSpec spec;
-  spec.title = "time vs " + sw.axes.front() + (sw.done ? "" : " (running)") +
-               (sw.cancelled ? " (cancelled)" : "");
+  // The title states what was held fixed (N, block ...): the first point's other parameters.
+  std::string fixed;
+  if (!sw.points.empty() && sw.points.front().run)
+    for (const auto& [name, value] : sw.points.front().run->params)
+      if (std::find(sw.axes.begin(), sw.axes.end(), name) == sw.axes.end())
+        fixed += (fixed.empty() ? "" : ", ") + name + "=" + value;
+  spec.title = std::string(sweep_metric_label(metric)) + (s.sweep_relative ? " (x first)" : "") +
+               " vs " + sw.axes.front() + (fixed.empty() ? "" : " (" + fixed + ")") +
+               (sw.done ? "" : " (running)") + (sw.cancelled ? " (cancelled)" : "");
   spec.x_unit = "";
-  spec.y_unit = "us";
+  spec.y_unit = s.sweep_relative ? "x" : unit;
   spec.log_x = lo > 0 && hi / lo >= 8;
+  for (const SweepPoint& p : sw.points) spec.x_ticks_at.push_back(p.x);
+  std::sort(spec.x_ticks_at.begin(), spec.x_ticks_at.end());
+  spec.x_ticks_at.erase(std::unique(spec.x_ticks_at.begin(), spec.x_ticks_at.end()),
+                        spec.x_ticks_at.end());
+  for (const SweepPoint& p : sw.points)
+    if (p.run && p.run == s.run) spec.x_highlight = p.x;
+  // sim / H100 at the hovered x, per launch with both.
+  if (metric == SweepMetric::Time && !ref.curves.empty())
+    spec.hover_note = [&curves, &ref](double x) {
+      std::string out;
+      for (const ReferenceCurve& r : ref.curves)
+        for (const SweepCurve& c : curves) {
+          if (c.gpu || c.launch != r.launch) continue;
+          for (size_t i = 0; i < c.x.size(); ++i)
+            for (size_t j = 0; j < r.x.size(); ++j)
+              if (c.x[i] == x && r.x[j] == x && r.y[j] > 0) {
+                char b[96];
+                std::snprintf(b, sizeof b, "%ssim / H100 = %.2f", out.empty() ? "" : "\n",
+                              c.y[i] / r.y[j]);
+                out += b;
+              }
+        }
+      return out;
+    };
   double ylo = 0, yhi = 0;
   for (const auto& p : series)
     for (double y : p.y) {
@@ -382,7 +445,9 @@ void draw_sweep_chart(AppState& s, const SweepSnapshot& sw) {
                         sw.points.size(), sw.total);
     return;
   }
-  const int clicked = draw_plot("sweep", spec, series, ImVec2(0, 170));
+  // As tall as the panel has room for (its axis above the fold at 1280x800), 120 to 170 px.
+  const float chart_h = std::clamp(ImGui::GetContentRegionAvail().y - 4, 120.0f, 170.0f);
+  const int clicked = draw_plot("sweep", spec, series, ImVec2(0, chart_h));
   if (clicked >= 0 && !of.empty() && clicked < static_cast<int>(of[0]->point.size()))
     s.open_run(sw.points[of[0]->point[clicked]].run);
   ImGui::TextDisabled(
@@ -403,6 +468,31 @@ void draw_sweep_chart(AppState& s, const SweepSnapshot& sw) {
     ImGui::TextWrapped("%s", ref.note.c_str());
     ImGui::PopStyleColor();
   }
+}
+
+// A/B: pin the run shown as A; any later run shown is B, and one line says how they differ
+// (ui/app/model/run_compare.h); the memory flow shows A's link use beside B's.
+void draw_ab_strip(AppState& s) {
+  ImGui::SameLine();
+  if (s.pinned && s.pinned == s.run) {
+    if (ImGui::SmallButton("Unpin A")) s.pinned.reset();
+    ImGui::SameLine();
+    ImGui::TextDisabled("pinned as A: open or run another to compare");
+    return;
+  }
+  if (ImGui::SmallButton(s.pinned ? "Pin this as A" : "Pin as A (compare)")) s.pinned = s.run;
+  if (!s.pinned) return;
+  ImGui::SameLine();
+  if (ImGui::SmallButton("Unpin")) {
+    s.pinned.reset();
+    return;
+  }
+  std::string a;
+  for (const auto& [k, v] : s.pinned->params) a += (a.empty() ? "" : " ") + k + "=" + v;
+  ImGui::TextDisabled("A: %s  ->  B: the run shown", a.c_str());
+  if (!s.ab_line.empty())
+    ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(color::kCursor), "A -> B: %s",
+                       s.ab_line.c_str());
 }
 
 // The run settings: preset, real GPU, L2 convention. What the shown run used is printed with it.
@@ -426,8 +516,12 @@ void draw_settings(AppState& s) {
   }
   help_marker("The timing model's GPU preset (configs/NAME.toml; `warplab configs show NAME`).");
   ImGui::SameLine();
+  ImGui::BeginDisabled(!s.gpu_absent.empty());
   ImGui::Checkbox("real GPU", &s.settings.use_gpu);
-  help_marker("Also run the same PTX on a real NVIDIA GPU when one opens (backend both).");
+  ImGui::EndDisabled();
+  help_marker(s.gpu_absent.empty()
+                  ? "Also run the same PTX on a real NVIDIA GPU when one opens (backend both)."
+                  : s.gpu_absent.c_str());
   ImGui::SameLine();
   int l2 = s.settings.cold_l2 ? 1 : 0;
   ImGui::RadioButton("L2 warm", &l2, 0);
@@ -451,12 +545,14 @@ void draw_group_totals(const RunSnapshot& run) {
   ImGui::TextUnformatted("Compare");
   help_marker(
       "Launches of one group are summed: each launch pays its own launch overhead and moves its "
-      "own data through DRAM, which is what fusing kernels saves. Times are what CUDA events "
+      "own data through DRAM, which is what fusing kernels saves. Read: bytes from DRAM; written: "
+      "bytes stored to the L2 (on their way to DRAM; the model's L2 keeps them until evicted). "
+      "Times are what CUDA events "
       "would measure per launch (the model adds its launch overhead to each).");
   const ImGuiTableFlags flags =
       ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_SizingStretchProp;
   if (!ImGui::BeginTable("groups", 7, flags)) return;
-  for (const char* h : {"group", "launches", "sim time", "GPU time", "sim DRAM bytes",
+  for (const char* h : {"group", "launches", "sim time", "GPU time", "sim read / written",
                         "sim warp inst", "time vs last (sim / GPU)"})
     ImGui::TableSetupColumn(h);
   ImGui::TableHeadersRow();
@@ -472,7 +568,8 @@ void draw_group_totals(const RunSnapshot& run) {
     ImGui::TableNextColumn();
     ImGui::TextUnformatted(g.gpu_time_us ? format_si(*g.gpu_time_us * 1e-6, "s").c_str() : "-");
     ImGui::TableNextColumn();
-    ImGui::TextUnformatted(format_si(g.sim_dram_bytes, "B").c_str());
+    ImGui::Text("%s / %s", format_si(g.sim_read_bytes, "B").c_str(),
+                format_si(g.sim_written_bytes, "B").c_str());
     ImGui::TableNextColumn();
     ImGui::TextUnformatted(format_si(g.sim_warp_instructions, "").c_str());
     ImGui::TableNextColumn();
@@ -594,9 +691,12 @@ void draw_experiment_panel(AppState& s) {
   ImGui::SameLine();
   ImGui::TextDisabled("%s  (%s, L2 %s)", params.c_str(), run.config.c_str(),
                       run.cold_l2 ? "cold" : "warm");
+  draw_ab_strip(s);
   ImGui::PushStyleColor(ImGuiCol_Text, color::kDim);
   if (!run.gpu_device.empty())
     ImGui::TextWrapped("real GPU: %s (backend %s)", run.gpu_device.c_str(), run.backend.c_str());
+  else if (run.ok() && !s.gpu_absent.empty())
+    ImGui::TextWrapped("simulator only: %s", s.gpu_absent.c_str());
   else if (run.ok())
     ImGui::TextWrapped("real GPU column empty (simulator only): %s", run.gpu_note.c_str());
   ImGui::PopStyleColor();

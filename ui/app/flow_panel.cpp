@@ -6,8 +6,10 @@
 // which says what the trace records and what this view simplifies.
 #include <algorithm>
 #include <cstdio>
+#include <optional>
 
 #include "ui/app/app_state.h"
+#include "ui/app/model/run_compare.h"
 #include "ui/app/style.h"
 
 namespace warplab::app {
@@ -15,6 +17,40 @@ namespace warplab::app {
 namespace {
 
 const char* kStageNames[] = {"lanes", "L1", "L2", "DRAM"};
+
+std::string bytes_text(double b) {
+  char t[32];
+  if (b >= 1e6)
+    std::snprintf(t, sizeof t, "%.1f MB", b / 1e6);
+  else if (b >= 1e3)
+    std::snprintf(t, sizeof t, "%.1f KB", b / 1e3);
+  else
+    std::snprintf(t, sizeof t, "%.0f B", b);
+  return t;
+}
+
+// The dots' colours, always on screen.
+void draw_flow_legend() {
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  const float h = ImGui::GetTextLineHeight();
+  auto item = [&](ImU32 c, bool hollow, const char* name) {
+    const ImVec2 p = ImGui::GetCursorScreenPos();
+    const ImVec2 at(p.x + 5, p.y + h / 2);
+    if (hollow)
+      dl->AddCircle(at, 4, c, 8, 1.0f);
+    else
+      dl->AddCircleFilled(at, 4, c, 8);
+    ImGui::Dummy(ImVec2(12, h));
+    ImGui::SameLine(0, 2);
+    ImGui::TextUnformatted(name);
+    ImGui::SameLine(0, 12);
+  };
+  item(color::kHit, false, "L1 hits only");
+  item(color::kL2, false, "deepest sector from the L2");
+  item(color::kDram, false, "from DRAM");
+  item(color::kDim, true, "store/atomic");
+  ImGui::NewLine();
+}
 
 // A dot's x, in units of links from the lanes box (0) to the DRAM box (3).
 double item_position(const FlowItem& it) {
@@ -105,13 +141,19 @@ void draw_flow_panel(AppState& s) {
       "counts bytes as the simulated DRAM "
       "buses moved them.");
 
-  // 1. The path: four boxes and three links, with the accesses in flight as dots.
+  draw_flow_legend();
+  // 1. The path: the lanes, the coalescer, then three links to the L1, L2 and DRAM, with the
+  //    accesses in flight as dots.
   ImDrawList* dl = ImGui::GetWindowDrawList();
   const ImVec2 p0 = ImGui::GetCursorScreenPos();
   const float width = std::max(300.0f, ImGui::GetContentRegionAvail().x);
   const float box_w = 58, h = std::clamp(ImGui::GetContentRegionAvail().y * 0.3f, 46.0f, 74.0f);
-  const float link_w = (width - 4 * box_w) / 3;
-  auto box_x = [&](int i) { return p0.x + i * (box_w + link_w); };
+  // lanes and the coalescer side by side, then the three links to the L1, L2 and DRAM.
+  const float coal_w = 78, gap = 6;
+  const float link_w = (width - 4 * box_w - coal_w - gap) / 3;
+  auto box_x = [&](int i) {  // lanes, L1, L2, DRAM
+    return i == 0 ? p0.x : p0.x + box_w + gap + coal_w + (i - 1) * box_w + i * link_w;
+  };
   auto x_of = [&](double pos) {  // pos in links: box i's right edge .. box i+1's left edge
     const int i = std::clamp(static_cast<int>(pos), 0, 2);
     const double f = pos - i;
@@ -123,6 +165,22 @@ void draw_flow_panel(AppState& s) {
     dl->AddRect(a, b, IM_COL32(90, 96, 108, 255));
     const ImVec2 ts = ImGui::CalcTextSize(kStageNames[i]);
     dl->AddText(ImVec2(a.x + (box_w - ts.x) / 2, a.y + 4), color::kText, kStageNames[i]);
+  }
+  {  // the coalescer: a warp's 32 addresses become sectors (requests -> sectors over the window)
+    const ImVec2 a(p0.x + box_w + gap, p0.y + 8), b(a.x + coal_w, p0.y + h - 8);
+    dl->AddRectFilled(a, b, IM_COL32(40, 44, 52, 255));
+    dl->AddRect(a, b, IM_COL32(90, 96, 108, 255));
+    dl->AddText(ImVec2(a.x + 4, a.y + 4), color::kText, "coalescer");
+    char t[40];
+    if (r.requests > 0)
+      std::snprintf(t, sizeof t, "%.1f sect/req",
+                    r.moved_bytes / double(FlowIndex::kSectorBytes) / r.requests);
+    else
+      std::snprintf(t, sizeof t, "idle");
+    const float fs = s.fonts.small ? s.fonts.small->FontSize : ImGui::GetFontSize();
+    dl->AddText(s.fonts.small, fs, ImVec2(a.x + 4, a.y + 6 + ImGui::GetFontSize()), color::kCursor,
+                t);
+    dl->AddLine(ImVec2(p0.x + box_w, p0.y + h / 2), ImVec2(a.x, p0.y + h / 2), color::kDim, 2);
   }
   if (h >= 60) {  // what the L1 box serves now, where the box has room under its name
     char b[32];
@@ -163,33 +221,92 @@ void draw_flow_panel(AppState& s) {
   // 2. Per link: queue occupancy now and delivered bandwidth over the window.
   const double mhz = t->clock_mhz;
   const uint64_t span = c - begin;
-  const char* link_names[] = {"lanes->L1", "L1<->L2", "L2<->DRAM"};
-  if (ImGui::BeginTable("links", 5, ImGuiTableFlags_SizingFixedFit | ImGuiTableFlags_RowBg)) {
+  const RunSnapshot* run = s.run.get();
+  const bool have_caps = run && run->links.tag_lines_per_cycle > 0;
+  const int sharing = active_sms(*t, begin, c);
+  const LinkUse use = have_caps ? link_use(r, run->links, sharing) : LinkUse{};
+  // A/B: the pinned run's use over the same window at the same relative position of its launch.
+  std::optional<LinkUse> use_a;
+  const timing::Trace* ta = s.pinned && s.pinned != s.run ? s.pinned_trace() : nullptr;
+  if (ta && have_caps && !s.pinned_flow.by_issue.empty() && s.flow.last_cycle > s.flow.first_cycle) {
+    const double f = std::clamp((cycle - double(s.flow.first_cycle)) /
+                                    double(s.flow.last_cycle - s.flow.first_cycle),
+                                0.0, 1.0);
+    const uint64_t ca = s.pinned_flow.first_cycle +
+                        uint64_t(f * double(s.pinned_flow.last_cycle - s.pinned_flow.first_cycle));
+    const uint64_t ba = ca > w ? ca - w : 0;
+    use_a = link_use(s.pinned_flow.rates(*ta, ba, ca), s.pinned->links, active_sms(*ta, ba, ca));
+  }
+  if (use_a) {
+    ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(color::kCursor), "A -> B: %s",
+                       s.ab_line.c_str());
+    help_marker(
+        "A is the pinned run, B the run shown. The A column is A's link use over the same "
+        "window length at the same relative position in its launch (the cursor's fraction of "
+        "B's memory traffic).");
+  }
+  if (ImGui::BeginTable("links", use_a ? 7 : 6, ImGuiTableFlags_SizingFixedFit | ImGuiTableFlags_RowBg)) {
     ImGui::TableSetupColumn("link");
-    ImGui::TableSetupColumn("in flight: acc / sectors");
-    ImGui::TableSetupColumn("delivered");
+    if (use_a) ImGui::TableSetupColumn("A busy");
+    ImGui::TableSetupColumn(use_a ? "B busy (of capacity)" : "busy (of capacity)");
     ImGui::TableSetupColumn("rate");
+    ImGui::TableSetupColumn("moved");
+    ImGui::TableSetupColumn("in flight: acc / sect");
     ImGui::TableSetupColumn("sectors in flight, whole launch", ImGuiTableColumnFlags_WidthStretch);
     ImGui::TableHeadersRow();
     for (int i = 0; i < kFlowLinks; ++i) {
       ImGui::TableNextRow();
+      if (have_caps && i == use.busiest && use.fraction[i] > 0)
+        ImGui::TableSetBgColor(ImGuiTableBgTarget_RowBg1, IM_COL32(110, 60, 30, 150));
       ImGui::TableNextColumn();
-      ImGui::TextUnformatted(link_names[i]);
+      ImGui::TextUnformatted(flow_link_name(i));
+      if (use_a) {
+        ImGui::TableNextColumn();
+        ImGui::TextDisabled("%3.0f%%", 100 * use_a->fraction[i]);
+      }
       ImGui::TableNextColumn();
-      ImGui::Text("%d / %d", st.accesses[i], st.sectors[i]);
-      ImGui::TableNextColumn();
-      ImGui::Text("%.0f B", r.bytes[i]);
+      if (have_caps) {  // a bar to 100% and the figure
+        const ImVec2 b = ImGui::GetCursorScreenPos();
+        const float bw = 50, bh = ImGui::GetTextLineHeight();
+        const float f = static_cast<float>(std::min(1.0, use.fraction[i]));
+        dl->AddRectFilled(ImVec2(b.x, b.y + 3), ImVec2(b.x + bw, b.y + bh - 3),
+                          IM_COL32(50, 54, 62, 255));
+        dl->AddRectFilled(ImVec2(b.x, b.y + 3), ImVec2(b.x + bw * f, b.y + bh - 3),
+                          use.fraction[i] >= 0.85 ? color::kFail : color::kAccent);
+        ImGui::Dummy(ImVec2(bw + 4, bh));
+        ImGui::SameLine(0, 0);
+        ImGui::Text("%3.0f%%", 100 * use.fraction[i]);
+        if (ImGui::IsItemHovered())
+          ImGui::SetTooltip("capacity: %s (%d SMs had blocks in the window)",
+                            run->links.basis[i].c_str(), sharing);
+      } else {
+        ImGui::TextDisabled("-");
+      }
       ImGui::TableNextColumn();
       ImGui::TextUnformatted(gbps_text(flow_gbps(r.bytes[i], span, mhz)).c_str());
+      ImGui::TableNextColumn();
+      ImGui::TextUnformatted(bytes_text(r.bytes[i]).c_str());
+      ImGui::TableNextColumn();
+      ImGui::Text("%d / %d", st.accesses[i], st.sectors[i]);
       ImGui::TableNextColumn();
       draw_queue_spark(s, i);
     }
     ImGui::EndTable();
   }
+  ImGui::PushTextWrapPos(0.0f);  // the busiest-link line wraps at the panel's edge
+  if (have_caps && use.fraction[use.busiest] > 0)
+    ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(use.fraction[use.busiest] >= 0.85
+                                                          ? color::kFail
+                                                          : color::kText),
+                       "busiest: %s at %.0f%% of its modelled capacity (%s)",
+                       flow_link_name(use.busiest), 100 * use.fraction[use.busiest],
+                       run->links.basis[use.busiest].c_str());
+  ImGui::PopTextWrapPos();
   // 3. Efficiency and the whole GPU's DRAM.
   if (r.moved_bytes > 0)
-    ImGui::Text("used %.0f%% of the bytes the L1 delivered (%.0f asked for by lanes, %.0f moved)",
-                100.0 * r.useful_bytes / r.moved_bytes, r.useful_bytes, r.moved_bytes);
+    ImGui::Text("lanes used %.0f%% of the bytes the L1 delivered (%s asked for, %s moved)",
+                100.0 * r.useful_bytes / r.moved_bytes, bytes_text(r.useful_bytes).c_str(),
+                bytes_text(r.moved_bytes).c_str());
   else
     ImGui::TextDisabled("no data of this SM moved in the window");
   const double peak = t->dram_peak_bytes_per_second / 1e9;

@@ -23,10 +23,9 @@ void draw_lesson_browser(AppState& s) {
     ImGui::Separator();
     for (int i = 0; i < static_cast<int>(s.steps->steps.size()); ++i) {
       const lab::LessonStep& st = s.steps->steps[size_t(i)];
+      // The page's title and the experiment's name, not their file names.
       std::string label = std::to_string(i + 1) + ". ";
-      label += st.page.empty() ? "" : file_name(st.page);
-      label += !st.page.empty() && !st.experiment.empty() ? " + " : "";
-      label += st.experiment.empty() ? "" : file_name(st.experiment);
+      label += size_t(i) < s.step_titles.size() ? s.step_titles[size_t(i)] : "";
       if (auto c = s.step_checks.find(i); c != s.step_checks.end() && c->second.error.empty()) {
         int held = 0, failed = 0;
         for (const StepCheck::Claim& v : c->second.claims)

@@ -126,24 +126,35 @@ void layout_and_draw(AppState& s, float w, float h) {
     top = ImGui::GetWindowSize().y;
     ImGui::EndMainMenuBar();
   }
-  const float left_w = 250, top_h = std::floor((h - top) * 0.47f), bottom_y = top + top_h;
-  const float page_w = std::floor((w - left_w) * 0.46f);
+  // The code view full width: it takes the lesson list's and the experiment's room, and more
+  // height (switching back to the page tab restores them).
+  const bool code_wide = s.code_wide && s.code_tab_open && s.center_tab != 0;
+  const float left_w = code_wide ? 0 : 250;
+  const float top_h = std::floor((h - top) * (code_wide ? 0.6f : 0.47f)), bottom_y = top + top_h;
+  const float page_w = code_wide ? w : std::floor((w - left_w) * 0.46f);
   const float tl_w = std::floor(w * 0.60f);
-  const float mem_h = std::floor((h - bottom_y) * 0.56f);
+  // Below 900 px the memory views (flow table, fan-out) get more of the lower right, the
+  // counters less: at 1280x800 the flow's busiest-link line stays above the fold.
+  const float mem_h = std::floor((h - bottom_y) * (h < 900 ? 0.66f : 0.56f));
   auto place = [&](float x, float y, float ww, float hh) {
     ImGui::SetNextWindowPos(ImVec2(x, y));
     ImGui::SetNextWindowSize(ImVec2(ww, hh));
   };
-  place(0, top, left_w, top_h);
-  if (ImGui::Begin("Lessons", nullptr, fixed | ImGuiWindowFlags_NoTitleBar)) draw_lesson_browser(s);
-  ImGui::End();
+  if (!code_wide) {
+    place(0, top, left_w, top_h);
+    if (ImGui::Begin("Lessons", nullptr, fixed | ImGuiWindowFlags_NoTitleBar))
+      draw_lesson_browser(s);
+    ImGui::End();
+  }
   place(left_w, top, page_w, top_h);
   if (ImGui::Begin("Page", nullptr, fixed | ImGuiWindowFlags_NoTitleBar)) draw_page_view(s);
   ImGui::End();
-  place(left_w + page_w, top, w - left_w - page_w, top_h);
-  if (ImGui::Begin("Experiment", nullptr, fixed | ImGuiWindowFlags_NoTitleBar))
-    draw_experiment_panel(s);
-  ImGui::End();
+  if (!code_wide) {
+    place(left_w + page_w, top, w - left_w - page_w, top_h);
+    if (ImGui::Begin("Experiment", nullptr, fixed | ImGuiWindowFlags_NoTitleBar))
+      draw_experiment_panel(s);
+    ImGui::End();
+  }
   place(0, bottom_y, tl_w, h - bottom_y);
   if (ImGui::Begin("Warp timeline", nullptr,
                    fixed | ImGuiWindowFlags_NoTitleBar | ImGuiWindowFlags_NoScrollbar |
@@ -260,6 +271,7 @@ int run_app(const Args& args) {
   {
     AppState s;  // destroyed (worker joined) before ImGui goes away
     s.fonts = load_fonts(io);
+    s.probe_gpu();
     apply_style();
     ImGui_ImplGlfw_InitForOpenGL(window, true);
     ImGui_ImplOpenGL3_Init("#version 130");

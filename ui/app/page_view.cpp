@@ -18,8 +18,9 @@ void draw_page_view(AppState& s) {
     ImGui::EndChild();
     ImGui::EndTabItem();
   }
-  if (ImGui::BeginTabItem("Kernel source", nullptr,
-                          want == 1 ? ImGuiTabItemFlags_SetSelected : 0)) {
+  s.code_tab_open = false;
+  if (ImGui::BeginTabItem("Code", nullptr, want == 1 ? ImGuiTabItemFlags_SetSelected : 0)) {
+    s.code_tab_open = true;
     draw_source_view(s);
     ImGui::EndTabItem();
   }

@@ -66,8 +66,23 @@ int draw_plot(const char* id, const PlotSpec& spec, const std::vector<PlotSeries
   }
   const AxisScale sx{xlo, xhi, spec.log_x}, sy{ylo, yhi, spec.log_y};
 
-  // 2. Frame: room on the left for y labels, below for x labels, above for the title/legend.
-  const float left = 64, bottom = lh + 4, top = lh + 2;
+  // 2. Frame: room on the left for y labels, below for x labels, above for the title and the
+  //    legend, which wraps onto as many lines as it needs (every series keeps its name).
+  const float left = 64, bottom = lh + 4;
+  std::vector<ImVec2> legend_at;
+  {
+    float lx = p0.x + left + ImGui::CalcTextSize(spec.title.c_str()).x + 16, ly = p0.y;
+    for (const auto& s : series) {
+      const float w = 24 + ImGui::CalcTextSize(s.name.c_str()).x;
+      if (lx + w > p0.x + size.x && lx > p0.x + left) {
+        lx = p0.x + left;
+        ly += lh;
+      }
+      legend_at.push_back(ImVec2(lx, ly));
+      lx += w;
+    }
+  }
+  const float top = (legend_at.empty() ? 0 : legend_at.back().y - p0.y) + lh + 2;
   const ImVec2 a(p0.x + left, p0.y + top), b(p0.x + size.x - 6, p0.y + size.y - bottom);
   if (b.x - a.x < 20 || b.y - a.y < 10) {
     ImGui::PopID();
@@ -76,12 +91,11 @@ int draw_plot(const char* id, const PlotSpec& spec, const std::vector<PlotSeries
   auto px = [&](double x) { return a.x + float(sx.to_unit(x)) * (b.x - a.x); };
   auto py = [&](double y) { return b.y - float(sy.to_unit(y)) * (b.y - a.y); };
   dl->AddText(ImVec2(a.x, p0.y), color::kText, spec.title.c_str());
-  // Legend after the title.
-  float lx = a.x + ImGui::CalcTextSize(spec.title.c_str()).x + 16;
-  for (const auto& s : series) {
-    dl->AddRectFilled(ImVec2(lx, p0.y + lh * 0.3f), ImVec2(lx + 10, p0.y + lh * 0.7f), s.color);
-    dl->AddText(ImVec2(lx + 14, p0.y), color::kDim, s.name.c_str());
-    lx += 24 + ImGui::CalcTextSize(s.name.c_str()).x;
+  for (size_t k = 0; k < series.size(); ++k) {
+    const ImVec2 l = legend_at[k];
+    dl->AddRectFilled(ImVec2(l.x, l.y + lh * 0.3f), ImVec2(l.x + 10, l.y + lh * 0.7f),
+                      series[k].color);
+    dl->AddText(ImVec2(l.x + 14, l.y), color::kDim, series[k].name.c_str());
   }
 
   // 3. Ticks and grid.
@@ -95,8 +109,18 @@ int draw_plot(const char* id, const PlotSpec& spec, const std::vector<PlotSeries
     dl->AddText(ImVec2(a.x - ts.x - 4, y - lh * 0.5f), color::kDim, t.label.c_str());
   }
   const int nx = std::max(2, int((b.x - a.x) / 110));
-  const auto xt =
-      spec.log_x ? log_ticks(xlo, xhi, spec.x_unit) : linear_ticks(xlo, xhi, nx, spec.x_unit);
+  auto xt = spec.log_x ? log_ticks(xlo, xhi, spec.x_unit) : linear_ticks(xlo, xhi, nx, spec.x_unit);
+  if (!spec.x_ticks_at.empty()) {  // the swept values, each labelled where labels do not collide
+    xt.clear();
+    float last_right = -1e9f;
+    for (double v : spec.x_ticks_at) {
+      const std::string label = format_si(v, spec.x_unit);
+      const float x = px(v), w = ImGui::CalcTextSize(label.c_str()).x;
+      if (x - w * 0.5f < last_right + 6) continue;
+      xt.push_back({v, label});
+      last_right = x + w * 0.5f;
+    }
+  }
   for (const auto& t : xt) {
     const float x = px(t.value);
     dl->AddLine(ImVec2(x, a.y), ImVec2(x, b.y), IM_COL32(255, 255, 255, 16));
@@ -131,6 +155,14 @@ int draw_plot(const char* id, const PlotSpec& spec, const std::vector<PlotSeries
       have = true;
     }
   }
+  if (spec.x_highlight) {
+    const float x = px(*spec.x_highlight);
+    dl->AddLine(ImVec2(x, a.y), ImVec2(x, b.y), IM_COL32(255, 214, 64, 90), 1.0f);
+    for (const auto& s : series)
+      for (size_t i = 0; i < s.x.size() && i < s.y.size(); ++i)
+        if (s.x[i] == *spec.x_highlight && (!spec.log_y || s.y[i] > 0))
+          dl->AddCircle(ImVec2(x, py(s.y[i])), 7.0f, color::kCursor, 12, 2.0f);
+  }
   if (spec.x_cursor) {
     const float x = px(*spec.x_cursor);
     if (x >= a.x && x <= b.x) dl->AddLine(ImVec2(x, a.y), ImVec2(x, b.y), color::kCursor);
@@ -163,6 +195,9 @@ int draw_plot(const char* id, const PlotSpec& spec, const std::vector<PlotSeries
                                      .c_str()
                                : "");
     }
+    if (spec.hover_note && i0 >= 0)
+      if (const std::string note = spec.hover_note(series[0].x[i0]); !note.empty())
+        ImGui::TextUnformatted(note.c_str());
     if (spec.y_limit)
       ImGui::TextDisabled("%s: %s", spec.y_limit_label.c_str(),
                           format_si(*spec.y_limit, spec.y_unit).c_str());

@@ -7,6 +7,7 @@
 
 #include <imgui.h>
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -32,6 +33,11 @@ struct PlotSpec {
   std::string y_limit_label;
   std::optional<double> x_cursor;  // the timeline cursor
   bool y_from_zero = true;         // linear y axis starts at 0
+  // Ticks at these x values (a sweep's swept values) instead of round numbers; empty: round.
+  std::vector<double> x_ticks_at;
+  std::optional<double> x_highlight;  // the points at this x are ringed (the open sweep point)
+  // An extra line for the hover read-out at x (the nearest point of series 0); "" for none.
+  std::function<std::string(double x)> hover_note;
 };
 
 // Draws the plot into a child region of `size`. Returns the index of the point of series 0 that

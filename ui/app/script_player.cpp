@@ -156,6 +156,37 @@ bool ScriptPlayer::before_frame(AppState& s) {
         shot_ = c.arg;
         settle_ = 3;  // ImGui lays out over a couple of frames
         return true;
+      case K::PickLine:
+        if (!s.run) return fail(c, "pick-line: no run shown");
+        s.center_tab = 1;
+        s.mark_lines(static_cast<int>(c.number), 0);
+        break;
+      case K::CodePane:
+        if (c.arg == "ptx")
+          s.code_right = 0;
+        else if (c.arg == "schedule")
+          s.code_right = 1;
+        else if (c.arg == "sass")
+          s.code_right = 2;
+        else
+          return fail(c, "code-pane: expected ptx, schedule or sass, not '" + c.arg + "'");
+        s.center_tab = 1;
+        break;
+      case K::Pin:
+        if (!s.run) return fail(c, "pin: no run shown");
+        s.pinned = s.run;
+        break;
+      case K::Unpin:
+        s.pinned.reset();
+        break;
+      case K::SweepMetric: {
+        const int m = sweep_metric_index(c.arg);
+        if (m < 0)
+          return fail(c, "sweep-metric: expected time, sectors, gbps or occupancy, not '" + c.arg +
+                             "'");
+        s.sweep_metric = m;
+        break;
+      }
       case K::Quit:
         ended_ = true;
         return false;

@@ -27,6 +27,8 @@ constexpr ImU32 kHit = IM_COL32(80, 190, 120, 255);
 constexpr ImU32 kL2 = IM_COL32(90, 150, 230, 255);
 constexpr ImU32 kDram = IM_COL32(230, 110, 80, 255);
 constexpr ImU32 kFail = IM_COL32(235, 90, 80, 255);
+// The code view's column-80 guide (tests/710 looks for this exact colour).
+constexpr ImU32 kColumnGuide = IM_COL32(58, 92, 150, 255);
 }  // namespace color
 
 ImU32 warp_state_color(timing::WarpState s);

@@ -200,7 +200,7 @@ void draw_timeline_panel(AppState& s) {
                         ImVec2(tx0 + std::max(b.x1, b.x0 + 1.0f), y + kRowH - 1), c);
     }
     // The PTX line picked in the source view: a mark at each of its issues on this row.
-    if (s.pick_ptx_line > 0) {
+    if (!s.marked_ptx.empty()) {
       auto it = std::partition_point(row.issues.begin(), row.issues.end(), [&](uint32_t i) {
         return static_cast<double>(t->issues[i].cycle) < s.view.first_cycle;
       });
@@ -208,7 +208,7 @@ void draw_timeline_panel(AppState& s) {
         const timing::IssueRecord& is = t->issues[*it];
         const double x = s.view.x_of(static_cast<double>(is.cycle));
         if (x > track_w) break;
-        if (is.ptx_line != s.pick_ptx_line) continue;
+        if (!std::binary_search(s.marked_ptx.begin(), s.marked_ptx.end(), is.ptx_line)) continue;
         dl->AddRectFilled(ImVec2(tx0 + float(x) - 1, y), ImVec2(tx0 + float(x) + 2, y + kRowH),
                           color::kCursor);
       }

@@ -32,6 +32,11 @@ Expected<std::vector<ScriptCommand>> parse_app_script(const std::string& text,
                                 {"cursor", K::Cursor, -1},
                                 {"view", K::View, 1},
                                 {"screenshot", K::Screenshot, 1},
+                                {"pick-line", K::PickLine, -1},
+                                {"code-pane", K::CodePane, 1},
+                                {"pin", K::Pin, 0},
+                                {"unpin", K::Unpin, 0},
+                                {"sweep-metric", K::SweepMetric, 1},
                                 {"quit", K::Quit, 0}};
   std::vector<ScriptCommand> out;
   std::istringstream in(text);

@@ -21,6 +21,11 @@
 //   view NAME             bring a view forward: page, source, timeline, buffers, gpu (whole GPU),
 //                         memory, lanes, flow (memory flow), banks (shared-memory banks), help
 //   screenshot OUT.png    write the window to a PNG
+//   pick-line N           click CUDA line N in the code view (its PTX marked on the timeline)
+//   code-pane NAME        the pane beside the CUDA: ptx, schedule or sass
+//   pin                   pin the run shown (A/B: the views compare it with the next run shown)
+//   unpin                 drop the pinned run
+//   sweep-metric NAME     the sweep chart's metric: time, sectors, gbps or occupancy
 //   quit                  exit (the end of the file quits too)
 // Blank lines and lines starting with '#' are ignored. Parsing is separate from running, so a
 // script with a typo fails before anything runs, naming FILE:LINE.
@@ -54,6 +59,11 @@ struct ScriptCommand {
     Cursor,
     View,
     Screenshot,
+    PickLine,
+    CodePane,
+    Pin,
+    Unpin,
+    SweepMetric,
     Quit
   };
   Kind kind = Kind::Quit;

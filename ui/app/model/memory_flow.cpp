@@ -20,7 +20,7 @@ FlowIndex::Sums quantities(const timing::AccessRecord& a) {
   const double all = double(a.sectors) * sb;
   return {all, double(load ? a.l1_miss_sectors : a.sectors) * sb,
           double(load ? a.dram_sectors : 0) * sb,
-          double(std::popcount(a.exec_mask)) * double(a.access_bytes), all};
+          double(std::popcount(a.exec_mask)) * double(a.access_bytes), all, double(a.lines), 1.0};
 }
 
 // Prefix sums of `values` in the order of `order`, one entry more than it.
@@ -171,6 +171,8 @@ FlowRates FlowIndex::rates(const timing::Trace& t, uint64_t begin, uint64_t end)
   for (int k = 0; k < kFlowLinks; ++k) r.bytes[k] = std::max(0.0, b[k] - a[k]);
   r.useful_bytes = std::max(0.0, b[kFlowLinks] - a[kFlowLinks]);
   r.moved_bytes = std::max(0.0, b[kFlowLinks + 1] - a[kFlowLinks + 1]);
+  r.tag_lines = std::max(0.0, b[kFlowLinks + 2] - a[kFlowLinks + 2]);
+  r.requests = std::max(0.0, b[kFlowLinks + 3] - a[kFlowLinks + 3]);
   // Whole GPU: counter samples cover [cycle - interval, cycle); those wholly inside the window.
   for (size_t i = 0; i < t.counters.size(); ++i) {
     const uint64_t c_end = t.counters[i].cycle;
@@ -182,6 +184,49 @@ FlowRates FlowIndex::rates(const timing::Trace& t, uint64_t begin, uint64_t end)
     }
   }
   return r;
+}
+
+LinkCapacities link_capacities(const timing::GpuConfig& c) {
+  LinkCapacities k;
+  k.sm_count = static_cast<int>(c.core.sm_count);
+  k.tag_lines_per_cycle = double(c.l1.tag_lookups_per_cycle);
+  k.bytes_per_cycle[0] = double(c.l1.tag_lookups_per_cycle * c.l1.line_bytes);
+  k.basis[0] = "the L1 tag stage: " + std::to_string(c.l1.tag_lookups_per_cycle) + " line of " +
+               std::to_string(c.l1.line_bytes) + " B per cycle per SM";
+  k.bytes_per_cycle[1] = double(c.l2.slices) * c.l2.sectors_per_cycle_per_slice *
+                         double(c.l1.sector_bytes);
+  k.basis[1] = "the L2: " + std::to_string(c.l2.slices) + " slices x 32 B per cycle, shared by "
+               "the SMs with blocks resident";
+  k.bytes_per_cycle[2] = c.peak_dram_bytes_per_cycle();
+  k.basis[2] = "DRAM peak, shared by the SMs with blocks resident";
+  return k;
+}
+
+int active_sms(const timing::Trace& t, uint64_t begin, uint64_t end) {
+  std::vector<bool> seen(static_cast<size_t>(std::max(0, t.sm_count)), false);
+  int n = 0;
+  for (const timing::BlockRecord& b : t.blocks)
+    if (b.begin < end && b.end > begin && b.sm >= 0 && b.sm < t.sm_count && !seen[b.sm]) {
+      seen[b.sm] = true;
+      ++n;
+    }
+  return n;
+}
+
+LinkUse link_use(const FlowRates& r, const LinkCapacities& c, int sms_sharing) {
+  LinkUse u;
+  const double cycles = double(r.end > r.begin ? r.end - r.begin : 0);
+  const double share = double(std::max(1, sms_sharing));
+  // lanes->L1 in tag-stage lines (its limit), the links below in bytes against the SM's share.
+  const double cap[kFlowLinks] = {cycles * c.tag_lines_per_cycle,
+                                  cycles * c.bytes_per_cycle[1] / share,
+                                  cycles * c.bytes_per_cycle[2] / share};
+  const double used[kFlowLinks] = {r.tag_lines, r.bytes[1], r.bytes[2]};
+  for (int k = 0; k < kFlowLinks; ++k) {
+    u.fraction[k] = cap[k] > 0 ? used[k] / cap[k] : 0;
+    if (u.fraction[k] > u.fraction[u.busiest]) u.busiest = k;
+  }
+  return u;
 }
 
 }  // namespace warplab::app

@@ -23,8 +23,10 @@
 
 #include <array>
 #include <cstdint>
+#include <string>
 #include <vector>
 
+#include "sim/timing/config.h"
 #include "sim/timing/trace.h"
 
 namespace warplab::app {
@@ -58,6 +60,8 @@ struct FlowRates {
   std::array<double, kFlowLinks> bytes{};  // moved on each link (sectors x 32, spread as above)
   double useful_bytes = 0;                 // what the lanes asked for (active lanes x access size)
   double moved_bytes = 0;                  // what the L1 handed over for them (sectors x 32)
+  double tag_lines = 0;                    // 128-byte lines looked up at the L1 tag stage
+  double requests = 0;                     // warp requests (after the coalescer: lines, sectors)
   // Whole GPU: DRAM bytes of the counter samples wholly inside the window, which cover
   // [gpu_begin, gpu_end) (0, 0: none does; the window is shorter than a sample).
   uint64_t gpu_dram_bytes = 0, gpu_begin = 0, gpu_end = 0;
@@ -71,7 +75,8 @@ double flow_gbps(double bytes, uint64_t cycles, double clock_mhz);
 // binary search each.
 struct FlowIndex {
   static constexpr uint64_t kSectorBytes = 32;        // every preset
-  static constexpr int kQuantities = kFlowLinks + 2;  // the links, useful bytes, moved bytes
+  // The links, useful bytes, moved bytes, L1 tag-stage lines, requests (accesses).
+  static constexpr int kQuantities = kFlowLinks + 4;
   std::vector<uint32_t> by_issue;                     // indices into Trace::accesses
   uint64_t longest = 0;                               // largest ready - issue
   uint64_t first_cycle = 0, last_cycle = 0;           // first issue, last data back
@@ -92,5 +97,31 @@ struct FlowIndex {
 };
 
 FlowIndex build_flow_index(const timing::Trace& t);
+
+// What each link can carry in the timing model, per SM cycle, with where that limit lives:
+// lanes->L1 is the L1 tag stage (tag_lookups_per_cycle lines of line_bytes per cycle per SM; a
+// warp request needs one lookup per 128-byte line it touches, so stride 32 needs 32 where stride 1
+// needs 1 per 128 bytes); L1<->L2 is the L2's slices x sectors_per_cycle_per_slice x 32 B and
+// L2<->DRAM the DRAM's peak, both for the whole GPU.
+struct LinkCapacities {
+  std::array<double, kFlowLinks> bytes_per_cycle{};  // lanes->L1: lookups x line bytes
+  std::array<std::string, kFlowLinks> basis;
+  double tag_lines_per_cycle = 0;  // the L1 tag stage's lookups per cycle per SM
+  int sm_count = 0;
+};
+LinkCapacities link_capacities(const timing::GpuConfig& config);
+
+// SMs with a block resident at some cycle of [begin, end): those sharing the L2 and DRAM.
+int active_sms(const timing::Trace& t, uint64_t begin, uint64_t end);
+
+// Each link's use over a window as a fraction of its modelled capacity: lanes->L1 as tag-stage
+// lines over the lookups the window allows; L1<->L2 and L2<->DRAM as bytes over the traced SM's
+// even share (capacity / sms_sharing) of the GPU-wide bandwidth, the SMs all running the same
+// kernel. `busiest`: the link with the largest fraction.
+struct LinkUse {
+  std::array<double, kFlowLinks> fraction{};
+  int busiest = 0;
+};
+LinkUse link_use(const FlowRates& r, const LinkCapacities& capacities, int sms_sharing);
 
 }  // namespace warplab::app

@@ -1,5 +1,6 @@
 #include "ui/app/model/run_snapshot.h"
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <sstream>
@@ -8,6 +9,7 @@
 #include "lab/elem_type.h"
 #include "lab/runner.h"
 #include "ui/app/model/lesson_catalog.h"
+#include "ui/app/model/memory_flow.h"
 #include "ui/app/model/run_estimate.h"
 
 namespace warplab::app {
@@ -185,6 +187,16 @@ RunSnapshot run_traced(const RunRequest& req) {
         if (in.user_loc.file == snap.source_file_index && in.user_loc.line > 0)
           snap.ptx_to_src[in.ptx_line] = in.user_loc.line;
       }
+    // The code view's schedule (the preset's [compiler] rule) and the SASS, where a toolkit is.
+    std::map<std::string, int> registers;
+    if (run.unit->resources)
+      for (const lab::KernelResources& k : run.unit->resources->kernels)
+        registers[k.kernel] = k.registers;
+    if (auto cfg = timing::load_config(snap.config)) {
+      snap.schedule = schedule_listing(*run.unit->program, *cfg, registers);
+      snap.links = link_capacities(*cfg);
+    }
+    snap.sass = sass_listing(run.unit->ptx);
   }
   for (const lab::LaunchRecord& rec : run.launches) {
     snap.launches.push_back(launch_view(rec));
@@ -223,8 +235,10 @@ std::vector<GroupTotals> group_totals(const RunSnapshot& run) {
     ++t.launches;
     if (l.timing) {
       t.sim_time_us += l.timing->time_us;
-      t.sim_dram_bytes +=
-          double(l.timing->memory.dram_bytes_read + l.timing->memory.dram_bytes_written);
+      const timing::MemoryTable& m = l.timing->memory;
+      t.sim_dram_bytes += double(m.dram_bytes_read + m.dram_bytes_written);
+      t.sim_read_bytes += double(m.dram_bytes_read);
+      t.sim_written_bytes += std::max(double(m.dram_bytes_written), double(m.l2_write_sectors) * 32);
       t.sim_warp_instructions += double(l.timing->stats.warp_instructions);
     }
     if (l.gpu && l.gpu->time_us)

@@ -8,6 +8,7 @@
 // in gpu_note. The snapshot only reshapes the runner's result for drawing.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -21,6 +22,8 @@
 #include "lab/metrics_json.h"
 #include "sim/func/launch.h"
 #include "sim/timing/gpu_model.h"
+#include "ui/app/model/code_listing.h"
+#include "ui/app/model/memory_flow.h"
 
 namespace warplab::app {
 
@@ -84,6 +87,12 @@ struct RunSnapshot {
   int32_t source_file_index = -1;           // its index in the PTX module's .file table
   std::map<int32_t, std::string> ptx_text;  // PTX line -> instruction as written
   std::map<int32_t, int32_t> ptx_to_src;    // PTX line -> line in source_path (kernel's own)
+  // The code view's derived listings (code_listing.h): the model's schedule and ptxas's SASS.
+  std::vector<ListingLine> schedule;
+  SassListing sass;
+  // The preset's per-SM capacities of the memory flow's links, bytes per SM cycle (the flow
+  // view's % busy; memory_flow.h link_capacities).
+  LinkCapacities links;
   double wall_s = 0;
   double threads = 0;  // over every launch (run_estimate.h), for estimating the next run
 
@@ -105,6 +114,10 @@ struct GroupTotals {
   int launches = 0;
   double sim_time_us = 0;     // sum of the model's launch times (overhead included)
   double sim_dram_bytes = 0;  // read + written
+  // What the kernels read from DRAM and wrote to memory: writes count the sectors stored to the
+  // L2 (the model's L2 keeps written data until evicted, so a short run writes little to DRAM
+  // itself; every written sector must reach DRAM eventually, which fusion saves).
+  double sim_read_bytes = 0, sim_written_bytes = 0;
   double sim_warp_instructions = 0;
   std::optional<double> gpu_time_us;  // sum of the GPU's medians, when it timed every launch
   std::optional<double> gpu_warp_instructions;  // when the GPU's counters were read for all

@@ -27,7 +27,10 @@ class RunWorker {
   // Runs every point of the request's [sweep], one after another; each finished point is
   // published at once (latest_sweep(), generation() changes). false when a run is in progress.
   bool start_sweep(RunRequest request);
-  // Stops a sweep after the point in progress (the simulator has no cancel point inside a run).
+  // Stops a sweep after the point in progress. A single run cannot be stopped yet: lab::Runner
+  // has no cancel point on main. Branch `parallel` adds RunOptions::cancel (a flag the timing
+  // loop polls); once it is merged, run_options() (run_snapshot.cpp) passes &cancel_ and the
+  // experiment panel's Cancel applies to single runs as well.
   void cancel() { cancel_.store(true, std::memory_order_release); }
   std::shared_ptr<const SweepSnapshot> latest_sweep() const;
   bool busy() const { return busy_.load(std::memory_order_acquire); }

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -42,9 +43,22 @@ struct SweepCurve {
   std::vector<int> point;  // index into SweepSnapshot::points for each (x, y)
 };
 
+// What the sweep chart plots per launch (the metric selector): the model's time (and the GPU's),
+// global sectors per request, useful GB/s (the bytes the lanes asked for over the launch time:
+// the traced SM's, scaled by all SMs' requests over its own) and achieved occupancy (the GPU's too
+// where its counters were read).
+enum class SweepMetric : int { Time = 0, SectorsPerRequest, UsefulGbps, Occupancy };
+inline constexpr int kSweepMetrics = 4;
+int sweep_metric_index(const std::string& name);  // "time", "sectors", "gbps", "occupancy"; -1
+const char* sweep_metric_label(SweepMetric m);    // "time", "sectors/request", ...
+const char* sweep_metric_unit(SweepMetric m);     // "us", "", "GB/s", "%"
+// One launch's figure (nullopt: the run lacks it).
+std::optional<double> launch_metric(const LaunchView& l, SweepMetric m, bool gpu);
+
 // Time per launch against the first swept parameter, for every launch index of the runs: one
 // curve for the simulator and one for the real GPU where it timed the launch. Points whose run
 // failed or lacks the launch are left out of that curve.
-std::vector<SweepCurve> sweep_curves(const SweepSnapshot& s);
+std::vector<SweepCurve> sweep_curves(const SweepSnapshot& s,
+                                     SweepMetric metric = SweepMetric::Time);
 
 }  // namespace warplab::app

@@ -1,0 +1,173 @@
+// The app's code view numbers (ui/app/model/code_profile.h), the memory flow's link use
+// (memory_flow.h link_use) and the A/B difference line (run_compare.h), on hand-built inputs
+// whose answers are worked out here.
+#include <doctest/doctest.h>
+
+#include "ui/app/model/code_profile.h"
+#include "ui/app/model/memory_flow.h"
+#include "ui/app/model/run_compare.h"
+
+using namespace warplab;
+using namespace warplab::app;
+
+TEST_CASE("718 link use: each link against its modelled capacity, the busiest named") {
+  LinkCapacities caps;
+  caps.tag_lines_per_cycle = 1;      // one 128-byte line looked up per cycle
+  caps.bytes_per_cycle = {128, 3072, 1600};  // L2: 96 slices x 32 B; DRAM
+  FlowRates r;
+  r.begin = 1000;
+  r.end = 2000;  // 1000 cycles
+  r.tag_lines = 950;               // 950 of 1000 lookups: 95%
+  r.bytes = {30400, 7680, 16000};  // L2 share with 4 SMs: 768 B/cycle -> 1%; DRAM 400 -> 4%
+  const LinkUse u = link_use(r, caps, 4);
+  CHECK(u.fraction[0] == doctest::Approx(0.95));
+  CHECK(u.fraction[1] == doctest::Approx(0.01));
+  CHECK(u.fraction[2] == doctest::Approx(0.04));
+  CHECK(u.busiest == 0);
+  // One SM alone has the whole L2 and DRAM: the same bytes are 4x less of it.
+  CHECK(link_use(r, caps, 1).fraction[2] == doctest::Approx(0.01));
+  // An empty window uses nothing.
+  FlowRates empty;
+  CHECK(link_use(empty, caps, 4).fraction[1] == 0);
+}
+
+TEST_CASE("718 link capacities from a preset") {
+  timing::GpuConfig c;  // the defaults are the H100 preset's
+  c.l1.tag_lookups_per_cycle = 1;
+  c.l1.line_bytes = 128;
+  c.l2.slices = 96;
+  c.l2.sectors_per_cycle_per_slice = 1.0;
+  const LinkCapacities k = link_capacities(c);
+  CHECK(k.tag_lines_per_cycle == 1);
+  CHECK(k.bytes_per_cycle[0] == 128);
+  CHECK(k.bytes_per_cycle[1] == 96 * 32);
+  CHECK(k.bytes_per_cycle[2] == doctest::Approx(c.peak_dram_bytes_per_cycle()));
+}
+
+TEST_CASE("718 A/B difference line") {
+  // The example of issue 27: stride 1 pinned (A), stride 32 shown (B).
+  RunFigures a{10, 4, {0.1, 0.31, 0.2}, 1, true}, b{32, 32, {0.9, 0.96, 0.3}, 1, true};
+  CHECK(difference_line(a, b) == "4 -> 32 sectors/request; L1<->L2 31% -> 96% busy; 3.2x time");
+  // B's busiest link is named, whatever A's was; fractional figures keep one decimal.
+  RunFigures c{5, 4.5, {0.5, 0.2, 0.1}, 0, true};
+  CHECK(difference_line(b, c) == "32 -> 4.5 sectors/request; lanes->L1 90% -> 50% busy; 0.2x time");
+  // The same sectors per request is said once.
+  RunFigures d = a;
+  d.time_us = 20;
+  CHECK(difference_line(a, d) == "4 sectors/request in both; L1<->L2 31% -> 31% busy; 2.0x time");
+  // A run without timing: nothing to compare.
+  CHECK(difference_line(a, RunFigures{}) == "nothing to compare: one of the runs has no timing");
+}
+
+TEST_CASE("718 code profile: the stall mix, largest first, selected left out") {
+  LineProfile p;
+  p.states[static_cast<int>(timing::WarpState::Selected)] = 1000;
+  p.states[static_cast<int>(timing::WarpState::LongScoreboard)] = 600;
+  p.states[static_cast<int>(timing::WarpState::LgThrottle)] = 300;
+  p.states[static_cast<int>(timing::WarpState::Wait)] = 95;
+  p.states[static_cast<int>(timing::WarpState::Barrier)] = 5;  // 0.5%: dropped
+  CHECK(p.stall_cycles() == 1000);
+  const auto mix = stall_mix(p, 3);
+  REQUIRE(mix.size() == 3);
+  CHECK(mix[0].first == timing::WarpState::LongScoreboard);
+  CHECK(mix[0].second == doctest::Approx(0.6));
+  CHECK(mix[1].first == timing::WarpState::LgThrottle);
+  CHECK(mix[2].first == timing::WarpState::Wait);
+  CHECK(stall_mix(p, 10).size() == 3);
+  p.requests = 4;
+  p.sectors = 128;
+  CHECK(p.sectors_per_request() == 32);
+}
+
+#include "70x_app.h"
+#include "ui/app/model/sweep.h"
+
+TEST_CASE("718 code profile of lesson 2's coalesced copy: 4 sectors per request") {
+  auto e = test::copy_experiment("N=8192");
+  if (!e) return;
+  const RunSnapshot run = test::run_sim_traced(*e);
+  REQUIRE(run.ok());
+  const CodeProfile p = code_profile(run);
+  // 32 lanes x 4 consecutive bytes = 128 bytes = four 32-byte sectors, load and store alike.
+  int memory_lines = 0;
+  for (const auto& [line, lp] : p.by_ptx)
+    if (lp.requests > 0) {
+      ++memory_lines;
+      CHECK(lp.sectors_per_request() == 4);
+      CHECK(lp.warp_instructions > 0);
+    }
+  CHECK(memory_lines == 2);  // ld.global and st.global
+  CHECK(!p.by_src.empty());
+  CHECK(!run.schedule.empty());  // the preset's rule and the kernel's line at least
+  // Without a toolkit's cuobjdump the SASS pane says why; with one it lists the kernel.
+  CHECK((!run.sass.lines.empty() || run.sass.note.rfind("no SASS", 0) == 0));
+  // The sweep chart's metrics of the same launch: 4 sectors per request; useful GB/s is the
+  // lanes' 2 x 8192 x 4 bytes over the kernel's time (every SM runs the copy alike).
+  const LaunchView& l = run.launches.at(0);
+  CHECK(launch_metric(l, SweepMetric::SectorsPerRequest, false).value() == 4);
+  const double gbps = launch_metric(l, SweepMetric::UsefulGbps, false).value();
+  CHECK(gbps == doctest::Approx(2.0 * 8192 * 4 / (l.timing->kernel_time_us * 1e3)).epsilon(0.01));
+  CHECK(launch_metric(l, SweepMetric::Time, false).value() == l.timing->time_us);
+  CHECK(!launch_metric(l, SweepMetric::Time, true));  // no GPU ran
+  CHECK(sweep_metric_index("sectors") == 1);
+  CHECK(sweep_metric_index("bogus") == -1);
+}
+
+#include <filesystem>
+
+#include "ui/app/model/gpu_line_stalls.h"
+
+TEST_CASE("718 the H100's per-line stalls for the run shown, from a data file") {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / "warplab-718-stalls";
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  RunSnapshot run;
+  run.experiment_path = "/somewhere/lessons/02-coalescing/copy.toml";
+  run.source_path = "/somewhere/lessons/02-coalescing/coalescing.cu";
+  run.params = {{"N", "1048576"}, {"stride", "32"}};
+  run.launches.resize(2);
+  run.launches[0].entry = run.launches[0].kernel = "copy";
+  run.launches[1].entry = run.launches[1].kernel = "copy";
+  CHECK(!find_gpu_line_stalls(dir.string(), run).note.empty());  // nothing there yet
+
+  lab::LineStalls gpu;
+  gpu.source = "gpu";
+  gpu.unit = "samples";
+  gpu.device = "NVIDIA H100 80GB HBM3";
+  gpu.experiment = "lessons/02-coalescing/copy.toml";
+  gpu.set = {"stride=32", "N=1048576.0"};
+  for (int launch = 0; launch < 2; ++launch) {
+    lab::KernelLineStalls k;
+    k.kernel = "copy";
+    k.launch = launch;
+    k.total = {{"stall_long_scoreboard", 90}, {"selected", 10}};
+    k.by_ptx_line = {{50, {{"stall_long_scoreboard", 80}, {"selected", 5}}},
+                     {55, {{"stall_long_scoreboard", 10}, {"selected", 5}}}};
+    k.by_source_line = {{"coalescing.cu", 16, {{"stall_long_scoreboard", 90}, {"selected", 10}}},
+                        {"other.cu", 3, {{"stall_wait", 7}}}};
+    gpu.kernels.push_back(k);
+  }
+  lab::LineStalls sim = gpu;  // the model's side in the same file is not the GPU's
+  sim.source = "sim";
+  REQUIRE(lab::write_line_stalls_file((dir / "h100.json").string(), {sim, gpu}));
+  const GpuLineStalls g = find_gpu_line_stalls(dir.string(), run);
+  CHECK(g.note.empty());
+  CHECK(g.file == "h100.json");
+  CHECK(g.total == 200);  // both launches
+  CHECK(g.by_ptx.at(50).at("stall_long_scoreboard") == 160);
+  CHECK(g.by_src.at(16).at("selected") == 20);
+  CHECK(g.by_src.count(3) == 0);  // another file's line 3
+  CHECK(g.max_line_ptx == 170);
+  const auto shares = gpu_stall_shares(g.by_ptx.at(50));
+  REQUIRE(shares.size() == 1);  // selected is not a stall
+  CHECK(shares[0].second == 1.0);
+  // Another stride's run does not show these samples.
+  run.params[1].second = "1";
+  CHECK(find_gpu_line_stalls(dir.string(), run).total == 0);
+  run.params[1].second = "32";
+  // Another experiment finds nothing.
+  run.experiment_path = "stride-sweep.toml";
+  CHECK(find_gpu_line_stalls(dir.string(), run).total == 0);
+  fs::remove_all(dir);
+}

@@ -1,0 +1,78 @@
+#include "ui/app/model/run_compare.h"
+
+#include <cmath>
+#include <cstdio>
+
+namespace warplab::app {
+
+const char* flow_link_name(int link) {
+  static constexpr const char* kNames[kFlowLinks] = {"lanes->L1", "L1<->L2", "L2<->DRAM"};
+  return link >= 0 && link < kFlowLinks ? kNames[link] : "?";
+}
+
+RunFigures run_figures(const RunSnapshot& run) {
+  RunFigures f;
+  uint64_t requests = 0, sectors = 0;
+  for (const LaunchView& l : run.launches) {
+    if (!l.timing) continue;
+    f.ok = true;
+    f.time_us += l.timing->time_us;
+    const timing::MemoryCounters& m = l.timing->memory.l1;
+    requests += m.global_ld_requests + m.global_st_requests;
+    sectors += m.global_ld_sectors + m.global_st_sectors;
+  }
+  f.sectors_per_request = requests ? double(sectors) / double(requests) : 0;
+  if (!run.launches.empty() && run.launches[0].timing) {
+    const timing::Trace& t = run.launches[0].timing->trace;
+    const FlowIndex ix = build_flow_index(t);
+    if (!ix.by_issue.empty() && ix.last_cycle > ix.first_cycle) {
+      const FlowRates r = ix.rates(t, ix.first_cycle, ix.last_cycle);
+      const LinkUse u = link_use(r, run.links, active_sms(t, ix.first_cycle, ix.last_cycle));
+      f.link_busy = u.fraction;
+      f.busiest = u.busiest;
+    }
+  }
+  return f;
+}
+
+namespace {
+
+std::string num(double v) {
+  char b[32];
+  if (std::fabs(v - std::round(v)) < 0.05)
+    std::snprintf(b, sizeof b, "%.0f", v);
+  else
+    std::snprintf(b, sizeof b, "%.1f", v);
+  return b;
+}
+
+std::string pct(double f) {
+  char b[32];
+  std::snprintf(b, sizeof b, "%.0f%%", 100 * f);
+  return b;
+}
+
+}  // namespace
+
+std::string difference_line(const RunFigures& a, const RunFigures& b) {
+  if (!a.ok || !b.ok) return "nothing to compare: one of the runs has no timing";
+  std::string out;
+  auto add = [&](const std::string& part) { out += (out.empty() ? "" : "; ") + part; };
+  if (a.sectors_per_request > 0 || b.sectors_per_request > 0)
+    add(a.sectors_per_request == b.sectors_per_request
+            ? num(b.sectors_per_request) + " sectors/request in both"
+            : num(a.sectors_per_request) + " -> " + num(b.sectors_per_request) +
+                  " sectors/request");
+  const int k = b.busiest;
+  if (a.link_busy[k] > 0 || b.link_busy[k] > 0)
+    add(std::string(flow_link_name(k)) + " " + pct(a.link_busy[k]) + " -> " + pct(b.link_busy[k]) +
+        " busy");
+  if (a.time_us > 0) {
+    char b2[32];
+    std::snprintf(b2, sizeof b2, "%.1fx time", b.time_us / a.time_us);
+    add(b2);
+  }
+  return out;
+}
+
+}  // namespace warplab::app

@@ -1,0 +1,35 @@
+// A/B: a pinned run against the run shown (say stride 1 against stride 32), reduced to the few
+// figures that tell them apart, and the one line the app prints between them:
+//   "4 -> 32 sectors/request; L1<->L2 31% -> 96% busy; 3.2x time"
+// The link named is the busiest of the run shown (B) over its whole launch, by the memory flow's
+// measure (memory_flow.h link_use). No ImGui (tests/718).
+#pragma once
+
+#include <array>
+#include <string>
+
+#include "ui/app/model/memory_flow.h"
+#include "ui/app/model/run_snapshot.h"
+
+namespace warplab::app {
+
+struct RunFigures {
+  double time_us = 0;              // the model's, summed over the run's launches
+  double sectors_per_request = 0;  // global loads and stores together, every SM
+  std::array<double, kFlowLinks> link_busy{};  // traced SM, first launch, whole launch
+  int busiest = 0;
+  bool ok = false;
+};
+
+RunFigures run_figures(const RunSnapshot& run);
+
+// "A -> B" for the figures that differ, B's busiest link named. Examples (doctest below):
+/// ```
+/// RunFigures a{10, 4, {0.1, 0.31, 0.2}, 1, true}, b{32, 32, {0.9, 0.96, 0.3}, 1, true};
+/// difference_line(a, b) == "4 -> 32 sectors/request; L1<->L2 31% -> 96% busy; 3.2x time"
+/// ```
+std::string difference_line(const RunFigures& a, const RunFigures& b);
+
+const char* flow_link_name(int link);  // "lanes->L1", "L1<->L2", "L2<->DRAM"
+
+}  // namespace warplab::app
