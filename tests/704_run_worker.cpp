@@ -46,3 +46,33 @@ TEST_CASE("704 a small coalesced copy runs on the worker and arrives with its tr
   CHECK_FALSE(snap->source_line_stats().empty());
   CHECK(snap->ptx_text.count(l.timing->trace.accesses[0].ptx_line) == 1);
 }
+
+TEST_CASE("704 Cancel stops a single run at once, with the error 'cancelled'") {
+  // 2^24 elements: tens of seconds in the timing model, so the run is still going when cancelled.
+  auto exp = test::copy_experiment("N=16777216");
+  if (!exp) return;
+  app::RunWorker worker;
+  app::RunRequest req;
+  req.experiment = *exp;
+  req.use_gpu = false;
+  REQUIRE(worker.start(req));
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  REQUIRE(worker.busy());
+  const auto t0 = std::chrono::steady_clock::now();
+  worker.cancel();
+  while (worker.busy()) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  const double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  CHECK(waited < 5.0);  // within a few simulated cycles; the bound leaves room for a loaded machine
+  auto snap = worker.latest();
+  REQUIRE(snap);
+  CHECK_FALSE(snap->ok());
+  CHECK(snap->error.find("cancelled") != std::string::npos);
+  // The next run starts afresh (the flag is cleared).
+  auto small = test::copy_experiment("N=8192");
+  REQUIRE(small);
+  req.experiment = *small;
+  REQUIRE(worker.start(req));
+  while (worker.busy()) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  INFO(worker.latest()->error);
+  CHECK(worker.latest()->ok());
+}

@@ -655,9 +655,9 @@ void draw_experiment_panel(AppState& s) {
     if (const SweepSnapshot* sw = s.sweep(); sw && !sw->done) {
       ImGui::SameLine();
       ImGui::Text("point %zu of %zu", std::min(sw->points.size() + 1, sw->total), sw->total);
-      ImGui::SameLine();
-      if (ImGui::SmallButton("Cancel")) s.worker.cancel();
     }
+    ImGui::SameLine();
+    if (ImGui::SmallButton("Cancel")) s.worker.cancel();
   } else {
     ImGui::TextDisabled("timing model, trace of SM %d", s.trace_sm);
   }

@@ -34,6 +34,7 @@ lab::RunOptions run_options(const RunRequest& req, lab::BackendKind backend) {
   o.mode = lab::SimMode::Timing;
   o.config = req.config;
   o.l2 = req.cold_l2 ? lab::L2Start::Cold : lab::L2Start::Warm;
+  o.cancel = req.cancel;
   lab::TraceCapture trace;
   trace.options.sms = {req.trace_sm};
   trace.options.max_events = req.max_trace_events;

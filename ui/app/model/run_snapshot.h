@@ -8,6 +8,7 @@
 // in gpu_note. The snapshot only reshapes the runner's result for drawing.
 #pragma once
 
+#include <atomic>
 #include <array>
 #include <cstdint>
 #include <map>
@@ -36,6 +37,9 @@ struct RunRequest {
   // Every launch starts with an empty L2, on the simulator and the GPU alike (false: a launch
   // finds what the previous ones left, as back-to-back launches do on a GPU).
   bool cold_l2 = true;
+  // Set while the run should stop (the worker's Cancel): the timing loop polls it and the run
+  // ends within a few simulated cycles with the error "cancelled" (lab::RunOptions::cancel).
+  const std::atomic<bool>* cancel = nullptr;
 };
 
 // The real GPU's figures for one launch (backend both), from the runner's `gpu` record.

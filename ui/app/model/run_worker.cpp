@@ -13,6 +13,7 @@ int64_t now_ns() {
 }  // namespace
 
 RunWorker::~RunWorker() {
+  cancel_.store(true, std::memory_order_release);
   if (thread_.joinable()) thread_.join();
 }
 
@@ -23,6 +24,8 @@ bool RunWorker::start(RunRequest request) {
     std::lock_guard<std::mutex> lock(mutex_);
     what_ = request.experiment.name.empty() ? request.experiment.path : request.experiment.name;
   }
+  cancel_.store(false, std::memory_order_release);
+  request.cancel = &cancel_;
   started_ns_.store(now_ns(), std::memory_order_release);
   thread_ = std::thread([this, req = std::move(request)]() {
     auto snap = std::make_shared<const RunSnapshot>(run_traced(req));
@@ -45,6 +48,7 @@ bool RunWorker::start_sweep(RunRequest request) {
     what_ = "sweep of " +
             (request.experiment.name.empty() ? request.experiment.path : request.experiment.name);
   }
+  request.cancel = &cancel_;  // stops the point in progress too
   started_ns_.store(now_ns(), std::memory_order_release);
   thread_ = std::thread([this, req = std::move(request)]() {
     const auto points = sweep_points(req.experiment);

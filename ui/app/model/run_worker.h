@@ -1,7 +1,7 @@
 // Runs experiments off the UI thread. The UI calls start(); the worker thread builds a
 // RunSnapshot (run_snapshot.h) and publishes it under a mutex as a shared_ptr to const, so the
 // UI only ever holds finished, immutable results. One run at a time; start() while busy is
-// refused. The destructor waits for a run in progress (the simulator has no cancel point).
+// refused. The destructor cancels a run in progress and waits for it.
 #pragma once
 
 #include <atomic>
@@ -27,10 +27,9 @@ class RunWorker {
   // Runs every point of the request's [sweep], one after another; each finished point is
   // published at once (latest_sweep(), generation() changes). false when a run is in progress.
   bool start_sweep(RunRequest request);
-  // Stops a sweep after the point in progress. A single run cannot be stopped yet: lab::Runner
-  // has no cancel point on main. Branch `parallel` adds RunOptions::cancel (a flag the timing
-  // loop polls); once it is merged, run_options() (run_snapshot.cpp) passes &cancel_ and the
-  // experiment panel's Cancel applies to single runs as well.
+  // Stops the run in progress (a single run, or a sweep's current point and the points after
+  // it): the timing loop polls the flag (lab::RunOptions::cancel) and the run ends within a few
+  // simulated cycles with the error "cancelled".
   void cancel() { cancel_.store(true, std::memory_order_release); }
   std::shared_ptr<const SweepSnapshot> latest_sweep() const;
   bool busy() const { return busy_.load(std::memory_order_acquire); }
