@@ -1,6 +1,6 @@
-// Latency mechanisms of issue 25, each to the cycle on a small kernel (sim/timing/sm.cpp): the
-// loop control that ptxas's unrolling removes (the backward branch and compare of all but one
-// copy of the body).
+// Latency mechanisms of issue 25, each to the cycle on a small kernel (sim/timing/sm.cpp):
+// votes and matches on pipes of their own (pipes.vote, pipes.match), and the loop control that
+// ptxas's unrolling removes (the backward branch and compare of all but one copy of the body).
 // The presets' figures come from scripts/microbench/latency (h100-latency-2026-11-26.csv).
 #include <doctest/doctest.h>
 
@@ -15,6 +15,33 @@ using namespace warplab;
 using namespace warplab::timing;
 
 namespace {
+
+// Lines: vote 12, its dependent compare 13, vote 14, match 15, dependent match 16.
+constexpr const char* kVotes = R"(.version 9.0
+.target sm_90
+.address_size 64
+.visible .entry votes(.param .u64 out)
+{
+  .reg .pred %p<3>;
+  .reg .b32 %r<6>;
+  .reg .b64 %rd<5>;
+  ld.param.u64 %rd1, [out];
+  mov.u32 %r1, %tid.x;
+  setp.ne.u32 %p1, %r1, 0;
+  vote.sync.ballot.b32 %r2, %p1, -1;
+  setp.ne.u32 %p2, %r2, 0;
+  vote.sync.ballot.b32 %r3, %p2, -1;
+  match.any.sync.b32 %r4, %r3, -1;
+  match.any.sync.b32 %r5, %r1, -1;
+  cvta.to.global.u64 %rd2, %rd1;
+  mul.wide.u32 %rd3, %r1, 12;
+  add.s64 %rd4, %rd2, %rd3;
+  st.global.u32 [%rd4], %r2;
+  st.global.u32 [%rd4+4], %r4;
+  st.global.u32 [%rd4+8], %r5;
+  ret;
+}
+)";
 
 // A loop of 8 iterations whose counter steps by a constant (ptxas unrolls it): an FMA chain, the
 // counter's add (line 13), compare (14) and backward branch (15). FMA: line 12.
@@ -65,6 +92,54 @@ Expected<TimingResult> run(const func::Program& p, func::DeviceMemory& mem, cons
 }
 
 }  // namespace
+
+TEST_CASE("342 the H100 preset's vote and match figures are the microbenchmark's") {
+  auto c = load_config("h100-sxm");
+  REQUIRE(c);
+  CHECK(c->pipes.vote.latency == 13);  // ISETP + VOTE.ANY: 17.1 cycles a link
+  CHECK(c->pipes.match.latency == 61);
+  CHECK(c->pipes.match.interval == 32);  // 128 cycles a link with 4 warps per scheduler
+  auto h200 = load_config("h200");
+  REQUIRE(h200);
+  CHECK(h200->pipes.vote.latency == c->pipes.vote.latency);
+  CHECK(h200->pipes.match.latency == c->pipes.match.latency);
+  CHECK(h200->pipes.match.interval == c->pipes.match.interval);
+}
+
+TEST_CASE("342 a vote answers after vote_latency; a match after match_latency, one per interval") {
+  auto prog = load(kVotes);
+  REQUIRE_MESSAGE(prog, (prog ? "" : prog.error().to_string()));
+  GpuConfig cfg;
+  cfg.core.sub_partitions = 1;  // both warps on one scheduler
+  cfg.pipes.vote = {13, 2};
+  cfg.pipes.match = {61, 32};
+  cfg.pipes.warp = {24, 2};
+  func::DeviceMemory mem;
+  const uint64_t out = mem.allocate("out", 64 * 12);
+  auto r = run(*prog, mem, cfg, "votes", 64, out);
+  REQUIRE_MESSAGE(r, (r ? "" : r.error().to_string()));
+  REQUIRE_FALSE(r->fault);
+  const auto vote1 = issues_of(*r, 12, 0), cmp = issues_of(*r, 13, 0);
+  const auto vote2 = issues_of(*r, 14, 0), match1 = issues_of(*r, 15), match2 = issues_of(*r, 16);
+  REQUIRE((vote1.size() == 1 && cmp.size() == 1 && vote2.size() == 1));
+  REQUIRE((match1.size() == 2 && match2.size() == 2));
+  CHECK(cmp[0].cycle == vote1[0].cycle + 13);  // the ballot's register, vote_latency later
+  // The first match waits for the second vote; the other warp's first match finds the match
+  // pipe busy for match_interval; each warp's second match (independent) waits for the pipe too.
+  CHECK(match1[0].cycle == vote2[0].cycle + 13);
+  CHECK(match1[1].cycle == match1[0].cycle + 32);
+  CHECK(match2[0].cycle == match1[1].cycle + 32);
+  CHECK(match2[1].cycle == match2[0].cycle + 32);
+  // Results, from the PTX's definitions: only thread 0's predicate is false.
+  std::vector<uint32_t> v(64 * 3);
+  REQUIRE(mem.read(out, v.data(), v.size() * 4));
+  for (int t = 0; t < 64; ++t) {
+    CAPTURE(t);
+    CHECK(v[t * 3] == (t < 32 ? 0xFFFFFFFEu : 0xFFFFFFFFu));  // tid 0 is in the first warp
+    CHECK(v[t * 3 + 1] == 0xFFFFFFFFu);                    // every lane holds the same ballot
+    CHECK(v[t * 3 + 2] == (1u << (t % 32)));               // every tid differs
+  }
+}
 
 TEST_CASE("342 ptxas's unrolled loop: one compare and branch per `unroll` iterations") {
   auto prog = load(kLoop);

@@ -215,6 +215,9 @@ const PipeConfig& pipe_of(const PipesConfig& p, UnitClass u) {
 //    (scripts/microbench/expansion.cu): IMAD + SHF + LOP3 per step costs 4.1 cycles per warp,
 //    what the two ALU instructions cost alone (6 if all three shared a pipe). The model does not
 //    make them contend with FP32 instructions for the heavy half.
+//  - votes and matches: their own latencies (pipes.vote, pipes.match); a match also its own
+//    pipe, which the H100 frees one MATCH.ANY per 32 cycles per sub-partition (chains.cu: 61
+//    cycles a link with one warp per scheduler, 128 with four).
 //  - PTX instructions that ptxas expands into sequences (IEEE division, reciprocal and square
 //    root, integer division): they hold the sub-partition's issue port (`holds_port`) for their
 //    pipe's interval, the cycles the sequence's instructions take to issue.
@@ -223,7 +226,8 @@ struct IssuePipe {
   const PipeConfig* cfg;
   bool holds_port;
 };
-constexpr int kImadPipe = 12;  // after the UnitClass values
+constexpr int kImadPipe = 12;   // after the UnitClass values
+constexpr int kMatchPipe = 13;  // match.sync
 
 IssuePipe issue_pipe(const PipesConfig& p, const ptx::Instruction& i, UnitClass unit) {
   if (const PipeConfig* e = expansion_of(p, i)) return {unit_index(unit), e, true};
@@ -232,6 +236,8 @@ IssuePipe issue_pipe(const PipesConfig& p, const ptx::Instruction& i, UnitClass 
   if (multiply && !ptx::is_float(i.type) && i.type != Type::Pred)
     return {kImadPipe, &p.imad, false};
   if (unit == UnitClass::Tensor) return {unit_index(unit), &tensor_pipe_of(p.tensor, i), false};
+  if (i.op == Opcode::Vote) return {unit_index(unit), &p.vote, false};
+  if (i.op == Opcode::Match) return {kMatchPipe, &p.match, false};
   return {unit_index(unit), &pipe_of(p, unit), false};
 }
 

@@ -173,7 +173,7 @@ class Sm {
   std::vector<uint64_t> age_;  // per slot: its warp's launch order (lower = older), for the policy
   std::vector<Block> blocks_;  // block slots
   std::vector<std::unique_ptr<WarpSchedulerPolicy>> schedulers_;
-  std::vector<std::array<uint64_t, 13>> pipe_free_;  // [sub-partition][UnitClass, then IMAD]
+  std::vector<std::array<uint64_t, 14>> pipe_free_;  // [sub-partition][UnitClass, IMAD, MATCH]
   std::vector<uint64_t> issue_free_;  // [sub-partition]: busy issuing an expanded instruction
   // Registers per thread that may hold results of loads in flight (CompilerConfig).
   int load_registers_;
