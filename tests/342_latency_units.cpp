@@ -136,8 +136,8 @@ TEST_CASE("342 a vote answers after vote_latency; a match after match_latency, o
   for (int t = 0; t < 64; ++t) {
     CAPTURE(t);
     CHECK(v[t * 3] == (t < 32 ? 0xFFFFFFFEu : 0xFFFFFFFFu));  // tid 0 is in the first warp
-    CHECK(v[t * 3 + 1] == 0xFFFFFFFFu);                    // every lane holds the same ballot
-    CHECK(v[t * 3 + 2] == (1u << (t % 32)));               // every tid differs
+    CHECK(v[t * 3 + 1] == 0xFFFFFFFFu);                       // every lane holds the same ballot
+    CHECK(v[t * 3 + 2] == (1u << (t % 32)));                  // every tid differs
   }
 }
 

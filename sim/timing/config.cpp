@@ -472,8 +472,9 @@ Status validate_config(const GpuConfig& c) {
   for (const PipeConfig* pc :
        {&c.pipes.fp32, &c.pipes.integer, &c.pipes.fp64, &c.pipes.half, &c.pipes.sfu,
         &c.pipes.branch, &c.pipes.warp, &c.pipes.barrier, &c.pipes.misc, &c.pipes.ldst,
-        &c.pipes.imad, &c.pipes.vote, &c.pipes.match, &c.pipes.div_f32, &c.pipes.rcp_f32, &c.pipes.sqrt_f32, &c.pipes.div_u32,
-        &c.pipes.div_s32, &c.pipes.div_f64, &c.pipes.sqrt_f64}) {
+        &c.pipes.imad, &c.pipes.vote, &c.pipes.match, &c.pipes.div_f32, &c.pipes.rcp_f32,
+        &c.pipes.sqrt_f32, &c.pipes.div_u32, &c.pipes.div_s32, &c.pipes.div_f64,
+        &c.pipes.sqrt_f64}) {
     if (pc->latency < 0 || pc->interval < 1 || pc->sfu_ops < 0)
       return bad("every pipes.*_latency and *_sfu_ops must be at least 0 and every "
                  "pipes.*_interval at least 1");
