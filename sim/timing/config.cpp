@@ -83,6 +83,8 @@ std::vector<Field> fields() {
       PIPE("misc", misc, "miscellaneous"),
       PIPE("ldst", ldst, "load/store (address generation)"),
       PIPE("imad", imad, "integer multiply (IMAD, on the FMA pipe)"),
+      PIPE("vote", vote, "warp vote (vote.sync: VOTE)"),
+      PIPE("match", match, "warp match (match.sync: MATCH, a pipe of its own)"),
 #define TENSOR(NAME, MEMBER, WHAT)                                                               \
   F("tensor", NAME "_latency", "cycles", "issue-to-result latency of mma.sync " WHAT,         \
     pipes.tensor.MEMBER.latency),                                                              \
@@ -489,8 +491,9 @@ Status validate_config(const GpuConfig& c) {
   for (const PipeConfig* pc :
        {&c.pipes.fp32, &c.pipes.integer, &c.pipes.fp64, &c.pipes.half, &c.pipes.sfu,
         &c.pipes.branch, &c.pipes.warp, &c.pipes.barrier, &c.pipes.misc, &c.pipes.ldst,
-        &c.pipes.imad, &c.pipes.div_f32, &c.pipes.rcp_f32, &c.pipes.sqrt_f32, &c.pipes.div_u32,
-        &c.pipes.div_s32, &c.pipes.div_f64, &c.pipes.sqrt_f64}) {
+        &c.pipes.imad, &c.pipes.vote, &c.pipes.match, &c.pipes.div_f32, &c.pipes.rcp_f32,
+        &c.pipes.sqrt_f32, &c.pipes.div_u32, &c.pipes.div_s32, &c.pipes.div_f64,
+        &c.pipes.sqrt_f64}) {
     if (pc->latency < 0 || pc->interval < 1 || pc->sfu_ops < 0)
       return bad("every pipes.*_latency and *_sfu_ops must be at least 0 and every "
                  "pipes.*_interval at least 1");

@@ -77,6 +77,11 @@ struct PipesConfig {
   // Integer multiplies (mul/mad .lo/.hi/.wide: IMAD) issue to the FMA pipe's heavy half, not to
   // the INT (ALU) pipe that shifts, logic and compares use.
   PipeConfig imad{4, 2};
+  // Warp votes and matches, apart from shuffles (the `warp` pipe): VOTE answers sooner than SHFL,
+  // MATCH.ANY later and one at a time per sub-partition (scripts/microbench/latency/chains.cu).
+  // The defaults are the warp pipe's, for presets that do not measure them.
+  PipeConfig vote{24, 2};   // vote.sync (VOTE.ANY/ALL, ballot)
+  PipeConfig match{24, 2};  // match.any/all.sync (MATCH.ANY/ALL): a pipe of its own
   TensorConfig tensor;  // mma.sync (preset section [tensor])
   // PTX instructions that ptxas expands into a sequence of SASS instructions (an MUFU seed, FMA
   // refinement, a range check and a branch to a slow path that the model does not take).

@@ -31,6 +31,7 @@ struct alignas(64) Sm::Ahead {
   uint32_t back_edges = 0;       // the warp's taken backward branches before this instruction
   bool hoisted = false;          // issued ahead of its turn (a hoisted load): `ready` is its data
   bool merged = false;           // a shared load ptxas folds into an earlier one's vector load
+  bool dropped = false;          // loop control ptxas's unrolling removed (drop_unrolled)
   bool stamped = false;          // merged: `ready` is known (its vector load has issued)
   bool leader = false;           // starts a vector load that later loads may join
   uint32_t group = 0;            // leader: which vector group
@@ -151,6 +152,7 @@ struct alignas(64) Sm::Warp {
   std::vector<int32_t> unread;
   uint64_t unread_regs = 0;  // bit (register % 64) of each entry of `unread`: a quick "none"
   uint32_t back_edges = 0;  // taken backward branches fetched so far
+  int32_t branch_pc = -1;   // the last fetched instruction when a branch (function << 20 | pc)
   uint64_t span_begin = 0;  // trace: current span
   WarpState span_state = WarpState::Count_;
   int32_t span_line = 0;
@@ -216,6 +218,9 @@ const PipeConfig& pipe_of(const PipesConfig& p, UnitClass u) {
 //    (scripts/microbench/expansion.cu): IMAD + SHF + LOP3 per step costs 4.1 cycles per warp,
 //    what the two ALU instructions cost alone (6 if all three shared a pipe). The model does not
 //    make them contend with FP32 instructions for the heavy half.
+//  - votes and matches: their own latencies (pipes.vote, pipes.match); a match also its own
+//    pipe, which the H100 frees one MATCH.ANY per 32 cycles per sub-partition (chains.cu: 61
+//    cycles a link with one warp per scheduler, 128 with four).
 //  - PTX instructions that ptxas expands into sequences (IEEE division, reciprocal and square
 //    root, integer division): they hold the sub-partition's issue port (`holds_port`) for their
 //    pipe's interval, the cycles the sequence's instructions take to issue.
@@ -224,7 +229,8 @@ struct IssuePipe {
   const PipeConfig* cfg;
   bool holds_port;
 };
-constexpr int kImadPipe = 12;  // after the UnitClass values
+constexpr int kImadPipe = 12;   // after the UnitClass values
+constexpr int kMatchPipe = 13;  // match.sync
 
 IssuePipe issue_pipe(const PipesConfig& p, const ptx::Instruction& i, UnitClass unit) {
   if (const PipeConfig* e = expansion_of(p, i)) return {unit_index(unit), e, true};
@@ -233,6 +239,8 @@ IssuePipe issue_pipe(const PipesConfig& p, const ptx::Instruction& i, UnitClass 
   if (multiply && !ptx::is_float(i.type) && i.type != Type::Pred)
     return {kImadPipe, &p.imad, false};
   if (unit == UnitClass::Tensor) return {unit_index(unit), &tensor_pipe_of(p.tensor, i), false};
+  if (i.op == Opcode::Vote) return {unit_index(unit), &p.vote, false};
+  if (i.op == Opcode::Match) return {kMatchPipe, &p.match, false};
   return {unit_index(unit), &pipe_of(p, unit), false};
 }
 
@@ -412,27 +420,27 @@ bool Sm::fetch(Warp& w, uint64_t now) {
   const func::StepInfo& in = e.info;
   if (in.is_store || in.is_atomic) ++ctx_.changes;
   // Loop copies: a taken backward branch just before this instruction starts another iteration.
-  if (w.win.count >= 2) {
-    const func::StepInfo& prev = w.win.at(w.win.count - 2).info;
-    if (prev.is_branch && prev.function == in.function && in.pc <= prev.pc) {
-      // Another iteration: of the same unrolled body if ptxas unrolls this loop, else a new one.
-      const auto& u = ctx_.unrolled_loops;
-      const bool unrolled = prev.function < static_cast<int32_t>(u.size()) && prev.pc >= 0 &&
-                            prev.pc < static_cast<int32_t>(u[prev.function].size()) &&
-                            u[prev.function][prev.pc];
-      w.back_edges += unrolled ? 1 : static_cast<uint32_t>(ctx_.config.compiler.unroll);
-    }
+  // (The branch may have left the window already: drop_unrolled.)
+  if (w.branch_pc >= 0 && (w.branch_pc >> 20) == in.function && in.pc <= (w.branch_pc & 0xFFFFF)) {
+    const int32_t function = w.branch_pc >> 20, pc = w.branch_pc & 0xFFFFF;
+    // Another iteration: of the same unrolled body if ptxas unrolls this loop, else a new one.
+    const auto& u = ctx_.unrolled_loops;
+    const bool unrolled = function < static_cast<int32_t>(u.size()) &&
+                          pc < static_cast<int32_t>(u[function].size()) && u[function][pc];
+    w.back_edges += unrolled ? 1 : static_cast<uint32_t>(ctx_.config.compiler.unroll);
   }
+  w.branch_pc = in.is_branch && in.pc >= 0 ? (in.function << 20 | in.pc) : -1;
   e.back_edges = w.back_edges;
   e.hoisted = false;
   e.indep = true;
   e.ext_count = 0;
-  e.merged = e.stamped = e.leader = false;
+  e.merged = e.stamped = e.leader = e.dropped = false;
   e.load = in.exec_mask != 0 && hoistable_load(in);
   e.fence = schedule_barrier(in);
   e.writes = e.fence ? 0 : store_memory(*in.inst);
   e.reads = e.load ? memory_of(*in.inst) : 0;
   if (!ctx_.config.compiler.hoist_loads) return true;
+  drop_unrolled(w, e);
   vectorize(w, e);
   // Dependences within the window: each operand's latest writer before this instruction. A
   // load's result (or anything computed from one) makes it dependent; registers written before
@@ -475,6 +483,46 @@ bool Sm::fetch(Warp& w, uint64_t now) {
   if (in.inst->guard >= 0) operand(in.inst->guard);
   e.chain = e.indep && arithmetic(in);
   return true;
+}
+
+// ptxas unrolls a loop (schedule.h: unrolls()) into a body of `unroll` copies with one compare and
+// branch at its end: the backward branch of the other copies, taken by every active lane, is not
+// in the SASS, nor is the compare that decides it (loops.cu's loop_const: one BRA per 16 FFMAs).
+// Both are dropped from the window: no issue slot, no wait for their operands, no branch to
+// resolve. The counter's update stays (later copies' addresses read it). A compare is dropped in
+// the copies whose branch will be (it is fetched before its branch: it decides the loop when the
+// next branch after it reads its predicate).
+void Sm::drop_unrolled(Warp&, Ahead& e) {
+  const func::StepInfo& in = e.info;
+  const uint32_t unroll = static_cast<uint32_t>(ctx_.config.compiler.unroll);
+  const auto& u = ctx_.unrolled_loops;
+  if (unroll <= 1 || (e.back_edges + 1) % unroll == 0 || in.function < 0 ||
+      in.function >= static_cast<int32_t>(u.size()) || in.pc < 0)
+    return;
+  const auto& ins = ctx_.program.module().functions[in.function].instructions;
+  const auto& loop = u[in.function];
+  // An unrolled loop's branch at `k`, closing an innermost loop (ptxas leaves a loop that holds
+  // another, such as a spin on a flag, rolled).
+  auto innermost = [&](size_t k) {
+    if (k >= loop.size() || !loop[k]) return false;
+    for (int32_t j = ins[k].ops.back().label; j >= 0 && size_t(j) < k; ++j)
+      if (ins[j].op == Opcode::Bra && !ins[j].ops.empty() &&
+          ins[j].ops.back().kind == ptx::Operand::Kind::Label && ins[j].ops.back().label <= j)
+        return false;
+    return true;
+  };
+  const Opcode op = in.inst->op;
+  if (op == Opcode::Bra) {
+    e.dropped = !in.diverged && in.exec_mask != 0 && in.exec_mask == in.active_mask &&
+                innermost(size_t(in.pc));
+  } else if (op == Opcode::Setp && in.inst->guard < 0 && !in.inst->ops.empty() &&
+             in.inst->ops[0].kind == ptx::Operand::Kind::Reg) {
+    for (size_t k = in.pc + 1; k < ins.size() && k <= size_t(in.pc) + 8; ++k) {
+      if (ins[k].op != Opcode::Bra) continue;
+      e.dropped = ins[k].guard == in.inst->ops[0].reg && innermost(k);
+      break;
+    }
+  }
 }
 
 void Sm::vectorize(Warp& w, Ahead& e) {
@@ -1026,8 +1074,13 @@ bool Sm::advance(Warp& w, uint64_t now) {
   for (;;) {
     // Loads issued ahead, and loads folded into a vector load, take no issue slot of their own:
     // their results join the scoreboard as the warp reaches them.
-    while (w.win.count > 0 && (w.win.at(0).hoisted || w.win.at(0).merged)) {
+    while (w.win.count > 0 &&
+           (w.win.at(0).hoisted || w.win.at(0).merged || w.win.at(0).dropped)) {
       const Ahead& e = w.win.at(0);
+      if (e.dropped) {
+        w.win.pop();
+        continue;
+      }
       write_pending(w.pending, e.info, e.ready, e.kind);
       hold_loaded(w, e.info);
       if (e.hoisted) {

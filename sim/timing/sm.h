@@ -140,6 +140,7 @@ class Sm {
   bool issue(int slot, uint64_t now);
   // Appends the warp's next instruction to its window (runs it functionally). False: it faulted.
   bool fetch(Warp& w, uint64_t now);
+  void drop_unrolled(Warp& w, Ahead& e);
   // The compiler's schedule (CompilerConfig): a later load of the window that could issue now
   // while win.at(0) waits; 0 when none. May fetch further ahead (sets fault_ if that faults).
   int find_hoist(Warp& w, int sp, uint64_t now, uint64_t& wake);
@@ -182,7 +183,7 @@ class Sm {
   std::vector<std::vector<uint64_t>> sp_slots_;
   std::vector<Block> blocks_;  // block slots
   std::vector<std::unique_ptr<WarpSchedulerPolicy>> schedulers_;
-  std::vector<std::array<uint64_t, 13>> pipe_free_;  // [sub-partition][UnitClass, then IMAD]
+  std::vector<std::array<uint64_t, 14>> pipe_free_;  // [sub-partition][UnitClass, IMAD, MATCH]
   std::vector<uint64_t> issue_free_;  // [sub-partition]: busy issuing an expanded instruction
   // Registers per thread that may hold results of loads in flight (CompilerConfig).
   int load_registers_;
