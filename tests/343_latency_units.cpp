@@ -93,7 +93,7 @@ Expected<TimingResult> run(const func::Program& p, func::DeviceMemory& mem, cons
 
 }  // namespace
 
-TEST_CASE("342 the H100 preset's vote and match figures are the microbenchmark's") {
+TEST_CASE("343 the H100 preset's vote and match figures are the microbenchmark's") {
   auto c = load_config("h100-sxm");
   REQUIRE(c);
   CHECK(c->pipes.vote.latency == 13);  // ISETP + VOTE.ANY: 17.1 cycles a link
@@ -106,7 +106,7 @@ TEST_CASE("342 the H100 preset's vote and match figures are the microbenchmark's
   CHECK(h200->pipes.match.interval == c->pipes.match.interval);
 }
 
-TEST_CASE("342 a vote answers after vote_latency; a match after match_latency, one per interval") {
+TEST_CASE("343 a vote answers after vote_latency; a match after match_latency, one per interval") {
   auto prog = load(kVotes);
   REQUIRE_MESSAGE(prog, (prog ? "" : prog.error().to_string()));
   GpuConfig cfg;
@@ -141,7 +141,7 @@ TEST_CASE("342 a vote answers after vote_latency; a match after match_latency, o
   }
 }
 
-TEST_CASE("342 ptxas's unrolled loop: one compare and branch per `unroll` iterations") {
+TEST_CASE("343 ptxas's unrolled loop: one compare and branch per `unroll` iterations") {
   auto prog = load(kLoop);
   REQUIRE_MESSAGE(prog, (prog ? "" : prog.error().to_string()));
   for (int unroll : {1, 4}) {
