@@ -17,7 +17,7 @@
 //   one warpgroup, 8 wgmmas on one accumulator then wait 0: 25.1 ... 138.1 per wgmma, which is
 //     (7 intervals + 1 latency) / 8: no extra cost for the chain (wgmma_chain_gap = 0);
 //   a loop of fence + one wgmma + commit + wait 0: about 68 + N / 2 (72.6 ... 132.7; 207 at 256),
-//     of which the model's fence, commit, wait and loop branch take 21 cycles: latency 47 + N / 2.
+//     of which the model's fence, commit, wait and loop control take 12 cycles: latency 56 + N / 2.
 // tests/342 runs these loops on the h100-sxm preset (every figure within 10% of the H100's).
 // Modelled: per SM, wgmmas start in the order their warpgroups complete them, one after the other:
 //   start = max(issue of the group's last warp, unit free, the group's previous start + its
