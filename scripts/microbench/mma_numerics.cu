@@ -31,14 +31,7 @@
 #include <string>
 #include <vector>
 
-#define CK(x)                                                                             \
-  do {                                                                                    \
-    cudaError_t e = (x);                                                                  \
-    if (e != cudaSuccess) {                                                               \
-      fprintf(stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e)); \
-      exit(1);                                                                            \
-    }                                                                                     \
-  } while (0)
+#include "cuda_check.h"
 
 // A: 16x16 row-major, B: 16x8 (k-major rows), C and D: 16x8 row-major; 16-bit element bits.
 template <bool BF16>

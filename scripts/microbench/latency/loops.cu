@@ -21,14 +21,7 @@
 #include <cstdio>
 #include <vector>
 
-#define CK(x)                                                                             \
-  do {                                                                                    \
-    cudaError_t e = (x);                                                                  \
-    if (e != cudaSuccess) {                                                               \
-      fprintf(stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e)); \
-      exit(1);                                                                            \
-    }                                                                                     \
-  } while (0)
+#include "../cuda_check.h"
 
 __global__ void loop_runtime(const int* n_ptr, float a, float b, long long* cycles, float* sink) {
   int n = *n_ptr;
