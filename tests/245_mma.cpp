@@ -12,6 +12,7 @@
 #include <random>
 
 #include "21x_sim.h"
+#include "24x_tensor_rule.h"
 
 using namespace warplab;
 using warplab::test::Sim;
@@ -220,23 +221,6 @@ double exact_dot(const MmaRun& r, int k, int m, int n) {
   return s;
 }
 
-// The H100's rule for f32 accumulators: products and c aligned to the largest exponent (of a
-// product: the sum of its operands' exponents; of c: its own), truncated toward zero to
-// multiples of 2^(emax - 25), summed exactly (the test's terms span few bits: exact in double),
-// the sum rounded toward zero to f32. The test's operands are normal numbers.
-float h100_rule(const double* a, const double* b, int k, double c) {
-  int emax = INT_MIN;
-  for (int i = 0; i < k; ++i)
-    if (a[i] * b[i] != 0) emax = std::max(emax, std::ilogb(a[i]) + std::ilogb(b[i]));
-  if (c != 0) emax = std::max(emax, std::ilogb(c));
-  if (emax == INT_MIN) return 0.0f;
-  const double unit = std::ldexp(1.0, emax - 25);
-  double s = std::trunc(c / unit) * unit;
-  for (int i = 0; i < k; ++i) s += std::trunc(a[i] * b[i] / unit) * unit;
-  float f = static_cast<float>(s);
-  if (std::fabs(static_cast<double>(f)) > std::fabs(s)) f = std::nextafter(f, 0.0f);
-  return f;
-}
 
 // D[m][n] of a run by the H100's rule; FP8 (k = 32): sm_90 has no FP8 mma.sync, ptxas runs two
 // f16 m16n8k16 (the second accumulating onto the first) and adds C with an FADD.

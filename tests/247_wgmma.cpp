@@ -14,6 +14,7 @@
 #include <random>
 
 #include "21x_sim.h"
+#include "24x_tensor_rule.h"
 
 using namespace warplab;
 using warplab::test::Sim;
@@ -64,21 +65,6 @@ uint32_t bits_of(Ty t, double v) {
   return 0;
 }
 
-// The H100's rule (as tests/245 writes it): products and c aligned to the largest exponent,
-// truncated toward zero to multiples of 2^(emax - 25), summed exactly, rounded toward zero.
-float h100_rule(const double* a, const double* b, int k, double c) {
-  int emax = INT_MIN;
-  for (int i = 0; i < k; ++i)
-    if (a[i] * b[i] != 0) emax = std::max(emax, std::ilogb(a[i]) + std::ilogb(b[i]));
-  if (c != 0) emax = std::max(emax, std::ilogb(c));
-  if (emax == INT_MIN) return 0.0f;
-  const double unit = std::ldexp(1.0, emax - 25);
-  double s = std::trunc(c / unit) * unit;
-  for (int i = 0; i < k; ++i) s += std::trunc(a[i] * b[i] / unit) * unit;
-  float f = static_cast<float>(s);
-  if (std::fabs(static_cast<double>(f)) > std::fabs(s)) f = std::nextafter(f, 0.0f);
-  return f;
-}
 
 // ---- shared-memory layouts of an operand: `mn` rows (M of A, N of B) by K = 16 halves ----------
 // swizzle: 0, 32, 64 or 128 bytes. Returns the byte offset of element (i, k) from the operand's

@@ -10,9 +10,11 @@
 #include "sim/func/executor.h"
 #include "sim/ptx/parser.h"
 #include "sim/timing/gpu_model.h"
+#include "31x_timing.h"
 
 using namespace warplab;
 using namespace warplab::timing;
+using namespace warplab::timing_tests;
 
 namespace {
 
@@ -65,21 +67,6 @@ $L_loop:
   ret;
 }
 )";
-
-Expected<func::Program> load(const char* text) {
-  auto m = ptx::parse_module(text, "test.ptx");
-  if (!m) return m.error();
-  return func::Program::load(std::move(*m));
-}
-
-std::vector<IssueRecord> issues_of(const TimingResult& r, int32_t line, int slot = -1) {
-  std::vector<IssueRecord> out;
-  for (const auto& i : r.trace.issues)
-    if (i.ptx_line == line && (slot < 0 || i.slot == slot)) out.push_back(i);
-  std::sort(out.begin(), out.end(),
-            [](const IssueRecord& a, const IssueRecord& b) { return a.cycle < b.cycle; });
-  return out;
-}
 
 Expected<TimingResult> run(const func::Program& p, func::DeviceMemory& mem, const GpuConfig& cfg,
                            const char* kernel, uint32_t threads, uint64_t out) {

@@ -13,46 +13,14 @@
 #include "sim/func/executor.h"
 #include "sim/ptx/parser.h"
 #include "sim/timing/gpu_model.h"
+#include "31x_timing.h"
 
 using namespace warplab;
 using namespace warplab::timing;
+using namespace warplab::timing_tests;
 
 namespace {
 
-constexpr const char* kVecAdd = R"(.version 9.0
-.target sm_90
-.address_size 64
-.visible .entry vec_add(.param .u64 x, .param .u64 y, .param .u64 z, .param .u32 n)
-{
-  .reg .pred %p<2>;
-  .reg .f32 %f<4>;
-  .reg .b32 %r<6>;
-  .reg .b64 %rd<11>;
-  ld.param.u64 %rd1, [x];
-  ld.param.u64 %rd2, [y];
-  ld.param.u64 %rd3, [z];
-  ld.param.u32 %r2, [n];
-  mov.u32 %r3, %ctaid.x;
-  mov.u32 %r4, %ntid.x;
-  mov.u32 %r5, %tid.x;
-  mad.lo.s32 %r1, %r3, %r4, %r5;
-  setp.ge.s32 %p1, %r1, %r2;
-  @%p1 bra $L_end;
-  cvta.to.global.u64 %rd4, %rd1;
-  mul.wide.s32 %rd5, %r1, 4;
-  add.s64 %rd6, %rd4, %rd5;
-  cvta.to.global.u64 %rd7, %rd2;
-  add.s64 %rd8, %rd7, %rd5;
-  ld.global.f32 %f1, [%rd6];
-  ld.global.f32 %f2, [%rd8];
-  add.f32 %f3, %f1, %f2;
-  cvta.to.global.u64 %rd9, %rd3;
-  add.s64 %rd10, %rd9, %rd5;
-  st.global.f32 [%rd10], %f3;
-$L_end:
-  ret;
-}
-)";
 
 // Every thread adds 1 to bin (i % bins) and stores the old value it got back: which thread gets
 // which old value depends on the order the SMs' atomics reach the L2 and memory.
@@ -82,12 +50,6 @@ constexpr const char* kHistogram = R"(.version 9.0
   ret;
 }
 )";
-
-Expected<func::Program> load(const std::string& text) {
-  auto m = ptx::parse_module(text, "test.ptx");
-  if (!m) return m.error();
-  return func::Program::load(std::move(*m));
-}
 
 template <class T>
 void put(std::vector<uint8_t>& p, T v) {

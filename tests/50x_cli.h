@@ -22,14 +22,17 @@ inline std::string warplab_binary() {
   return (std::filesystem::read_symlink("/proc/self/exe").parent_path() / "warplab").string();
 }
 
-// Runs `warplab ARGS` (ARGS as a shell command line); the output goes through files in a scratch
+// Runs `warplab ARGS` (ARGS as a shell command line) with the environment assignments ENV
+// ("A=1 B=2", or empty) for this command only; the output goes through files in a scratch
 // directory named after `tag`, removed afterwards.
-inline CliOutcome run_warplab(const std::string& args, const std::string& tag) {
+inline CliOutcome run_warplab_env(const std::string& env, const std::string& args,
+                                  const std::string& tag) {
   namespace fs = std::filesystem;
   const fs::path dir =
       fs::temp_directory_path() / ("warplab_cli_" + tag + "_" + std::to_string(getpid()));
   fs::create_directories(dir);
-  const std::string cmd = warplab_binary() + " " + args + " >" + (dir / "out").string() + " 2>" +
+  const std::string cmd = (env.empty() ? std::string() : "env " + env + " ") + warplab_binary() +
+                          " " + args + " >" + (dir / "out").string() + " 2>" +
                           (dir / "err").string();
   const int rc = std::system(cmd.c_str());
   CliOutcome o;
@@ -41,6 +44,10 @@ inline CliOutcome run_warplab(const std::string& args, const std::string& tag) {
   o.err = se.str();
   fs::remove_all(dir);
   return o;
+}
+
+inline CliOutcome run_warplab(const std::string& args, const std::string& tag) {
+  return run_warplab_env("", args, tag);
 }
 
 }  // namespace warplab::test

@@ -35,29 +35,6 @@ std::string read_all(const std::string& path) {
 
 }  // namespace
 
-namespace warplab::test {
-// run_warplab with environment assignments ("A=1 B=2") for this command only.
-inline CliOutcome run_warplab_env(const std::string& env, const std::string& args,
-                                  const std::string& tag) {
-  namespace fs = std::filesystem;
-  const fs::path dir =
-      fs::temp_directory_path() / ("warplab_cli_" + tag + "_" + std::to_string(getpid()));
-  fs::create_directories(dir);
-  const std::string cmd = "env " + env + " " + warplab_binary() + " " + args + " >" +
-                          (dir / "out").string() + " 2>" + (dir / "err").string();
-  const int rc = std::system(cmd.c_str());
-  CliOutcome o;
-  o.status = WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
-  std::stringstream so, se;
-  so << std::ifstream(dir / "out").rdbuf();
-  se << std::ifstream(dir / "err").rdbuf();
-  o.out = so.str();
-  o.err = se.str();
-  fs::remove_all(dir);
-  return o;
-}
-}  // namespace warplab::test
-
 namespace {
 
 // An experiment file in tests/data/triton/ (so "add.py" resolves) with this text.

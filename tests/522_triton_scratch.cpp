@@ -21,27 +21,12 @@ std::string tdata(const std::string& name) {
   return std::string(WARPLAB_SOURCE_DIR) + "/tests/data/triton/" + name;
 }
 
-// warplab with the stand-in bridge and these environment assignments ("A=1 B=2").
+// warplab with the scratch bridge and ENV ("A=1 B=2") for this command only.
 warplab::test::CliOutcome run_env(const std::string& env, const std::string& args,
                                   const std::string& tag) {
-  namespace fs = std::filesystem;
-  const fs::path dir =
-      fs::temp_directory_path() / ("warplab_cli_" + tag + "_" + std::to_string(getpid()));
-  fs::create_directories(dir);
-  const std::string cmd =
-      "env WARPLAB_NO_CACHE=1 WARPLAB_TRITON_BRIDGE=" + tdata("scratch_bridge.py") + " " + env +
-      " " + warplab::test::warplab_binary() + " " + args + " >" + (dir / "out").string() + " 2>" +
-      (dir / "err").string();
-  const int rc = std::system(cmd.c_str());
-  warplab::test::CliOutcome o;
-  o.status = WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
-  std::stringstream so, se;
-  so << std::ifstream(dir / "out").rdbuf();
-  se << std::ifstream(dir / "err").rdbuf();
-  o.out = so.str();
-  o.err = se.str();
-  fs::remove_all(dir);
-  return o;
+  return warplab::test::run_warplab_env(
+      "WARPLAB_NO_CACHE=1 WARPLAB_TRITON_BRIDGE=" + tdata("scratch_bridge.py") + " " + env, args,
+      tag);
 }
 
 }  // namespace

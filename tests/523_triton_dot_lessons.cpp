@@ -23,26 +23,6 @@ using namespace warplab;
 
 namespace {
 
-// warplab with environment assignments ("A=1 B=2") for this command only.
-test::CliOutcome run_env(const std::string& env, const std::string& args, const std::string& tag) {
-  namespace fs = std::filesystem;
-  const fs::path dir =
-      fs::temp_directory_path() / ("warplab_cli_" + tag + "_" + std::to_string(getpid()));
-  fs::create_directories(dir);
-  const std::string cmd = "env " + env + " " + test::warplab_binary() + " " + args + " >" +
-                          (dir / "out").string() + " 2>" + (dir / "err").string();
-  const int rc = std::system(cmd.c_str());
-  test::CliOutcome o;
-  o.status = WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
-  std::stringstream so, se;
-  so << std::ifstream(dir / "out").rdbuf();
-  se << std::ifstream(dir / "err").rdbuf();
-  o.out = so.str();
-  o.err = se.str();
-  fs::remove_all(dir);
-  return o;
-}
-
 std::string src(const std::string& rel) { return std::string(WARPLAB_SOURCE_DIR) + "/" + rel; }
 
 size_t count_of(const std::string& s, const std::string& what) {
@@ -78,7 +58,7 @@ TEST_CASE("523 inst_CLASS: executed warp instructions of one class, summed over 
 }
 
 TEST_CASE("523 warplab lesson without Triton: the Triton step is skipped, the rest runs") {
-  auto r = run_env("WARPLAB_PYTHON=/nonexistent/python3",
+  auto r = test::run_warplab_env("WARPLAB_PYTHON=/nonexistent/python3",
                    "lesson 01 --ci --answers --no-pages --backend sim", "lesson_no_triton");
   INFO(r.out << r.err);
   CHECK(r.status == 0);
@@ -89,13 +69,13 @@ TEST_CASE("523 warplab lesson without Triton: the Triton step is skipped, the re
   CHECK(r.out.find("LESSON 01-threads-and-warps claims_passed=3 claims_failed=0") !=
         std::string::npos);
   // Lesson 16 is all Triton: one line, exit 0.
-  auto l16 = run_env("WARPLAB_PYTHON=/nonexistent/python3", "lesson 16 --ci --answers --no-pages",
+  auto l16 = test::run_warplab_env("WARPLAB_PYTHON=/nonexistent/python3", "lesson 16 --ci --answers --no-pages",
                      "lesson16_no_triton");
   CHECK(l16.status == 0);
   CHECK(l16.out.rfind("SKIPPED lesson 16-triton: its Triton kernels need Triton", 0) == 0);
   CHECK(count_of(l16.out, "\n") == 1);
   // --triton-only on a lesson without Triton steps says so.
-  auto none = run_env("", "lesson 05 --triton-only", "lesson_triton_only");
+  auto none = test::run_warplab_env("", "lesson 05 --triton-only", "lesson_triton_only");
   CHECK(none.status == 0);
   CHECK(none.out.find("it has no Triton steps") != std::string::npos);
 }
@@ -107,7 +87,7 @@ TEST_CASE("523 tl.dot fp16 for sm_80: cp.async stages, ldmatrix and mma.sync, ch
   }
   const std::string exp = src("validation/experiments/triton-matmul-fp16-sm80.toml");
   for (const char* stages : {"1", "3"}) {
-    auto r = run_env("", "run " + exp + " --set M=64 --set stages=" + stages, "triton_dot");
+    auto r = test::run_warplab_env("", "run " + exp + " --set M=64 --set stages=" + stages, "triton_dot");
     INFO("stages " << stages << "\n" << r.out << r.err);
     CHECK(r.status == 0);
     CHECK(r.out.find("check C vs C_ref[:M * N]: PASS") != std::string::npos);
@@ -115,7 +95,7 @@ TEST_CASE("523 tl.dot fp16 for sm_80: cp.async stages, ldmatrix and mma.sync, ch
     CHECK(r.out.find("tensor 8,192") != std::string::npos);
   }
   // The persistent version: 4 programs loop over the 8 tiles of C (M = 64), 4 stages.
-  auto p = run_env("",
+  auto p = test::run_warplab_env("",
                    "run " + src("validation/experiments/triton-matmul-fp16-persistent-sm80.toml") +
                        " --set M=64 --set programs=4 --set stages=4",
                    "triton_dot_persistent");

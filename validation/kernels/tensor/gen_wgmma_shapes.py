@@ -22,6 +22,51 @@ __device__ __forceinline__ unsigned long long wg_desc(unsigned saddr) {
   return (unsigned long long)((saddr >> 4) & 0x3fff) | ((unsigned long long)(128 >> 4) << 16) |
          ((unsigned long long)(256 >> 4) << 32);
 }
+
+// One round of warpgroup MMA: fence, the MMAs, commit, wait for them all.
+#define WG_ROUND(mmas)                                       \
+  asm volatile("wgmma.fence.sync.aligned;" ::: "memory");    \
+  mmas;                                                      \
+  asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory"); \
+  asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
+
+// Shared memory of A (64 x 16) and B (N x 16), all 1.0; the descriptors; R accumulators at 0.
+#define WG_PROLOGUE(R, SMEM_HALVES)                                               \
+  __shared__ __align__(1024) unsigned short smem[SMEM_HALVES];                    \
+  for (int i = threadIdx.x; i < SMEM_HALVES; i += blockDim.x) smem[i] = 0x3f80;   \
+  __syncthreads();                                                                \
+  asm volatile("fence.proxy.async.shared::cta;" ::: "memory");                    \
+  const unsigned s = (unsigned)__cvta_generic_to_shared(smem);                    \
+  const unsigned long long da = wg_desc(s), db = wg_desc(s + 2048);               \
+  float d[R];                                                                     \
+  _Pragma("unroll") for (int i = 0; i < R; ++i) d[i] = 0.f;
+
+// The three kernels of shape m64nNk16 (R = N / 2 accumulators per thread).
+#define WG_KERNELS(N, R, SMEM_HALVES)                                                             \
+  extern "C" __global__ void __launch_bounds__(256) wgmma_tput_n##N##_smem(float* out, int iters) { \
+    WG_PROLOGUE(R, SMEM_HALVES)                                                                   \
+    for (int it = 0; it < iters; ++it) {                                                          \
+      WG_ROUND(_Pragma("unroll") for (int c = 0; c < 8; ++c) wg_smem_##N(d, da, db))              \
+    }                                                                                             \
+    out[blockIdx.x * blockDim.x + threadIdx.x] = d[0];                                            \
+  }                                                                                               \
+  extern "C" __global__ void __launch_bounds__(256) wgmma_tput_n##N##_rega(float* out, int iters) { \
+    WG_PROLOGUE(R, SMEM_HALVES)                                                                   \
+    (void)da;                                                                                     \
+    unsigned a[4];                                                                                \
+    _Pragma("unroll") for (int i = 0; i < 4; ++i) a[i] = 0x3f803f80u;                             \
+    for (int it = 0; it < iters; ++it) {                                                          \
+      WG_ROUND(_Pragma("unroll") for (int c = 0; c < 8; ++c) wg_rega_##N(d, a, db))               \
+    }                                                                                             \
+    out[blockIdx.x * blockDim.x + threadIdx.x] = d[0];                                            \
+  }                                                                                               \
+  extern "C" __global__ void __launch_bounds__(128) wgmma_lat_n##N##_smem(float* out, int iters) { \
+    WG_PROLOGUE(R, SMEM_HALVES)                                                                   \
+    for (int it = 0; it < iters; ++it) {                                                          \
+      WG_ROUND(wg_smem_##N(d, da, db))                                                            \
+    }                                                                                             \
+    out[blockIdx.x * blockDim.x + threadIdx.x] = d[0];                                            \
+  }
 ''']
 
 
@@ -49,48 +94,7 @@ __device__ __forceinline__ void wg_rega_{n}(float* d, const unsigned* a, unsigne
                : {outs(n)}
                : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(db));
 }}
-#define WG_PROLOGUE_{n}                                                          \\
-  __shared__ __align__(1024) unsigned short smem[{smem_halves}];                 \\
-  for (int i = threadIdx.x; i < {smem_halves}; i += blockDim.x) smem[i] = 0x3f80; \\
-  __syncthreads();                                                               \\
-  asm volatile("fence.proxy.async.shared::cta;" ::: "memory");                   \\
-  const unsigned s = (unsigned)__cvta_generic_to_shared(smem);                   \\
-  const unsigned long long da = wg_desc(s), db = wg_desc(s + 2048);                        \\
-  float d[{r}];                                                                  \\
-  _Pragma("unroll") for (int i = 0; i < {r}; ++i) d[i] = 0.f;
-extern "C" __global__ void __launch_bounds__(256) wgmma_tput_n{n}_smem(float* out, int iters) {{
-  WG_PROLOGUE_{n}
-  for (int it = 0; it < iters; ++it) {{
-    asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
-    _Pragma("unroll") for (int c = 0; c < 8; ++c) wg_smem_{n}(d, da, db);
-    asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
-    asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
-  }}
-  out[blockIdx.x * blockDim.x + threadIdx.x] = d[0];
-}}
-extern "C" __global__ void __launch_bounds__(256) wgmma_tput_n{n}_rega(float* out, int iters) {{
-  WG_PROLOGUE_{n}
-  (void)da;
-  unsigned a[4];
-  _Pragma("unroll") for (int i = 0; i < 4; ++i) a[i] = 0x3f803f80u;
-  for (int it = 0; it < iters; ++it) {{
-    asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
-    _Pragma("unroll") for (int c = 0; c < 8; ++c) wg_rega_{n}(d, a, db);
-    asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
-    asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
-  }}
-  out[blockIdx.x * blockDim.x + threadIdx.x] = d[0];
-}}
-extern "C" __global__ void __launch_bounds__(128) wgmma_lat_n{n}_smem(float* out, int iters) {{
-  WG_PROLOGUE_{n}
-  for (int it = 0; it < iters; ++it) {{
-    asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
-    wg_smem_{n}(d, da, db);
-    asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
-    asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
-  }}
-  out[blockIdx.x * blockDim.x + threadIdx.x] = d[0];
-}}
+WG_KERNELS({n}, {r}, {smem_halves})
 ''')
 
 with open(os.path.join(HERE, "wgmma_shapes.cu"), "w") as f:

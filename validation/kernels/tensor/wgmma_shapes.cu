@@ -14,6 +14,15 @@ __device__ __forceinline__ unsigned long long wg_desc(unsigned saddr) {
          ((unsigned long long)(256 >> 4) << 32);
 }
 
+// One round of warpgroup MMA: fence, the MMAs, commit, wait for them all.
+#define WG_ROUND(mmas)                                         asm volatile("wgmma.fence.sync.aligned;" ::: "memory");      mmas;                                                        asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");   asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
+
+// Shared memory of A (64 x 16) and B (N x 16), all 1.0; the descriptors; R accumulators at 0.
+#define WG_PROLOGUE(R, SMEM_HALVES)                                                 __shared__ __align__(1024) unsigned short smem[SMEM_HALVES];                      for (int i = threadIdx.x; i < SMEM_HALVES; i += blockDim.x) smem[i] = 0x3f80;     __syncthreads();                                                                  asm volatile("fence.proxy.async.shared::cta;" ::: "memory");                      const unsigned s = (unsigned)__cvta_generic_to_shared(smem);                      const unsigned long long da = wg_desc(s), db = wg_desc(s + 2048);                 float d[R];                                                                       _Pragma("unroll") for (int i = 0; i < R; ++i) d[i] = 0.f;
+
+// The three kernels of shape m64nNk16 (R = N / 2 accumulators per thread).
+#define WG_KERNELS(N, R, SMEM_HALVES)                                                               extern "C" __global__ void __launch_bounds__(256) wgmma_tput_n##N##_smem(float* out, int iters) {     WG_PROLOGUE(R, SMEM_HALVES)                                                                       for (int it = 0; it < iters; ++it) {                                                                WG_ROUND(_Pragma("unroll") for (int c = 0; c < 8; ++c) wg_smem_##N(d, da, db))                  }                                                                                                 out[blockIdx.x * blockDim.x + threadIdx.x] = d[0];                                              }                                                                                                 extern "C" __global__ void __launch_bounds__(256) wgmma_tput_n##N##_rega(float* out, int iters) {     WG_PROLOGUE(R, SMEM_HALVES)                                                                       (void)da;                                                                                         unsigned a[4];                                                                                    _Pragma("unroll") for (int i = 0; i < 4; ++i) a[i] = 0x3f803f80u;                                 for (int it = 0; it < iters; ++it) {                                                                WG_ROUND(_Pragma("unroll") for (int c = 0; c < 8; ++c) wg_rega_##N(d, a, db))                   }                                                                                                 out[blockIdx.x * blockDim.x + threadIdx.x] = d[0];                                              }                                                                                                 extern "C" __global__ void __launch_bounds__(128) wgmma_lat_n##N##_smem(float* out, int iters) {     WG_PROLOGUE(R, SMEM_HALVES)                                                                       for (int it = 0; it < iters; ++it) {                                                                WG_ROUND(wg_smem_##N(d, da, db))                                                                }                                                                                                 out[blockIdx.x * blockDim.x + threadIdx.x] = d[0];                                              }
+
 __device__ __forceinline__ void wg_smem_64(float* d, unsigned long long da, unsigned long long db) {
   asm volatile("{ .reg .pred p; setp.ne.b32 p, 1, 0; "
                "wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 {%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,%14,%15,%16,%17,%18,%19,%20,%21,%22,%23,%24,%25,%26,%27,%28,%29,%30,%31}, %32, %33, p, 1, 1, 0, 0; }"
@@ -26,48 +35,7 @@ __device__ __forceinline__ void wg_rega_64(float* d, const unsigned* a, unsigned
                : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31])
                : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(db));
 }
-#define WG_PROLOGUE_64                                                          \
-  __shared__ __align__(1024) unsigned short smem[2048];                 \
-  for (int i = threadIdx.x; i < 2048; i += blockDim.x) smem[i] = 0x3f80; \
-  __syncthreads();                                                               \
-  asm volatile("fence.proxy.async.shared::cta;" ::: "memory");                   \
-  const unsigned s = (unsigned)__cvta_generic_to_shared(smem);                   \
-  const unsigned long long da = wg_desc(s), db = wg_desc(s + 2048);                        \
-  float d[32];                                                                  \
-  _Pragma("unroll") for (int i = 0; i < 32; ++i) d[i] = 0.f;
-extern "C" __global__ void __launch_bounds__(256) wgmma_tput_n64_smem(float* out, int iters) {
-  WG_PROLOGUE_64
-  for (int it = 0; it < iters; ++it) {
-    asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
-    _Pragma("unroll") for (int c = 0; c < 8; ++c) wg_smem_64(d, da, db);
-    asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
-    asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
-  }
-  out[blockIdx.x * blockDim.x + threadIdx.x] = d[0];
-}
-extern "C" __global__ void __launch_bounds__(256) wgmma_tput_n64_rega(float* out, int iters) {
-  WG_PROLOGUE_64
-  (void)da;
-  unsigned a[4];
-  _Pragma("unroll") for (int i = 0; i < 4; ++i) a[i] = 0x3f803f80u;
-  for (int it = 0; it < iters; ++it) {
-    asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
-    _Pragma("unroll") for (int c = 0; c < 8; ++c) wg_rega_64(d, a, db);
-    asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
-    asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
-  }
-  out[blockIdx.x * blockDim.x + threadIdx.x] = d[0];
-}
-extern "C" __global__ void __launch_bounds__(128) wgmma_lat_n64_smem(float* out, int iters) {
-  WG_PROLOGUE_64
-  for (int it = 0; it < iters; ++it) {
-    asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
-    wg_smem_64(d, da, db);
-    asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
-    asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
-  }
-  out[blockIdx.x * blockDim.x + threadIdx.x] = d[0];
-}
+WG_KERNELS(64, 32, 2048)
 
 __device__ __forceinline__ void wg_smem_128(float* d, unsigned long long da, unsigned long long db) {
   asm volatile("{ .reg .pred p; setp.ne.b32 p, 1, 0; "
@@ -81,48 +49,7 @@ __device__ __forceinline__ void wg_rega_128(float* d, const unsigned* a, unsigne
                : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
                : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(db));
 }
-#define WG_PROLOGUE_128                                                          \
-  __shared__ __align__(1024) unsigned short smem[3072];                 \
-  for (int i = threadIdx.x; i < 3072; i += blockDim.x) smem[i] = 0x3f80; \
-  __syncthreads();                                                               \
-  asm volatile("fence.proxy.async.shared::cta;" ::: "memory");                   \
-  const unsigned s = (unsigned)__cvta_generic_to_shared(smem);                   \
-  const unsigned long long da = wg_desc(s), db = wg_desc(s + 2048);                        \
-  float d[64];                                                                  \
-  _Pragma("unroll") for (int i = 0; i < 64; ++i) d[i] = 0.f;
-extern "C" __global__ void __launch_bounds__(256) wgmma_tput_n128_smem(float* out, int iters) {
-  WG_PROLOGUE_128
-  for (int it = 0; it < iters; ++it) {
-    asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
-    _Pragma("unroll") for (int c = 0; c < 8; ++c) wg_smem_128(d, da, db);
-    asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
-    asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
-  }
-  out[blockIdx.x * blockDim.x + threadIdx.x] = d[0];
-}
-extern "C" __global__ void __launch_bounds__(256) wgmma_tput_n128_rega(float* out, int iters) {
-  WG_PROLOGUE_128
-  (void)da;
-  unsigned a[4];
-  _Pragma("unroll") for (int i = 0; i < 4; ++i) a[i] = 0x3f803f80u;
-  for (int it = 0; it < iters; ++it) {
-    asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
-    _Pragma("unroll") for (int c = 0; c < 8; ++c) wg_rega_128(d, a, db);
-    asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
-    asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
-  }
-  out[blockIdx.x * blockDim.x + threadIdx.x] = d[0];
-}
-extern "C" __global__ void __launch_bounds__(128) wgmma_lat_n128_smem(float* out, int iters) {
-  WG_PROLOGUE_128
-  for (int it = 0; it < iters; ++it) {
-    asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
-    wg_smem_128(d, da, db);
-    asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
-    asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
-  }
-  out[blockIdx.x * blockDim.x + threadIdx.x] = d[0];
-}
+WG_KERNELS(128, 64, 3072)
 
 __device__ __forceinline__ void wg_smem_256(float* d, unsigned long long da, unsigned long long db) {
   asm volatile("{ .reg .pred p; setp.ne.b32 p, 1, 0; "
@@ -136,45 +63,4 @@ __device__ __forceinline__ void wg_rega_256(float* d, const unsigned* a, unsigne
                : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63]), "+f"(d[64]), "+f"(d[65]), "+f"(d[66]), "+f"(d[67]), "+f"(d[68]), "+f"(d[69]), "+f"(d[70]), "+f"(d[71]), "+f"(d[72]), "+f"(d[73]), "+f"(d[74]), "+f"(d[75]), "+f"(d[76]), "+f"(d[77]), "+f"(d[78]), "+f"(d[79]), "+f"(d[80]), "+f"(d[81]), "+f"(d[82]), "+f"(d[83]), "+f"(d[84]), "+f"(d[85]), "+f"(d[86]), "+f"(d[87]), "+f"(d[88]), "+f"(d[89]), "+f"(d[90]), "+f"(d[91]), "+f"(d[92]), "+f"(d[93]), "+f"(d[94]), "+f"(d[95]), "+f"(d[96]), "+f"(d[97]), "+f"(d[98]), "+f"(d[99]), "+f"(d[100]), "+f"(d[101]), "+f"(d[102]), "+f"(d[103]), "+f"(d[104]), "+f"(d[105]), "+f"(d[106]), "+f"(d[107]), "+f"(d[108]), "+f"(d[109]), "+f"(d[110]), "+f"(d[111]), "+f"(d[112]), "+f"(d[113]), "+f"(d[114]), "+f"(d[115]), "+f"(d[116]), "+f"(d[117]), "+f"(d[118]), "+f"(d[119]), "+f"(d[120]), "+f"(d[121]), "+f"(d[122]), "+f"(d[123]), "+f"(d[124]), "+f"(d[125]), "+f"(d[126]), "+f"(d[127])
                : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(db));
 }
-#define WG_PROLOGUE_256                                                          \
-  __shared__ __align__(1024) unsigned short smem[5120];                 \
-  for (int i = threadIdx.x; i < 5120; i += blockDim.x) smem[i] = 0x3f80; \
-  __syncthreads();                                                               \
-  asm volatile("fence.proxy.async.shared::cta;" ::: "memory");                   \
-  const unsigned s = (unsigned)__cvta_generic_to_shared(smem);                   \
-  const unsigned long long da = wg_desc(s), db = wg_desc(s + 2048);                        \
-  float d[128];                                                                  \
-  _Pragma("unroll") for (int i = 0; i < 128; ++i) d[i] = 0.f;
-extern "C" __global__ void __launch_bounds__(256) wgmma_tput_n256_smem(float* out, int iters) {
-  WG_PROLOGUE_256
-  for (int it = 0; it < iters; ++it) {
-    asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
-    _Pragma("unroll") for (int c = 0; c < 8; ++c) wg_smem_256(d, da, db);
-    asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
-    asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
-  }
-  out[blockIdx.x * blockDim.x + threadIdx.x] = d[0];
-}
-extern "C" __global__ void __launch_bounds__(256) wgmma_tput_n256_rega(float* out, int iters) {
-  WG_PROLOGUE_256
-  (void)da;
-  unsigned a[4];
-  _Pragma("unroll") for (int i = 0; i < 4; ++i) a[i] = 0x3f803f80u;
-  for (int it = 0; it < iters; ++it) {
-    asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
-    _Pragma("unroll") for (int c = 0; c < 8; ++c) wg_rega_256(d, a, db);
-    asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
-    asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
-  }
-  out[blockIdx.x * blockDim.x + threadIdx.x] = d[0];
-}
-extern "C" __global__ void __launch_bounds__(128) wgmma_lat_n256_smem(float* out, int iters) {
-  WG_PROLOGUE_256
-  for (int it = 0; it < iters; ++it) {
-    asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
-    wg_smem_256(d, da, db);
-    asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
-    asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
-  }
-  out[blockIdx.x * blockDim.x + threadIdx.x] = d[0];
-}
+WG_KERNELS(256, 128, 5120)
