@@ -50,8 +50,8 @@ std::vector<double> cpu_moe(const lab::HostBuffer& A, const lab::HostBuffer& B,
         double sum = 0;
         for (int k = 0; k < K; ++k) {
           const size_t a = (size_t(rt) * KB + k / 64) * 64 * 64 * 2 + packed(64, m % 64, k % 64);
-          const size_t b = ((e * NT + n / 128) * KB + k / 64) * 128 * 64 * 2 +
-                           packed(128, n % 128, k % 64);
+          const size_t b =
+              ((e * NT + n / 128) * KB + k / 64) * 128 * 64 * 2 + packed(128, n % 128, k % 64);
           sum += bf16(&A.bytes[a]) * bf16(&B.bytes[b]);
         }
         C[size_t(row0 + m) * N + n] = sum;
