@@ -27,7 +27,8 @@
 // Within a chunk, element (row r, k) of the tile sits at byte slice(k / 16) + core(r, k % 16)
 // (pack_off below). C is row-major, TOKENS x N, expert e's rows after those of experts 0..e-1.
 // A tensor map (cp.async.bulk.tensor) would let the TMA gather the same tiles from row-major A and
-// B, swizzled, and clip the last row tile of each expert (out-of-bounds rows read as zeros).
+// B, swizzled; a box past an expert's last token would read the next expert's rows (not stored),
+// or, with one tensor map per expert (tensormap.replace on the device), zeros.
 //
 // N a multiple of BN, K a multiple of BK; any counts (a row tile's rows past M_e compute from
 // padding and are not stored).
