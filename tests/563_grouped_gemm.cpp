@@ -18,6 +18,7 @@
 
 namespace {
 
+using namespace warplab;
 using namespace warplab::test;
 
 // byte offset of element (r, k) of a chunk of `rows` x 64 (the lesson's pack_off, written anew)
