@@ -19,6 +19,9 @@
 //   ldg_l2  LDG.E.STRONG.GPU/CG: a chase over 4 MiB of 128-byte lines with ld.global.cg (L2 hits)
 //   ldg_dram a chase over 1 GiB, a random line each step (ld.global.cg; L2 misses, TLB misses too)
 //   bar     BAR.SYNC of the whole block (an IADD3 between), 1..4 warps in one block (bar_w*)
+//   bar_sm  the same with 132 * k blocks of 4 warps, k blocks on each SM (k = 1, 2, 4, 8; the
+//           warps_per_scheduler column is k): flat if each block counts its own arrivals, rising
+//           by 2 cycles per warp of the SM if the SM's blocks share one counting unit
 //   match   MATCH.ANY (match.any.sync.b32)
 //   vote    VOTE.ANY (vote.sync.ballot.b32)
 #include <cuda_runtime.h>
@@ -249,6 +252,12 @@ int main() {
   for (int warps : {1, 2, 3, 4, 8, 16}) {
     Result r = run([&] { k_bar<<<1, warps * 32>>>(p, 3u, d_cycles, d_sink); }, warps, d_cycles, LINKS);
     printf("bar,BAR.SYNC+IADD3,%.2f,%d,%.2f,%.2f,%.2f\n", warps / 4.0, warps, r.median, r.min, r.max);
+  }
+  // Barriers of k blocks on each SM (sim/timing/block_barrier.h assumes a counter per block).
+  for (int k : {1, 2, 4, 8}) {
+    Result r = run([&] { k_bar<<<prop.multiProcessorCount * k, 128>>>(p, 3u, d_cycles, d_sink); },
+                   4, d_cycles, LINKS);
+    printf("bar_sm,BAR.SYNC+IADD3,%d,4,%.2f,%.2f,%.2f\n", k, r.median, r.min, r.max);
   }
   return 0;
 }
