@@ -1,10 +1,12 @@
 // Latency mechanisms of issue 25, each to the cycle on a small kernel (sim/timing/sm.cpp):
-// votes and matches on pipes of their own (pipes.vote, pipes.match), and the loop control that
-// ptxas's unrolling removes (the backward branch and compare of all but one copy of the body).
+// votes and matches on pipes of their own (pipes.vote, pipes.match), the loop control that
+// ptxas's unrolling removes (the backward branch and compare of all but one copy of the body),
+// and the block barrier's count of arrivals (block_barrier.h).
 // The presets' figures come from scripts/microbench/latency (h100-latency-2026-11-26.csv).
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 
 #include "sim/func/executor.h"
@@ -64,6 +66,28 @@ $L_loop:
   @%p1 bra $L_loop;
   cvta.to.global.u64 %rd2, %rd1;
   st.global.f32 [%rd2], %f1;
+  ret;
+}
+)";
+
+// Two barriers, each after an add (lines 10-13), then the address arithmetic (line 14).
+constexpr const char* kBarriers = R"(.version 9.0
+.target sm_90
+.address_size 64
+.visible .entry bars(.param .u64 out)
+{
+  .reg .b32 %r<4>;
+  .reg .b64 %rd<5>;
+  ld.param.u64 %rd1, [out];
+  mov.u32 %r1, %tid.x;
+  add.s32 %r2, %r1, 1;
+  bar.sync 0;
+  add.s32 %r3, %r2, 1;
+  bar.sync 0;
+  cvta.to.global.u64 %rd2, %rd1;
+  mul.wide.u32 %rd3, %r1, 4;
+  add.s64 %rd4, %rd2, %rd3;
+  st.global.u32 [%rd4], %r3;
   ret;
 }
 )";
@@ -165,5 +189,52 @@ TEST_CASE("343 ptxas's unrolled loop: one compare and branch per `unroll` iterat
     float v = 0;
     REQUIRE(mem.read(out, &v, 4));
     CHECK(v == 8.0f);  // f = f * 1 + 1, eight times from 0
+  }
+}
+
+TEST_CASE("343 the H100 preset's barrier figures are the microbenchmark's") {
+  auto c = load_config("h100-sxm");
+  REQUIRE(c);
+  // 17.5 cycles a step with one warp, 2 more per warp (h100-latency-2026-11-26.csv, rows bar)
+  CHECK(c->pipes.barrier.latency == 16);
+  CHECK(c->pipes.barrier_arrival_cycles == 2.0);
+}
+
+TEST_CASE("343 a barrier counts one arrival per barrier_arrival_cycles, then releases") {
+  auto prog = load(kBarriers);
+  REQUIRE_MESSAGE(prog, (prog ? "" : prog.error().to_string()));
+  // One warp per scheduler: every warp issues its add and its bar.sync in the same cycles.
+  for (int warps : {1, 2, 4}) {
+    for (double per : {0.0, 2.0, 3.0}) {
+      CAPTURE(warps);
+      CAPTURE(per);
+      GpuConfig cfg;
+      cfg.core.sub_partitions = 4;
+      cfg.pipes.barrier = {16, 1};
+      cfg.pipes.barrier_arrival_cycles = per;
+      func::DeviceMemory mem;
+      const uint64_t out = mem.allocate("out", 4 * 32 * warps);
+      auto r = run(*prog, mem, cfg, "bars", 32 * warps, out);
+      REQUIRE_MESSAGE(r, (r ? "" : r.error().to_string()));
+      REQUIRE_FALSE(r->fault);
+      const auto bar1 = issues_of(*r, 11), add2 = issues_of(*r, 12), bar2 = issues_of(*r, 13);
+      REQUIRE(bar1.size() == size_t(warps));
+      REQUIRE(add2.size() == size_t(warps));
+      REQUIRE(bar2.size() == size_t(warps));
+      for (const auto& b : bar1) CHECK(b.cycle == bar1[0].cycle);  // arrivals in one cycle
+      // The last of `warps` arrivals is counted (warps - 1) * per cycles after the first; the
+      // warps issue again `latency` cycles later (the cycle of release itself).
+      const uint64_t counted = bar1[0].cycle + static_cast<uint64_t>(std::ceil((warps - 1) * per));
+      for (const auto& a : add2) CHECK(a.cycle == counted + 16);
+      // The second barrier counts afresh: the same gap after its arrivals.
+      for (const auto& b : bar2) CHECK(b.cycle == add2[0].cycle + 1);
+      const auto after = issues_of(*r, 14);
+      REQUIRE(after.size() == size_t(warps));
+      for (const auto& a : after)
+        CHECK(a.cycle == bar2[0].cycle + static_cast<uint64_t>(std::ceil((warps - 1) * per)) + 16);
+      std::vector<uint32_t> v(32 * warps);
+      REQUIRE(mem.read(out, v.data(), v.size() * 4));
+      for (int t = 0; t < 32 * warps; ++t) CHECK(v[t] == uint32_t(t + 2));
+    }
   }
 }

@@ -239,6 +239,24 @@ TEST_CASE("404 L2 atomics: float adds wait for the adder per lane and between up
   }
 }
 
+TEST_CASE("404 L2 atomics: the float adder chains updates per word, other words go on meanwhile") {
+  GpuConfig cfg;  // atomic_sector_cycles 1.2, atomic_lane_cycles 1.45, float lanes 3.6
+  L2 l2(cfg);
+  l2.read(1, 0x1u, 0);
+  // 32 lanes on word 128: the unit is held 1.2 + 31 x 1.45 = 46.15 cycles, the word 32 x 3.6 =
+  // 115.2. The same on word 132 (same sector): it starts when the unit is free, not the word.
+  const uint64_t a = l2.atomic(1, 0x1u, 31, 10000, 128, true);
+  const uint64_t b = l2.atomic(1, 0x1u, 31, 10000, 132, true);
+  CHECK(b - a == 46);
+  // Word 128 again: its lanes follow the first request's last update (115.2 + 115.2 = 230.4).
+  const uint64_t c = l2.atomic(1, 0x1u, 31, 10000, 128, true);
+  CHECK(c - a == 230 - 115);
+  // A new launch forgets the words' chains.
+  l2.begin_launch();
+  const uint64_t d = l2.atomic(1, 0x1u, 31, 10000, 128, true);
+  CHECK(d == a);
+}
+
 TEST_CASE(
     "404 lines of one 512-byte chunk share an L2 slice: their atomics queue behind each other") {
   GpuConfig cfg;

@@ -79,7 +79,10 @@ std::vector<Field> fields() {
       PIPE("sfu", sfu, "SFU (transcendentals)"),
       PIPE("branch", branch, "branch (latency: cycles before the next fetch)"),
       PIPE("warp", warp, "warp-level (shfl/vote/match/redux)"),
-      PIPE("barrier", barrier, "barrier (latency: last arrival to release)"),
+      PIPE("barrier", barrier, "barrier (latency: last arrival counted to release)"),
+      F("pipes", "barrier_arrival_cycles", "cycles",
+        "cycles a block's barrier counter takes per warp arriving at bar.sync (0: none)",
+        pipes.barrier_arrival_cycles),
       PIPE("misc", misc, "miscellaneous"),
       PIPE("ldst", ldst, "load/store (address generation)"),
       PIPE("imad", imad, "integer multiply (IMAD, on the FMA pipe)"),
@@ -525,6 +528,8 @@ Status validate_config(const GpuConfig& c) {
         "l2.atomic_sector_cycles, atomic_lane_cycles and atomic_float_lane_cycles must be "
         "positive; "
         "l2.partial_write_sectors at least 1; l2.request_sectors not negative");
+  if (c.pipes.barrier_arrival_cycles < 0 || c.pipes.barrier_arrival_cycles > 1e6)
+    return bad("pipes.barrier_arrival_cycles must be between 0 and 1e6");
   if (c.l2.atomic_units < 0 || c.l2.atomic_units > c.l2.slices ||
       (c.l2.atomic_units > 0 && c.l2.slices % c.l2.atomic_units != 0))
     return bad("l2.atomic_units must divide l2.slices (0: one per slice)");

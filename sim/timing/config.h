@@ -71,7 +71,9 @@ struct PipesConfig {
   PipeConfig fp32{4, 1}, integer{4, 2}, fp64{8, 2}, half{4, 1}, sfu{18, 8};
   PipeConfig branch{8, 1};    // latency: cycles before the next instruction can be fetched
   PipeConfig warp{24, 2};     // shfl/vote/match/redux
-  PipeConfig barrier{20, 1};  // latency: cycles from the last arrival to release
+  PipeConfig barrier{20, 1};  // latency: cycles from the last arrival counted to release
+  // cycles a block's barrier counter takes per warp arrival (block_barrier.h); 0: none
+  double barrier_arrival_cycles = 0;
   PipeConfig misc{4, 1};
   PipeConfig ldst{4, 1};  // latency: address generation; interval: LSU issue rate
   // Integer multiplies (mul/mad .lo/.hi/.wide: IMAD) issue to the FMA pipe's heavy half, not to

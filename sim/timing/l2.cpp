@@ -46,6 +46,7 @@ void L2::begin_launch() {
   std::fill(write_free_.begin(), write_free_.end(), 0.0);
   std::fill(unit_free_.begin(), unit_free_.end(), 0.0);
   std::fill(unit_word_.begin(), unit_word_.end(), ~uint64_t{0});
+  word_free_.clear();
   for (auto& s : slices_) s.clear_fill_times();
   dram_.begin_launch();
   counters_ = L2Counters{};
@@ -156,14 +157,15 @@ uint64_t L2::atomic(uint64_t line, uint32_t sector_mask, int repeats, uint64_t n
   // sector's busiest word sets its passes). With one unit per slice the slice serves nothing
   // else meanwhile; a unit shared by several slices holds only itself, and the slice its
   // sectors' time.
-  // A floating-point add waits for the unit's adder on each lane of a word, and a request
-  // whose word the unit's previous request updated waits for that update first.
-  const double lane = float_add ? config_.l2.atomic_float_lane_cycles
-                                : config_.l2.atomic_lane_cycles;
+  // An integer request whose word the unit's previous request updated waits for that update
+  // first. A floating-point add goes through the unit's adder one lane at a time on its word
+  // (below); the unit itself is held as for integers.
+  const double lane = config_.l2.atomic_lane_cycles;
   const int unit = unit_of_[slice];
   double busy = std::popcount(sector_mask) * config_.l2.atomic_sector_cycles + repeats * lane;
-  if (word != ~uint64_t{0} && word == unit_word_[unit]) busy = std::max(busy, (repeats + 1) * lane);
-  unit_word_[unit] = word;
+  if (!float_add && word != ~uint64_t{0} && word == unit_word_[unit])
+    busy = std::max(busy, (repeats + 1) * lane);
+  unit_word_[unit] = float_add ? ~uint64_t{0} : word;
   const bool own_unit = config_.l2.atomic_units <= 0 ||
                         config_.l2.atomic_units >= static_cast<int64_t>(slices_.size());
   uint64_t start = 0;
@@ -187,6 +189,15 @@ uint64_t L2::atomic(uint64_t line, uint32_t sector_mask, int repeats, uint64_t n
         dram_.read(line * line_bytes_, std::popcount(a.miss_mask) * sector_bytes_, start);
     slices_[slice].set_fill(a.way, a.miss_mask, back);
     ready = std::max(ready, back + config_.l2.hit_latency + config_.l2.atomic_latency);
+  }
+  // A floating-point add: the adder updates one word one lane after another,
+  // atomic_float_lane_cycles each, after the word's previous update; the adder is pipelined
+  // over words, so other words' updates go on meanwhile.
+  if (float_add && word != ~uint64_t{0}) {
+    double& free = word_free_[word];
+    free = std::max(double(start), free) + (repeats + 1) * config_.l2.atomic_float_lane_cycles;
+    ready = std::max(
+        ready, static_cast<uint64_t>(free) + config_.l2.hit_latency + config_.l2.atomic_latency);
   }
   slices_[slice].mark_dirty(a.way, sector_mask);
   return ready;

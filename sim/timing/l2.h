@@ -8,7 +8,17 @@
 //
 // Modelled: slices with a sectors-per-cycle queue each, a sectored cache per slice (write-back,
 // write-allocate without fetching: stores mark their sectors valid and dirty), a fixed hit latency
-// (as seen from the SM, so the network is folded in), DRAM on a miss, atomics serialized per slice.
+// (as seen from the SM, so the network is folded in), DRAM on a miss, atomics serialized per slice
+// (or per atomic unit that slices share).
+// Floating-point add atomics: the H100 adds f32 REDs on one address at 3.5-3.7 cycles per lane,
+// however they come (2..32 lanes of a warp, or one lane of many warps:
+// scripts/microbench/h100-atomic-one-address-2026-11-25.tsv), the adder's read-modify-write of
+// one word. The model makes that a chain per word: a word's updates wait for its previous update,
+// atomic_float_lane_cycles per lane, while the unit takes other words' updates meanwhile at the
+// integer rate (atomic_lane_cycles per further lane on one word). That the adder is pipelined over
+// words is an assumption (scripts/microbench/atomic_float_words.cu measures it); holding the
+// whole unit for a word's chain ran spmv_coo, whose warps add to many rows of one 512-byte
+// chunk, at 2.0x the H100's time.
 // Which slice serves an address: consecutive 512-byte chunks (l2.slice_bytes) stay on one slice
 // and a hash of the chunk number spreads chunks over slices. Measured on the H100 with global
 // atomics (scripts/microbench, g_red_lines): 8 hot lines 128 bytes apart run only 2x faster than
@@ -30,6 +40,7 @@
 #pragma once
 
 #include <cstdint>
+#include <unordered_map>
 #include <vector>
 
 #include "sim/timing/cache.h"
@@ -90,7 +101,9 @@ class L2 {
   std::vector<double> slice_free_;  // per slice: when its read path is free
   std::vector<double> write_free_;  // per slice: when its write path is free
   std::vector<double> unit_free_;  // when each atomic unit is next free
-  std::vector<uint64_t> unit_word_;  // the word each unit's last request updated most
+  std::vector<uint64_t> unit_word_;  // the word each unit's last integer request updated most
+  // Per word a float add atomic updated this launch: when its adder finishes its last update.
+  std::unordered_map<uint64_t, double> word_free_;
   std::vector<int> unit_of_;       // the atomic unit each slice shares (l2.atomic_units)
   Dram dram_;
   L2Counters counters_;

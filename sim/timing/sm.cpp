@@ -5,6 +5,7 @@
 #include <bit>
 #include <cstddef>
 
+#include "sim/timing/block_barrier.h"
 #include "sim/timing/schedule.h"
 #include "sim/timing/tensor_pipe.h"
 
@@ -175,6 +176,7 @@ struct Sm::Block {
   uint64_t linear = 0;
   int live = 0;        // warps not exited (timing view)
   int arrived = 0;     // warps waiting at the barrier
+  BlockBarrier barrier;  // counts the arrivals (block_barrier.h)
   int used_slots = 0;  // warps still holding a slot (exited ones drain)
   uint64_t begin = 0;  // dispatch cycle (trace)
 };
@@ -363,6 +365,7 @@ Status Sm::launch_block(func::Dim3 index, uint64_t linear, uint64_t now) {
   block.linear = linear;
   block.slots.clear();
   block.arrived = 0;
+  block.barrier = {};
   const int n = block.cta->warp_count();
   // SM-level accounting up to now (the resident set changes now). Warps account lazily.
   if (resident_warps_ > 0 && now > last_account_) {
@@ -1037,6 +1040,7 @@ bool Sm::issue(int slot, uint64_t now) {
     w.at_barrier = true;
     w.barrier_release = kNever;
     ++b.arrived;
+    b.barrier.arrive(cfg.pipes, now);
     try_release_barrier(b, now);
     return true;
   }
@@ -1097,7 +1101,7 @@ bool Sm::advance(Warp& w, uint64_t now) {
 
 void Sm::try_release_barrier(Block& b, uint64_t now) {
   if (b.arrived == 0 || b.arrived < b.live) return;
-  const uint64_t release = now + ctx_.config.pipes.barrier.latency;
+  const uint64_t release = b.barrier.release(ctx_.config.pipes, now);
   for (int s : b.slots)
     if (warps_[s].used && warps_[s].at_barrier && warps_[s].barrier_release == kNever) {
       warps_[s].barrier_release = release;

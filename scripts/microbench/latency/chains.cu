@@ -19,6 +19,11 @@
 //   ldg_l2  LDG.E.STRONG.GPU/CG: a chase over 4 MiB of 128-byte lines with ld.global.cg (L2 hits)
 //   ldg_dram a chase over 1 GiB, a random line each step (ld.global.cg; L2 misses, TLB misses too)
 //   bar     BAR.SYNC of the whole block (an IADD3 between), 1..4 warps in one block (bar_w*)
+//   bar_late the last warp runs 16 dependent FFMAs before each barrier (cycles per barrier):
+//           tells counting as warps arrive (flat) from a per-warp cost at release (+2 per warp)
+//   bar_sm  the same as bar with 132 * k blocks of 4 warps, k blocks on each SM (k = 1, 2, 4, 8; the
+//           warps_per_scheduler column is k): flat if each block counts its own arrivals, rising
+//           by 2 cycles per warp of the SM if the SM's blocks share one counting unit
 //   match   MATCH.ANY (match.any.sync.b32)
 //   vote    VOTE.ANY (vote.sync.ballot.b32)
 #include <cuda_runtime.h>
@@ -142,6 +147,24 @@ __global__ void k_bar(unsigned p, unsigned q, long long* cycles, unsigned* sink)
   finish(t0, v, cycles, sink);
 }
 
+// The last warp of the block arrives late: before every barrier it runs 16 dependent FFMAs (about
+// 64 cycles) while the others go straight to the barrier. If arrivals are counted as they come,
+// the early ones are counted while the late warp computes and a step costs the chain plus one
+// warp's barrier (about 64 + 17.5 whatever the block size); if the cost is paid at release, per
+// warp, it grows by 2 cycles per warp as in `bar`.
+__global__ void k_bar_late(unsigned p, unsigned q, long long* cycles, unsigned* sink) {
+  float v = (float)threadIdx.x, a = 0.999f + 1e-9f * (float)p, b = 1e-3f * (float)q;
+  const bool late = threadIdx.x / 32 == blockDim.x / 32 - 1;
+  long long t0 = clock64();
+  for (int i = 0; i < LINKS / 16; ++i) {
+    if (late) {
+      BODY16(asm volatile("fma.rn.f32 %0, %0, %1, %2;" : "+f"(v) : "f"(a), "f"(b));)
+    }
+    __syncthreads();
+  }
+  finish(t0, __float_as_uint(v), cycles, sink);
+}
+
 struct Result {
   double median, min, max;
 };
@@ -242,6 +265,19 @@ int main() {
   for (int warps : {1, 2, 3, 4, 8, 16}) {
     Result r = run([&] { k_bar<<<1, warps * 32>>>(p, 3u, d_cycles, d_sink); }, warps, d_cycles, LINKS);
     printf("bar,BAR.SYNC+IADD3,%.2f,%d,%.2f,%.2f,%.2f\n", warps / 4.0, warps, r.median, r.min, r.max);
+  }
+  // One late warp per barrier (cycles per barrier, not per link: LINKS / 16 barriers).
+  for (int warps : {1, 2, 4, 8, 16}) {
+    Result r = run([&] { k_bar_late<<<1, warps * 32>>>(p, 3u, d_cycles, d_sink); }, warps, d_cycles,
+                   LINKS / 16);
+    printf("bar_late,16 FFMA+BAR.SYNC,%.2f,%d,%.2f,%.2f,%.2f\n", warps / 4.0, warps, r.median,
+           r.min, r.max);
+  }
+  // Barriers of k blocks on each SM (sim/timing/block_barrier.h assumes a counter per block).
+  for (int k : {1, 2, 4, 8}) {
+    Result r = run([&] { k_bar<<<prop.multiProcessorCount * k, 128>>>(p, 3u, d_cycles, d_sink); },
+                   4, d_cycles, LINKS);
+    printf("bar_sm,BAR.SYNC+IADD3,%d,4,%.2f,%.2f,%.2f\n", k, r.median, r.min, r.max);
   }
   return 0;
 }
