@@ -8,7 +8,8 @@
 // only when asked before the process starts (its tunable glibc.malloc.hugetlb=1, under the
 // kernel's default "madvise" policy for transparent huge pages), so `warplab` asks for it by
 // running itself again once with the tunable set. Nothing simulated depends on it: the results
-// are the same byte for byte. WARPLAB_HUGE_PAGES=0 keeps the process as it started.
+// are the same byte for byte. WARPLAB_HUGE_PAGES=0 keeps the process as it started (as does
+// valgrind, which the new image would escape).
 #include <unistd.h>
 
 #include <cstdlib>
@@ -22,6 +23,9 @@ void use_huge_pages(char** argv) {
 #if defined(__linux__) && defined(__GLIBC__)
   const char* off = std::getenv("WARPLAB_HUGE_PAGES");
   if (off && std::string(off) == "0") return;
+  // Under valgrind the new image would run outside it (valgrind does not follow this exec).
+  const char* preload = std::getenv("LD_PRELOAD");
+  if (preload && std::string(preload).find("vgpreload") != std::string::npos) return;
   const char* now = std::getenv("GLIBC_TUNABLES");
   const std::string tunables = now ? now : "";
   if (tunables.find("glibc.malloc.hugetlb") != std::string::npos) return;  // set, or done
