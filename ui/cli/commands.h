@@ -24,7 +24,9 @@ int report_error(const Error& e);
 // --threads N: the timing model's host threads per launch (sim/timing/parallel_loop.h; the
 // results are the same for any N). Unset or 0: every hardware thread.
 void add_threads_option(CLI::App* sub, int& threads);
-int resolve_threads(int threads);  // 0 -> std::thread::hardware_concurrency() (at least 1)
+int resolve_threads(int threads);
+// --sampled (timing mode: sampled simulation, sim/timing/sampling.h).
+void add_sampled_option(CLI::App* sub, bool& sampled);  // 0 -> std::thread::hardware_concurrency() (at least 1)
 // The progress line's figures for a running timing launch: "cycle 1,234,567, 40% of blocks
 // done, about 12 s left" (the estimate from the blocks done so far).
 struct TimingProgressView {
