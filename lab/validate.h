@@ -123,6 +123,7 @@ struct SimPoint {
   // sampled run, ValidateOptions::sampled).
   uint64_t blocks = 0, detailed_blocks = 0;
   double cycles = 0;  // the launches' simulated cycles
+  double sim_s = 0;   // wall time of the point's launches in the timing model (no compile)
   CounterMap counters;
   std::string note;  // why ptxas's register counts are missing ("" when present)
 };
@@ -155,7 +156,7 @@ struct SampledPoint {
   std::string error;  // either run failed
   double full_cycles = 0, sampled_cycles = 0;
   double err_pct = 0;  // 100 * |sampled - full| / full
-  double full_wall_s = 0, sampled_wall_s = 0;
+  double full_wall_s = 0, sampled_wall_s = 0;  // the point's launches in the timing model
   double detailed_fraction = 1;  // of the point's blocks
 };
 // options.sampled is ignored (both ways run); jobs and threads as for simulate_corpus.

@@ -502,7 +502,8 @@ Expected<TimingResult> simulate(const func::Program& program, func::DeviceMemory
   r.memory.dram_row_hits = l2.dram().counters().row_hits;
   r.memory.dram_activations = l2.dram().counters().activations();
   sampler.finish(r, active, resident, by_line);  // the skipped waves, when sampled
-  skipped_stats.blocks = skipped_stats.warps = skipped_stats.threads = 0;  // counted below
+  if (r.stats.blocks == 0)  // the count below (blocks dispatched) holds the skipped ones
+    skipped_stats.blocks = skipped_stats.warps = skipped_stats.threads = 0;
   add_stats(r.stats, skipped_stats);
   r.achieved_occupancy = active ? double(resident) / active / config.core.max_warps_per_sm : 0;
   r.kernel_time_us = double(r.cycles) / config.core.clock_mhz;
