@@ -29,10 +29,6 @@
 // block-size-sweep.toml --set N=16777216 --backend gpu`): 76.8 / 79.2 / 83.8 us for 256/512/1024.
 // Slow (minutes): runs only with WARPLAB_CALIBRATE=1 in the environment. Each experiment is its own
 // test case, so `test_3xx -tc='330*stride*'` runs one.
-// Sampled (2026-11-26): the launches run in sampled mode (sim/timing/sampling.h: some waves in
-// detail, the rest fast-forwarded), several times faster; its error against the full model is
-// bounded by tests/351 and `warplab validate --sampled` (within 2%), far inside the 30% these
-// ratios allow. WARPLAB_CALIBRATE_FULL=1 runs every block in detail.
 #include <doctest/doctest.h>
 
 #include <cmath>
@@ -104,7 +100,6 @@ double time_us(const func::Program& prog, func::DeviceMemory& mem, const GpuConf
   TimingOptions o;
   o.registers_per_thread = registers;
   o.l2 = &l2;
-  o.sampling.enabled = !std::getenv("WARPLAB_CALIBRATE_FULL");
   auto r = run_timing(prog, mem, launch, cfg, o);
   REQUIRE_MESSAGE(r, (r ? "" : r.error().to_string()));
   REQUIRE_FALSE(r->fault);
