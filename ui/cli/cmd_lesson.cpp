@@ -167,7 +167,7 @@ int run_lesson(const LessonArgs& a) {
   if (!lesson->summary.empty()) std::cout << lesson->summary << "\n";
   if (a.sampled)
     std::cout << "(sampled simulation: grids of many waves run some waves in detail and "
-                 "extrapolate the rest; figures are within about 2% of the full model's)\n";
+                 "extrapolate the rest: figures are estimates of the full model's)\n";
   std::cout << "\n";
   // Each step runs once; a page is printed after the runs its values read (its own step's, and
   // any step(N) it names), so it shows them.

@@ -19,7 +19,7 @@ void add_sampled_option(CLI::App* sub, bool& sampled) {
   sub->add_flag("--sampled", sampled,
                 "Timing mode: for grids of many waves, simulate a sample of the waves in detail and "
                 "fast-forward the rest functionally (outputs exact; cycles and counters "
-                "extrapolated, within about 2%); results say 'sampled' with the fraction simulated");
+                "extrapolated; see sim/timing/sampling.h for where that errs); results say 'sampled' with the fraction simulated");
 }
 
 int resolve_threads(int threads) {
