@@ -236,6 +236,7 @@ Expected<StepRun> run_lesson_step(const Toolchain& toolchain, const Lesson& less
     r.count_lines = false;
     r.l2 = *l2;
     r.threads = settings.threads;
+    r.sampled = settings.sampled;
     r.on_timing_progress = settings.on_timing_progress;
     if (b != BackendKind::Sim) r.gpu.counters = true;  // claims read hardware counters
     if (settings.sandbox) {

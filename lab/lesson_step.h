@@ -32,6 +32,7 @@ struct StepRunSettings {
   // The timing model's host threads per launch (RunOptions::threads; 0 = all cores), and where
   // a running launch is (RunOptions::on_timing_progress; unset: not reported).
   int threads = 1;
+  bool sampled = false;  // RunOptions::sampled
   std::function<void(const timing::TimingProgress&)> on_timing_progress;
 };
 

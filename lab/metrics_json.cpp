@@ -33,6 +33,18 @@ json timing_json(const timing::TimingResult& r, const timing::GpuConfig& cfg,
   j["config"] = cfg.name;
   j["clock_mhz"] = cfg.core.clock_mhz;
   j["cycles"] = r.cycles;
+  if (r.sampling.requested) {  // sampled simulation (sim/timing/sampling.h): never silent
+    const timing::SamplingReport& sp = r.sampling;
+    j["sampled"] = {{"applied", sp.applied},
+                    {"detailed_fraction", sp.detailed_fraction()},
+                    {"waves", sp.waves},
+                    {"detailed_waves", sp.detailed_waves},
+                    {"wave_blocks", sp.wave_blocks},
+                    {"blocks", sp.blocks},
+                    {"detailed_blocks", sp.detailed_blocks},
+                    {"skipped_cycles", sp.skipped_cycles},
+                    {"method", sp.method()}};
+  }
   j["time_us"] = r.time_us;
   j["kernel_time_us"] = r.kernel_time_us;
   j["launch_overhead_us"] = cfg.core.launch_overhead_us;

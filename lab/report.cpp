@@ -124,13 +124,24 @@ std::string table(const std::vector<std::vector<std::string>>& rows, const std::
 std::string format_timing(const LaunchRecord& r) {
   const json& s = r.sim;
   std::ostringstream o;
-  o << "    timing (" << s.value("config", std::string("?"))
+  std::string sampled;
+  if (s.contains("sampled") && s["sampled"].value("applied", false))
+    sampled = ", sampled: " + printf_str("%.1f%%", 100 * num(s["sampled"], "detailed_fraction")) +
+              " of blocks in detail";
+  o << "    timing (" << s.value("config", std::string("?")) << sampled
     << "): " << group_thousands(static_cast<uint64_t>(num(s, "cycles")))
     << " cycles = " << printf_str("%.2f", num(s, "kernel_time_us")) << " us (+ "
     << printf_str("%.1f", num(s, "launch_overhead_us"))
     << " us launch = " << printf_str("%.2f", num(s, "time_us")) << " us)   IPC "
     << printf_str("%.2f", num(s, "ipc")) << " per SM (" << printf_str("%.1f", num(s, "gpu_ipc"))
     << " GPU-wide)\n";
+  if (s.contains("sampled")) {
+    const json& sp = s["sampled"];
+    o << "    sampled: " << sp.value("detailed_waves", uint64_t{0}) << " of "
+      << sp.value("waves", uint64_t{0}) << " waves in detail ("
+      << printf_str("%.1f%%", 100 * num(sp, "detailed_fraction")) << " of the blocks); "
+      << sp.value("method", std::string()) << "\n";
+  }
   const json& occ = s["occupancy"];
   o << "    occupancy: theoretical " << printf_str("%.1f%%", 100 * num(occ, "theoretical")) << " ("
     << occ.value("blocks_per_sm", 0) << " blocks/SM, limited by "

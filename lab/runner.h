@@ -132,6 +132,9 @@ struct RunOptions {
   // (it then fails with the Error "cancelled"), and a progress callback (on the running thread,
   // about every quarter second of a launch).
   int threads = 1;
+  // Timing mode: sampled simulation (sim/timing/sampling.h; `--sampled`): grids of many waves
+  // simulate some waves in detail and fast-forward the rest; every result says so.
+  bool sampled = false;
   const std::atomic<bool>* cancel = nullptr;
   std::function<void(const timing::TimingProgress&)> on_timing_progress;
   // Streaming (`warplab run` prints each launch as it finishes): called on the running thread

@@ -87,6 +87,7 @@ class SimBackend : public LaunchBackend {
     to.registers_per_thread = rec.resources ? rec.resources->registers : 0;
     if (options_.max_cycles) to.max_cycles = *options_.max_cycles;
     to.threads = options_.threads;
+    to.sampling.enabled = options_.sampled;
     to.cancel = options_.cancel;
     to.progress = options_.on_timing_progress;
     const bool warm = options_.l2 == L2Start::Warm;

@@ -7,6 +7,7 @@
 #include <atomic>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <iomanip>
@@ -156,6 +157,7 @@ void run_group(const RunGroup& g, const std::vector<CorpusPoint>& points,
   opt.count_lines = false;
   opt.l2 = options.cold_l2 ? L2Start::Cold : L2Start::Warm;
   opt.threads = options.threads;
+  opt.sampled = options.sampled;
   Runner runner(toolchain, opt);
   auto r = runner.run_once(*exp);
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -196,6 +198,13 @@ void run_group(const RunGroup& g, const std::vector<CorpusPoint>& points,
         break;
       }
       sp.time_us += rec->sim["time_us"].get<double>();
+      sp.cycles += rec->sim.value("cycles", 0.0);
+      sp.sim_s += rec->sim.value("wall_s", 0.0);
+      const uint64_t blocks = rec->grid.x * uint64_t{rec->grid.y} * rec->grid.z;
+      sp.blocks += blocks;
+      sp.detailed_blocks += rec->sim.contains("sampled")
+                                ? rec->sim["sampled"].value("detailed_blocks", blocks)
+                                : blocks;
       add_counters(sp.counters, json_counters(rec->sim.value("counters", json::object())),
                    sel.size() == 1);
     }
@@ -523,6 +532,87 @@ std::vector<SimPoint> simulate_corpus(const std::vector<CorpusPoint>& points,
 }
 
 // --- errors -----------------------------------------------------------------------------------
+
+std::vector<SampledPoint> compare_sampled(const std::vector<CorpusPoint>& points,
+                                          const ValidateOptions& options) {
+  ValidateOptions o = options;
+  o.sampled = false;
+  const std::vector<SimPoint> full = simulate_corpus(points, o);
+  o.sampled = true;
+  const std::vector<SimPoint> sampled = simulate_corpus(points, o);
+  std::vector<SampledPoint> out;
+  for (size_t i = 0; i < points.size(); ++i) {
+    SampledPoint p;
+    p.id = points[i].id;
+    p.heavy = points[i].heavy;
+    const SimPoint &f = full[i], &s = sampled[i];
+    p.full_cycles = f.cycles;
+    p.sampled_cycles = s.cycles;
+    p.full_wall_s = f.sim_s;
+    p.sampled_wall_s = s.sim_s;
+    p.detailed_fraction = s.blocks ? double(s.detailed_blocks) / double(s.blocks) : 1;
+    if (!f.ok || !s.ok) {
+      p.error = !f.ok ? "full: " + f.error : "sampled: " + s.error;
+    } else if (f.cycles <= 0) {
+      p.error = "no cycles";
+    } else {
+      p.ok = true;
+      p.err_pct = 100 * std::abs(s.cycles - f.cycles) / f.cycles;
+    }
+    out.push_back(std::move(p));
+  }
+  return out;
+}
+
+std::string format_sampled(const std::vector<SampledPoint>& points) {
+  std::ostringstream t;
+  t << std::left << std::setw(40) << "point" << std::right << std::setw(14) << "full_cycles"
+    << std::setw(14) << "sampled" << std::setw(8) << "err%" << std::setw(10) << "detailed"
+    << std::setw(10) << "full_s" << std::setw(10) << "sampled_s" << std::setw(9) << "speedup"
+    << "\n";
+  int n = 0;
+  double max_err = 0, sum_err = 0, full_s = 0, sampled_s = 0, full_heavy = 0, sampled_heavy = 0;
+  uint64_t failed = 0;
+  double detailed = 0;
+  for (const SampledPoint& p : points) {
+    t << std::left << std::setw(40) << (p.id + (p.heavy ? " (heavy)" : "")) << std::right;
+    if (!p.ok) {
+      ++failed;
+      t << "  FAILED: " << p.error << "\n";
+      continue;
+    }
+    ++n;
+    max_err = std::max(max_err, p.err_pct);
+    sum_err += p.err_pct;
+    detailed += p.detailed_fraction;
+    full_s += p.full_wall_s;
+    sampled_s += p.sampled_wall_s;
+    if (p.heavy) {
+      full_heavy += p.full_wall_s;
+      sampled_heavy += p.sampled_wall_s;
+    }
+    char row[160];
+    std::snprintf(row, sizeof row, "%14.0f%14.0f%8.2f%9.1f%%%10.2f%10.2f%8.1fx\n", p.full_cycles,
+                  p.sampled_cycles, p.err_pct, 100 * p.detailed_fraction, p.full_wall_s,
+                  p.sampled_wall_s, p.sampled_wall_s > 0 ? p.full_wall_s / p.sampled_wall_s : 0);
+    t << row;
+  }
+  auto ratio = [](double a, double b) { return b > 0 ? a / b : 0.0; };
+  char heavy[32] = "none";
+  if (full_heavy > 0) std::snprintf(heavy, sizeof heavy, "%.1f", ratio(full_heavy, sampled_heavy));
+  char line[320];
+  std::snprintf(line, sizeof line,
+                "SAMPLED points=%d failed=%llu max_err=%.2f%% mean_err=%.2f%% speedup=%.1f "
+                "speedup_heavy=%s detailed=%.1f%% target=%s\n",
+                n, static_cast<unsigned long long>(failed), max_err, n ? sum_err / n : 0.0,
+                ratio(full_s, sampled_s),
+                heavy,
+                n ? 100 * detailed / n : 100.0, failed == 0 && max_err <= 2 ? "yes" : "no");
+  t << "(err: the sampled run's cycles against the full model's; speed-up: wall time of the "
+       "point's launches in the timing model, full / sampled; target: within 2% on every point)\n"
+    << line;
+  return t.str();
+}
 
 double abs_pct_error(double sim_us, double gpu_us) {
   return 100.0 * std::fabs(sim_us - gpu_us) / gpu_us;

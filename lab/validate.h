@@ -119,6 +119,11 @@ struct SimPoint {
   std::string error;     // run error, fault or failed check
   double time_us = 0;
   double wall_s = 0;  // wall time of the run the point belongs to
+  // The point's launches' blocks, and of those the ones simulated in detail (fewer only in a
+  // sampled run, ValidateOptions::sampled).
+  uint64_t blocks = 0, detailed_blocks = 0;
+  double cycles = 0;  // the launches' simulated cycles
+  double sim_s = 0;   // wall time of the point's launches in the timing model (no compile)
   CounterMap counters;
   std::string note;  // why ptxas's register counts are missing ("" when present)
 };
@@ -130,6 +135,7 @@ struct ValidateOptions {
   // Host threads inside each run (timing::TimingOptions::threads; 0 = all cores): jobs x threads
   // threads in all while every job runs (results do not depend on either).
   int threads = 1;
+  bool sampled = false;  // RunOptions::sampled (validate --sampled runs each point both ways)
   // Called after each run with its points' ids and results (from worker threads, one call at a
   // time), so that a run stopped part-way has still reported what it finished.
   std::function<void(const std::vector<std::string>& ids, const std::vector<SimPoint>& results,
@@ -140,6 +146,25 @@ struct ValidateOptions {
 // Runs the points on the simulator in timing mode; results in the points' order.
 std::vector<SimPoint> simulate_corpus(const std::vector<CorpusPoint>& points,
                                       const ValidateOptions& options);
+
+// `validate --sampled`: every point simulated in full and sampled (sim/timing/sampling.h), the
+// sampled cycles' error against the full model's and the wall-time speed-up.
+struct SampledPoint {
+  std::string id;
+  bool heavy = false;
+  bool ok = false;
+  std::string error;  // either run failed
+  double full_cycles = 0, sampled_cycles = 0;
+  double err_pct = 0;  // 100 * |sampled - full| / full
+  double full_wall_s = 0, sampled_wall_s = 0;  // the point's launches in the timing model
+  double detailed_fraction = 1;  // of the point's blocks
+};
+// options.sampled is ignored (both ways run); jobs and threads as for simulate_corpus.
+std::vector<SampledPoint> compare_sampled(const std::vector<CorpusPoint>& points,
+                                          const ValidateOptions& options);
+// The table and the summary line "SAMPLED points=N max_err=X% mean_err=Y% speedup=S
+// speedup_heavy=H detailed=F% target=yes|no" (target: within 2% on every point).
+std::string format_sampled(const std::vector<SampledPoint>& points);
 
 // Time error and its summary.
 double abs_pct_error(double sim_us, double gpu_us);  // 100 * |sim - gpu| / gpu

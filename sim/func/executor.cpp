@@ -9,6 +9,7 @@
 // per-class, per-PTX-line and per-CUDA-line totals at the end.
 #include "sim/func/executor.h"
 
+#include <algorithm>
 #include <bit>
 
 #include "sim/func/cta_impl.h"
@@ -145,18 +146,19 @@ Expected<FunctionalResult> run_functional(const Program& program, DeviceMemory& 
   FunctionalResult result;
   uint64_t issued = 0;
   uint64_t blocks_done = 0;
-  for (uint32_t bz = 0; bz < launch.grid.z && !result.fault; ++bz)
-    for (uint32_t by = 0; by < launch.grid.y && !result.fault; ++by)
-      for (uint32_t bx = 0; bx < launch.grid.x; ++bx) {
-        cta.reset(Dim3{bx, by, bz});
-        const bool ok = run_block(cta, options.max_warp_instructions, issued);
-        merge_hazards(result.hazards, std::move(cta.hazards));
-        if (!ok) {
-          result.fault = cta.fault;
-          break;
-        }
-        ++blocks_done;
-      }
+  const uint64_t end = std::min(options.end_block, launch.grid.count());
+  for (uint64_t i = options.first_block; i < end; ++i) {
+    cta.reset(Dim3{static_cast<uint32_t>(i % launch.grid.x),
+                   static_cast<uint32_t>(i / launch.grid.x % launch.grid.y),
+                   static_cast<uint32_t>(i / (uint64_t{launch.grid.x} * launch.grid.y))});
+    const bool ok = run_block(cta, options.max_warp_instructions, issued);
+    merge_hazards(result.hazards, std::move(cta.hazards));
+    if (!ok) {
+      result.fault = cta.fault;
+      break;
+    }
+    ++blocks_done;
+  }
   LaunchStats& s = result.stats;
   fold_counts(*cta.k, counters, options.count_lines, s);
   s.blocks = blocks_done;

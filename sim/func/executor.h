@@ -45,6 +45,9 @@ class Program {
 struct FunctionalOptions {
   bool count_lines = true;             // fill LaunchStats::by_ptx_line / by_src_line
   uint64_t max_warp_instructions = 0;  // 0 = unlimited; else stop with a fault (runaway loops)
+  // Only the blocks whose linear index (x fastest) is in [first_block, end_block) run (the
+  // timing model's sampled mode fast-forwards a range of blocks this way); the default: all.
+  uint64_t first_block = 0, end_block = ~uint64_t{0};
 };
 
 struct FunctionalResult {

@@ -21,7 +21,9 @@ Status BlockScheduler::dispatch(uint64_t now, std::vector<Sm>& sms) {
       ++tried;
     }
     if (tried == sms.size()) return Ok{};   // every SM is full: wait for a block to finish
-    // 2. Place the block (x fastest, as CUDA numbers them).
+    // 2. Place the block (x fastest, as CUDA numbers them), or the one a sampled run goes on with.
+    if (skip_) next_ = skip_(next_, now);
+    if (done()) return Ok{};
     const uint64_t i = next_;
     const func::Dim3 index{static_cast<uint32_t>(i % grid_.x),
                            static_cast<uint32_t>(i / grid_.x % grid_.y),

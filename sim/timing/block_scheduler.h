@@ -11,6 +11,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include "sim/func/launch.h"
@@ -27,12 +28,17 @@ class BlockScheduler {
   // The next cycle a dispatch could happen if an SM has room (kNever when all are dispatched).
   uint64_t next_due() const;
   uint64_t dispatched() const { return next_; }
+  // Sampled simulation (sampling.h): called before block `next` is placed at `now`; returns the
+  // block to place instead (the blocks in between are the hook's to run).
+  using SkipHook = std::function<uint64_t(uint64_t next, uint64_t now)>;
+  void set_skip_hook(SkipHook hook) { skip_ = std::move(hook); }
 
  private:
   func::Dim3 grid_;
   uint64_t total_, next_ = 0;
   double interval_, due_ = 0;
   size_t rr_ = 0;
+  SkipHook skip_;
 };
 
 }  // namespace warplab::timing

@@ -9,6 +9,7 @@
 #include "sim/timing/block_scheduler.h"
 #include "sim/timing/l2.h"
 #include "sim/timing/parallel_loop.h"
+#include "sim/timing/sampling.h"
 #include "sim/timing/schedule.h"
 #include "sim/timing/sm.h"
 
@@ -240,6 +241,14 @@ Expected<TimingResult> simulate(const func::Program& program, func::DeviceMemory
   double trial_ns[2] = {0, 0};     // adapt_threads: [one thread, pool] time in trials
   uint64_t trial_sms[2] = {0, 0};  // ... and the SM ticks they made
   bool use_pool = true;
+  // Sampled simulation (sampling.h): at each wave boundary the sampler may fast-forward waves,
+  // whose blocks then run here in the functional executor.
+  const bool checked = options.trace.enabled || launch.synccheck || launch.racecheck;
+  WaveSampler sampler(options.sampling, launch.grid.count(),
+                      uint64_t(r.occupancy.blocks_per_sm) * sms.size(),
+                      checked ? "a traced or checked launch" : "");
+  func::LaunchStats skipped_stats;
+  std::optional<func::LaunchFault> skipped_fault;
   // Progress (TimingOptions::progress) and Cancel.
   uint64_t visits = 0;
   double next_report = options.progress_seconds;
@@ -252,9 +261,25 @@ Expected<TimingResult> simulate(const func::Program& program, func::DeviceMemory
       p.blocks_done += sm.blocks_completed();
       p.warp_instructions += sm.instructions();
     }
+    p.blocks_done += sampler.skipped_blocks();
     options.progress(p);
   };
   BlockScheduler blocks(launch.grid, config.core.block_dispatch_interval);
+  if (sampler.active())
+    blocks.set_skip_hook([&](uint64_t next, uint64_t at) {
+      if (skipped_fault || !sampler.is_boundary(next)) return next;
+      const uint64_t to = sampler.at_boundary(next, snapshot(sms, l2, at));
+      if (to == next) return next;
+      func::FunctionalOptions fast;
+      fast.first_block = next;
+      fast.end_block = to;
+      auto f = func::run_functional(program, memory, launch, fast);
+      if (f) add_stats(skipped_stats, f->stats);
+      if (f && !f->fault) return to;
+      skipped_fault = f ? *f->fault : func::LaunchFault{};
+      if (!f) skipped_fault->message = f.error().to_string();
+      return launch.grid.count();  // nothing more to place: the launch stops
+    });
   // Counter samples (trace): interval chosen so a run gives about 2000 samples.
   uint64_t interval = options.trace.counter_interval;
   CounterSample last{};
@@ -297,6 +322,10 @@ Expected<TimingResult> simulate(const func::Program& program, func::DeviceMemory
     }
     // 3a. Dispatch blocks that are due.
     if (auto st = blocks.dispatch(now, sms); !st) return st.error();
+    if (skipped_fault) {
+      r.fault = skipped_fault;
+      break;
+    }
     // 3b. SMs in reverse order (no SM sees another's result of this cycle; they only share L2).
     //     With a pool, the due SMs tick on several threads in this same order of turns at what
     //     they share (parallel_loop.h); a cycle with few of them, or after a dispatch fault,
@@ -472,10 +501,14 @@ Expected<TimingResult> simulate(const func::Program& program, func::DeviceMemory
   r.memory.dram_bytes_written = l2.dram().bytes_written();
   r.memory.dram_row_hits = l2.dram().counters().row_hits;
   r.memory.dram_activations = l2.dram().counters().activations();
+  sampler.finish(r, active, resident, by_line);  // the skipped waves, when sampled
+  if (r.stats.blocks == 0)  // the count below (blocks dispatched) holds the skipped ones
+    skipped_stats.blocks = skipped_stats.warps = skipped_stats.threads = 0;
+  add_stats(r.stats, skipped_stats);
   r.achieved_occupancy = active ? double(resident) / active / config.core.max_warps_per_sm : 0;
   r.kernel_time_us = double(r.cycles) / config.core.clock_mhz;
   r.time_us = r.kernel_time_us + config.core.launch_overhead_us;
-  const uint64_t instructions = issued_before;
+  const uint64_t instructions = issued_before + skipped_stats.warp_instructions;
   r.gpu_ipc = r.cycles ? double(instructions) / r.cycles : 0;
   r.ipc = active ? double(instructions) / (double(active)) : 0;
   r.peak_dram_bytes_per_second = config.peak_dram_bytes_per_second();

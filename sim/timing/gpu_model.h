@@ -42,6 +42,7 @@
 #include "sim/timing/l1tex.h"
 #include "sim/timing/l2.h"
 #include "sim/timing/occupancy.h"
+#include "sim/timing/sampling.h"
 #include "sim/timing/trace.h"
 #include "sim/timing/warp_state.h"
 
@@ -83,6 +84,8 @@ struct TimingOptions {
   // across launches: back-to-back launches find the data the previous ones left (what CUDA-event
   // timings after warm-up launches measure). The L1s are always cold: a launch invalidates them.
   L2* l2 = nullptr;
+  // Sampled simulation (sampling.h): off by default. Traced and checked launches run in full.
+  SamplingOptions sampling;
 };
 
 struct MemoryTable {
@@ -131,6 +134,7 @@ struct TimingResult {
   double dram_bytes_per_second = 0;  // achieved (read + written) over kernel_time_us
   double peak_dram_bytes_per_second = 0;
   Trace trace;  // empty unless TimingOptions::trace.enabled
+  SamplingReport sampling;  // what sampled simulation did (requested = false: a full run)
   // How the host ran it (not part of the results): cycles whose SMs ticked on several threads,
   // and whether a fault in one made run_timing simulate the launch again on one thread.
   uint64_t parallel_cycles = 0;

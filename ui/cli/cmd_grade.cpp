@@ -22,10 +22,18 @@ namespace {
 struct GradeArgs {
   std::string assignment, student, json_path;
   bool verbose = false;
+  bool sampled = false;  // refused: see run()
   lab::GradeOptions options;
 };
 
 int run(const GradeArgs& a) {
+  // Sampled simulation extrapolates cycles: a score must come from the full model's exact,
+  // deterministic cycles, and racecheck/synccheck must see every block.
+  if (a.sampled)
+    return report_error(Error{"", 0,
+                              "--sampled: grade always simulates every block in detail (scores "
+                              "need the full model's exact cycles; racecheck and synccheck need "
+                              "every block)"});
   // A file, a folder, or a shipped assignment's name (`vector_add`), wherever warplab is installed.
   auto as = lab::load_assignment(lab::find_assignment(a.assignment));
   if (!as) return report_error(as.error());
@@ -84,6 +92,8 @@ Command add_grade_command(CLI::App& app) {
   sub->add_flag("--verbose", a->verbose, "Print every report in full");
   a->options.threads = 0;
   add_threads_option(sub, a->options.threads);
+  sub->add_flag("--sampled", a->sampled,
+                "Refused: grading always simulates every block in detail (exit 2)");
   sub->add_option("--test-time-limit", a->options.test_time_limit,
                   "Seconds of wall clock for each test's student run, compile included "
                   "(default: the assignment's test_time_limit, else 180)")

@@ -65,6 +65,7 @@ struct LessonArgs {
   std::string id, backend = "sim", json_path, config, l2 = "cold";
   std::vector<std::string> sets;
   int threads = 0;  // --threads (0 = all cores)
+  bool sampled = false;  // --sampled
   bool answers = false, ci = false, quiet_pages = false;
   bool triton_only = false;  // only the Triton steps (and the steps their pages read)
   bool sandbox = false, allow_unsandboxed = false;  // compile as untrusted code (lab/sandbox.h)
@@ -140,6 +141,7 @@ int run_lesson(const LessonArgs& a) {
   settings.ci = a.ci;
   settings.sets = a.sets;
   settings.threads = resolve_threads(a.threads);
+  settings.sampled = a.sampled;
   // A long step on a terminal: where its launch is and the time left (stderr; not with --json).
   bool progress_shown = false;
   if (isatty(STDERR_FILENO) && a.json_path.empty())
@@ -160,8 +162,12 @@ int run_lesson(const LessonArgs& a) {
               {"backend", a.backend},
               {"l2", a.l2},
               {"steps", json::array()}};
+  if (a.sampled) out["sampled"] = true;  // each launch's "sampled" object says how much
   std::cout << lesson->title << "\n" << std::string(lesson->title.size(), '#') << "\n";
   if (!lesson->summary.empty()) std::cout << lesson->summary << "\n";
+  if (a.sampled)
+    std::cout << "(sampled simulation: grids of many waves run some waves in detail and "
+                 "extrapolate the rest: figures are estimates of the full model's)\n";
   std::cout << "\n";
   // Each step runs once; a page is printed after the runs its values read (its own step's, and
   // any step(N) it names), so it shows them.
@@ -368,6 +374,7 @@ Command add_lesson_command(CLI::App& app) {
                 "With --sandbox on a host without Landlock: compile anyway");
   sub->add_option("--set", a->sets, "Override a parameter: --set NAME=VALUE (repeatable)");
   add_threads_option(sub, a->threads);
+  add_sampled_option(sub, a->sampled);
   sub->add_option("--json", a->json_path, "Write the questions and claims as JSON");
   return {sub, [a] { return run_lesson(*a); }};
 }

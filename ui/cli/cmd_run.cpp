@@ -40,6 +40,7 @@ struct RunArgs {
   bool synccheck = false, racecheck = false;
   std::optional<uint64_t> max_instructions, max_cycles;
   int threads = 0;                                  // 0 = all cores
+  bool sampled = false;                             // --sampled
   bool sandbox = false, allow_unsandboxed = false;  // compile the CUDA source as untrusted
   // --stalls: per-line warp states of the model and, on the GPU, sampled stall reasons.
   bool stalls = false;
@@ -140,6 +141,7 @@ int run(const RunArgs& a) {
   opt.max_instructions = a.max_instructions;
   opt.max_cycles = a.max_cycles;
   opt.threads = resolve_threads(a.threads);
+  opt.sampled = a.sampled;
   if (a.sandbox) {
     // Untrusted source (lab/sandbox.h): the compile reads only the toolkit and the folders of the
     // experiment and its source.
@@ -359,6 +361,7 @@ Command add_run_command(CLI::App& app) {
                   "Write every buffer after the run as DIR/NAME.npy (and the PTX)");
   sub->add_flag("-q,--quiet", args->quiet, "Print nothing but errors and failures");
   add_threads_option(sub, args->threads);
+  add_sampled_option(sub, args->sampled);
   sub->add_flag("--no-line-counts", args->no_lines, "Skip per PTX/CUDA line counts (faster)");
   sub->add_flag(
       "--synccheck", args->synccheck,

@@ -48,6 +48,7 @@ struct ValidateArgs {
   bool stalls = false;
   std::string stalls_data = "validation/data/stalls";
   int threads = 0;    // per run; 0 = what the jobs leave of the hardware threads
+  bool sampled = false;  // --sampled: each point full and sampled, the sampled mode's error
 };
 
 // 1234 -> "1.23k", 12345678 -> "12.3M": short enough for side-by-side columns.
@@ -204,6 +205,34 @@ int validate(const ValidateArgs& given) {
     }
   };
 
+  if (a.sampled) {  // the sampled mode against the full model (sim/timing/sampling.h)
+    opt.progress = nullptr;
+    std::cout << "sampled simulation against the full model: every point run both ways\n";
+    const auto compared = lab::compare_sampled(points, opt);
+    std::cout << lab::format_sampled(compared);
+    if (!a.json_out.empty()) {
+      json jp = json::array();
+      for (const lab::SampledPoint& p : compared)
+        jp.push_back({{"id", p.id},
+                      {"heavy", p.heavy},
+                      {"ok", p.ok},
+                      {"error", p.error},
+                      {"full_cycles", p.full_cycles},
+                      {"sampled_cycles", p.sampled_cycles},
+                      {"err_pct", p.err_pct},
+                      {"detailed_fraction", p.detailed_fraction},
+                      {"full_wall_s", p.full_wall_s},
+                      {"sampled_wall_s", p.sampled_wall_s}});
+      const std::string text = json{{"sampled_validation", jp}}.dump(2) + "\n";
+      if (a.json_out == "-")
+        std::cout << text;
+      else if (auto st = write_file(a.json_out, text); !st)
+        return report_error(st.error());
+    }
+    for (const lab::SampledPoint& p : compared)
+      if (!p.ok) return kExitFailed;
+    return kExitOk;
+  }
   const std::vector<lab::SimPoint> sim = lab::simulate_corpus(points, opt);
 
   // The table.
@@ -438,6 +467,10 @@ Command add_validate_command(CLI::App& app) {
                   "Timing preset; picks the measured data (h100-sxm: data/h100.json, h200: "
                   "data/h200.json)")
       ->capture_default_str();
+  sub->add_flag("--sampled", args->sampled,
+                "Run every selected point in full and sampled (sim/timing/sampling.h) and report "
+                "the sampled mode's cycle error against the full model and its speed-up, with a "
+                "'SAMPLED points=N max_err=X% ...' line");
   sub->add_flag("--quick", args->quick, "Only the points marked quick (the CI subset)");
   sub->add_flag("--heavy", args->heavy,
                 "Also the points marked heavy (minutes each to simulate; skipped by default)");

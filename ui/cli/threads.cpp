@@ -15,6 +15,13 @@ void add_threads_option(CLI::App* sub, int& threads) {
       ->check(CLI::NonNegativeNumber);
 }
 
+void add_sampled_option(CLI::App* sub, bool& sampled) {
+  sub->add_flag("--sampled", sampled,
+                "Timing mode: for grids of many waves, simulate a sample of the waves in detail and "
+                "fast-forward the rest functionally (outputs exact; cycles and counters "
+                "extrapolated; see sim/timing/sampling.h for where that errs); results say 'sampled' with the fraction simulated");
+}
+
 int resolve_threads(int threads) {
   if (threads > 0) return threads;
   return static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));

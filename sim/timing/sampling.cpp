@@ -1,0 +1,210 @@
+// Sampled simulation: see sampling.h.
+#include "sim/timing/sampling.h"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+
+#include "sim/timing/gpu_model.h"
+#include "sim/timing/l2.h"
+#include "sim/timing/sm.h"
+
+namespace warplab::timing {
+
+namespace {
+
+constexpr size_t kNone = std::numeric_limits<size_t>::max();
+
+// Where snapshot() puts each counter in WaveCounters::values.
+constexpr size_t kStates = 0;                            // kWarpStateCount warp states
+constexpr size_t kL1 = kStates + kWarpStateCount;        // MemoryCounters, field order
+constexpr size_t kL1Count = 14;
+constexpr size_t kL2 = kL1 + kL1Count;                   // read hits, misses, writes, atomics
+constexpr size_t kDram = kL2 + 4;                        // read, written, row hits, activations
+constexpr size_t kSm = kDram + 4;                        // active cycles, resident warp-cycles
+constexpr size_t kValues = kSm + 2;
+
+// The L1 counters in a fixed order, to read and to add back.
+std::array<uint64_t*, kL1Count> l1_fields(MemoryCounters& c) {
+  return {&c.global_ld_requests, &c.global_ld_sectors,   &c.global_ld_sector_hits,
+          &c.global_st_requests, &c.global_st_sectors,   &c.local_requests,
+          &c.local_sectors,      &c.atomic_requests,     &c.line_lookups,
+          &c.shared_ld_requests, &c.shared_st_requests,  &c.shared_ld_wavefronts,
+          &c.shared_st_wavefronts, &c.shared_bank_conflicts};
+}
+
+WaveCounters minus(const WaveCounters& a, const WaveCounters& b) {
+  WaveCounters d;
+  d.cycle = a.cycle - b.cycle;
+  d.values.resize(kValues);
+  for (size_t i = 0; i < kValues; ++i) d.values[i] = a.values[i] - b.values[i];
+  return d;
+}
+
+}  // namespace
+
+std::string SamplingReport::method() const {
+  if (!requested) return "full";
+  if (!applied) return "full (" + why_full + ")";
+  char tol[32];
+  std::snprintf(tol, sizeof tol, "%g%%", 100 * tolerance);
+  return "waves of " + std::to_string(wave_blocks) + " blocks; detailed: wave 0 (warm-up), then " +
+         "waves until " + std::to_string(stable_waves) + " agree within " + tol + ", then 1 in " +
+         std::to_string(period) + " (a check within " + tol +
+         " or measure again), and the last 2; the others fast-forwarded (functional), their "
+         "cycles and counters interpolated from the detailed waves on either side";
+}
+
+WaveCounters snapshot(std::vector<Sm>& sms, const L2& l2, uint64_t now) {
+  WaveCounters w;
+  w.cycle = now;
+  w.values.assign(kValues, 0);
+  MemoryCounters l1;
+  for (Sm& sm : sms) {
+    sm.flush(now);
+    for (int s = 0; s < kWarpStateCount; ++s) w.values[kStates + s] += sm.state_cycles()[s];
+    l1.add(sm.l1tex().counters());
+    w.values[kSm] += sm.active_cycles();
+    w.values[kSm + 1] += sm.resident_warp_cycles();
+  }
+  const auto f = l1_fields(l1);
+  for (size_t i = 0; i < kL1Count; ++i) w.values[kL1 + i] = *f[i];
+  w.values[kL2] = l2.counters().read_sector_hits;
+  w.values[kL2 + 1] = l2.counters().read_sector_misses;
+  w.values[kL2 + 2] = l2.counters().write_sectors;
+  w.values[kL2 + 3] = l2.counters().atomic_requests;
+  w.values[kDram] = l2.dram().bytes_read();
+  w.values[kDram + 1] = l2.dram().bytes_written();
+  w.values[kDram + 2] = l2.dram().counters().row_hits;
+  w.values[kDram + 3] = l2.dram().counters().activations();
+  return w;
+}
+
+WaveSampler::WaveSampler(const SamplingOptions& options, uint64_t total_blocks,
+                         uint64_t wave_blocks, const std::string& not_here)
+    : opt_(options),
+      total_blocks_(total_blocks),
+      wave_blocks_(std::max<uint64_t>(wave_blocks, 1)),
+      waves_((total_blocks + wave_blocks_ - 1) / wave_blocks_) {
+  opt_.stable_waves = std::max(opt_.stable_waves, 2);
+  opt_.period = std::max(opt_.period, 2);
+  // Warm-up, a stable window, one skipped wave and the two tail waves at the least.
+  const uint64_t need =
+      std::max<uint64_t>(static_cast<uint64_t>(std::max(opt_.min_waves, 0)),
+                         static_cast<uint64_t>(opt_.stable_waves) + 4);
+  if (!opt_.enabled) return;
+  if (!not_here.empty()) {
+    why_full_ = not_here;
+    return;
+  }
+  if (waves_ < need) {
+    why_full_ = std::to_string(waves_) + " wave" + (waves_ == 1 ? "" : "s") + ", fewer than " +
+                std::to_string(need);
+    return;
+  }
+  active_ = true;
+  last_.values.assign(kValues, 0);
+  window_begin_ = 1;  // wave 0 is the warm-up
+}
+
+uint64_t WaveSampler::at_boundary(uint64_t next, const WaveCounters& at) {
+  const uint64_t wave = next / wave_blocks_;
+  // 1. The wave simulated in detail ends here: its cost. A skip waiting for the wave after it
+  //    gets it.
+  costs_.push_back({current_wave_, minus(at, last_)});
+  const size_t idx = costs_.size() - 1;
+  if (!skips_.empty() && skips_.back().after == kNone) skips_.back().after = idx;
+  last_ = at;
+  current_wave_ = wave;
+  if (costs_[idx].wave == 0) return next;  // the warm-up wave
+  // 2. A check wave that agrees with the stable waves, or a measuring window that is stable.
+  const double cycles = double(costs_[idx].delta.cycle);
+  bool skip = false;
+  if (phase_ == Phase::Skipping) {
+    if (std::abs(cycles - reference_) <= opt_.tolerance * reference_) {
+      skip = true;
+    } else {
+      phase_ = Phase::Measure;
+      window_begin_ = idx;
+    }
+  }
+  const size_t stable = static_cast<size_t>(opt_.stable_waves);
+  if (phase_ == Phase::Measure && idx + 1 >= window_begin_ + stable) {
+    double lo = cycles, hi = cycles, sum = 0;
+    for (size_t i = idx + 1 - stable; i <= idx; ++i) {
+      const double c = double(costs_[i].delta.cycle);
+      lo = std::min(lo, c);
+      hi = std::max(hi, c);
+      sum += c;
+    }
+    const double mean = sum / double(stable);
+    if (hi - lo <= opt_.tolerance * mean) {
+      phase_ = Phase::Skipping;
+      reference_ = mean;
+      skip = true;
+    }
+  }
+  // 3. Skip up to period - 1 waves, never into the last two.
+  if (!skip || wave + 3 > waves_) return next;
+  const uint64_t n = std::min<uint64_t>(static_cast<uint64_t>(opt_.period - 1), waves_ - 2 - wave);
+  skips_.push_back({n, idx, kNone});
+  skipped_blocks_ += n * wave_blocks_;
+  current_wave_ = wave + n;
+  return next + n * wave_blocks_;
+}
+
+void WaveSampler::finish(TimingResult& r, uint64_t& active, uint64_t& resident,
+                         std::vector<WarpStateCycles>& by_line) const {
+  SamplingReport& s = r.sampling;
+  s.requested = opt_.enabled;
+  s.applied = active_ && !skips_.empty();
+  s.why_full = active_ ? (skips_.empty() ? "no stable waves" : "") : why_full_;
+  s.wave_blocks = wave_blocks_;
+  s.stable_waves = opt_.stable_waves;
+  s.period = opt_.period;
+  s.tolerance = opt_.tolerance;
+  s.waves = waves_;
+  s.blocks = total_blocks_;
+  s.detailed_blocks = total_blocks_ - skipped_blocks_;
+  s.detailed_waves = waves_ - skipped_blocks_ / wave_blocks_;
+  if (skips_.empty()) return;
+  // 1. Each skipped stretch: its waves x the mean cost of the detailed waves around it.
+  double cycles = 0;
+  std::vector<double> extra(kValues, 0);
+  for (const Skip& k : skips_) {
+    const Cost& b = costs_[k.before];
+    const Cost& a = costs_[k.after == kNone ? k.before : k.after];
+    cycles += double(k.waves) * 0.5 * double(b.delta.cycle + a.delta.cycle);
+    for (size_t i = 0; i < kValues; ++i)
+      extra[i] += double(k.waves) * 0.5 * double(b.delta.values[i] + a.delta.values[i]);
+  }
+  auto add = [&](size_t i) { return static_cast<uint64_t>(std::llround(extra[i])); };
+  s.skipped_cycles = static_cast<uint64_t>(std::llround(cycles));
+  r.cycles += s.skipped_cycles;
+  // 2. Warp states, with the per-line ones scaled by their state's total ratio.
+  for (int st = 0; st < kWarpStateCount; ++st) {
+    const uint64_t before = r.warp_states[st];
+    r.warp_states[st] += add(kStates + st);
+    if (before == 0) continue;
+    const double scale = double(r.warp_states[st]) / double(before);
+    for (WarpStateCycles& line : by_line)
+      line[st] = static_cast<uint64_t>(std::llround(double(line[st]) * scale));
+  }
+  // 3. The memory table and the SM activity.
+  const auto f = l1_fields(r.memory.l1);
+  for (size_t i = 0; i < kL1Count; ++i) *f[i] += add(kL1 + i);
+  r.memory.l2_read_sector_hits += add(kL2);
+  r.memory.l2_read_sector_misses += add(kL2 + 1);
+  r.memory.l2_write_sectors += add(kL2 + 2);
+  r.memory.l2_atomic_requests += add(kL2 + 3);
+  r.memory.dram_bytes_read += add(kDram);
+  r.memory.dram_bytes_written += add(kDram + 1);
+  r.memory.dram_row_hits += add(kDram + 2);
+  r.memory.dram_activations += add(kDram + 3);
+  active += add(kSm);
+  resident += add(kSm + 1);
+}
+
+}  // namespace warplab::timing

@@ -1,0 +1,157 @@
+// Sampled simulation (sim/timing/sampling.h): a grid of many identical waves, run in full and
+// sampled. The sampled run's outputs are the full run's (and the values computed here), its
+// instruction counts are exact, it says it was sampled, its cycles are within 2% of the full
+// model's (every wave does the same work, so the steady state holds), and it is identical on 1
+// and 2 host threads. A grid of few waves is not sampled, says why, and equals the full run.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <cstring>
+
+#include "lab/metrics_json.h"
+#include "sim/func/executor.h"
+#include "sim/ptx/parser.h"
+#include "sim/timing/gpu_model.h"
+
+using namespace warplab;
+using namespace warplab::timing;
+
+namespace {
+
+// out[i] = the LCG v -> v * 1664525 + 1013904223 applied `steps` times to in[i] (u32, exact).
+constexpr const char* kLcg = R"(.version 9.0
+.target sm_90
+.address_size 64
+.visible .entry lcg(.param .u64 in, .param .u64 out, .param .u32 steps)
+{
+  .reg .pred %p<2>;
+  .reg .b32 %r<10>;
+  .reg .b64 %rd<8>;
+  ld.param.u64 %rd1, [in];
+  ld.param.u64 %rd2, [out];
+  ld.param.u32 %r1, [steps];
+  mov.u32 %r2, %ctaid.x;
+  mov.u32 %r3, %ntid.x;
+  mov.u32 %r4, %tid.x;
+  mad.lo.s32 %r5, %r2, %r3, %r4;
+  cvta.to.global.u64 %rd3, %rd1;
+  mul.wide.u32 %rd4, %r5, 4;
+  add.s64 %rd5, %rd3, %rd4;
+  ld.global.u32 %r6, [%rd5];
+  mov.u32 %r7, 0;
+$L_loop:
+  mad.lo.s32 %r6, %r6, 1664525, 1013904223;
+  add.s32 %r7, %r7, 1;
+  setp.lt.u32 %p1, %r7, %r1;
+  @%p1 bra $L_loop;
+  cvta.to.global.u64 %rd6, %rd2;
+  add.s64 %rd7, %rd6, %rd4;
+  st.global.u32 [%rd7], %r6;
+  ret;
+}
+)";
+
+template <class T>
+void put(std::vector<uint8_t>& p, T v) {
+  const size_t at = (p.size() + sizeof(T) - 1) / sizeof(T) * sizeof(T);
+  p.resize(at + sizeof(T));
+  std::memcpy(p.data() + at, &v, sizeof(T));
+}
+
+struct Outcome {
+  TimingResult result;
+  std::string json;  // timing_json, as `warplab run --json` writes it
+  std::vector<uint32_t> out;
+};
+
+// 16 SMs, 128-thread blocks of 128 registers per thread: 4 blocks per SM, 64 per wave.
+Outcome run(uint32_t blocks, uint32_t steps, bool sampled, int threads) {
+  auto m = ptx::parse_module(kLcg, "lcg.ptx");
+  REQUIRE(m);
+  auto prog = func::Program::load(std::move(*m));
+  REQUIRE(prog);
+  auto cfg = load_config("h100-sxm");
+  REQUIRE(cfg);
+  cfg->core.sm_count = 16;
+  const uint32_t n = blocks * 128;
+  std::vector<uint32_t> in(n);
+  for (uint32_t i = 0; i < n; ++i) in[i] = i * 2654435761u;
+  func::DeviceMemory mem;
+  const uint64_t a = mem.allocate("in", n * 4ull), b = mem.allocate("out", n * 4ull);
+  REQUIRE(mem.write(a, in.data(), n * 4ull));
+  func::LaunchConfig launch{"lcg", {blocks, 1, 1}, {128, 1, 1}, 0, {}};
+  put(launch.params, a);
+  put(launch.params, b);
+  put(launch.params, steps);
+  TimingOptions o;
+  o.registers_per_thread = 128;
+  o.threads = threads;
+  o.adapt_threads = false;  // the pool ticks every cycle with enough SMs due
+  o.sampling.enabled = sampled;
+  auto r = run_timing(*prog, mem, launch, *cfg, o);
+  REQUIRE_MESSAGE(r, (r ? "" : r.error().to_string()));
+  REQUIRE_FALSE(r->fault);
+  Outcome out;
+  out.out.resize(n);
+  REQUIRE(mem.read(b, out.out.data(), n * 4ull));
+  out.json = lab::timing_json(*r, *cfg, prog->module()).dump();
+  out.result = std::move(*r);
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("351 sampled run of uniform waves: exact outputs, labelled, within 2%, any threads") {
+  const uint32_t blocks = 64 * 40, steps = 24;  // 40 waves
+  const Outcome full = run(blocks, steps, false, 1);
+  const Outcome one = run(blocks, steps, true, 1);
+  const Outcome two = run(blocks, steps, true, 2);
+  // 1. Outputs: the full run's, and the LCG computed here.
+  REQUIRE(one.out.size() == size_t{blocks} * 128);
+  for (uint32_t i = 0; i < one.out.size(); ++i) {
+    uint32_t v = i * 2654435761u;
+    for (uint32_t s = 0; s < steps; ++s) v = v * 1664525u + 1013904223u;
+    if (one.out[i] != v || full.out[i] != v) {
+      CAPTURE(i);
+      FAIL("output differs from the LCG computed on the host");
+    }
+  }
+  // 2. Labelled: sampled, with the fraction simulated in detail, in the result and the JSON.
+  const SamplingReport& s = one.result.sampling;
+  CHECK(s.requested);
+  CHECK(s.applied);
+  CHECK(s.waves == 40);
+  CHECK(s.wave_blocks == 64);
+  CHECK(s.detailed_blocks < s.blocks / 2);
+  CHECK(s.detailed_waves * 64 >= s.detailed_blocks);
+  CHECK(one.json.find("\"sampled\"") != std::string::npos);
+  CHECK(one.json.find("detailed_fraction") != std::string::npos);
+  CHECK(full.json.find("\"sampled\"") == std::string::npos);
+  CHECK_FALSE(full.result.sampling.requested);
+  // 3. Instruction counts are exact (the skipped blocks ran in the functional executor).
+  CHECK(one.result.stats.warp_instructions == full.result.stats.warp_instructions);
+  CHECK(one.result.stats.thread_instructions == full.result.stats.thread_instructions);
+  CHECK(one.result.stats.blocks == blocks);
+  // 4. Within 2% of the full model's cycles, and of its main counters.
+  const double err = std::abs(double(one.result.cycles) - double(full.result.cycles)) /
+                     double(full.result.cycles);
+  CAPTURE(one.result.cycles);
+  CAPTURE(full.result.cycles);
+  CHECK(err <= 0.02);
+  const double sectors = double(full.result.memory.l1.global_ld_sectors);
+  CHECK(std::abs(double(one.result.memory.l1.global_ld_sectors) - sectors) <= 0.02 * sectors);
+  // 5. The same result on 1 and 2 host threads, byte for byte.
+  CHECK(one.json == two.json);
+  CHECK(one.out == two.out);
+}
+
+TEST_CASE("351 a grid of few waves is not sampled: the full run, and it says why") {
+  const Outcome full = run(64 * 5, 8, false, 1);
+  const Outcome sampled = run(64 * 5, 8, true, 1);
+  CHECK(sampled.result.sampling.requested);
+  CHECK_FALSE(sampled.result.sampling.applied);
+  CHECK(sampled.result.sampling.why_full.find("5 waves") != std::string::npos);
+  CHECK(sampled.result.cycles == full.result.cycles);
+  CHECK(sampled.out == full.out);
+  CHECK(sampled.json.find("\"applied\":false") != std::string::npos);
+}
