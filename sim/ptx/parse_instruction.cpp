@@ -539,7 +539,7 @@ void Parser::apply_modifiers(Instruction& inst, const std::vector<std::string_vi
     fail(line, quoted + " needs a state space (.global, .shared, .local, .const, .param)");
   if (is_memory_op(op) && !have_space) inst.space = Space::Generic;
   if (types == 0 && operand_count(inst) > 0 && op != Opcode::Prefetch && op != Opcode::Prefetchu &&
-      op != Opcode::Bra && op != Opcode::Isspacep)
+      op != Opcode::Bra && op != Opcode::Isspacep && op != Opcode::Fence)
     fail(line, quoted + " needs a type (.s32, .f32, .b64, ...)");
   // barrier.cluster.arrive/wait in a cluster of one block (launches have no cluster shape): the
   // arrive orders memory (a fence with its semantics), the wait is the block's barrier 0, as
