@@ -27,14 +27,15 @@ const Instruction& only(const Module& m) {
   return m.functions[0].instructions[0];
 }
 
-std::string error_text(const std::string& text) {
+std::string error_text(const std::string& body) {
+  const std::string text = kernel_with(body);
   auto m = parse_module(text, "bad.ptx");
   if (m) {
     REQUIRE(!m->functions.empty());
     if (m->functions[0].unsupported.empty()) FAIL("expected an error for:\n" << text);
     return "unsupported: " + m->functions[0].unsupported[0].message;
   }
-  CHECK(m.error().line == 9);
+  CHECK_MESSAGE(m.error().line == 9, m.error().to_string());
   return m.error().message;
 }
 
