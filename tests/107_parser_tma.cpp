@@ -134,3 +134,20 @@ TEST_CASE("107 TMA errors: wrong forms name what was expected; unsimulated modes
   CHECK(error_text("\tfence.proxy.tensormap::generic.acquire.gpu [%rd1], 64;")
             .find("takes '[addr], 128'") != std::string::npos);
 }
+
+TEST_CASE("107 .ptr .align N: the pointee's alignment, not the parameter's (Triton's scratch pointers)") {
+  auto m = parse_module(R"(.version 8.3
+.target sm_90a
+.address_size 64
+.visible .entry k(.param .u64 .ptr .global .align 1 a, .param .u32 n,
+                  .param .u64 .ptr .global .align 1 scratch)
+{
+  ret;
+})",
+                        "t.ptx");
+  REQUIRE(m);
+  const Function& f = m->functions.at(0);
+  CHECK(f.params[1].offset == 8);
+  CHECK(f.params[2].offset == 16);  // 8-byte aligned, as the driver lays it out (not 12)
+  CHECK(f.param_bytes == 24);
+}
