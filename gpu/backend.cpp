@@ -1,6 +1,7 @@
 #include "gpu/backend.h"
 
 #include <cstdlib>
+#include <cstring>
 #include <optional>
 
 #include "gpu/driver_api.h"
@@ -73,6 +74,32 @@ constexpr const char* kFlushKernelPtx =
     "  ret;\n"
     "}\n";
 constexpr unsigned kFlushBlocks = 1056, kFlushThreads = 512;
+
+// The launch's CUtensorMap arguments, built by the driver (cuTensorMapEncodeTiled) for the
+// buffers' device addresses and written over the simulator's encoding in the parameter block.
+Status encode_tensor_maps(DriverApi& api, const GpuLaunch& launch,
+                          const std::vector<uint64_t>& addresses, std::vector<uint8_t>& params) {
+  for (const TensorMapPatch& t : launch.tensor_maps) {
+    if (t.buffer >= addresses.size() || uint64_t{t.param_offset} + 128 > params.size())
+      return Error{"", 0, "kernel " + launch.kernel + ": a tensor-map argument lies outside the "
+                          "launch's buffers or parameter block"};
+    alignas(64) CUtensorMap map;
+    cuuint64_t dims[5], strides[4];
+    cuuint32_t box[5], es[5];
+    for (int i = 0; i < 5; ++i) dims[i] = t.dims[i], box[i] = t.box[i], es[i] = t.element_strides[i];
+    for (int i = 0; i < 4; ++i) strides[i] = t.strides[i];
+    void* base = reinterpret_cast<void*>(addresses[t.buffer] + t.byte_offset);
+    const CUresult r = api.cuTensorMapEncodeTiled(
+        &map, static_cast<CUtensorMapDataType>(t.data_type), t.rank, base, dims, strides, box, es,
+        CU_TENSOR_MAP_INTERLEAVE_NONE, static_cast<CUtensorMapSwizzle>(t.swizzle),
+        CU_TENSOR_MAP_L2_PROMOTION_NONE, static_cast<CUtensorMapFloatOOBfill>(t.oob_fill));
+    if (r != CUDA_SUCCESS)
+      return api.error(r, "kernel " + launch.kernel + ": cuTensorMapEncodeTiled at parameter offset " +
+                              std::to_string(t.param_offset));
+    std::memcpy(params.data() + t.param_offset, &map, 128);
+  }
+  return Ok{};
+}
 
 // "ptxas application ptx input, line 12; error : ..." -> 12 (0 when the log names no line).
 int first_error_line(const std::string& log) {
@@ -336,6 +363,7 @@ Expected<GpuLaunchResult> Backend::run(const GpuModule& module, const GpuLaunch&
   }
   auto params = patch_params(launch, addresses);
   if (!params) return params.error();
+  if (Status st = encode_tensor_maps(api, launch, addresses, *params); !st) return st.error();
   size_t params_size = params->size();
   void* extra[] = {CU_LAUNCH_PARAM_BUFFER_POINTER, params->data(), CU_LAUNCH_PARAM_BUFFER_SIZE,
                    &params_size, CU_LAUNCH_PARAM_END};
@@ -521,6 +549,7 @@ Expected<PcSampling> Backend::sample_pcs(const std::vector<uint8_t>& cubin, cons
     }
     auto p = patch_params(launch, addresses);
     if (!p) return failed = p.error();
+    if (Status st = encode_tensor_maps(api, launch, addresses, *p); !st) return failed = st;
     params = std::move(*p);
     // 3. The same cold start as the timed launches.
     if (flush_l2) {

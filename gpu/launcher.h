@@ -40,6 +40,22 @@ struct BufferPatch {
   uint64_t byte_offset = 0;
 };
 
+// "Write at params[param_offset] the 128-byte CUtensorMap that cuTensorMapEncodeTiled builds for
+// the tensor at buffers[buffer] + byte_offset" (a `const __grid_constant__ CUtensorMap` argument;
+// the fields are the driver's, innermost dimension first; data_type is a CUtensorMapDataType).
+struct TensorMapPatch {
+  uint32_t param_offset = 0;
+  uint32_t buffer = 0;
+  uint64_t byte_offset = 0;
+  uint32_t data_type = 0, rank = 1;
+  uint64_t dims[5] = {1, 1, 1, 1, 1};
+  uint64_t strides[4] = {0, 0, 0, 0};  // bytes, dimensions 1..rank-1
+  uint32_t box[5] = {1, 1, 1, 1, 1};
+  uint32_t element_strides[5] = {1, 1, 1, 1, 1};
+  uint32_t swizzle = 0;   // CUtensorMapSwizzle: 0 none, 1 32B, 2 64B, 3 128B
+  uint32_t oob_fill = 0;  // CUtensorMapFloatOOBfill: 0 zeros, 1 NaN
+};
+
 // "buffers[buffer] is the module's variable `symbol` (a __constant__ or __device__ variable, by
 // its PTX name)": Backend::run does not allocate it but finds the variable (cuModuleGetGlobal),
 // copies the buffer's contents there before the launch and back after it, as it does for the
@@ -58,6 +74,7 @@ struct GpuLaunch {
   uint32_t dynamic_shared_bytes = 0;
   std::vector<uint8_t> params;             // the parameter block, laid out as the PTX declares it
   std::vector<BufferPatch> buffer_params;  // pointer arguments, filled in once buffers exist
+  std::vector<TensorMapPatch> tensor_maps;  // CUtensorMap arguments, encoded once buffers exist
   std::vector<SymbolBuffer> symbols;       // buffers that are module variables
 };
 

@@ -8,6 +8,7 @@
 #include <cstring>
 
 #include "lab/elem_type.h"
+#include "sim/func/tensormap.h"
 
 namespace warplab::lab {
 
@@ -193,6 +194,13 @@ Status check_signature(const Experiment& exp, size_t index, const ptx::Function&
     const ArgDef& a = l.args[i];
     const ptx::Param& p = k.params[i];
     std::string akey = key + "[" + std::to_string(i) + "]";
+    if (a.kind == ArgDef::Kind::TensorMap) {
+      if (!is_aggregate(p) || p.size != 128)
+        return Error{exp.path, a.line,
+                     akey + ": a tensor map (128 bytes, a const __grid_constant__ CUtensorMap), "
+                            "but " + param_desc(k, i) + " is not a 128-byte parameter"};
+      continue;
+    }
     if (a.kind == ArgDef::Kind::Struct) {
       const StructLayout lay = struct_layout(a);
       const uint64_t palign = p.align ? p.align : 1;
@@ -346,6 +354,99 @@ struct Packer {
     return Ok{};
   }
 
+  // A tensor map over buffer a.buffer, checked as cuTensorMapEncodeTiled checks it and against
+  // the buffer's size, encoded at `param_offset` in WarpLab's layout (sim/func/tensormap.h).
+  Status tensor_map(const ArgDef& a, uint64_t param_offset, const std::string& akey) {
+    const int bi = exp.buffer_index(a.buffer);
+    const BufferDef& bd = exp.buffers[static_cast<size_t>(bi)];
+    auto ints = [&](const std::vector<Expr>& e, const char* field,
+                    std::vector<int64_t>& out) -> Status {
+      for (size_t i = 0; i < e.size(); ++i) {
+        auto v = e[i].eval_int(env);
+        if (!v)
+          return Error{exp.path, a.line,
+                       akey + "." + field + "[" + std::to_string(i) + "]: " + v.error().message};
+        out.push_back(*v);
+      }
+      return Ok{};
+    };
+    std::vector<int64_t> dims, strides, box, es;
+    if (auto s = ints(a.tm_dims, "dims", dims); !s) return s;
+    if (auto s = ints(a.tm_strides, "strides", strides); !s) return s;
+    if (auto s = ints(a.tm_box, "box", box); !s) return s;
+    if (auto s = ints(a.tm_estrides, "element_strides", es); !s) return s;
+    const size_t rank = dims.size();
+    // The element type: the buffer's (fp8 and 8-bit integers move as bytes).
+    struct Codes {
+      uint8_t ptx;
+      uint32_t cuda;
+    };
+    Codes c{0, 0};
+    switch (bd.type) {
+      case ElemType::F16: c = {6, 6}; break;
+      case ElemType::F32: c = {7, 7}; break;
+      case ElemType::F64: c = {9, 8}; break;
+      case ElemType::BF16: c = {10, 9}; break;
+      case ElemType::I16:
+      case ElemType::U16: c = {1, 1}; break;
+      case ElemType::I32: c = {3, 3}; break;
+      case ElemType::U32: c = {2, 2}; break;
+      case ElemType::I64: c = {5, 5}; break;
+      case ElemType::U64: c = {4, 4}; break;
+      default: c = {0, 0}; break;  // i8, u8, e4m3, e5m2
+    }
+    const uint64_t esize = elem_size(bd.type);
+    func::TensorMap m;
+    m.address = addresses.at(static_cast<size_t>(bi));
+    m.rank = static_cast<uint32_t>(rank);
+    m.elem = c.ptx;
+    m.swizzle = a.tm_swizzle;
+    m.fill = a.tm_fill;
+    BoundLaunch::TensorMapParam t;
+    t.param_offset = param_offset;
+    t.buffer = bi;
+    t.cuda_data_type = c.cuda;
+    t.rank = m.rank;
+    t.swizzle = a.tm_swizzle;
+    t.oob_fill = a.tm_fill;
+    uint64_t dense = esize;
+    for (size_t i = 0; i < rank; ++i) {
+      const std::string d = "[" + std::to_string(i) + "]";
+      if (dims[i] < 1 || box[i] < 0 || (!es.empty() && es[i] < 0) ||
+          (i > 0 && !strides.empty() && strides[i - 1] < 0))
+        return Error{exp.path, a.line, akey + ": dims" + d + ", box" + d +
+                                           " and the strides must be positive"};
+      m.dim[i] = static_cast<uint64_t>(dims[i]);
+      m.box[i] = static_cast<uint32_t>(std::min<int64_t>(box[i], 1 << 20));
+      m.estride[i] = es.empty() ? 1 : static_cast<uint32_t>(std::min<int64_t>(es[i], 1 << 20));
+      m.stride[i] = i == 0 ? esize : strides.empty() ? dense : static_cast<uint64_t>(strides[i - 1]);
+      dense = m.stride[i] * m.dim[i];
+      t.dims[i] = m.dim[i];
+      t.box[i] = m.box[i];
+      t.element_strides[i] = m.estride[i];
+      if (i > 0) t.strides[i - 1] = m.stride[i];
+    }
+    if (const std::string why = m.check(); !why.empty())
+      return Error{exp.path, a.line, akey + " (tensor map of " + bd.name + "): " + why};
+    // The tensor must lie inside the buffer: its last element's last byte.
+    uint64_t last = esize;
+    for (size_t i = 0; i < rank; ++i) last += (m.dim[i] - 1) * m.stride[i];
+    auto count = bd.count.eval_int(env);
+    const uint64_t bytes = counts.empty()
+                               ? (count ? static_cast<uint64_t>(std::max<int64_t>(*count, 0)) : 0) *
+                                     esize
+                               : counts.at(static_cast<size_t>(bi)) * esize;
+    if (last > bytes)
+      return Error{exp.path, a.line,
+                   akey + " (tensor map of " + bd.name + "): the tensor's dims and strides reach " +
+                       std::to_string(last) + " bytes, but " + bd.name + " holds " +
+                       std::to_string(bytes)};
+    const auto enc = m.encode();
+    std::memcpy(b.config.params.data() + param_offset, enc.data(), enc.size());
+    b.tensor_maps.push_back(t);
+    return Ok{};
+  }
+
   // A struct's fields from `offset` on, laid out as struct_layout() says.
   Status fields(const ArgDef& s, uint64_t offset, const std::string& akey) {
     uint64_t off = 0;
@@ -458,6 +559,11 @@ Expected<BoundLaunch> bind_launch(const Experiment& exp, size_t index, const ptx
     uint8_t* dst = b.config.params.data() + p.offset;
     if (a.kind == ArgDef::Kind::Buffer) {
       if (auto s = packer.pointer(a, p.offset, akey); !s) return s.error();
+      b.arg_text.push_back(a.text);
+      continue;
+    }
+    if (a.kind == ArgDef::Kind::TensorMap) {
+      if (auto s = packer.tensor_map(a, p.offset, akey); !s) return s.error();
       b.arg_text.push_back(a.text);
       continue;
     }

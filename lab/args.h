@@ -56,6 +56,19 @@ struct BoundLaunch {
     bool operator==(const PointerParam&) const = default;
   };
   std::vector<PointerParam> pointer_params;
+  // `const __grid_constant__ CUtensorMap` arguments ({ tensormap = "x", ... }): the map as
+  // WarpLab encodes it for the simulator (sim/func/tensormap.h) is in the parameter block at
+  // param_offset; the GPU backend writes the driver's encoding there instead, from the same
+  // fields (cuda_data_type is its CUtensorMapDataType).
+  struct TensorMapParam {
+    uint64_t param_offset = 0;
+    int buffer = 0;
+    uint32_t cuda_data_type = 0, rank = 1;
+    uint64_t dims[5] = {1, 1, 1, 1, 1}, strides[4] = {0, 0, 0, 0};
+    uint32_t box[5] = {1, 1, 1, 1, 1}, element_strides[5] = {1, 1, 1, 1, 1};
+    uint32_t swizzle = 0, oob_fill = 0;
+  };
+  std::vector<TensorMapParam> tensor_maps;
   std::vector<std::string> arg_text;  // each argument as "x" (buffer) or "N=1024"
 };
 

@@ -919,6 +919,83 @@ Expected<ArgDef> struct_arg(const Reader& r, const toml::table& t, const std::st
   return st;
 }
 
+// { tensormap = "A", dims = ["K", "M"], box = [64, 64], strides = ["2 * K"],
+//   element_strides = [1, 1], swizzle = "128B", oob_fill = "zero" }: lessons/FORMAT.md,
+// "Tensor maps". The shapes are checked against the driver's rules when the launch is bound.
+Expected<ArgDef> tensormap_arg(const Reader& r, const toml::table& t, const std::string& key,
+                               const Experiment& exp, const std::vector<std::string>& scope) {
+  if (auto s = r.only_keys(t, key, {"tensormap", "dims", "box", "strides", "element_strides",
+                                    "swizzle", "oob_fill"});
+      !s)
+    return s.error();
+  ArgDef a;
+  a.kind = ArgDef::Kind::TensorMap;
+  a.line = line_of(t);
+  auto name = r.string(*t.get("tensormap"), key + ".tensormap");
+  if (!name) return name.error();
+  const BufferDef* b = exp.find_buffer(*name);
+  if (!b)
+    return r.err(*t.get("tensormap"), key + ".tensormap",
+                 "'" + *name + "' is not a buffer (" + names_list(exp) + ")");
+  if (!b->symbol.empty())
+    return r.err(*t.get("tensormap"), key + ".tensormap",
+                 "'" + b->name + "' is the module variable " + b->symbol +
+                     ": a tensor map needs a buffer of its own");
+  a.buffer = b->name;
+  a.text = "tensormap " + b->name;
+  auto list = [&](const char* field, std::vector<Expr>& out, size_t lo, size_t hi) -> Status {
+    const toml::node* n = t.get(field);
+    if (!n) {
+      if (lo == 0) return Ok{};
+      return r.err(line_of(t), key + "." + field,
+                   std::string("missing '") + field + "' (innermost dimension first, e.g. " +
+                       field + " = [64, 64])");
+    }
+    const toml::array* arr = n->as_array();
+    if (!arr || arr->size() < lo || arr->size() > hi)
+      return r.err(*n, key + "." + field,
+                   "expected an array of " + std::to_string(lo) + " to " + std::to_string(hi) +
+                       " numbers or expressions, innermost dimension first");
+    for (size_t i = 0; i < arr->size(); ++i) {
+      auto e = r.expr(*arr->get(i), key + "." + field + "[" + std::to_string(i) + "]", exp, scope);
+      if (!e) return e.error();
+      out.push_back(*e);
+    }
+    return Ok{};
+  };
+  if (auto s = list("dims", a.tm_dims, 1, 5); !s) return s.error();
+  const size_t rank = a.tm_dims.size();
+  if (auto s = list("box", a.tm_box, 1, 5); !s) return s.error();
+  if (auto s = list("strides", a.tm_strides, 0, 4); !s) return s.error();
+  if (auto s = list("element_strides", a.tm_estrides, 0, 5); !s) return s.error();
+  auto same_rank = [&](const char* field, size_t n, size_t want) -> Status {
+    if (n == want || (n == 0 && std::string(field) != "box")) return Ok{};
+    return r.err(*t.get(field), key + "." + field,
+                 std::to_string(n) + " entries, but dims has " + std::to_string(rank) +
+                     " dimensions: " + field + " needs " + std::to_string(want));
+  };
+  if (auto s = same_rank("box", a.tm_box.size(), rank); !s) return s.error();
+  if (auto s = same_rank("strides", a.tm_strides.size(), rank - 1); !s) return s.error();
+  if (auto s = same_rank("element_strides", a.tm_estrides.size(), rank); !s) return s.error();
+  if (const toml::node* n = t.get("swizzle")) {
+    auto v = r.string(*n, key + ".swizzle");
+    if (!v) return v.error();
+    const std::string names[4] = {"none", "32B", "64B", "128B"};
+    const auto it = std::find(std::begin(names), std::end(names), *v);
+    if (it == std::end(names))
+      return r.err(*n, key + ".swizzle", "'" + *v + "': expected none, 32B, 64B or 128B");
+    a.tm_swizzle = static_cast<uint8_t>(it - std::begin(names));
+  }
+  if (const toml::node* n = t.get("oob_fill")) {
+    auto v = r.string(*n, key + ".oob_fill");
+    if (!v) return v.error();
+    if (*v != "zero" && *v != "nan")
+      return r.err(*n, key + ".oob_fill", "'" + *v + "': expected zero or nan");
+    a.tm_fill = *v == "nan" ? 1 : 0;
+  }
+  return a;
+}
+
 // for = { k = { from = 2, to = "N", mul = 2 }, j = { from = "k / 2", to = 1, div = 2 } }
 Status read_loops(const Reader& r, const toml::node& n, const std::string& key, Experiment& exp,
                   LaunchDef& l, std::vector<std::string>& scope) {
@@ -1140,6 +1217,12 @@ Status read_launches(const Reader& r, const toml::array& arr, Experiment& exp) {
     for (size_t j = 0; j < aa->size(); ++j) {
       const toml::node& a = *aa->get(j);
       std::string akey = key + ".args[" + std::to_string(j) + "]";
+      if (const toml::table* st = a.as_table(); st && st->get("tensormap")) {
+        auto ta = tensormap_arg(r, *st, akey, exp, scope);
+        if (!ta) return ta.error();
+        l.args.push_back(std::move(*ta));
+        continue;
+      }
       if (const toml::table* st = a.as_table()) {
         auto sa = struct_arg(r, *st, akey, exp, scope, 0);
         if (!sa) return sa.error();

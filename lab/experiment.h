@@ -72,7 +72,8 @@ struct SliceDef {
 // One kernel argument as written: a buffer (passed as its device address, optionally offset by
 // a number of elements: "x + 1024"), a scalar expression, or a struct passed by value.
 struct ArgDef {
-  enum class Kind { Buffer, Scalar, Struct };
+  // TensorMap: a `const __grid_constant__ CUtensorMap` built from a buffer (args.h).
+  enum class Kind { Buffer, Scalar, Struct, TensorMap };
   Kind kind = Kind::Scalar;
   std::string buffer;  // Buffer
   Expr offset;         // Buffer: elements of the buffer's type (empty = 0)
@@ -83,6 +84,11 @@ struct ArgDef {
   ElemType type = ElemType::F32;
   std::vector<ArgDef> fields;  // Struct: in declaration order (arrays already expanded)
   uint32_t align = 0;          // Struct: declared alignment (0 = the largest field's)
+  // TensorMap: { tensormap = "A", dims = [...], box = [...], strides, element_strides,
+  // swizzle, oob_fill }, innermost dimension first as cuTensorMapEncodeTiled takes them;
+  // strides in bytes for dimensions 1.. (empty: dense); element_strides empty: all 1.
+  std::vector<Expr> tm_dims, tm_strides, tm_box, tm_estrides;
+  uint8_t tm_swizzle = 0, tm_fill = 0;  // 0 none / 1 32B / 2 64B / 3 128B; 0 zero / 1 NaN
   std::string text;            // as written, for messages
   int line = 0;
 };

@@ -85,6 +85,20 @@ class GpuLaunchBackend : public LaunchBackend {
     for (const BoundLaunch::PointerParam& pp : l.pointer_params)
       g.buffer_params.push_back({static_cast<uint32_t>(pp.param_offset),
                                  static_cast<uint32_t>(pp.buffer), pp.byte_offset});
+    for (const BoundLaunch::TensorMapParam& tm : l.tensor_maps) {
+      gpu::TensorMapPatch t;
+      t.param_offset = static_cast<uint32_t>(tm.param_offset);
+      t.buffer = static_cast<uint32_t>(tm.buffer);
+      t.data_type = tm.cuda_data_type;
+      t.rank = tm.rank;
+      std::copy(std::begin(tm.dims), std::end(tm.dims), t.dims);
+      std::copy(std::begin(tm.strides), std::end(tm.strides), t.strides);
+      std::copy(std::begin(tm.box), std::end(tm.box), t.box);
+      std::copy(std::begin(tm.element_strides), std::end(tm.element_strides), t.element_strides);
+      t.swizzle = tm.swizzle;
+      t.oob_fill = tm.oob_fill;
+      g.tensor_maps.push_back(t);
+    }
     std::vector<gpu::GpuBuffer> initial;  // the sampled launch starts from what run() did
     if (stalls_) initial = host_;
     auto r = ctx_.gpu->run(*ctx_.gpu_module, g, host_, timing_, counters_);

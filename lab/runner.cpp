@@ -532,9 +532,10 @@ Expected<TritonKernel> Runner::compile_triton(const Experiment& exp, const Env& 
       TritonArg& t = req.args[k];
       std::string type;
       bool divisible = false;
-      if (a.kind == ArgDef::Kind::Struct) {
+      if (a.kind == ArgDef::Kind::Struct || a.kind == ArgDef::Kind::TensorMap) {
         return Error{exp.path, a.line,
-                     akey + ": a Triton kernel takes pointers (buffers) and scalars, not structs"};
+                     akey + ": a Triton kernel takes pointers (buffers) and scalars, not structs "
+                            "or tensor maps (tl.make_tensor_descriptor builds its own)"};
       } else if (a.kind == ArgDef::Kind::Buffer) {
         const BufferDef* b = exp.find_buffer(a.buffer);
         type = "*" + triton_type_name(std::string(elem_type_name(b->type)));

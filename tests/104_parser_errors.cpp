@@ -74,9 +74,10 @@ TEST_CASE("104 errors: unknown and out-of-scope instructions name opcode and ker
                            "{%r3}, {%r4};"));
   CHECK(has(e, "'mma.sync.aligned.m8n8k4.row.col.f32.f16.f16.f32' is not simulated"));
   e = error_of(kernel_with(
-      "\tcp.async.bulk.tensor.1d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%r1], "
-      "[%rd1, {%r2}], [%r3];"));
+      "\tcp.async.bulk.tensor.3d.shared::cluster.global.im2col.mbarrier::complete_tx::bytes [%r1], "
+      "[%rd1, {%r2, %r3, %r4}], [%r3], {%r5};"));
   CHECK(has(e, "cp.async.bulk.tensor"));
+  CHECK(has(e, "im2col"));
   CHECK(has(e, "not simulated"));
   e = error_of(kernel_with(
       "\tcp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster "

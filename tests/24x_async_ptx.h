@@ -429,7 +429,8 @@ $fill:
   ret;
 }
 
-// tensor_copy: a TMA tensor copy, which the simulator refuses (the kernel only).
+// tensor_copy: a TMA tensor copy through a map in global memory (the kernel only; tests/248 runs
+// tensor copies).
 .visible .entry tensor_copy(.param .u64 p_map)
 {
   .reg .b32 %r<4>;

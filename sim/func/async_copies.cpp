@@ -18,7 +18,9 @@ void AsyncCopies::land(uint32_t i) {
   if (landed_[i]) return;
   const Copy& c = copies_[i];
   if (c.bytes) std::memmove(c.dst, c.src, c.bytes);
-  if (c.zeros) std::memset(c.dst + c.bytes, 0, c.zeros);
+  if (c.zeros && c.fill_width == 0) std::memset(c.dst + c.bytes, 0, c.zeros);
+  for (uint32_t b = 0; c.fill_width && b < c.zeros; ++b)
+    c.dst[c.bytes + b] = static_cast<uint8_t>(c.fill >> (8 * (b % c.fill_width)));
   landed_[i] = true;
   --pending_;
 }
@@ -67,8 +69,33 @@ void AsyncCopies::bulk_to_shared(const Copy& c, uint64_t mbar) {
   Tracked w;
   w.mbar = mbar;
   w.copies = {i};
+  w.tx_bytes = c.bytes + c.zeros;
   tracked_.push_back(std::move(w));
   pending_ += 2;
+}
+
+void AsyncCopies::tensor_to_shared(const std::vector<Copy>& pieces, uint64_t mbar,
+                                   uint32_t tx_bytes) {
+  Tracked w;
+  w.mbar = mbar;
+  w.tx_bytes = tx_bytes;
+  for (const Copy& c : pieces) {
+    w.copies.push_back(static_cast<uint32_t>(copies_.size()));
+    copies_.push_back(c);
+    landed_.push_back(false);
+  }
+  pending_ += pieces.size() + 1;
+  tracked_.push_back(std::move(w));
+}
+
+void AsyncCopies::tensor_to_global(int thread, const std::vector<Copy>& pieces) {
+  Thread& t = thread_state(thread);
+  for (const Copy& c : pieces) {
+    t.bulk_open.push_back(static_cast<uint32_t>(copies_.size()));
+    copies_.push_back(c);
+    landed_.push_back(false);
+    ++pending_;
+  }
 }
 
 void AsyncCopies::bulk_to_global(int thread, const Copy& c) {
@@ -104,8 +131,7 @@ AsyncCopies::MbarrierEvent AsyncCopies::deliver(uint64_t mbar) {
     if (w.thread >= 0) {
       ++e.arrives;
     } else {
-      const Copy& c = copies_[w.copies.front()];
-      e.tx_bytes += c.bytes + c.zeros;
+      e.tx_bytes += w.tx_bytes;
     }
   }
   return e;

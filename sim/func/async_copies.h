@@ -29,11 +29,15 @@ namespace warplab::func {
 
 class AsyncCopies {
  public:
-  // One copy: `bytes` from `src` (nullptr: none read), then `zeros` zero bytes, to `dst`.
+  // One copy: `bytes` from `src` (nullptr: none read), then `zeros` fill bytes, to `dst`. The
+  // fill is zeros, or with fill_width > 0 the `fill_width`-byte little-endian value `fill`
+  // repeated (a tensor copy's NaN fill, sim/func/tensormap.h).
   struct Copy {
     uint8_t* dst = nullptr;
     const uint8_t* src = nullptr;
     uint32_t bytes = 0, zeros = 0;
+    uint64_t fill = 0;
+    uint8_t fill_width = 0;
   };
   // What an mbarrier receives when the asynchronous work tracked by it is delivered.
   struct MbarrierEvent {
@@ -57,6 +61,9 @@ class AsyncCopies {
   // ---- cp.async.bulk
   void bulk_to_shared(const Copy& c, uint64_t mbar);  // completes `bytes + zeros` tx on mbar
   void bulk_to_global(int thread, const Copy& c);     // into the thread's open bulk group
+  // ---- cp.async.bulk.tensor: one box as many pieces (exec_tma.cpp), landing together
+  void tensor_to_shared(const std::vector<Copy>& pieces, uint64_t mbar, uint32_t tx_bytes);
+  void tensor_to_global(int thread, const std::vector<Copy>& pieces);
   void bulk_commit(int thread);
   void bulk_wait(int thread, uint32_t newest_pending);
 
@@ -85,6 +92,7 @@ class AsyncCopies {
     uint64_t mbar = 0;
     int thread = -1;  // cp.async.mbarrier.arrive: the issuing thread; bulk copies: -1
     std::vector<uint32_t> copies;
+    uint32_t tx_bytes = 0;  // bulk copies: the bytes complete_tx reports
     bool done = false;
   };
   // Per thread, made on its first asynchronous copy: most threads of most kernels never issue one,

@@ -190,6 +190,7 @@ void CtaImpl::reset(Dim3 block_index) {
   std::fill(lane_params.begin(), lane_params.end(), 0);
   bars.reset();
   async.reset(static_cast<int>(warps.size()) * 32);
+  tma_ranges.clear();
   mbarrier_changes = 0;
   wgmma_pcs.clear();
   wgmma_count.clear();
@@ -356,6 +357,7 @@ bool CtaImpl::step(Warp& w, StepInfo* info, uint64_t clock) {
                       op == ptx::Opcode::Exit;
     info->is_barrier = op == ptx::Opcode::Bar || ptx::is_async_op(op);
     info->mbarrier = info->bulk_bytes = 0;
+    info->tma_ranges = nullptr;
     info->wait_failed = false;
     info->dst_count = info->src_count = 0;
     for (int i = 0; i < d.nd && info->dst_count < 8; ++i) {
@@ -390,11 +392,14 @@ bool CtaImpl::step(Warp& w, StepInfo* info, uint64_t clock) {
 uint8_t* CtaImpl::access(Exec& x, const DInst& d, int lane, uint64_t addr, uint32_t size,
                          bool write, ptx::Space space, ptx::Space& resolved) {
   const uint64_t orig = addr;
+  bool generic_param = false;
   if (space == ptx::Space::Generic) {
     if (addr - kSharedWindow < kWindowSize)
       space = ptx::Space::Shared, addr -= kSharedWindow;
     else if (addr - kLocalWindow < kWindowSize)
       space = ptx::Space::Local, addr -= kLocalWindow;
+    else if (addr - kParamWindow < kWindowSize)
+      space = ptx::Space::Param, addr -= kParamWindow, generic_param = true;
     else
       space = ptx::Space::Global;
   }
@@ -453,7 +458,12 @@ uint8_t* CtaImpl::access(Exec& x, const DInst& d, int lane, uint64_t addr, uint3
       return lw.data() + static_cast<size_t>(lane) * k->local_bytes + addr;
     }
     case ptx::Space::Param:
-      if (d.kernel_param) {
+      if (d.kernel_param || generic_param) {
+        if (write && generic_param) {
+          raise(x, d, LaunchFault::Kind::InvalidAddress, lane, orig, size, write, space,
+                "Address " + hex(orig) + " is a kernel parameter, which is read-only");
+          return nullptr;
+        }
         if (addr > params.size() || size > params.size() - addr) {
           raise(x, d, LaunchFault::Kind::OutOfBounds, lane, addr, size, write, space,
                 "Address " + hex(addr) + " is outside the " + std::to_string(params.size()) +
@@ -932,6 +942,11 @@ bool Cta::next_touches_device(int warp) const {
              d.space != ptx::Space::Param;
     case ptx::Opcode::CpAsync:
     case ptx::Opcode::CpAsyncBulk:
+    case ptx::Opcode::CpAsyncBulkTensor:
+    case ptx::Opcode::CpAsyncBulkPrefetchTensor:
+    case ptx::Opcode::PrefetchTensormap:
+    case ptx::Opcode::TensormapReplace:
+    case ptx::Opcode::TensormapCpFenceproxy:
     case ptx::Opcode::Call:
       return true;
     default:

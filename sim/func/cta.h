@@ -23,6 +23,12 @@ enum class WarpStatus : uint8_t {
   Exited,     // every lane has exited
 };
 
+// A range of global memory an instruction's asynchronous copy moves (a TMA tensor copy's rows).
+struct GlobalRange {
+  uint64_t address = 0;
+  uint32_t bytes = 0;
+};
+
 // What one issued warp instruction did.
 struct StepInfo {
   const ptx::Instruction* inst = nullptr;  // the IR instruction (op, types, ptx_line, loc)
@@ -51,6 +57,9 @@ struct StepInfo {
   uint64_t mbarrier = 0;
   uint32_t bulk_bytes = 0;
   bool wait_failed = false;
+  // A TMA tensor copy or prefetch (exec_tma.cpp): the global ranges its box touches inside the
+  // tensor (held by the block until it is reset); nullptr for every other instruction.
+  const std::vector<GlobalRange>* tma_ranges = nullptr;
   // Memory: per-lane byte addresses (state-space relative for shared/local; device addresses
   // for global), valid for lanes in exec_mask. Last, so that the fields above share the first
   // cache lines: the timing model keeps windows of these and reads the addresses only when a

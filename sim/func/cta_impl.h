@@ -12,6 +12,7 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <optional>
 #include <string>
 #include <vector>
@@ -27,6 +28,9 @@
 
 namespace warplab::func {
 
+// The kernel parameter block's generic window (cvta.param: a __grid_constant__ parameter's
+// address, e.g. a CUtensorMap's, as a TMA copy names it).
+inline constexpr uint64_t kParamWindow = 0x00007c0000000000ull;
 inline constexpr uint64_t kLocalWindow = 0x00007d0000000000ull;   // generic local window
 inline constexpr uint64_t kSharedWindow = 0x00007e0000000000ull;  // generic shared window
 inline constexpr uint64_t kWindowSize = 1ull << 32;
@@ -147,6 +151,11 @@ class CtaImpl {
   std::vector<Warp> warps;
   BarrierUnit bars;
   AsyncCopies async;              // cp.async / cp.async.bulk in flight (async_copies.h)
+  // The global byte ranges of each tensor copy the block issued (exec_tma.cpp), for the timing
+  // model's TMA unit: StepInfo::tma_ranges points at one entry, which stays where it is until the
+  // block is reset (a deque keeps its elements in place as it grows), however far ahead of the
+  // timing model's issue the functional steps ran.
+  std::deque<std::vector<GlobalRange>> tma_ranges;
   // wgmma convergence (exec_wgmma.cpp): per warpgroup, the PTX lines of its wgmma.mma_async in
   // the order the first warp to reach each executed them; per warp, how many it executed.
   std::vector<std::vector<int32_t>> wgmma_pcs;

@@ -49,6 +49,11 @@ int dest_count(const ptx::Instruction& in) {
     case Opcode::CpAsyncBulk:
     case Opcode::CpAsyncBulkCommit:
     case Opcode::CpAsyncBulkWait:
+    case Opcode::CpAsyncBulkTensor:
+    case Opcode::CpAsyncBulkPrefetchTensor:
+    case Opcode::PrefetchTensormap:
+    case Opcode::TensormapReplace:
+    case Opcode::TensormapCpFenceproxy:
     case Opcode::Wgmma:  // its accumulators: decode_wgmma_operands
     case Opcode::WgmmaFence:
     case Opcode::WgmmaCommit:
@@ -126,6 +131,12 @@ Handler pick_handler(const ptx::Instruction& in, DInst& d, std::string& why) {
     case Opcode::Elect:
     case Opcode::Mapa:
       return pick_async(in, d, why);
+    case Opcode::CpAsyncBulkTensor:
+    case Opcode::CpAsyncBulkPrefetchTensor:
+    case Opcode::PrefetchTensormap:
+    case Opcode::TensormapReplace:
+    case Opcode::TensormapCpFenceproxy:
+      return pick_tma(in, d, why);
     case Opcode::Wgmma:
     case Opcode::WgmmaFence:
     case Opcode::WgmmaCommit:
@@ -837,7 +848,7 @@ class KernelBuilder {
               why = "too many operands";
               return false;
             }
-            const int32_t r = o.vec[e];
+            const int32_t r = o.wide.empty() ? o.vec[e] : o.wide[e];
             if (r < 0) {
               d.s[d.ns++] = value_slot(0);
               continue;

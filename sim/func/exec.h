@@ -79,6 +79,7 @@ Handler pick_warp(const ptx::Instruction& in, DInst& d, std::string& why);     /
 Handler pick_tensor(const ptx::Instruction& in, DInst& d, std::string& why);   // exec_mma.cpp
 Handler pick_async(const ptx::Instruction& in, DInst& d, std::string& why);    // exec_async.cpp
 Handler pick_wgmma(const ptx::Instruction& in, DInst& d, std::string& why);    // exec_wgmma.cpp
+Handler pick_tma(const ptx::Instruction& in, DInst& d, std::string& why);      // exec_tma.cpp
 // The external functions the simulator provides itself (vprintf, __assertfail; exec_printf.cpp):
 // the handler for a call of `name` with that many arguments and return values, nullptr (with
 // `why` set when the name is known but the signature is not) for any other.

@@ -180,6 +180,9 @@ Handler pick_move(const ptx::Instruction& in, DInst& d, std::string& why) {
         case Space::Local:
           d.aux = kLocalWindow;
           break;
+        case Space::Param:  // a kernel parameter's generic address (cta_impl.h)
+          d.aux = kParamWindow;
+          break;
         default:
           why =
               "cvta on the ." + std::string(ptx::space_name(in.space)) + " space is not supported";

@@ -100,6 +100,7 @@ std::optional<Opcode> parse_opcode(std::string_view mnemonic) {
   if (mnemonic == "mbarrier") return Opcode::Mbarrier;
   if (mnemonic == "elect") return Opcode::Elect;
   if (mnemonic == "wgmma") return Opcode::Wgmma;
+  if (mnemonic == "tensormap") return Opcode::TensormapReplace;
   for (const auto& e : kTable)
     if (e.name == mnemonic) return e.op;
   return std::nullopt;
@@ -154,6 +155,8 @@ InstClass class_of(const Instruction& inst) {
     case Opcode::Prefetchu:
     case Opcode::CpAsync:
     case Opcode::CpAsyncBulk:
+    case Opcode::CpAsyncBulkTensor:
+    case Opcode::CpAsyncBulkPrefetchTensor:
       return InstClass::Load;
     case Opcode::Ldmatrix:
     case Opcode::Stmatrix:

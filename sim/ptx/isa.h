@@ -190,6 +190,10 @@ struct Modifiers {
   bool proxy_async = false;       // fence.proxy.async
   bool mbarrier_init = false;     // fence.mbarrier_init
   bool cluster_barrier = false;   // barrier.cluster.arrive/wait (parse_instruction.cpp)
+  // TMA tensor copies and tensor maps (parse_tma.cpp)
+  uint8_t tma_rank = 0;          // cp.async.bulk.tensor.Nd: N
+  uint8_t tmap_field = 0;        // tensormap.replace: tensormap_field_offset's field number
+  bool proxy_tensormap = false;  // fence.proxy.tensormap::generic
 };
 
 // The functional-unit classes the timing model has pipelines for.

@@ -5,7 +5,7 @@
 // "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes" all start with "cp", and
 // "mbarrier.try_wait.parity.shared::cta.b64" names its operation second. parse_opcode gives the
 // family's first opcode; the modifiers here pick the member and its options. What WarpLab does not
-// simulate yet (TMA tensor copies, multicast, remote mbarriers of a cluster, cp.reduce.async.bulk)
+// simulate yet (multicast, remote mbarriers of a cluster, cp.reduce.async.bulk)
 // is refused as unsupported code naming the feature, so only the kernels that use it are refused.
 #include "sim/ptx/parser_state.h"
 
@@ -61,6 +61,10 @@ void Parser::apply_async_modifiers(Instruction& inst, const std::vector<std::str
     if (inst.type != Type::U32 && inst.type != Type::U64 && inst.type != Type::B32 &&
         inst.type != Type::B64)
       fail(line, quoted + " needs the type .u32 or .u64");
+    return;
+  }
+  if (inst.op == Opcode::TensormapReplace) {
+    apply_tma_modifiers(inst, parts, opcode_text, line);  // parse_tma.cpp
     return;
   }
   // ---- elect.sync d|p, membermask
@@ -144,8 +148,10 @@ void Parser::apply_async_modifiers(Instruction& inst, const std::vector<std::str
       }
       return;
     }
-    if (n >= 4 && parts[3] == "tensor")
-      unsupported("the TMA tensor copy cp.async.bulk.tensor (tensor maps)");
+    if ((n >= 4 && parts[3] == "tensor") || (n >= 5 && parts[3] == "prefetch" && parts[4] == "tensor")) {
+      apply_tma_modifiers(inst, parts, opcode_text, line);  // parse_tma.cpp
+      return;
+    }
     if (n >= 4 && parts[3] == "prefetch") unsupported("cp.async.bulk.prefetch (an L2 prefetch)");
     inst.op = Opcode::CpAsyncBulk;
     int spaces = 0;
@@ -311,6 +317,13 @@ void Parser::check_async_operands(const Instruction& inst, std::string_view opco
         case MbarOp::None:
           break;
       }
+      break;
+    case Opcode::CpAsyncBulkTensor:
+    case Opcode::CpAsyncBulkPrefetchTensor:
+    case Opcode::PrefetchTensormap:
+    case Opcode::TensormapReplace:
+    case Opcode::TensormapCpFenceproxy:
+      check_tma_operands(inst, opcode_text, line);  // parse_tma.cpp
       break;
     case Opcode::Mapa:
       count(3, 3);

@@ -118,9 +118,12 @@ Param Parser::parse_param_decl() {
   while (peek().kind == Token::Kind::Word && !peek().text.empty() && peek().text[0] == '.') {
     const Token& t = take();
     if (t.text == ".align") {
-      p.align = static_cast<uint32_t>(expect_uint("an alignment after .align"));
-      if (p.align == 0 || (p.align & (p.align - 1)) != 0)
-        fail(t.line, ".align must be a power of two, found " + std::to_string(p.align));
+      const auto align = static_cast<uint32_t>(expect_uint("an alignment after .align"));
+      if (align == 0 || (align & (align - 1)) != 0)
+        fail(t.line, ".align must be a power of two, found " + std::to_string(align));
+      // After .ptr (".param .u64 .ptr .global .align 1 p", as Triton declares its pointers) it is
+      // the alignment of what the pointer points to; the parameter keeps its type's alignment.
+      if (!p.is_ptr) p.align = align;
     } else if (t.text == ".ptr") {
       p.is_ptr = true;
     } else if (uint8_t v = parse_vec_width(t.text)) {

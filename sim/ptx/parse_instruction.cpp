@@ -36,7 +36,6 @@ std::string_view out_of_scope_reason(std::string_view mnemonic) {
   static constexpr Entry kEntries[] = {
       {"wmma", "tensor cores through wmma are out of scope (mma.sync and wgmma are simulated)"},
       {"tcgen05", "tensor cores (mma/wmma/wgmma/tcgen05) are out of scope"},
-      {"tensormap", "TMA (tensor memory accelerator) is out of scope"},
       {"multimem", "multimem (NVLink multicast) is out of scope"},
       {"griddepcontrol", "programmatic dependent launch (griddepcontrol) is out of scope"},
       {"setmaxnreg", "setmaxnreg is out of scope"},
@@ -89,7 +88,7 @@ std::optional<AtomOp> parse_atom_op(std::string_view m) {
 
 bool is_async_family(Opcode op) {
   return op == Opcode::CpAsync || op == Opcode::Mbarrier || op == Opcode::Elect ||
-         op == Opcode::Mapa;
+         op == Opcode::Mapa || op == Opcode::TensormapReplace;
 }
 
 bool is_memory_op(Opcode op) {
@@ -180,6 +179,10 @@ void Parser::parse_instruction_body(int32_t guard, bool guard_neg, uint32_t star
   if (inst.op == Opcode::Bar) check_barrier_operands(inst, line);
   if (is_async_op(inst.op) || inst.op == Opcode::Mapa)
     check_async_operands(inst, opcode_text, line);
+  if (inst.op == Opcode::Fence && inst.mod.proxy_tensormap && inst.ops.size() == 2 &&
+      (inst.ops[0].kind != Operand::Kind::Addr || inst.ops[1].kind != Operand::Kind::Imm ||
+       inst.ops[1].bits != 128))
+    fail(line, "'" + std::string(opcode_text) + "' takes '[addr], 128'");
   if (is_wgmma_op(inst.op)) check_wgmma_operands(inst, opcode_text, line);
   const Token& semicolon = tokens_[pos_ - 1];
   inst.text = normalise_space(text_.substr(start_offset, semicolon.offset + 1 - start_offset));
@@ -422,9 +425,11 @@ void Parser::apply_modifiers(Instruction& inst, const std::vector<std::string_vi
           mod.proxy_async = true;
         else if (m == "mbarrier_init")
           mod.mbarrier_init = true;
+        else if (mod.proxy_async && m == "tensormap::generic")
+          mod.proxy_tensormap = true;  // with .acquire: [addr], 128 (parse_tma.cpp)
         else if (mod.proxy_async &&
                  (m == "async" || m == "global" || m == "shared::cta" || m == "shared::cluster" ||
-                  m == "async::generic" || m == "tensormap::generic")) {
+                  m == "async::generic")) {
         } else if (m == "cluster")
           mod.mem_scope = MemScope::Cluster;
         else
@@ -453,7 +458,7 @@ void Parser::apply_modifiers(Instruction& inst, const std::vector<std::string_vi
         } else if (m == "L2::evict_last" || m == "L2::evict_normal")
           mod.mode_l2_evict = true;
         else if (m == "tensormap")
-          fail_unsupported(line, "'" + std::string(opcode_text) + "': TMA is out of scope");
+          inst.op = Opcode::PrefetchTensormap;  // prefetch{.const|.param}.tensormap [a]
         else
           done = false;
         break;
@@ -534,7 +539,7 @@ void Parser::apply_modifiers(Instruction& inst, const std::vector<std::string_vi
     fail(line, quoted + " needs a state space (.global, .shared, .local, .const, .param)");
   if (is_memory_op(op) && !have_space) inst.space = Space::Generic;
   if (types == 0 && operand_count(inst) > 0 && op != Opcode::Prefetch && op != Opcode::Prefetchu &&
-      op != Opcode::Bra && op != Opcode::Isspacep)
+      op != Opcode::Bra && op != Opcode::Isspacep && op != Opcode::Fence)
     fail(line, quoted + " needs a type (.s32, .f32, .b64, ...)");
   // barrier.cluster.arrive/wait in a cluster of one block (launches have no cluster shape): the
   // arrive orders memory (a fence with its semantics), the wait is the block's barrier 0, as

@@ -101,8 +101,11 @@ int operand_count(const Instruction& inst) {
     case Opcode::Prefetch:
     case Opcode::Prefetchu:
       return 1;
+    case Opcode::PrefetchTensormap:
+      return 1;
+    case Opcode::Fence:  // fence.proxy.tensormap::generic.acquire.<scope> [addr], 128
+      return inst.mod.proxy_tensormap && inst.mod.mem_sem == MemSem::Acquire ? 2 : 0;
     case Opcode::Membar:
-    case Opcode::Fence:
     case Opcode::Ret:
     case Opcode::Exit:
     case Opcode::Trap:
@@ -113,6 +116,10 @@ int operand_count(const Instruction& inst) {
 }
 
 void Parser::parse_operands(Instruction& inst, std::string_view opcode_text) {
+  if (inst.op == Opcode::CpAsyncBulkTensor || inst.op == Opcode::CpAsyncBulkPrefetchTensor) {
+    parse_tma_operands(inst, opcode_text);  // parse_tma.cpp
+    return;
+  }
   const int expected = operand_count(inst);
   const std::string quoted = "'" + std::string(opcode_text) + "'";
   int count = 0;
@@ -157,6 +164,7 @@ void Parser::parse_operands(Instruction& inst, std::string_view opcode_text) {
     case Opcode::Red:
     case Opcode::Prefetch:
     case Opcode::Prefetchu:
+    case Opcode::PrefetchTensormap:
       addr_at = 0;
       break;
     default:

@@ -107,6 +107,12 @@ class Parser {
   void apply_async_modifiers(Instruction& inst, const std::vector<std::string_view>& parts,
                              std::string_view opcode_text, int line);
   void check_async_operands(const Instruction& inst, std::string_view opcode_text, int line) const;
+  // cp.async.bulk.tensor, cp.async.bulk.prefetch.tensor, tensormap.* (parse_tma.cpp): the
+  // modifiers, the operands (the tensor map and its coordinates share one bracket), the checks.
+  void apply_tma_modifiers(Instruction& inst, const std::vector<std::string_view>& parts,
+                           std::string_view opcode_text, int line);
+  void parse_tma_operands(Instruction& inst, std::string_view opcode_text);
+  void check_tma_operands(const Instruction& inst, std::string_view opcode_text, int line) const;
   // wgmma.* (parse_wgmma.cpp): modifiers, then the operands (the immediates go to TensorMods).
   void apply_wgmma_modifiers(Instruction& inst, const std::vector<std::string_view>& parts,
                              std::string_view opcode_text, int line);

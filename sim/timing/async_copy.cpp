@@ -68,6 +68,19 @@ uint64_t AsyncCopyUnit::issue(int slot, const void* block, const func::StepInfo&
         s.bulk.open = std::max(s.bulk.open, done);
       return 0;
     }
+    case Opcode::CpAsyncBulkTensor: {
+      if (!in.exec_mask || !in.bulk_bytes || !in.tma_ranges) return 0;
+      const bool to_shared = inst.space == ptx::Space::Shared;
+      const uint64_t done = tma_.copy_tensor(now, *in.tma_ranges, in.bulk_bytes, to_shared);
+      if (to_shared)
+        mbar = std::max(mbar, done);
+      else
+        s.bulk.open = std::max(s.bulk.open, done);
+      return 0;
+    }
+    case Opcode::CpAsyncBulkPrefetchTensor:
+      if (in.exec_mask && in.tma_ranges) tma_.prefetch_tensor(now, *in.tma_ranges);
+      return 0;
     case Opcode::CpAsyncBulkCommit:
       s.bulk.commit();
       return 0;

@@ -248,6 +248,10 @@ std::vector<Field> fields() {
         async.tma_latency),
       F("async", "tma_bytes_per_cycle", "bytes/cycle", "bytes the SM's TMA unit moves per cycle",
         async.tma_bytes_per_cycle),
+      F("async", "tma_tensor_latency", "cycles",
+        "cycles a TMA tensor copy (cp.async.bulk.tensor) takes beyond a bulk copy of its bytes: "
+        "reading the tensor map, walking the box (provisional: a starting figure, not measured)",
+        async.tma_tensor_latency),
       F("async", "try_wait_latency", "cycles",
         "an mbarrier test/try_wait whose phase has completed to the warp's next issue",
         async.try_wait_latency),
@@ -556,10 +560,10 @@ Status validate_config(const GpuConfig& c) {
     return bad(
         "tensor: wgmma_*_columns_per_cycle > 0; wgmma_issue_base, wgmma_latency_base, "
         "wgmma_chain_gap >= 0");
-  if (c.async.cp_async_fill < 0 || c.async.tma_latency < 0 || !(c.async.tma_bytes_per_cycle > 0) ||
+  if (c.async.cp_async_fill < 0 || c.async.tma_latency < 0 || c.async.tma_tensor_latency < 0 || !(c.async.tma_bytes_per_cycle > 0) ||
       c.async.try_wait_latency < 0 || c.async.try_wait_suspend < 1)
     return bad(
-        "async: cp_async_fill, tma_latency, try_wait_latency >= 0; tma_bytes_per_cycle > 0; "
+        "async: cp_async_fill, tma_latency, tma_tensor_latency, try_wait_latency >= 0; tma_bytes_per_cycle > 0; "
         "try_wait_suspend >= 1");
   if (c.core.warp_scheduler != "lrr" && c.core.warp_scheduler != "gto")
     return bad("core.warp_scheduler: unknown policy '" + c.core.warp_scheduler + "' (lrr, gto)");

@@ -1,4 +1,5 @@
-// The Tensor Memory Accelerator (TMA): the SM's engine for bulk copies (cp.async.bulk).
+// The Tensor Memory Accelerator (TMA): the SM's engine for bulk copies (cp.async.bulk) and
+// tensor copies (cp.async.bulk.tensor).
 //
 // Hardware (Hopper): one TMA unit per SM takes a copy description from one thread (source,
 // destination, size, the mbarrier to report to) and moves the whole block of bytes between
@@ -15,12 +16,23 @@
 // t + tma_latency + ceil(B / tma_bytes_per_cycle).
 // Measured (scripts/microbench/h100-async-timing-2026-11-26.tsv, one copy in flight on an H100,
 // L2-resident source): ~330 cycles plus 1 cycle per 104 bytes; tests/341 checks the preset
-// against it. Simplified: the lines bypass the L1 model; a shared->global copy's writes are
-// timed like stores.
+// against it.
+// A tensor copy (a box of a tensor map, sim/func/tensormap.h) is the same walk over the box's
+// rows that lie inside the tensor, the unit busy for the whole box (rows outside the tensor are
+// filled in shared memory at the same rate), plus tma_tensor_latency cycles for reading the
+// descriptor and generating the rows' addresses: without an L2, a box of B bytes issued at t,
+// with the unit free, lands at t + tma_tensor_latency + tma_latency + ceil(B / bytes_per_cycle).
+// A tensor prefetch (to L2) sends the same reads and lands nothing. The tensor figure is a
+// starting guess (configs/h100-sxm.toml says so) until scripts/microbench/tma_tensor.cu measures it.
+// Simplified: the lines bypass the L1 model; a shared->global copy's writes are timed like
+// stores; the descriptor is read at the same cost every time (no descriptor cache, so
+// prefetch.tensormap has no effect on timing).
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
+#include "sim/func/cta.h"
 #include "sim/timing/config.h"
 
 namespace warplab::timing {
@@ -35,8 +47,18 @@ class Tma {
   // A copy of `bytes` between global address `global` and shared memory (to_shared: a read of
   // global memory), issued at `now`: the cycle its last byte has landed.
   uint64_t copy(uint64_t now, uint64_t bytes, uint64_t global = 0, bool to_shared = true);
+  // A tensor copy of a `box_bytes` box whose rows inside the tensor are `ranges`, issued at
+  // `now`: the cycle its last byte has landed (to_shared) or been written.
+  uint64_t copy_tensor(uint64_t now, const std::vector<func::GlobalRange>& ranges,
+                       uint64_t box_bytes, bool to_shared);
+  // cp.async.bulk.prefetch.tensor: the rows' reads into the L2; the cycle the last is answered.
+  uint64_t prefetch_tensor(uint64_t now, const std::vector<func::GlobalRange>& ranges);
 
  private:
+  // Sends the lines of [global, global + bytes) to the L2, the first at `start`, one byte per
+  // 1 / bytes_per_cycle; returns the last answer (0 without an L2).
+  uint64_t send(double start, uint64_t global, uint64_t bytes, bool to_shared);
+
   const AsyncConfig& cfg_;
   L2* l2_;
   uint64_t line_bytes_;

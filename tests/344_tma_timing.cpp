@@ -1,0 +1,134 @@
+// Timing of TMA tensor copies in the SM's TMA unit (tma.h): a box takes the tensor-map read and
+// box walk (tma_tensor_latency) before its first request, holds the unit's bandwidth for all its
+// bytes (fill included) and lands tma_latency after its last byte; boxes queue behind each other;
+// a load's mbarrier wait and a store's bulk group wait end at that cycle. Then a whole kernel in
+// timing mode: the same bytes as functional mode, and the copy's time in the kernel's.
+// The parameters are set here, so these cycles follow from the rules, not from a preset's values.
+#include <doctest/doctest.h>
+
+#include <cstring>
+
+#include "24x_tma_ptx.h"
+#include "sim/func/executor.h"
+#include "sim/func/tensormap.h"
+#include "sim/ptx/parser.h"
+#include "sim/timing/async_copy.h"
+#include "sim/timing/gpu_model.h"
+
+using namespace warplab;
+using namespace warplab::timing;
+
+namespace {
+AsyncConfig params() {
+  AsyncConfig c;
+  c.tma_latency = 640;
+  c.tma_bytes_per_cycle = 64;
+  c.tma_tensor_latency = 50;
+  c.try_wait_latency = 31;
+  c.try_wait_suspend = 64;
+  return c;
+}
+}  // namespace
+
+TEST_CASE("344 tma tensor: setup, then box bytes over bandwidth, then the landing latency") {
+  const AsyncConfig c = params();
+  Tma t(c);
+  const std::vector<func::GlobalRange> rows{{0x1000, 512}, {0x2000, 512}};
+  // 2048-byte box (half of it fill): starts at 100 + 50, 32 cycles of bandwidth, lands 640 later.
+  CHECK(t.copy_tensor(100, rows, 2048, true) == 150 + 32 + 640);
+  // The next box waits for the unit: 182 + 50 + 32 + 640.
+  CHECK(t.copy_tensor(100, rows, 2048, true) == 232 + 32 + 640);
+  // A prefetch sends 1024 bytes of reads: answered when they have passed the unit.
+  CHECK(t.prefetch_tensor(1000, rows) == 1050 + 16);
+  // A bulk copy queues behind the tensor copies too.
+  CHECK(t.copy(1000, 64) == 1066 + 1 + 640);
+}
+
+TEST_CASE("344 tma tensor: the mbarrier wait and the bulk-group wait end when the box lands") {
+  const AsyncConfig c = params();
+  AsyncCopyUnit u(c, 2);
+  int block = 0;
+  const std::vector<func::GlobalRange> rows{{0x1000, 1024}};
+  ptx::Instruction load;
+  load.op = ptx::Opcode::CpAsyncBulkTensor;
+  load.space = ptx::Space::Shared;
+  func::StepInfo s;
+  s.inst = &load;
+  s.exec_mask = 1;
+  s.mbarrier = 64;
+  s.bulk_bytes = 1024;
+  s.tma_ranges = &rows;
+  WarpState st{};
+  CHECK(u.issue(0, &block, s, 100, 0, st) == 0);  // the issuing warp goes on
+  ptx::Instruction wait;
+  wait.op = ptx::Opcode::Mbarrier;
+  wait.mod.mbar = ptx::MbarOp::TryWait;
+  func::StepInfo w;
+  w.inst = &wait;
+  w.exec_mask = 1;
+  w.mbarrier = 64;
+  CHECK(u.issue(1, &block, w, 120, 0, st) == 150 + 16 + 640);
+  CHECK(st == WarpState::Mbarrier);
+  // A store: its bulk group holds wait_group 0 until the box is written.
+  ptx::Instruction store;
+  store.op = ptx::Opcode::CpAsyncBulkTensor;
+  store.space = ptx::Space::Global;
+  s.inst = &store;
+  s.mbarrier = 0;
+  CHECK(u.issue(0, &block, s, 1000, 0, st) == 0);
+  ptx::Instruction commit;
+  commit.op = ptx::Opcode::CpAsyncBulkCommit;
+  func::StepInfo cs;
+  cs.inst = &commit;
+  cs.exec_mask = 1;
+  CHECK(u.issue(0, &block, cs, 1001, 0, st) == 0);
+  ptx::Instruction bw;
+  bw.op = ptx::Opcode::CpAsyncBulkWait;
+  ptx::Operand zero;
+  zero.kind = ptx::Operand::Kind::Imm;
+  bw.ops.push_back(zero);
+  cs.inst = &bw;
+  CHECK(u.issue(0, &block, cs, 1002, 0, st) == 1050 + 16 + 640);
+}
+
+TEST_CASE("344 timing mode: a 2D TMA load gives functional mode's bytes and takes its time") {
+  auto m = ptx::parse_module(test::tma_module(), "tma.ptx");
+  REQUIRE(m);
+  auto prog = func::Program::load(std::move(*m));
+  REQUIRE(prog);
+  auto cfg = load_config("h100-sxm");
+  REQUIRE(cfg);
+  func::DeviceMemory mem;
+  std::vector<float> g(64 * 32);
+  for (size_t i = 0; i < g.size(); ++i) g[i] = static_cast<float>(i) * 0.5f;
+  const uint64_t G = mem.allocate("tensor", g.size() * 4), O = mem.allocate("out", 4096);
+  REQUIRE(mem.write(G, g.data(), g.size() * 4));
+  func::TensorMap map;
+  map.address = G;
+  map.rank = 2;
+  map.elem = 7;
+  map.dim = {64, 32, 1, 1, 1};
+  map.stride = {4, 256, 0, 0, 0};
+  map.box = {32, 32, 1, 1, 1};
+  const ptx::Function* f = prog->kernel("tma_load_2d");
+  REQUIRE(f);
+  std::vector<uint8_t> block(f->param_bytes);
+  const auto enc = map.encode();
+  std::memcpy(block.data() + f->params[0].offset, enc.data(), 128);
+  const uint64_t args[4] = {O, 4096, 16, 0};
+  for (int i = 0; i < 4; ++i)
+    std::memcpy(block.data() + f->params[i + 1].offset, &args[i],
+                std::min<size_t>(8, f->params[i + 1].size));
+  func::LaunchConfig launch{"tma_load_2d", {1, 1, 1}, {32, 1, 1}, 0, block};
+  auto r = run_timing(*prog, mem, launch, *cfg);
+  REQUIRE(r);
+  REQUIRE_MESSAGE(!r->fault, (r->fault ? r->fault->message : ""));
+  std::vector<float> out(1024);
+  REQUIRE(mem.read(O, out.data(), 4096));
+  for (int row = 0; row < 32; ++row)
+    for (int col = 0; col < 32; ++col)
+      REQUIRE(out[row * 32 + col] == g[row * 64 + 16 + col]);
+  CHECK(r->warp_states[static_cast<int>(WarpState::Mbarrier)] > 0);
+  CHECK(r->cycles > static_cast<uint64_t>(cfg->async.tma_tensor_latency + cfg->async.tma_latency +
+                                          4096 / cfg->async.tma_bytes_per_cycle));
+}
