@@ -50,6 +50,7 @@ namespace warplab::gpu {
   X(cuMemsetD8)                          \
   X(cuMemsetD32)                         \
   X(cuLaunchKernel)                      \
+  X(cuLaunchKernelEx)                    \
   X(cuEventCreate)                       \
   X(cuEventDestroy)                      \
   X(cuEventRecord)                       \

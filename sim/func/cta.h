@@ -59,6 +59,7 @@ struct StepInfo {
 };
 
 class CtaImpl;
+class ClusterState;
 
 class Cta {
  public:
@@ -69,6 +70,9 @@ class Cta {
   // Makes this object block `block_index` of the same launch on the same SM, exactly as create
   // would, keeping its storage (the timing model runs block after block in one block slot).
   Status relaunch(Dim3 block_index);
+  // Makes this block rank `rank` of cluster `cluster` (sim/func/cluster.h; it must outlive the
+  // block), starting it afresh. Blocks of a launch without clusters never call it.
+  void join_cluster(ClusterState* cluster, uint32_t rank);
   Cta(Cta&&) noexcept;
   Cta& operator=(Cta&&) noexcept;
   ~Cta();

@@ -6,6 +6,7 @@
 #include <deque>
 #include <thread>
 
+#include "sim/func/cluster.h"
 #include "sim/timing/block_scheduler.h"
 #include "sim/timing/l2.h"
 #include "sim/timing/parallel_loop.h"
@@ -254,7 +255,10 @@ Expected<TimingResult> simulate(const func::Program& program, func::DeviceMemory
     }
     options.progress(p);
   };
-  BlockScheduler blocks(launch.grid, config.core.block_dispatch_interval);
+  const func::Dim3 cluster = func::effective_cluster(launch, *kernel);
+  BlockScheduler blocks(launch.grid, config.core.block_dispatch_interval, cluster,
+                        static_cast<uint32_t>(block_threads),
+                        static_cast<int>(config.cluster.gpcs));
   // Counter samples (trace): interval chosen so a run gives about 2000 samples.
   uint64_t interval = options.trace.counter_interval;
   CounterSample last{};
@@ -520,7 +524,12 @@ Expected<TimingResult> run_timing(const func::Program& program, func::DeviceMemo
   bool redo = false;
   // One thread: the traced and checked launches (their records are kept in the order of the
   // one-thread loop), a kept L2 (it could not be put back after a redo), or asked for.
-  if (threads <= 1 || options.trace.enabled || options.l2 || launch.synccheck || launch.racecheck)
+  // Clusters of more than one block also run on one thread: their blocks on different SMs
+  // share shared memory and a barrier (sim/func/cluster.h).
+  const ptx::Function* kernel = program.kernel(launch.kernel);
+  const bool clusters = kernel && func::effective_cluster(launch, *kernel).count() > 1;
+  if (threads <= 1 || options.trace.enabled || options.l2 || launch.synccheck ||
+      launch.racecheck || clusters)
     return simulate(program, memory, launch, config, options, nullptr, redo);
   // The starting memory, to simulate again on one thread after a fault in a parallel cycle.
   func::DeviceMemory before = memory;
