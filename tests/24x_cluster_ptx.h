@@ -141,7 +141,8 @@ DONE:
   ret;
 }
 
-// early_exit(out): rank 1 exits at once; rank 0 then reads rank 1's shared memory (a fault).
+// early_exit(out): rank 1 exits at once; rank 0 passes barrier.cluster (exited threads are not
+// waited for), then reads rank 1's shared memory (a fault: its shared memory is gone).
 .visible .entry early_exit(.param .u64 p_out)
 {
   .reg .pred %p<2>;
@@ -150,6 +151,8 @@ DONE:
   mov.u32 %r1, %cluster_ctarank;
   setp.ne.u32 %p1, %r1, 0;
   @%p1 bra END;
+  barrier.cluster.arrive;
+  barrier.cluster.wait;
   mov.u32 %r2, S;
   mov.u32 %r3, 1;
   mapa.shared::cluster.u32 %r4, %r2, %r3;
@@ -158,11 +161,13 @@ END:
   ret;
 }
 
-// no_arrive(out): rank 1's threads never arrive; rank 0 waits forever (a deadlock).
+// no_arrive(out): rank 1's threads never arrive: they wait on an mbarrier phase nobody
+// completes; rank 0 waits at barrier.cluster for them forever (a deadlock).
 .visible .entry no_arrive(.param .u64 p_out)
 {
-  .reg .pred %p<2>;
+  .reg .pred %p<3>;
   .reg .b32 %r<4>;
+  .shared .align 8 .b64 M;
   mov.u32 %r1, %cluster_ctarank;
   setp.ne.u32 %p1, %r1, 0;
   @%p1 bra SPIN;
@@ -170,8 +175,11 @@ END:
   barrier.cluster.wait;
   ret;
 SPIN:
-  bar.sync 0;
-  barrier.cluster.wait;
+  mov.u32 %r2, M;
+  mbarrier.init.shared::cta.b64 [%r2], 2;
+LOOP:
+  mbarrier.try_wait.parity.shared::cta.b64 %p2, [%r2], 0;
+  @!%p2 bra LOOP;
   ret;
 }
 

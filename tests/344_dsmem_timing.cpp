@@ -59,6 +59,7 @@ TimingResult run(const std::string& text, const GpuConfig& cfg, func::Dim3 grid,
   std::memcpy(launch.params.data(), &out, 8);
   TimingOptions o;
   o.trace.enabled = true;
+  o.trace.sms = {0, 1};
   auto r = run_timing(*prog, mem, launch, cfg, o);
   REQUIRE_MESSAGE(r, (r ? "" : r.error().to_string()));
   REQUIRE_MESSAGE(!r->fault, (r->fault ? r->fault->message : ""));

@@ -2,9 +2,10 @@
 // sim/timing/dsmem.h). The experiment (../../experiments/cluster_dsmem.toml) launches these with
 // `cluster = [C, 1, 1]`; every output is a constant the checks know.
 //
-// dsmem_sum:      each block adds up its share of `in` (all ones) into shared memory; after
-//                 barrier.cluster every block reads every block's sum through mapa +
-//                 ld.shared::cluster: out[block] = C * blockDim.x * per_thread.
+// dsmem_sum:      each block adds up its share of `in` (all ones), weighted by its rank + 1, into
+//                 shared memory; after barrier.cluster every block reads every block's sum
+//                 through mapa + ld.shared::cluster and divides the total by C (C + 1) / 2:
+//                 out[block] = blockDim.x * per_thread (only when every rank's sum was read).
 // dsmem_neighbor: each thread reads the next block's shared memory `iters` times (all ones) at
 //                 bank-spread offsets: out[thread] = iters. Remote load latency and bandwidth.
 // cluster_sync:   `iters` barrier.cluster arrive/wait rounds: out[thread] = iters. Its cost.
@@ -20,12 +21,13 @@ extern "C" __global__ void dsmem_sum(const unsigned* in, unsigned* out, int per_
   const size_t base = (size_t(blockIdx.x) * blockDim.x + threadIdx.x) * per_thread;
   unsigned s = 0;
   for (int i = 0; i < per_thread; ++i) s += in[base + i];
-  atomicAdd(&partial, s);
+  atomicAdd(&partial, s * (cluster.block_rank() + 1));
   cluster.sync();
   if (threadIdx.x == 0) {
     unsigned total = 0;
     for (unsigned r = 0; r < cluster.num_blocks(); ++r) total += *cluster.map_shared_rank(&partial, r);
-    out[blockIdx.x] = total;
+    const unsigned n = cluster.num_blocks();
+    out[blockIdx.x] = total / (n * (n + 1) / 2);
   }
   cluster.sync();  // no block leaves while another may still read its shared memory
 }
