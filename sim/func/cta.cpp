@@ -986,6 +986,15 @@ Cta::~Cta() = default;
 
 int Cta::warp_count() const { return static_cast<int>(impl_->warps.size()); }
 WarpStatus Cta::status(int warp) const { return impl_->warps[warp].status; }
+bool Cta::next_is_cluster_barrier(int warp) const {
+  const CtaImpl& c = *impl_;
+  const Warp& w = c.warps[warp];
+  if (w.status != WarpStatus::Ready || w.stack.empty()) return false;
+  const int32_t pc = w.stack.top().pc;
+  return pc >= 0 && pc < static_cast<int32_t>(c.k->code.size()) &&
+         c.k->code[pc].ir->op == ptx::Opcode::BarrierCluster;
+}
+
 void Cta::prefetch_step(int warp) const {
   const CtaImpl& c = *impl_;
   const Warp& w = c.warps[warp];

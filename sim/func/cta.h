@@ -82,6 +82,9 @@ class Cta {
   // A host-cache hint, with no effect on the results: starts loading what step(warp) will read
   // (the registers of its next instruction), for a caller that knows the step comes soon.
   void prefetch_step(int warp) const;
+  // Whether warp `warp`'s next instruction is barrier.cluster: the timing model fetches it only
+  // when it is about to issue, since it acts on the other blocks when it runs (cluster.h).
+  bool next_is_cluster_barrier(int warp) const;
   // Whether step(warp) may read or write what other blocks share: device memory (global,
   // generic or constant space, asynchronous copies) or the printf buffer (calls). False only
   // when it touches nothing but the block's own state (registers, shared and local memory,
