@@ -83,15 +83,14 @@ int first_error_line(const std::string& log) {
 
 // Launches `f` as `launch` says: cuLaunchKernel, or cuLaunchKernelEx with the cluster-dimension
 // attribute when the launch has a cluster shape (sim/func/cluster.h).
-CUresult launch_kernel(const DriverApi& api, CUfunction f, const GpuLaunch& launch,
-                       void** extra) {
+CUresult launch_kernel(const DriverApi& api, CUfunction f, const GpuLaunch& launch, void** extra) {
   if (launch.cluster.x == 0)
     return api.cuLaunchKernel(f, launch.grid.x, launch.grid.y, launch.grid.z, launch.block.x,
-                              launch.block.y, launch.block.z, launch.dynamic_shared_bytes,
-                              nullptr, nullptr, extra);
+                              launch.block.y, launch.block.z, launch.dynamic_shared_bytes, nullptr,
+                              nullptr, extra);
   if (launch.cluster_nonportable)
-    if (CUresult r = api.cuFuncSetAttribute(
-            f, CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED, 1);
+    if (CUresult r =
+            api.cuFuncSetAttribute(f, CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED, 1);
         r != CUDA_SUCCESS)
       return r;
   CUlaunchAttribute attr{};

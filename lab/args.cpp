@@ -441,8 +441,9 @@ Expected<BoundLaunch> bind_launch(const Experiment& exp, size_t index, const ptx
         return Error{exp.path, line,
                      key + ".cluster[" + std::to_string(i) + "] = " + std::to_string(*v) +
                          " must be in 1..16"};
-      (i == 0 ? b.config.cluster.x : i == 1 ? b.config.cluster.y : b.config.cluster.z) =
-          static_cast<uint32_t>(*v);
+      (i == 0   ? b.config.cluster.x
+       : i == 1 ? b.config.cluster.y
+                : b.config.cluster.z) = static_cast<uint32_t>(*v);
     }
   }
   b.config.cluster_nonportable = l.cluster_nonportable;

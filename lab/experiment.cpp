@@ -1087,10 +1087,10 @@ Status read_launches(const Reader& r, const toml::array& arr, Experiment& exp) {
       exp.launches.push_back(std::move(l));
       continue;
     }
-    if (auto s = r.only_keys(*t, key,
-                             {"kernel", "grid", "block", "shared_bytes", "args", "repeat", "for",
-                              "span", "memset", "memcpy", "group", "cluster",
-                              "cluster_nonportable"});
+    if (auto s =
+            r.only_keys(*t, key,
+                        {"kernel", "grid", "block", "shared_bytes", "args", "repeat", "for", "span",
+                         "memset", "memcpy", "group", "cluster", "cluster_nonportable"});
         !s)
       return s;
     if (const toml::node* f = t->get("for"))
@@ -1122,7 +1122,8 @@ Status read_launches(const Reader& r, const toml::array& arr, Experiment& exp) {
       l.cluster_line = line_of(*c);
     }
     if (const toml::node* c = t->get("cluster_nonportable")) {
-      if (!c->is_boolean()) return r.err(*c, key + ".cluster_nonportable", "expected true or false");
+      if (!c->is_boolean())
+        return r.err(*c, key + ".cluster_nonportable", "expected true or false");
       l.cluster_nonportable = *c->value<bool>();
     }
     l.shared_bytes = Expr::constant(Value::integer(0));

@@ -490,8 +490,9 @@ $L__func_end0:
   CHECK(f.instructions.size() == 5);
 }
 
-TEST_CASE("102 directives: thread-block clusters (.reqnctapercluster, .explicitcluster, "
-          ".maxclusterrank) and their instructions") {
+TEST_CASE(
+    "102 directives: thread-block clusters (.reqnctapercluster, .explicitcluster, "
+    ".maxclusterrank) and their instructions") {
   const Module m = parse_ok(R"(.version 8.0
 .target sm_90a
 .address_size 64

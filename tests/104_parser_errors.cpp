@@ -165,8 +165,8 @@ TEST_CASE("104 errors: duplicates and structure") {
             "',' or ')' after parameter 'a'"));
   CHECK(has(error_of(".entry k() .reqnctapercluster two { ret; }"),
             "a block count after .reqnctapercluster"));
-  CHECK(has(error_of(".entry k() .maxclusterrank { ret; }"),
-            "a block count after .maxclusterrank"));
+  CHECK(
+      has(error_of(".entry k() .maxclusterrank { ret; }"), "a block count after .maxclusterrank"));
   // setmaxnreg: .inc/.dec, .sync.aligned, .u32, a constant 24..256 that is a multiple of 8.
   CHECK(has(error_of(kernel_with("\tsetmaxnreg.sync.aligned.u32 64;")), "needs .inc or .dec"));
   CHECK(has(error_of(kernel_with("\tsetmaxnreg.inc.u32 64;")), "needs .sync.aligned"));

@@ -56,8 +56,8 @@ TEST_CASE("248 a cluster reduction through distributed shared memory") {
     }
     for (uint32_t b = 0; b < blocks; ++b) {
       const uint32_t rank = b % c;
-      const uint32_t expect = rank | (b / c) << 4 | clusters << 10 | c << 16 | rank << 21 |
-                              c << 25 | 1u << 30;
+      const uint32_t expect =
+          rank | (b / c) << 4 | clusters << 10 | c << 16 | rank << 21 | c << 25 | 1u << 30;
       CHECK(info[b * 128 + 5] == expect);
     }
   }

@@ -42,13 +42,14 @@ std::vector<uint64_t> cycles_of(const std::string& text, const TimingResult& r, 
     if (line.find(marker) != std::string::npos) lines.push_back(n);
   std::vector<uint64_t> out;
   for (const auto& i : r.trace.issues)
-    if (i.sm == sm && i.slot == 0 && std::find(lines.begin(), lines.end(), i.ptx_line) != lines.end())
+    if (i.sm == sm && i.slot == 0 &&
+        std::find(lines.begin(), lines.end(), i.ptx_line) != lines.end())
       out.push_back(i.cycle);
   return out;
 }
 
-TimingResult run(const std::string& text, const GpuConfig& cfg, func::Dim3 grid,
-                 func::Dim3 cluster, func::DeviceMemory& mem, uint64_t out) {
+TimingResult run(const std::string& text, const GpuConfig& cfg, func::Dim3 grid, func::Dim3 cluster,
+                 func::DeviceMemory& mem, uint64_t out) {
   auto m = ptx::parse_module(text, "dsmem.ptx");
   REQUIRE_MESSAGE(m, (m ? "" : m.error().to_string()));
   auto prog = func::Program::load(std::move(*m));
@@ -182,7 +183,8 @@ TEST_CASE("344 a cluster kernel in timing mode: remote load latency exact, resul
   }
   // barrier.cluster.wait: its warp goes on barrier_latency after the later block's arrive took
   // effect, when that warp fetched it: the cycle before it issued.
-  const auto a0 = cycles_of(kPairPtx, r, 0, "// arrive"), a1 = cycles_of(kPairPtx, r, 1, "// arrive");
+  const auto a0 = cycles_of(kPairPtx, r, 0, "// arrive"),
+             a1 = cycles_of(kPairPtx, r, 1, "// arrive");
   const auto after0 = cycles_of(kPairPtx, r, 0, "// after");
   REQUIRE(a0.size() == 1);
   REQUIRE(a1.size() == 1);
@@ -247,8 +249,8 @@ TEST_CASE("344 functional and timing mode agree on a cluster reduction") {
   const uint64_t I = mem.allocate("in", n * 4), S = mem.allocate("sums", 32),
                  C = mem.allocate("count", 32), F = mem.allocate("info", n * 4);
   REQUIRE(mem.write(I, in.data(), n * 4));
-  func::LaunchConfig launch{"cluster_sum", {blocks, 1, 1}, {128, 1, 1}, 0,
-                            std::vector<uint8_t>(32)};
+  func::LaunchConfig launch{
+      "cluster_sum", {blocks, 1, 1}, {128, 1, 1}, 0, std::vector<uint8_t>(32)};
   launch.cluster = {c, 1, 1};
   for (int i = 0; i < 4; ++i) {
     const uint64_t a[] = {I, S, C, F};

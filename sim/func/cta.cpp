@@ -869,8 +869,7 @@ uint8_t* CtaImpl::cluster_access(Exec& x, const DInst& d, int lane, uint64_t add
   const ClusterState& cl = cluster_state();
   const uint64_t rank = (addr >> kClusterRankShift) - 1, offset = addr & kClusterOffsetMask;
   if (rank >= cl.size()) {
-    raise(x, d, LaunchFault::Kind::OutOfBounds, lane, addr, size, write,
-          ptx::Space::SharedCluster,
+    raise(x, d, LaunchFault::Kind::OutOfBounds, lane, addr, size, write, ptx::Space::SharedCluster,
           "Address " + hex(addr) + " names block rank " + std::to_string(rank) +
               " of the cluster, which has " + std::to_string(cl.size()) + " block" +
               (cl.size() == 1 ? " (the launch has no cluster shape)" : "s"));
@@ -878,12 +877,11 @@ uint8_t* CtaImpl::cluster_access(Exec& x, const DInst& d, int lane, uint64_t add
   }
   CtaImpl* other = cl.member(static_cast<uint32_t>(rank));
   if (!other) {
-    raise(x, d, LaunchFault::Kind::InvalidAddress, lane, addr, size, write,
-          ptx::Space::SharedCluster,
-          "Address " + hex(addr) + " is in the shared memory of block rank " +
-              std::to_string(rank) +
-              " of the cluster, which has exited (a block's shared memory is gone when it "
-              "exits: end the kernel with barrier.cluster.arrive/wait, cluster.sync())");
+    raise(
+        x, d, LaunchFault::Kind::InvalidAddress, lane, addr, size, write, ptx::Space::SharedCluster,
+        "Address " + hex(addr) + " is in the shared memory of block rank " + std::to_string(rank) +
+            " of the cluster, which has exited (a block's shared memory is gone when it "
+            "exits: end the kernel with barrier.cluster.arrive/wait, cluster.sync())");
     return nullptr;
   }
   if (size > 1 && (offset & (size - 1)) != 0) {
@@ -893,8 +891,7 @@ uint8_t* CtaImpl::cluster_access(Exec& x, const DInst& d, int lane, uint64_t add
     return nullptr;
   }
   if (offset > other->shared_bytes || size > other->shared_bytes - offset) {
-    raise(x, d, LaunchFault::Kind::OutOfBounds, lane, addr, size, write,
-          ptx::Space::SharedCluster,
+    raise(x, d, LaunchFault::Kind::OutOfBounds, lane, addr, size, write, ptx::Space::SharedCluster,
           "Address " + hex(addr) + " is out of bounds (block rank " + std::to_string(rank) +
               " of the cluster has " + std::to_string(other->shared_bytes) +
               " bytes of shared memory)");
@@ -975,9 +972,7 @@ Status Cta::relaunch(Dim3 block_index) {
   return Ok{};
 }
 
-void Cta::join_cluster(ClusterState* cluster, uint32_t rank) {
-  impl_->join_cluster(cluster, rank);
-}
+void Cta::join_cluster(ClusterState* cluster, uint32_t rank) { impl_->join_cluster(cluster, rank); }
 
 Cta::Cta(std::unique_ptr<CtaImpl> impl) : impl_(std::move(impl)) {}
 Cta::Cta(Cta&&) noexcept = default;

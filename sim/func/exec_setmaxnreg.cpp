@@ -42,7 +42,8 @@ void setmaxnreg_h(Exec& x, const DInst& d) {
          " threads do not complete (a warpgroup is 4 warps, 128 threads)");
     return;
   }
-  if (c.warp_regs.size() != c.warps.size()) c.warp_regs.assign(c.warps.size(), c.mod->module.functions[c.k->module_index].hints.maxnreg);
+  if (c.warp_regs.size() != c.warps.size())
+    c.warp_regs.assign(c.warps.size(), c.mod->module.functions[c.k->module_index].hints.maxnreg);
   uint32_t& cur = c.warp_regs[static_cast<size_t>(w.index)];
   if (cur != 0 && (inc ? n < cur : n > cur)) {
     trap(std::string("setmaxnreg.") + (inc ? "inc" : "dec") + " to " + std::to_string(n) +

@@ -134,8 +134,8 @@ bool run_block(CtaImpl& cta, uint64_t limit, uint64_t& issued) {
 // Runs the blocks of one cluster (sim/func/cluster.h) to completion together: a round of each
 // live block in rank order, again and again. A deadlock: a block whose warps all wait at bar.sync,
 // or two rounds of every block in which nothing but failed waits ran and nothing changed.
-bool run_cluster(std::vector<std::unique_ptr<CtaImpl>>& ctas, ClusterState& cluster,
-                 uint64_t limit, uint64_t& issued, std::optional<LaunchFault>& fault) {
+bool run_cluster(std::vector<std::unique_ptr<CtaImpl>>& ctas, ClusterState& cluster, uint64_t limit,
+                 uint64_t& issued, std::optional<LaunchFault>& fault) {
   int idle_rounds = 0;
   for (;;) {
     uint64_t changes = cluster.changes();
@@ -222,8 +222,8 @@ Expected<FunctionalResult> run_clusters(const Program& program, DeviceMemory& me
           ctas[r]->block_idx = Dim3{cx * shape.x + in.x, cy * shape.y + in.y, cz * shape.z + in.z};
           ctas[r]->join_cluster(&cluster, r);
         }
-        const bool ok = run_cluster(ctas, cluster, options.max_warp_instructions, issued,
-                                    result.fault);
+        const bool ok =
+            run_cluster(ctas, cluster, options.max_warp_instructions, issued, result.fault);
         for (auto& c : ctas) merge_hazards(result.hazards, std::move(c->hazards));
         if (!ok) break;
         blocks_done += size;

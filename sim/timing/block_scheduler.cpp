@@ -11,7 +11,11 @@ BlockScheduler::BlockScheduler(const func::Dim3& grid, double interval)
 
 BlockScheduler::BlockScheduler(const func::Dim3& grid, double interval, func::Dim3 shape,
                                uint32_t threads, int gpcs)
-    : grid_(grid), total_(grid.count()), interval_(interval), shape_(shape), threads_(threads),
+    : grid_(grid),
+      total_(grid.count()),
+      interval_(interval),
+      shape_(shape),
+      threads_(threads),
       gpcs_(std::max(gpcs, 1)) {}
 
 BlockScheduler::~BlockScheduler() = default;
@@ -53,10 +57,9 @@ Status BlockScheduler::dispatch_clusters(uint64_t now, std::vector<Sm>& sms) {
   const size_t smallest = n / gpcs;
   if (size > smallest)
     return Error{"", 0,
-                 "a cluster of " + std::to_string(size) + " blocks needs " +
-                     std::to_string(size) + " SMs of one GPC; the preset's " +
-                     std::to_string(gpcs) + " GPCs have " + std::to_string(smallest) +
-                     " SMs or more (cluster.gpcs)"};
+                 "a cluster of " + std::to_string(size) + " blocks needs " + std::to_string(size) +
+                     " SMs of one GPC; the preset's " + std::to_string(gpcs) + " GPCs have " +
+                     std::to_string(smallest) + " SMs or more (cluster.gpcs)"};
   const func::Dim3 count{grid_.x / shape_.x, grid_.y / shape_.y, grid_.z / shape_.z};
   std::vector<size_t> chosen;
   while (!done() && due_ <= double(now)) {
@@ -82,8 +85,7 @@ Status BlockScheduler::dispatch_clusters(uint64_t now, std::vector<Sm>& sms) {
       const func::Dim3 index{id.x * shape_.x + r % shape_.x,
                              id.y * shape_.y + r / shape_.x % shape_.y,
                              id.z * shape_.z + r / (shape_.x * shape_.y)};
-      const uint64_t linear =
-          index.x + uint64_t{grid_.x} * (index.y + uint64_t{grid_.y} * index.z);
+      const uint64_t linear = index.x + uint64_t{grid_.x} * (index.y + uint64_t{grid_.y} * index.z);
       if (auto st = sms[chosen[r]].launch_block(index, linear, now, cluster, r); !st) return st;
     }
     next_ += size;

@@ -140,8 +140,7 @@ std::vector<Field> fields() {
       F("shared", "wavefronts_per_cycle", "per cycle", "shared wavefronts per SM per cycle",
         shared.wavefronts_per_cycle),
       F("shared", "matrix_cycles", "cycles",
-        "ldmatrix/stmatrix: cycles of the shared-memory pipe per 8x8 matrix",
-        shared.matrix_cycles),
+        "ldmatrix/stmatrix: cycles of the shared-memory pipe per 8x8 matrix", shared.matrix_cycles),
       F("shared", "mio_queue", "instructions", "MIO queue depth per SM (stall_mio_throttle)",
         shared.mio_queue),
       F("l1", "size_bytes", "bytes", "L1 data cache capacity", l1.size_bytes),
@@ -252,7 +251,8 @@ std::vector<Field> fields() {
         "an mbarrier test/try_wait whose phase has completed to the warp's next issue",
         async.try_wait_latency),
       F("async", "try_wait_suspend", "cycles",
-        "how long a failed mbarrier.try_wait suspends its warp before the next try (provisional: not "
+        "how long a failed mbarrier.try_wait suspends its warp before the next try (provisional: "
+        "not "
         "measured)",
         async.try_wait_suspend),
       // thread-block clusters (sim/timing/dsmem.h, block_scheduler.h)
@@ -419,9 +419,8 @@ Expected<GpuConfig> parse_impl(const std::string& text, const std::string& path,
       if (line.back() != ']')
         return Error{path, line_no, "malformed section header '" + line + "'"};
       section = trim(line.substr(1, line.size() - 2));
-      static constexpr const char* kSections[] = {"core", "pipes", "tensor", "shared",  "l1",
-                                                  "l2",   "dram",  "compiler", "async",
-                                                  "cluster"};
+      static constexpr const char* kSections[] = {"core", "pipes", "tensor",   "shared", "l1",
+                                                  "l2",   "dram",  "compiler", "async",  "cluster"};
       if (std::find_if(std::begin(kSections), std::end(kSections),
                        [&](const char* s) { return section == s; }) == std::end(kSections))
         return Error{path, line_no,

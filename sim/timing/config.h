@@ -203,11 +203,11 @@ struct AsyncConfig {
 
 // Thread-block clusters (sim/timing/dsmem.h, block_scheduler.h).
 struct ClusterConfig {
-  int64_t gpcs = 8;                     // GPCs: a cluster's blocks share one (SMs split evenly)
-  int64_t remote_latency = 200;         // cycles: a remote shared::cluster load, issue -> data
-  double remote_bytes_per_cycle = 32;   // bytes per cycle through an SM's port to other SMs
-  int64_t barrier_latency = 190;        // cycles: the last barrier.cluster.arrive -> waiters go on
-  int64_t barrier_poll = 32;            // cycles before a waiting barrier.cluster.wait tries again
+  int64_t gpcs = 8;                    // GPCs: a cluster's blocks share one (SMs split evenly)
+  int64_t remote_latency = 200;        // cycles: a remote shared::cluster load, issue -> data
+  double remote_bytes_per_cycle = 32;  // bytes per cycle through an SM's port to other SMs
+  int64_t barrier_latency = 190;       // cycles: the last barrier.cluster.arrive -> waiters go on
+  int64_t barrier_poll = 32;           // cycles before a waiting barrier.cluster.wait tries again
 };
 
 struct GpuConfig {

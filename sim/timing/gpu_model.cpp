@@ -528,8 +528,8 @@ Expected<TimingResult> run_timing(const func::Program& program, func::DeviceMemo
   // share shared memory and a barrier (sim/func/cluster.h).
   const ptx::Function* kernel = program.kernel(launch.kernel);
   const bool clusters = kernel && func::effective_cluster(launch, *kernel).count() > 1;
-  if (threads <= 1 || options.trace.enabled || options.l2 || launch.synccheck ||
-      launch.racecheck || clusters)
+  if (threads <= 1 || options.trace.enabled || options.l2 || launch.synccheck || launch.racecheck ||
+      clusters)
     return simulate(program, memory, launch, config, options, nullptr, redo);
   // The starting memory, to simulate again on one thread after a fault in a parallel cycle.
   func::DeviceMemory before = memory;

@@ -51,7 +51,6 @@
 
 #include "sim/func/cta.h"
 #include "sim/timing/async_copy.h"
-#include "sim/timing/wgmma_pipe.h"
 #include "sim/timing/config.h"
 #include "sim/timing/dsmem.h"
 #include "sim/timing/l1tex.h"
@@ -60,6 +59,7 @@
 #include "sim/timing/turn_gate.h"
 #include "sim/timing/warp_scheduler.h"
 #include "sim/timing/warp_state.h"
+#include "sim/timing/wgmma_pipe.h"
 
 namespace warplab::timing {
 
