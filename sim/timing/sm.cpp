@@ -267,11 +267,8 @@ void write_pending(std::vector<Sm::Pending>& pending, const func::StepInfo& in, 
 
 // A load the compiler may move above earlier instructions: a plain (weak, non-volatile) load
 // from global, local or shared memory.
-// ldmatrix too: ptxas schedules LDSM ahead of its uses like any shared load (issued in PTX order,
-// each ldmatrix would wait for the one before to be used: tensor_ldmatrix's x1 ran 1.92x the H100).
 bool hoistable_load(const func::StepInfo& in) {
   const ptx::Instruction& i = *in.inst;
-  if (i.op == Opcode::Ldmatrix) return in.is_memory && in.space == Space::Shared;
   return (i.op == Opcode::Ld || i.op == Opcode::Ldu) && in.is_memory && !in.is_store &&
          !in.is_atomic && (is_global_like(in.space) || in.space == Space::Shared) &&
          !i.mod.volatile_ && !i.mod.relaxed_or_acquire;
