@@ -5,7 +5,8 @@
 // like a global load, crosses that network to the owning SM's shared memory and comes back: the
 // published Hopper microbenchmarks (Luo et al., "Benchmarking and Dissecting the Nvidia Hopper
 // GPU Architecture", 2024) give about 200 cycles for a remote load against about 33 for the
-// block's own shared memory, and an SM-to-SM bandwidth near 32 bytes per cycle per SM. A
+// block's own shared memory; the SM-to-SM bandwidth is taken as 32 bytes per cycle per SM until
+// it is measured (scripts/microbench/cluster.cu: remote_store_bw). A
 // barrier.cluster releases its waiters a fixed time after the last thread of the cluster arrived
 // (a round trip through the GPC's synchronisation hardware); .release on the arrive first waits
 // for the warp's earlier stores to complete, as a fence does.

@@ -34,8 +34,8 @@ SharedAccessCost shared_cost_of(const ptx::Instruction& inst, const std::array<u
   const auto banks = static_cast<uint32_t>(shared.banks);
   const auto bank_bytes = static_cast<uint32_t>(shared.bank_bytes);
   if (inst.op == ptx::Opcode::Ldmatrix || inst.op == ptx::Opcode::Stmatrix) {
-    // Per 8x8 matrix pass, shared.matrix_cycles of the pipe (the H100: about 2; a plain
-    // wavefront takes 1): x1, x2 and x4 differ by what they move, not by a per-instruction cost.
+    // Per 8x8 matrix pass, shared.matrix_cycles of the pipe (the H100: about 1, as a plain
+    // wavefront): x1, x2 and x4 differ by what they move, not by a per-instruction cost.
     SharedAccessCost c = matrix_access_cost(addr, exec_mask, banks, bank_bytes);
     c.pipe_cycles = std::max(c.wavefronts, 1) * shared.matrix_cycles;
     return c;
