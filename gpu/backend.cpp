@@ -108,6 +108,37 @@ int first_error_line(const std::string& log) {
   return std::atoi(log.c_str() + p + 7);
 }
 
+// Launches `f` as `launch` says: cuLaunchKernel, or cuLaunchKernelEx with the cluster-dimension
+// attribute when the launch has a cluster shape (sim/func/cluster.h).
+CUresult launch_kernel(const DriverApi& api, CUfunction f, const GpuLaunch& launch, void** extra) {
+  if (launch.cluster.x == 0)
+    return api.cuLaunchKernel(f, launch.grid.x, launch.grid.y, launch.grid.z, launch.block.x,
+                              launch.block.y, launch.block.z, launch.dynamic_shared_bytes, nullptr,
+                              nullptr, extra);
+  if (launch.cluster_nonportable)
+    if (CUresult r =
+            api.cuFuncSetAttribute(f, CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED, 1);
+        r != CUDA_SUCCESS)
+      return r;
+  CUlaunchAttribute attr{};
+  attr.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+  attr.value.clusterDim.x = launch.cluster.x;
+  attr.value.clusterDim.y = launch.cluster.y;
+  attr.value.clusterDim.z = launch.cluster.z;
+  CUlaunchConfig cfg{};
+  cfg.gridDimX = launch.grid.x;
+  cfg.gridDimY = launch.grid.y;
+  cfg.gridDimZ = launch.grid.z;
+  cfg.blockDimX = launch.block.x;
+  cfg.blockDimY = launch.block.y;
+  cfg.blockDimZ = launch.block.z;
+  cfg.sharedMemBytes = launch.dynamic_shared_bytes;
+  cfg.hStream = nullptr;
+  cfg.attrs = &attr;
+  cfg.numAttrs = 1;
+  return api.cuLaunchKernelEx(&cfg, f, nullptr, extra);
+}
+
 }  // namespace
 
 struct Backend::State {
@@ -368,10 +399,10 @@ Expected<GpuLaunchResult> Backend::run(const GpuModule& module, const GpuLaunch&
   void* extra[] = {CU_LAUNCH_PARAM_BUFFER_POINTER, params->data(), CU_LAUNCH_PARAM_BUFFER_SIZE,
                    &params_size, CU_LAUNCH_PARAM_END};
   auto do_launch = [&]() -> Status {
-    CUresult r = api.cuLaunchKernel(f, launch.grid.x, launch.grid.y, launch.grid.z, launch.block.x,
-                                    launch.block.y, launch.block.z, launch.dynamic_shared_bytes,
-                                    nullptr, nullptr, params->empty() ? nullptr : extra);
-    if (r != CUDA_SUCCESS) return api.error(r, "cuLaunchKernel(" + launch.kernel + ")");
+    CUresult r = launch_kernel(api, f, launch, params->empty() ? nullptr : extra);
+    if (r != CUDA_SUCCESS)
+      return api.error(r, std::string(launch.cluster.x ? "cuLaunchKernelEx(" : "cuLaunchKernel(") +
+                              launch.kernel + ")");
     return Ok{};
   };
   auto restore = [&]() -> Status {
@@ -563,10 +594,7 @@ Expected<PcSampling> Backend::sample_pcs(const std::vector<uint8_t>& cubin, cons
     size_t size = params.size();
     void* extra[] = {CU_LAUNCH_PARAM_BUFFER_POINTER, params.data(), CU_LAUNCH_PARAM_BUFFER_SIZE,
                      &size, CU_LAUNCH_PARAM_END};
-    if (CUresult r = api.cuLaunchKernel(f, launch.grid.x, launch.grid.y, launch.grid.z,
-                                        launch.block.x, launch.block.y, launch.block.z,
-                                        launch.dynamic_shared_bytes, nullptr, nullptr,
-                                        params.empty() ? nullptr : extra);
+    if (CUresult r = launch_kernel(api, f, launch, params.empty() ? nullptr : extra);
         r != CUDA_SUCCESS) {
       return failed = api.error(r, "cuLaunchKernel(" + launch.kernel + ", sampled)");
     }

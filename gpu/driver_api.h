@@ -51,6 +51,7 @@ namespace warplab::gpu {
   X(cuMemsetD32)                         \
   X(cuLaunchKernel)                      \
   X(cuTensorMapEncodeTiled)              \
+  X(cuLaunchKernelEx)                    \
   X(cuEventCreate)                       \
   X(cuEventDestroy)                      \
   X(cuEventRecord)                       \

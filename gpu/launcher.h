@@ -76,6 +76,10 @@ struct GpuLaunch {
   std::vector<BufferPatch> buffer_params;  // pointer arguments, filled in once buffers exist
   std::vector<TensorMapPatch> tensor_maps;  // CUtensorMap arguments, encoded once buffers exist
   std::vector<SymbolBuffer> symbols;       // buffers that are module variables
+  // Thread-block cluster shape (x == 0: none; launched with cuLaunchKernel), and the opt-in to
+  // clusters of more than 8 blocks (CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED).
+  Dim3 cluster{0, 0, 0};
+  bool cluster_nonportable = false;
 };
 
 // Builds a parameter block in PTX order: each value at the next offset aligned to its alignment

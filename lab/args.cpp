@@ -9,6 +9,7 @@
 
 #include "lab/elem_type.h"
 #include "sim/func/tensormap.h"
+#include "sim/func/cluster.h"
 
 namespace warplab::lab {
 
@@ -531,6 +532,25 @@ Expected<BoundLaunch> bind_launch(const Experiment& exp, size_t index, const ptx
                      std::to_string(std::max(h.reqntid[1], 1u)) + ", " +
                      std::to_string(std::max(h.reqntid[2], 1u)) +
                      ") threads (.reqntid): the GPU refuses this launch"};
+  // Thread-block clusters: the shape, then the driver's checks (sim/func/cluster.h) at its line.
+  if (l.has_cluster) {
+    for (int i = 0; i < 3; ++i) {
+      auto v = l.cluster[i].eval_int(env);
+      const int line = l.cluster_line ? l.cluster_line : l.line;
+      if (!v) return Error{exp.path, line, key + ".cluster: " + v.error().message};
+      if (*v < 1 || *v > 16)
+        return Error{exp.path, line,
+                     key + ".cluster[" + std::to_string(i) + "] = " + std::to_string(*v) +
+                         " must be in 1..16"};
+      (i == 0   ? b.config.cluster.x
+       : i == 1 ? b.config.cluster.y
+                : b.config.cluster.z) = static_cast<uint32_t>(*v);
+    }
+  }
+  b.config.cluster_nonportable = l.cluster_nonportable;
+  if (auto s = func::check_cluster_shape(b.config, k, exp.path); !s)
+    return Error{exp.path, l.cluster_line ? l.cluster_line : l.line,
+                 key + ": " + s.error().message};
   auto sh = l.shared_bytes.eval_int(env);
   if (!sh) return Error{exp.path, l.line, key + ".shared_bytes: " + sh.error().message};
   if (*sh < 0 || static_cast<uint64_t>(*sh) > func::kMaxSharedPerBlock)

@@ -1164,9 +1164,10 @@ Status read_launches(const Reader& r, const toml::array& arr, Experiment& exp) {
       exp.launches.push_back(std::move(l));
       continue;
     }
-    if (auto s = r.only_keys(*t, key,
-                             {"kernel", "grid", "block", "shared_bytes", "args", "repeat", "for",
-                              "span", "memset", "memcpy", "group"});
+    if (auto s =
+            r.only_keys(*t, key,
+                        {"kernel", "grid", "block", "shared_bytes", "args", "repeat", "for", "span",
+                         "memset", "memcpy", "group", "cluster", "cluster_nonportable"});
         !s)
       return s;
     if (const toml::node* f = t->get("for"))
@@ -1191,6 +1192,16 @@ Status read_launches(const Reader& r, const toml::array& arr, Experiment& exp) {
                              exp, scope);
           !s)
         return s;
+    }
+    if (const toml::node* c = t->get("cluster")) {  // thread-block cluster shape
+      if (auto s = read_dims(r, *c, key + ".cluster", l.cluster, exp, scope); !s) return s;
+      l.has_cluster = true;
+      l.cluster_line = line_of(*c);
+    }
+    if (const toml::node* c = t->get("cluster_nonportable")) {
+      if (!c->is_boolean())
+        return r.err(*c, key + ".cluster_nonportable", "expected true or false");
+      l.cluster_nonportable = *c->value<bool>();
     }
     l.shared_bytes = Expr::constant(Value::integer(0));
     l.repeat = Expr::constant(Value::integer(1));

@@ -117,6 +117,12 @@ struct LaunchDef {
   Kind kind = Kind::Kernel;
   std::string kernel;               // as written: the C++ name or the PTX (mangled) entry name
   std::array<Expr, 3> grid, block;  // missing dimensions are 1
+  // Thread-block cluster shape (`cluster = [2, 1, 1]`; sim/func/cluster.h): none when
+  // has_cluster is false (the kernel's .reqnctapercluster, else clusters of one).
+  std::array<Expr, 3> cluster;
+  bool has_cluster = false;
+  bool cluster_nonportable = false;  // `cluster_nonportable = true`: up to 16 blocks
+  int cluster_line = 0;
   Expr shared_bytes;                // dynamic shared memory in bytes
   Expr repeat;                      // how many times to launch (default 1)
   std::string group;                // launches compared as one (totals in reports), "" = none

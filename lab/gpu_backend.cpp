@@ -80,6 +80,8 @@ class GpuLaunchBackend : public LaunchBackend {
     g.grid = {l.config.grid.x, l.config.grid.y, l.config.grid.z};
     g.block = {l.config.block.x, l.config.block.y, l.config.block.z};
     g.dynamic_shared_bytes = l.config.dynamic_shared_bytes;
+    g.cluster = {l.config.cluster.x, l.config.cluster.y, l.config.cluster.z};
+    g.cluster_nonportable = l.config.cluster_nonportable;
     g.params = l.config.params;
     g.symbols = symbols_;
     for (const BoundLaunch::PointerParam& pp : l.pointer_params)

@@ -489,3 +489,41 @@ $L__func_end0:
   CHECK(f.labels[0].second == 5);
   CHECK(f.instructions.size() == 5);
 }
+
+TEST_CASE(
+    "102 directives: thread-block clusters (.reqnctapercluster, .explicitcluster, "
+    ".maxclusterrank) and their instructions") {
+  const Module m = parse_ok(R"(.version 8.0
+.target sm_90a
+.address_size 64
+.visible .entry k()
+.reqnctapercluster 2, 2
+.explicitcluster
+.maxclusterrank 8
+{
+	.reg .b32 	%r<4>;
+	mov.u32 	%r1, %cluster_ctarank;
+	mapa.shared::cluster.u32 	%r2, %r1, 1;
+	ld.shared::cluster.u32 	%r3, [%r2];
+	barrier.cluster.arrive.release.aligned;
+	barrier.cluster.wait;
+	setmaxnreg.inc.sync.aligned.u32 232;
+	ret;
+}
+)");
+  const Function& k = m.functions.at(0);
+  CHECK(k.hints.reqnctapercluster == std::array<uint32_t, 3>{2, 2, 1});
+  CHECK(k.hints.explicitcluster);
+  CHECK(k.hints.maxclusterrank == 8);
+  REQUIRE(k.instructions.size() == 7);
+  CHECK(k.instructions[2].space == Space::SharedCluster);  // kept: it may name another block
+  CHECK(k.instructions[3].op == Opcode::BarrierCluster);
+  CHECK(k.instructions[3].mod.bar == BarMode::Arrive);
+  CHECK(k.instructions[3].mod.mem_sem == MemSem::Release);
+  CHECK(k.instructions[4].op == Opcode::BarrierCluster);
+  CHECK(k.instructions[4].mod.bar == BarMode::Sync);
+  CHECK(k.instructions[4].mod.mem_sem == MemSem::Acquire);  // the default
+  CHECK(k.instructions[5].op == Opcode::Setmaxnreg);
+  CHECK(k.instructions[5].mod.atom == AtomOp::Inc);
+  CHECK(k.instructions[5].ops.at(0).bits == 232);
+}

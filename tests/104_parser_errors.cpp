@@ -164,7 +164,23 @@ TEST_CASE("104 errors: duplicates and structure") {
   CHECK(has(error_of(kernel_with("\t.maxntid 32;")), "unexpected directive '.maxntid'"));
   CHECK(has(error_of(".entry k(.param .u32 a .param .u32 b) { ret; }"),
             "',' or ')' after parameter 'a'"));
-  CHECK(has(error_of(".entry k() .reqnctapercluster 2 { ret; }"), "clusters are out of scope"));
+  CHECK(has(error_of(".entry k() .reqnctapercluster two { ret; }"),
+            "a block count after .reqnctapercluster"));
+  CHECK(
+      has(error_of(".entry k() .maxclusterrank { ret; }"), "a block count after .maxclusterrank"));
+  // setmaxnreg: .inc/.dec, .sync.aligned, .u32, a constant 24..256 that is a multiple of 8.
+  CHECK(has(error_of(kernel_with("\tsetmaxnreg.sync.aligned.u32 64;")), "needs .inc or .dec"));
+  CHECK(has(error_of(kernel_with("\tsetmaxnreg.inc.u32 64;")), "needs .sync.aligned"));
+  CHECK(has(error_of(kernel_with("\tsetmaxnreg.inc.sync.aligned.u32 %r1;")),
+            "a constant register count"));
+  CHECK(has(error_of(kernel_with("\tsetmaxnreg.dec.sync.aligned.u32 20;")),
+            "must be a multiple of 8 from 24 to 256"));
+  CHECK(has(error_of(kernel_with("\tsetmaxnreg.dec.sync.aligned.u32 100;")),
+            "must be a multiple of 8 from 24 to 256"));
+  // barrier.cluster: arrive takes .release/.relaxed, wait .acquire.
+  CHECK(has(error_of(kernel_with("\tbarrier.cluster.arrive.acquire;")),
+            "arrive takes .release or .relaxed"));
+  CHECK(has(error_of(kernel_with("\tbarrier.cluster.wait.release;")), "wait takes .acquire"));
   CHECK(has(error_of(".entry k(.reg .u32 a) { ret; }"), ".reg' parameters"));
 }
 

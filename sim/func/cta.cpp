@@ -130,6 +130,7 @@ Status CtaImpl::bind(const Program& program, DeviceMemory& memory, const LaunchC
                  "block " + dim(launch.block) + " of '" + k->name +
                      "' is not the kernel's .reqntid " + dim(reqntid) +
                      " (the GPU refuses this launch)"};
+  if (auto s = check_cluster_shape(launch, f, path); !s) return s;
   if (launch.params.size() != k->param_bytes)
     return Error{path, f.ptx_line,
                  "kernel '" + k->name + "' takes a " + std::to_string(k->param_bytes) +
@@ -192,11 +193,14 @@ void CtaImpl::reset(Dim3 block_index) {
   async.reset(static_cast<int>(warps.size()) * 32);
   tma_ranges.clear();
   mbarrier_changes = 0;
+  warp_regs.clear();
+  reg_pool = 0;
   wgmma_pcs.clear();
   wgmma_count.clear();
   fault.reset();
   if (checks.racecheck) race.new_block();
   const uint64_t threads = block.count();
+  if (!cluster) solo.reset(Dim3{1, 1, 1}, block_index, static_cast<uint32_t>(threads), false);
   live_warps = static_cast<int>(warps.size());
   for (int wi = 0; wi < static_cast<int>(warps.size()); ++wi) {
     Warp& w = warps[wi];
@@ -297,18 +301,31 @@ void CtaImpl::reset(Dim3 block_index) {
           case ptx::SpecialReg::ReservedSmemCap:
             v = kReservedSmemBytes;
             break;
-          // Every block is a cluster of one (launches have no cluster shape).
+          // Thread-block clusters (cluster.h); a cluster of one without a cluster shape.
           case ptx::SpecialReg::ClusterId:
-            v = comp(block_idx);
+            v = comp(cluster_state().id());
             break;
-          case ptx::SpecialReg::NClusterId:
-            v = comp(grid);
+          case ptx::SpecialReg::NClusterId: {
+            const Dim3 c = cluster_state().shape();
+            v = comp(Dim3{grid.x / c.x, grid.y / c.y, grid.z / c.z});
             break;
+          }
+          case ptx::SpecialReg::ClusterCtaId: {
+            const Dim3 c = cluster_state().shape();
+            v = comp(Dim3{block_idx.x % c.x, block_idx.y % c.y, block_idx.z % c.z});
+            break;
+          }
           case ptx::SpecialReg::ClusterNCtaId:
-            v = 1;
+            v = comp(cluster_state().shape());
+            break;
+          case ptx::SpecialReg::ClusterCtaRank:
+            v = cluster_rank;
             break;
           case ptx::SpecialReg::ClusterNCtaRank:
-            v = 1;
+            v = cluster_state().size();
+            break;
+          case ptx::SpecialReg::IsExplicitCluster:
+            v = cluster_state().explicit_cluster() ? 1 : 0;
             break;
           default:
             v = 0;
@@ -331,6 +348,7 @@ bool CtaImpl::step(Warp& w, StepInfo* info, uint64_t clock) {
     return false;
   }
   const DInst& d = k->code[pc];
+  last_clock = clock;
   uint32_t exec = top.mask;
   if (d.guard >= 0) exec &= d.guard_neg ? ~w.P[d.guard] : w.P[d.guard];
   Exec x{this, &w, w.R, w.P, top.mask, exec, pc, false, false, false, info, clock};
@@ -355,7 +373,8 @@ bool CtaImpl::step(Warp& w, StepInfo* info, uint64_t clock) {
     info->access_bytes = info->is_memory ? static_cast<uint32_t>(d.size) * d.vec : 0;
     info->is_branch = op == ptx::Opcode::Bra || op == ptx::Opcode::Call || op == ptx::Opcode::Ret ||
                       op == ptx::Opcode::Exit;
-    info->is_barrier = op == ptx::Opcode::Bar || ptx::is_async_op(op);
+    info->is_barrier = op == ptx::Opcode::Bar || ptx::is_async_op(op) ||
+                       op == ptx::Opcode::BarrierCluster || op == ptx::Opcode::Setmaxnreg;
     info->mbarrier = info->bulk_bytes = 0;
     info->tma_ranges = nullptr;
     info->wait_failed = false;
@@ -395,13 +414,24 @@ uint8_t* CtaImpl::access(Exec& x, const DInst& d, int lane, uint64_t addr, uint3
   bool generic_param = false;
   if (space == ptx::Space::Generic) {
     if (addr - kSharedWindow < kWindowSize)
-      space = ptx::Space::Shared, addr -= kSharedWindow;
+      space = ptx::Space::SharedCluster, addr -= kSharedWindow;
     else if (addr - kLocalWindow < kWindowSize)
       space = ptx::Space::Local, addr -= kLocalWindow;
     else if (addr - kParamWindow < kWindowSize)
       space = ptx::Space::Param, addr -= kParamWindow, generic_param = true;
     else
       space = ptx::Space::Global;
+  }
+  if (space == ptx::Space::SharedCluster) {
+    // The cluster's window (cluster.h): the own block's shared memory below 1 << 24, and under
+    // its own rank; another block's above.
+    const uint64_t rank_bits = addr >> kClusterRankShift;
+    if (rank_bits != 0 && rank_bits != cluster_rank + 1) {
+      resolved = space;
+      return cluster_access(x, d, lane, addr, size, write);
+    }
+    space = ptx::Space::Shared;
+    addr &= kClusterOffsetMask;
   }
   resolved = space;
   if (size > 1 && (addr & (size - 1)) != 0) {
@@ -837,10 +867,61 @@ void CtaImpl::barrier(Exec& x, const DInst& d, int id, uint32_t expected, bool w
   if (bars.arrive(id, w.index, expected, waits, red, x.exec, pred, live_warps)) release(id);
 }
 
+void CtaImpl::join_cluster(ClusterState* c, uint32_t rank) {
+  cluster = c;
+  cluster_rank = rank;
+  reset(block_idx);  // the special registers of the cluster are per-warp constants
+  if (c) c->join(rank, this);
+}
+
+uint8_t* CtaImpl::cluster_access(Exec& x, const DInst& d, int lane, uint64_t addr, uint32_t size,
+                                 bool write) {
+  const ClusterState& cl = cluster_state();
+  const uint64_t rank = (addr >> kClusterRankShift) - 1, offset = addr & kClusterOffsetMask;
+  if (rank >= cl.size()) {
+    raise(x, d, LaunchFault::Kind::OutOfBounds, lane, addr, size, write, ptx::Space::SharedCluster,
+          "Address " + hex(addr) + " names block rank " + std::to_string(rank) +
+              " of the cluster, which has " + std::to_string(cl.size()) + " block" +
+              (cl.size() == 1 ? " (the launch has no cluster shape)" : "s"));
+    return nullptr;
+  }
+  CtaImpl* other = cl.member(static_cast<uint32_t>(rank));
+  if (!other) {
+    raise(
+        x, d, LaunchFault::Kind::InvalidAddress, lane, addr, size, write, ptx::Space::SharedCluster,
+        "Address " + hex(addr) + " is in the shared memory of block rank " + std::to_string(rank) +
+            " of the cluster, which has exited (a block's shared memory is gone when it "
+            "exits: end the kernel with barrier.cluster.arrive/wait, cluster.sync())");
+    return nullptr;
+  }
+  if (size > 1 && (offset & (size - 1)) != 0) {
+    raise(x, d, LaunchFault::Kind::Misaligned, lane, addr, size, write, ptx::Space::SharedCluster,
+          "Address " + hex(addr) + " is misaligned (a " + std::to_string(size) +
+              "-byte access must be " + std::to_string(size) + "-byte aligned)");
+    return nullptr;
+  }
+  if (offset > other->shared_bytes || size > other->shared_bytes - offset) {
+    raise(x, d, LaunchFault::Kind::OutOfBounds, lane, addr, size, write, ptx::Space::SharedCluster,
+          "Address " + hex(addr) + " is out of bounds (block rank " + std::to_string(rank) +
+              " of the cluster has " + std::to_string(other->shared_bytes) +
+              " bytes of shared memory)");
+    return nullptr;
+  }
+  return other->shared.data() + offset;
+}
+
 void CtaImpl::after_exit(Warp& w) {
   if (w.status == WarpStatus::Exited) return;
   w.status = WarpStatus::Exited;
   live_warps--;
+  // The cluster barrier stops waiting for its threads; a block gone takes its shared memory.
+  {
+    ClusterState& cl = cluster_state();
+    for (uint32_t m = w.valid; m; m &= m - 1)
+      cl.thread_exited(cluster_rank, static_cast<uint32_t>(w.index * 32 + std::countr_zero(m)),
+                       last_clock);
+    if (live_warps == 0) cl.block_exited(cluster_rank);
+  }
   // The hardware finishes an exited thread's copies; its cp.async.mbarrier.arrive arrive-ons
   // still reach their mbarriers.
   for (int l = 0; l < 32 && async.any_thread(); ++l)
@@ -894,10 +975,14 @@ Status Cta::relaunch(Dim3 block_index) {
   c.hazards.clear();
   c.in_hang = false;
   c.watch_loops(false);
+  c.cluster = nullptr;  // a block of a cluster joins it after this (join_cluster)
+  c.cluster_rank = 0;
   c.reset(block_index);
   for (Warp& w : c.warps) w.mbarrier_pc = -1;  // (reset leaves it: it is read only while waiting)
   return Ok{};
 }
+
+void Cta::join_cluster(ClusterState* cluster, uint32_t rank) { impl_->join_cluster(cluster, rank); }
 
 Cta::Cta(std::unique_ptr<CtaImpl> impl) : impl_(std::move(impl)) {}
 Cta::Cta(Cta&&) noexcept = default;
@@ -906,6 +991,15 @@ Cta::~Cta() = default;
 
 int Cta::warp_count() const { return static_cast<int>(impl_->warps.size()); }
 WarpStatus Cta::status(int warp) const { return impl_->warps[warp].status; }
+bool Cta::next_is_cluster_barrier(int warp) const {
+  const CtaImpl& c = *impl_;
+  const Warp& w = c.warps[warp];
+  if (w.status != WarpStatus::Ready || w.stack.empty()) return false;
+  const int32_t pc = w.stack.top().pc;
+  return pc >= 0 && pc < static_cast<int32_t>(c.k->code.size()) &&
+         c.k->code[pc].ir->op == ptx::Opcode::BarrierCluster;
+}
+
 void Cta::prefetch_step(int warp) const {
   const CtaImpl& c = *impl_;
   const Warp& w = c.warps[warp];

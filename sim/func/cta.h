@@ -68,6 +68,7 @@ struct StepInfo {
 };
 
 class CtaImpl;
+class ClusterState;
 
 class Cta {
  public:
@@ -78,6 +79,9 @@ class Cta {
   // Makes this object block `block_index` of the same launch on the same SM, exactly as create
   // would, keeping its storage (the timing model runs block after block in one block slot).
   Status relaunch(Dim3 block_index);
+  // Makes this block rank `rank` of cluster `cluster` (sim/func/cluster.h; it must outlive the
+  // block), starting it afresh. Blocks of a launch without clusters never call it.
+  void join_cluster(ClusterState* cluster, uint32_t rank);
   Cta(Cta&&) noexcept;
   Cta& operator=(Cta&&) noexcept;
   ~Cta();
@@ -87,6 +91,9 @@ class Cta {
   // A host-cache hint, with no effect on the results: starts loading what step(warp) will read
   // (the registers of its next instruction), for a caller that knows the step comes soon.
   void prefetch_step(int warp) const;
+  // Whether warp `warp`'s next instruction is barrier.cluster: the timing model fetches it only
+  // when it is about to issue, since it acts on the other blocks when it runs (cluster.h).
+  bool next_is_cluster_barrier(int warp) const;
   // Whether step(warp) may read or write what other blocks share: device memory (global,
   // generic or constant space, asynchronous copies) or the printf buffer (calls). False only
   // when it touches nothing but the block's own state (registers, shared and local memory,

@@ -19,6 +19,7 @@
 
 #include "sim/func/async_copies.h"
 #include "sim/func/barrier.h"
+#include "sim/func/cluster.h"
 #include "sim/func/cta.h"
 #include "sim/func/decoded.h"
 #include "sim/func/exec.h"
@@ -161,6 +162,24 @@ class CtaImpl {
   std::vector<std::vector<int32_t>> wgmma_pcs;
   std::vector<uint32_t> wgmma_count;
   uint64_t mbarrier_changes = 0;  // mbarrier updates in this block (mbarrier_changed)
+  // Thread-block cluster (cluster.h): the cluster this block belongs to and its rank there;
+  // nullptr: a cluster of one, `solo`. `last_clock`: the clock of the latest step.
+  ClusterState* cluster = nullptr;
+  ClusterState solo;
+  uint32_t cluster_rank = 0;
+  uint64_t last_clock = 0;
+  // setmaxnreg (exec_setmaxnreg.cpp): per warp its registers per thread (0: not known), and the
+  // registers returned to the block's pool.
+  std::vector<uint32_t> warp_regs;
+  int64_t reg_pool = 0;
+  ClusterState& cluster_state() { return cluster ? *cluster : solo; }
+  const ClusterState& cluster_state() const { return cluster ? *cluster : solo; }
+  // Joins block rank `rank` of `c` (nullptr: a cluster of one).
+  void join_cluster(ClusterState* c, uint32_t rank);
+  // A shared::cluster address (rank bits above kClusterRankShift) of another block: its host
+  // pointer, or nullptr after raising the fault.
+  uint8_t* cluster_access(Exec& x, const DInst& d, int lane, uint64_t addr, uint32_t size,
+                          bool write);
   int live_warps = 0;
   std::optional<LaunchFault> fault;
   CheckOptions checks;          // which checkers run (set by the caller after bind)

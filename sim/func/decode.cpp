@@ -6,6 +6,7 @@
 #include <tuple>
 
 #include "sim/func/cfg.h"
+#include "sim/func/cluster.h"
 #include "sim/func/cta_impl.h"
 #include "sim/func/exec.h"
 #include "sim/func/numeric.h"
@@ -58,6 +59,8 @@ int dest_count(const ptx::Instruction& in) {
     case Opcode::WgmmaFence:
     case Opcode::WgmmaCommit:
     case Opcode::WgmmaWait:
+    case Opcode::BarrierCluster:
+    case Opcode::Setmaxnreg:
       return 0;
     case Opcode::Mbarrier:  // arrive: the state; test/try_wait: the predicate; pending_count
       switch (in.mod.mbar) {
@@ -137,6 +140,10 @@ Handler pick_handler(const ptx::Instruction& in, DInst& d, std::string& why) {
     case Opcode::TensormapReplace:
     case Opcode::TensormapCpFenceproxy:
       return pick_tma(in, d, why);
+    case Opcode::BarrierCluster:  // sim/func/cluster.h
+      return barrier_cluster_h;
+    case Opcode::Setmaxnreg:  // sim/func/exec_setmaxnreg.cpp
+      return setmaxnreg_h;
     case Opcode::Wgmma:
     case Opcode::WgmmaFence:
     case Opcode::WgmmaCommit:

@@ -13,6 +13,7 @@
 #include <cstdio>
 #include <cstring>
 
+#include "sim/func/cluster.h"
 #include "sim/func/cta_impl.h"
 #include "sim/func/exec.h"
 #include "sim/func/mbarrier.h"
@@ -304,22 +305,6 @@ void elect_h(Exec& x, const DInst& d) {
 
 // ---- mapa d, a, rank: every block is a cluster of one (launches have no cluster shape), so the
 // only block there is to map to is rank 0, the executing one: the address is unchanged.
-
-void mapa_h(Exec& x, const DInst& d) {
-  const uint64_t mask = ptx::type_bits(d.ir->type) == 32 ? 0xFFFFFFFFull : ~0ull;
-  for_lanes(x.exec, [&](int l) {
-    if (x.failed) return;
-    const uint64_t rank = reg(x, d.s[1], l) & 0xFFFFFFFFu;
-    if (rank != 0) {
-      x.cta->raise(x, d, LaunchFault::Kind::Trap, l, 0, 0, false, Space::Shared,
-                   "mapa to block rank " + std::to_string(rank) +
-                       " of the cluster: the launch has no cluster shape, so each block is a "
-                       "cluster of one (rank 0)");
-      return;
-    }
-    reg(x, d.d[0], l) = reg(x, d.s[0], l) & mask;
-  });
-}
 
 }  // namespace
 

@@ -305,7 +305,7 @@ Space resolve_space(Space s) {
 Handler pick_memory(const ptx::Instruction& in, DInst& d, std::string& why) {
   const Type t = in.type;
   d.space = resolve_space(in.space);
-  if (d.space == Space::SharedCluster || d.space == Space::Reg) {
+  if (d.space == Space::Reg) {
     why = "the ." + std::string(ptx::space_name(in.space)) + " space is not supported";
     return nullptr;
   }
@@ -374,7 +374,8 @@ Handler pick_memory(const ptx::Instruction& in, DInst& d, std::string& why) {
     case Opcode::Red: {
       const bool ret = in.op == Opcode::Atom;
       if ((ret && d.nd < 1) || d.ns < 2) break;
-      if (d.space != Space::Global && d.space != Space::Shared && d.space != Space::Generic) {
+      if (d.space != Space::Global && d.space != Space::Shared && d.space != Space::Generic &&
+          d.space != Space::SharedCluster) {
         why = "atomics are only defined on global and shared memory";
         return nullptr;
       }

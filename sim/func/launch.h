@@ -32,6 +32,11 @@ struct LaunchConfig {
   Dim3 grid, block;
   uint32_t dynamic_shared_bytes = 0;
   std::vector<uint8_t> params;  // the kernel's parameter block, laid out per ptx::Param::offset
+  // Thread-block cluster shape (sim/func/cluster.h): {0,0,0} = none given (the kernel's
+  // .reqnctapercluster, else clusters of one); `cluster_nonportable` allows up to 16 blocks
+  // (cudaFuncAttributeNonPortableClusterSizeAllowed).
+  Dim3 cluster{0, 0, 0};
+  bool cluster_nonportable = false;
   // synccheck / racecheck (hazard.h); off by default.
   bool synccheck = false;
   bool racecheck = false;

@@ -108,6 +108,14 @@ std::string mnemonic(const Instruction& in) {
   auto add = [&s](std::string_view part) {
     if (!part.empty()) s += "." + std::string(part);
   };
+  if (in.op == Opcode::BarrierCluster) {  // barrier.cluster.arrive.release.aligned
+    s += m.bar == BarMode::Arrive ? ".arrive" : ".wait";
+    if (m.bar == BarMode::Arrive && m.mem_sem == MemSem::Relaxed) s += ".relaxed";
+    if (m.aligned) s += ".aligned";
+    return s;
+  }
+  if (in.op == Opcode::Setmaxnreg)  // setmaxnreg.inc.sync.aligned (the type follows)
+    s += m.atom == AtomOp::Inc ? ".inc.sync.aligned" : ".dec.sync.aligned";
   if (in.op == Opcode::Bar) {
     if (m.bar == BarMode::WarpSync) return "bar.warp.sync";
     s = m.aligned ? "bar" : "barrier";

@@ -154,6 +154,11 @@ struct PerformanceHints {
   std::array<uint32_t, 3> reqntid{0, 0, 0};
   uint32_t minnctapersm = 0;
   uint32_t maxnreg = 0;
+  // Thread-block clusters (sim/func/cluster.h): .reqnctapercluster X[,Y[,Z]] (0: none),
+  // .explicitcluster, .maxclusterrank N (0: none).
+  std::array<uint32_t, 3> reqnctapercluster{0, 0, 0};
+  bool explicitcluster = false;
+  uint32_t maxclusterrank = 0;
 };
 
 // Valid PTX that WarpLab does not simulate (an out-of-scope instruction, a register of a feature it

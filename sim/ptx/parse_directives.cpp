@@ -191,10 +191,27 @@ void Parser::parse_performance_directive(Function& fn) {
     expect_uint("a block count after .maxnctapersm");
     return;
   }
-  if (t.text == ".reqnctapercluster" || t.text == ".explicitcluster" || t.text == ".maxclusterrank")
-    fail(t.line, describe(t) + ": thread-block clusters are out of scope");
+  if (t.text == ".reqnctapercluster") {
+    fn.hints.reqnctapercluster = {1, 1, 1};
+    for (int i = 0; i < 3; ++i) {
+      fn.hints.reqnctapercluster[static_cast<size_t>(i)] =
+          static_cast<uint32_t>(expect_uint("a block count after .reqnctapercluster"));
+      if (!accept(',')) break;
+    }
+    return;
+  }
+  if (t.text == ".explicitcluster") {
+    fn.hints.explicitcluster = true;
+    return;
+  }
+  if (t.text == ".maxclusterrank") {
+    fn.hints.maxclusterrank =
+        static_cast<uint32_t>(expect_uint("a block count after .maxclusterrank"));
+    return;
+  }
   fail(t.line, "unexpected " + describe(t) + " before the body of '" + fn.name +
-                   "': expected .maxntid, .reqntid, .minnctapersm, .maxnreg, ';' or '{'");
+                   "': expected .maxntid, .reqntid, .minnctapersm, .maxnreg, .reqnctapercluster, "
+                   ".explicitcluster, .maxclusterrank, ';' or '{'");
 }
 
 // ---- variables ---------------------------------------------------------------------------------

@@ -38,7 +38,6 @@ std::string_view out_of_scope_reason(std::string_view mnemonic) {
       {"tcgen05", "tensor cores (mma/wmma/wgmma/tcgen05) are out of scope"},
       {"multimem", "multimem (NVLink multicast) is out of scope"},
       {"griddepcontrol", "programmatic dependent launch (griddepcontrol) is out of scope"},
-      {"setmaxnreg", "setmaxnreg is out of scope"},
       {"clusterlaunchcontrol", "thread-block clusters are out of scope"},
       {"applypriority", "cache-eviction priority control is out of scope"},
       {"createpolicy", "cache-eviction policies (createpolicy) are out of scope"},
@@ -170,12 +169,9 @@ void Parser::parse_instruction_body(int32_t guard, bool guard_neg, uint32_t star
     parse_call_operands(inst, opcode_text);
   else
     parse_operands(inst, opcode_text);
-  if (inst.op == Opcode::Bar && inst.mod.cluster_barrier) {
-    if (!inst.ops.empty()) fail(line, "'" + std::string(opcode_text) + "' takes no operands");
-    Operand id;  // barrier 0 (see apply_modifiers)
-    id.kind = Operand::Kind::Imm;
-    inst.ops.push_back(id);
-  }
+  if (inst.op == Opcode::BarrierCluster && !inst.ops.empty())
+    fail(line, "'" + std::string(opcode_text) + "' takes no operands");
+  if (inst.op == Opcode::Setmaxnreg) check_setmaxnreg(inst, opcode_text, line);
   if (inst.op == Opcode::Bar) check_barrier_operands(inst, line);
   if (is_async_op(inst.op) || inst.op == Opcode::Mapa)
     check_async_operands(inst, opcode_text, line);
@@ -207,6 +203,23 @@ void Parser::check_barrier_operands(const Instruction& inst, int line) const {
       b && (b->bits == 0 || b->bits > 1024 || b->bits % 32 != 0))
     fail(line, "barrier thread count " + std::to_string(static_cast<int64_t>(b->bits)) +
                    " must be a multiple of 32 (the warp size) from 32 to 1024");
+}
+
+// setmaxnreg.{inc|dec}.sync.aligned.u32 imm: the register count per thread a warpgroup asks for,
+// a constant in 24..256 and a multiple of 8 (the PTX ISA's rule; ptxas refuses anything else).
+void Parser::check_setmaxnreg(const Instruction& inst, std::string_view opcode_text,
+                              int line) const {
+  const std::string quoted = "'" + std::string(opcode_text) + "'";
+  if (inst.mod.atom != AtomOp::Inc && inst.mod.atom != AtomOp::Dec)
+    fail(line, quoted + " needs .inc or .dec");
+  if (!inst.mod.sync || !inst.mod.aligned) fail(line, quoted + " needs .sync.aligned");
+  if (inst.type != Type::U32) fail(line, quoted + " needs the type .u32");
+  if (inst.ops.size() != 1 || inst.ops[0].kind != Operand::Kind::Imm)
+    fail(line, quoted + " takes one operand, a constant register count");
+  const int64_t n = static_cast<int64_t>(inst.ops[0].bits);
+  if (n < 24 || n > 256 || n % 8 != 0)
+    fail(line, quoted + ": the register count " + std::to_string(n) +
+                   " must be a multiple of 8 from 24 to 256");
 }
 
 // ---- modifiers ---------------------------------------------------------------------------------
@@ -320,6 +333,16 @@ void Parser::apply_modifiers(Instruction& inst, const std::vector<std::string_vi
           mod.atom = *a;
         else if (m == "noftz") {
         } else
+          done = false;
+        break;
+      case Opcode::Setmaxnreg:  // .inc/.dec kept as AtomOp's Inc/Dec; .sync.aligned required
+        if (m == "inc" || m == "dec")
+          mod.atom = m == "inc" ? AtomOp::Inc : AtomOp::Dec;
+        else if (m == "sync")
+          mod.sync = true;
+        else if (m == "aligned")
+          mod.aligned = true;
+        else
           done = false;
         break;
       case Opcode::Bar:
@@ -470,9 +493,10 @@ void Parser::apply_modifiers(Instruction& inst, const std::vector<std::string_vi
     // 3. State spaces (memory instructions, cvta, isspacep).
     if (const auto s = parse_space(m)) {
       if (!is_memory_op(op) && op != Opcode::Cvta && op != Opcode::Isspacep) unknown();
-      // Every block is a cluster of one: a .shared::cluster address is the executing block's own
-      // shared memory (the PTX ISA puts the .shared::cta window inside .shared::cluster's).
-      inst.space = *s == Space::SharedCluster ? Space::Shared : *s;
+      // ld/st/atom/red keep .shared::cluster (an address that may name another block of the
+      // cluster: sim/func/cluster.h); cvta and isspacep share the generic shared window, which
+      // holds the cluster's addresses (the PTX ISA puts .shared::cta's inside .shared::cluster's).
+      inst.space = *s == Space::SharedCluster && !is_memory_op(op) ? Space::Shared : *s;
       have_space = true;
       continue;
     }
@@ -541,14 +565,17 @@ void Parser::apply_modifiers(Instruction& inst, const std::vector<std::string_vi
   if (types == 0 && operand_count(inst) > 0 && op != Opcode::Prefetch && op != Opcode::Prefetchu &&
       op != Opcode::Bra && op != Opcode::Isspacep && op != Opcode::Fence)
     fail(line, quoted + " needs a type (.s32, .f32, .b64, ...)");
-  // barrier.cluster.arrive/wait in a cluster of one block (launches have no cluster shape): the
-  // arrive orders memory (a fence with its semantics), the wait is the block's barrier 0, as
-  // __syncthreads. Simplified: the wait waits for every thread to reach its wait, not only to
-  // arrive (the same unless a thread, between its arrive and wait, waits for another's work).
-  if (mod.cluster_barrier && mod.bar == BarMode::Arrive) {
-    inst.op = Opcode::Fence;
-    mod.bar = BarMode::None;
-    if (mod.mem_sem == MemSem::None) mod.mem_sem = MemSem::Release;
+  // barrier.cluster.arrive{.release|.relaxed} / barrier.cluster.wait{.acquire}: its own opcode
+  // (sim/func/cluster.h); mod.bar says which, mem_sem the ordering (release / acquire default).
+  if (mod.cluster_barrier) {
+    inst.op = Opcode::BarrierCluster;
+    if (mod.bar != BarMode::Arrive && mod.bar != BarMode::Sync)
+      fail(line, quoted + " needs .arrive or .wait");
+    if (mod.mem_sem == MemSem::None)
+      mod.mem_sem = mod.bar == BarMode::Arrive ? MemSem::Release : MemSem::Acquire;
+    if ((mod.bar == BarMode::Arrive && mod.mem_sem == MemSem::Acquire) ||
+        (mod.bar == BarMode::Sync && mod.mem_sem != MemSem::Acquire))
+      fail(line, quoted + ": arrive takes .release or .relaxed, wait takes .acquire");
     mod.mem_scope = MemScope::Cluster;
   }
 }

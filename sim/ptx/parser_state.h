@@ -120,6 +120,7 @@ class Parser {
   static uint64_t variable_limit(Space space);  // bytes one variable may take (ir.h limits)
   static std::string variable_limit_text(Space space);
   void check_barrier_operands(const Instruction& inst, int line) const;
+  void check_setmaxnreg(const Instruction& inst, std::string_view opcode_text, int line) const;
   void parse_operands(Instruction& inst, std::string_view opcode_text);
   void parse_call_operands(Instruction& inst, std::string_view opcode_text);
   Operand parse_operand(Instruction& inst, PendingName::Where where, int32_t index);

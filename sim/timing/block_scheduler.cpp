@@ -1,6 +1,7 @@
 // Block scheduler: see block_scheduler.h.
 #include "sim/timing/block_scheduler.h"
 
+#include <algorithm>
 #include <cmath>
 
 namespace warplab::timing {
@@ -8,11 +9,23 @@ namespace warplab::timing {
 BlockScheduler::BlockScheduler(const func::Dim3& grid, double interval)
     : grid_(grid), total_(grid.count()), interval_(interval) {}
 
+BlockScheduler::BlockScheduler(const func::Dim3& grid, double interval, func::Dim3 shape,
+                               uint32_t threads, int gpcs)
+    : grid_(grid),
+      total_(grid.count()),
+      interval_(interval),
+      shape_(shape),
+      threads_(threads),
+      gpcs_(std::max(gpcs, 1)) {}
+
+BlockScheduler::~BlockScheduler() = default;
+
 uint64_t BlockScheduler::next_due() const {
   return done() ? kNever : static_cast<uint64_t>(std::ceil(due_));
 }
 
 Status BlockScheduler::dispatch(uint64_t now, std::vector<Sm>& sms) {
+  if (shape_.count() > 1) return dispatch_clusters(now, sms);
   while (!done() && due_ <= double(now)) {
     // 1. The next SM (round-robin) with room for one more block.
     size_t tried = 0;
@@ -33,6 +46,54 @@ Status BlockScheduler::dispatch(uint64_t now, std::vector<Sm>& sms) {
     rr_ = (rr_ + 1) % sms.size();
     // 3. The distributor is busy for one interval.
     due_ = std::max(due_, double(now) - interval_) + interval_;
+  }
+  return Ok{};
+}
+
+Status BlockScheduler::dispatch_clusters(uint64_t now, std::vector<Sm>& sms) {
+  const uint32_t size = static_cast<uint32_t>(shape_.count());
+  const size_t n = sms.size();
+  const size_t gpcs = std::min<size_t>(static_cast<size_t>(gpcs_), n);
+  auto gpc_of = [&](size_t sm) { return sm * gpcs / n; };
+  // The smallest GPC must hold a cluster, or it could never start.
+  const size_t smallest = n / gpcs;
+  if (size > smallest)
+    return Error{"", 0,
+                 "a cluster of " + std::to_string(size) + " blocks needs " + std::to_string(size) +
+                     " SMs of one GPC; the preset's " + std::to_string(gpcs) + " GPCs have " +
+                     std::to_string(smallest) + " SMs or more (cluster.gpcs)"};
+  const func::Dim3 count{grid_.x / shape_.x, grid_.y / shape_.y, grid_.z / shape_.z};
+  std::vector<size_t> chosen;
+  while (!done() && due_ <= double(now)) {
+    // 1. The first GPC, from the round-robin SM's on, with `size` SMs that have room.
+    chosen.clear();
+    const size_t first_gpc = gpc_of(rr_);
+    for (size_t k = 0; k < gpcs && chosen.size() < size; ++k) {
+      const size_t g = (first_gpc + k) % gpcs;
+      chosen.clear();
+      for (size_t sm = 0; sm < n && chosen.size() < size; ++sm)
+        if (gpc_of(sm) == g && sms[sm].has_room()) chosen.push_back(sm);
+    }
+    if (chosen.size() < size) return Ok{};  // no GPC has room: wait for blocks to finish
+    // 2. The cluster (x fastest, as CUDA numbers them) and its blocks, rank by rank.
+    const uint64_t c = next_ / size;
+    const func::Dim3 id{static_cast<uint32_t>(c % count.x),
+                        static_cast<uint32_t>(c / count.x % count.y),
+                        static_cast<uint32_t>(c / (uint64_t{count.x} * count.y))};
+    clusters_.push_back(std::make_unique<func::ClusterState>());
+    func::ClusterState* cluster = clusters_.back().get();
+    cluster->reset(shape_, id, threads_, true);
+    for (uint32_t r = 0; r < size; ++r) {
+      const func::Dim3 index{id.x * shape_.x + r % shape_.x,
+                             id.y * shape_.y + r / shape_.x % shape_.y,
+                             id.z * shape_.z + r / (shape_.x * shape_.y)};
+      const uint64_t linear = index.x + uint64_t{grid_.x} * (index.y + uint64_t{grid_.y} * index.z);
+      if (auto st = sms[chosen[r]].launch_block(index, linear, now, cluster, r); !st) return st;
+    }
+    next_ += size;
+    rr_ = (chosen.back() + 1) % n;
+    // 3. The distributor is busy for one interval per block.
+    due_ = std::max(due_, double(now) - interval_) + interval_ * size;
   }
   return Ok{};
 }

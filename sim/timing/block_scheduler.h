@@ -6,14 +6,23 @@
 // number of blocks per cycle, which is why kernels with tiny blocks (32 threads) can run slower
 // than the memory system would allow. "Waves" = blocks / (blocks per SM x SMs).
 //
+// Thread-block clusters (sim/func/cluster.h): all blocks of a cluster start together on SMs of
+// one GPC (Graphics Processing Cluster: the H100 SXM's 132 SMs sit in 8) or wait until they can.
+//
 // Modelled: block-index order, round-robin over SMs with room, one dispatch every
-// block_dispatch_interval cycles GPU-wide. Simplified: no priority between concurrent kernels.
+// block_dispatch_interval cycles GPU-wide. Clusters: in cluster order, each the first GPC (from
+// the round-robin SM on) with cluster-size SMs that have room, a dispatch interval per block.
+// Simplified: no priority between concurrent kernels; the SMs split evenly over cluster.gpcs
+// GPCs in SM order (the H100's GPCs differ by a few SMs); each block of a cluster on an SM of its
+// own (the H100 may put two of one cluster on one SM).
 #pragma once
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <vector>
 
+#include "sim/func/cluster.h"
 #include "sim/func/launch.h"
 #include "sim/timing/sm.h"
 
@@ -22,6 +31,11 @@ namespace warplab::timing {
 class BlockScheduler {
  public:
   BlockScheduler(const func::Dim3& grid, double dispatch_interval);
+  // A launch in clusters of `shape` (count() > 1) of `threads` threads a block, the SMs split
+  // over `gpcs` GPCs. The cluster states live as long as the scheduler.
+  BlockScheduler(const func::Dim3& grid, double dispatch_interval, func::Dim3 shape,
+                 uint32_t threads, int gpcs);
+  ~BlockScheduler();
   // Dispatches as many blocks as are due at `now` to SMs with room. Errors come from Cta::create.
   Status dispatch(uint64_t now, std::vector<Sm>& sms);
   bool done() const { return next_ >= total_; }
@@ -39,6 +53,12 @@ class BlockScheduler {
   double interval_, due_ = 0;
   size_t rr_ = 0;
   SkipHook skip_;
+  // Clusters (shape_.count() > 1).
+  Status dispatch_clusters(uint64_t now, std::vector<Sm>& sms);
+  func::Dim3 shape_{1, 1, 1};
+  uint32_t threads_ = 0;
+  int gpcs_ = 1;
+  std::vector<std::unique_ptr<func::ClusterState>> clusters_;
 };
 
 }  // namespace warplab::timing

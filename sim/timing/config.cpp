@@ -142,6 +142,8 @@ std::vector<Field> fields() {
         shared.latency),
       F("shared", "wavefronts_per_cycle", "per cycle", "shared wavefronts per SM per cycle",
         shared.wavefronts_per_cycle),
+      F("shared", "matrix_cycles", "cycles",
+        "ldmatrix/stmatrix: cycles of the shared-memory pipe per 8x8 matrix", shared.matrix_cycles),
       F("shared", "mio_queue", "instructions", "MIO queue depth per SM (stall_mio_throttle)",
         shared.mio_queue),
       F("l1", "size_bytes", "bytes", "L1 data cache capacity", l1.size_bytes),
@@ -256,9 +258,25 @@ std::vector<Field> fields() {
         "an mbarrier test/try_wait whose phase has completed to the warp's next issue",
         async.try_wait_latency),
       F("async", "try_wait_suspend", "cycles",
-        "how long a failed mbarrier.try_wait suspends its warp before the next try (provisional: not "
+        "how long a failed mbarrier.try_wait suspends its warp before the next try (provisional: "
+        "not "
         "measured)",
         async.try_wait_suspend),
+      // thread-block clusters (sim/timing/dsmem.h, block_scheduler.h)
+      F("cluster", "gpcs", "GPCs",
+        "GPCs the SMs are split into (evenly, in SM order): a cluster's blocks all go to one",
+        cluster.gpcs),
+      F("cluster", "remote_latency", "cycles",
+        "a load from another block's shared memory (DSMEM), issue to data back",
+        cluster.remote_latency),
+      F("cluster", "remote_bytes_per_cycle", "bytes/cycle",
+        "bytes an SM sends to other SMs' shared memory per cycle", cluster.remote_bytes_per_cycle),
+      F("cluster", "barrier_latency", "cycles",
+        "the last thread's barrier.cluster.arrive to the waiting warps going on",
+        cluster.barrier_latency),
+      F("cluster", "barrier_poll", "cycles",
+        "a barrier.cluster.wait that finds its phase running tries again after this long",
+        cluster.barrier_poll),
   };
 }
 #undef F
@@ -408,13 +426,14 @@ Expected<GpuConfig> parse_impl(const std::string& text, const std::string& path,
       if (line.back() != ']')
         return Error{path, line_no, "malformed section header '" + line + "'"};
       section = trim(line.substr(1, line.size() - 2));
-      static constexpr const char* kSections[] = {"core", "pipes", "tensor", "shared",  "l1",
-                                                  "l2",   "dram",  "compiler", "async"};
+      static constexpr const char* kSections[] = {"core", "pipes", "tensor",   "shared", "l1",
+                                                  "l2",   "dram",  "compiler", "async",  "cluster"};
       if (std::find_if(std::begin(kSections), std::end(kSections),
                        [&](const char* s) { return section == s; }) == std::end(kSections))
         return Error{path, line_no,
                      "unknown section [" + section +
-                         "] (expected core, pipes, tensor, shared, l1, l2, dram, compiler, async)"};
+                         "] (expected core, pipes, tensor, shared, l1, l2, dram, compiler, async, "
+                         "cluster)"};
       continue;
     }
     const auto eq = line.find('=');
@@ -565,6 +584,12 @@ Status validate_config(const GpuConfig& c) {
     return bad(
         "async: cp_async_fill, tma_latency, tma_tensor_latency, try_wait_latency >= 0; tma_bytes_per_cycle > 0; "
         "try_wait_suspend >= 1");
+  if (c.cluster.gpcs < 1 || c.cluster.remote_latency < 0 ||
+      !(c.cluster.remote_bytes_per_cycle > 0) || c.cluster.barrier_latency < 0 ||
+      c.cluster.barrier_poll < 1 || !(c.shared.matrix_cycles > 0))
+    return bad(
+        "cluster: gpcs >= 1; remote_latency, barrier_latency >= 0; remote_bytes_per_cycle > 0; "
+        "barrier_poll >= 1; shared.matrix_cycles > 0");
   if (c.core.warp_scheduler != "lrr" && c.core.warp_scheduler != "gto")
     return bad("core.warp_scheduler: unknown policy '" + c.core.warp_scheduler + "' (lrr, gto)");
   for (const auto* r : {&c.l1.replacement, &c.l2.replacement})

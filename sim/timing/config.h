@@ -105,6 +105,9 @@ struct SharedConfig {
   int64_t bank_bytes = 4;
   int64_t latency = 24;  // cycles, load-to-use with one wavefront
   int64_t wavefronts_per_cycle = 1;
+  // ldmatrix/stmatrix: cycles of the SM's shared-memory pipe per 8x8 matrix moved
+  // (shared_banks.h: matrix_access_cost counts the matrices' passes).
+  double matrix_cycles = 1;
   int64_t mio_queue = 16;  // shared/SFU/shfl instructions waiting per SM (mio_throttle)
 };
 
@@ -201,6 +204,15 @@ struct AsyncConfig {
   int64_t try_wait_suspend = 64;     // cycles a failed mbarrier.try_wait suspends its warp
 };
 
+// Thread-block clusters (sim/timing/dsmem.h, block_scheduler.h).
+struct ClusterConfig {
+  int64_t gpcs = 8;                    // GPCs: a cluster's blocks share one (SMs split evenly)
+  int64_t remote_latency = 200;        // cycles: a remote shared::cluster load, issue -> data
+  double remote_bytes_per_cycle = 32;  // bytes per cycle through an SM's port to other SMs
+  int64_t barrier_latency = 190;       // cycles: the last barrier.cluster.arrive -> waiters go on
+  int64_t barrier_poll = 32;           // cycles before a waiting barrier.cluster.wait tries again
+};
+
 struct GpuConfig {
   std::string name = "h100-sxm";
   std::string description;
@@ -213,6 +225,7 @@ struct GpuConfig {
   DramConfig dram;
   CompilerConfig compiler;
   AsyncConfig async;
+  ClusterConfig cluster;
 
   double peak_dram_bytes_per_second() const {
     return double(dram.bus_bits) / 8.0 * dram.data_rate_mtps * 1e6;

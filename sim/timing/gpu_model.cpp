@@ -6,6 +6,7 @@
 #include <deque>
 #include <thread>
 
+#include "sim/func/cluster.h"
 #include "sim/timing/block_scheduler.h"
 #include "sim/timing/l2.h"
 #include "sim/timing/parallel_loop.h"
@@ -244,9 +245,12 @@ Expected<TimingResult> simulate(const func::Program& program, func::DeviceMemory
   // Sampled simulation (sampling.h): at each wave boundary the sampler may fast-forward waves,
   // whose blocks then run here in the functional executor.
   const bool checked = options.trace.enabled || launch.synccheck || launch.racecheck;
+  const func::Dim3 cluster = func::effective_cluster(launch, *kernel);
   WaveSampler sampler(options.sampling, launch.grid.count(),
                       uint64_t(r.occupancy.blocks_per_sm) * sms.size(),
-                      checked ? "a traced or checked launch" : "");
+                      checked                 ? "a traced or checked launch"
+                      : cluster.count() > 1 ? "a launch with clusters"
+                                            : "");
   func::LaunchStats skipped_stats;
   std::optional<func::LaunchFault> skipped_fault;
   // Progress (TimingOptions::progress) and Cancel.
@@ -264,7 +268,9 @@ Expected<TimingResult> simulate(const func::Program& program, func::DeviceMemory
     p.blocks_done += sampler.skipped_blocks();
     options.progress(p);
   };
-  BlockScheduler blocks(launch.grid, config.core.block_dispatch_interval);
+  BlockScheduler blocks(launch.grid, config.core.block_dispatch_interval, cluster,
+                        static_cast<uint32_t>(block_threads),
+                        static_cast<int>(config.cluster.gpcs));
   if (sampler.active())
     blocks.set_skip_hook([&](uint64_t next, uint64_t at) {
       if (skipped_fault || !sampler.is_boundary(next)) return next;
@@ -553,7 +559,12 @@ Expected<TimingResult> run_timing(const func::Program& program, func::DeviceMemo
   bool redo = false;
   // One thread: the traced and checked launches (their records are kept in the order of the
   // one-thread loop), a kept L2 (it could not be put back after a redo), or asked for.
-  if (threads <= 1 || options.trace.enabled || options.l2 || launch.synccheck || launch.racecheck)
+  // Clusters of more than one block also run on one thread: their blocks on different SMs
+  // share shared memory and a barrier (sim/func/cluster.h).
+  const ptx::Function* kernel = program.kernel(launch.kernel);
+  const bool clusters = kernel && func::effective_cluster(launch, *kernel).count() > 1;
+  if (threads <= 1 || options.trace.enabled || options.l2 || launch.synccheck || launch.racecheck ||
+      clusters)
     return simulate(program, memory, launch, config, options, nullptr, redo);
   // The starting memory, to simulate again on one thread after a fault in a parallel cycle.
   func::DeviceMemory before = memory;

@@ -194,8 +194,14 @@ uint64_t L1Tex::shared(const SharedAccessCost& cost, bool is_store, bool atomic,
     counters_.shared_ld_wavefronts += cost.wavefronts;
   }
   if (!atomic) counters_.shared_bank_conflicts += cost.bank_conflicts();
-  // One wavefront per cycle through the banks; the data is usable after the last one.
+  // One wavefront per cycle through the banks (ldmatrix: its pipe_cycles); the data is usable
+  // after the last one.
   const double start = std::max(double(now), shared_free_);
+  if (cost.pipe_cycles > 0) {
+    shared_free_ = start + cost.pipe_cycles;
+    return static_cast<uint64_t>(start) + config_.shared.latency +
+           static_cast<uint64_t>(std::ceil(cost.pipe_cycles)) - 1;
+  }
   shared_free_ = start + double(std::max(cost.wavefronts, 1)) / config_.shared.wavefronts_per_cycle;
   return static_cast<uint64_t>(start) + config_.shared.latency + std::max(cost.wavefronts, 1) - 1;
 }

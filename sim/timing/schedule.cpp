@@ -70,6 +70,8 @@ bool writes_register(const ptx::Instruction& i) {
     case Opcode::CpAsyncBulk:
     case Opcode::CpAsyncBulkCommit:
     case Opcode::CpAsyncBulkWait:
+    case Opcode::BarrierCluster:
+    case Opcode::Setmaxnreg:
       return false;
     case Opcode::Mbarrier:  // the state, predicate or count it returns, when it has one
       return !i.ops.empty() && i.ops[0].kind == Operand::Kind::Reg;
@@ -96,11 +98,13 @@ bool plain_load(const ptx::Instruction& i) {
 // calls, exits, ordered or volatile accesses; a plain store's own (store_memory); else none.
 uint8_t stops_loads(const ptx::Instruction& i) {
   if (const uint8_t m = store_memory(i)) return m;
-  const bool stops =
-      i.op == Opcode::St || i.op == Opcode::Atom || i.op == Opcode::Red || i.op == Opcode::Bar ||
-      i.op == Opcode::Membar || i.op == Opcode::Fence || i.op == Opcode::Call ||
-      i.op == Opcode::Ret || i.op == Opcode::Exit || ptx::is_async_op(i.op) ||
-      ((i.op == Opcode::Ld || i.op == Opcode::Ldu) && (i.mod.volatile_ || i.mod.relaxed_or_acquire));
+  const bool stops = i.op == Opcode::St || i.op == Opcode::Atom || i.op == Opcode::Red ||
+                     i.op == Opcode::Bar || i.op == Opcode::Membar || i.op == Opcode::Fence ||
+                     i.op == Opcode::Call || i.op == Opcode::Ret || i.op == Opcode::Exit ||
+                     ptx::is_async_op(i.op) || i.op == Opcode::BarrierCluster ||
+                     i.op == Opcode::Setmaxnreg ||
+                     ((i.op == Opcode::Ld || i.op == Opcode::Ldu) &&
+                      (i.mod.volatile_ || i.mod.relaxed_or_acquire));
   return stops ? kMemAny : 0;
 }
 

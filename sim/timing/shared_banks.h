@@ -35,6 +35,9 @@ namespace warplab::timing {
 struct SharedAccessCost {
   int wavefronts = 0;        // passes through the banks
   int ideal_wavefronts = 0;  // passes a conflict-free access of the same width would need
+  // Cycles the access holds the SM's shared-memory pipe, when not wavefronts / the preset's
+  // wavefronts_per_cycle (0): ldmatrix/stmatrix, shared.matrix_cycles per matrix pass.
+  double pipe_cycles = 0;
   int bank_conflicts() const { return wavefronts - ideal_wavefronts; }
 };
 

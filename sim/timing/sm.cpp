@@ -323,6 +323,7 @@ Sm::Sm(int id, LaunchContext& ctx)
       l1tex_(ctx.config, ctx.l2),
       async_(ctx.config.async, ctx.config.core.max_warps_per_sm, &ctx.l2, ctx.config.l1.line_bytes),
       wgmma_(ctx.config.pipes.tensor),
+      dsmem_(ctx.config.cluster),
       warps_(ctx.config.core.max_warps_per_sm),
       wake_(warps_.size(), kNever),
       age_(warps_.size(), 0),
@@ -349,7 +350,8 @@ bool Sm::has_room() const {
          resident_warps_ + ctx_.occupancy.warps_per_block <= ctx_.config.core.max_warps_per_sm;
 }
 
-Status Sm::launch_block(func::Dim3 index, uint64_t linear, uint64_t now) {
+Status Sm::launch_block(func::Dim3 index, uint64_t linear, uint64_t now,
+                        func::ClusterState* cluster, uint32_t rank) {
   int b = 0;
   while (b < static_cast<int>(blocks_.size()) && blocks_[b].used) ++b;
   if (b == static_cast<int>(blocks_.size())) return Error{"", 0, "internal: no free block slot"};
@@ -361,6 +363,7 @@ Status Sm::launch_block(func::Dim3 index, uint64_t linear, uint64_t now) {
     if (!cta) return cta.error();
     block.cta.emplace(std::move(*cta));
   }
+  if (cluster) block.cta->join_cluster(cluster, rank);
   block.used = true;
   block.linear = linear;
   block.slots.clear();
@@ -610,7 +613,8 @@ int Sm::find_hoist(Warp& w, int sp, uint64_t now, uint64_t& wake) {
       // Look further ahead (fetch runs the instruction functionally, as fetching always does).
       const Ahead& last = w.win.at(k - 1);
       if (k >= static_cast<size_t>(cc.window) || last.fence ||
-          last.back_edges / static_cast<uint32_t>(cc.unroll) != body)
+          last.back_edges / static_cast<uint32_t>(cc.unroll) != body ||
+          blocks_[w.block].cta->next_is_cluster_barrier(w.index))
         return 0;
       if (!fetch(w, now)) return 0;
       if (k == w.win.count) return 0;  // the warp exited or waits at a barrier functionally
@@ -935,6 +939,12 @@ uint64_t Sm::access(int slot, const func::StepInfo& in, uint64_t now, WarpState&
       rec.line_count = static_cast<uint32_t>(trace->shared_addresses.size()) - rec.line_begin;
     }
     j = AccessJourney{now, now, ready, 0, 0, 0, 0, 0};
+  } else if (in.space == Space::SharedCluster) {  // another block's shared memory (dsmem.h)
+    ready = dsmem_.access(in, now);
+    kind = WarpState::LongScoreboard;
+    if (in.is_store || atomic) w.drain_until = std::max(w.drain_until, ready);
+    rec.kind = in.is_store ? AccessRecord::Kind::SharedStore : AccessRecord::Kind::SharedLoad;
+    j = AccessJourney{now, now, ready, 0, 0, 0, 0, 0};
   } else {
     ready = now + cfg.pipes.misc.latency;  // param/const: constant-cache hit
     j.ready = ready;
@@ -1026,6 +1036,8 @@ bool Sm::issue(int slot, uint64_t now) {
   if (is_async_op(inst.op)) async_.hold(slot, &b, in, now, ready, w.fetch_ready, w.fetch_reason);
   if (is_wgmma_op(inst.op))
     wgmma_.hold(b.linear, w.index, inst, now, w.fetch_ready, w.fetch_reason);
+  if (inst.op == Opcode::BarrierCluster)
+    dsmem_.hold(in, now, w.drain_until, w.fetch_ready, w.fetch_reason);
   // (bar.warp.sync, __syncwarp, is not a block barrier: it waits for nothing on a SIMT stack.)
   const bool block_barrier = in.is_barrier && inst.op == Opcode::Bar &&
                              inst.mod.bar != ptx::BarMode::Arrive &&

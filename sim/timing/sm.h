@@ -51,14 +51,15 @@
 
 #include "sim/func/cta.h"
 #include "sim/timing/async_copy.h"
-#include "sim/timing/wgmma_pipe.h"
 #include "sim/timing/config.h"
+#include "sim/timing/dsmem.h"
 #include "sim/timing/l1tex.h"
 #include "sim/timing/occupancy.h"
 #include "sim/timing/trace.h"
 #include "sim/timing/turn_gate.h"
 #include "sim/timing/warp_scheduler.h"
 #include "sim/timing/warp_state.h"
+#include "sim/timing/wgmma_pipe.h"
 
 namespace warplab::timing {
 
@@ -98,8 +99,10 @@ class Sm {
 
   bool has_room() const;
   bool busy() const { return resident_blocks_ > 0; }
-  // Places block `index` (linear index `linear`) on this SM at cycle `now`.
-  Status launch_block(func::Dim3 index, uint64_t linear, uint64_t now);
+  // Places block `index` (linear index `linear`) on this SM at cycle `now`; as block rank
+  // `rank` of `cluster` when not nullptr (sim/func/cluster.h).
+  Status launch_block(func::Dim3 index, uint64_t linear, uint64_t now,
+                      func::ClusterState* cluster = nullptr, uint32_t rank = 0);
   // Simulates cycle `now` (requires now >= next_wake()). Returns false when the kernel faulted.
   bool tick(uint64_t now);
   uint64_t next_wake() const { return next_wake_; }
@@ -172,6 +175,7 @@ class Sm {
   L1Tex l1tex_;
   AsyncCopyUnit async_;  // cp.async groups, the TMA unit, mbarrier waits (async_copy.h)
   WgmmaPipe wgmma_;      // warpgroup MMA (wgmma_pipe.h)
+  DsmemUnit dsmem_;      // other blocks' shared memory, barrier.cluster (dsmem.h)
   std::vector<Warp> warps_;  // warp slots
   // Per slot: the cycle the warp must be looked at again (kNever: free slot, or asleep until an
   // event sets it). Kept apart from Warp so that the per-cycle scan touches one small array.

@@ -1,6 +1,8 @@
 // The tensor pipe: which [tensor] preset entry times each mma.sync form (see tensor_pipe.h).
 #include "sim/timing/tensor_pipe.h"
 
+#include <algorithm>
+
 namespace warplab::timing {
 
 const PipeConfig& tensor_pipe_of(const TensorConfig& t, const ptx::Instruction& mma) {
@@ -31,8 +33,13 @@ SharedAccessCost shared_cost_of(const ptx::Instruction& inst, const std::array<u
                                 const SharedConfig& shared, bool serialize) {
   const auto banks = static_cast<uint32_t>(shared.banks);
   const auto bank_bytes = static_cast<uint32_t>(shared.bank_bytes);
-  if (inst.op == ptx::Opcode::Ldmatrix || inst.op == ptx::Opcode::Stmatrix)
-    return matrix_access_cost(addr, exec_mask, banks, bank_bytes);
+  if (inst.op == ptx::Opcode::Ldmatrix || inst.op == ptx::Opcode::Stmatrix) {
+    // Per 8x8 matrix pass, shared.matrix_cycles of the pipe (the H100: about 1, as a plain
+    // wavefront): x1, x2 and x4 differ by what they move, not by a per-instruction cost.
+    SharedAccessCost c = matrix_access_cost(addr, exec_mask, banks, bank_bytes);
+    c.pipe_cycles = std::max(c.wavefronts, 1) * shared.matrix_cycles;
+    return c;
+  }
   return shared_access_cost(addr, exec_mask, access_bytes, banks, bank_bytes, serialize);
 }
 

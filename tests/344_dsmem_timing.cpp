@@ -1,0 +1,269 @@
+// Timing of thread-block clusters: the DSMEM unit (sim/timing/dsmem.h) at its exact cycles, the
+// block scheduler's co-scheduling of a cluster's blocks, ldmatrix per 8x8 matrix
+// (shared.matrix_cycles), and whole cluster kernels in timing mode (results equal to the values
+// computed here). The parameters are set here, so these cycles follow from the rules.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cstring>
+#include <numeric>
+#include <sstream>
+#include <string>
+
+#include "24x_cluster_ptx.h"
+#include "sim/func/executor.h"
+#include "sim/ptx/parser.h"
+#include "sim/timing/dsmem.h"
+#include "sim/timing/gpu_model.h"
+#include "sim/timing/shared_banks.h"
+#include "sim/timing/tensor_pipe.h"
+
+using namespace warplab;
+using namespace warplab::timing;
+
+namespace {
+
+ClusterConfig params() {
+  ClusterConfig c;
+  c.remote_latency = 180;
+  c.remote_bytes_per_cycle = 32;
+  c.barrier_latency = 150;
+  c.barrier_poll = 20;
+  return c;
+}
+
+// Issue cycles of SM `sm`'s warp slot 0 on lines containing `marker`, in order.
+std::vector<uint64_t> cycles_of(const std::string& text, const TimingResult& r, int sm,
+                                const std::string& marker) {
+  std::vector<int> lines;
+  std::istringstream in(text);
+  std::string line;
+  for (int n = 1; std::getline(in, line); ++n)
+    if (line.find(marker) != std::string::npos) lines.push_back(n);
+  std::vector<uint64_t> out;
+  for (const auto& i : r.trace.issues)
+    if (i.sm == sm && i.slot == 0 &&
+        std::find(lines.begin(), lines.end(), i.ptx_line) != lines.end())
+      out.push_back(i.cycle);
+  return out;
+}
+
+TimingResult run(const std::string& text, const GpuConfig& cfg, func::Dim3 grid, func::Dim3 cluster,
+                 func::DeviceMemory& mem, uint64_t out) {
+  auto m = ptx::parse_module(text, "dsmem.ptx");
+  REQUIRE_MESSAGE(m, (m ? "" : m.error().to_string()));
+  auto prog = func::Program::load(std::move(*m));
+  REQUIRE_MESSAGE(prog, (prog ? "" : prog.error().to_string()));
+  func::LaunchConfig launch{"k", grid, {32, 1, 1}, 0, {}};
+  launch.cluster = cluster;
+  launch.params.resize(8);
+  std::memcpy(launch.params.data(), &out, 8);
+  TimingOptions o;
+  o.trace.enabled = true;
+  o.trace.sms = {0, 1};
+  auto r = run_timing(*prog, mem, launch, cfg, o);
+  REQUIRE_MESSAGE(r, (r ? "" : r.error().to_string()));
+  REQUIRE_MESSAGE(!r->fault, (r->fault ? r->fault->message : ""));
+  return std::move(*r);
+}
+
+// Two blocks of one warp in a cluster of 2. Lane 0 of each loads its partner's word (remote) and
+// its own (local) and uses each; then both pass barrier.cluster. out[rank] = partner's word + own.
+const char* kPairPtx = R"(.version 8.0
+.target sm_90
+.address_size 64
+.visible .entry k(.param .u64 p_out)
+{
+  .reg .pred %p<2>;
+  .reg .b32 %r<20>;
+  .reg .b64 %rd<4>;
+  .shared .align 4 .b32 S[32];
+  ld.param.u64 %rd1, [p_out];
+  mov.u32 %r1, %tid.x;
+  mov.u32 %r2, %cluster_ctarank;
+  mov.u32 %r3, S;
+  add.s32 %r4, %r2, 7;
+  shl.b32 %r5, %r1, 2;
+  add.s32 %r6, %r3, %r5;
+  st.shared.u32 [%r6], %r4;
+  barrier.cluster.arrive.release.aligned;
+  barrier.cluster.wait.acquire.aligned;
+  xor.b32 %r7, %r2, 1;
+  mapa.shared::cluster.u32 %r8, %r3, %r7;
+  setp.ne.u32 %p1, %r1, 0;
+  @%p1 bra SKIP;
+  ld.shared::cluster.u32 %r9, [%r8]; // rload
+  add.s32 %r10, %r9, 1; // ruse
+  ld.shared.u32 %r11, [%r3];
+  add.s32 %r12, %r11, %r10;
+  mul.wide.u32 %rd2, %r2, 4;
+  add.s64 %rd3, %rd1, %rd2;
+  st.global.u32 [%rd3], %r12;
+SKIP:
+  barrier.cluster.arrive.relaxed.aligned; // arrive
+  barrier.cluster.wait.aligned; // wait
+  mov.u32 %r13, 0; // after
+  ret;
+}
+)";
+
+}  // namespace
+
+TEST_CASE("344 dsmem: a remote access takes its bytes through the SM's port, then the latency") {
+  const ClusterConfig c = params();
+  DsmemUnit u(c);
+  ptx::Instruction ld;
+  ld.op = ptx::Opcode::Ld;
+  func::StepInfo in;
+  in.inst = &ld;
+  in.exec_mask = 1;
+  in.access_bytes = 4;
+  CHECK(u.access(in, 100) == 100 + 180);  // 4 bytes: one cycle of the port
+  in.exec_mask = 0xFFFFFFFFu;             // 128 bytes: 4 cycles
+  CHECK(u.access(in, 200) == 200 + 3 + 180);
+  CHECK(u.access(in, 200) == 204 + 3 + 180);  // queued behind the first
+  in.access_bytes = 16;                       // 512 bytes: 16 cycles
+  CHECK(u.access(in, 1000) == 1000 + 15 + 180);
+  CHECK(u.remote_accesses() == 4);
+  CHECK(u.remote_bytes() == 4 + 128 + 128 + 512);
+}
+
+TEST_CASE("344 barrier.cluster: release waits for stores; a wait goes on latency after the phase") {
+  const ClusterConfig c = params();
+  DsmemUnit u(c);
+  ptx::Instruction arrive, wait;
+  arrive.op = wait.op = ptx::Opcode::BarrierCluster;
+  arrive.mod.bar = ptx::BarMode::Arrive;
+  arrive.mod.mem_sem = ptx::MemSem::Release;
+  wait.mod.bar = ptx::BarMode::Sync;
+  wait.mod.mem_sem = ptx::MemSem::Acquire;
+  func::StepInfo in;
+  in.exec_mask = ~0u;
+  uint64_t fetch = 101;
+  WarpState why = WarpState::Selected;
+  in.inst = &arrive;
+  u.hold(in, 100, 640, fetch, why);  // the warp's stores complete at 640
+  CHECK(fetch == 640);
+  CHECK(why == WarpState::Membar);
+  arrive.mod.mem_sem = ptx::MemSem::Relaxed;  // .relaxed: no wait
+  fetch = 101;
+  u.hold(in, 100, 640, fetch, why);
+  CHECK(fetch == 101);
+  in.inst = &wait;
+  in.wait_failed = true;  // the phase runs: try again after barrier_poll
+  u.hold(in, 300, 0, fetch, why);
+  CHECK(fetch == 320);
+  CHECK(why == WarpState::Barrier);
+  in.wait_failed = false;
+  in.mbarrier = 310;  // the phase completed at 310
+  u.hold(in, 320, 0, fetch, why);
+  CHECK(fetch == 460);
+  u.hold(in, 900, 0, fetch, why);  // long after: no hold beyond the next cycle
+  CHECK(fetch == 900);
+}
+
+TEST_CASE("344 a cluster kernel in timing mode: remote load latency exact, results right") {
+  GpuConfig cfg;
+  cfg.cluster = params();
+  func::DeviceMemory mem;
+  const uint64_t out = mem.allocate("out", 8);
+  const TimingResult r = run(kPairPtx, cfg, {2, 1, 1}, {2, 1, 1}, mem, out);
+  uint32_t o[2];
+  REQUIRE(mem.read(out, o, 8));
+  CHECK(o[0] == (1 + 7) + 1 + (0 + 7));  // partner's word + 1 + own word
+  CHECK(o[1] == (0 + 7) + 1 + (1 + 7));
+  // The cluster's two blocks ran on two SMs of one GPC at once.
+  for (int sm : {0, 1}) {
+    CAPTURE(sm);
+    const auto rload = cycles_of(kPairPtx, r, sm, "// rload"),
+               ruse = cycles_of(kPairPtx, r, sm, "// ruse");
+    REQUIRE(rload.size() == 1);
+    REQUIRE(ruse.size() == 1);
+    CHECK(ruse[0] - rload[0] == 180);  // remote: cluster.remote_latency
+  }
+  // barrier.cluster.wait: its warp goes on barrier_latency after the later block's arrive took
+  // effect, when that warp fetched it: the cycle before it issued.
+  const auto a0 = cycles_of(kPairPtx, r, 0, "// arrive"),
+             a1 = cycles_of(kPairPtx, r, 1, "// arrive");
+  const auto after0 = cycles_of(kPairPtx, r, 0, "// after");
+  REQUIRE(a0.size() == 1);
+  REQUIRE(a1.size() == 1);
+  REQUIRE(after0.size() == 1);
+  CHECK(after0[0] == std::max(a0[0], a1[0]) - 1 + 150);
+}
+
+TEST_CASE("344 the block scheduler starts a cluster's blocks together in one GPC, or waits") {
+  GpuConfig cfg;
+  cfg.core.sm_count = 8;
+  cfg.cluster = params();
+  cfg.cluster.gpcs = 2;  // SMs 0-3 and 4-7
+  func::DeviceMemory mem;
+  const uint64_t out = mem.allocate("out", 64);
+  // 16 clusters of 2 on 8 SMs: every block still sees its partner (the result says so).
+  const TimingResult r = run(kPairPtx, cfg, {16, 1, 1}, {2, 1, 1}, mem, out);
+  CHECK(r.stats.blocks == 16);
+  uint32_t o[16];
+  REQUIRE(mem.read(out, o, 8));  // clusters write out[rank]: the last cluster's values
+  CHECK(o[0] == 16);
+  CHECK(o[1] == 16);
+  // A cluster larger than a GPC can never start.
+  cfg.cluster.gpcs = 4;  // 2 SMs each
+  auto m = ptx::parse_module(kPairPtx, "dsmem.ptx");
+  REQUIRE(m);
+  auto prog = func::Program::load(std::move(*m));
+  REQUIRE(prog);
+  func::LaunchConfig launch{"k", {4, 1, 1}, {32, 1, 1}, 0, std::vector<uint8_t>(8)};
+  std::memcpy(launch.params.data(), &out, 8);
+  launch.cluster = {4, 1, 1};
+  auto e = run_timing(*prog, mem, launch, cfg);
+  REQUIRE_FALSE(e);
+  CHECK(e.error().message.find("needs 4 SMs of one GPC") != std::string::npos);
+}
+
+TEST_CASE("344 ldmatrix holds the shared pipe matrix_cycles per 8x8 matrix") {
+  SharedConfig s;
+  s.matrix_cycles = 2;
+  ptx::Instruction ldm;
+  ldm.op = ptx::Opcode::Ldmatrix;
+  std::array<uint64_t, 32> addr{};
+  for (int l = 0; l < 32; ++l) addr[l] = 16 * static_cast<uint64_t>(l);
+  for (uint32_t mask : {0xFFu, 0xFFFFu, 0xFFFFFFFFu}) {
+    const SharedAccessCost c = shared_cost_of(ldm, addr, mask, 16, s, false);
+    const int matrices = std::popcount(mask) / 8;
+    CHECK(c.wavefronts == matrices);
+    CHECK(c.pipe_cycles == doctest::Approx(2.0 * matrices));
+  }
+}
+
+TEST_CASE("344 functional and timing mode agree on a cluster reduction") {
+  auto m = ptx::parse_module(test::kClusterPtx, "cluster.ptx");
+  REQUIRE(m);
+  auto prog = func::Program::load(std::move(*m));
+  REQUIRE(prog);
+  auto cfg = load_config("h100-sxm");
+  REQUIRE(cfg);
+  func::DeviceMemory mem;
+  const uint32_t blocks = 32, c = 4, n = blocks * 128;
+  std::vector<uint32_t> in(n);
+  for (uint32_t i = 0; i < n; ++i) in[i] = i % 1000;
+  const uint64_t I = mem.allocate("in", n * 4), S = mem.allocate("sums", 32),
+                 C = mem.allocate("count", 32), F = mem.allocate("info", n * 4);
+  REQUIRE(mem.write(I, in.data(), n * 4));
+  func::LaunchConfig launch{
+      "cluster_sum", {blocks, 1, 1}, {128, 1, 1}, 0, std::vector<uint8_t>(32)};
+  launch.cluster = {c, 1, 1};
+  for (int i = 0; i < 4; ++i) {
+    const uint64_t a[] = {I, S, C, F};
+    std::memcpy(launch.params.data() + 8 * i, &a[i], 8);
+  }
+  auto r = run_timing(*prog, mem, launch, *cfg);
+  REQUIRE_MESSAGE(r, (r ? "" : r.error().to_string()));
+  REQUIRE_MESSAGE(!r->fault, (r->fault ? r->fault->message : ""));
+  uint32_t sums[8], count[8];
+  REQUIRE(mem.read(S, sums, 32));
+  REQUIRE(mem.read(C, count, 32));
+  for (uint32_t k = 0; k < blocks / c; ++k) {
+    CHECK(sums[k] == std::accumulate(in.begin() + k * c * 128, in.begin() + (k + 1) * c * 128, 0u));
+    CHECK(count[k] == c * 128);
+  }
+}
