@@ -129,7 +129,8 @@ void layout_and_draw(AppState& s, float w, float h) {
   }
   // The code view full width: it takes the lesson list's and the experiment's room, and more
   // height (switching back to the page tab restores them).
-  const bool code_wide = s.code_wide && s.code_tab_open && s.center_tab != 0;
+  const bool code_wide =
+      s.code_wide && (s.center_tab == 1 || (s.center_tab < 0 && s.code_tab_open));
   const float left_w = code_wide ? 0 : 250;
   const float top_h = std::floor((h - top) * (code_wide ? 0.6f : 0.47f)), bottom_y = top + top_h;
   const float page_w = code_wide ? w : std::floor((w - left_w) * 0.46f);
@@ -244,6 +245,15 @@ void stage_for_screenshot(AppState& s) {
   s.selected_row = 0;
   s.selected_access = s.index.access_near(*t, 0, s.cursor);
   if (s.selected_access) s.cursor = double(t->accesses[*s.selected_access].issue) + 1;
+}
+
+// The backend creates the font atlas at the first frame with bilinear filtering; the glyphs map
+// texel to pixel (style.cpp loads them snapped to whole pixels), so nearest sampling draws the
+// same picture and Mesa's software renderer shades each pixel of text and fill for less.
+void use_unfiltered_font_atlas(const ImGuiIO& io) {
+  glBindTexture(GL_TEXTURE_2D, static_cast<GLuint>(reinterpret_cast<intptr_t>(io.Fonts->TexID)));
+  glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
+  glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
 }
 
 int run_app(const Args& args) {
@@ -366,6 +376,7 @@ int run_app(const Args& args) {
       const double cpu_start = process_cpu_ms();
       const bool computing = s.busy();
       ImGui_ImplOpenGL3_NewFrame();
+      if (frame == 0) use_unfiltered_font_atlas(io);
       ImGui_ImplGlfw_NewFrame();
       ImGui::NewFrame();
       int fb_w = 0, fb_h = 0;
