@@ -195,6 +195,8 @@ TEST_CASE("710 app screenshots: memory flow, whole GPU, banks, the H100 referenc
   REQUIRE(load(d + "/ab-flow.png", ab));
   CHECK(diff(ab, flow32, kMemory) > 1);
   CHECK(count_color(ab, kMemory, 255, 214, 64) > 20);
+  // ... and the pinned run's warp timeline under the shown one's (its rows fill the lower half).
+  CHECK(diff(ab, flow32, Box{8, 800, 950, 990}) > 3);
   CHECK(spread(gpu, kTimeline) > 10);       // every SM's blocks
   CHECK(diff(flow1, gpu, kTimeline) > 3);   // the whole-GPU view replaced the warp timeline
   Image sm0, sm5;

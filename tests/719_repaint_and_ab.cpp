@@ -1,5 +1,6 @@
-// Redrawing what changed (ui/app/model/draw_list_match.h): a tab switch damages only the lists
-// that came and went; lists kept in another order make the frame whole.
+// The app's repaints and A/B views: redrawing what changed (ui/app/model/draw_list_match.h): a
+// tab switch damages only the lists that came and went; lists kept in another order make the frame
+// whole. A/B on one relative cursor (ui/app/model/ab_cursor.h).
 #include <doctest/doctest.h>
 
 #include "ui/app/model/draw_list_match.h"
@@ -53,4 +54,32 @@ TEST_CASE("719 draw lists: another window at a list's address is another list") 
   CHECK_FALSE(m.reordered);
   CHECK(m.before_of == std::vector<int>{0, -1});
   CHECK(m.went == std::vector<size_t>{1});
+}
+
+// ---- A/B on one relative cursor (ui/app/model/ab_cursor.h) ----------------------------------
+
+#include "ui/app/model/ab_cursor.h"
+
+TEST_CASE("719 A/B cursor: the same fraction of each launch") {
+  // B (stride 32) runs cycles 100..3300, A (stride 1) 40..1040.
+  CHECK(launch_fraction(100, 100, 3300) == 0.0);
+  CHECK(launch_fraction(1700, 100, 3300) == doctest::Approx(0.5));
+  CHECK(launch_fraction(9999, 100, 3300) == 1.0);  // clamped
+  CHECK(launch_fraction(50, 100, 3300) == 0.0);
+  CHECK(launch_fraction(7, 5, 5) == 0.0);                                     // an empty launch
+  CHECK(relative_cycle(1700, 100, 3300, 40, 1040) == doctest::Approx(540));   // half way
+  CHECK(relative_cycle(900, 100, 3300, 40, 1040) == doctest::Approx(290));    // a quarter
+  CHECK(relative_cycle(3300, 100, 3300, 40, 1040) == doctest::Approx(1040));  // the end
+}
+
+TEST_CASE("719 A/B cursor: A's view lines its launch start up with B's") {
+  TimelineView b;
+  b.fit(100, 3300, 800);  // 4 cycles per pixel, cycle 100 at x = 0
+  const TimelineView a = aligned_view(b, 100, 40);
+  CHECK(a.cycles_per_px == b.cycles_per_px);
+  CHECK(a.width_px == b.width_px);
+  CHECK(a.x_of(40) == doctest::Approx(b.x_of(100)));
+  CHECK(a.x_of(1040) == doctest::Approx(b.x_of(1100)));  // A's end: a quarter across
+  b.first_cycle = 500;                                   // B panned
+  CHECK(aligned_view(b, 100, 40).x_of(440) == doctest::Approx(b.x_of(500)));
 }
