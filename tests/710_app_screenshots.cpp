@@ -195,8 +195,15 @@ TEST_CASE("710 app screenshots: memory flow, whole GPU, banks, the H100 referenc
   REQUIRE(load(d + "/ab-flow.png", ab));
   CHECK(diff(ab, flow32, kMemory) > 1);
   CHECK(count_color(ab, kMemory, 255, 214, 64) > 20);
-  CHECK(spread(gpu, kTimeline) > 10);       // every SM's blocks
-  CHECK(diff(flow1, gpu, kTimeline) > 3);   // the whole-GPU view replaced the warp timeline
+  // ... and the pinned run's warp timeline under the shown one's (its rows fill the lower half).
+  CHECK(diff(ab, flow32, Box{8, 800, 950, 990}) > 3);
+  // The memory access view: A's fan-out (its heading in the cursor's yellow) beside B's.
+  Image ab_memory;
+  REQUIRE(load(d + "/ab-memory.png", ab_memory));
+  CHECK(count_color(ab_memory, Box{970, 540, 1290, 580}, 255, 214, 64) > 8);  // glyph cores
+  CHECK(diff(ab_memory, ab, kMemory) > 3);
+  CHECK(spread(gpu, kTimeline) > 10);      // every SM's blocks
+  CHECK(diff(flow1, gpu, kTimeline) > 3);  // the whole-GPU view replaced the warp timeline
   Image sm0, sm5;
   REQUIRE(load(d + "/sm0-schedulers.png", sm0));
   REQUIRE(load(d + "/sm5-untraced.png", sm5));

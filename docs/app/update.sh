@@ -37,5 +37,6 @@ steps step-claims
 buffers buffers
 code code-ptx
 ab-flow ab-flow
+ab-memory ab-memory
 sweep-sectors sweep-sectors
 LIST

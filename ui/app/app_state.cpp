@@ -116,6 +116,7 @@ void AppState::refresh_ab() {
     figures_pinned_for = pinned;
     pinned_figures = pinned ? run_figures(*pinned) : RunFigures{};
     pinned_flow = pinned_trace() ? build_flow_index(*pinned_trace()) : FlowIndex{};
+    pinned_index = pinned_trace() ? build_trace_index(*pinned_trace()) : TraceIndex{};
     changed = true;
   }
   if (run != figures_run_for) {

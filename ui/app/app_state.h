@@ -136,7 +136,8 @@ struct AppState {
   std::shared_ptr<const RunSnapshot> pinned;
   std::shared_ptr<const RunSnapshot> figures_pinned_for, figures_run_for;
   RunFigures pinned_figures, run_figures_now;
-  FlowIndex pinned_flow;  // the pinned run's first launch on the memory links
+  FlowIndex pinned_flow;    // the pinned run's first launch on the memory links
+  TraceIndex pinned_index;  // its trace's rows (the timeline draws A under B)
   std::string ab_line;    // difference_line(pinned, shown); "" without both
   // Recomputes the A/B figures when the pinned or the shown run changed (poll_worker calls it).
   void refresh_ab();

@@ -37,6 +37,27 @@ ImVec4 cmds_area(const ImDrawCmd* c, size_t n) {
     if (c[i].ElemCount > 0) r = unite(r, c[i].ClipRect);
   return r;
 }
+// Where a list's triangles are drawn: each command's triangles' box inside its clip rectangle
+// (a command may clip to the whole screen, as labels drawn past a panel's edge do, and still draw
+// a few pixels).
+ImVec4 drawn_area(const ImDrawCmd* c, size_t n, const ImDrawVert* vtx, const ImDrawIdx* idx) {
+  ImVec4 r(1e9f, 1e9f, -1e9f, -1e9f);
+  for (size_t i = 0; i < n; ++i) {
+    if (c[i].ElemCount == 0 || c[i].UserCallback) continue;
+    ImVec4 box(1e9f, 1e9f, -1e9f, -1e9f);
+    const ImDrawIdx* t = idx + c[i].IdxOffset;
+    for (unsigned k = 0; k < c[i].ElemCount; ++k) {
+      const ImVec2 p = vtx[c[i].VtxOffset + t[k]].pos;
+      box = unite(box, ImVec4(p.x, p.y, p.x, p.y));
+    }
+    box = intersect(box, c[i].ClipRect);
+    if (!empty(box)) r = unite(r, box);
+  }
+  return r;
+}
+ImVec4 drawn_area(const ImDrawList& l) {
+  return drawn_area(l.CmdBuffer.Data, size_t(l.CmdBuffer.Size), l.VtxBuffer.Data, l.IdxBuffer.Data);
+}
 
 }  // namespace
 
@@ -79,8 +100,8 @@ void FrameDamage::damage_list(const ListCopy& old, const ImDrawList& now) {
   same = same &&
          std::memcmp(now.IdxBuffer.Data, old.idx.data(), old.idx.size() * sizeof(ImDrawIdx)) == 0;
   if (!same) {  // the whole area the list covered and covers
-    add_rect(cmds_area(old.cmds.data(), old.cmds.size()));
-    add_rect(cmds_area(now.CmdBuffer.Data, ncmd));
+    add_rect(drawn_area(old.cmds.data(), old.cmds.size(), old.vtx.data(), old.idx.data()));
+    add_rect(drawn_area(now));
     return;
   }
   // Same triangles: those with a changed vertex damage their old and new boxes.
@@ -125,19 +146,33 @@ void FrameDamage::render(ImDrawData* dd, int fb_w, int fb_h, const ImVec4& clear
                          bool force_whole) {
   const ImVec2 scale = dd->FramebufferScale;
   const int w = int(dd->DisplaySize.x), h = int(dd->DisplaySize.y);
-  bool whole = force_whole || !preserved_ || w != w_ || h != h_ ||
-               prev_.size() != size_t(dd->CmdListsCount) || dd->DisplayPos.x != 0 ||
+  bool whole = force_whole || !preserved_ || w != w_ || h != h_ || dd->DisplayPos.x != 0 ||
                dd->DisplayPos.y != 0;
   w_ = w;
   h_ = h;
   rects_.clear();
-  for (int n = 0; !whole && n < dd->CmdListsCount; ++n) {
-    const ImDrawList* l = dd->CmdLists[n];
-    const ListCopy& old = prev_[size_t(n)];
-    if (old.list != l || old.owner != (l->_OwnerName ? l->_OwnerName : ""))
-      whole = true;  // lists came, went or changed order
-    else
-      damage_list(old, *l);
+  // Lists kept from the last frame damage what changed in them; lists that came or went, the
+  // area they cover or covered (draw_list_match.h).
+  if (!whole) {
+    keys_before_.clear();
+    keys_now_.clear();
+    for (const ListCopy& c : prev_) keys_before_.push_back({c.list, c.owner});
+    for (int n = 0; n < dd->CmdListsCount; ++n) {
+      const ImDrawList* l = dd->CmdLists[n];
+      keys_now_.push_back({l, l->_OwnerName ? l->_OwnerName : ""});
+    }
+    const DrawListMatch m = match_draw_lists(keys_before_, keys_now_);
+    whole = m.reordered;
+    for (int n = 0; !whole && n < dd->CmdListsCount; ++n) {
+      const int o = m.before_of[size_t(n)];
+      if (o < 0)
+        add_rect(drawn_area(*dd->CmdLists[n]));
+      else
+        damage_list(prev_[size_t(o)], *dd->CmdLists[n]);
+    }
+    for (size_t o : m.went)
+      add_rect(drawn_area(prev_[o].cmds.data(), prev_[o].cmds.size(), prev_[o].vtx.data(),
+                          prev_[o].idx.data()));
   }
   double area = 0;
   for (const ImVec4& r : rects_) area += double(r.z - r.x) * double(r.w - r.y);

@@ -6,8 +6,10 @@
 // Each frame ImGui still builds every panel's draw list; this compares them with the last
 // frame's: a list with the same commands and indices whose vertices moved damages the boxes of
 // the triangles that changed (where they were and where they are), any other change damages the
-// list's whole area. Only the damaged rectangles are cleared and drawn again, every list that
-// reaches into them included, clipped to them, so the picture is the one a whole redraw gives.
+// list's whole area, and a list that came or went (a tab switch shows another child window)
+// damages the area it covers or covered. Only the damaged rectangles are cleared and drawn again,
+// every list that reaches into them included, clipped to them, so the picture is the one a whole
+// redraw gives.
 //
 // That needs a back buffer that still holds the last frame after a swap (a copying swap, as
 // Mesa's software renderer does). probe() checks it once; where it does not hold (a GPU driver
@@ -20,6 +22,8 @@
 #include <string>
 #include <vector>
 
+#include "ui/app/model/draw_list_match.h"
+
 struct GLFWwindow;
 
 namespace warplab::app {
@@ -31,8 +35,8 @@ class FrameDamage {
   void probe(GLFWwindow* window);
   bool enabled() const { return preserved_; }
   // Draws `dd` into the back buffer (framebuffer w x h): whole when forced, on the first frame,
-  // when the set or order of draw lists changed or most of the screen is damaged; else only the
-  // damaged rectangles. `clear` is the background every frame starts from.
+  // after a resize, when the lists kept changed order or most of the screen is damaged; else only
+  // the damaged rectangles. `clear` is the background every frame starts from.
   void render(ImDrawData* dd, int fb_w, int fb_h, const ImVec4& clear, bool force_whole = false);
   // Pixels redrawn in the last frame (for --frame-stats' reading of what changed).
   double last_redrawn_px() const { return last_px_; }
@@ -54,6 +58,7 @@ class FrameDamage {
   std::vector<ListCopy> prev_;
   std::vector<ImVec4> rects_;  // damage of the frame being drawn (x0, y0, x1, y1), display pixels
   std::vector<ImVec2> scratch_;
+  std::vector<DrawListKey> keys_before_, keys_now_;
   double last_px_ = 0;
 };
 

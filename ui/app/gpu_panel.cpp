@@ -32,9 +32,14 @@ void draw_gpu_panel(AppState& s) {
   const timing::Occupancy& o = r->occupancy;
   const double limit = double(g.sm_count) * g.blocks_per_sm * g.warps_per_block;
   const double tail = g.idle_fraction(g.last_dispatch, g.last_cycle);
-  ImGui::Text("%zu blocks on %d SMs: %.2f waves of %d blocks (%d per SM, limited by %s)", g.blocks,
-              g.sm_count, r->waves, g.sm_count * g.blocks_per_sm, g.blocks_per_sm,
-              o.limiter.c_str());
+  // Under one wave in words ("under one wave (0.0076)", not "0.00 waves").
+  char waves[64];
+  if (r->waves < 1)
+    std::snprintf(waves, sizeof waves, "under one wave (%.2g)", r->waves);
+  else
+    std::snprintf(waves, sizeof waves, "%.2f waves", r->waves);
+  ImGui::Text("%zu blocks on %d SMs: %s of %d blocks (%d per SM, limited by %s)", g.blocks,
+              g.sm_count, waves, g.sm_count * g.blocks_per_sm, g.blocks_per_sm, o.limiter.c_str());
   ImGui::SameLine();
   help_marker(
       "Each row is one SM; each band one block, from when the block scheduler placed it until "

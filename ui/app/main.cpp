@@ -43,7 +43,8 @@ struct Args {
   std::string experiment;    // file name of the experiment to select (e.g. stride-sweep.toml)
   bool show_source = false;  // open the kernel-source tab (for screenshots)
   std::string script;        // --script FILE (ui/app/model/app_script.h)
-  // Print FRAMES n=... mean_ms=... p95_ms=... size=WxH cpu_ms=... at exit.
+  // Print FRAMES n=... mean_ms=... p95_ms=... size=WxH cpu_ms=... cpu_p95_ms=... cpu_max_ms=...
+  // at exit.
   bool frame_stats = false;
   // Draw every frame twice, only what changed and whole, and fail when they differ
   // (frame_damage.h).
@@ -128,7 +129,8 @@ void layout_and_draw(AppState& s, float w, float h) {
   }
   // The code view full width: it takes the lesson list's and the experiment's room, and more
   // height (switching back to the page tab restores them).
-  const bool code_wide = s.code_wide && s.code_tab_open && s.center_tab != 0;
+  const bool code_wide =
+      s.code_wide && (s.center_tab == 1 || (s.center_tab < 0 && s.code_tab_open));
   const float left_w = code_wide ? 0 : 250;
   const float top_h = std::floor((h - top) * (code_wide ? 0.6f : 0.47f)), bottom_y = top + top_h;
   const float page_w = code_wide ? w : std::floor((w - left_w) * 0.46f);
@@ -245,6 +247,15 @@ void stage_for_screenshot(AppState& s) {
   if (s.selected_access) s.cursor = double(t->accesses[*s.selected_access].issue) + 1;
 }
 
+// The backend creates the font atlas at the first frame with bilinear filtering; the glyphs map
+// texel to pixel (style.cpp loads them snapped to whole pixels), so nearest sampling draws the
+// same picture and Mesa's software renderer shades each pixel of text and fill for less.
+void use_unfiltered_font_atlas(const ImGuiIO& io) {
+  glBindTexture(GL_TEXTURE_2D, static_cast<GLuint>(reinterpret_cast<intptr_t>(io.Fonts->TexID)));
+  glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
+  glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
+}
+
 int run_app(const Args& args) {
   glfwSetErrorCallback(
       [](int code, const char* msg) { std::fprintf(stderr, "glfw error %d: %s\n", code, msg); });
@@ -333,8 +344,7 @@ int run_app(const Args& args) {
     // CPU time of the whole process per frame (the renderer's threads included), over the frames
     // drawn while no run computes: on a machine shared with other jobs the wall time of a frame
     // depends on them, its CPU time much less.
-    double cpu_ms_sum = 0;
-    long cpu_frames = 0;
+    std::vector<double> cpu_frame_ms;
     const auto t0 = std::chrono::steady_clock::now();
     long frame = 0, settle = -1;
     bool staged = false;
@@ -366,6 +376,7 @@ int run_app(const Args& args) {
       const double cpu_start = process_cpu_ms();
       const bool computing = s.busy();
       ImGui_ImplOpenGL3_NewFrame();
+      if (frame == 0) use_unfiltered_font_atlas(io);
       ImGui_ImplGlfw_NewFrame();
       ImGui::NewFrame();
       int fb_w = 0, fb_h = 0;
@@ -429,10 +440,7 @@ int run_app(const Args& args) {
         frame_ms.push_back(std::chrono::duration<double, std::milli>(
                                std::chrono::steady_clock::now() - frame_start)
                                .count());
-        if (!computing && !s.busy()) {
-          cpu_ms_sum += process_cpu_ms() - cpu_start;
-          ++cpu_frames;
-        }
+        if (!computing && !s.busy()) cpu_frame_ms.push_back(process_cpu_ms() - cpu_start);
       }
     }
     if (args.verify_damage) {
@@ -442,14 +450,24 @@ int run_app(const Args& args) {
       if (damage_bad_frames > 0) rc = 1;
     }
     if (args.frame_stats && !frame_ms.empty()) {
-      std::vector<double> sorted = frame_ms;
-      std::sort(sorted.begin(), sorted.end());
-      double sum = 0;
-      for (double v : frame_ms) sum += v;
-      const size_t p95 = std::min(sorted.size() - 1, (sorted.size() * 95 + 99) / 100 - 1);
-      std::printf("FRAMES n=%zu mean_ms=%.2f p95_ms=%.2f size=%dx%d cpu_ms=%.2f\n", frame_ms.size(),
-                  sum / double(frame_ms.size()), sorted[p95], args.width, args.height,
-                  cpu_frames > 0 ? cpu_ms_sum / double(cpu_frames) : 0.0);
+      // Mean and 95th percentile; cpu_max_ms is the dearest frame (a tab switch, a whole repaint).
+      const auto stats = [](std::vector<double> v, double& mean, double& p95, double& max) {
+        mean = p95 = max = 0;
+        if (v.empty()) return;
+        std::sort(v.begin(), v.end());
+        double sum = 0;
+        for (double x : v) sum += x;
+        mean = sum / double(v.size());
+        p95 = v[std::min(v.size() - 1, (v.size() * 95 + 99) / 100 - 1)];
+        max = v.back();
+      };
+      double mean = 0, p95 = 0, max = 0, cpu_mean = 0, cpu_p95 = 0, cpu_max = 0;
+      stats(frame_ms, mean, p95, max);
+      stats(cpu_frame_ms, cpu_mean, cpu_p95, cpu_max);
+      std::printf(
+          "FRAMES n=%zu mean_ms=%.2f p95_ms=%.2f size=%dx%d cpu_ms=%.2f cpu_p95_ms=%.2f "
+          "cpu_max_ms=%.2f\n",
+          frame_ms.size(), mean, p95, args.width, args.height, cpu_mean, cpu_p95, cpu_max);
     }
     ImGui_ImplOpenGL3_Shutdown();
     ImGui_ImplGlfw_Shutdown();

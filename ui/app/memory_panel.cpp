@@ -15,6 +15,7 @@
 #include <string>
 
 #include "ui/app/app_state.h"
+#include "ui/app/model/ab_cursor.h"
 #include "ui/app/model/access_path.h"
 #include "ui/app/style.h"
 
@@ -255,36 +256,15 @@ float draw_path(ImDrawList* dl, const AccessPath& p, const timing::AccessRecord&
   return yy;
 }
 
-}  // namespace
-
-void draw_memory_panel(AppState& s) {
-  section_title(s.fonts, "Memory access");
-  const timing::Trace* t = s.trace();
-  const auto which = s.access_for_memory_panel();
-  if (!t || !which || *which >= t->accesses.size()) {
-    ImGui::SameLine();
-    ImGui::TextDisabled(t ? "no memory access on this warp slot near the cursor"
-                          : "click a warp slot in the timeline after a run");
-    return;
-  }
-  const timing::AccessRecord& a = t->accesses[*which];
-  ImGui::SameLine();
-  ImGui::TextDisabled("%s  SM %d slot %d  PTX line %d%s", kind_name(a.kind), a.sm, a.slot,
-                      a.ptx_line, s.selected_access ? "  (selected)" : "  (near the cursor)");
-  if (s.run)
-    if (auto it = s.run->ptx_text.find(a.ptx_line); it != s.run->ptx_text.end()) {
-      ImGui::PushFont(s.fonts.mono);
-      ImGui::TextColored(ImVec4(0.9f, 0.75f, 0.55f, 1), "%s", it->second.c_str());
-      ImGui::PopFont();
-    }
-
+// One access's fan-out (lanes -> coalescer -> lines and sectors -> cycles) in [o.x, o.x + w) from
+// o.y down, the cursor at `cursor`; returns the y below it.
+float draw_fanout(const timing::Trace& t, const timing::AccessRecord& a, ImVec2 o, float w,
+                  double cursor) {
   ImDrawList* dl = ImGui::GetWindowDrawList();
-  const float w = ImGui::GetContentRegionAvail().x;
-  const ImVec2 o = ImGui::GetCursorScreenPos();
-  ImGui::PushFont(s.fonts.small);
+  dl->PushClipRect(o, ImVec2(o.x + w, o.y + 4000), true);  // the A/B halves keep to their own
   const float label_w = 58;
   const float lanes_w = w - label_w - 4;
-  const AccessPath path = access_path(*t, a);
+  const AccessPath path = access_path(t, a);
   char buf[256];
   float y = o.y;
   if (path.complete) {  // the lanes' summary goes above them, so the connectors run free below
@@ -378,21 +358,93 @@ void draw_memory_panel(AppState& s) {
                     : from_l2 ? color::kL2
                               : color::kHit);
   const float cur =
-      xat(static_cast<uint64_t>(std::clamp(s.cursor, double(a.issue), double(a.ready))));
-  if (s.cursor >= double(a.issue) && s.cursor <= double(a.ready))
+      xat(static_cast<uint64_t>(std::clamp(cursor, double(a.issue), double(a.ready))));
+  if (cursor >= double(a.issue) && cursor <= double(a.ready))
     dl->AddLine(ImVec2(cur, by - 3), ImVec2(cur, by + 13), color::kCursor, 2);
   y += 20;
+  // Three labels on one line where they fit apart, else "L1 tags" on a line of its own.
   std::snprintf(buf, sizeof buf, "issued %llu", static_cast<unsigned long long>(a.issue));
   dl->AddText(ImVec2(xat(a.issue), y), color::kText, buf);
-  std::snprintf(buf, sizeof buf, "L1 tags %llu", static_cast<unsigned long long>(a.tag_stage));
-  const float tw = ImGui::CalcTextSize(buf).x;
-  float tx = std::clamp(xat(a.tag_stage) - tw * 0.5f, xat(a.issue) + 70, fx1 - 2 * tw - 20);
-  dl->AddText(ImVec2(tx, y), color::kText, buf);
-  std::snprintf(buf, sizeof buf, "data back %llu (%llu cycles)",
+  const float issued_end = xat(a.issue) + ImGui::CalcTextSize(buf).x;
+  char back[96];
+  std::snprintf(back, sizeof back, "data back %llu (%llu cycles)",
                 static_cast<unsigned long long>(a.ready),
                 static_cast<unsigned long long>(a.ready - a.issue));
-  dl->AddText(ImVec2(fx1 - ImGui::CalcTextSize(buf).x, y), color::kText, buf);
+  const float back_x = fx1 - ImGui::CalcTextSize(back).x;
+  dl->AddText(ImVec2(back_x, y), color::kText, back);
+  std::snprintf(buf, sizeof buf, "L1 tags %llu", static_cast<unsigned long long>(a.tag_stage));
+  const float tw = ImGui::CalcTextSize(buf).x;
+  float tx = std::clamp(xat(a.tag_stage) - tw * 0.5f, issued_end + 10, back_x - tw - 10);
+  if (tx < issued_end + 10 || back_x < issued_end) {  // no room between them
+    y += 15;
+    tx = std::clamp(xat(a.tag_stage) - tw * 0.5f, fx0, std::max(fx0, fx1 - tw));
+  }
+  dl->AddText(ImVec2(tx, y), color::kText, buf);
   y += 18;
+  dl->PopClipRect();
+  return y;
+}
+
+}  // namespace
+
+void draw_memory_panel(AppState& s) {
+  section_title(s.fonts, "Memory access");
+  const timing::Trace* t = s.trace();
+  const auto which = s.access_for_memory_panel();
+  if (!t || !which || *which >= t->accesses.size()) {
+    ImGui::SameLine();
+    ImGui::TextDisabled(t ? "no memory access on this warp slot near the cursor"
+                          : "click a warp slot in the timeline after a run");
+    return;
+  }
+  const timing::AccessRecord& a = t->accesses[*which];
+  ImGui::SameLine();
+  ImGui::TextDisabled("%s  SM %d slot %d  PTX line %d%s", kind_name(a.kind), a.sm, a.slot,
+                      a.ptx_line, s.selected_access ? "  (selected)" : "  (near the cursor)");
+  if (s.run)
+    if (auto it = s.run->ptx_text.find(a.ptx_line); it != s.run->ptx_text.end()) {
+      ImGui::PushFont(s.fonts.mono);
+      ImGui::TextColored(ImVec4(0.9f, 0.75f, 0.55f, 1), "%s", it->second.c_str());
+      ImGui::PopFont();
+    }
+
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  const float w = ImGui::GetContentRegionAvail().x;
+  const ImVec2 o = ImGui::GetCursorScreenPos();
+  ImGui::PushFont(s.fonts.small);
+  const AccessPath path = access_path(*t, a);
+  char buf[256];
+  float y = o.y;
+  // A/B: the pinned run's access on the same warp slot at the same fraction of its launch
+  // (model/ab_cursor.h), its fan-out on the left, the shown run's on the right.
+  const timing::Trace* ta = s.pinned && s.pinned != s.run ? s.pinned_trace() : nullptr;
+  std::optional<uint32_t> wa;
+  double ca = 0;
+  if (ta) {
+    const TraceIndex& ia = s.pinned_index;
+    ca = relative_cycle(s.cursor, s.index.first_cycle, s.index.last_cycle, ia.first_cycle,
+                        ia.last_cycle);
+    if (const int row = ia.row_of(a.sm, a.slot); row >= 0)
+      wa = ia.access_near(*ta, size_t(row), ca);
+  }
+  if (wa && *wa < ta->accesses.size()) {
+    const float half = std::floor((w - 14) * 0.5f);
+    std::string params;
+    for (const auto& [k, v] : s.pinned->params) params += (params.empty() ? "" : " ") + k + "=" + v;
+    std::snprintf(buf, sizeof buf, "A, pinned (%s): cycle %.0f", params.c_str(), ca);
+    dl->AddText(ImVec2(o.x, y), color::kCursor, buf);
+    std::snprintf(buf, sizeof buf, "B, shown: cycle %.0f (the same fraction of its launch)",
+                  s.cursor);
+    dl->AddText(ImVec2(o.x + half + 14, y), color::kText, buf);
+    y += 16;
+    const float ya = draw_fanout(*ta, ta->accesses[*wa], ImVec2(o.x, y), half, ca);
+    const float yb = draw_fanout(*t, a, ImVec2(o.x + half + 14, y), half, s.cursor);
+    dl->AddLine(ImVec2(o.x + half + 7, y), ImVec2(o.x + half + 7, std::max(ya, yb)),
+                IM_COL32(255, 255, 255, 40));
+    y = std::max(ya, yb);
+  } else {
+    y = draw_fanout(*t, a, ImVec2(o.x, y), w, s.cursor);
+  }
   ImGui::PopFont();
   ImGui::SetCursorScreenPos(ImVec2(o.x, y));
   ImGui::Dummy(ImVec2(w, 2));

@@ -24,12 +24,20 @@ void draw_page_view(AppState& s) {
     draw_source_view(s);
     ImGui::EndTabItem();
   }
+  bool steps_open = false;
   if (s.steps && ImGui::BeginTabItem("Questions and claims", nullptr,
                                      want == 2 ? ImGuiTabItemFlags_SetSelected : 0)) {
+    steps_open = true;
     draw_step_panel(s);
     ImGui::EndTabItem();
   }
-  s.center_tab = -1;  // a request is applied once; the user's clicks take over
+  // A request holds until its tab is the one shown (ImGui selects a tab a frame after it is asked
+  // to, and the layout follows the request meanwhile: main.cpp widens the code view at once
+  // instead of narrow, wide, narrow); then the user's clicks take over.
+  const bool shown = (want == 0 && !s.code_tab_open && !steps_open) ||
+                     (want == 1 && s.code_tab_open) || (want == 2 && steps_open) ||
+                     (want == 2 && !s.steps);
+  if (shown) s.center_tab = -1;
   ImGui::EndTabBar();
 }
 

@@ -12,7 +12,14 @@ constexpr const char* kFontDir = "/usr/share/fonts/truetype/dejavu/";
 ImFont* load(ImGuiIO& io, const char* file, float size) {
   const std::string path = std::string(kFontDir) + file;
   if (!std::filesystem::exists(path)) return nullptr;
-  return io.Fonts->AddFontFromFileTTF(path.c_str(), size);
+  // Glyphs rasterised once at their pixel size and placed on whole pixels: every glyph quad maps
+  // one texel to one pixel, so the atlas can be sampled without filtering (main.cpp sets
+  // GL_NEAREST), which Mesa's software renderer shades for less than a bilinear fetch.
+  ImFontConfig cfg;
+  cfg.OversampleH = 1;
+  cfg.OversampleV = 1;
+  cfg.PixelSnapH = true;
+  return io.Fonts->AddFontFromFileTTF(path.c_str(), size, &cfg);
 }
 }  // namespace
 

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "ui/app/app_state.h"
+#include "ui/app/model/ab_cursor.h"
 #include "ui/app/style.h"
 
 namespace warplab::app {
@@ -17,6 +18,7 @@ namespace {
 constexpr float kLabelW = 78.0f;
 constexpr float kRowH = 14.0f;
 constexpr float kRulerH = 20.0f;
+constexpr float kAbHeadH = 18.0f;  // the A/B strip's heading
 
 std::string lab_cycles(double c) {
   // "12,345" for the cursor readout.
@@ -80,6 +82,58 @@ void toolbar(AppState& s) {
   }
 }
 
+// A/B: the pinned run's rows (A) below the shown run's (B) from `top` down `height` pixels: the
+// same zoom with each launch's first cycle at the same x, the same rows scrolled, and A's cursor
+// at the same fraction of its launch as B's (model/ab_cursor.h).
+void draw_pinned_rows(AppState& s, ImVec2 top, float tx0, float track_w, float height,
+                      float scroll_y) {
+  const TraceIndex& ia = s.pinned_index;
+  const TimelineView va = aligned_view(s.view, s.index.first_cycle, ia.first_cycle);
+  const double ca = relative_cycle(s.cursor, s.index.first_cycle, s.index.last_cycle,
+                                   ia.first_cycle, ia.last_cycle);
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  const float x1 = tx0 + track_w;
+  dl->AddRectFilled(top, ImVec2(x1, top.y + kAbHeadH), IM_COL32(28, 31, 36, 255));
+  std::string params;
+  for (const auto& [k, v] : s.pinned->params) params += (params.empty() ? "" : " ") + k + "=" + v;
+  const double a_cycles = double(ia.last_cycle - ia.first_cycle);
+  const double b_cycles = double(s.index.last_cycle - s.index.first_cycle);
+  char head[256];
+  std::snprintf(head, sizeof head,
+                "A, pinned (%s): %s cycles, B above: %s (%.2gx).  Both cursors at %.0f%% of "
+                "their launch",
+                params.c_str(), format_cycles(a_cycles).c_str(), format_cycles(b_cycles).c_str(),
+                a_cycles > 0 ? b_cycles / a_cycles : 0.0,
+                100.0 * launch_fraction(s.cursor, s.index.first_cycle, s.index.last_cycle));
+  ImGui::PushFont(s.fonts.small);
+  dl->AddText(ImVec2(top.x + 4, top.y + 3), color::kText, head);
+  const float y0 = top.y + kAbHeadH, y1 = top.y + height;
+  dl->PushClipRect(ImVec2(top.x, y0), ImVec2(x1, y1), true);
+  const int first_row = static_cast<int>(scroll_y / kRowH);
+  const int last_row = std::min(static_cast<int>(ia.rows.size()),
+                                static_cast<int>((scroll_y + (y1 - y0)) / kRowH) + 1);
+  for (int r = first_row; r < last_row; ++r) {
+    const TraceRow& row = ia.rows[size_t(r)];
+    const float y = y0 + float(r) * kRowH - scroll_y;
+    char label[32];
+    std::snprintf(label, sizeof label, "A SM%d w%02d", row.sm, row.slot);
+    dl->AddText(ImVec2(top.x + 4, y + 1), color::kDim, label);
+    for (const SpanBox& b : prepare_row(row.spans, va, 2.0f)) {
+      ImU32 c = warp_state_color(b.state);
+      if (b.merged()) c = (c & 0x00FFFFFF) | 0xB0000000;
+      dl->AddRectFilled(ImVec2(tx0 + b.x0, y + 2),
+                        ImVec2(tx0 + std::max(b.x1, b.x0 + 1.0f), y + kRowH - 1), c);
+    }
+  }
+  ImGui::PopFont();
+  // A's launch ends here (B's goes on when it is the longer one).
+  const float xe = tx0 + float(va.x_of(double(ia.last_cycle)));
+  if (xe >= tx0 && xe <= x1) dl->AddLine(ImVec2(xe, y0), ImVec2(xe, y1), color::kDim);
+  const float cx = tx0 + float(va.x_of(ca));
+  dl->AddLine(ImVec2(cx, y0), ImVec2(cx, y1), color::kCursor, 1.5f);
+  dl->PopClipRect();
+}
+
 }  // namespace
 
 void draw_timeline_panel(AppState& s) {
@@ -111,6 +165,11 @@ void draw_timeline_panel(AppState& s) {
   const float track_w = std::max(50.0f, avail.x - kLabelW - kScrollW);
   const float tracks_h = std::max(40.0f, avail.y - kRulerH);
   s.view.width_px = track_w;
+  // A/B: the pinned run's rows (A) under the shown run's (B), on one relative cursor
+  // (model/ab_cursor.h); B keeps the upper half.
+  const timing::Trace* ta =
+      s.pinned && s.pinned != s.run && !s.pinned_index.rows.empty() ? s.pinned_trace() : nullptr;
+  const float b_h = ta ? std::floor((tracks_h - kAbHeadH) * 0.5f) : tracks_h;
   if (!s.view_fitted) {
     s.view.fit(s.index.first_cycle, s.index.last_cycle, track_w);
     s.view_fitted = true;
@@ -140,7 +199,7 @@ void draw_timeline_panel(AppState& s) {
       s.view.zoom_at(io.MousePos.x - tx0, std::pow(0.8, io.MouseWheel), 0.02,
                      std::max(1.0, (last - first) / track_w * 4));
   }
-  scroll_y = std::clamp(scroll_y, 0.0f, std::max(0.0f, content_h - tracks_h));
+  scroll_y = std::clamp(scroll_y, 0.0f, std::max(0.0f, content_h - b_h));
   bool& dragged = s.timeline_dragged;
   const bool released = ImGui::IsItemDeactivated();
   const bool was_click = released && !dragged;
@@ -148,7 +207,7 @@ void draw_timeline_panel(AppState& s) {
   if (ImGui::IsItemActive() && ImGui::IsMouseDragging(ImGuiMouseButton_Left, 3.0f)) {
     dragged = true;
     s.view.pan_px(io.MouseDelta.x);
-    scroll_y = std::clamp(scroll_y - io.MouseDelta.y, 0.0f, std::max(0.0f, content_h - tracks_h));
+    scroll_y = std::clamp(scroll_y - io.MouseDelta.y, 0.0f, std::max(0.0f, content_h - b_h));
   }
   s.view.clamp_to(s.index.first_cycle, s.index.last_cycle);
 
@@ -170,13 +229,13 @@ void draw_timeline_panel(AppState& s) {
   ImGui::PopFont();
 
   // Tracks (clipped).
-  const ImVec2 trk0(origin.x, rul1.y), trk1(tx0 + track_w, rul1.y + tracks_h);
+  const ImVec2 trk0(origin.x, rul1.y), trk1(tx0 + track_w, rul1.y + b_h);
   dl->PushClipRect(trk0, trk1, true);
   const int first_row = static_cast<int>(scroll_y / kRowH);
   const int last_row = std::min(static_cast<int>(s.index.rows.size()),
-                                static_cast<int>((scroll_y + tracks_h) / kRowH) + 1);
+                                static_cast<int>((scroll_y + b_h) / kRowH) + 1);
   int hover_row = -1;
-  if (hovered && io.MousePos.y >= trk0.y) {
+  if (hovered && io.MousePos.y >= trk0.y && io.MousePos.y < trk1.y) {
     hover_row = static_cast<int>((io.MousePos.y - trk0.y + scroll_y) / kRowH);
     if (hover_row >= static_cast<int>(s.index.rows.size())) hover_row = -1;
   }
@@ -249,17 +308,19 @@ void draw_timeline_panel(AppState& s) {
     dl->AddTriangleFilled(ImVec2(cx - 5, rul1.y - 7), ImVec2(cx + 5, rul1.y - 7),
                           ImVec2(cx, rul1.y), color::kCursor);
   dl->AddLine(ImVec2(tx0, trk0.y), ImVec2(tx0, trk1.y), IM_COL32(255, 255, 255, 40));
+  if (ta)
+    draw_pinned_rows(s, ImVec2(origin.x, trk1.y), tx0, track_w, rul1.y + tracks_h - trk1.y,
+                     scroll_y);
 
   // The rows' scrollbar: the thumb shows which rows are in view; drag it to scroll.
-  if (content_h > tracks_h) {
-    const ImVec2 sb0(tx0 + track_w, rul1.y), sb1(sb0.x + kScrollW, rul1.y + tracks_h);
+  if (content_h > b_h) {
+    const ImVec2 sb0(tx0 + track_w, rul1.y), sb1(sb0.x + kScrollW, rul1.y + b_h);
     ImGui::SetCursorScreenPos(sb0);
-    ImGui::InvisibleButton("rows_scrollbar", ImVec2(kScrollW, tracks_h));
+    ImGui::InvisibleButton("rows_scrollbar", ImVec2(kScrollW, b_h));
     if (ImGui::IsItemActive())
-      scroll_y =
-          std::clamp(scroll_y + io.MouseDelta.y * content_h / tracks_h, 0.0f, content_h - tracks_h);
-    const float th0 = sb0.y + tracks_h * scroll_y / content_h;
-    const float th1 = sb0.y + tracks_h * (scroll_y + tracks_h) / content_h;
+      scroll_y = std::clamp(scroll_y + io.MouseDelta.y * content_h / b_h, 0.0f, content_h - b_h);
+    const float th0 = sb0.y + b_h * scroll_y / content_h;
+    const float th1 = sb0.y + b_h * (scroll_y + b_h) / content_h;
     dl->AddRectFilled(sb0, sb1, IM_COL32(30, 32, 38, 255));
     dl->AddRectFilled(ImVec2(sb0.x + 2, th0), ImVec2(sb1.x - 2, std::max(th1, th0 + 8)),
                       ImGui::IsItemHovered() || ImGui::IsItemActive()
@@ -269,7 +330,7 @@ void draw_timeline_panel(AppState& s) {
   }
 
   // Click: cursor, row and access selection.
-  if (was_click && io.MousePos.x >= tx0) {
+  if (was_click && io.MousePos.x >= tx0 && io.MousePos.y < trk1.y) {
     s.cursor = std::clamp(s.view.cycle_at(io.MousePos.x - tx0), first, last);
     if (hover_row >= 0) {
       s.selected_row = hover_row;
