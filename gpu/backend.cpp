@@ -108,13 +108,37 @@ int first_error_line(const std::string& log) {
   return std::atoi(log.c_str() + p + 7);
 }
 
+// The parameter block as cuLaunchKernel's kernelParams: a pointer into `params` at each of the
+// kernel's parameters (cuFuncGetParamInfo gives its offset and size). Not the block whole
+// (CU_LAUNCH_PARAM_BUFFER_POINTER): a kernel launched that way faults with
+// CUDA_ERROR_ILLEGAL_INSTRUCTION at its first TMA copy through a `const __grid_constant__`
+// CUtensorMap parameter, the same kernel and maps run through kernelParams (H100, driver
+// 580.159.04: scripts/microbench/tma_launch_paths.cu, 2026-11-26).
+Expected<std::vector<void*>> kernel_params(const DriverApi& api, CUfunction f,
+                                           const std::string& kernel,
+                                           std::vector<uint8_t>& params) {
+  std::vector<void*> out;
+  for (size_t i = 0;; ++i) {
+    size_t offset = 0, size = 0;
+    const CUresult r = api.cuFuncGetParamInfo(f, i, &offset, &size);
+    if (r == CUDA_ERROR_INVALID_VALUE) break;  // past the last parameter
+    if (r != CUDA_SUCCESS) return api.error(r, "cuFuncGetParamInfo(" + kernel + ")");
+    if (offset + size > params.size())
+      return Error{"", 0, "kernel " + kernel + ": parameter " + std::to_string(i) + " ends at byte " +
+                              std::to_string(offset + size) + " but the launch's parameter block has " +
+                              std::to_string(params.size())};
+    out.push_back(params.data() + offset);
+  }
+  return out;
+}
+
 // Launches `f` as `launch` says: cuLaunchKernel, or cuLaunchKernelEx with the cluster-dimension
-// attribute when the launch has a cluster shape (sim/func/cluster.h).
-CUresult launch_kernel(const DriverApi& api, CUfunction f, const GpuLaunch& launch, void** extra) {
+// attribute when the launch has a cluster shape (sim/func/cluster.h). `args`: kernel_params().
+CUresult launch_kernel(const DriverApi& api, CUfunction f, const GpuLaunch& launch, void** args) {
   if (launch.cluster.x == 0)
     return api.cuLaunchKernel(f, launch.grid.x, launch.grid.y, launch.grid.z, launch.block.x,
                               launch.block.y, launch.block.z, launch.dynamic_shared_bytes, nullptr,
-                              nullptr, extra);
+                              args, nullptr);
   if (launch.cluster_nonportable)
     if (CUresult r =
             api.cuFuncSetAttribute(f, CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED, 1);
@@ -136,7 +160,7 @@ CUresult launch_kernel(const DriverApi& api, CUfunction f, const GpuLaunch& laun
   cfg.hStream = nullptr;
   cfg.attrs = &attr;
   cfg.numAttrs = 1;
-  return api.cuLaunchKernelEx(&cfg, f, nullptr, extra);
+  return api.cuLaunchKernelEx(&cfg, f, args, nullptr);
 }
 
 }  // namespace
@@ -395,11 +419,10 @@ Expected<GpuLaunchResult> Backend::run(const GpuModule& module, const GpuLaunch&
   auto params = patch_params(launch, addresses);
   if (!params) return params.error();
   if (Status st = encode_tensor_maps(api, launch, addresses, *params); !st) return st.error();
-  size_t params_size = params->size();
-  void* extra[] = {CU_LAUNCH_PARAM_BUFFER_POINTER, params->data(), CU_LAUNCH_PARAM_BUFFER_SIZE,
-                   &params_size, CU_LAUNCH_PARAM_END};
+  auto args = kernel_params(api, f, launch.kernel, *params);
+  if (!args) return args.error();
   auto do_launch = [&]() -> Status {
-    CUresult r = launch_kernel(api, f, launch, params->empty() ? nullptr : extra);
+    CUresult r = launch_kernel(api, f, launch, args->empty() ? nullptr : args->data());
     if (r != CUDA_SUCCESS)
       return api.error(r, std::string(launch.cluster.x ? "cuLaunchKernelEx(" : "cuLaunchKernel(") +
                               launch.kernel + ")");
@@ -591,10 +614,9 @@ Expected<PcSampling> Backend::sample_pcs(const std::vector<uint8_t>& cubin, cons
     return Ok{};
   };
   auto sampled = [&]() -> Status {
-    size_t size = params.size();
-    void* extra[] = {CU_LAUNCH_PARAM_BUFFER_POINTER, params.data(), CU_LAUNCH_PARAM_BUFFER_SIZE,
-                     &size, CU_LAUNCH_PARAM_END};
-    if (CUresult r = launch_kernel(api, f, launch, params.empty() ? nullptr : extra);
+    auto args = kernel_params(api, f, launch.kernel, params);
+    if (!args) return failed = args.error();
+    if (CUresult r = launch_kernel(api, f, launch, args->empty() ? nullptr : args->data());
         r != CUDA_SUCCESS) {
       return failed = api.error(r, "cuLaunchKernel(" + launch.kernel + ", sampled)");
     }

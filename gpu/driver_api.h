@@ -42,6 +42,7 @@ namespace warplab::gpu {
   X(cuModuleGetGlobal)                   \
   X(cuFuncGetAttribute)                  \
   X(cuFuncSetAttribute)                  \
+  X(cuFuncGetParamInfo)                  \
   X(cuMemAlloc)                          \
   X(cuMemFree)                           \
   X(cuMemcpyHtoD)                        \

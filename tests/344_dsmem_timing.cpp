@@ -49,7 +49,7 @@ std::vector<uint64_t> cycles_of(const std::string& text, const TimingResult& r, 
 }
 
 TimingResult run(const std::string& text, const GpuConfig& cfg, func::Dim3 grid, func::Dim3 cluster,
-                 func::DeviceMemory& mem, uint64_t out) {
+                 func::DeviceMemory& mem, uint64_t out, std::vector<int> traced = {0, 1}) {
   auto m = ptx::parse_module(text, "dsmem.ptx");
   REQUIRE_MESSAGE(m, (m ? "" : m.error().to_string()));
   auto prog = func::Program::load(std::move(*m));
@@ -60,7 +60,7 @@ TimingResult run(const std::string& text, const GpuConfig& cfg, func::Dim3 grid,
   std::memcpy(launch.params.data(), &out, 8);
   TimingOptions o;
   o.trace.enabled = true;
-  o.trace.sms = {0, 1};
+  o.trace.sms = traced;
   auto r = run_timing(*prog, mem, launch, cfg, o);
   REQUIRE_MESSAGE(r, (r ? "" : r.error().to_string()));
   REQUIRE_MESSAGE(!r->fault, (r->fault ? r->fault->message : ""));
@@ -206,6 +206,17 @@ TEST_CASE("344 the block scheduler starts a cluster's blocks together in one GPC
   REQUIRE(mem.read(out, o, 8));  // clusters write out[rank]: the last cluster's values
   CHECK(o[0] == 16);
   CHECK(o[1] == 16);
+  // 4 clusters of 2 on 8 idle SMs: every SM gets one block (the GPU spreads clusters over idle
+  // SMs and GPCs first, it does not stack them on the first SMs with room).
+  {
+    func::DeviceMemory m2;
+    const uint64_t o2 = m2.allocate("out", 64);
+    const TimingResult spread = run(kPairPtx, cfg, {8, 1, 1}, {2, 1, 1}, m2, o2, {0, 1, 2, 3, 4, 5, 6, 7});
+    for (int sm = 0; sm < 8; ++sm) {
+      CAPTURE(sm);
+      CHECK(cycles_of(kPairPtx, spread, sm, "// rload").size() == 1);
+    }
+  }
   // A cluster larger than a GPC can never start.
   cfg.cluster.gpcs = 4;  // 2 SMs each
   auto m = ptx::parse_module(kPairPtx, "dsmem.ptx");

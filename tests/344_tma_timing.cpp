@@ -1,6 +1,6 @@
 // Timing of TMA tensor copies in the SM's TMA unit (tma.h): a box takes the tensor-map read and
-// box walk (tma_tensor_latency) before its first request, holds the unit's bandwidth for all its
-// bytes (fill included) and lands tma_latency after its last byte; boxes queue behind each other;
+// box walk (tma_tensor_latency) before its first request, holds the unit a line's time for each
+// line piece of its rows and its bytes' time for the fill and lands tma_latency after its last byte; boxes queue behind each other;
 // a load's mbarrier wait and a store's bulk group wait end at that cycle. Then a whole kernel in
 // timing mode: the same bytes as functional mode, and the copy's time in the kernel's.
 // The parameters are set here, so these cycles follow from the rules, not from a preset's values.
@@ -42,6 +42,22 @@ TEST_CASE("344 tma tensor: setup, then box bytes over bandwidth, then the landin
   CHECK(t.prefetch_tensor(1000, rows) == 1050 + 16);
   // A bulk copy queues behind the tensor copies too.
   CHECK(t.copy(1000, 64) == 1066 + 1 + 640);
+}
+
+TEST_CASE("344 tma tensor: a narrow row costs the unit a whole line's request") {
+  const AsyncConfig c = params();
+  Tma t(c);
+  // 8 rows of 32 bytes, one line each: 8 requests of 128 / 64 = 2 cycles, not 256 / 64 = 4.
+  std::vector<func::GlobalRange> rows;
+  for (uint64_t i = 0; i < 8; ++i) rows.push_back({0x1000 + 256 * i, 32});
+  CHECK(t.copy_tensor(100, rows, 256, true) == 150 + 16 + 640);
+  // A row that straddles two lines is two requests: 64 bytes from 0x2060 -> 4 cycles.
+  Tma u(c);
+  CHECK(u.copy_tensor(100, {{0x2060, 64}}, 64, true) == 150 + 4 + 640);
+  // 128-byte rows cost their bytes: 4 rows -> 8 cycles, as a bulk copy of 512 bytes.
+  Tma v(c);
+  CHECK(v.copy_tensor(100, {{0x0, 128}, {0x400, 128}, {0x800, 128}, {0xC00, 128}}, 512, true) ==
+        150 + 8 + 640);
 }
 
 TEST_CASE("344 tma tensor: the mbarrier wait and the bulk-group wait end when the box lands") {

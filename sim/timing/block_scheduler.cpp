@@ -65,14 +65,21 @@ Status BlockScheduler::dispatch_clusters(uint64_t now, std::vector<Sm>& sms) {
   const func::Dim3 count{grid_.x / shape_.x, grid_.y / shape_.y, grid_.z / shape_.z};
   std::vector<size_t> chosen;
   while (!done() && due_ <= double(now)) {
-    // 1. The first GPC, from the round-robin SM's on, with `size` SMs that have room.
+    // 1. The first GPC, from the round-robin SM's on, with `size` SMs that have room; in it the
+    //    SMs with the fewest resident blocks (as the GPU spreads blocks over idle SMs first).
     chosen.clear();
     const size_t first_gpc = gpc_of(rr_);
     for (size_t k = 0; k < gpcs && chosen.size() < size; ++k) {
       const size_t g = (first_gpc + k) % gpcs;
       chosen.clear();
-      for (size_t sm = 0; sm < n && chosen.size() < size; ++sm)
+      for (size_t sm = 0; sm < n; ++sm)
         if (gpc_of(sm) == g && sms[sm].has_room()) chosen.push_back(sm);
+      if (chosen.size() < size) continue;
+      std::stable_sort(chosen.begin(), chosen.end(), [&](size_t a, size_t b) {
+        return sms[a].resident_blocks() < sms[b].resident_blocks();
+      });
+      chosen.resize(size);
+      std::sort(chosen.begin(), chosen.end());
     }
     if (chosen.size() < size) return Ok{};  // no GPC has room: wait for blocks to finish
     // 2. The cluster (x fastest, as CUDA numbers them) and its blocks, rank by rank.
@@ -91,7 +98,9 @@ Status BlockScheduler::dispatch_clusters(uint64_t now, std::vector<Sm>& sms) {
       if (auto st = sms[chosen[r]].launch_block(index, linear, now, cluster, r); !st) return st;
     }
     next_ += size;
-    rr_ = (chosen.back() + 1) % n;
+    // The next cluster tries the next GPC first (clusters spread over the GPCs).
+    const size_t next_gpc = (gpc_of(chosen.back()) + 1) % gpcs;
+    rr_ = (next_gpc * n + gpcs - 1) / gpcs % n;
     // 3. The distributor is busy for one interval per block.
     due_ = std::max(due_, double(now) - interval_) + interval_ * size;
   }

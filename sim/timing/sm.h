@@ -99,6 +99,7 @@ class Sm {
 
   bool has_room() const;
   bool busy() const { return resident_blocks_ > 0; }
+  int resident_blocks() const { return resident_blocks_; }
   // Places block `index` (linear index `linear`) on this SM at cycle `now`; as block rank
   // `rank` of `cluster` when not nullptr (sim/func/cluster.h).
   Status launch_block(func::Dim3 index, uint64_t linear, uint64_t now,

@@ -46,20 +46,29 @@ uint64_t Tma::copy(uint64_t now, uint64_t bytes, uint64_t global, bool to_shared
   return last + static_cast<uint64_t>(cfg_.tma_latency);
 }
 
+double Tma::row_cycles(const func::GlobalRange& r) const {
+  if (r.bytes == 0) return 0;
+  const uint64_t pieces = (r.address + r.bytes - 1) / line_bytes_ - r.address / line_bytes_ + 1;
+  return static_cast<double>(pieces * line_bytes_) / cfg_.tma_bytes_per_cycle;
+}
+
 uint64_t Tma::copy_tensor(uint64_t now, const std::vector<func::GlobalRange>& ranges,
                           uint64_t box_bytes, bool to_shared) {
   // 1. The unit reads the tensor map and plans the box before its first request.
   const double start = std::max(static_cast<double>(now), free_) +
                        static_cast<double>(cfg_.tma_tensor_latency);
-  // 2. It is busy for the whole box, fill included.
-  free_ = start + static_cast<double>(box_bytes) / cfg_.tma_bytes_per_cycle;
-  // 3. The rows inside the tensor go to the L2 one after another at the unit's rate.
-  uint64_t last = static_cast<uint64_t>(std::ceil(free_));
+  // 2. The rows inside the tensor go to the L2 one after another, a request per line piece of a
+  //    row, each taking the unit a whole line's time.
   double at = start;
+  uint64_t in = 0, last = 0;
   for (const func::GlobalRange& r : ranges) {
     last = std::max(last, send(at, r.address, r.bytes, to_shared));
-    at += static_cast<double>(r.bytes) / cfg_.tma_bytes_per_cycle;
+    at += row_cycles(r);
+    in += r.bytes;
   }
+  // 3. The fill of the rest of the box (rows outside the tensor) at the unit's rate.
+  free_ = at + static_cast<double>(box_bytes > in ? box_bytes - in : 0) / cfg_.tma_bytes_per_cycle;
+  last = std::max(last, static_cast<uint64_t>(std::ceil(free_)));
   // 4. The last byte lands tma_latency later.
   return last + static_cast<uint64_t>(cfg_.tma_latency);
 }
@@ -67,16 +76,14 @@ uint64_t Tma::copy_tensor(uint64_t now, const std::vector<func::GlobalRange>& ra
 uint64_t Tma::prefetch_tensor(uint64_t now, const std::vector<func::GlobalRange>& ranges) {
   const double start = std::max(static_cast<double>(now), free_) +
                        static_cast<double>(cfg_.tma_tensor_latency);
-  uint64_t bytes = 0;
-  for (const func::GlobalRange& r : ranges) bytes += r.bytes;
-  free_ = start + static_cast<double>(bytes) / cfg_.tma_bytes_per_cycle;
-  uint64_t last = static_cast<uint64_t>(std::ceil(free_));
   double at = start;
+  uint64_t last = 0;
   for (const func::GlobalRange& r : ranges) {
     last = std::max(last, send(at, r.address, r.bytes, true));
-    at += static_cast<double>(r.bytes) / cfg_.tma_bytes_per_cycle;
+    at += row_cycles(r);
   }
-  return last;
+  free_ = at;
+  return std::max(last, static_cast<uint64_t>(std::ceil(free_)));
 }
 
 }  // namespace warplab::timing

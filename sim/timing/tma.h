@@ -18,12 +18,17 @@
 // L2-resident source): ~330 cycles plus 1 cycle per 104 bytes; tests/341 checks the preset
 // against it.
 // A tensor copy (a box of a tensor map, sim/func/tensormap.h) is the same walk over the box's
-// rows that lie inside the tensor, the unit busy for the whole box (rows outside the tensor are
-// filled in shared memory at the same rate), plus tma_tensor_latency cycles for reading the
-// descriptor and generating the rows' addresses: without an L2, a box of B bytes issued at t,
-// with the unit free, lands at t + tma_tensor_latency + tma_latency + ceil(B / bytes_per_cycle).
-// A tensor prefetch (to L2) sends the same reads and lands nothing. The tensor figure is a
-// starting guess (configs/h100-sxm.toml says so) until scripts/microbench/tma_tensor.cu measures it.
+// rows that lie inside the tensor, one request per line piece of a row, each taking the unit a
+// whole line's time (line_bytes / tma_bytes_per_cycle) however few bytes it holds; rows outside
+// the tensor are filled in shared memory at the unit's byte rate; tma_tensor_latency cycles for
+// reading the descriptor come first. Without an L2, a box of R line pieces and F fill bytes issued
+// at t, with the unit free, lands at
+// t + tma_tensor_latency + tma_latency + ceil(R * line_bytes / bytes_per_cycle + F / bytes_per_cycle).
+// Measured (scripts/microbench/h100-tma-tensor-2026-11-26.tsv, one copy in flight, L2-resident):
+// a box with 128-byte rows takes what a 1D bulk copy of its bytes takes (-11 to +12 cycles, 16 B
+// to 32 KiB), so tma_tensor_latency is 0 on the H100; a box of narrow rows takes longer: 64 rows
+// of 64 B +39 cycles over the bulk copy of its 4 KiB (the per-request rule: +39), 64 rows of 32 B
+// +51 (the rule: +59). A tensor prefetch (to L2) sends the same requests and lands nothing.
 // Simplified: the lines bypass the L1 model; a shared->global copy's writes are timed like
 // stores; the descriptor is read at the same cost every time (no descriptor cache, so
 // prefetch.tensormap has no effect on timing).
@@ -58,6 +63,9 @@ class Tma {
   // Sends the lines of [global, global + bytes) to the L2, the first at `start`, one byte per
   // 1 / bytes_per_cycle; returns the last answer (0 without an L2).
   uint64_t send(double start, uint64_t global, uint64_t bytes, bool to_shared);
+  // The unit's time for a tensor row: one request per line the row touches, each a whole line's
+  // time (line_bytes / tma_bytes_per_cycle) however few of its bytes the row uses.
+  double row_cycles(const func::GlobalRange& r) const;
 
   const AsyncConfig& cfg_;
   L2* l2_;
