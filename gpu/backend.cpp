@@ -108,23 +108,37 @@ int first_error_line(const std::string& log) {
   return std::atoi(log.c_str() + p + 7);
 }
 
-// The parameter block as cuLaunchKernel's kernelParams: a pointer into `params` at each of the
-// kernel's parameters (cuFuncGetParamInfo gives its offset and size). Not the block whole
-// (CU_LAUNCH_PARAM_BUFFER_POINTER): a kernel launched that way faults with
-// CUDA_ERROR_ILLEGAL_INSTRUCTION at its first TMA copy through a `const __grid_constant__`
-// CUtensorMap parameter, the same kernel and maps run through kernelParams (H100, driver
-// 580.159.04: scripts/microbench/tma_launch_paths.cu, 2026-11-26).
+// The parameter block as cuLaunchKernel's kernelParams: a pointer to each parameter's bytes in
+// `params` (at the PTX's offsets, launch.param_offsets; their sizes from cuFuncGetParamInfo).
+// The driver lays the parameters out itself, and not always at the PTX's offsets: a
+// `.align 64` CUtensorMap goes where its constant-bank address is 64-byte aligned (the two maps
+// of tma_copy_f32 at offsets 48 and 176, not 0 and 128). So the block cannot be passed whole
+// (CU_LAUNCH_PARAM_BUFFER_POINTER): its maps would be misaligned, and the kernel faults with
+// CUDA_ERROR_ILLEGAL_INSTRUCTION at its first TMA copy (H100, driver 580.159.04:
+// scripts/microbench/tma_launch_paths.cu, 2026-11-26).
 Expected<std::vector<void*>> kernel_params(const DriverApi& api, CUfunction f,
-                                           const std::string& kernel,
-                                           std::vector<uint8_t>& params) {
+                                           const GpuLaunch& launch, std::vector<uint8_t>& params) {
   std::vector<void*> out;
+  uint64_t next = 0;
   for (size_t i = 0;; ++i) {
-    size_t offset = 0, size = 0;
-    const CUresult r = api.cuFuncGetParamInfo(f, i, &offset, &size);
+    size_t driver_offset = 0, size = 0;
+    const CUresult r = api.cuFuncGetParamInfo(f, i, &driver_offset, &size);
     if (r == CUDA_ERROR_INVALID_VALUE) break;  // past the last parameter
-    if (r != CUDA_SUCCESS) return api.error(r, "cuFuncGetParamInfo(" + kernel + ")");
+    if (r != CUDA_SUCCESS) return api.error(r, "cuFuncGetParamInfo(" + launch.kernel + ")");
+    uint64_t offset = 0;
+    if (!launch.param_offsets.empty()) {
+      if (i >= launch.param_offsets.size())
+        return Error{"", 0, "kernel " + launch.kernel + ": the driver reports more parameters (" +
+                                std::to_string(i + 1) + ") than the PTX declares (" +
+                                std::to_string(launch.param_offsets.size()) + ")"};
+      offset = launch.param_offsets[i];
+    } else {
+      const uint64_t align = std::min<uint64_t>(std::max<uint64_t>(size, 1), 8);
+      offset = (next + align - 1) / align * align;
+    }
+    next = offset + size;
     if (offset + size > params.size())
-      return Error{"", 0, "kernel " + kernel + ": parameter " + std::to_string(i) + " ends at byte " +
+      return Error{"", 0, "kernel " + launch.kernel + ": parameter " + std::to_string(i) + " ends at byte " +
                               std::to_string(offset + size) + " but the launch's parameter block has " +
                               std::to_string(params.size())};
     out.push_back(params.data() + offset);
@@ -419,7 +433,7 @@ Expected<GpuLaunchResult> Backend::run(const GpuModule& module, const GpuLaunch&
   auto params = patch_params(launch, addresses);
   if (!params) return params.error();
   if (Status st = encode_tensor_maps(api, launch, addresses, *params); !st) return st.error();
-  auto args = kernel_params(api, f, launch.kernel, *params);
+  auto args = kernel_params(api, f, launch, *params);
   if (!args) return args.error();
   auto do_launch = [&]() -> Status {
     CUresult r = launch_kernel(api, f, launch, args->empty() ? nullptr : args->data());
@@ -614,7 +628,7 @@ Expected<PcSampling> Backend::sample_pcs(const std::vector<uint8_t>& cubin, cons
     return Ok{};
   };
   auto sampled = [&]() -> Status {
-    auto args = kernel_params(api, f, launch.kernel, params);
+    auto args = kernel_params(api, f, launch, params);
     if (!args) return failed = args.error();
     if (CUresult r = launch_kernel(api, f, launch, args->empty() ? nullptr : args->data());
         r != CUDA_SUCCESS) {

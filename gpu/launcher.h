@@ -73,6 +73,9 @@ struct GpuLaunch {
   Dim3 grid, block;
   uint32_t dynamic_shared_bytes = 0;
   std::vector<uint8_t> params;             // the parameter block, laid out as the PTX declares it
+  // Each parameter's offset in `params` (the PTX's layout), in order; empty: each at the next
+  // offset aligned to its size (at most 8), as ParamBlock lays out scalars and pointers.
+  std::vector<uint32_t> param_offsets;
   std::vector<BufferPatch> buffer_params;  // pointer arguments, filled in once buffers exist
   std::vector<TensorMapPatch> tensor_maps;  // CUtensorMap arguments, encoded once buffers exist
   std::vector<SymbolBuffer> symbols;       // buffers that are module variables

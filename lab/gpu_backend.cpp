@@ -83,6 +83,7 @@ class GpuLaunchBackend : public LaunchBackend {
     g.cluster = {l.config.cluster.x, l.config.cluster.y, l.config.cluster.z};
     g.cluster_nonportable = l.config.cluster_nonportable;
     g.params = l.config.params;
+    for (const ptx::Param& p : l.kernel->params) g.param_offsets.push_back(static_cast<uint32_t>(p.offset));
     g.symbols = symbols_;
     for (const BoundLaunch::PointerParam& pp : l.pointer_params)
       g.buffer_params.push_back({static_cast<uint32_t>(pp.param_offset),
