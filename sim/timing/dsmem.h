@@ -2,11 +2,11 @@
 //
 // Hardware (H100): the blocks of a cluster run on SMs of one GPC, joined by an SM-to-SM network.
 // A load from another block's shared memory (ld.shared::cluster at a mapa address) leaves the SM
-// like a global load, crosses that network to the owning SM's shared memory and comes back: the
-// published Hopper microbenchmarks (Luo et al., "Benchmarking and Dissecting the Nvidia Hopper
-// GPU Architecture", 2024) give about 200 cycles for a remote load against about 33 for the
-// block's own shared memory; the SM-to-SM bandwidth is taken as 32 bytes per cycle per SM until
-// it is measured (scripts/microbench/cluster.cu: remote_store_bw). A
+// like a global load, crosses that network to the owning SM's shared memory and comes back. On the
+// H100 (measured: (scripts/microbench/cluster.cu, h100-cluster-2026-11-26.tsv): a dependent remote
+// load takes 218.9 cycles a step against 34.4 for the block's own shared memory (Luo et al.,
+// "Benchmarking and Dissecting the Nvidia Hopper GPU Architecture", 2024, publish about 200
+// against 33); remote stores move 9-10 bytes per SM cycle in clusters of 4 and 8 (18 in pairs)). A
 // barrier.cluster releases its waiters a fixed time after the last thread of the cluster arrived
 // (a round trip through the GPC's synchronisation hardware); .release on the arrive first waits
 // for the warp's earlier stores to complete, as a fence does.
@@ -19,9 +19,10 @@
 // barrier_poll cycles later (the functional executor decides whether it passes: sim/func/
 // cluster.h). An access to the block's own shared memory through a cluster address is a plain
 // shared access (sm.cpp). Simplified: no contention in the network or at the owning SM's banks
-// (only the issuing SM's port); every remote block is the same distance away; the H100 figures
-// are the published ones until scripts/microbench/cluster.cu measures them (configs/h100-sxm.toml
-// says which).
+// (only the issuing SM's port); every remote block is the same distance away; one bandwidth and
+// one barrier time for every cluster size (the H100's barrier takes 701 cycles for 1 block to
+// 871 for 16: configs/h100-sxm.toml). Known gap: the cluster_sync points run a barrier in about
+// 400 cycles, not barrier_latency; the H100 takes 900-1400 there.
 #pragma once
 
 #include <cstdint>
