@@ -3,10 +3,10 @@
 // Hardware (H100): the blocks of a cluster run on SMs of one GPC, joined by an SM-to-SM network.
 // A load from another block's shared memory (ld.shared::cluster at a mapa address) leaves the SM
 // like a global load, crosses that network to the owning SM's shared memory and comes back. On the
-// H100 (measured: (scripts/microbench/cluster.cu, h100-cluster-2026-11-26.tsv): a dependent remote
+// H100 (measured: scripts/microbench/cluster.cu, h100-cluster-2026-11-26.tsv): a dependent remote
 // load takes 218.9 cycles a step against 34.4 for the block's own shared memory (Luo et al.,
 // "Benchmarking and Dissecting the Nvidia Hopper GPU Architecture", 2024, publish about 200
-// against 33); remote stores move 9-10 bytes per SM cycle in clusters of 4 and 8 (18 in pairs)). A
+// against 33); remote stores move 9-10 bytes per SM cycle in clusters of 4 and 8 (18 in pairs). A
 // barrier.cluster releases its waiters a fixed time after the last thread of the cluster arrived
 // (a round trip through the GPC's synchronisation hardware); .release on the arrive first waits
 // for the warp's earlier stores to complete, as a fence does.
