@@ -182,14 +182,50 @@ TEST_CASE("344 a cluster kernel in timing mode: remote load latency exact, resul
     CHECK(ruse[0] - rload[0] == 180);  // remote: cluster.remote_latency
   }
   // barrier.cluster.wait: its warp goes on barrier_latency after the later block's arrive took
-  // effect, when that warp fetched it: the cycle before it issued.
+  // effect, when that warp fetched it: a cluster barrier is fetched no earlier than its warp may
+  // fetch (sm.cpp), here the cycle it issued.
   const auto a0 = cycles_of(kPairPtx, r, 0, "// arrive"),
              a1 = cycles_of(kPairPtx, r, 1, "// arrive");
   const auto after0 = cycles_of(kPairPtx, r, 0, "// after");
   REQUIRE(a0.size() == 1);
   REQUIRE(a1.size() == 1);
   REQUIRE(after0.size() == 1);
-  CHECK(after0[0] == std::max(a0[0], a1[0]) - 1 + 150);
+  CHECK(after0[0] == std::max(a0[0], a1[0]) + 150);
+}
+
+// Three cluster barriers in a row (two blocks of one warp): each wait holds its warp
+// barrier_latency after the phase completed, and the next arrive counts only once its warp goes on.
+const char* kThreeBarriersPtx = R"(.version 8.0
+.target sm_90
+.address_size 64
+.visible .entry k(.param .u64 p_out)
+{
+  barrier.cluster.arrive;  // first
+  barrier.cluster.wait;
+  barrier.cluster.arrive;
+  barrier.cluster.wait;
+  barrier.cluster.arrive;
+  barrier.cluster.wait;
+  ret;  // end
+}
+)";
+
+TEST_CASE("344 barriers in a row: each costs barrier_latency, none overlaps the last") {
+  GpuConfig cfg;
+  cfg.cluster = params();
+  func::DeviceMemory mem;
+  const uint64_t out = mem.allocate("out", 8);
+  const TimingResult r = run(kThreeBarriersPtx, cfg, {2, 1, 1}, {2, 1, 1}, mem, out);
+  for (int sm : {0, 1}) {
+    CAPTURE(sm);
+    const auto first = cycles_of(kThreeBarriersPtx, r, sm, "// first"),
+               end = cycles_of(kThreeBarriersPtx, r, sm, "// end");
+    REQUIRE(first.size() == 1);
+    REQUIRE(end.size() == 1);
+    // Three releases of 150 cycles each, plus a few cycles of issue and polling (poll 20).
+    CHECK(end[0] - first[0] >= 3 * 150);
+    CHECK(end[0] - first[0] < 3 * 150 + 3 * 20);
+  }
 }
 
 TEST_CASE("344 the block scheduler starts a cluster's blocks together in one GPC, or waits") {

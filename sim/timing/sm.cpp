@@ -415,6 +415,10 @@ Status Sm::launch_block(func::Dim3 index, uint64_t linear, uint64_t now,
 bool Sm::fetch(Warp& w, uint64_t now) {
   Block& b = blocks_[w.block];
   if (b.cta->status(w.index) != func::WarpStatus::Ready) return true;
+  // A barrier.cluster runs (functionally) no earlier than the warp may fetch: an arrive fetched
+  // while a cluster wait holds the warp would count before that wait's release (dsmem.h).
+  if (w.fetch_ready > now && b.cta->next_is_cluster_barrier(w.index))
+    return w.at_barrier = true, w.barrier_release = w.fetch_ready, true;
   if (ctx_.gate && b.cta->next_touches_device(w.index)) ctx_.gate->wait_turn();
   Ahead& e = w.win.push();
   if (!b.cta->step(w.index, e.info, ctx_.stats, now)) {
