@@ -38,8 +38,7 @@ void AppState::select_lesson(int i) {
       if (!st.page.empty()) title = parse_markdown(read_file_text(st.page)).title;
       // "2. Memory coalescing" -> "Memory coalescing": the list numbers the steps itself.
       const size_t dot = title.find(". ");
-      if (dot != std::string::npos && dot > 0 &&
-          title.find_first_not_of("0123456789") == dot)
+      if (dot != std::string::npos && dot > 0 && title.find_first_not_of("0123456789") == dot)
         title = title.substr(dot + 2);
       if (!st.experiment.empty()) {
         std::string stem = std::filesystem::path(st.experiment).stem().string();
@@ -73,8 +72,9 @@ void AppState::select_lesson(int i) {
 
 void AppState::probe_gpu() {
   if (gpu::probe_library("libcuda.so.1")) return;
-  gpu_absent = "no NVIDIA driver on this machine (libcuda.so.1 is not installed): the simulator "
-               "runs alone";
+  gpu_absent =
+      "no NVIDIA driver on this machine (libcuda.so.1 is not installed): the simulator "
+      "runs alone";
   settings.use_gpu = false;
 }
 
@@ -244,10 +244,21 @@ void AppState::select_step(int i) {
       }
 }
 
+std::vector<std::string> AppState::step_reply_list(int st) const {
+  std::vector<std::string> out;
+  if (!steps || st < 0 || size_t(st) >= steps->steps.size()) return out;
+  for (size_t q = 0; q < steps->steps[size_t(st)].questions.size(); ++q) {
+    auto it = step_replies.find({st, static_cast<int>(q)});
+    out.push_back(it == step_replies.end() ? "" : it->second);
+  }
+  return out;
+}
+
 void AppState::check_step() {
   if (!steps || step < 0 || busy()) return;
   const lab::LessonStep& st = steps->steps[size_t(step)];
   if (st.experiment.empty()) return;
+  if (!predictions_ready(st, step_reply_list(step))) return;  // predict, then reveal
   StepRunOptions o;
   o.config = settings.config;
   o.use_gpu = settings.use_gpu;
