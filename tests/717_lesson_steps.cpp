@@ -4,6 +4,9 @@
 // GPU; a reply is right within the question's tolerance.
 #include <doctest/doctest.h>
 
+#include <filesystem>
+#include <fstream>
+
 #include "lab/compile.h"
 #include "ui/app/model/lesson_steps.h"
 
@@ -89,6 +92,30 @@ TEST_CASE("717 lesson 2's steps checked as warplab lesson checks them") {
             sweep.answers[0].gpu_measured_on + ")");
   CHECK_FALSE(right);
   CHECK(app::run_lesson_step(*l, 99, o).error == "no step 99");
+}
+
+TEST_CASE("717 predict = true loads; any other value is refused at its file:line") {
+  const auto dir = std::filesystem::temp_directory_path() / "warplab-717";
+  std::filesystem::create_directories(dir);
+  auto write = [&](const std::string& name, const std::string& predict) {
+    std::ofstream((dir / "page.md").string()) << "# p\n";
+    std::ofstream((dir / name).string())
+        << "[lesson]\nid = \"x\"\ntitle = \"t\"\n[[steps]]\npage = \"page.md\"\n"
+           "experiment = \""
+        << WARPLAB_SOURCE_DIR
+        << "/lessons/02-coalescing/copy.toml\"\n"
+           "[[steps.questions]]\ntext = \"q\"\nanswer = '4'\npredict = "
+        << predict << "\n";
+    return (dir / name).string();
+  };
+  auto good = lab::load_lesson(write("good.toml", "true"));
+  INFO((good ? "" : good.error().to_string()));
+  REQUIRE(good);
+  CHECK(good->steps[0].questions[0].predict);
+  auto bad = lab::load_lesson(write("bad.toml", "\"yes\""));
+  REQUIRE_FALSE(bad);
+  CHECK(bad.error().line == 10);
+  CHECK(bad.error().message.find("predict: expected true or false") != std::string::npos);
 }
 
 TEST_CASE("717 predict, then reveal: the run waits for every prediction; the reveal line") {

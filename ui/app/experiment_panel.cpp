@@ -464,10 +464,12 @@ void draw_sweep_chart(AppState& s, const SweepSnapshot& sw) {
   const int clicked = draw_plot("sweep", spec, series, ImVec2(0, chart_h));
   if (clicked >= 0 && !of.empty() && clicked < static_cast<int>(of[0]->point.size()))
     s.open_run(sw.points[of[0]->point[clicked]].run);
-  ImGui::TextDisabled(
+  ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
+  ImGui::TextWrapped(  // wrapped at the panel's edge, not clipped
       "%zu of %zu points; click a point to open its run (timeline, memory, "
       "counters). Simulated time includes the model's launch overhead.",
       sw.points.size(), sw.total);
+  ImGui::PopStyleColor();
   if (!ref.curves.empty() && s.reference.data) {
     const lab::MeasuredData& d = *s.reference.data;
     ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));

@@ -167,11 +167,14 @@ void draw_step_panel(AppState& s) {
       ImGui::TextDisabled("write your prediction below first");
     else if (check && !check->error.empty())
       ImGui::TextColored(col(color::kFail), "%s", check->error.c_str());
-    else if (check)
-      ImGui::TextDisabled(
+    else if (check) {
+      ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
+      ImGui::TextWrapped(  // wrapped at the panel's edge, not clipped
           "ran on %s, L2 %s, in %.1f s; its checks %s",
           check->backend == "both" ? "the simulator and the real GPU" : "the simulator",
           check->l2.c_str(), check->wall_s, check->checks_passed ? "passed" : "FAILED");
+      ImGui::PopStyleColor();
+    }
     help_marker(
         "Runs the step's experiment as `warplab lesson` does: the step's starting values (and "
         "your values of the parameters it lets you change), its L2 convention, the timing "
