@@ -68,6 +68,7 @@ TEST_CASE("704 Cancel stops a single run at once, with the error 'cancelled'") {
   REQUIRE(snap);
   CHECK_FALSE(snap->ok());
   CHECK(snap->error.find("cancelled") != std::string::npos);
+  CHECK(snap->cancelled);  // the app keeps the last finished run on screen
   // The next run starts afresh (the flag is cleared).
   auto small = test::copy_experiment("N=8192");
   REQUIRE(small);
@@ -76,6 +77,7 @@ TEST_CASE("704 Cancel stops a single run at once, with the error 'cancelled'") {
   while (worker.busy()) std::this_thread::sleep_for(std::chrono::milliseconds(5));
   INFO(worker.latest()->error);
   CHECK(worker.latest()->ok());
+  CHECK_FALSE(worker.latest()->cancelled);
 }
 
 TEST_CASE("704 a sweep's Cancel stops the running point too, within a second; no half point kept") {

@@ -177,6 +177,11 @@ TEST_CASE("710 app screenshots: every lesson and view shows something where expe
   REQUIRE(load(d + "/sweep-cancelled.png", cancelled));
   CHECK(count_color(cancelled, kExperiment, 96, 200, 120) < 20);
   CHECK(count_color(sweep, kExperiment, 96, 200, 120) > 100);
+  // ... and a single run of that size cancelled: the note in the cursor's yellow under Run.
+  Image run_cancelled;
+  REQUIRE(load(d + "/run-cancelled.png", run_cancelled));
+  CHECK(count_color(run_cancelled, kExperiment, 255, 214, 64) > 20);
+  CHECK(count_color(cancelled, kExperiment, 255, 214, 64) < 20);
 }
 
 // At 1280x800 (the 1280x800 directory of WARPLAB_APP_SHOTS_ALL): the sweep chart fits above the

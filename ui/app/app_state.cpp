@@ -296,6 +296,15 @@ void AppState::poll_worker() {
   auto latest = worker.latest();
   if (!latest || latest == last_single) return;
   last_single = latest;
+  run_cancelled_note.clear();
+  if (latest->cancelled) {  // Cancel: the panels keep the last finished run
+    std::string params;
+    for (const auto& [k, v] : latest->params) params += (params.empty() ? "" : " ") + k + "=" + v;
+    run_cancelled_note = "cancelled: the run of " + latest->experiment_name +
+                         (params.empty() ? "" : " (" + params + ")") +
+                         " stopped; the panels keep the last finished run";
+    return;
+  }
   if (!shelf.put(std::move(latest))) return;
   run = shelf.shown();
   select_launch(0);

@@ -178,7 +178,8 @@ struct AppState {
   std::future<StepCheck> step_future;  // a check in progress (step_checking)
   int step_checking = -1, step_checking_lesson = -1;
   std::map<std::pair<int, int>, std::string> step_replies;  // (step, question) -> the reply
-  int browser_scrolled_to = -1;  // the lesson the browser's list last scrolled into view
+  std::string run_cancelled_note;  // the last single run was cancelled: what, shown by Run
+  int browser_scrolled_to = -1;    // the lesson the browser's list last scrolled into view
   // The replies to step `st`'s questions in order ("" where none): predictions_ready reads them.
   std::vector<std::string> step_reply_list(int st) const;
   std::map<std::pair<int, int>, bool> step_answered;  // the reply was checked

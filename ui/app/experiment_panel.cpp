@@ -691,6 +691,11 @@ void draw_experiment_panel(AppState& s) {
   }
   if (!s.edit_error.empty())
     ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(color::kFail), "%s", s.edit_error.c_str());
+  if (!busy && !s.run_cancelled_note.empty()) {
+    ImGui::PushStyleColor(ImGuiCol_Text, color::kCursor);
+    ImGui::TextWrapped("%s", s.run_cancelled_note.c_str());
+    ImGui::PopStyleColor();
+  }
   if (const SweepSnapshot* sw = s.sweep()) draw_sweep_chart(s, *sw);
   help_marker(
       "Runs every launch in WarpLab's timing model (the same lab runner as `warplab run --trace`): "
