@@ -189,6 +189,7 @@ std::optional<RunRequest> AppState::request() {
 }
 
 void AppState::start_run() {
+  run_cancelled_note.clear();  // a new run: the last one's Cancel note goes
   if (auto req = request()) worker.start(std::move(*req));
 }
 
@@ -311,6 +312,7 @@ void AppState::poll_worker() {
 }
 
 void AppState::start_sweep() {
+  run_cancelled_note.clear();
   if (auto req = request(); req && !req->experiment.sweep.empty())
     worker.start_sweep(std::move(*req));
 }
