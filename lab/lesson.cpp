@@ -809,9 +809,9 @@ Status read_step(const LessonReader& r, const toml::table& t, const std::string&
       const toml::table* q = a->get(i)->as_table();
       const std::string qk = key + ".questions[" + std::to_string(i) + "]";
       if (!q) return r.err(*a->get(i), qk, "expected a table");
-      if (auto s = r.only(
-              *q, qk,
-              {"text", "kind", "choices", "answer", "tolerance", "accept", "hint", "explain"});
+      if (auto s = r.only(*q, qk,
+                          {"text", "kind", "choices", "answer", "tolerance", "accept", "hint",
+                           "explain", "predict"});
           !s)
         return s;
       LessonQuestion lq;
@@ -861,6 +861,10 @@ Status read_step(const LessonReader& r, const toml::table& t, const std::string&
       auto ex2 = r.str(*q, "explain", qk, false);
       if (!ex2) return ex2.error();
       lq.explain = *ex2;
+      if (const toml::node* pr = q->get("predict")) {
+        if (!pr->is_boolean()) return r.err(*pr, qk + ".predict", "expected true or false");
+        lq.predict = *pr->value<bool>();
+      }
       st.questions.push_back(std::move(lq));
     }
   }
@@ -954,7 +958,8 @@ std::string gpu_data_dir(const std::string& near) {
     c.push_back(exe / "data");
     c.push_back(exe.parent_path() / "validation" / "data");
     c.push_back(exe.parent_path() / "share" / "warplab" / "data");
-    c.push_back(exe.parent_path() / "share" / "warplab" / "validation" / "data");  // cmake --install
+    c.push_back(exe.parent_path() / "share" / "warplab" / "validation" /
+                "data");  // cmake --install
   }
   c.push_back(fs::path(WARPLAB_SOURCE_DIR) / "validation" / "data");
   for (const fs::path& p : c)

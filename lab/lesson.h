@@ -42,6 +42,9 @@ struct LessonQuestion {
   std::optional<double> accept_lo, accept_hi;
   std::string hint;     // shown after a wrong reply, before the answer
   std::string explain;  // shown after answering
+  // Asked before the step runs (`predict = true`): the student commits to a number first, then
+  // the run reveals the model's answer and the GPU's (measured, or from committed data) together.
+  bool predict = false;
   int line = 0;
 };
 
@@ -93,7 +96,8 @@ Expected<std::vector<Lesson>> load_lessons(const std::string& root,
 std::string lessons_dir();
 // The committed GPU data (validation/data/*.json): $WARPLAB_DATA_DIR, validation/data in `near` or
 // a folder above it, data/ or validation/data beside or above the executable, share/warplab/data
-// or share/warplab/validation/data above it (cmake --install), and the source tree's. "" when none exists.
+// or share/warplab/validation/data above it (cmake --install), and the source tree's. "" when none
+// exists.
 std::string gpu_data_dir(const std::string& near = "");
 
 // The value of one expression over an experiment's result, read from the simulator (gpu = false)

@@ -264,34 +264,43 @@ Expected<StepRun> run_lesson_step(const Toolchain& toolchain, const Lesson& less
   if (!res) return res.error();
   out.result = std::move(*res);
   const bool sim = out.backend != BackendKind::Gpu, gpu = out.backend != BackendKind::Sim;
+  // Without a GPU, the GPU side of the claims (and of predict questions' answers) from the
+  // committed measurements, when they have this experiment at these values.
+  std::string measured_on;
+  std::optional<ExperimentResult> committed;
+  bool wants_gpu_side = false;
+  for (const LessonClaim& c : st.claims) wants_gpu_side |= c.where != LessonClaim::Where::Sim;
+  for (const LessonQuestion& q : st.questions) wants_gpu_side |= q.predict;
+  if (!gpu && wants_gpu_side)
+    committed = result_from_committed_data(lesson, step, out.result, &measured_on);
   // 3. Answers (the simulator's, as `warplab lesson --answers` gives them) and claims.
+  auto shown = [](const LessonQuestion& q, double v, std::string* error) {
+    if (q.kind != LessonQuestion::Kind::Choice) return lesson_number(v);
+    const long idx = std::lround(v);
+    if (idx >= 0 && idx < long(q.choices.size())) return q.choices[size_t(idx)];
+    if (error) *error = "index " + lesson_number(v) + " is not a choice";
+    return lesson_number(v);
+  };
   for (const LessonQuestion& q : st.questions) {
     StepAnswer a;
     if (auto v = eval_lesson_expr(q.answer, out.result, !sim); !v) {
       a.error = v.error().message;
     } else {
       a.value = *v;
-      a.shown = lesson_number(*v);
-      if (q.kind == LessonQuestion::Kind::Choice) {
-        const long idx = std::lround(*v);
-        if (idx >= 0 && idx < long(q.choices.size()))
-          a.shown = q.choices[size_t(idx)];
-        else
-          a.error = "index " + a.shown + " is not a choice";
+      a.shown = shown(q, *v, &a.error);
+    }
+    // 3a. A predict question reveals the GPU's answer too (a value the data lack stays unset).
+    if (q.predict && (gpu || committed)) {
+      auto v = gpu ? eval_lesson_expr(q.answer, out.result, true)
+                   : eval_lesson_expr(q.answer, *committed, true);
+      if (v) {
+        a.gpu_value = *v;
+        a.gpu_shown = shown(q, *v, nullptr);
+        if (!gpu) a.gpu_measured_on = measured_on;
       }
     }
     out.answers.push_back(std::move(a));
   }
-  // Without a GPU, the GPU side of the claims from the committed measurements, when they have this
-  // experiment at these values.
-  std::string measured_on;
-  std::optional<ExperimentResult> committed;
-  if (!gpu)
-    for (const LessonClaim& c : st.claims)
-      if (c.where != LessonClaim::Where::Sim) {
-        committed = result_from_committed_data(lesson, step, out.result, &measured_on);
-        break;
-      }
   for (size_t i = 0; i < st.claims.size(); ++i) {
     const LessonClaim& c = st.claims[i];
     for (const bool on_gpu : {false, true}) {

@@ -41,6 +41,11 @@ struct StepAnswer {
   std::optional<double> value;
   std::string shown;  // the value as a lesson prints it, or the choice it picks
   std::string error;  // the expression could not be evaluated, or its index is not a choice
+  // The GPU's answer beside it (what a `predict` question reveals): from the run's GPU side, else
+  // from the committed measurements of the same experiment at the same values (`gpu_measured_on`
+  // then says "device, date"); unset where neither has it.
+  std::optional<double> gpu_value;
+  std::string gpu_shown, gpu_measured_on;
 };
 
 // One side (simulator or GPU) of one claim.

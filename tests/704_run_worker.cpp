@@ -61,12 +61,14 @@ TEST_CASE("704 Cancel stops a single run at once, with the error 'cancelled'") {
   const auto t0 = std::chrono::steady_clock::now();
   worker.cancel();
   while (worker.busy()) std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  const double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  const double waited =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   CHECK(waited < 5.0);  // within a few simulated cycles; the bound leaves room for a loaded machine
   auto snap = worker.latest();
   REQUIRE(snap);
   CHECK_FALSE(snap->ok());
   CHECK(snap->error.find("cancelled") != std::string::npos);
+  CHECK(snap->cancelled);  // the app keeps the last finished run on screen
   // The next run starts afresh (the flag is cleared).
   auto small = test::copy_experiment("N=8192");
   REQUIRE(small);
@@ -75,4 +77,35 @@ TEST_CASE("704 Cancel stops a single run at once, with the error 'cancelled'") {
   while (worker.busy()) std::this_thread::sleep_for(std::chrono::milliseconds(5));
   INFO(worker.latest()->error);
   CHECK(worker.latest()->ok());
+  CHECK_FALSE(worker.latest()->cancelled);
+}
+
+TEST_CASE("704 a sweep's Cancel stops the running point too, within a second; no half point kept") {
+  if (!lab::Toolchain().has_nvrtc()) {
+    MESSAGE("skipped: no NVRTC");
+    return;
+  }
+  auto exp = lab::load_experiment(std::string(WARPLAB_SOURCE_DIR) +
+                                  "/lessons/02-coalescing/stride-sweep.toml");
+  REQUIRE(exp);
+  REQUIRE(lab::set_param(*exp, "N=16777216"));  // each point tens of seconds in the timing model
+  app::RunWorker worker;
+  app::RunRequest req;
+  req.experiment = *exp;
+  req.use_gpu = false;
+  REQUIRE(worker.start_sweep(req));
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  REQUIRE(worker.busy());
+  const auto t0 = std::chrono::steady_clock::now();
+  worker.cancel();
+  while (worker.busy()) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  const double waited =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  CHECK(waited < 1.0);  // the first point was still running: it stops, not finishes
+  auto sw = worker.latest_sweep();
+  REQUIRE(sw);
+  CHECK(sw->cancelled);
+  CHECK(sw->done);
+  CHECK(sw->points.empty());  // the point that was stopped is not drawn as a result
+  CHECK(sw->total == 7);
 }

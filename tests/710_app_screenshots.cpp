@@ -166,7 +166,53 @@ TEST_CASE("710 app screenshots: every lesson and view shows something where expe
   CHECK(spread(unchecked, kPage) > 10);
   CHECK(count_green(unchecked, kPage) < 100);
   CHECK(count_green(claims, kPage) > 300);
-  CHECK(count_red(claims, kPage) < 50);  // no claim fails
+  CHECK(count_red(claims, kPage) < 50);  // no claim fails, and the prediction (32) was right
+  // Predict, then reveal: before the run only the question and the prediction box; after it, the
+  // reveal line (green: right) under the question, above the claims.
+  CHECK(count_green(unchecked, Box{256, 100, 860, 200}) < 30);
+  CHECK(count_green(claims, Box{256, 100, 860, 260}) > 100);
+  // Cancel: a sweep at N = 2^24 stopped while its first point ran: no curve (the simulator's
+  // series colour, kSim[0]), where the finished sweep draws one.
+  Image cancelled;
+  REQUIRE(load(d + "/sweep-cancelled.png", cancelled));
+  CHECK(count_color(cancelled, kExperiment, 96, 200, 120) < 20);
+  CHECK(count_color(sweep, kExperiment, 96, 200, 120) > 100);
+  // ... and a single run of that size cancelled: the note in the cursor's yellow under Run.
+  Image run_cancelled;
+  REQUIRE(load(d + "/run-cancelled.png", run_cancelled));
+  CHECK(count_color(run_cancelled, kExperiment, 255, 214, 64) > 20);
+  CHECK(count_color(cancelled, kExperiment, 255, 214, 64) < 20);
+}
+
+// At 1280x800 (the 1280x800 directory of WARPLAB_APP_SHOTS_ALL): the sweep chart fits above the
+// experiment panel's fold, its x axis labelled at the swept strides (text in the band under the
+// curve), and the curve drawn above that band.
+TEST_CASE("710 app screenshots at 1280x800: the sweep chart's axis above the fold") {
+  const char* all = std::getenv("WARPLAB_APP_SHOTS_ALL");
+  if (!all) {
+    MESSAGE("skipped: WARPLAB_APP_SHOTS_ALL not set (tests/app/run.sh sets it)");
+    return;
+  }
+#if !defined(WARPLAB_HAVE_STB)
+  FAIL("built without stb_image (libstb-dev): cannot read the screenshots");
+#endif
+  std::string dirs = all;
+  int seen = 0;
+  for (size_t at = 0; at <= dirs.size();) {
+    size_t end = dirs.find(':', at);
+    if (end == std::string::npos) end = dirs.size();
+    const std::string d = dirs.substr(at, end - at);
+    at = end + 1;
+    Image sweep;
+    if (d.empty() || !load(d + "/sweep.png", sweep) || sweep.w != 1280) continue;
+    ++seen;
+    // The experiment panel: x 733..1270, its fold at y ~383 (the top row is 47% of 778 px).
+    const Box curve{733, 240, 1270, 350}, axis{790, 356, 1260, 378};
+    CAPTURE(spread(sweep, axis));
+    CHECK(count_color(sweep, curve, 96, 200, 120) > 100);
+    CHECK(spread(sweep, axis) > 8);
+  }
+  CHECK(seen == 1);
 }
 
 TEST_CASE("710 app screenshots: memory flow, whole GPU, banks, the H100 reference curve") {

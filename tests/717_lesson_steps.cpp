@@ -4,6 +4,9 @@
 // GPU; a reply is right within the question's tolerance.
 #include <doctest/doctest.h>
 
+#include <filesystem>
+#include <fstream>
+
 #include "lab/compile.h"
 #include "ui/app/model/lesson_steps.h"
 
@@ -76,5 +79,79 @@ TEST_CASE("717 lesson 2's steps checked as warplab lesson checks them") {
   CHECK(sweep.claims[0].value->lhs == 4);
   CHECK(sweep.claims[0].value->rhs == 4);
   CHECK(sweep.claims[0].value->op == "==");
+  // Predict, then reveal: the stride-8 question is asked before the run; its GPU answer comes from
+  // the committed H100 measurements at the same values (every lane a sector of its own there too).
+  CHECK(l->steps[1].questions[0].predict);
+  REQUIRE(sweep.answers[0].gpu_value);
+  CHECK(*sweep.answers[0].gpu_value == 32);
+  CHECK(sweep.answers[0].gpu_measured_on.rfind("NVIDIA H100", 0) == 0);
+  CHECK_FALSE(first.answers[0].gpu_value);  // not a predict question: no GPU side looked up
+  bool right = true;
+  CHECK(app::reveal_line(l->steps[1].questions[0], sweep.answers[0], "8", &right) ==
+        "you predicted 8: not quite. Model: 32. GPU: 32 (measured on " +
+            sweep.answers[0].gpu_measured_on + ")");
+  CHECK_FALSE(right);
   CHECK(app::run_lesson_step(*l, 99, o).error == "no step 99");
+}
+
+TEST_CASE("717 predict = true loads; any other value is refused at its file:line") {
+  const auto dir = std::filesystem::temp_directory_path() / "warplab-717";
+  std::filesystem::create_directories(dir);
+  auto write = [&](const std::string& name, const std::string& predict) {
+    std::ofstream((dir / "page.md").string()) << "# p\n";
+    std::ofstream((dir / name).string())
+        << "[lesson]\nid = \"x\"\ntitle = \"t\"\n[[steps]]\npage = \"page.md\"\n"
+           "experiment = \""
+        << WARPLAB_SOURCE_DIR
+        << "/lessons/02-coalescing/copy.toml\"\n"
+           "[[steps.questions]]\ntext = \"q\"\nanswer = '4'\npredict = "
+        << predict << "\n";
+    return (dir / name).string();
+  };
+  auto good = lab::load_lesson(write("good.toml", "true"));
+  INFO((good ? "" : good.error().to_string()));
+  REQUIRE(good);
+  CHECK(good->steps[0].questions[0].predict);
+  auto bad = lab::load_lesson(write("bad.toml", "\"yes\""));
+  REQUIRE_FALSE(bad);
+  CHECK(bad.error().line == 10);
+  CHECK(bad.error().message.find("predict: expected true or false") != std::string::npos);
+}
+
+TEST_CASE("717 predict, then reveal: the run waits for every prediction; the reveal line") {
+  lab::LessonStep st;
+  st.questions.resize(2);
+  st.questions[1].predict = true;
+  CHECK_FALSE(app::predictions_ready(st, {}));
+  CHECK_FALSE(app::predictions_ready(st, {"4", "  "}));
+  CHECK(app::predictions_ready(st, {"", "32"}));  // only the predict question needs a reply
+  st.questions[1].predict = false;
+  CHECK(app::predictions_ready(st, {}));
+
+  lab::LessonQuestion q;
+  q.predict = true;
+  q.tolerance = 0.05;
+  app::StepCheck::Answer a;
+  a.value = 32;
+  a.shown = "32";
+  bool right = false;
+  CHECK(app::reveal_line(q, a, "32", &right) ==
+        "you predicted 32: right. Model: 32. GPU: no measurement at these values");
+  CHECK(right);
+  a.gpu_value = 31;
+  a.gpu_shown = "31";
+  CHECK(app::reveal_line(q, a, "16", &right) ==
+        "you predicted 16: not quite. Model: 32. Real GPU: 31");
+  CHECK_FALSE(right);
+  lab::LessonQuestion c;
+  c.kind = lab::LessonQuestion::Kind::Choice;
+  c.choices = {"stride 1", "stride 32"};
+  a = {};
+  a.value = 1;
+  a.shown = "stride 32";
+  CHECK(app::reveal_line(c, a, "2", &right)
+            .rfind("you predicted stride 32: right. Model: stride 32.", 0) == 0);
+  a.error = "no such kernel";
+  CHECK(app::reveal_line(c, a, "2", &right) ==
+        "the model's answer could not be computed: no such kernel");
 }

@@ -38,8 +38,7 @@ void AppState::select_lesson(int i) {
       if (!st.page.empty()) title = parse_markdown(read_file_text(st.page)).title;
       // "2. Memory coalescing" -> "Memory coalescing": the list numbers the steps itself.
       const size_t dot = title.find(". ");
-      if (dot != std::string::npos && dot > 0 &&
-          title.find_first_not_of("0123456789") == dot)
+      if (dot != std::string::npos && dot > 0 && title.find_first_not_of("0123456789") == dot)
         title = title.substr(dot + 2);
       if (!st.experiment.empty()) {
         std::string stem = std::filesystem::path(st.experiment).stem().string();
@@ -73,8 +72,9 @@ void AppState::select_lesson(int i) {
 
 void AppState::probe_gpu() {
   if (gpu::probe_library("libcuda.so.1")) return;
-  gpu_absent = "no NVIDIA driver on this machine (libcuda.so.1 is not installed): the simulator "
-               "runs alone";
+  gpu_absent =
+      "no NVIDIA driver on this machine (libcuda.so.1 is not installed): the simulator "
+      "runs alone";
   settings.use_gpu = false;
 }
 
@@ -189,6 +189,7 @@ std::optional<RunRequest> AppState::request() {
 }
 
 void AppState::start_run() {
+  run_cancelled_note.clear();  // a new run: the last one's Cancel note goes
   if (auto req = request()) worker.start(std::move(*req));
 }
 
@@ -244,10 +245,21 @@ void AppState::select_step(int i) {
       }
 }
 
+std::vector<std::string> AppState::step_reply_list(int st) const {
+  std::vector<std::string> out;
+  if (!steps || st < 0 || size_t(st) >= steps->steps.size()) return out;
+  for (size_t q = 0; q < steps->steps[size_t(st)].questions.size(); ++q) {
+    auto it = step_replies.find({st, static_cast<int>(q)});
+    out.push_back(it == step_replies.end() ? "" : it->second);
+  }
+  return out;
+}
+
 void AppState::check_step() {
   if (!steps || step < 0 || busy()) return;
   const lab::LessonStep& st = steps->steps[size_t(step)];
   if (st.experiment.empty()) return;
+  if (!predictions_ready(st, step_reply_list(step))) return;  // predict, then reveal
   StepRunOptions o;
   o.config = settings.config;
   o.use_gpu = settings.use_gpu;
@@ -285,12 +297,22 @@ void AppState::poll_worker() {
   auto latest = worker.latest();
   if (!latest || latest == last_single) return;
   last_single = latest;
+  run_cancelled_note.clear();
+  if (latest->cancelled) {  // Cancel: the panels keep the last finished run
+    std::string params;
+    for (const auto& [k, v] : latest->params) params += (params.empty() ? "" : " ") + k + "=" + v;
+    run_cancelled_note = "cancelled: the run of " + latest->experiment_name +
+                         (params.empty() ? "" : " (" + params + ")") +
+                         " stopped; the panels keep the last finished run";
+    return;
+  }
   if (!shelf.put(std::move(latest))) return;
   run = shelf.shown();
   select_launch(0);
 }
 
 void AppState::start_sweep() {
+  run_cancelled_note.clear();
   if (auto req = request(); req && !req->experiment.sweep.empty())
     worker.start_sweep(std::move(*req));
 }

@@ -138,7 +138,7 @@ struct AppState {
   RunFigures pinned_figures, run_figures_now;
   FlowIndex pinned_flow;    // the pinned run's first launch on the memory links
   TraceIndex pinned_index;  // its trace's rows (the timeline draws A under B)
-  std::string ab_line;    // difference_line(pinned, shown); "" without both
+  std::string ab_line;      // difference_line(pinned, shown); "" without both
   // Recomputes the A/B figures when the pinned or the shown run changed (poll_worker calls it).
   void refresh_ab();
   const timing::Trace* pinned_trace() const;
@@ -171,14 +171,18 @@ struct AppState {
   // The selected lesson's steps (its lesson.toml, lab/lesson.h), when it has one, and each step's
   // last check (lesson_steps.h): questions answered by the run, claims with their values.
   std::optional<lab::Lesson> steps;
-  std::string steps_error;  // lesson.toml did not load
-  int step = -1;            // the selected step
+  std::string steps_error;               // lesson.toml did not load
+  int step = -1;                         // the selected step
   std::vector<std::string> step_titles;  // per step: its page's heading and experiment's name
   std::map<int, StepCheck> step_checks;
   std::future<StepCheck> step_future;  // a check in progress (step_checking)
   int step_checking = -1, step_checking_lesson = -1;
   std::map<std::pair<int, int>, std::string> step_replies;  // (step, question) -> the reply
-  std::map<std::pair<int, int>, bool> step_answered;        // the reply was checked
+  std::string run_cancelled_note;  // the last single run was cancelled: what, shown by Run
+  int browser_scrolled_to = -1;    // the lesson the browser's list last scrolled into view
+  // The replies to step `st`'s questions in order ("" where none): predictions_ready reads them.
+  std::vector<std::string> step_reply_list(int st) const;
+  std::map<std::pair<int, int>, bool> step_answered;  // the reply was checked
   // Selects step `i`: its page and experiment, with the step's starting values.
   void select_step(int i);
   // Checks the selected step off the UI thread (its experiment with the current values of the

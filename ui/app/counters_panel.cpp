@@ -4,6 +4,7 @@
 // cycle interval and value with its unit. The DRAM plot draws the preset's peak: the model counts
 // DRAM bytes when they cross the bus, so no interval may exceed it.
 #include <algorithm>
+#include <cstdio>
 #include <string>
 #include <vector>
 
@@ -25,8 +26,12 @@ void draw_counters_panel(AppState& s) {
   const auto& cs = t->counters;
   const double interval = double(cs[1].cycle - cs[0].cycle);
   ImGui::SameLine();
-  ImGui::TextDisabled("simulator, all %d SMs, one sample per %s cycles", t->sm_count,
-                      std::to_string(static_cast<long long>(interval)).c_str());
+  char note[96];  // wrapped at the panel's edge, not clipped
+  std::snprintf(note, sizeof note, "simulator, all %d SMs, one sample per %lld cycles", t->sm_count,
+                static_cast<long long>(interval));
+  ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
+  ImGui::TextWrapped("%s", note);
+  ImGui::PopStyleColor();
   const size_t n = cs.size();
   auto series = [](const char* name, ImU32 col) {
     PlotSeries p;

@@ -324,10 +324,15 @@ const ReferenceResult& reference_for(AppState& s, const SweepSnapshot& sw) {
 // against the first swept parameter, the simulator and the real GPU (when it ran) per launch,
 // optionally relative to the first point; ticks at the swept values, the open point ringed (the
 // sliders follow it), sim/H100 on hover; a click on a point opens its run.
-void draw_sweep_chart(AppState& s, const SweepSnapshot& sw) {
-  if (sw.axes.empty()) return;
+// Below 900 px of window height the experiment panel is compact: the description moves into a
+// help marker and the sweep chart's metric selector onto the Run line, so that the chart and its
+// axis stay above the fold at 1280x800.
+bool compact_panel() { return ImGui::GetIO().DisplaySize.y < 900; }
+
+// The sweep chart's metric and "relative to the first point" (short label when compact).
+void draw_sweep_metric(AppState& s, bool compact) {
   const auto metric = static_cast<SweepMetric>(std::clamp(s.sweep_metric, 0, kSweepMetrics - 1));
-  ImGui::SetNextItemWidth(150);
+  ImGui::SetNextItemWidth(compact ? 130 : 150);
   if (ImGui::BeginCombo("##sweep metric", sweep_metric_label(metric))) {
     for (int m = 0; m < kSweepMetrics; ++m)
       if (ImGui::Selectable(sweep_metric_label(static_cast<SweepMetric>(m)), m == s.sweep_metric))
@@ -335,7 +340,15 @@ void draw_sweep_chart(AppState& s, const SweepSnapshot& sw) {
     ImGui::EndCombo();
   }
   ImGui::SameLine();
-  ImGui::Checkbox("relative to the first point", &s.sweep_relative);
+  ImGui::Checkbox(compact ? "relative" : "relative to the first point", &s.sweep_relative);
+  if (compact && ImGui::IsItemHovered())
+    ImGui::SetTooltip("the sweep chart relative to its first point (x first)");
+}
+
+void draw_sweep_chart(AppState& s, const SweepSnapshot& sw) {
+  if (sw.axes.empty()) return;
+  const auto metric = static_cast<SweepMetric>(std::clamp(s.sweep_metric, 0, kSweepMetrics - 1));
+  if (!compact_panel()) draw_sweep_metric(s, false);
   const auto curves = sweep_curves(sw, metric);
   static const ImU32 kSim[] = {IM_COL32(96, 200, 120, 255), IM_COL32(110, 170, 240, 255),
                                IM_COL32(230, 180, 90, 255)};
@@ -441,8 +454,9 @@ void draw_sweep_chart(AppState& s, const SweepSnapshot& sw) {
     }
   spec.log_y = ylo > 0 && yhi / ylo >= 8;
   if (series.empty()) {
-    ImGui::TextDisabled("sweep of %s: %zu of %zu points done", sw.axes.front().c_str(),
-                        sw.points.size(), sw.total);
+    ImGui::TextDisabled("sweep of %s: %zu of %zu points done%s", sw.axes.front().c_str(),
+                        sw.points.size(), sw.total,
+                        sw.cancelled ? "; cancelled (the running point stopped with it)" : "");
     return;
   }
   // As tall as the panel has room for (its axis above the fold at 1280x800), 120 to 170 px.
@@ -450,10 +464,12 @@ void draw_sweep_chart(AppState& s, const SweepSnapshot& sw) {
   const int clicked = draw_plot("sweep", spec, series, ImVec2(0, chart_h));
   if (clicked >= 0 && !of.empty() && clicked < static_cast<int>(of[0]->point.size()))
     s.open_run(sw.points[of[0]->point[clicked]].run);
-  ImGui::TextDisabled(
+  ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
+  ImGui::TextWrapped(  // wrapped at the panel's edge, not clipped
       "%zu of %zu points; click a point to open its run (timeline, memory, "
       "counters). Simulated time includes the model's launch overhead.",
       sw.points.size(), sw.total);
+  ImGui::PopStyleColor();
   if (!ref.curves.empty() && s.reference.data) {
     const lab::MeasuredData& d = *s.reference.data;
     ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
@@ -590,7 +606,8 @@ void draw_experiment_panel(AppState& s) {
     ImGui::TextDisabled("This lesson has no experiment files.");
     return;
   }
-  ImGui::SetNextItemWidth(-1);
+  const bool compact = compact_panel();
+  ImGui::SetNextItemWidth(compact ? -34 : -1);
   const std::string cur = file_name(s.experiments[s.experiment].path);
   if (ImGui::BeginCombo("##experiment", cur.c_str())) {
     for (int i = 0; i < static_cast<int>(s.experiments.size()); ++i)
@@ -606,9 +623,13 @@ void draw_experiment_panel(AppState& s) {
     return;
   }
   lab::Experiment& exp = *slot.exp;
-  ImGui::PushStyleColor(ImGuiCol_Text, color::kDim);
-  ImGui::TextWrapped("%s", exp.description.c_str());
-  ImGui::PopStyleColor();
+  if (compact) {
+    help_marker(exp.description.c_str());
+  } else {
+    ImGui::PushStyleColor(ImGuiCol_Text, color::kDim);
+    ImGui::TextWrapped("%s", exp.description.c_str());
+    ImGui::PopStyleColor();
+  }
   for (lab::ParamDef& p : exp.params) edit_param(exp, p);
   const bool busy = s.worker.busy();
   if (busy) ImGui::BeginDisabled();
@@ -658,6 +679,8 @@ void draw_experiment_panel(AppState& s) {
     }
     ImGui::SameLine();
     if (ImGui::SmallButton("Cancel")) s.worker.cancel();
+  } else if (const SweepSnapshot* sw = s.sweep(); compact && sw && !sw->axes.empty()) {
+    draw_sweep_metric(s, true);
   } else {
     ImGui::TextDisabled("timing model, trace of SM %d", s.trace_sm);
   }
@@ -668,6 +691,11 @@ void draw_experiment_panel(AppState& s) {
   }
   if (!s.edit_error.empty())
     ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(color::kFail), "%s", s.edit_error.c_str());
+  if (!busy && !s.run_cancelled_note.empty()) {
+    ImGui::PushStyleColor(ImGuiCol_Text, color::kCursor);
+    ImGui::TextWrapped("%s", s.run_cancelled_note.c_str());
+    ImGui::PopStyleColor();
+  }
   if (const SweepSnapshot* sw = s.sweep()) draw_sweep_chart(s, *sw);
   help_marker(
       "Runs every launch in WarpLab's timing model (the same lab runner as `warplab run --trace`): "

@@ -1,5 +1,7 @@
 // The lesson browser: lessons in README order (by directory number), then the selected lesson's
 // pages, experiments and kernel sources.
+#include <algorithm>
+
 #include "ui/app/app_state.h"
 #include "ui/app/style.h"
 
@@ -8,13 +10,25 @@ namespace warplab::app {
 void draw_lesson_browser(AppState& s) {
   section_title(s.fonts, "Lessons");
   ImGui::Separator();
+  // The lessons scroll in at most half the column, so the selected lesson's steps, pages and
+  // experiments stay above the fold (at 1280x800 twenty lessons would fill it).
+  const float row = ImGui::GetTextLineHeightWithSpacing();
+  const float list_h = float(s.lessons.size()) * row + 4;
+  const float room = std::max(6 * row, ImGui::GetContentRegionAvail().y * 0.5f);
+  ImGui::BeginChild("lesson_list", ImVec2(0, std::min(list_h, room)), false,
+                    ImGuiWindowFlags_NoBackground);
   for (int i = 0; i < static_cast<int>(s.lessons.size()); ++i) {
     const LessonEntry& l = s.lessons[i];
     ImGui::PushID(i);
     if (ImGui::Selectable(l.title.c_str(), s.lesson == i)) s.select_lesson(i);
     if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", l.dir.c_str());
+    if (s.lesson == i && s.browser_scrolled_to != i) {  // a lesson picked elsewhere: show it
+      ImGui::SetScrollHereY(0.5f);
+      s.browser_scrolled_to = i;
+    }
     ImGui::PopID();
   }
+  ImGui::EndChild();
   if (s.lesson < 0) return;
   const LessonEntry& l = s.lessons[s.lesson];
   if (s.steps) {  // lesson.toml: pages and experiments in order, with questions and claims

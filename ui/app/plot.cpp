@@ -99,16 +99,21 @@ int draw_plot(const char* id, const PlotSpec& spec, const std::vector<PlotSeries
   }
 
   // 3. Ticks and grid.
-  const int ny = std::max(2, int((b.y - a.y) / (lh * 2.2f)));
+  const int ny = std::max(3, int((b.y - a.y) / (lh * 1.8f)));
   const auto yt =
       spec.log_y ? log_ticks(ylo, yhi, spec.y_unit) : linear_ticks(ylo, yhi, ny, spec.y_unit);
+  float label_top =
+      1e9f;  // labels go up the axis; one whose line would overlap the last is left out
   for (const auto& t : yt) {
     const float y = py(t.value);
     dl->AddLine(ImVec2(a.x, y), ImVec2(b.x, y), IM_COL32(255, 255, 255, 22));
+    if (y + lh * 0.5f > label_top - 2) continue;
     const ImVec2 ts = ImGui::CalcTextSize(t.label.c_str());
     dl->AddText(ImVec2(a.x - ts.x - 4, y - lh * 0.5f), color::kDim, t.label.c_str());
+    label_top = y - lh * 0.5f;
   }
-  const int nx = std::max(2, int((b.x - a.x) / 110));
+  // Ticks between the ends too: a grid line at each, a label where it does not collide.
+  const int nx = std::max(3, int((b.x - a.x) / 70));
   auto xt = spec.log_x ? log_ticks(xlo, xhi, spec.x_unit) : linear_ticks(xlo, xhi, nx, spec.x_unit);
   if (!spec.x_ticks_at.empty()) {  // the swept values, each labelled where labels do not collide
     xt.clear();
@@ -121,12 +126,16 @@ int draw_plot(const char* id, const PlotSpec& spec, const std::vector<PlotSeries
       last_right = x + w * 0.5f;
     }
   }
+  float label_right = -1e9f;
   for (const auto& t : xt) {
     const float x = px(t.value);
     dl->AddLine(ImVec2(x, a.y), ImVec2(x, b.y), IM_COL32(255, 255, 255, 16));
+    dl->AddLine(ImVec2(x, b.y), ImVec2(x, b.y + 3), color::kDim);
     const ImVec2 ts = ImGui::CalcTextSize(t.label.c_str());
-    dl->AddText(ImVec2(std::min(x - ts.x * 0.5f, b.x - ts.x), b.y + 2), color::kDim,
-                t.label.c_str());
+    const float lx = std::max(a.x - 8, std::min(x - ts.x * 0.5f, b.x - ts.x));
+    if (lx < label_right + 8) continue;
+    dl->AddText(ImVec2(lx, b.y + 2), color::kDim, t.label.c_str());
+    label_right = lx + ts.x;
   }
 
   // 4. Limit line (dashed) and series.

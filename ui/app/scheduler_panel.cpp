@@ -13,6 +13,7 @@
 #include <tuple>
 
 #include "ui/app/app_state.h"
+#include "ui/app/model/axis.h"
 #include "ui/app/style.h"
 
 namespace warplab::app {
@@ -133,6 +134,40 @@ void draw_scheduler_panel(AppState& s) {
       "and later observe warp id % 4. Instructions are PTX, not SASS. Wheel: zoom. Drag: pan. "
       "Click: move the cursor.");
 
+  // 0. The legend: issued, the lost cycles' reasons that occur in this launch, no warps.
+  {
+    std::array<double, timing::kWarpStateCount> lost{};
+    for (int sp = 0; sp < v.schedulers; ++sp) {
+      const SchedulerColumn k = v.totals(sp, double(v.first_cycle), double(v.last_cycle));
+      for (size_t i = 0; i < lost.size(); ++i) lost[i] += k.stalled[i];
+    }
+    ImDrawList* ldl = ImGui::GetWindowDrawList();
+    const float lh = ImGui::GetTextLineHeight();
+    auto swatch = [&](ImU32 c, const char* name) {
+      const ImVec2 p = ImGui::GetCursorScreenPos();
+      const float w = lh + 4 + ImGui::CalcTextSize(name).x;
+      if (p.x > ImGui::GetWindowPos().x + 20 &&
+          p.x + w > ImGui::GetWindowPos().x + ImGui::GetWindowContentRegionMax().x)
+        ImGui::NewLine();
+      const ImVec2 q = ImGui::GetCursorScreenPos();
+      if (c)
+        ldl->AddRectFilled(ImVec2(q.x, q.y + 3), ImVec2(q.x + lh - 6, q.y + lh - 3), c);
+      else  // nothing drawn: the panel's background
+        ldl->AddRect(ImVec2(q.x, q.y + 3), ImVec2(q.x + lh - 6, q.y + lh - 3), color::kDim);
+      ImGui::Dummy(ImVec2(lh - 2, lh));
+      ImGui::SameLine(0, 2);
+      ImGui::TextDisabled("%s", name);
+      ImGui::SameLine(0, 12);
+    };
+    swatch(kIssued, "issued");
+    for (size_t i = 0; i < lost.size(); ++i)
+      if (lost[i] > 0 && static_cast<timing::WarpState>(i) != timing::WarpState::Selected)
+        swatch(dim(warp_state_color(static_cast<timing::WarpState>(i))),
+               std::string(timing::warp_state_name(static_cast<timing::WarpState>(i))).c_str());
+    swatch(0, "no warps");
+    ImGui::NewLine();
+  }
+
   // 1. Geometry and interaction (the same gestures as the warp timeline).
   const ImVec2 o = ImGui::GetCursorScreenPos();
   const ImVec2 avail = ImGui::GetContentRegionAvail();
@@ -225,14 +260,24 @@ void draw_scheduler_panel(AppState& s) {
       }
     }
   }
-  // 3. Cycle labels, the cursor.
+  // 3. Cycle labels (the ends, and round cycles between them where they fit), the cursor.
   char span[64];
   std::snprintf(span, sizeof span, "cycle %.0f", c0);
   dl->AddText(ImVec2(tx0, o.y + rows_h + 1), color::kDim, span);
+  const float left_end = tx0 + ImGui::CalcTextSize(span).x;
   std::snprintf(span, sizeof span, "cycle %.0f (%s cycles per pixel)", c1,
                 view.cycles_per_px >= 1 ? std::to_string(int(view.cycles_per_px)).c_str() : "< 1");
-  dl->AddText(ImVec2(tx0 + track_w - ImGui::CalcTextSize(span).x, o.y + rows_h + 1), color::kDim,
-              span);
+  const float right_start = tx0 + track_w - ImGui::CalcTextSize(span).x;
+  dl->AddText(ImVec2(right_start, o.y + rows_h + 1), color::kDim, span);
+  float last_right = left_end;
+  for (const AxisTick& k : linear_ticks(c0, c1, std::max(2, int(track_w / 90)), "")) {
+    const float x = tx0 + float(view.x_of(k.value));
+    dl->AddLine(ImVec2(x, o.y + rows_h - 2), ImVec2(x, o.y + rows_h + 2), color::kDim);
+    const float w = ImGui::CalcTextSize(k.label.c_str()).x;
+    if (x - w * 0.5f < last_right + 10 || x + w * 0.5f > right_start - 10) continue;
+    dl->AddText(ImVec2(x - w * 0.5f, o.y + rows_h + 1), color::kDim, k.label.c_str());
+    last_right = x + w * 0.5f;
+  }
   ImGui::PopFont();
   if (s.cursor >= c0 && s.cursor <= c1) {
     const float cx = tx0 + float(view.x_of(s.cursor));

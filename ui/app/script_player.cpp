@@ -1,6 +1,7 @@
 #include "ui/app/script_player.h"
 
 #include <cstdio>
+#include <cstdlib>
 
 #include "ui/app/screenshot.h"
 
@@ -56,6 +57,9 @@ bool ScriptPlayer::before_frame(AppState& s) {
         break;
       case K::Wait:
         if (s.busy() || s.worker.generation() != s.seen_generation) return true;
+        break;
+      case K::Cancel:
+        s.worker.cancel();
         break;
       case K::Play:
         s.playing = true;
@@ -116,8 +120,21 @@ bool ScriptPlayer::before_frame(AppState& s) {
       case K::CheckStep:
         if (s.busy()) return true;
         if (!s.steps || s.step < 0) return fail(c, "check-step: no step selected (step N)");
+        if (!predictions_ready(s.steps->steps[size_t(s.step)], s.step_reply_list(s.step)))
+          return fail(c, "check-step: the step asks for predictions first (reply Q TEXT)");
         s.check_step();
         break;
+      case K::Reply: {
+        char* end = nullptr;
+        const long q = std::strtol(c.arg.c_str(), &end, 10);
+        if (!s.steps || s.step < 0) return fail(c, "reply: no step selected (step N)");
+        const size_t n = s.steps->steps[size_t(s.step)].questions.size();
+        if (!end || *end || q < 0 || size_t(q) >= n)
+          return fail(c, "reply: expected a question number 0.." + std::to_string(n) + ", not '" +
+                             c.arg + "'");
+        s.step_replies[{s.step, static_cast<int>(q)}] = c.arg2;
+        break;
+      }
       case K::Revert:
         s.revert_edit();
         break;
@@ -182,8 +199,8 @@ bool ScriptPlayer::before_frame(AppState& s) {
       case K::SweepMetric: {
         const int m = sweep_metric_index(c.arg);
         if (m < 0)
-          return fail(c, "sweep-metric: expected time, sectors, gbps or occupancy, not '" + c.arg +
-                             "'");
+          return fail(
+              c, "sweep-metric: expected time, sectors, gbps or occupancy, not '" + c.arg + "'");
         s.sweep_metric = m;
         break;
       }

@@ -1,7 +1,9 @@
 // A lesson step's questions and claims (lesson.toml, lab/lesson.h). "Check this step" runs the
 // step's experiment as `warplab lesson` does (ui/app/model/lesson_steps.h) and shows every claim
 // with the values on both sides of its comparison, on the simulator and, when one ran, the real
-// GPU; questions are answered in place and compared with the value the run computed.
+// GPU; questions are answered in place and compared with the value the run computed. A predict
+// question (lesson.toml `predict = true`) is answered before the run, which then reveals the
+// model's answer beside the GPU's (measured, or the committed H100 data).
 #include <cmath>
 #include <cstdio>
 #include <string>
@@ -22,6 +24,9 @@ void draw_question(AppState& s, const lab::LessonQuestion& q, int qi, const Step
   ImGui::TextUnformatted(q.text.c_str());
   ImGui::PopTextWrapPos();
   std::string& reply = s.step_replies[key];
+  const StepCheck::Answer* a =
+      check && size_t(qi) < check->answers.size() ? &check->answers[size_t(qi)] : nullptr;
+  ImGui::BeginDisabled(q.predict && a);  // a prediction is kept once the run revealed the answer
   if (q.kind == lab::LessonQuestion::Kind::Choice) {
     for (size_t c = 0; c < q.choices.size(); ++c) {
       const std::string n = std::to_string(c + 1);
@@ -39,9 +44,26 @@ void draw_question(AppState& s, const lab::LessonQuestion& q, int qi, const Step
       s.step_answered[key] = false;
     }
   }
+  ImGui::EndDisabled();
+  if (q.predict) {  // predict, then reveal: the run shows the model's answer and the GPU's
+    if (!a) {
+      ImGui::SameLine();
+      ImGui::TextDisabled(reply.empty() ? "your prediction first, then Run and reveal"
+                                        : "predicted: Run and reveal");
+    } else {
+      bool right = false;
+      const std::string line = reveal_line(q, *a, reply, &right);
+      ImGui::PushTextWrapPos(0);
+      ImGui::TextColored(col(a->error.empty() && right ? color::kHit : color::kFail), "%s",
+                         line.c_str());
+      if (a->error.empty() && !q.explain.empty()) ImGui::TextDisabled("%s", q.explain.c_str());
+      ImGui::PopTextWrapPos();
+    }
+    ImGui::PopID();
+    ImGui::Spacing();
+    return;
+  }
   ImGui::SameLine();
-  const StepCheck::Answer* a =
-      check && size_t(qi) < check->answers.size() ? &check->answers[size_t(qi)] : nullptr;
   ImGui::BeginDisabled(!a || !a->value || reply.empty());
   if (ImGui::SmallButton("Answer")) s.step_answered[key] = true;
   ImGui::EndDisabled();
@@ -132,19 +154,27 @@ void draw_step_panel(AppState& s) {
   const StepCheck* check = nullptr;
   if (auto it = s.step_checks.find(s.step); it != s.step_checks.end()) check = &it->second;
   if (!st.experiment.empty()) {
-    ImGui::BeginDisabled(s.busy());
-    if (ImGui::Button("Check this step")) s.check_step();
+    bool predicts = false;
+    for (const lab::LessonQuestion& q : st.questions) predicts |= q.predict;
+    const bool ready = predictions_ready(st, s.step_reply_list(s.step));
+    ImGui::BeginDisabled(s.busy() || !ready);
+    if (ImGui::Button(predicts ? "Run and reveal" : "Check this step")) s.check_step();
     ImGui::EndDisabled();
     ImGui::SameLine();
     if (s.step_checking == s.step)
       ImGui::Text("running %s ...", file_name(st.experiment).c_str());
+    else if (!ready && !check)
+      ImGui::TextDisabled("write your prediction below first");
     else if (check && !check->error.empty())
       ImGui::TextColored(col(color::kFail), "%s", check->error.c_str());
-    else if (check)
-      ImGui::TextDisabled(
+    else if (check) {
+      ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
+      ImGui::TextWrapped(  // wrapped at the panel's edge, not clipped
           "ran on %s, L2 %s, in %.1f s; its checks %s",
           check->backend == "both" ? "the simulator and the real GPU" : "the simulator",
           check->l2.c_str(), check->wall_s, check->checks_passed ? "passed" : "FAILED");
+      ImGui::PopStyleColor();
+    }
     help_marker(
         "Runs the step's experiment as `warplab lesson` does: the step's starting values (and "
         "your values of the parameters it lets you change), its L2 convention, the timing "

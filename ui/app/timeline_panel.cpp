@@ -176,8 +176,9 @@ void draw_timeline_panel(AppState& s) {
   }
   if (s.playing) {  // keep the cursor on screen
     const double x = s.view.x_of(s.cursor);
-    if (x < 0 || x > track_w * 0.9)
-      s.view.first_cycle = s.cursor - 0.1 * track_w * s.view.cycles_per_px;
+    const double span = track_w * s.view.cycles_per_px;
+    if (x < 0 || x > track_w * 0.9)  // a page on, but never past the kernel's last cycle
+      s.view.first_cycle = std::max(first, std::min(s.cursor - 0.1 * span, last - span));
   }
 
   ImDrawList* dl = ImGui::GetWindowDrawList();

@@ -6,6 +6,7 @@
 //   run                   run the selected experiment (one point)
 //   sweep                 run every point of its [sweep]
 //   wait                  wait until the run or sweep finishes
+//   cancel                press Cancel: the run, or the sweep and its running point, stops
 //   play                  play the warp timeline
 //   frames N              draw N frames
 //   select-launch N       show launch N of the run in the trace panels
@@ -18,6 +19,8 @@
 //   revert                drop the edit: the lesson's original kernel again
 //   step N                select step N (0-based) of the lesson's lesson.toml
 //   check-step            run the selected step and evaluate its questions and claims
+//   reply Q TEXT          answer question Q (0-based) of the selected step with TEXT (one word;
+//                         a prediction before the run, for a predict question)
 //   view NAME             bring a view forward: page, source, timeline, buffers, gpu (whole GPU),
 //                         memory, lanes, flow (memory flow), banks (shared-memory banks), help
 //   screenshot OUT.png    write the window to a PNG
@@ -46,6 +49,7 @@ struct ScriptCommand {
     Run,
     Sweep,
     Wait,
+    Cancel,
     Play,
     Frames,
     SelectLaunch,
@@ -56,6 +60,7 @@ struct ScriptCommand {
     Revert,
     Step,
     CheckStep,
+    Reply,
     Cursor,
     View,
     Screenshot,

@@ -1,6 +1,7 @@
 #include "ui/app/model/lesson_steps.h"
 
 #include <chrono>
+#include <cstdlib>
 #include <memory>
 
 #include "lab/compile.h"
@@ -28,7 +29,8 @@ StepCheck run_lesson_step(const lab::Lesson& lesson, size_t step, const StepRunO
     out.gpu_note = o.use_gpu ? run->gpu_note : "the real GPU was not asked for";
     out.checks_passed = run->result.passed();
     for (const lab::StepAnswer& a : run->answers)
-      out.answers.push_back({a.value, a.shown, a.error});
+      out.answers.push_back(
+          {a.value, a.shown, a.error, a.gpu_value, a.gpu_shown, a.gpu_measured_on});
     for (const lab::StepClaim& c : run->claims) {
       StepCheck::Claim cv;
       cv.claim = c.claim;
@@ -43,6 +45,40 @@ StepCheck run_lesson_step(const lab::Lesson& lesson, size_t step, const StepRunO
     out.result = std::make_shared<const lab::ExperimentResult>(std::move(run->result));
   }
   out.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return out;
+}
+
+bool predictions_ready(const lab::LessonStep& st, const std::vector<std::string>& replies) {
+  for (size_t i = 0; i < st.questions.size(); ++i) {
+    if (!st.questions[i].predict) continue;
+    if (i >= replies.size() || replies[i].find_first_not_of(" \t") == std::string::npos)
+      return false;
+  }
+  return true;
+}
+
+std::string reveal_line(const lab::LessonQuestion& q, const StepCheck::Answer& a,
+                        const std::string& reply, bool* right) {
+  if (right) *right = false;
+  if (!a.error.empty() || !a.value) return "the model's answer could not be computed: " + a.error;
+  // A choice reply is its 1-based number: show the choice's text.
+  std::string said = reply;
+  if (q.kind == lab::LessonQuestion::Kind::Choice) {
+    char* end = nullptr;
+    const long n = std::strtol(reply.c_str(), &end, 10);
+    if (end && *end == '\0' && n >= 1 && n <= static_cast<long>(q.choices.size()))
+      said = q.choices[size_t(n - 1)];
+  }
+  const bool ok = lab::reply_is_right(q, *a.value, reply);
+  if (right) *right = ok;
+  std::string out =
+      "you predicted " + said + (ok ? ": right. " : ": not quite. ") + "Model: " + a.shown + ". ";
+  if (!a.gpu_value)
+    out += "GPU: no measurement at these values";
+  else if (a.gpu_measured_on.empty())
+    out += "Real GPU: " + a.gpu_shown;
+  else
+    out += "GPU: " + a.gpu_shown + " (measured on " + a.gpu_measured_on + ")";
   return out;
 }
 

@@ -23,6 +23,10 @@ struct StepCheck {
     std::optional<double> value;  // the question's answer from the run
     std::string shown;            // the value, or the choice it picks
     std::string error;            // the answer's expression could not be evaluated
+    // The GPU's answer (a predict question): the run's GPU side, else the committed data of the
+    // same experiment at the same values ("device, date" in gpu_measured_on); unset without.
+    std::optional<double> gpu_value;
+    std::string gpu_shown, gpu_measured_on;
   };
   std::vector<Answer> answers;  // one per question of the step
   struct Claim {
@@ -51,5 +55,15 @@ struct StepRunOptions {
 // (lab::run_lesson_step) and keeps what the step panel shows. A reply to a question is checked
 // with lab::reply_is_right, numbers are shown with lab::lesson_number (lab/lesson_step.h).
 StepCheck run_lesson_step(const lab::Lesson& lesson, size_t step, const StepRunOptions& o);
+
+// Predict, then reveal (lab::LessonQuestion::predict): a step with predict questions runs only
+// once each has a reply (`replies[i]` answers question i; missing or blank is no reply).
+bool predictions_ready(const lab::LessonStep& st, const std::vector<std::string>& replies);
+// The line that reveals a predict question after its run: the prediction (right or not, against
+// the model's answer and the question's tolerance), the model's answer and the GPU's, e.g.
+// "you predicted 8: not quite. Model: 32. GPU: 32 (measured on NVIDIA H100 80GB HBM3, 2026-11-24)".
+// `right` (may be null) gets whether the prediction matched the model.
+std::string reveal_line(const lab::LessonQuestion& q, const StepCheck::Answer& a,
+                        const std::string& reply, bool* right);
 
 }  // namespace warplab::app

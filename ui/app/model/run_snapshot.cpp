@@ -170,6 +170,7 @@ RunSnapshot run_traced(const RunRequest& req) {
   auto result = runner->run(exp);
   if (!result) {
     snap.error = result.error().to_string();
+    snap.cancelled = req.cancel && req.cancel->load(std::memory_order_acquire);
     return finish();
   }
   snap.backend = result->backend;
@@ -239,7 +240,8 @@ std::vector<GroupTotals> group_totals(const RunSnapshot& run) {
       const timing::MemoryTable& m = l.timing->memory;
       t.sim_dram_bytes += double(m.dram_bytes_read + m.dram_bytes_written);
       t.sim_read_bytes += double(m.dram_bytes_read);
-      t.sim_written_bytes += std::max(double(m.dram_bytes_written), double(m.l2_write_sectors) * 32);
+      t.sim_written_bytes +=
+          std::max(double(m.dram_bytes_written), double(m.l2_write_sectors) * 32);
       t.sim_warp_instructions += double(l.timing->stats.warp_instructions);
     }
     if (l.gpu && l.gpu->time_us)

@@ -8,8 +8,8 @@
 // in gpu_note. The snapshot only reshapes the runner's result for drawing.
 #pragma once
 
-#include <atomic>
 #include <array>
+#include <atomic>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -76,8 +76,9 @@ inline constexpr uint64_t kMaxBufferValues = 1u << 22;
 
 struct RunSnapshot {
   std::string experiment_path, experiment_name, config;
-  bool cold_l2 = true;  // the request's L2 convention (shown next to the numbers)
-  std::string error;    // the whole run failed before or between launches
+  bool cold_l2 = true;     // the request's L2 convention (shown next to the numbers)
+  std::string error;       // the whole run failed before or between launches
+  bool cancelled = false;  // it failed because Cancel was pressed (the app keeps the run shown)
   std::vector<std::pair<std::string, std::string>> params;  // name, value used
   std::vector<LaunchView> launches;
   std::vector<lab::CheckResult> checks;

@@ -79,6 +79,10 @@ bool RunWorker::start_sweep(RunRequest request) {
       }
       p.x = points[i].empty() ? double(i) : points[i].front().second.as_double();
       p.run = std::make_shared<const RunSnapshot>(run_traced(one));
+      if (cancel_.load(std::memory_order_acquire)) {  // stopped mid-point: no half a point
+        snap->cancelled = true;
+        break;
+      }
       snap->points.push_back(std::move(p));
       publish();
     }
