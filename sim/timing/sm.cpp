@@ -142,6 +142,17 @@ struct alignas(64) Sm::Warp {
   uint64_t fetch_ready = 0;  // cycle `next` can issue at the earliest
   uint64_t since = 0;
   Window win;  // fetched instructions; win.at(0) is the next in program order
+  // evaluate()'s answers for win.first while it waits on its scoreboard, kept until `first`
+  // changes (learn_next) or the warp issues: only the warp's own issues change its pending
+  // writes and its window, so they hold till then. sb_until: the cycle its registers are ready
+  // (waited on as sb_kind); hoist_at > 0: find_hoist's load, which passed every test but the
+  // load/store pipe and the LSU queue (looked at again on each call), in shared memory when
+  // hoist_shared; hoist_at < 0: find_hoist has none to offer; 0: not known.
+  uint64_t sb_until = 0;
+  WarpState sb_kind = WarpState::Wait;
+  bool sb_known = false;
+  bool hoist_shared = false;
+  int32_t hoist_at = 0;
   int block = -1, index = 0;  // block slot, warp index within the block
   uint64_t barrier_release = kNever;
   uint64_t drain_until = 0;  // last store's completion
@@ -604,10 +615,13 @@ void Sm::vector_issued(Warp& w, size_t k, uint64_t ready) {
 
 int Sm::find_hoist(Warp& w, int sp, uint64_t now, uint64_t& wake) {
   const CompilerConfig& cc = ctx_.config.compiler;
-  if (!cc.hoist_loads || w.hoisted >= cc.max_hoisted_loads) return 0;
+  if (w.hoist_at != 0) return w.hoist_at > 0 ? hoist_now(w, sp, now, wake) : 0;
+  // `none`: no load to hoist until the warp issues (what decided it stays as it is till then).
+  auto none = [&w] { return w.hoist_at = -1, 0; };
+  if (!cc.hoist_loads || w.hoisted >= cc.max_hoisted_loads) return none();
   // Registers: results of loads still in flight (issued ahead, or reached and not yet back)
   // each hold a register; the compiler keeps only part of the thread's registers for them.
-  if (w.hoisted_regs + static_cast<int>(w.unread.size()) >= load_registers_) return 0;
+  if (w.hoisted_regs + static_cast<int>(w.unread.size()) >= load_registers_) return none();
   // Loads move only within one unrolled body: `unroll` consecutive iterations of a loop.
   const uint32_t body = w.win.first->back_edges / static_cast<uint32_t>(cc.unroll);
   // Memory that stores between the waiting instruction and the load may write.
@@ -619,37 +633,45 @@ int Sm::find_hoist(Warp& w, int sp, uint64_t now, uint64_t& wake) {
       if (k >= static_cast<size_t>(cc.window) || last.fence ||
           last.back_edges / static_cast<uint32_t>(cc.unroll) != body ||
           blocks_[w.block].cta->next_is_cluster_barrier(w.index))
-        return 0;
+        return none();
       if (!fetch(w, now)) return 0;
       if (k == w.win.count) return 0;  // the warp exited or waits at a barrier functionally
     }
     Ahead& e = w.win.at(k);
-    if (e.back_edges / static_cast<uint32_t>(cc.unroll) != body) return 0;
+    if (e.back_edges / static_cast<uint32_t>(cc.unroll) != body) return none();
     if (!e.hoisted && !e.merged && e.indep && e.load && !(e.reads & blocked)) {
       // Its address must be computable now: no register it needs is still being written.
       for (int x = 0; x < e.ext_count; ++x)
         for (const Pending& p : w.pending)
           if (p.key == e.ext[x] && p.ready > now) return 0;
-      // Loads leave in program order: this one takes the load/store pipe and the LSU queue.
-      const uint64_t free = pipe_free_[sp][unit_index(UnitClass::Ldst)];
-      if (free > now) {
-        wake = std::min(wake, free);
-        return 0;
-      }
-      uint64_t qwake = kNever;
-      const bool ok = e.info.space == Space::Shared ? l1tex_.can_accept_shared(now, qwake)
-                                                    : l1tex_.can_accept_global(now, qwake);
-      if (!ok) {
-        wake = std::min(wake, qwake);
-        return 0;
-      }
-      return static_cast<int>(k);
+      // It stays the load to hoist until the warp issues (its registers stay ready, and what
+      // the scan passed over stays as it was).
+      w.hoist_at = static_cast<int32_t>(k);
+      w.hoist_shared = e.info.space == Space::Shared;
+      return hoist_now(w, sp, now, wake);
     }
-    if (e.fence) return 0;
+    if (e.fence) return none();
     blocked |= e.writes;
     w.win.stores |= e.writes;
     w.win.passed = k + 1;  // passed over, and will be at every later look
   }
+}
+
+int Sm::hoist_now(Warp& w, int sp, uint64_t now, uint64_t& wake) {
+  // Loads leave in program order: this one takes the load/store pipe and the LSU queue.
+  const uint64_t free = pipe_free_[sp][unit_index(UnitClass::Ldst)];
+  if (free > now) {
+    wake = std::min(wake, free);
+    return 0;
+  }
+  uint64_t qwake = kNever;
+  const bool ok = w.hoist_shared ? l1tex_.can_accept_shared(now, qwake)
+                                 : l1tex_.can_accept_global(now, qwake);
+  if (!ok) {
+    wake = std::min(wake, qwake);
+    return 0;
+  }
+  return w.hoist_at;
 }
 
 void Sm::learn_next(Warp& w) {
@@ -669,6 +691,8 @@ void Sm::learn_next(Warp& w) {
   w.next_clear = false;
   w.next_warmed = false;
   w.next_line = in.inst->ptx_line;
+  w.sb_known = false;
+  w.hoist_at = 0;
   w.win.first_known = true;
 }
 
@@ -692,32 +716,37 @@ WarpState Sm::evaluate(Warp& w, int sp, uint64_t now, uint64_t& wake) {
   // 1. Scoreboard: any source or destination register still being written? (Once none is, none
   //    is until the warp issues this instruction: w.next_clear.)
   if (!w.next_clear) {
-    const func::StepInfo& in = w.win.first->info;
-    uint64_t blocked = 0;
-    WarpState kind = WarpState::Wait;
-    const int32_t fkey = in.function << 20;
-    auto check = [&](int32_t reg) {
-      for (const Pending& p : w.pending)
-        if (p.key == (fkey | reg) && p.ready > now && p.ready > blocked) {
-          blocked = p.ready;
-          kind = p.kind;
-        }
-    };
-    if (!w.pending.empty()) {
-      std::erase_if(w.pending, [&](const Pending& p) { return p.ready <= now; });
-      for (int i = 0; i < in.src_count; ++i) check(in.src_regs[i]);
-      for (int i = 0; i < in.dst_count; ++i) check(in.dst_regs[i]);
-      if (in.inst->guard >= 0) check(in.inst->guard);
+    if (!w.sb_known) {  // the latest pending write of its registers (the last to clear)
+      const func::StepInfo& in = w.win.first->info;
+      uint64_t blocked = 0;
+      WarpState kind = WarpState::Wait;
+      const int32_t fkey = in.function << 20;
+      auto check = [&](int32_t reg) {
+        for (const Pending& p : w.pending)
+          if (p.key == (fkey | reg) && p.ready > now && p.ready > blocked) {
+            blocked = p.ready;
+            kind = p.kind;
+          }
+      };
+      if (!w.pending.empty()) {
+        std::erase_if(w.pending, [&](const Pending& p) { return p.ready <= now; });
+        for (int i = 0; i < in.src_count; ++i) check(in.src_regs[i]);
+        for (int i = 0; i < in.dst_count; ++i) check(in.dst_regs[i]);
+        if (in.inst->guard >= 0) check(in.inst->guard);
+      }
+      w.sb_until = blocked;
+      w.sb_kind = kind;
+      w.sb_known = true;
     }
-    if (blocked > now) {
+    if (w.sb_until > now) {
       // While it waits, the compiler's schedule may have a later load to issue.
-      wake = blocked;
+      wake = w.sb_until;
       if (const int k = find_hoist(w, sp, now, wake)) {
         w.pick = k;
         wake = now;
         return WarpState::NotSelected;
       }
-      return kind;
+      return w.sb_kind;
     }
     w.next_clear = true;
   }
@@ -786,7 +815,8 @@ bool Sm::tick(uint64_t now) {
       const int s = 64 * wd + std::countr_zero(bits);
       Warp& w = warps_[s];
       const char* next = reinterpret_cast<const char*>(w.win.first);
-      if (next && !(w.win.first_known && w.next_clear)) {  // evaluate() reads the entry
+      // evaluate() reads the entry (and find_hoist the window) unless it knows their answers.
+      if (next && !(w.win.first_known && (w.next_clear || (w.sb_known && w.hoist_at != 0)))) {
         for (size_t line = 0; line < kAheadHotBytes; line += 64) __builtin_prefetch(next + line);
         if (w.win.passed < w.win.count) __builtin_prefetch(&w.win.at(w.win.passed));  // find_hoist
       }
@@ -994,6 +1024,7 @@ bool Sm::issue(int slot, uint64_t now) {
   Block& b = blocks_[w.block];
   const int sp = slot % static_cast<int>(pipe_free_.size());
   ++instructions_;
+  w.hoist_at = 0;  // the window changes (find_hoist looks afresh)
   // 0. A hoisted load: it leaves now; its result joins the scoreboard when the warp reaches it.
   if (w.pick > 0) {
     const size_t k = static_cast<size_t>(w.pick);
@@ -1009,7 +1040,7 @@ bool Sm::issue(int slot, uint64_t now) {
     trace_issue(slot, e.info, now);
     return true;
   }
-  const func::StepInfo& in = w.win.at(0).info;
+  const func::StepInfo& in = w.win.first->info;  // win.at(0), without reading the ring
   const ptx::Instruction& inst = *in.inst;
   const UnitClass unit = ptx::unit_of(inst);
   const IssuePipe ip = issue_pipe(cfg.pipes, inst, unit);
@@ -1023,7 +1054,7 @@ bool Sm::issue(int slot, uint64_t now) {
   WarpState kind = WarpState::Wait;
   if (unit == UnitClass::Sfu || unit == UnitClass::Warp) kind = WarpState::ShortScoreboard;
   if (in.is_memory && is_memory_op(inst.op) && in.exec_mask != 0) {
-    ready = access(slot, in, now, kind, w.win.at(0).leader);
+    ready = access(slot, in, now, kind, w.win.first->leader);
     vector_issued(w, 0, ready);
   }
   read_loaded(w, in);
@@ -1095,8 +1126,8 @@ bool Sm::advance(Warp& w, uint64_t now) {
     // Loads issued ahead, and loads folded into a vector load, take no issue slot of their own:
     // their results join the scoreboard as the warp reaches them.
     while (w.win.count > 0 &&
-           (w.win.at(0).hoisted || w.win.at(0).merged || w.win.at(0).dropped)) {
-      const Ahead& e = w.win.at(0);
+           (w.win.first->hoisted || w.win.first->merged || w.win.first->dropped)) {
+      const Ahead& e = *w.win.first;
       if (e.dropped) {
         w.win.pop();
         continue;

@@ -148,6 +148,9 @@ class Sm {
   // The compiler's schedule (CompilerConfig): a later load of the window that could issue now
   // while win.at(0) waits; 0 when none. May fetch further ahead (sets fault_ if that faults).
   int find_hoist(Warp& w, int sp, uint64_t now, uint64_t& wake);
+  // find_hoist's load win.at(w.hoist_at): w.hoist_at when the load/store pipe and its LSU queue
+  // take it now, else 0 (and `wake` lowered to when they might).
+  int hoist_now(Warp& w, int sp, uint64_t now, uint64_t& wake);
   // Registers of loaded results: held from the load until an instruction reads them (or writes
   // them again); they bound how many loads the compiler's schedule keeps in flight.
   static void hold_loaded(Warp& w, const func::StepInfo& in);
