@@ -279,11 +279,15 @@ void write_pending(std::vector<Sm::Pending>& pending, const func::StepInfo& in, 
 }
 
 // A load the compiler may move above earlier instructions: a plain (weak, non-volatile) load
-// from global, local or shared memory.
+// from global, local or shared memory, or another block's shared memory through a generic or
+// shared::cluster address (ptxas schedules a generic LD like any load: the H100 overlaps
+// c.dsmem_neighbor's four remote loads a body, 98-176 cycles a load against 219 for one alone).
 bool hoistable_load(const func::StepInfo& in) {
   const ptx::Instruction& i = *in.inst;
   return (i.op == Opcode::Ld || i.op == Opcode::Ldu) && in.is_memory && !in.is_store &&
-         !in.is_atomic && (is_global_like(in.space) || in.space == Space::Shared) &&
+         !in.is_atomic &&
+         (is_global_like(in.space) || in.space == Space::Shared ||
+          in.space == Space::SharedCluster) &&
          !i.mod.volatile_ && !i.mod.relaxed_or_acquire;
 }
 
