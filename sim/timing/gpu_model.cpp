@@ -10,6 +10,7 @@
 #include "sim/timing/block_scheduler.h"
 #include "sim/timing/l2.h"
 #include "sim/timing/parallel_loop.h"
+#include "sim/timing/fast_forward.h"
 #include "sim/timing/sampling.h"
 #include "sim/timing/schedule.h"
 #include "sim/timing/sm.h"
@@ -276,10 +277,10 @@ Expected<TimingResult> simulate(const func::Program& program, func::DeviceMemory
       if (skipped_fault || !sampler.is_boundary(next)) return next;
       const uint64_t to = sampler.at_boundary(next, snapshot(sms, l2, at));
       if (to == next) return next;
-      func::FunctionalOptions fast;
-      fast.first_block = next;
-      fast.end_block = to;
-      auto f = func::run_functional(program, memory, launch, fast);
+      // The skipped blocks run functionally and leave their lines in the L2 (fast_forward.h).
+      auto f = fast_forward(program, memory, launch, next, to, l2,
+                            static_cast<uint32_t>(config.l1.line_bytes),
+                            static_cast<uint32_t>(config.l1.sector_bytes));
       if (f) add_stats(skipped_stats, f->stats);
       if (f && !f->fault) return to;
       skipped_fault = f ? *f->fault : func::LaunchFault{};
