@@ -99,6 +99,16 @@ class WaveSampler {
   // block to place instead: blocks [next, returned) are the caller's to fast-forward.
   uint64_t at_boundary(uint64_t next, const WaveCounters& at);
   uint64_t skipped_blocks() const { return skipped_blocks_; }
+  // A skipped wave has been fast-forwarded (fast_forward.h), its replayed accesses evicting
+  // `written_back_bytes` of dirty sectors from the L2: whether the L2 still behaves as in the
+  // stable waves, i.e. those bytes are the stable waves' DRAM bytes written per wave within
+  // `tolerance` of their DRAM traffic per wave. When not (the L2 has filled up and starts
+  // writing back, or stops), the caller ends the skip with cut_skip after that wave, so the
+  // change is simulated in detail instead of being interpolated over a long skip.
+  bool skipped_wave(uint64_t written_back_bytes) const;
+  // Ends the current skip before block `next` (a wave boundary inside it): the waves from there
+  // on run in detail.
+  void cut_skip(uint64_t next);
   // The extrapolated totals of every skipped wave; call once the launch is over. Adds them to
   // `r` (cycles, warp states, memory table; per-line warp states scaled) and to `active` and
   // `resident` (SM-cycles and resident-warp-cycles, for the occupancy and IPC), and fills
@@ -127,6 +137,8 @@ class WaveSampler {
   std::vector<Cost> costs_;
   size_t window_begin_ = 0;  // first cost of the current measuring window
   double reference_ = 0;     // mean cycles of the stable window
+  double reference_written_ = 0;  // its DRAM bytes written per wave
+  double reference_traffic_ = 0;  // its DRAM bytes read and written per wave
   std::vector<Skip> skips_;
   uint64_t skipped_blocks_ = 0;
 };
