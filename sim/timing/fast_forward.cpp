@@ -79,9 +79,6 @@ Expected<FastForwardResult> fast_forward(const func::Program& program, func::Dev
         return r;
       }
     }
-    ++r.stats.blocks;
-    r.stats.warps += static_cast<uint64_t>(cta.warp_count());
-    r.stats.threads += launch.block.count();
   }
   return r;
 }

@@ -33,7 +33,7 @@ namespace warplab::timing {
 class L2;
 
 struct FastForwardResult {
-  func::LaunchStats stats;                // of the blocks that ran (as run_functional counts)
+  func::LaunchStats stats;                // of the blocks that ran (Cta::step counts them)
   std::optional<func::LaunchFault> fault;  // set when a block faulted; the rest did not run
   uint64_t l2_requests = 0;                // line requests replayed into the L2
   uint64_t evicted_dirty_sectors = 0;      // dirty sectors the replay evicted

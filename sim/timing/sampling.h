@@ -26,14 +26,16 @@
 // What a wave "costs": the cycles and counters between the dispatch of its first block and of the
 // next wave's first block (in the steady state blocks finish and start at a constant rate, so
 // this is one wave's worth of work even though waves overlap).
-// Known error (2026-11-26): a streaming kernel whose data outgrows the L2 (a copy of 2 x 64 MiB)
-// came out 22% fast (83,359 cycles sampled, 106,727 full): in the full run the L2 fills after a
-// third of the grid and every later miss also writes a dirty line back to DRAM; the skipped blocks
-// never fill it, so the detailed waves never reach that phase. To do: keep measuring until the L2
-// has been filled when the grid's traffic would fill it.
-// Simplified: the skipped blocks never touch the caches, so the L2 holds what the detailed waves
-// left there (exact for streaming kernels, close for kernels whose reuse is inside a wave); the
-// per-line warp states are scaled by the run's total ratio. Grids of fewer than `min_waves` waves,
+// The L2 across skipped waves (2026-11-26): a streaming kernel whose data outgrows the L2 (a copy
+// of 2 x 64 MiB) came out 22% fast (83,359 cycles sampled, 106,727 full) while the skipped blocks
+// never touched the L2: in the full run it fills after a third of the grid and every later miss
+// also writes a dirty line back to DRAM; the detailed waves never reached that phase. Now the
+// skipped blocks run a wave at a time through fast_forward.h, which replays their global accesses
+// into the L2's tags and dirty sectors, and a skipped wave whose replay evicts dirty bytes unlike
+// the stable waves' DRAM writes (skipped_wave) ends the skip there, so the L2 filling up is
+// simulated in detail rather than interpolated: 106,393 cycles (-0.3%).
+// Simplified: the skipped blocks' accesses reach the L2 in block order and skip the L1s (see
+// fast_forward.h); the per-line warp states are scaled by the run's total ratio. Grids of fewer than `min_waves` waves,
 // traced and checked (racecheck, synccheck) launches run in full, and say so.
 #pragma once
 
