@@ -35,8 +35,9 @@
 // the stable waves' DRAM writes (skipped_wave) ends the skip there, so the L2 filling up is
 // simulated in detail rather than interpolated: 106,393 cycles (-0.3%).
 // Simplified: the skipped blocks' accesses reach the L2 in block order and skip the L1s (see
-// fast_forward.h); the per-line warp states are scaled by the run's total ratio. Grids of fewer than `min_waves` waves,
-// traced and checked (racecheck, synccheck) launches run in full, and say so.
+// fast_forward.h); the per-line warp states are scaled by the run's total ratio. Grids of fewer
+// than `min_waves` waves, traced and checked (racecheck, synccheck) launches run in full, and say
+// so.
 #pragma once
 
 #include <cstdint>
