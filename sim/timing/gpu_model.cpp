@@ -10,6 +10,7 @@
 #include "sim/timing/block_scheduler.h"
 #include "sim/timing/l2.h"
 #include "sim/timing/parallel_loop.h"
+#include "sim/timing/fast_forward.h"
 #include "sim/timing/sampling.h"
 #include "sim/timing/schedule.h"
 #include "sim/timing/sm.h"
@@ -246,8 +247,8 @@ Expected<TimingResult> simulate(const func::Program& program, func::DeviceMemory
   // whose blocks then run here in the functional executor.
   const bool checked = options.trace.enabled || launch.synccheck || launch.racecheck;
   const func::Dim3 cluster = func::effective_cluster(launch, *kernel);
-  WaveSampler sampler(options.sampling, launch.grid.count(),
-                      uint64_t(r.occupancy.blocks_per_sm) * sms.size(),
+  const uint64_t blocks_per_wave = uint64_t(r.occupancy.blocks_per_sm) * sms.size();
+  WaveSampler sampler(options.sampling, launch.grid.count(), blocks_per_wave,
                       checked                 ? "a traced or checked launch"
                       : cluster.count() > 1 ? "a launch with clusters"
                                             : "");
@@ -276,15 +277,28 @@ Expected<TimingResult> simulate(const func::Program& program, func::DeviceMemory
       if (skipped_fault || !sampler.is_boundary(next)) return next;
       const uint64_t to = sampler.at_boundary(next, snapshot(sms, l2, at));
       if (to == next) return next;
-      func::FunctionalOptions fast;
-      fast.first_block = next;
-      fast.end_block = to;
-      auto f = func::run_functional(program, memory, launch, fast);
-      if (f) add_stats(skipped_stats, f->stats);
-      if (f && !f->fault) return to;
-      skipped_fault = f ? *f->fault : func::LaunchFault{};
-      if (!f) skipped_fault->message = f.error().to_string();
-      return launch.grid.count();  // nothing more to place: the launch stops
+      // The skipped blocks run functionally, a wave at a time, and leave their lines in the L2
+      // (fast_forward.h); a wave whose write-backs are not the stable waves' ends the skip.
+      const uint64_t wave = std::max<uint64_t>(blocks_per_wave, 1);
+      for (uint64_t b = next; b < to;) {
+        const uint64_t e = std::min(b + wave, to);
+        auto f = fast_forward(program, memory, launch, b, e, l2,
+                              static_cast<uint32_t>(config.l1.line_bytes),
+                              static_cast<uint32_t>(config.l1.sector_bytes));
+        if (f) add_stats(skipped_stats, f->stats);
+        if (!f || f->fault) {
+          skipped_fault = f ? *f->fault : func::LaunchFault{};
+          if (!f) skipped_fault->message = f.error().to_string();
+          return launch.grid.count();  // nothing more to place: the launch stops
+        }
+        b = e;
+        if (b < to && !sampler.skipped_wave(f->evicted_dirty_sectors *
+                                            static_cast<uint64_t>(config.l1.sector_bytes))) {
+          sampler.cut_skip(b);
+          return b;
+        }
+      }
+      return to;
     });
   // Counter samples (trace): interval chosen so a run gives about 2000 samples.
   uint64_t interval = options.trace.counter_interval;

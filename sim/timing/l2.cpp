@@ -203,4 +203,25 @@ uint64_t L2::atomic(uint64_t line, uint32_t sector_mask, int repeats, uint64_t n
   return ready;
 }
 
+// Sampled simulation: the state changes of read/write/atomic above, without their time.
+int L2::replay(uint64_t line, uint32_t sector_mask, uint32_t full_mask, uint32_t word_mask,
+               Replay kind) {
+  SectoredCache& slice = slices_[slice_of(line)];
+  const uint32_t mask = kind == Replay::Read ? fetch_groups(sector_mask) : sector_mask;
+  const CacheAccess a = slice.access(line, mask, 0, true);
+  slice.set_fill(a.way, a.miss_mask, 0);  // present, long filled
+  if (kind == Replay::Read) {
+    // A partly written sector that is read is fetched and merged: whole again.
+    if (const uint32_t part = slice.partial(a.way) & mask) slice.clear_partial(a.way, part);
+  } else {
+    slice.mark_dirty(a.way, sector_mask);
+    if (kind == Replay::Store) {
+      slice.clear_partial(a.way, sector_mask & full_mask);
+      slice.mark_partial(a.way, a.miss_mask & ~full_mask);
+      slice.add_written(a.way, word_mask);
+    }
+  }
+  return a.evicted ? std::popcount(a.evicted_dirty) : 0;
+}
+
 }  // namespace warplab::timing

@@ -76,6 +76,15 @@ class L2 {
   uint64_t atomic(uint64_t line, uint32_t sector_mask, int repeats, uint64_t now,
                   uint64_t word = ~uint64_t{0}, bool float_add = false);
 
+  // Sampled simulation (fast_forward.h): what a fast-forwarded access leaves in the L2, with no
+  // time and no counters: the tags, the replacement order, the valid, dirty and partial sectors
+  // change as read/write/atomic would change them; a dirty line it evicts is dropped (the
+  // skipped waves' DRAM traffic is the sampler's to extrapolate). Returns the dirty sectors it
+  // evicted.
+  enum class Replay : uint8_t { Read, Store, Atomic };
+  int replay(uint64_t line, uint32_t sector_mask, uint32_t full_mask, uint32_t word_mask,
+             Replay kind);
+
   // A new launch on a warm L2 (back-to-back launches, as CUDA-event timings see them): the lines
   // and dirty sectors stay; queues, fill times and counters start again at cycle 0.
   void begin_launch();

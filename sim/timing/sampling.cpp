@@ -143,6 +143,14 @@ uint64_t WaveSampler::at_boundary(uint64_t next, const WaveCounters& at) {
     if (hi - lo <= opt_.tolerance * mean) {
       phase_ = Phase::Skipping;
       reference_ = mean;
+      // The window's DRAM traffic per wave: what a skipped wave's L2 write-backs are held to.
+      double read = 0, written = 0;
+      for (size_t i = idx + 1 - stable; i <= idx; ++i) {
+        read += double(costs_[i].delta.values[kDram]);
+        written += double(costs_[i].delta.values[kDram + 1]);
+      }
+      reference_written_ = written / double(stable);
+      reference_traffic_ = (read + written) / double(stable);
       skip = true;
     }
   }
@@ -153,6 +161,20 @@ uint64_t WaveSampler::at_boundary(uint64_t next, const WaveCounters& at) {
   skipped_blocks_ += n * wave_blocks_;
   current_wave_ = wave + n;
   return next + n * wave_blocks_;
+}
+
+bool WaveSampler::skipped_wave(uint64_t written_back_bytes) const {
+  const double d = std::abs(double(written_back_bytes) - reference_written_);
+  return d <= opt_.tolerance * std::max(reference_traffic_, 1.0);
+}
+
+void WaveSampler::cut_skip(uint64_t next) {
+  Skip& k = skips_.back();
+  const uint64_t first = current_wave_ - k.waves;  // the skip's first wave
+  const uint64_t waves = next / wave_blocks_ - first;
+  skipped_blocks_ -= (k.waves - waves) * wave_blocks_;
+  k.waves = waves;
+  current_wave_ = next / wave_blocks_;
 }
 
 void WaveSampler::finish(TimingResult& r, uint64_t& active, uint64_t& resident,
