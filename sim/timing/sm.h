@@ -144,6 +144,10 @@ class Sm {
   // Appends the warp's next instruction to its window (runs it functionally). False: it faulted.
   bool fetch(Warp& w, uint64_t now);
   void drop_unrolled(Warp& w, Ahead& e);
+  // Whether instruction k of `function` is the branch closing an innermost loop ptxas unrolls.
+  bool unrolled_branch(int32_t function, size_t k) const;
+  // The cycle a branch may read the predicate that the compare `in` of warp `w` writes.
+  uint64_t predicate_branch_ready(const Warp& w, const func::StepInfo& in) const;
   // The compiler's schedule (CompilerConfig): a later load of the window that could issue now
   // while win.at(0) waits; 0 when none. May fetch further ahead (sets fault_ if that faults).
   int find_hoist(Warp& w, int sp, uint64_t now, uint64_t& wake);
