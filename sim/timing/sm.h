@@ -37,6 +37,10 @@
 // Loads leave in program order; the result joins the scoreboard when the warp reaches
 // the load in program order, so every result is what PTX order gives (the functional executor
 // already ran it). Counts stay with each instruction's own PTX and CUDA line.
+// A branch reads a compare's predicate later than an ALU instruction would: ptxas gives ISETP a
+// stall of pipes.predicate_branch_latency (13 on the H100) before a dependent BRA, and fills it
+// with the block's other work where it can, so a short rolled loop pays it on every iteration
+// (predicate_branch_ready).
 // Simplified: the functional executor runs each instruction when the warp *fetches* it (ahead of
 // issue, by up to compiler.window instructions while looking for a load to hoist), which keeps
 // results identical for race-free kernels; the address arithmetic that ptxas folds into the
