@@ -1,7 +1,8 @@
 // Latency mechanisms of issue 25, each to the cycle on a small kernel (sim/timing/sm.cpp):
 // votes and matches on pipes of their own (pipes.vote, pipes.match), the loop control that
 // ptxas's unrolling removes (the backward branch and compare of all but one copy of the body),
-// and the block barrier's count of arrivals (block_barrier.h).
+// the block barrier's count of arrivals (block_barrier.h), and a compare's wait before the branch
+// that reads its predicate (pipes.predicate_branch_latency).
 // The presets' figures come from scripts/microbench/latency (h100-latency-2026-11-26.csv).
 #include <doctest/doctest.h>
 
@@ -63,6 +64,44 @@ $L_loop:
   fma.rn.f32 %f1, %f1, 0f3F800000, 0f3F800000;
   add.s32 %r1, %r1, 1;
   setp.lt.s32 %p1, %r1, 8;
+  @%p1 bra $L_loop;
+  cvta.to.global.u64 %rd2, %rd1;
+  st.global.f32 [%rd2], %f1;
+  ret;
+}
+)";
+
+// A rolled loop of 4 iterations whose body is a chain of 16 FMAs (lines 12-27), then the
+// counter's add (28), compare (29) and backward branch (30).
+constexpr const char* kLongLoop = R"(.version 9.0
+.target sm_90
+.address_size 64
+.visible .entry long_loop(.param .u64 out)
+{
+  .reg .pred %p<2>;
+  .reg .f32 %f<2>;
+  .reg .b32 %r<2>;
+  .reg .b64 %rd<3>;
+  ld.param.u64 %rd1, [out];
+$L_loop:
+  fma.rn.f32 %f1, %f1, 0f3F800000, 0f3F800000;
+  fma.rn.f32 %f1, %f1, 0f3F800000, 0f3F800000;
+  fma.rn.f32 %f1, %f1, 0f3F800000, 0f3F800000;
+  fma.rn.f32 %f1, %f1, 0f3F800000, 0f3F800000;
+  fma.rn.f32 %f1, %f1, 0f3F800000, 0f3F800000;
+  fma.rn.f32 %f1, %f1, 0f3F800000, 0f3F800000;
+  fma.rn.f32 %f1, %f1, 0f3F800000, 0f3F800000;
+  fma.rn.f32 %f1, %f1, 0f3F800000, 0f3F800000;
+  fma.rn.f32 %f1, %f1, 0f3F800000, 0f3F800000;
+  fma.rn.f32 %f1, %f1, 0f3F800000, 0f3F800000;
+  fma.rn.f32 %f1, %f1, 0f3F800000, 0f3F800000;
+  fma.rn.f32 %f1, %f1, 0f3F800000, 0f3F800000;
+  fma.rn.f32 %f1, %f1, 0f3F800000, 0f3F800000;
+  fma.rn.f32 %f1, %f1, 0f3F800000, 0f3F800000;
+  fma.rn.f32 %f1, %f1, 0f3F800000, 0f3F800000;
+  fma.rn.f32 %f1, %f1, 0f3F800000, 0f3F800000;
+  add.s32 %r1, %r1, 1;
+  setp.lt.s32 %p1, %r1, 4;
   @%p1 bra $L_loop;
   cvta.to.global.u64 %rd2, %rd1;
   st.global.f32 [%rd2], %f1;
@@ -235,6 +274,83 @@ TEST_CASE("343 a barrier counts one arrival per barrier_arrival_cycles, then rel
       std::vector<uint32_t> v(32 * warps);
       REQUIRE(mem.read(out, v.data(), v.size() * 4));
       for (int t = 0; t < 32 * warps; ++t) CHECK(v[t] == uint32_t(t + 2));
+    }
+  }
+}
+
+TEST_CASE("343 the H100 preset's compare-to-branch wait is the SASS's stall count") {
+  // loops.cu's loop_nounroll: ISETP's stall count before the BRA that reads it is 13
+  // (latency/sass-h100/loops.sass); the H100 takes 29.3 cycles a link (h100-latency csv).
+  for (const char* name : {"h100-sxm", "h200"}) {
+    CAPTURE(name);
+    auto c = load_config(name);
+    REQUIRE(c);
+    CHECK(c->pipes.predicate_branch_latency == 13);
+  }
+}
+
+TEST_CASE("343 a rolled loop's branch waits predicate_branch_latency after its earliest compare") {
+  auto prog = load(kLoop);
+  REQUIRE_MESSAGE(prog, (prog ? "" : prog.error().to_string()));
+  auto longp = load(kLongLoop);
+  REQUIRE_MESSAGE(longp, (longp ? "" : longp.error().to_string()));
+  for (int wait : {0, 13}) {
+    CAPTURE(wait);
+    GpuConfig cfg;
+    cfg.compiler.hoist_loads = 1;
+    cfg.compiler.unroll = 1;  // ptxas keeps the loop rolled: every compare and branch issue
+    cfg.pipes.fp32 = {4, 1};
+    cfg.pipes.integer = {4, 2};
+    cfg.pipes.branch = {8, 1};
+    cfg.pipes.predicate_branch_latency = wait;
+    {
+      func::DeviceMemory mem;
+      const uint64_t out = mem.allocate("out", 4);
+      auto r = run(*prog, mem, cfg, "loop", 32, out);
+      REQUIRE_MESSAGE(r, (r ? "" : r.error().to_string()));
+      REQUIRE_FALSE(r->fault);
+      const auto fma = issues_of(*r, 12), add = issues_of(*r, 13);
+      const auto cmp = issues_of(*r, 14), bra = issues_of(*r, 15);
+      const auto param = issues_of(*r, 10);
+      REQUIRE((fma.size() == 8 && add.size() == 8 && cmp.size() == 8 && bra.size() == 8));
+      REQUIRE(param.size() == 1);
+      CHECK(fma[0].cycle == param[0].cycle + 1);
+      for (size_t i = 0; i < 8; ++i) {
+        CAPTURE(i);
+        // The body starts where the warp fetches again past the last branch (the first time:
+        // its first instruction, the ld.param); the add one cycle after the FMA, the compare
+        // after the add's latency.
+        const uint64_t start = i == 0 ? param[0].cycle : fma[i].cycle;
+        CHECK(add[i].cycle == fma[i].cycle + 1);
+        CHECK(cmp[i].cycle == add[i].cycle + 4);
+        // Without the wait: the compare's latency. With it: the compare's earliest place (one
+        // ALU latency into the body) + 13, later than that.
+        CHECK(bra[i].cycle == (wait == 0 ? cmp[i].cycle + 4 : start + 4 + 13));
+        if (i > 0) CHECK(fma[i].cycle == bra[i - 1].cycle + 8);
+      }
+      float v = 0;
+      REQUIRE(mem.read(out, &v, 4));
+      CHECK(v == 8.0f);
+    }
+    {
+      // Sixteen dependent FMAs (64 cycles) hide the wait: the same cycles with or without it.
+      func::DeviceMemory mem;
+      const uint64_t out = mem.allocate("out", 4);
+      auto r = run(*longp, mem, cfg, "long_loop", 32, out);
+      REQUIRE_MESSAGE(r, (r ? "" : r.error().to_string()));
+      REQUIRE_FALSE(r->fault);
+      const auto first = issues_of(*r, 12), last = issues_of(*r, 27);
+      const auto cmp = issues_of(*r, 29), bra = issues_of(*r, 30);
+      REQUIRE((first.size() == 4 && last.size() == 4 && cmp.size() == 4 && bra.size() == 4));
+      for (size_t i = 0; i < 4; ++i) {
+        CAPTURE(i);
+        CHECK(last[i].cycle == first[i].cycle + 15 * 4);
+        CHECK(cmp[i].cycle == last[i].cycle + 1 + 4);  // the add, then its latency
+        CHECK(bra[i].cycle == cmp[i].cycle + 4);       // the compare's latency: the wait is hidden
+      }
+      float v = 0;
+      REQUIRE(mem.read(out, &v, 4));
+      CHECK(v == 64.0f);  // f = f * 1 + 1, 64 times from 0
     }
   }
 }

@@ -83,6 +83,10 @@ std::vector<Field> fields() {
       F("pipes", "barrier_arrival_cycles", "cycles",
         "cycles a block's barrier counter takes per warp arriving at bar.sync (0: none)",
         pipes.barrier_arrival_cycles),
+      F("pipes", "predicate_branch_latency", "cycles",
+        "cycles from a compare writing a predicate (setp) to a branch guarded by it (0: the "
+        "compare's latency)",
+        pipes.predicate_branch_latency),
       PIPE("misc", misc, "miscellaneous"),
       PIPE("ldst", ldst, "load/store (address generation)"),
       PIPE("imad", imad, "integer multiply (IMAD, on the FMA pipe)"),
@@ -553,6 +557,8 @@ Status validate_config(const GpuConfig& c) {
         "l2.partial_write_sectors at least 1; l2.request_sectors not negative");
   if (c.pipes.barrier_arrival_cycles < 0 || c.pipes.barrier_arrival_cycles > 1e6)
     return bad("pipes.barrier_arrival_cycles must be between 0 and 1e6");
+  if (c.pipes.predicate_branch_latency < 0 || c.pipes.predicate_branch_latency > 1000000)
+    return bad("pipes.predicate_branch_latency must be between 0 and 1e6");
   if (c.l2.atomic_units < 0 || c.l2.atomic_units > c.l2.slices ||
       (c.l2.atomic_units > 0 && c.l2.slices % c.l2.atomic_units != 0))
     return bad("l2.atomic_units must divide l2.slices (0: one per slice)");

@@ -74,6 +74,10 @@ struct PipesConfig {
   PipeConfig barrier{20, 1};  // latency: cycles from the last arrival counted to release
   // cycles a block's barrier counter takes per warp arrival (block_barrier.h); 0: none
   double barrier_arrival_cycles = 0;
+  // cycles from a compare that writes a predicate (ISETP/FSETP) to a branch that reads it: ptxas
+  // keeps the compare's result from the branch this long (its stall count), longer than from an
+  // instruction it predicates. 0: the compare's own latency.
+  int64_t predicate_branch_latency = 0;
   PipeConfig misc{4, 1};
   PipeConfig ldst{4, 1};  // latency: address generation; interval: LSU issue rate
   // Integer multiplies (mul/mad .lo/.hi/.wide: IMAD) issue to the FMA pipe's heavy half, not to

@@ -20,6 +20,7 @@ struct Sm::Pending {  // a register write not yet visible
   int32_t key = 0;    // function << 20 | register
   uint64_t ready = 0;
   WarpState kind = WarpState::Wait;
+  uint64_t branch_ready = 0;  // when a branch may read it (>= ready): pipes.predicate_branch_latency
 };
 
 // Which L1TEX queue an instruction's access enters when it issues.
@@ -156,6 +157,8 @@ struct alignas(64) Sm::Warp {
   int block = -1, index = 0;  // block slot, warp index within the block
   uint64_t barrier_release = kNever;
   uint64_t drain_until = 0;  // last store's completion
+  uint64_t block_start = 0;    // the cycle it could fetch again after its last branch
+  uint64_t long_operands = 0;  // when win.at(0)'s loaded (or SFU, shuffle) operands arrived
   std::vector<Pending> pending;
   int hoisted = 0;          // loads in the window issued ahead of their turn
   int hoisted_regs = 0;     // their destination registers
@@ -268,13 +271,14 @@ bool is_memory_op(Opcode op) {  // cp.async: an L1TEX read whose bytes go to sha
 }
 
 // The scoreboard: `in`'s destination registers are written at `ready` (waited on as `kind`).
+// A predicate written by a compare reaches a branch later than `ready`: branch_ready.
 void write_pending(std::vector<Sm::Pending>& pending, const func::StepInfo& in, uint64_t ready,
-                   WarpState kind) {
+                   WarpState kind, uint64_t branch_ready = 0) {
   const int32_t fkey = in.function << 20;
   for (int i = 0; i < in.dst_count; ++i) {
     const int32_t key = fkey | in.dst_regs[i];
     std::erase_if(pending, [&](const Sm::Pending& p) { return p.key == key; });
-    pending.push_back({key, ready, kind});
+    pending.push_back({key, ready, kind, std::max(ready, branch_ready)});
   }
 }
 
@@ -410,6 +414,7 @@ Status Sm::launch_block(func::Dim3 index, uint64_t linear, uint64_t now,
     age_[slot] = age_counter_++;
     warp.fetch_ready = now + ctx_.config.core.block_launch_latency;
     warp.fetch_reason = WarpState::NoInstruction;
+    warp.block_start = warp.fetch_ready;
     warp.since = now;
     warp.span_begin = now;
     block.slots.push_back(slot);
@@ -510,6 +515,21 @@ bool Sm::fetch(Warp& w, uint64_t now) {
   return true;
 }
 
+// An unrolled loop's branch at `k`, closing an innermost loop (ptxas leaves a loop that holds
+// another, such as a spin on a flag, rolled).
+bool Sm::unrolled_branch(int32_t function, size_t k) const {
+  const auto& u = ctx_.unrolled_loops;
+  if (function < 0 || function >= static_cast<int32_t>(u.size())) return false;
+  const auto& ins = ctx_.program.module().functions[function].instructions;
+  const auto& loop = u[function];
+  if (k >= loop.size() || !loop[k]) return false;
+  for (int32_t j = ins[k].ops.back().label; j >= 0 && size_t(j) < k; ++j)
+    if (ins[j].op == Opcode::Bra && !ins[j].ops.empty() &&
+        ins[j].ops.back().kind == ptx::Operand::Kind::Label && ins[j].ops.back().label <= j)
+      return false;
+  return true;
+}
+
 // ptxas unrolls a loop (schedule.h: unrolls()) into a body of `unroll` copies with one compare and
 // branch at its end: the backward branch of the other copies, taken by every active lane, is not
 // in the SASS, nor is the compare that decides it (loops.cu's loop_const: one BRA per 16 FFMAs).
@@ -525,29 +545,63 @@ void Sm::drop_unrolled(Warp&, Ahead& e) {
       in.function >= static_cast<int32_t>(u.size()) || in.pc < 0)
     return;
   const auto& ins = ctx_.program.module().functions[in.function].instructions;
-  const auto& loop = u[in.function];
-  // An unrolled loop's branch at `k`, closing an innermost loop (ptxas leaves a loop that holds
-  // another, such as a spin on a flag, rolled).
-  auto innermost = [&](size_t k) {
-    if (k >= loop.size() || !loop[k]) return false;
-    for (int32_t j = ins[k].ops.back().label; j >= 0 && size_t(j) < k; ++j)
-      if (ins[j].op == Opcode::Bra && !ins[j].ops.empty() &&
-          ins[j].ops.back().kind == ptx::Operand::Kind::Label && ins[j].ops.back().label <= j)
-        return false;
-    return true;
-  };
   const Opcode op = in.inst->op;
   if (op == Opcode::Bra) {
     e.dropped = !in.diverged && in.exec_mask != 0 && in.exec_mask == in.active_mask &&
-                innermost(size_t(in.pc));
+                unrolled_branch(in.function, size_t(in.pc));
   } else if (op == Opcode::Setp && in.inst->guard < 0 && !in.inst->ops.empty() &&
              in.inst->ops[0].kind == ptx::Operand::Kind::Reg) {
     for (size_t k = in.pc + 1; k < ins.size() && k <= size_t(in.pc) + 8; ++k) {
       if (ins[k].op != Opcode::Bra) continue;
-      e.dropped = ins[k].guard == in.inst->ops[0].reg && innermost(k);
+      e.dropped = ins[k].guard == in.inst->ops[0].reg && unrolled_branch(in.function, k);
       break;
     }
   }
+}
+
+// ptxas gives a compare (ISETP/FSETP) a stall of pipes.predicate_branch_latency cycles before a
+// branch that reads its predicate (loops.cu's SASS: 13 on the H100), where a dependent ALU
+// instruction waits the compare's latency. It places the compare as early as it can: where the
+// code since the last branch has work that does not need the predicate, that work hides the
+// wait. Modelled so: the wait runs from the compare's earliest place, one ALU latency after the
+// warp fetched again past its last branch (its integer operands computed first), or when its
+// loaded, SFU or shuffled operands arrived if later. A loop's body of few instructions (a
+// loop ptxas keeps rolled) pays it in full; a long body, a loop ptxas unrolls, or one that holds
+// another loop (the compare goes above the inner loop) does not.
+uint64_t Sm::predicate_branch_ready(const Warp& w, const func::StepInfo& in) const {
+  const ptx::Instruction& i = *in.inst;
+  const PipesConfig& p = ctx_.config.pipes;
+  if (p.predicate_branch_latency <= 0 || i.op != Opcode::Setp || i.ops.empty() ||
+      i.ops[0].kind != ptx::Operand::Kind::Reg || in.function < 0 || in.pc < 0)
+    return 0;
+  const auto& ins = ctx_.program.module().functions[in.function].instructions;
+  // A compare of a predicate turned into an integer (selp 1, 0, p; setp.ne r, 0) is folded by
+  // ptxas: the branch reads the first predicate (a try_wait's, a vote's) and no ISETP issues.
+  for (size_t k = size_t(in.pc); k-- > 0 && k + 4 >= size_t(in.pc);) {
+    const ptx::Instruction& w_k = ins[k];
+    if (w_k.ops.empty() || w_k.ops[0].kind != ptx::Operand::Kind::Reg) continue;
+    bool feeds = false;
+    for (size_t o = 1; o < i.ops.size(); ++o)
+      feeds |= i.ops[o].kind == ptx::Operand::Kind::Reg && i.ops[o].reg == w_k.ops[0].reg;
+    if (!feeds) continue;
+    if (w_k.op == Opcode::Selp) return 0;
+    break;
+  }
+  for (size_t k = in.pc + 1; k < ins.size() && k <= size_t(in.pc) + 8; ++k) {
+    if (ins[k].op != Opcode::Bra) continue;
+    if (ins[k].guard != i.ops[0].reg) break;
+    if (ctx_.config.compiler.unroll > 1 && unrolled_branch(in.function, k)) return 0;
+    // The backward branch of a loop that holds another: its compare moves above the inner loop.
+    const int32_t target = ins[k].ops.empty() ? -1 : ins[k].ops.back().label;
+    for (int32_t j = target; j >= 0 && size_t(j) < k; ++j)
+      if (ins[j].op == Opcode::Bra && !ins[j].ops.empty() &&
+          ins[j].ops.back().kind == ptx::Operand::Kind::Label && ins[j].ops.back().label <= j)
+        return 0;
+    break;
+  }
+  const uint64_t earliest =
+      std::max(w.block_start + static_cast<uint64_t>(p.integer.latency), w.long_operands);
+  return earliest + static_cast<uint64_t>(p.predicate_branch_latency);
 }
 
 void Sm::vectorize(Warp& w, Ahead& e) {
@@ -725,19 +779,23 @@ WarpState Sm::evaluate(Warp& w, int sp, uint64_t now, uint64_t& wake) {
       uint64_t blocked = 0;
       WarpState kind = WarpState::Wait;
       const int32_t fkey = in.function << 20;
-      auto check = [&](int32_t reg) {
-        for (const Pending& p : w.pending)
-          if (p.key == (fkey | reg) && p.ready > now && p.ready > blocked) {
-            blocked = p.ready;
+      auto check = [&](int32_t reg, bool branch_reads) {
+        for (const Pending& p : w.pending) {
+          const uint64_t ready = branch_reads ? p.branch_ready : p.ready;
+          if (p.key == (fkey | reg) && ready > now && ready > blocked) {
+            blocked = ready;
             kind = p.kind;
           }
+        }
       };
       if (!w.pending.empty()) {
-        std::erase_if(w.pending, [&](const Pending& p) { return p.ready <= now; });
-        for (int i = 0; i < in.src_count; ++i) check(in.src_regs[i]);
-        for (int i = 0; i < in.dst_count; ++i) check(in.dst_regs[i]);
-        if (in.inst->guard >= 0) check(in.inst->guard);
+        std::erase_if(w.pending, [&](const Pending& p) { return p.branch_ready <= now; });
+        for (int i = 0; i < in.src_count; ++i) check(in.src_regs[i], false);
+        for (int i = 0; i < in.dst_count; ++i) check(in.dst_regs[i], false);
+        if (in.inst->guard >= 0) check(in.inst->guard, in.is_branch);
       }
+      if (blocked > now && kind != WarpState::Wait)
+        w.long_operands = std::max(w.long_operands, blocked);
       w.sb_until = blocked;
       w.sb_kind = kind;
       w.sb_known = true;
@@ -1063,13 +1121,15 @@ bool Sm::issue(int slot, uint64_t now) {
   }
   read_loaded(w, in);
   if (in.is_memory && is_memory_op(inst.op)) hold_loaded(w, in);
-  write_pending(w.pending, in, ready, kind);
+  write_pending(w.pending, in, ready, kind, predicate_branch_ready(w, in));
+  w.long_operands = 0;
   trace_issue(slot, in, now);
   // 3. Control: branches and divergence delay the next fetch.
   w.fetch_ready = now + 1;
   w.fetch_reason = WarpState::NoInstruction;
   if (in.is_branch || in.diverged)
-    w.fetch_ready = now + cfg.pipes.branch.latency, w.fetch_reason = WarpState::BranchResolving;
+    w.fetch_ready = now + cfg.pipes.branch.latency, w.fetch_reason = WarpState::BranchResolving,
+    w.block_start = w.fetch_ready;
   if (inst.op == Opcode::Membar || inst.op == Opcode::Fence)
     w.fetch_ready = std::max(now + 1, w.drain_until), w.fetch_reason = WarpState::Membar;
   if (is_async_op(inst.op)) async_.hold(slot, &b, in, now, ready, w.fetch_ready, w.fetch_reason);

@@ -37,6 +37,10 @@
 // Loads leave in program order; the result joins the scoreboard when the warp reaches
 // the load in program order, so every result is what PTX order gives (the functional executor
 // already ran it). Counts stay with each instruction's own PTX and CUDA line.
+// A branch reads a compare's predicate later than an ALU instruction would: ptxas gives ISETP a
+// stall of pipes.predicate_branch_latency (13 on the H100) before a dependent BRA, and fills it
+// with the block's other work where it can, so a short rolled loop pays it on every iteration
+// (predicate_branch_ready).
 // Simplified: the functional executor runs each instruction when the warp *fetches* it (ahead of
 // issue, by up to compiler.window instructions while looking for a load to hoist), which keeps
 // results identical for race-free kernels; the address arithmetic that ptxas folds into the
@@ -145,6 +149,10 @@ class Sm {
   // Appends the warp's next instruction to its window (runs it functionally). False: it faulted.
   bool fetch(Warp& w, uint64_t now);
   void drop_unrolled(Warp& w, Ahead& e);
+  // Whether instruction k of `function` is the branch closing an innermost loop ptxas unrolls.
+  bool unrolled_branch(int32_t function, size_t k) const;
+  // The cycle a branch may read the predicate that the compare `in` of warp `w` writes.
+  uint64_t predicate_branch_ready(const Warp& w, const func::StepInfo& in) const;
   // The compiler's schedule (CompilerConfig): a later load of the window that could issue now
   // while win.at(0) waits; 0 when none. May fetch further ahead (sets fault_ if that faults).
   int find_hoist(Warp& w, int sp, uint64_t now, uint64_t& wake);
