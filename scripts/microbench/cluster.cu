@@ -29,14 +29,7 @@
 #include <cstdlib>
 #include <vector>
 
-#define CK(x)                                                                             \
-  do {                                                                                    \
-    cudaError_t e = (x);                                                                  \
-    if (e != cudaSuccess) {                                                               \
-      fprintf(stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e)); \
-      exit(1);                                                                            \
-    }                                                                                     \
-  } while (0)
+#include "cuda_check.h"
 
 constexpr int kSteps = 1024;
 constexpr int kChain = 1024;  // u32 slots of the chase
