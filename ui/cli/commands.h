@@ -52,5 +52,6 @@ Command add_lessons_command(CLI::App& app);  // cmd_lesson.cpp
 Command add_lesson_command(CLI::App& app);   // cmd_lesson.cpp
 Command add_grade_command(CLI::App& app);    // cmd_grade.cpp
 Command add_validate_command(CLI::App& app);
+Command add_compare_command(CLI::App& app);  // cmd_compare.cpp
 
 }  // namespace warplab::cli

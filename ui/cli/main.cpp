@@ -73,7 +73,8 @@ int warplab::cli::run_command(int argc, char** argv) {
   std::vector<Command> commands = {add_run_command(app), add_ptx_command(app),
                                    add_bench_command(app), add_configs_command(app), add_lessons_command(app),
                                    add_lesson_command(app), add_grade_command(app),
-                                   add_validate_command(app)};
+                                   add_validate_command(app),
+                                   add_compare_command(app)};
   try {
     app.parse(argc, argv);
   } catch (const CLI::Success& e) {
