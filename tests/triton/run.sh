@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# CTest entry triton_lessons: lesson 16 and the Triton twins of lessons 1, 6, 7 and 15, headless
+# CTest entry triton_lessons: lesson 16 and the Triton twins of lessons 1, 6, 7, 12 and 15, headless
 # (CI=true, the simulator only, CI sizes), every claim checked. A machine without Triton prints
 # why in one line and exits 77, which CTest reports as skipped (SKIP_RETURN_CODE).
 #   bash tests/triton/run.sh BUILD_DIR        (from the source tree)
@@ -24,7 +24,7 @@ check() {  # a lesson's run: exit 0, its LESSON line, and no step skipped
   fi
 }
 check "lesson 16" $rc "$out"
-for lesson in 01 06 07 15; do
+for lesson in 01 06 07 12 15; do
   out=$("$warplab" lesson $lesson --triton-only --ci --answers --no-pages --backend sim 2>&1)
   check "lesson $lesson (Triton steps)" $? "$out"
 done

@@ -61,8 +61,14 @@ Status run_side(const CompareArgs& a, Side& s, const std::vector<lab::CorpusPoin
   if (exp->source_kind == lab::Experiment::SourceKind::Triton)
     if (const std::string why = lab::TritonBridge().why_unavailable(); !why.empty())
       return Error{s.file, 0, "a Triton kernel (" + exp->source + "), and " + why};
+  // A [sweep]: the point the --set values name (every swept parameter must have one).
+  std::erase_if(exp->sweep, [&](const lab::SweepAxis& axis) {
+    return std::any_of(s.set.begin(), s.set.end(),
+                       [&](const std::string& kv) { return kv.starts_with(axis.param + "="); });
+  });
   if (!exp->sweep.empty())
-    return Error{s.file, 0, "has a [sweep]: compare runs one point of it; pick the values with --set-a/--set-b and a copy without [sweep]"};
+    return Error{s.file, 0, "has a [sweep] over " + exp->sweep[0].param +
+                                ": compare runs one point of it; give its value with --set-a / --set-b"};
   for (const std::string& kv : s.set)
     if (auto st = lab::set_param(*exp, kv); !st) return st.error();
   lab::RunOptions opt;
