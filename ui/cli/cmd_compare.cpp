@@ -23,6 +23,7 @@ namespace {
 struct CompareArgs {
   std::string a, b;
   std::vector<std::string> set_a, set_b;
+  std::string kernel_a, kernel_b;  // only this kernel's launches ("" = every launch)
   std::string config = "h100-sxm";
   std::string corpus = "validation/corpus.toml";
   std::string data;  // default: <corpus dir>/data/<slug>.json
@@ -32,6 +33,7 @@ struct CompareArgs {
 struct Side {
   std::string file;
   std::vector<std::string> set;
+  std::string only;     // --kernel-a / --kernel-b
   std::string kernels;  // "gelu_fused" or "k1 + k2"
   double sim_us = 0;
   std::optional<double> gpu_us;
@@ -83,6 +85,7 @@ Status run_side(const CompareArgs& a, Side& s, const std::vector<lab::CorpusPoin
   if (!r) return r.error();
   s.passed = r->passed();
   for (const lab::LaunchRecord& rec : r->launches) {
+    if (!s.only.empty() && rec.kernel != s.only && rec.entry != s.only) continue;
     if (s.kernels.find(rec.kernel) == std::string::npos)
       s.kernels += (s.kernels.empty() ? "" : " + ") + rec.kernel;
     s.sim_us += rec.sim.value("time_us", 0.0);
@@ -106,7 +109,9 @@ Status run_side(const CompareArgs& a, Side& s, const std::vector<lab::CorpusPoin
   // The measured time: the corpus point of this experiment with exactly these values.
   const std::string me = canonical(exp->path);
   for (const lab::CorpusPoint& p : points) {
-    if (canonical(p.experiment_path) != me || !p.row.empty() || !p.launch.empty()) continue;
+    if (canonical(p.experiment_path) != me || !p.row.empty()) continue;
+    if (p.launch != (s.only.empty() ? std::vector<std::string>{} : std::vector<std::string>{s.only}))
+      continue;
     if (sorted(p.set) != sorted(s.set)) continue;
     s.point = p.id;
     if (data)
@@ -114,6 +119,7 @@ Status run_side(const CompareArgs& a, Side& s, const std::vector<lab::CorpusPoin
         s.gpu_us = it->second.time_us;
     break;
   }
+  if (s.kernels.empty()) return Error{s.file, 0, "no launch of kernel '" + s.only + "'"};
   return Ok{};
 }
 
@@ -155,6 +161,8 @@ int compare(const CompareArgs& a) {
   Side sides[2];
   sides[0].file = a.a;
   sides[0].set = a.set_a;
+  sides[0].only = a.kernel_a;
+  sides[1].only = a.kernel_b;
   sides[1].file = a.b;
   sides[1].set = a.set_b;
   for (Side& s : sides)
@@ -245,6 +253,8 @@ Command add_compare_command(CLI::App& app) {
   sub->add_option("b", args->b, "Experiment B (TOML)")->required();
   sub->add_option("--set-a", args->set_a, "Parameter of A, NAME=VALUE (repeatable)");
   sub->add_option("--set-b", args->set_b, "Parameter of B, NAME=VALUE (repeatable)");
+  sub->add_option("--kernel-a", args->kernel_a, "Only this kernel's launches of A (default: all)");
+  sub->add_option("--kernel-b", args->kernel_b, "Only this kernel's launches of B (default: all)");
   sub->add_option("--config", args->config, "Timing preset (its data file gives measured times)")
       ->capture_default_str();
   sub->add_option("--corpus", args->corpus, "Validation corpus whose points give measured times")
