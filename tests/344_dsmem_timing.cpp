@@ -162,6 +162,33 @@ TEST_CASE("344 barrier.cluster: release waits for stores; a wait goes on latency
   CHECK(fetch == 900);
 }
 
+TEST_CASE("344 barrier.cluster's latency grows per doubling of the cluster and per extra warp") {
+  ClusterConfig c = params();  // barrier_latency 150
+  c.barrier_level_latency = 40;
+  c.barrier_warp_latency = 30;
+  // blocks, warps a block, schedulers -> 150 + 40 ceil(log2 blocks) + 30 max(0, warps - schedulers)
+  CHECK(DsmemUnit(c, 1, 1, 4).barrier_latency() == 150);
+  CHECK(DsmemUnit(c, 2, 1, 4).barrier_latency() == 190);
+  CHECK(DsmemUnit(c, 3, 4, 4).barrier_latency() == 230);  // 3 blocks span two levels, as 4
+  CHECK(DsmemUnit(c, 4, 4, 4).barrier_latency() == 230);
+  CHECK(DsmemUnit(c, 8, 8, 4).barrier_latency() == 150 + 120 + 120);
+  CHECK(DsmemUnit(c, 16, 5, 4).barrier_latency() == 150 + 160 + 30);
+  // A wait whose phase completed at 310 goes on that latency after it.
+  DsmemUnit u(c, 8, 8, 4);
+  ptx::Instruction wait;
+  wait.op = ptx::Opcode::BarrierCluster;
+  wait.mod.bar = ptx::BarMode::Sync;
+  func::StepInfo in;
+  in.exec_mask = ~0u;
+  in.inst = &wait;
+  in.mbarrier = 310;
+  uint64_t fetch = 321;
+  WarpState why = WarpState::Selected;
+  u.hold(in, 320, 0, fetch, why);
+  CHECK(fetch == 310 + 390);
+  CHECK(why == WarpState::Barrier);
+}
+
 TEST_CASE("344 a cluster kernel in timing mode: remote load latency exact, results right") {
   GpuConfig cfg;
   cfg.cluster = params();

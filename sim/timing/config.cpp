@@ -278,6 +278,12 @@ std::vector<Field> fields() {
       F("cluster", "barrier_latency", "cycles",
         "the last thread's barrier.cluster.arrive to the waiting warps going on",
         cluster.barrier_latency),
+      F("cluster", "barrier_level_latency", "cycles",
+        "what barrier_latency grows by per doubling of the cluster's size (log2 of its blocks)",
+        cluster.barrier_level_latency),
+      F("cluster", "barrier_warp_latency", "cycles",
+        "what barrier_latency grows by per warp a block beyond one per sub-partition",
+        cluster.barrier_warp_latency),
       F("cluster", "barrier_poll", "cycles",
         "a barrier.cluster.wait that finds its phase running tries again after this long",
         cluster.barrier_poll),
@@ -592,9 +598,10 @@ Status validate_config(const GpuConfig& c) {
         "try_wait_suspend >= 1");
   if (c.cluster.gpcs < 1 || c.cluster.remote_latency < 0 ||
       !(c.cluster.remote_bytes_per_cycle > 0) || c.cluster.barrier_latency < 0 ||
+      c.cluster.barrier_level_latency < 0 || c.cluster.barrier_warp_latency < 0 ||
       c.cluster.barrier_poll < 1 || !(c.shared.matrix_cycles > 0))
     return bad(
-        "cluster: gpcs >= 1; remote_latency, barrier_latency >= 0; remote_bytes_per_cycle > 0; "
+        "cluster: gpcs >= 1; remote_latency, barrier_latency, barrier_level_latency, barrier_warp_latency >= 0; remote_bytes_per_cycle > 0; "
         "barrier_poll >= 1; shared.matrix_cycles > 0");
   if (c.core.warp_scheduler != "lrr" && c.core.warp_scheduler != "gto")
     return bad("core.warp_scheduler: unknown policy '" + c.core.warp_scheduler + "' (lrr, gto)");

@@ -5,7 +5,31 @@
 #include <bit>
 #include <cmath>
 
+#include "sim/func/cluster.h"
+#include "sim/func/executor.h"
+
 namespace warplab::timing {
+
+DsmemUnit::DsmemUnit(const ClusterConfig& cfg, uint32_t cluster_blocks, uint32_t block_warps,
+                     uint32_t sub_partitions)
+    : cfg_(cfg) {
+  // log2 of the cluster's size (rounded up: a cluster of 3 spans two levels, as one of 4).
+  const int levels = std::bit_width(std::max<uint32_t>(cluster_blocks, 1) - 1);
+  const uint32_t extra_warps = block_warps > sub_partitions ? block_warps - sub_partitions : 0;
+  barrier_latency_ = static_cast<uint64_t>(cfg.barrier_latency +
+                                           cfg.barrier_level_latency * levels +
+                                           cfg.barrier_warp_latency * int64_t(extra_warps));
+}
+
+DsmemUnit::DsmemUnit(const ClusterConfig& cfg, const func::LaunchConfig& launch,
+                     const func::Program& program, int64_t sub_partitions)
+    : DsmemUnit(cfg,
+                [&] {
+                  const ptx::Function* k = program.kernel(launch.kernel);
+                  return k ? static_cast<uint32_t>(func::effective_cluster(launch, *k).count()) : 1u;
+                }(),
+                static_cast<uint32_t>((launch.block.count() + 31) / 32),
+                static_cast<uint32_t>(std::max<int64_t>(sub_partitions, 1))) {}
 
 uint64_t DsmemUnit::access(const func::StepInfo& in, uint64_t now) {
   const uint64_t bytes = static_cast<uint64_t>(std::popcount(in.exec_mask)) * in.access_bytes;
@@ -32,7 +56,7 @@ void DsmemUnit::hold(const func::StepInfo& in, uint64_t now, uint64_t drain_unti
     until = now + static_cast<uint64_t>(cfg_.barrier_poll);
   } else {
     // in.mbarrier: the cycle the phase completed (sim/func/cluster.cpp).
-    until = std::max(now, in.mbarrier + static_cast<uint64_t>(cfg_.barrier_latency));
+    until = std::max(now, in.mbarrier + barrier_latency_);
   }
   if (until > fetch_ready) fetch_ready = until, reason = why;
 }

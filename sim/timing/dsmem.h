@@ -18,11 +18,22 @@
 // warp go on at max(now, T + barrier_latency); one whose phase is still running is tried again
 // barrier_poll cycles later (the functional executor decides whether it passes: sim/func/
 // cluster.h). An access to the block's own shared memory through a cluster address is a plain
-// shared access (sm.cpp). Simplified: no contention in the network or at the owning SM's banks
-// (only the issuing SM's port); every remote block is the same distance away; one bandwidth and
-// one barrier time for every cluster size (the H100's barrier takes 701 cycles for 1 block to
-// 871 for 16: configs/h100-sxm.toml). Known gap: the cluster_sync points run a barrier in about
-// 400 cycles, not barrier_latency; the H100 takes 900-1400 there.
+// shared access (sm.cpp).
+// The barrier's time grows with the cluster and with the block's warps. In the SASS every warp's
+// arrive.release is MEMBAR.ALL.GPU + CGAERRBAR + UCGABAR_ARV and its wait UCGABAR_WAIT +
+// CCTL.IVALL (cg::this_cluster().sync() emits the same), and the arrival travels up the GPC's
+// synchronisation tree: on the H100 (scripts/microbench/cluster_barrier.cu, h100-cluster-
+// barrier-2026-11-27.tsv, with h100-cluster-2026-11-26.tsv) one barrier takes about
+// 707 + 39 log2(blocks) + 33 max(0, warps a block - sub-partitions) cycles (742 for 1 block of 1
+// warp, 818 for 8 blocks; 827 and 979 with 8 warps a block; 4 warps cost what 1 does). So the
+// latency is barrier_latency + barrier_level_latency * log2(cluster size) + barrier_warp_latency *
+// (warps a block beyond one per sub-partition). The H200 runs the same SASS in about half the
+// time: 333 + 6 log2(blocks) + 10 per extra warp (h200-cluster-barrier-2026-11-27.tsv).
+// Simplified: no contention in the network or at the owning SM's banks (only the issuing SM's
+// port); every remote block is the same distance away; one bandwidth for every cluster size (18
+// bytes a cycle in pairs, 9-10 in clusters of 4 and 8). Known gap: with 128 blocks at once the
+// H100's slowest cluster of 8 takes 1366 cycles a barrier (its median cluster 903): some
+// clusters share an SM where a GPC is short of SMs, which the block scheduler does not model.
 #pragma once
 
 #include <cstdint>
@@ -35,7 +46,15 @@ namespace warplab::timing {
 
 class DsmemUnit {
  public:
-  explicit DsmemUnit(const ClusterConfig& cfg) : cfg_(cfg) {}
+  // `cluster_blocks`: the launch's cluster size; `block_warps`: its warps a block;
+  // `sub_partitions`: an SM's warp schedulers. They fix the barrier's latency (see above).
+  DsmemUnit(const ClusterConfig& cfg, uint32_t cluster_blocks = 1, uint32_t block_warps = 1,
+            uint32_t sub_partitions = 4);
+  // The same for a launch of `program` (its cluster shape, or the kernel's; its block's warps).
+  DsmemUnit(const ClusterConfig& cfg, const func::LaunchConfig& launch, const func::Program& program,
+            int64_t sub_partitions);
+  // Cycles from the phase's completion to its waiters going on.
+  uint64_t barrier_latency() const { return barrier_latency_; }
   // A remote shared::cluster load, store or atomic issued at `now`: the cycle its data is back
   // (stores and atomics: the cycle it has completed).
   uint64_t access(const func::StepInfo& in, uint64_t now);
@@ -48,6 +67,7 @@ class DsmemUnit {
 
  private:
   const ClusterConfig& cfg_;
+  uint64_t barrier_latency_ = 0;
   double port_free_ = 0;  // the cycle the SM's DSMEM port takes the next request
   uint64_t accesses_ = 0, bytes_ = 0;
 };

@@ -342,7 +342,7 @@ Sm::Sm(int id, LaunchContext& ctx)
       l1tex_(ctx.config, ctx.l2),
       async_(ctx.config.async, ctx.config.core.max_warps_per_sm, &ctx.l2, ctx.config.l1.line_bytes),
       wgmma_(ctx.config.pipes.tensor),
-      dsmem_(ctx.config.cluster),
+      dsmem_(ctx.config.cluster, ctx.launch, ctx.program, ctx.config.core.sub_partitions),
       warps_(ctx.config.core.max_warps_per_sm),
       wake_(warps_.size(), kNever),
       age_(warps_.size(), 0),
