@@ -171,3 +171,59 @@ TEST_CASE("718 the H100's per-line stalls for the run shown, from a data file") 
   CHECK(find_gpu_line_stalls(dir.string(), run).total == 0);
   fs::remove_all(dir);
 }
+
+// A sweep's data file holds one kernel per point and was measured at the experiment's defaults
+// (no --set): each run sees the point of its own stride, and none at another N.
+TEST_CASE("718 the H100's per-line stalls of a sweep: the run's own point, at its own size") {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / "warplab-718-sweep-stalls";
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  RunSnapshot run;
+  run.experiment_path =
+      std::string(WARPLAB_SOURCE_DIR) + "/lessons/02-coalescing/stride-sweep.toml";
+  run.source_path = std::string(WARPLAB_SOURCE_DIR) + "/lessons/02-coalescing/coalescing.cu";
+  run.params = {{"N", "1048576"}, {"block", "256"}, {"stride", "32"}};
+  run.launches.resize(1);
+  run.launches[0].entry = run.launches[0].kernel = "strided_copy";
+
+  lab::LineStalls gpu;
+  gpu.source = "gpu";
+  gpu.unit = "samples";
+  gpu.device = "NVIDIA H100 80GB HBM3";
+  gpu.experiment = "lessons/02-coalescing/stride-sweep.toml";
+  for (int stride : {1, 32}) {
+    lab::KernelLineStalls k;
+    k.kernel = "strided_copy";
+    k.point = "stride=" + std::to_string(stride);
+    k.total = {{"stall_long_scoreboard", uint64_t(stride) * 10}};
+    k.by_ptx_line = {{30, {{"stall_long_scoreboard", uint64_t(stride) * 10}}}};
+    gpu.kernels.push_back(k);
+  }
+  REQUIRE(lab::write_line_stalls_file((dir / "l02.json").string(), {gpu}));
+  GpuLineStalls g = find_gpu_line_stalls(dir.string(), run);
+  CHECK(g.point == "stride=32");
+  CHECK(g.total == 320);  // stride 32's samples, not stride 1's (the first in the file)
+  run.params[2].second = "1";
+  g = find_gpu_line_stalls(dir.string(), run);
+  CHECK(g.point == "stride=1");
+  CHECK(g.total == 10);
+  // N = 65536: measured only at the default N (2^20), so nothing, and the note says where.
+  run.params[0].second = "65536";
+  g = find_gpu_line_stalls(dir.string(), run);
+  CHECK(g.total == 0);
+  CHECK(g.note.find("N=1048576") != std::string::npos);
+  CHECK(g.note.find("stride=") == std::string::npos);  // this run's stride was measured
+  // A second measurement at N = 65536 (--set N=65536): found for that run.
+  gpu.set = {"N=65536"};
+  gpu.kernels[1].total = {{"stall_long_scoreboard", 7}};
+  REQUIRE(lab::write_line_stalls_file((dir / "l02-n65536.json").string(), {gpu}));
+  run.params[2].second = "32";
+  g = find_gpu_line_stalls(dir.string(), run);
+  CHECK(g.file == "l02-n65536.json");
+  CHECK(g.total == 7);
+  CHECK(gpu_reason_label("smsp__pcsamp_warps_issue_stalled_dispatch_stall") ==
+        "dispatch_stall (GPU only)");
+  CHECK(gpu_reason_label("stall_wait") == "stall_wait");
+  fs::remove_all(dir);
+}

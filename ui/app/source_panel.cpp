@@ -123,7 +123,7 @@ void line_tooltip(const PaneRow& r) {
     ImGui::Text("H100 PC samples here (CUPTI), by reason:");
     for (const auto& [reason, f] : gpu_stall_shares(*r.gpu, 6))
       ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(reason_color(reason)), "  %3.0f%%  %s",
-                         100 * f, reason.c_str());
+                         100 * f, gpu_reason_label(reason).c_str());
   }
   ImGui::EndTooltip();
 }
@@ -356,8 +356,10 @@ void draw_source_view(AppState& s) {
   // Where the H100's per-line stalls come from, or why there are none.
   if (run_of_this_file) {
     if (gst)
-      ImGui::TextDisabled("H100 per-line stalls: %s, driver %s, %s (validation/data/stalls/%s): "
-                          "PC samples, compare each line's mix and share",
+      ImGui::TextDisabled("H100 per-line stalls%s%s: %s, driver %s, %s "
+                          "(validation/data/stalls/%s): PC samples, compare each line's mix and "
+                          "share",
+                          gst->point.empty() ? "" : " at ", gst->point.c_str(),
                           gst->device.c_str(), gst->driver.c_str(), gst->date.c_str(),
                           gst->file.c_str());
     else
