@@ -222,6 +222,18 @@ TEST_CASE("718 the H100's per-line stalls of a sweep: the run's own point, at it
   g = find_gpu_line_stalls(dir.string(), run);
   CHECK(g.file == "l02-n65536.json");
   CHECK(g.total == 7);
+  CHECK(g.gpu == "H100");
+  // An H200's measurement at the same values (its file sorts first): the H100's is preferred, and
+  // the H200's is shown, named so, where it is the only one.
+  lab::LineStalls h200 = gpu;
+  h200.device = "NVIDIA H200";
+  h200.kernels[1].total = {{"stall_long_scoreboard", 5}};
+  REQUIRE(lab::write_line_stalls_file((dir / "a-h200.json").string(), {h200}));
+  CHECK(find_gpu_line_stalls(dir.string(), run).total == 7);
+  fs::remove(dir / "l02-n65536.json");
+  g = find_gpu_line_stalls(dir.string(), run);
+  CHECK(g.total == 5);
+  CHECK(g.gpu == "H200");
   CHECK(gpu_reason_label("smsp__pcsamp_warps_issue_stalled_dispatch_stall") ==
         "dispatch_stall (GPU only)");
   CHECK(gpu_reason_label("stall_wait") == "stall_wait");

@@ -100,11 +100,14 @@ GpuLineStalls find_gpu_line_stalls(const std::string& stalls_dir, const RunSnaps
         if (p.derived.empty()) defaults[p.name] = p.value.to_string();
   // Values measured at that differ from the run's (for the note when nothing matches).
   std::map<std::string, std::vector<std::string>> elsewhere;
+  // An H100's measurement first (the GPU the model is calibrated to), then any other GPU's.
+  for (int pass = 0; pass < 2 && out.total == 0; ++pass)
   for (const fs::path& f : files) {
     auto runs = lab::read_line_stalls_file(f.string());
     if (!runs) continue;
     for (const lab::LineStalls& ls : *runs) {
       if (ls.source != "gpu" || base(ls.experiment) != exp) continue;
+      if ((pass == 0) != (gpu_short_name(ls.device) == "H100")) continue;
       // The sweep points of this measurement, in order ("" for a run without a sweep).
       std::vector<std::string> points;
       for (const lab::KernelLineStalls& k : ls.kernels)
@@ -133,6 +136,7 @@ GpuLineStalls find_gpu_line_stalls(const std::string& stalls_dir, const RunSnaps
         }
         if (out.total > 0) {
           out.device = ls.device;
+          out.gpu = gpu_short_name(ls.device);
           out.driver = ls.driver;
           out.date = ls.date;
           out.file = f.filename().string();
@@ -174,11 +178,11 @@ GpuLineStalls find_gpu_line_stalls(const std::string& stalls_dir, const RunSnaps
     });
     elsewhere = never.empty() ? some : never;
     if (!elsewhere.empty())
-      out.note = "H100 per-line stalls for " + exp + " were measured at " + describe(elsewhere) +
+      out.note = "GPU per-line stalls for " + exp + " were measured at " + describe(elsewhere) +
                  ", not at this run's values: run there to see them (or measure with `warplab "
                  "run --stalls` on a GPU)";
     else
-      out.note = "no H100 per-line stall samples committed for " + exp + " (" +
+      out.note = "no GPU per-line stall samples committed for " + exp + " (" +
                  (fs::is_directory(stalls_dir, ec) ? "none of validation/data/stalls/*.json has it"
                                                    : "no validation/data/stalls/ here") +
                  "; `warplab run --stalls` on a GPU measures them)";
@@ -204,6 +208,12 @@ std::string gpu_reason_label(const std::string& reason) {
   static constexpr std::string_view kCupti = "smsp__pcsamp_warps_issue_stalled_";
   if (reason.rfind(kCupti, 0) == 0) return reason.substr(kCupti.size()) + " (GPU only)";
   return reason;
+}
+
+std::string gpu_short_name(const std::string& device) {
+  for (const char* name : {"H100", "H200", "B200", "A100"})
+    if (device.find(name) != std::string::npos) return name;
+  return "GPU";
 }
 
 }  // namespace warplab::app
