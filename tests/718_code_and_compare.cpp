@@ -55,6 +55,14 @@ TEST_CASE("718 A/B difference line") {
   RunFigures d = a;
   d.time_us = 20;
   CHECK(difference_line(a, d) == "4 sectors/request in both; L1<->L2 31% -> 31% busy; 2.0x time");
+  // With the kernels' own times: their ratio first, the one with the launch overhead beside it
+  // (stride 1 against stride 32 at N = 65536: 0.84 and 2.02 us of kernel, 4 us of launch each).
+  a.kernel_time_us = 0.84;
+  a.time_us = 4.84;
+  b.kernel_time_us = 2.02;
+  b.time_us = 6.02;
+  CHECK(difference_line(a, b) == "4 -> 32 sectors/request; L1<->L2 31% -> 96% busy; 2.4x kernel "
+                                 "time (1.2x with launch overhead)");
   // A run without timing: nothing to compare.
   CHECK(difference_line(a, RunFigures{}) == "nothing to compare: one of the runs has no timing");
 }

@@ -238,8 +238,9 @@ void draw_flow_panel(AppState& s) {
     use_a = link_use(s.pinned_flow.rates(*ta, ba, ca), s.pinned->links, active_sms(*ta, ba, ca));
   }
   if (use_a) {
-    ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(color::kCursor), "A -> B: %s",
-                       s.ab_line.c_str());
+    ImGui::PushStyleColor(ImGuiCol_Text, color::kCursor);
+    ImGui::TextWrapped("A -> B: %s", s.ab_line.c_str());  // wraps at the panel's edge
+    ImGui::PopStyleColor();
     help_marker(
         "A is the pinned run, B the run shown. The A column is A's link use over the same "
         "window length at the same relative position in its launch (the cursor's fraction of "
