@@ -63,6 +63,7 @@ TEST_CASE("718 A/B difference line") {
   b.time_us = 6.02;
   CHECK(difference_line(a, b) == "4 -> 32 sectors/request; L1<->L2 31% -> 96% busy; 2.4x kernel "
                                  "time (1.2x with launch overhead)");
+  CHECK(difference_line(a, b, false) == "4 -> 32 sectors/request; L1<->L2 31% -> 96% busy");
   // A run without timing: nothing to compare.
   CHECK(difference_line(a, RunFigures{}) == "nothing to compare: one of the runs has no timing");
 }

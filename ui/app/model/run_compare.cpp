@@ -55,7 +55,7 @@ std::string pct(double f) {
 
 }  // namespace
 
-std::string difference_line(const RunFigures& a, const RunFigures& b) {
+std::string difference_line(const RunFigures& a, const RunFigures& b, bool with_time) {
   if (!a.ok || !b.ok) return "nothing to compare: one of the runs has no timing";
   std::string out;
   auto add = [&](const std::string& part) { out += (out.empty() ? "" : "; ") + part; };
@@ -69,6 +69,7 @@ std::string difference_line(const RunFigures& a, const RunFigures& b) {
     add(std::string(flow_link_name(k)) + " " + pct(a.link_busy[k]) + " -> " + pct(b.link_busy[k]) +
         " busy");
   char b2[80];
+  if (!with_time) return out;
   if (a.kernel_time_us > 0 && b.kernel_time_us > 0 && a.time_us > 0) {
     std::snprintf(b2, sizeof b2, "%.1fx kernel time (%.1fx with launch overhead)",
                   b.kernel_time_us / a.kernel_time_us, b.time_us / a.time_us);
