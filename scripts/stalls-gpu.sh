@@ -50,6 +50,8 @@ TIMEOUT="${WARPLAB_TIMEOUT:-120}"
 # can put the model beside every point. Lesson 2's sweep holds stride 1 and 32 (and the rest).
 RUNS=(
   "l02-stride-sweep|lessons/02-coalescing/stride-sweep.toml|7|"
+  # The app's scripted visit sweeps at N = 65536: its code view shows these beside the model's.
+  "l02-stride-sweep-n65536|lessons/02-coalescing/stride-sweep.toml|7|N=65536"
   "l04-divergence|lessons/04-divergence/divergence.toml|6|"
   "l05-matmul|lessons/05-shared-memory-tiling/matmul.toml|6|"
   "l07-reduce|lessons/07-reductions/reduce.toml|5|"

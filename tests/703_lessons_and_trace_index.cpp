@@ -2,6 +2,9 @@
 // panels read (ui/app/model/trace_index.h), on a hand-made trace.
 #include <doctest/doctest.h>
 
+#include <cctype>
+#include <string>
+
 #include "ui/app/model/lesson_catalog.h"
 #include "ui/app/model/trace_index.h"
 
@@ -20,6 +23,12 @@ TEST_CASE("703 lessons are listed in README order with pages, experiments and ke
   CHECK(app::file_name(lessons[i].sources.at(0)) == "coalescing.cu");
   CHECK(app::find_lesson(lessons, "calibration") == -1);  // no pages: not a lesson
   CHECK(app::find_lesson(lessons, "99-nope") == -1);
+  // Every numbered lesson is listed with its number, also where its page's heading has none.
+  for (const app::LessonEntry& l : lessons) {
+    CAPTURE(l.id);
+    if (!std::isdigit(static_cast<unsigned char>(l.id[0]))) continue;
+    CHECK(l.title.rfind(std::to_string(std::stoi(l.id.substr(0, 2))) + ". ", 0) == 0);
+  }
 }
 
 namespace {

@@ -113,7 +113,8 @@ TEST_CASE("710 app screenshots: every lesson and view shows something where expe
   FAIL("built without stb_image (libstb-dev): cannot read the screenshots");
 #endif
   const std::string d = dir;
-  for (const char* lesson : {"01", "02", "03", "04", "05", "06", "07", "08"}) {
+  for (const char* lesson : {"01", "02", "03", "04", "05", "06", "07", "08", "09", "10", "11",
+                             "12", "13", "14", "15", "16", "17", "18", "19", "20"}) {
     INFO("lesson " << lesson);
     Image page, source;
     REQUIRE(load(d + "/" + lesson + "-page.png", page));
@@ -310,4 +311,48 @@ TEST_CASE("710 app screenshots: code panes show 80 columns at every size") {
         CHECK(count_color(im, code, 58, 92, 150) > 150);
     }
   }
+}
+
+// The newcomer's A/B visit ends in stride 32's code with stride 1 pinned: beside the model's stall
+// bars (x ~100..190), the GPU's per-line samples as bars of the same reason colours in a column of
+// their own (x ~205..295; without committed data for the run's values the column is not there and
+// that band holds only the sect/req figures), at every window size.
+TEST_CASE("710 app screenshots: the GPU's per-line stalls beside the model's in the code view") {
+  const char* all = std::getenv("WARPLAB_APP_SHOTS_ALL");
+  if (!all) {
+    MESSAGE("skipped: WARPLAB_APP_SHOTS_ALL not set (tests/app/run.sh sets it)");
+    return;
+  }
+#if !defined(WARPLAB_HAVE_STB)
+  FAIL("built without stb_image (libstb-dev): cannot read the screenshots");
+#endif
+  // The warp-state colours (ui/app/style.cpp) a stall bar is drawn in.
+  const int states[][3] = {{228, 92, 62},  {240, 160, 60},  {80, 140, 220},  {60, 190, 200},
+                           {200, 60, 130}, {230, 200, 70},  {150, 100, 220}, {120, 120, 180},
+                           {95, 98, 108},  {150, 130, 110}, {200, 150, 220}, {176, 120, 240}};
+  auto bar_pixels = [&](const Image& im, Box b) {
+    int n = 0;
+    for (const auto& c : states) n += count_color(im, b, c[0], c[1], c[2]);
+    return n;
+  };
+  std::string dirs = all;
+  int seen = 0;
+  for (size_t at = 0; at <= dirs.size();) {
+    size_t end = dirs.find(':', at);
+    if (end == std::string::npos) end = dirs.size();
+    const std::string d = dirs.substr(at, end - at);
+    at = end + 1;
+    if (d.empty()) continue;
+    CAPTURE(d);
+    Image im;
+    REQUIRE(load(d + "/ab-code.png", im));
+    ++seen;
+    const int top_h = int((im.h - 22) * 0.6);
+    const Box model{100, 22, 195, 22 + top_h}, gpu{205, 22, 295, 22 + top_h};
+    CAPTURE(bar_pixels(im, model));
+    CAPTURE(bar_pixels(im, gpu));
+    CHECK(bar_pixels(im, model) > 200);
+    CHECK(bar_pixels(im, gpu) > 200);
+  }
+  CHECK(seen == 2);
 }

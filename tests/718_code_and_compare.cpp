@@ -55,6 +55,15 @@ TEST_CASE("718 A/B difference line") {
   RunFigures d = a;
   d.time_us = 20;
   CHECK(difference_line(a, d) == "4 sectors/request in both; L1<->L2 31% -> 31% busy; 2.0x time");
+  // With the kernels' own times: their ratio first, the one with the launch overhead beside it
+  // (stride 1 against stride 32 at N = 65536: 0.84 and 2.02 us of kernel, 4 us of launch each).
+  a.kernel_time_us = 0.84;
+  a.time_us = 4.84;
+  b.kernel_time_us = 2.02;
+  b.time_us = 6.02;
+  CHECK(difference_line(a, b) == "4 -> 32 sectors/request; L1<->L2 31% -> 96% busy; 2.4x kernel "
+                                 "time (1.2x with launch overhead)");
+  CHECK(difference_line(a, b, false) == "4 -> 32 sectors/request; L1<->L2 31% -> 96% busy");
   // A run without timing: nothing to compare.
   CHECK(difference_line(a, RunFigures{}) == "nothing to compare: one of the runs has no timing");
 }
@@ -169,5 +178,73 @@ TEST_CASE("718 the H100's per-line stalls for the run shown, from a data file") 
   // Another experiment finds nothing.
   run.experiment_path = "stride-sweep.toml";
   CHECK(find_gpu_line_stalls(dir.string(), run).total == 0);
+  fs::remove_all(dir);
+}
+
+// A sweep's data file holds one kernel per point and was measured at the experiment's defaults
+// (no --set): each run sees the point of its own stride, and none at another N.
+TEST_CASE("718 the H100's per-line stalls of a sweep: the run's own point, at its own size") {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / "warplab-718-sweep-stalls";
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  RunSnapshot run;
+  run.experiment_path =
+      std::string(WARPLAB_SOURCE_DIR) + "/lessons/02-coalescing/stride-sweep.toml";
+  run.source_path = std::string(WARPLAB_SOURCE_DIR) + "/lessons/02-coalescing/coalescing.cu";
+  run.params = {{"N", "1048576"}, {"block", "256"}, {"stride", "32"}};
+  run.launches.resize(1);
+  run.launches[0].entry = run.launches[0].kernel = "strided_copy";
+
+  lab::LineStalls gpu;
+  gpu.source = "gpu";
+  gpu.unit = "samples";
+  gpu.device = "NVIDIA H100 80GB HBM3";
+  gpu.experiment = "lessons/02-coalescing/stride-sweep.toml";
+  for (int stride : {1, 32}) {
+    lab::KernelLineStalls k;
+    k.kernel = "strided_copy";
+    k.point = "stride=" + std::to_string(stride);
+    k.total = {{"stall_long_scoreboard", uint64_t(stride) * 10}};
+    k.by_ptx_line = {{30, {{"stall_long_scoreboard", uint64_t(stride) * 10}}}};
+    gpu.kernels.push_back(k);
+  }
+  REQUIRE(lab::write_line_stalls_file((dir / "l02.json").string(), {gpu}));
+  GpuLineStalls g = find_gpu_line_stalls(dir.string(), run);
+  CHECK(g.point == "stride=32");
+  CHECK(g.total == 320);  // stride 32's samples, not stride 1's (the first in the file)
+  run.params[2].second = "1";
+  g = find_gpu_line_stalls(dir.string(), run);
+  CHECK(g.point == "stride=1");
+  CHECK(g.total == 10);
+  // N = 65536: measured only at the default N (2^20), so nothing, and the note says where.
+  run.params[0].second = "65536";
+  g = find_gpu_line_stalls(dir.string(), run);
+  CHECK(g.total == 0);
+  CHECK(g.note.find("N=1048576") != std::string::npos);
+  CHECK(g.note.find("stride=") == std::string::npos);  // this run's stride was measured
+  // A second measurement at N = 65536 (--set N=65536): found for that run.
+  gpu.set = {"N=65536"};
+  gpu.kernels[1].total = {{"stall_long_scoreboard", 7}};
+  REQUIRE(lab::write_line_stalls_file((dir / "l02-n65536.json").string(), {gpu}));
+  run.params[2].second = "32";
+  g = find_gpu_line_stalls(dir.string(), run);
+  CHECK(g.file == "l02-n65536.json");
+  CHECK(g.total == 7);
+  CHECK(g.gpu == "H100");
+  // An H200's measurement at the same values (its file sorts first): the H100's is preferred, and
+  // the H200's is shown, named so, where it is the only one.
+  lab::LineStalls h200 = gpu;
+  h200.device = "NVIDIA H200";
+  h200.kernels[1].total = {{"stall_long_scoreboard", 5}};
+  REQUIRE(lab::write_line_stalls_file((dir / "a-h200.json").string(), {h200}));
+  CHECK(find_gpu_line_stalls(dir.string(), run).total == 7);
+  fs::remove(dir / "l02-n65536.json");
+  g = find_gpu_line_stalls(dir.string(), run);
+  CHECK(g.total == 5);
+  CHECK(g.gpu == "H200");
+  CHECK(gpu_reason_label("smsp__pcsamp_warps_issue_stalled_dispatch_stall") ==
+        "dispatch_stall (GPU only)");
+  CHECK(gpu_reason_label("stall_wait") == "stall_wait");
   fs::remove_all(dir);
 }

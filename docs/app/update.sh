@@ -39,4 +39,5 @@ code code-ptx
 ab-flow ab-flow
 ab-memory ab-memory
 sweep-sectors sweep-sectors
+ab-code ab-code
 LIST

@@ -124,9 +124,12 @@ void AppState::refresh_ab() {
     run_figures_now = run ? run_figures(*run) : RunFigures{};
     changed = true;
   }
-  if (changed)
-    ab_line = pinned && run && pinned != run ? difference_line(pinned_figures, run_figures_now)
-                                             : std::string();
+  if (changed) {
+    const bool both = pinned && run && pinned != run;
+    ab_line = both ? difference_line(pinned_figures, run_figures_now) : std::string();
+    ab_line_memory =
+        both ? difference_line(pinned_figures, run_figures_now, false) : std::string();
+  }
 }
 
 std::string AppState::experiment_path() const {

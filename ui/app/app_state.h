@@ -139,6 +139,7 @@ struct AppState {
   FlowIndex pinned_flow;    // the pinned run's first launch on the memory links
   TraceIndex pinned_index;  // its trace's rows (the timeline draws A under B)
   std::string ab_line;      // difference_line(pinned, shown); "" without both
+  std::string ab_line_memory;  // the same without the time ratio (a narrow memory flow)
   // Recomputes the A/B figures when the pinned or the shown run changed (poll_worker calls it).
   void refresh_ab();
   const timing::Trace* pinned_trace() const;

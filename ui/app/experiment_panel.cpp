@@ -506,9 +506,11 @@ void draw_ab_strip(AppState& s) {
   std::string a;
   for (const auto& [k, v] : s.pinned->params) a += (a.empty() ? "" : " ") + k + "=" + v;
   ImGui::TextDisabled("A: %s  ->  B: the run shown", a.c_str());
-  if (!s.ab_line.empty())
-    ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(color::kCursor), "A -> B: %s",
-                       s.ab_line.c_str());
+  if (!s.ab_line.empty()) {
+    ImGui::PushStyleColor(ImGuiCol_Text, color::kCursor);
+    ImGui::TextWrapped("A -> B: %s", s.ab_line.c_str());  // wraps at the panel's edge
+    ImGui::PopStyleColor();
+  }
 }
 
 // The run settings: preset, real GPU, L2 convention. What the shown run used is printed with it.

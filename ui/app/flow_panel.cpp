@@ -238,8 +238,11 @@ void draw_flow_panel(AppState& s) {
     use_a = link_use(s.pinned_flow.rates(*ta, ba, ca), s.pinned->links, active_sms(*ta, ba, ca));
   }
   if (use_a) {
-    ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(color::kCursor), "A -> B: %s",
-                       s.ab_line.c_str());
+    // One row: the time ratio is left out where the whole line would not fit.
+    const std::string line = "A -> B: " + s.ab_line;
+    const bool fits = ImGui::CalcTextSize(line.c_str()).x + 30 < ImGui::GetContentRegionAvail().x;
+    ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(color::kCursor), "%s",
+                       fits ? line.c_str() : ("A -> B: " + s.ab_line_memory).c_str());
     help_marker(
         "A is the pinned run, B the run shown. The A column is A's link use over the same "
         "window length at the same relative position in its launch (the cursor's fraction of "

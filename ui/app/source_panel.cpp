@@ -42,7 +42,7 @@ struct PaneRow {
   const std::string* text = nullptr;
   const LineProfile* prof = nullptr;
   const std::vector<std::string>* errors = nullptr;  // NVRTC's messages under it
-  const lab::StallMix* gpu = nullptr;                // the H100's samples on it (committed data)
+  const lab::StallMix* gpu = nullptr;                // the GPU's samples on it (committed data)
 };
 
 // A warp-state colour for a reason key of the GPU data (the model's names; CUPTI names the model
@@ -54,7 +54,7 @@ ImU32 reason_color(const std::string& reason) {
   return color::kDim;
 }
 
-// The H100's bar: the line's stall samples against the largest line's, split by reason.
+// The GPU's bar: the line's stall samples against the largest line's, split by reason.
 void draw_gpu_bar(const lab::StallMix& m, uint64_t max_line, float width) {
   uint64_t n = 0;
   for (const auto& [reason, c] : m)
@@ -98,7 +98,7 @@ void draw_stall_bar(const LineProfile& p, uint64_t max_stall, float width) {
   ImGui::TextUnformatted(format_si(double(st), "").c_str());
 }
 
-void line_tooltip(const PaneRow& r) {
+void line_tooltip(const PaneRow& r, const std::string& gpu_name) {
   if (!r.prof) return;
   const LineProfile& p = *r.prof;
   ImGui::BeginTooltip();
@@ -120,10 +120,10 @@ void line_tooltip(const PaneRow& r) {
                 p.conflicts_per_request(),
                 double(p.wavefronts) / double(std::max<uint64_t>(1, p.shared_requests)));
   if (r.gpu) {
-    ImGui::Text("H100 PC samples here (CUPTI), by reason:");
+    ImGui::Text("%s PC samples here (CUPTI), by reason:", gpu_name.c_str());
     for (const auto& [reason, f] : gpu_stall_shares(*r.gpu, 6))
       ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(reason_color(reason)), "  %3.0f%%  %s",
-                         100 * f, reason.c_str());
+                         100 * f, gpu_reason_label(reason).c_str());
   }
   ImGui::EndTooltip();
 }
@@ -133,7 +133,7 @@ void line_tooltip(const PaneRow& r) {
 int draw_pane(AppState& s, const char* id, PaneKind kind, const std::vector<PaneRow>& rows,
               uint64_t max_stall, ImVec2 size, int scroll_to_row, uint64_t gpu_max = 0) {
   const bool stats = kind == PaneKind::Cuda || kind == PaneKind::Ptx;
-  const bool gpu = stats && gpu_max > 0;  // the H100's column
+  const bool gpu = stats && gpu_max > 0;  // the GPU's column
   const float cw = ImGui::GetFont()->CalcTextSizeA(s.fonts.mono->FontSize, 1e9f, 0, "0").x;
   size_t longest = 80;
   for (const PaneRow& r : rows)
@@ -148,7 +148,9 @@ int draw_pane(AppState& s, const char* id, PaneKind kind, const std::vector<Pane
   if (stats) {
     ImGui::TableSetupColumn("inst", ImGuiTableColumnFlags_WidthFixed, 40);
     ImGui::TableSetupColumn("model stalls", ImGuiTableColumnFlags_WidthFixed, 84);
-    if (gpu) ImGui::TableSetupColumn("H100 samples", ImGuiTableColumnFlags_WidthFixed, 84);
+    if (gpu)
+      ImGui::TableSetupColumn((s.gpu_stalls.gpu + " stalls").c_str(),
+                              ImGuiTableColumnFlags_WidthFixed, 84);
     ImGui::TableSetupColumn("sect/req", ImGuiTableColumnFlags_WidthFixed, 54);
     ImGui::TableSetupColumn("bank cf", ImGuiTableColumnFlags_WidthFixed, 48);
   }
@@ -208,7 +210,7 @@ int draw_pane(AppState& s, const char* id, PaneKind kind, const std::vector<Pane
     if (ImGui::Selectable(r.text ? r.text->c_str() : "", false,
                           ImGuiSelectableFlags_SpanAllColumns))
       clicked = i;
-    if (ImGui::IsItemHovered() && r.prof) line_tooltip(r);
+    if (ImGui::IsItemHovered() && r.prof) line_tooltip(r, s.gpu_stalls.gpu);
     ImGui::PopID();
     // Column 80's guide.
     const float gx = std::floor(c0.x + 80 * cw);  // whole pixels: one exact colour
@@ -337,7 +339,10 @@ void draw_source_view(AppState& s) {
       "Counts come from the simulator's last run, summed over its launches. 'inst': PTX warp "
       "instructions issued (a GPU runs the SASS ptxas makes, so its counts differ). 'stall "
       "cycles': warp-cycles the warps spent on the line in any state but selected, the bar "
-      "split by the model's stall reasons (hover a line for the mix). 'sect/req': 32-byte "
+      "split by the model's stall reasons (hover a line for the mix). 'H100 stalls' (where "
+      "committed data has the run's values): the GPU's PC samples on the line (CUPTI), split by "
+      "reason; compare each line's mix and share of the total, not the counts (samples against "
+      "warp-cycles). 'sect/req': 32-byte "
       "sectors per global request after coalescing (1 warp x 4 B coalesced = 4); 'bank cf': "
       "extra shared-memory wavefronts per request (bank conflicts). The memory columns come from "
       "the traced SM. Lines of one CUDA line share a colour in every pane; click one to mark its "
@@ -353,11 +358,13 @@ void draw_source_view(AppState& s) {
   if (ImGui::SmallButton("Run")) s.start_run();
   ImGui::EndDisabled();
 
-  // Where the H100's per-line stalls come from, or why there are none.
+  // Where the GPU's per-line stalls come from, or why there are none.
   if (run_of_this_file) {
     if (gst)
-      ImGui::TextDisabled("H100 per-line stalls: %s, driver %s, %s (validation/data/stalls/%s): "
-                          "PC samples, compare each line's mix and share",
+      ImGui::TextDisabled("%s per-line stalls%s%s: %s, driver %s, %s "
+                          "(validation/data/stalls/%s): PC samples, compare each line's mix and "
+                          "share",
+                          gst->gpu.c_str(), gst->point.empty() ? "" : " at ", gst->point.c_str(),
                           gst->device.c_str(), gst->driver.c_str(), gst->date.c_str(),
                           gst->file.c_str());
     else

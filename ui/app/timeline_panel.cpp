@@ -218,13 +218,21 @@ void draw_timeline_panel(AppState& s) {
   const double step = tick_step(s.view.cycles_per_px, 90.0);
   const double c0 = std::floor(s.view.first_cycle / step) * step;
   ImGui::PushFont(s.fonts.small);
+  float label_end = tx0;  // right edge of the last label drawn
   for (double c = c0; c < s.view.last_cycle(); c += step) {
     const float x = tx0 + static_cast<float>(s.view.x_of(c));
     if (x < tx0) continue;
     dl->AddLine(ImVec2(x, rul1.y - 6), ImVec2(x, rul1.y), color::kDim);
     dl->AddLine(ImVec2(x, rul1.y), ImVec2(x, rul1.y + tracks_h), color::kGrid);
+    // Right of its tick; left of it where it would pass the ruler's end (never clipped), and
+    // left out where it would then touch the label before it.
     const std::string label = format_cycles(c);
-    dl->AddText(ImVec2(x + 3, origin.y + 2), color::kDim, label.c_str());
+    const float w = ImGui::CalcTextSize(label.c_str()).x;
+    float lx = x + 3;
+    if (lx + w > rul1.x) lx = x - 3 - w;
+    if (lx < label_end + 6) continue;
+    dl->AddText(ImVec2(lx, origin.y + 2), color::kDim, label.c_str());
+    label_end = lx + w;
   }
   dl->AddText(ImVec2(origin.x + 4, origin.y + 2), color::kDim, "cycle");
   ImGui::PopFont();

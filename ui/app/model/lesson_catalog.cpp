@@ -61,6 +61,10 @@ std::vector<LessonEntry> scan_lessons(const std::string& root) {
         break;
       }
     if (l.title.empty()) l.title = id;
+    // A numbered lesson's page that does not number its heading ("# Tensor cores: ...") is
+    // listed with its folder's number, as the others are ("17. Tensor cores: ...").
+    if (numbered && !std::isdigit(static_cast<unsigned char>(l.title[0])))
+      l.title = std::to_string(std::stoi(id.substr(0, 2))) + ". " + l.title;
     out.push_back(std::move(l));
   }
   std::sort(out.begin(), out.end(),

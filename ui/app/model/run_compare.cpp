@@ -17,6 +17,7 @@ RunFigures run_figures(const RunSnapshot& run) {
     if (!l.timing) continue;
     f.ok = true;
     f.time_us += l.timing->time_us;
+    f.kernel_time_us += l.timing->kernel_time_us;
     const timing::MemoryCounters& m = l.timing->memory.l1;
     requests += m.global_ld_requests + m.global_st_requests;
     sectors += m.global_ld_sectors + m.global_st_sectors;
@@ -54,7 +55,7 @@ std::string pct(double f) {
 
 }  // namespace
 
-std::string difference_line(const RunFigures& a, const RunFigures& b) {
+std::string difference_line(const RunFigures& a, const RunFigures& b, bool with_time) {
   if (!a.ok || !b.ok) return "nothing to compare: one of the runs has no timing";
   std::string out;
   auto add = [&](const std::string& part) { out += (out.empty() ? "" : "; ") + part; };
@@ -67,8 +68,13 @@ std::string difference_line(const RunFigures& a, const RunFigures& b) {
   if (a.link_busy[k] > 0 || b.link_busy[k] > 0)
     add(std::string(flow_link_name(k)) + " " + pct(a.link_busy[k]) + " -> " + pct(b.link_busy[k]) +
         " busy");
-  if (a.time_us > 0) {
-    char b2[32];
+  char b2[80];
+  if (!with_time) return out;
+  if (a.kernel_time_us > 0 && b.kernel_time_us > 0 && a.time_us > 0) {
+    std::snprintf(b2, sizeof b2, "%.1fx kernel time (%.1fx with launch overhead)",
+                  b.kernel_time_us / a.kernel_time_us, b.time_us / a.time_us);
+    add(b2);
+  } else if (a.time_us > 0) {
     std::snprintf(b2, sizeof b2, "%.1fx time", b.time_us / a.time_us);
     add(b2);
   }

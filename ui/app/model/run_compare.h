@@ -19,16 +19,23 @@ struct RunFigures {
   std::array<double, kFlowLinks> link_busy{};  // traced SM, first launch, whole launch
   int busiest = 0;
   bool ok = false;
+  // The kernels' own time (cycles / clock), without the launch overhead time_us adds (which
+  // compares to CUDA events); 0 where unknown.
+  double kernel_time_us = 0;
 };
 
 RunFigures run_figures(const RunSnapshot& run);
 
-// "A -> B" for the figures that differ, B's busiest link named. Examples (doctest below):
+// "A -> B" for the figures that differ, B's busiest link named; the time ratio is the kernels'
+// own where both have it, with the ratio including the launch overhead beside it ("2.4x kernel
+// time (1.2x with launch overhead)": a short kernel's 4 us of launch hides its change);
+// with_time = false leaves it out (the memory flow, where the line must fit on one row at 1280 px;
+// the timeline's A/B heading gives the cycles). Examples (doctest below):
 /// ```
 /// RunFigures a{10, 4, {0.1, 0.31, 0.2}, 1, true}, b{32, 32, {0.9, 0.96, 0.3}, 1, true};
 /// difference_line(a, b) == "4 -> 32 sectors/request; L1<->L2 31% -> 96% busy; 3.2x time"
 /// ```
-std::string difference_line(const RunFigures& a, const RunFigures& b);
+std::string difference_line(const RunFigures& a, const RunFigures& b, bool with_time = true);
 
 const char* flow_link_name(int link);  // "lanes->L1", "L1<->L2", "L2<->DRAM"
 
