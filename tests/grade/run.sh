@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Grades five submissions of every assignment (the reference itself as the fast one, and
 # tests/data/grade/NAME/{slow,wrong,racy,hang}.cu) with `warplab grade` and checks each verdict:
-# the exit status and the GRADE line.
+# the exit status and the GRADE line. --threads 1: `ctest -j` already runs one test per core (the
+# verdicts are the same for any thread count; tests/350 checks that the results are).
 #   tests/grade/run.sh BUILD_DIR
 set -uo pipefail
 ROOT="$(cd "$(dirname "$0")/../.." && pwd)"
@@ -15,8 +16,8 @@ for a in vector_add reduction softmax transpose; do
     [ $s = fast ] && sub="lessons/assignments/$a/reference.cu"  # the reference itself is fast
     # Verdicts, not budgets: a loaded CI host must not turn a slow submission into a TIMEOUT
     # (the budget has its own case below).
-    out=$("$W" grade "lessons/assignments/$a/assignment.toml" "$sub" --test-time-limit 600 \
-      --total-time-limit 3000 2>&1)
+    out=$("$W" grade "lessons/assignments/$a/assignment.toml" "$sub" --threads 1 \
+      --test-time-limit 600 --total-time-limit 3000 2>&1)
     rc=$?
     line=$(grep '^GRADE ' <<<"$out")
     ok=1
@@ -45,7 +46,7 @@ else echo "FAIL vector_add/syntax_error (exit $rc)"; fail=1; fi
 # not a crash).
 start=$(date +%s)
 out=$("$W" grade lessons/assignments/transpose/assignment.toml tests/data/grade/transpose/long_loop.cu \
-  --test-time-limit 2 --total-time-limit 60 2>&1)
+  --threads 1 --test-time-limit 2 --total-time-limit 60 2>&1)
 rc=$?
 line=$(grep '^GRADE ' <<<"$out")
 took=$(( $(date +%s) - start ))

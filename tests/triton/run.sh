@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
 # CTest entry triton_lessons: lesson 16 and the Triton twins of lessons 1, 6, 7, 12 and 15, headless
-# (CI=true, the simulator only, CI sizes), every claim checked. A machine without Triton prints
-# why in one line and exits 77, which CTest reports as skipped (SKIP_RETURN_CODE).
+# (CI=true, the simulator only, CI sizes, one thread per run as the lesson_NN entries), every claim
+# checked. A machine without Triton prints why in one line and exits 77, which CTest reports as
+# skipped (SKIP_RETURN_CODE).
 #   bash tests/triton/run.sh BUILD_DIR        (from the source tree)
 set -uo pipefail
 build="${1:?usage: run.sh BUILD_DIR}"
 warplab="$build/warplab"
 export CI=true
 
-out=$("$warplab" lesson 16 --ci --answers --no-pages --backend sim 2>&1)
+out=$("$warplab" lesson 16 --ci --answers --no-pages --backend sim --threads 1 2>&1)
 rc=$?
 if [ $rc -eq 0 ] && grep -q '^SKIPPED lesson' <<<"$out"; then
   echo "skipped: $(grep -m1 '^SKIPPED lesson' <<<"$out")"
@@ -25,7 +26,8 @@ check() {  # a lesson's run: exit 0, its LESSON line, and no step skipped
 }
 check "lesson 16" $rc "$out"
 for lesson in 01 06 07 12 15; do
-  out=$("$warplab" lesson $lesson --triton-only --ci --answers --no-pages --backend sim 2>&1)
+  out=$("$warplab" lesson $lesson --triton-only --ci --answers --no-pages --backend sim \
+    --threads 1 2>&1)
   check "lesson $lesson (Triton steps)" $? "$out"
 done
 exit $failed
