@@ -1120,7 +1120,7 @@ bool Sm::issue(int slot, uint64_t now) {
     vector_issued(w, 0, ready);
   }
   read_loaded(w, in);
-  if (in.is_memory && is_memory_op(inst.op)) hold_loaded(w, in);
+  if (in.is_memory && is_memory_op(inst.op) && in.space != Space::Param) hold_loaded(w, in);
   write_pending(w.pending, in, ready, kind, predicate_branch_ready(w, in));
   w.long_operands = 0;
   trace_issue(slot, in, now);
