@@ -136,6 +136,49 @@ TEST_CASE("310 a dependent use of an L1 hit issues exactly hit_latency cycles af
   CHECK(v == 5.0f);
 }
 
+TEST_CASE("310 strong loads (volatile, relaxed, .cg, .cv) are served by the L2 whatever the L1 holds") {
+  // The L1 is not coherent between SMs: ptxas makes a volatile load LDG.E.STRONG.SYS and __ldcg
+  // LDG.E.STRONG.GPU, and the L2 answers them (atomics.cu on the H200: 340 cycles a link of
+  // __ldcg against 39 for an L1 hit). kReload's second load, made strong, misses the L1 line
+  // the first load filled and pays the L2 round trip; the plain one hits.
+  std::vector<uint64_t> latencies;
+  for (const char* form : {"ld.global.f32", "ld.volatile.global.f32", "ld.global.cg.f32",
+                           "ld.global.cv.f32", "ld.relaxed.gpu.global.f32"}) {
+    std::string ptx = kReload;
+    const std::string second = "ld.global.f32 %f3, [%rd2+4];";
+    const size_t at = ptx.find(second);
+    REQUIRE(at != std::string::npos);
+    ptx.replace(at, std::string("ld.global.f32").size(), form);
+    auto prog = load(ptx.c_str());
+    REQUIRE_MESSAGE(prog, (prog ? "" : prog.error().to_string()));
+    GpuConfig cfg;
+    cfg.compiler.hoist_loads = 0;
+    func::DeviceMemory mem;
+    const uint64_t in = mem.allocate("in", 128), out = mem.allocate("out", 4);
+    const float vals[2] = {1.5f, 2.0f};
+    REQUIRE(mem.write(in, vals, 8));
+    func::LaunchConfig launch{"reload", {1, 1, 1}, {32, 1, 1}, 0, {}};
+    put(launch.params, in);
+    put(launch.params, out);
+    auto r = run_timing(*prog, mem, launch, cfg, traced());
+    REQUIRE(r);
+    REQUIRE_FALSE(r->fault);
+    const auto ld2 = issue_cycles(*r, 14), use2 = issue_cycles(*r, 15);
+    REQUIRE(ld2.size() == 1);
+    REQUIRE(use2.size() == 1);
+    latencies.push_back(use2[0] - ld2[0]);
+    const bool plain = latencies.size() == 1;
+    CHECK(r->memory.l1.global_ld_sector_hits == (plain ? 1u : 0u));
+    if (plain) CHECK(latencies.back() == uint64_t(cfg.l1.hit_latency));
+    else CHECK(latencies.back() >= uint64_t(cfg.l2.hit_latency));  // the L2 round trip
+    float v = 0;
+    REQUIRE(mem.read(out, &v, 4));
+    CHECK(v == 5.0f);
+  }
+  // Every strong form takes the same path, to the cycle.
+  for (size_t i = 2; i < latencies.size(); ++i) CHECK(latencies[i] == latencies[1]);
+}
+
 TEST_CASE("310 the trace records each access's lines, sector masks and where sectors came from") {
   auto prog = load(kReload);
   REQUIRE(prog);

@@ -1010,7 +1010,7 @@ uint64_t Sm::access(int slot, const func::StepInfo& in, uint64_t now, WarpState&
       w.drain_until = std::max(w.drain_until, l1tex_.store(a, local, now, &j));
       rec.kind = local ? AccessRecord::Kind::LocalStore : AccessRecord::Kind::GlobalStore;
     } else {
-      ready = l1tex_.load(a, local, now, &j);
+      ready = l1tex_.load(a, local, now, &j, L1Tex::bypasses_l1(inst.mod));
       rec.kind = local ? AccessRecord::Kind::LocalLoad : AccessRecord::Kind::GlobalLoad;
     }
     kind = WarpState::LongScoreboard;
