@@ -136,6 +136,49 @@ TEST_CASE("310 a dependent use of an L1 hit issues exactly hit_latency cycles af
   CHECK(v == 5.0f);
 }
 
+TEST_CASE("310 strong loads (volatile, relaxed, .cg, .cv) are served by the L2 whatever the L1 holds") {
+  // The L1 is not coherent between SMs: ptxas makes a volatile load LDG.E.STRONG.SYS and __ldcg
+  // LDG.E.STRONG.GPU, and the L2 answers them (atomics.cu on the H200: 340 cycles a link of
+  // __ldcg against 39 for an L1 hit). kReload's second load, made strong, misses the L1 line
+  // the first load filled and pays the L2 round trip; the plain one hits.
+  std::vector<uint64_t> latencies;
+  for (const char* form : {"ld.global.f32", "ld.volatile.global.f32", "ld.global.cg.f32",
+                           "ld.global.cv.f32", "ld.relaxed.gpu.global.f32"}) {
+    std::string ptx = kReload;
+    const std::string second = "ld.global.f32 %f3, [%rd2+4];";
+    const size_t at = ptx.find(second);
+    REQUIRE(at != std::string::npos);
+    ptx.replace(at, std::string("ld.global.f32").size(), form);
+    auto prog = load(ptx.c_str());
+    REQUIRE_MESSAGE(prog, (prog ? "" : prog.error().to_string()));
+    GpuConfig cfg;
+    cfg.compiler.hoist_loads = 0;
+    func::DeviceMemory mem;
+    const uint64_t in = mem.allocate("in", 128), out = mem.allocate("out", 4);
+    const float vals[2] = {1.5f, 2.0f};
+    REQUIRE(mem.write(in, vals, 8));
+    func::LaunchConfig launch{"reload", {1, 1, 1}, {32, 1, 1}, 0, {}};
+    put(launch.params, in);
+    put(launch.params, out);
+    auto r = run_timing(*prog, mem, launch, cfg, traced());
+    REQUIRE(r);
+    REQUIRE_FALSE(r->fault);
+    const auto ld2 = issue_cycles(*r, 14), use2 = issue_cycles(*r, 15);
+    REQUIRE(ld2.size() == 1);
+    REQUIRE(use2.size() == 1);
+    latencies.push_back(use2[0] - ld2[0]);
+    const bool plain = latencies.size() == 1;
+    CHECK(r->memory.l1.global_ld_sector_hits == (plain ? 1u : 0u));
+    if (plain) CHECK(latencies.back() == uint64_t(cfg.l1.hit_latency));
+    else CHECK(latencies.back() >= uint64_t(cfg.l2.hit_latency));  // the L2 round trip
+    float v = 0;
+    REQUIRE(mem.read(out, &v, 4));
+    CHECK(v == 5.0f);
+  }
+  // Every strong form takes the same path, to the cycle.
+  for (size_t i = 2; i < latencies.size(); ++i) CHECK(latencies[i] == latencies[1]);
+}
+
 TEST_CASE("310 the trace records each access's lines, sector masks and where sectors came from") {
   auto prog = load(kReload);
   REQUIRE(prog);
@@ -365,6 +408,53 @@ TEST_CASE("310 the compiler's schedule: loads of `unroll` iterations issue befor
   CHECK(loop_sum_run(ptx, cfg).first == 5);
   cfg.compiler.load_register_share = 0.5;  // 16 registers: all 8 loads of the body
   CHECK(loop_sum_run(ptx, cfg).first == 8);
+}
+
+TEST_CASE("310 the compiler's schedule: a kernel parameter read late holds no load register") {
+  // ptxas reads kernel parameters from the constant bank as operands (c[0x0][...]), so the
+  // output pointer, read only after the loop, takes none of the registers that hold load
+  // results (gen2 column_walk's SASS: 16 LDGs a body with 32 registers). Moving the output
+  // pointer's first use after the loop changes nothing of the loop's loads.
+  std::string early = loop_sum_ptx(""), late = early;
+  for (const std::string line : {"  cvta.to.global.u64 %rd4, %rd2;\n", "  add.s64 %rd7, %rd4, %rd5;\n"}) {
+    const size_t at = late.find(line);
+    REQUIRE(at != std::string::npos);
+    late.erase(at, line.size());
+    const size_t st = late.find("  st.global.f32 [%rd7], %f1;");
+    REQUIRE(st != std::string::npos);
+    late.insert(st, line);
+  }
+  GpuConfig cfg;
+  cfg.compiler.unroll = 8;
+  cfg.compiler.load_register_share = 5.0 / 32.0;  // 5 registers for loaded results
+  CHECK(loop_sum_run(early, cfg).first == 5);
+  CHECK(loop_sum_run(late, cfg).first == 5);  // 4 when the parameter held one of the 5
+  cfg.compiler.load_register_share = 0.5;
+  CHECK(loop_sum_run(late, cfg).first == 8);
+  // To the cycle: the hoisted loads leave at the same cycles in both, counted from the first
+  // hoisted one (the second load): four back to back, then one per add once the first load's
+  // data is back (each add frees a register).
+  cfg.compiler.load_register_share = 5.0 / 32.0;
+  auto load_cycles = [&](const std::string& ptx) {
+    auto prog = load(ptx.c_str());
+    REQUIRE(prog);
+    func::DeviceMemory mem;
+    const uint64_t xa = mem.allocate("x", 16 * 32 * 4), out = mem.allocate("out", 32 * 4);
+    func::LaunchConfig launch{"loop_sum", {1, 1, 1}, {32, 1, 1}, 0, {}};
+    put(launch.params, xa);
+    put(launch.params, out);
+    auto r = run_timing(*prog, mem, launch, cfg, traced());
+    REQUIRE(r);
+    auto c = issue_cycles(*r, line_of(ptx, "ld.global.f32 %f2"));
+    REQUIRE(c.size() == 16);
+    std::vector<int64_t> from_second;
+    for (uint64_t x : c) from_second.push_back(int64_t(x) - int64_t(c[1]));
+    return from_second;
+  };
+  const auto e = load_cycles(early), l = load_cycles(late);
+  CHECK(l == e);
+  CHECK(l[4] - l[1] == 4);    // loads 2-5 leave within 4 cycles (the load/store pipe: 1-2 apart)
+  CHECK(l[5] - l[4] > 600);   // load 6 waits for load 1's data (DRAM) and the add that reads it
 }
 
 TEST_CASE("310 the compiler's schedule moves a load above a store only to other memory") {

@@ -86,7 +86,8 @@ void record_line(std::vector<AccessLine>* out, const LineRequest& r, uint64_t li
 }
 }  // namespace
 
-uint64_t L1Tex::load(const CoalescedAccess& a, bool local, uint64_t now, AccessJourney* j) {
+uint64_t L1Tex::load(const CoalescedAccess& a, bool local, uint64_t now, AccessJourney* j,
+                      bool strong) {
   uint64_t ready = now;
   if (local) {
     ++counters_.local_requests;
@@ -104,7 +105,9 @@ uint64_t L1Tex::load(const CoalescedAccess& a, bool local, uint64_t now, AccessJ
     const uint64_t t = now + (tag_stage(1, now) - now);
     if (i == 0) jr.tag_stage = t;
     // 2. Hits return after the hit latency (or when a merged fill lands, if later).
-    CacheAccess c = l1_.access(r.line, r.sector_mask, t, true);
+    // A strong load asks the L2 for every sector and leaves the L1 as it is.
+    CacheAccess c = strong ? CacheAccess{} : l1_.access(r.line, r.sector_mask, t, true);
+    if (strong) c.miss_mask = r.sector_mask;
     const int hits = std::popcount(c.hit_mask);
     if (!local) counters_.global_ld_sector_hits += hits;
     jr.l1_hit_sectors += hits;
@@ -116,7 +119,7 @@ uint64_t L1Tex::load(const CoalescedAccess& a, bool local, uint64_t now, AccessJ
     if (c.miss_mask) {
       int dram = 0;
       const uint64_t back = l2_.read(r.line, c.miss_mask, t, &dram, &from_dram);
-      l1_.set_fill(c.way, c.miss_mask, back);
+      if (!strong) l1_.set_fill(c.way, c.miss_mask, back);
       misses_.push(back);
       line_ready = std::max(line_ready, back);
       jr.l1_miss_sectors += std::popcount(c.miss_mask);

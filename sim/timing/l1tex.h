@@ -13,6 +13,13 @@
 // invalidates its sectors in L1), loads allocate in L1, a bounded number of line misses in flight
 // (a time-ordered queue of their return cycles), atomics bypass the L1 to the L2, shared memory
 // wavefront queue, and the Nsight-style counters.
+// Strong loads bypass the L1 too: the L1 is not coherent between SMs, so a volatile load
+// (ptxas: LDG.E.STRONG.SYS), a relaxed or acquire one (STRONG.GPU) and ld.global.cg / .cv
+// (cache at the L2 only: __ldcg is LDG.E.STRONG.GPU) are served by the L2 every time and
+// allocate nothing in the L1. atomics.cu on the H200 (scripts/microbench/h200-latency-2026-11-
+// 27.csv): a dependent chain of __ldcg loads of L2-resident words takes 340 cycles a link, an
+// L2 round trip, where a plain load of a line the L1 holds takes 39 (chains.cu ldg_l1).
+// Simplified: the scope is not read (a .cta-scope relaxed load would be allowed to hit).
 // Simplified: the queue limits are checked before an instruction issues (one instruction may
 // overshoot them); the texture path and ld.global.nc's separate cache are not modelled.
 #pragma once
@@ -27,6 +34,7 @@
 #include "sim/timing/l2.h"
 #include "sim/timing/shared_banks.h"
 #include "sim/timing/trace.h"
+#include "sim/ptx/isa.h"
 
 namespace warplab::timing {
 
@@ -67,7 +75,13 @@ class L1Tex {
   bool can_accept_shared(uint64_t now, uint64_t& wake) const;
 
   // A load (global or local): returns the cycle its data can be used.
-  uint64_t load(const CoalescedAccess& a, bool local, uint64_t now, AccessJourney* j = nullptr);
+  // `strong`: a load served by the L2 whatever the L1 holds (bypasses_l1).
+  uint64_t load(const CoalescedAccess& a, bool local, uint64_t now, AccessJourney* j = nullptr,
+                bool strong = false);
+  static bool bypasses_l1(const ptx::Modifiers& m) {
+    return m.volatile_ || m.relaxed_or_acquire || m.cache == ptx::CacheOp::Cg ||
+           m.cache == ptx::CacheOp::Cv;
+  }
   // A store: returns the cycle it is complete in the L2 (what a draining warp waits for).
   uint64_t store(const CoalescedAccess& a, bool local, uint64_t now, AccessJourney* j = nullptr);
   // An atomic or reduction, resolved at the L2: returns the cycle the old values are back.

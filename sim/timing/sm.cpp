@@ -1010,7 +1010,7 @@ uint64_t Sm::access(int slot, const func::StepInfo& in, uint64_t now, WarpState&
       w.drain_until = std::max(w.drain_until, l1tex_.store(a, local, now, &j));
       rec.kind = local ? AccessRecord::Kind::LocalStore : AccessRecord::Kind::GlobalStore;
     } else {
-      ready = l1tex_.load(a, local, now, &j);
+      ready = l1tex_.load(a, local, now, &j, L1Tex::bypasses_l1(inst.mod));
       rec.kind = local ? AccessRecord::Kind::LocalLoad : AccessRecord::Kind::GlobalLoad;
     }
     kind = WarpState::LongScoreboard;
@@ -1120,7 +1120,7 @@ bool Sm::issue(int slot, uint64_t now) {
     vector_issued(w, 0, ready);
   }
   read_loaded(w, in);
-  if (in.is_memory && is_memory_op(inst.op)) hold_loaded(w, in);
+  if (in.is_memory && is_memory_op(inst.op) && in.space != Space::Param) hold_loaded(w, in);
   write_pending(w.pending, in, ready, kind, predicate_branch_ready(w, in));
   w.long_operands = 0;
   trace_issue(slot, in, now);

@@ -160,7 +160,9 @@ class Sm {
   // take it now, else 0 (and `wake` lowered to when they might).
   int hoist_now(Warp& w, int sp, uint64_t now, uint64_t& wake);
   // Registers of loaded results: held from the load until an instruction reads them (or writes
-  // them again); they bound how many loads the compiler's schedule keeps in flight.
+  // them again); they bound how many loads the compiler's schedule keeps in flight. Kernel
+  // parameters hold none: ptxas reads them from the constant bank as operands (c[0x0][...]),
+  // so an ld.param read only at the end (the output pointer) keeps no register from the loads.
   static void hold_loaded(Warp& w, const func::StepInfo& in);
   static void read_loaded(Warp& w, const func::StepInfo& in);
   // ptxas's vector loads: a shared load that reads, in every lane, the bytes right after an
