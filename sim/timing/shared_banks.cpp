@@ -76,6 +76,24 @@ SharedAccessCost shared_access_cost(const std::array<uint64_t, 32>& addr, uint32
   if (exec_mask == 0) return cost;
   const uint32_t bytes = std::max<uint32_t>(access_bytes, 1);
   if (serialize) return serialized_cost(addr, exec_mask, bytes, banks, bank_bytes);
+  // 0. The two patterns of most accesses take one wavefront, found without the lists below: a
+  //    whole warp of one-word lanes reads one word (a broadcast), or lane l reads word w0 + l
+  //    (32 banks or more: every lane its own bank).
+  if (exec_mask == ~0u && bytes <= 4 && bytes <= bank_bytes && banks >= 32 &&
+      std::has_single_bit(banks) && std::has_single_bit(bank_bytes)) {
+    const int shift = std::countr_zero(bank_bytes);
+    const uint64_t w0 = addr[0] >> shift;
+    bool same = true, sequential = true;
+    for (uint32_t l = 0; l < 32; ++l) {
+      const uint64_t w = addr[l] >> shift;
+      same &= w == w0;
+      sequential &= w == w0 + l;
+    }
+    if (same || sequential) {
+      cost.wavefronts = cost.ideal_wavefronts = 1;
+      return cost;
+    }
+  }
   const uint32_t words_per_lane = std::max<uint32_t>(1, (bytes + bank_bytes - 1) / bank_bytes);
   // 16-byte accesses: two half-warps; narrower ones: the warp at once.
   const bool halves = bytes > 8;
