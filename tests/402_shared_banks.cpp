@@ -41,8 +41,13 @@ TEST_CASE("402 same word from every lane is a broadcast") {
 }
 
 TEST_CASE("402 one lane off a broadcast or off consecutive words: the conflict still counts") {
-  // shared_access_cost finds the two common one-wavefront patterns by a shortcut; one lane off
-  // either pattern must still cost the second pass of the bank it shares.
+  // shared_access_cost finds one-wavefront accesses whose words lie within 32 consecutive words
+  // by a shortcut; one lane off such a pattern must still cost the second pass of its bank.
+  std::array<uint64_t, 32> rows{};  // two rows' broadcasts 31 words apart: banks 16 and 15
+  for (int l = 0; l < 32; ++l) rows[l] = l < 16 ? 16 * 4 : 47 * 4;
+  CHECK(shared_access_cost(rows, 0xffffffffu, 4, 32, 4).wavefronts == 1);
+  rows[31] = 48 * 4;  // 32 words apart: lane 31 shares bank 16 with the first row's word
+  CHECK(shared_access_cost(rows, 0xffffffffu, 4, 32, 4).wavefronts == 2);
   std::array<uint64_t, 32> a{};
   a.fill(64);          // word 16 (bank 16) from every lane ...
   a[5] = 64 + 32 * 4;  // ... but lane 5 reads word 48, also bank 16
