@@ -102,7 +102,9 @@ constexpr size_t kMinParallelSms = 8;
 // TimingOptions::adapt_threads: of every kTrialEvery stretches of kTrialCycles cycles with
 // enough SMs due, the first runs on one thread and the second on the pool; the faster way runs
 // the rest.
-constexpr uint64_t kTrialCycles = 64, kTrialEvery = 32;
+// The first kTrialWarm cycles of a trial are not timed: they move the SMs' state between the
+// host cores' caches (to the pool's threads or back), which the stretch it picks pays only once.
+constexpr uint64_t kTrialCycles = 64, kTrialEvery = 32, kTrialWarm = 16;
 
 // Adds `from`'s counts to `into` (one thread's share of a launch's counts).
 void add_stats(func::LaunchStats& into, const func::LaunchStats& from) {
@@ -359,7 +361,8 @@ Expected<TimingResult> simulate(const func::Program& program, func::DeviceMemory
     //     they share (parallel_loop.h); a cycle with few of them, or after a dispatch fault,
     //     runs here.
     bool faulted = false, ticked = false;
-    int trial = -1;  // adapt_threads: 0 = a one-thread trial cycle, 1 = a pool trial cycle
+    int trial = -1;      // adapt_threads: 0 = a one-thread trial cycle, 1 = a pool trial cycle
+    bool timed = false;  // ... past the trial's first kTrialWarm cycles
     std::chrono::steady_clock::time_point trial_begin;
     if (pool) {
       due.clear();
@@ -369,9 +372,11 @@ Expected<TimingResult> simulate(const func::Program& program, func::DeviceMemory
         if (glances[i].busy && glances[i].wake <= now) due.push_back(static_cast<uint32_t>(i));
       }
       if (!pending_fault && due.size() >= kMinParallelSms) {
+        const bool warm = eligible % kTrialCycles >= kTrialWarm;
         const uint64_t phase = eligible++ / kTrialCycles % kTrialEvery;
         if (options.adapt_threads && phase < 2) {
           trial = static_cast<int>(phase);
+          timed = warm;
           trial_begin = std::chrono::steady_clock::now();
         }
         if (!options.adapt_threads || (trial >= 0 ? trial == 1 : use_pool)) {
@@ -403,10 +408,12 @@ Expected<TimingResult> simulate(const func::Program& program, func::DeviceMemory
     }
     if (faulted) break;
     if (trial >= 0) {
-      trial_ns[trial] +=
-          std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - trial_begin)
-              .count();
-      trial_sms[trial] += due.size();
+      if (timed) {
+        trial_ns[trial] +=
+            std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - trial_begin)
+                .count();
+        trial_sms[trial] += due.size();
+      }
       if (trial == 1 && eligible % kTrialCycles == 0) {  // both trials done: pick the faster
         use_pool = trial_ns[1] * double(trial_sms[0]) < trial_ns[0] * double(trial_sms[1]);
         trial_ns[0] = trial_ns[1] = 0;
