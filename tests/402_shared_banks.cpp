@@ -40,6 +40,29 @@ TEST_CASE("402 same word from every lane is a broadcast") {
   CHECK(shared_access_cost(a, 0xffffffffu, 4, 32, 4).wavefronts == 1);
 }
 
+TEST_CASE("402 one lane off a broadcast or off consecutive words: the conflict still counts") {
+  // shared_access_cost finds one-wavefront accesses whose words lie within 32 consecutive words
+  // by a shortcut; one lane off such a pattern must still cost the second pass of its bank.
+  std::array<uint64_t, 32> rows{};  // two rows' broadcasts 31 words apart: banks 16 and 15
+  for (int l = 0; l < 32; ++l) rows[l] = l < 16 ? 16 * 4 : 47 * 4;
+  CHECK(shared_access_cost(rows, 0xffffffffu, 4, 32, 4).wavefronts == 1);
+  rows[31] = 48 * 4;  // 32 words apart: lane 31 shares bank 16 with the first row's word
+  CHECK(shared_access_cost(rows, 0xffffffffu, 4, 32, 4).wavefronts == 2);
+  std::array<uint64_t, 32> a{};
+  a.fill(64);          // word 16 (bank 16) from every lane ...
+  a[5] = 64 + 32 * 4;  // ... but lane 5 reads word 48, also bank 16
+  CHECK(shared_access_cost(a, 0xffffffffu, 4, 32, 4).wavefronts == 2);
+  auto b = words(1);
+  b[7] = (8 + 32) * 4;  // word 40: bank 8, beside lane 8's word 8
+  CHECK(shared_access_cost(b, 0xffffffffu, 4, 32, 4).wavefronts == 2);
+  // 16 banks: consecutive words put two words in every bank.
+  CHECK(shared_access_cost(words(1), 0xffffffffu, 4, 16, 4).wavefronts == 2);
+  // 2-byte lanes, two to a word: 16 words in 16 banks.
+  std::array<uint64_t, 32> h{};
+  for (int l = 0; l < 32; ++l) h[l] = 2 * l;
+  CHECK(shared_access_cost(h, 0xffffffffu, 2, 32, 4).wavefronts == 1);
+}
+
 namespace {
 // Element index (of `bytes` bytes) that lane l reads, for the patterns of
 // scripts/microbench/shared_wide.cu.
@@ -72,7 +95,9 @@ int64_t pattern_element(const std::string& name, int l, int w) {
 }
 }  // namespace
 
-TEST_CASE("402 4-, 8- and 16-byte loads take the H100's shared-pipe cycles and conflicts, every pattern") {
+TEST_CASE(
+    "402 4-, 8- and 16-byte loads take the H100's shared-pipe cycles and conflicts, every "
+    "pattern") {
   // The H100 (scripts/microbench/h100-shared-wide-2026-11-25.tsv): bytes per lane, pattern, the
   // shared pipe's cycles per warp load (= ncu's wavefronts for a whole warp) and ncu's bank
   // conflicts per warp load.

@@ -102,7 +102,9 @@ constexpr size_t kMinParallelSms = 8;
 // TimingOptions::adapt_threads: of every kTrialEvery stretches of kTrialCycles cycles with
 // enough SMs due, the first runs on one thread and the second on the pool; the faster way runs
 // the rest.
-constexpr uint64_t kTrialCycles = 64, kTrialEvery = 32;
+// The first kTrialWarm cycles of a trial are not timed: they move the SMs' state between the
+// host cores' caches (to the pool's threads or back), which the stretch it picks pays only once.
+constexpr uint64_t kTrialCycles = 64, kTrialEvery = 32, kTrialWarm = 16;
 
 // Adds `from`'s counts to `into` (one thread's share of a launch's counts).
 void add_stats(func::LaunchStats& into, const func::LaunchStats& from) {
@@ -237,7 +239,10 @@ Expected<TimingResult> simulate(const func::Program& program, func::DeviceMemory
   sms.reserve(config.core.sm_count);
   for (int i = 0; i < config.core.sm_count; ++i)
     sms.emplace_back(i, ctxs[pool ? pool->thread_of(i) : 0]);
-  std::vector<Sm*> due;
+  // The loop reads each SM's glance (parallel_loop.h), refreshed after its ticks and dispatches.
+  std::vector<SmGlance> glances(sms.size());
+  for (size_t i = 0; i < sms.size(); ++i) glances[i].look(sms[i]);
+  std::vector<uint32_t> due;
   due.reserve(sms.size());
   uint64_t eligible = 0;           // cycles with enough SMs due for the pool
   double trial_ns[2] = {0, 0};     // adapt_threads: [one thread, pool] time in trials
@@ -340,8 +345,13 @@ Expected<TimingResult> simulate(const func::Program& program, func::DeviceMemory
         }
       }
     }
-    // 3a. Dispatch blocks that are due.
-    if (auto st = blocks.dispatch(now, sms); !st) return st.error();
+    // 3a. Dispatch blocks that are due (only an SM with room can take one).
+    const uint64_t dispatched = blocks.dispatched();
+    const auto dispatch_status = blocks.dispatch(now, sms);
+    if (blocks.dispatched() != dispatched || !dispatch_status)
+      for (size_t i = 0; i < sms.size(); ++i)
+        if (glances[i].room) glances[i].look(sms[i]);
+    if (!dispatch_status) return dispatch_status.error();
     if (skipped_fault) {
       r.fault = skipped_fault;
       break;
@@ -351,23 +361,26 @@ Expected<TimingResult> simulate(const func::Program& program, func::DeviceMemory
     //     they share (parallel_loop.h); a cycle with few of them, or after a dispatch fault,
     //     runs here.
     bool faulted = false, ticked = false;
-    int trial = -1;  // adapt_threads: 0 = a one-thread trial cycle, 1 = a pool trial cycle
+    int trial = -1;      // adapt_threads: 0 = a one-thread trial cycle, 1 = a pool trial cycle
+    bool timed = false;  // ... past the trial's first kTrialWarm cycles
     std::chrono::steady_clock::time_point trial_begin;
     if (pool) {
       due.clear();
       bool pending_fault = false;
-      for (auto it = sms.rbegin(); it != sms.rend(); ++it) {
-        pending_fault = pending_fault || it->fault().has_value();
-        if (it->busy() && it->next_wake() <= now) due.push_back(&*it);
+      for (size_t i = sms.size(); i-- > 0;) {
+        pending_fault = pending_fault || glances[i].fault;
+        if (glances[i].busy && glances[i].wake <= now) due.push_back(static_cast<uint32_t>(i));
       }
       if (!pending_fault && due.size() >= kMinParallelSms) {
+        const bool warm = eligible % kTrialCycles >= kTrialWarm;
         const uint64_t phase = eligible++ / kTrialCycles % kTrialEvery;
         if (options.adapt_threads && phase < 2) {
           trial = static_cast<int>(phase);
+          timed = warm;
           trial_begin = std::chrono::steady_clock::now();
         }
         if (!options.adapt_threads || (trial >= 0 ? trial == 1 : use_pool)) {
-          if (!pool->tick(due, now)) {
+          if (!pool->tick(sms, due, now, glances)) {
             redo = true;
             return Error{"", 0, "internal: a fault in a parallel cycle"};
           }
@@ -378,10 +391,14 @@ Expected<TimingResult> simulate(const func::Program& program, func::DeviceMemory
     }
     for (auto it = sms.rbegin(); !ticked && it != sms.rend(); ++it) {
       Sm& sm = *it;
-      if (sm.busy() && sm.next_wake() <= now && !sm.tick(now)) {
-        faulted = true;
-        r.fault = sm.fault();
-        break;
+      if (sm.busy() && sm.next_wake() <= now) {
+        const bool ok = sm.tick(now);
+        glances[sm.id()].look(sm);
+        if (!ok) {
+          faulted = true;
+          r.fault = sm.fault();
+          break;
+        }
       }
       if (sm.fault()) {
         faulted = true;
@@ -391,10 +408,12 @@ Expected<TimingResult> simulate(const func::Program& program, func::DeviceMemory
     }
     if (faulted) break;
     if (trial >= 0) {
-      trial_ns[trial] +=
-          std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - trial_begin)
-              .count();
-      trial_sms[trial] += due.size();
+      if (timed) {
+        trial_ns[trial] +=
+            std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - trial_begin)
+                .count();
+        trial_sms[trial] += due.size();
+      }
       if (trial == 1 && eligible % kTrialCycles == 0) {  // both trials done: pick the faster
         use_pool = trial_ns[1] * double(trial_sms[0]) < trial_ns[0] * double(trial_sms[1]);
         trial_ns[0] = trial_ns[1] = 0;
@@ -405,18 +424,18 @@ Expected<TimingResult> simulate(const func::Program& program, func::DeviceMemory
     bool any_busy = false;
     uint64_t next = kNever;
     bool room = false;
-    for (const Sm& sm : sms) {
-      if (sm.busy()) {
+    for (const SmGlance& g : glances) {
+      if (g.busy) {
         any_busy = true;
-        next = std::min(next, sm.next_wake());
+        next = std::min(next, g.wake);
       }
-      room = room || sm.has_room();
+      room = room || g.room;
     }
     if (!any_busy && blocks.done()) break;
     if (!blocks.done() && room) next = std::min(next, std::max(blocks.next_due(), now + 1));
     // 3d. Deadlock and limits: no warp issued for too long, or nothing left that could wake.
     uint64_t issued = 0;
-    for (const Sm& sm : sms) issued += sm.instructions();
+    for (const SmGlance& g : glances) issued += g.instructions;
     if (issued != issued_before) {
       issued_before = issued;
       last_progress = now;

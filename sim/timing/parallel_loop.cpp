@@ -1,6 +1,10 @@
 // The parallel loop: see parallel_loop.h.
 #include "sim/timing/parallel_loop.h"
 
+#if defined(__linux__)
+#include <sched.h>
+#endif
+
 namespace warplab::timing {
 
 namespace {
@@ -13,54 +17,109 @@ struct Turn {
   bool passed = false;
 };
 thread_local Turn current_turn;
+
+// Pause rounds a wait spins before it sleeps: about 100-200 microseconds on a core of its own
+// (longer than a cycle's ticks and the loop's work between cycles), a few otherwise.
+constexpr uint32_t kSpinsOwnCore = 4096, kSpinsShared = 64;
+
+void pause() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#elif defined(__aarch64__)
+  asm volatile("yield");
+#endif
+}
+
+// The host CPUs this process may run on.
+int usable_cpus() {
+#if defined(__linux__)
+  cpu_set_t set;
+  if (sched_getaffinity(0, sizeof set, &set) == 0) return CPU_COUNT(&set);
+#endif
+  return static_cast<int>(std::thread::hardware_concurrency());
+}
+
+// Returns `word`'s value once `ready` holds for it (loaded with acquire): spins `spins` pause
+// rounds, then sleeps until a notify_all of the word.
+template <class Ready>
+uint32_t wait_for(const std::atomic<uint32_t>& word, Ready ready, uint32_t spins) {
+  uint32_t v = word.load(std::memory_order_acquire);
+  for (uint32_t i = 0; !ready(v) && i < spins; ++i) {
+    pause();
+    v = word.load(std::memory_order_acquire);
+  }
+  while (!ready(v)) {
+    word.wait(v, std::memory_order_acquire);
+    v = word.load(std::memory_order_acquire);
+  }
+  return v;
+}
 }  // namespace
 
 ParallelTicks::ParallelTicks(int threads)
-    : threads_(threads < 1 ? 1 : threads), start_(threads_), end_(threads_) {
+    : threads_(threads < 1 ? 1 : threads),
+      spins_(threads_ <= usable_cpus() ? kSpinsOwnCore : kSpinsShared) {
   workers_.reserve(threads_ - 1);
   for (int t = 1; t < threads_; ++t)
     workers_.emplace_back([this, t] {
+      uint32_t seen = 0;
       for (;;) {
-        start_.arrive_and_wait();
+        seen = wait_for(
+            start_, [seen](uint32_t v) { return v != seen; }, spins_);
         if (stop_) return;
         work(t);
-        end_.arrive_and_wait();
+        running_.fetch_sub(1, std::memory_order_acq_rel);
+        running_.notify_all();
       }
     });
 }
 
 ParallelTicks::~ParallelTicks() {
   stop_ = true;
-  start_.arrive_and_wait();
+  start_.fetch_add(1, std::memory_order_release);
+  start_.notify_all();
   for (std::thread& t : workers_) t.join();
 }
 
-bool ParallelTicks::tick(const std::vector<Sm*>& due, uint64_t now) {
-  // 1. Publish the cycle's work; the barrier orders these writes before the workers read them.
+bool ParallelTicks::tick(std::vector<Sm>& sms, const std::vector<uint32_t>& due, uint64_t now,
+                         std::vector<SmGlance>& glances) {
+  // 1. Publish the cycle's work; moving start_ (release) orders these writes before the
+  //    workers read them.
   if (done_capacity_ < due.size()) {
     done_capacity_ = due.size();
     done_ = std::make_unique<std::atomic<uint8_t>[]>(done_capacity_);
   }
   for (size_t i = 0; i < due.size(); ++i) done_[i].store(0, std::memory_order_relaxed);
-  prefix_.store(0);
+  prefix_.store(0, std::memory_order_relaxed);
   faulted_.store(false, std::memory_order_relaxed);
+  running_.store(static_cast<uint32_t>(threads_ - 1), std::memory_order_relaxed);
+  if (owner_.size() != sms.size()) {
+    owner_.resize(sms.size());
+    for (size_t i = 0; i < sms.size(); ++i) owner_[i] = static_cast<uint16_t>(thread_of(int(i)));
+  }
+  sms_ = sms.data();
+  glances_ = glances.data();
   due_ = &due;
   now_ = now;
-  // 2. Every thread ticks its SMs; 3. the cycle ends when all have.
-  start_.arrive_and_wait();
+  start_.fetch_add(1, std::memory_order_release);
+  start_.notify_all();
+  // 2. Every thread ticks its SMs; 3. the cycle ends when every worker has left its work (its
+  //    ticks' writes then visible here).
   work(0);
-  end_.arrive_and_wait();
+  wait_for(
+      running_, [](uint32_t v) { return v == 0; }, spins_);
   return !faulted_.load(std::memory_order_relaxed);
 }
 
 void ParallelTicks::work(int thread) {
-  const std::vector<Sm*>& due = *due_;
+  const std::vector<uint32_t>& due = *due_;
   for (uint32_t i = 0; i < due.size(); ++i) {
-    Sm& sm = *due[i];
-    if (thread_of(sm.id()) != thread) continue;
+    if (owner_[due[i]] != thread) continue;
+    Sm& sm = sms_[due[i]];
     current_turn = Turn{this, i, false};
     if (!sm.tick(now_) || sm.fault()) faulted_.store(true, std::memory_order_relaxed);
     current_turn = Turn{};
+    glances_[due[i]].look(sm);
     finish(i);
   }
 }
@@ -82,9 +141,9 @@ void ParallelTicks::finish(uint32_t position) {
 void ParallelTicks::wait_turn() {
   Turn& t = current_turn;
   if (t.owner != this || t.passed) return;
-  // Every SM before this one in the order has ended its tick: sleep until the prefix reaches us
-  // (atomic wait: a short spin, then the kernel's futex; no core is kept busy).
-  for (uint32_t p = prefix_.load(); p < t.position; p = prefix_.load()) prefix_.wait(p);
+  // Every SM before this one in the order has ended its tick: wait until the prefix reaches us.
+  wait_for(
+      prefix_, [&t](uint32_t p) { return p >= t.position; }, spins_);
   t.passed = true;
 }
 

@@ -33,6 +33,15 @@
 // found the threads slower than one (a busy host: a thread that must wait for a descheduled one
 // loses its time slice; TimingOptions::adapt_threads). Since both ways give the same results,
 // which one runs a cycle is free to change at any time.
+// How the threads wait (what a cycle costs beyond its ticks): a cycle's SMs pass the turn from
+// one to the next, so a wait that puts a thread to sleep puts the kernel's wake-up (microseconds,
+// and tens of microseconds from an idle core's sleep state) on the path of every cycle, once per
+// SM that waits: on an idle 16-core host, 16 threads gained nothing over one (0.9-1.1x on the
+// bench's matmul and stream). So each wait (a worker for the next cycle, an SM for its turn, the
+// loop for the cycle's end) first spins on the word it waits for, checking it between pause
+// instructions, and sleeps (atomic wait) only when that takes long: between launches, and in
+// stretches that the loop runs on one thread. A thread that may not have a core of its own
+// (more threads than the process may run on) spins only briefly.
 // Simplified: a fault inside a parallel cycle (the one-thread loop would have stopped at that SM
 // and not ticked the later ones) is not reproduced in place: run_timing simulates that launch
 // again on one thread from the same starting memory (gpu_model.cpp). A traced launch, one with
@@ -40,7 +49,6 @@
 #pragma once
 
 #include <atomic>
-#include <barrier>
 #include <cstdint>
 #include <memory>
 #include <thread>
@@ -50,6 +58,23 @@
 #include "sim/timing/turn_gate.h"
 
 namespace warplab::timing {
+
+// What the loop reads of an SM between cycles (which SMs are due, when the next is, whether one
+// has room or faulted, instructions issued), refreshed by the thread that ticked it. Kept in one
+// array, so that the loop's thread reads a few cache lines each cycle instead of a line or two
+// of every SM that another thread has just written.
+struct SmGlance {
+  uint64_t wake = kNever;  // next_wake() while busy, else kNever
+  uint64_t instructions = 0;
+  bool busy = false, room = false, fault = false;
+  void look(const Sm& sm) {
+    busy = sm.busy();
+    wake = busy ? sm.next_wake() : kNever;
+    instructions = sm.instructions();
+    room = sm.has_room();
+    fault = sm.fault().has_value();
+  }
+};
 
 class ParallelTicks final : public TurnGate {
  public:
@@ -63,9 +88,11 @@ class ParallelTicks final : public TurnGate {
   int threads() const { return threads_; }
   // Which thread (and so which LaunchContext) ticks SM `id`.
   int thread_of(int sm_id) const { return sm_id % threads_; }
-  // Ticks every SM of `due` (in the one-thread loop's order) at cycle `now`. False when one
-  // faulted: the cycle then differs from the one-thread loop's (see above).
-  bool tick(const std::vector<Sm*>& due, uint64_t now);
+  // Ticks the SMs sms[due[0]], sms[due[1]], ... (in the one-thread loop's order) at cycle
+  // `now`, and refreshes their glances. False when one faulted: the cycle then differs from the
+  // one-thread loop's (see above).
+  bool tick(std::vector<Sm>& sms, const std::vector<uint32_t>& due, uint64_t now,
+            std::vector<SmGlance>& glances);
   void wait_turn() override;
 
  private:
@@ -73,12 +100,17 @@ class ParallelTicks final : public TurnGate {
   void finish(uint32_t position);
 
   int threads_;
+  uint32_t spins_;               // pause rounds a wait spins before it sleeps
+  std::vector<uint16_t> owner_;  // per SM: thread_of(id), looked up (a division per SM per thread)
   std::vector<std::thread> workers_;
-  std::barrier<> start_, end_;
-  // The cycle's work (written by the caller before start_, read by the workers after it).
-  const std::vector<Sm*>* due_ = nullptr;
+  // The cycle's work (written by the caller before it moves start_, read by the workers after).
+  Sm* sms_ = nullptr;
+  SmGlance* glances_ = nullptr;
+  const std::vector<uint32_t>* due_ = nullptr;
   uint64_t now_ = 0;
   bool stop_ = false;
+  std::atomic<uint32_t> start_{0};    // cycles handed out: a worker starts when it moves
+  std::atomic<uint32_t> running_{0};  // workers still inside the cycle's work
   std::unique_ptr<std::atomic<uint8_t>[]> done_;  // per position: its tick has ended
   size_t done_capacity_ = 0;
   std::atomic<uint32_t> prefix_{0};  // positions [0, prefix_) have all ended

@@ -76,6 +76,23 @@ SharedAccessCost shared_access_cost(const std::array<uint64_t, 32>& addr, uint32
   if (exec_mask == 0) return cost;
   const uint32_t bytes = std::max<uint32_t>(access_bytes, 1);
   if (serialize) return serialized_cost(addr, exec_mask, bytes, banks, bank_bytes);
+  // 0. Most accesses take one wavefront, found without the lists below: a whole warp of one-word
+  //    lanes whose words all lie within 32 consecutive words (a broadcast, consecutive words,
+  //    a few rows' broadcasts) puts at most one distinct word in each of 32 banks or more.
+  if (exec_mask == ~0u && bytes <= 4 && bytes <= bank_bytes && banks >= 32 &&
+      std::has_single_bit(banks) && std::has_single_bit(bank_bytes)) {
+    const int shift = std::countr_zero(bank_bytes);
+    uint64_t lo = addr[0] >> shift, hi = lo;
+    for (uint32_t l = 1; l < 32; ++l) {
+      const uint64_t w = addr[l] >> shift;
+      lo = std::min(lo, w);
+      hi = std::max(hi, w);
+    }
+    if (hi - lo < 32) {
+      cost.wavefronts = cost.ideal_wavefronts = 1;
+      return cost;
+    }
+  }
   const uint32_t words_per_lane = std::max<uint32_t>(1, (bytes + bank_bytes - 1) / bank_bytes);
   // 16-byte accesses: two half-warps; narrower ones: the warp at once.
   const bool halves = bytes > 8;
