@@ -133,7 +133,7 @@ class Sm {
   bool looping() const;
 
  public:
-  struct Pending;  // a register write not yet visible (sm.cpp)
+  struct Pending;  // a register write not yet visible (sm_warp.h)
 
  private:
   struct Ahead;
