@@ -1,6 +1,8 @@
 // The parallel loop: see parallel_loop.h.
 #include "sim/timing/parallel_loop.h"
 
+#include <algorithm>
+
 #if defined(__linux__)
 #include <sched.h>
 #endif
@@ -39,15 +41,28 @@ int usable_cpus() {
   return static_cast<int>(std::thread::hardware_concurrency());
 }
 
-// Returns `word`'s value once `ready` holds for it (loaded with acquire): spins `spins` pause
-// rounds, then sleeps until a notify_all of the word.
+// Returns `word`'s value once `ready` holds for it (loaded with acquire): spins up to `spins`
+// pause rounds, then sleeps until a notify_all of the word.
+// The spin is adaptive, per host thread (as glibc's adaptive mutexes): a wait that the spin
+// answered doubles the thread's next budget (up to `spins`), one that had to sleep quarters it
+// (down to kSpinsShared). On cores of its own a thread keeps spinning; on a host whose cores
+// are busy with other work (ctest -j 2 on two cores) a spinning thread would only burn the time
+// slice its partner needs, so the loop soon sleeps instead (tests/704: Cancel within a second).
 template <class Ready>
 uint32_t wait_for(const std::atomic<uint32_t>& word, Ready ready, uint32_t spins) {
+  thread_local uint32_t budget = 0;
+  if (budget == 0 || budget > spins) budget = spins;
   uint32_t v = word.load(std::memory_order_acquire);
-  for (uint32_t i = 0; !ready(v) && i < spins; ++i) {
+  uint32_t i = 0;
+  for (; !ready(v) && i < budget; ++i) {
     pause();
     v = word.load(std::memory_order_acquire);
   }
+  if (ready(v)) {
+    budget = std::min(spins, budget * 2);
+    return v;
+  }
+  budget = std::max(std::min(kSpinsShared, spins), budget / 4);
   while (!ready(v)) {
     word.wait(v, std::memory_order_acquire);
     v = word.load(std::memory_order_acquire);
