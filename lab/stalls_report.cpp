@@ -215,4 +215,16 @@ std::string format_line_stalls(const std::vector<LineStalls>& runs, double min_s
   return o.str();
 }
 
+std::vector<std::string> split_point(const std::string& point) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  while (start < point.size()) {
+    size_t comma = point.find(',', start);
+    if (comma == std::string::npos) comma = point.size();
+    if (comma > start) out.push_back(point.substr(start, comma - start));
+    start = comma + 1;
+  }
+  return out;
+}
+
 }  // namespace warplab::lab

@@ -36,4 +36,8 @@ std::string format_line_stalls(const std::vector<LineStalls>& runs, double min_s
 // "long_sb" for "stall_long_scoreboard", "tex_throttle" for a CUPTI name.
 std::string short_reason(const std::string& reason);
 
+// A measured run's sweep point as LineStalls records it: "stride=32,block=256" ->
+// {"stride=32", "block=256"}.
+std::vector<std::string> split_point(const std::string& point);
+
 }  // namespace warplab::lab

@@ -13,19 +13,6 @@
 namespace warplab::lab {
 namespace {
 
-// "stride=32,block=256" -> {"stride=32", "block=256"}.
-std::vector<std::string> split_point(const std::string& point) {
-  std::vector<std::string> out;
-  size_t start = 0;
-  while (start < point.size()) {
-    size_t comma = point.find(',', start);
-    if (comma == std::string::npos) comma = point.size();
-    if (comma > start) out.push_back(point.substr(start, comma - start));
-    start = comma + 1;
-  }
-  return out;
-}
-
 // The simulator's per-line stalls of one GPU run's experiment at one point.
 Expected<LineStalls> simulate(const LineStalls& gpu, const std::string& point,
                               const std::string& config, const std::string& root,

@@ -5,25 +5,13 @@
 #include <filesystem>
 
 #include "lab/experiment.h"
+#include "lab/stalls_report.h"
 
 namespace warplab::app {
 
 namespace {
 
 std::string base(const std::string& p) { return std::filesystem::path(p).filename().string(); }
-
-// "a=1,b=2" -> {"a=1", "b=2"}.
-std::vector<std::string> split_point(const std::string& point) {
-  std::vector<std::string> out;
-  size_t start = 0;
-  while (start < point.size()) {
-    size_t comma = point.find(',', start);
-    if (comma == std::string::npos) comma = point.size();
-    if (comma > start) out.push_back(point.substr(start, comma - start));
-    start = comma + 1;
-  }
-  return out;
-}
 
 bool same_value(const std::string& a, const std::string& b) {
   char* end = nullptr;
@@ -41,7 +29,7 @@ std::map<std::string, std::string> measured_values(const std::map<std::string, s
                                                    const std::string& point) {
   std::map<std::string, std::string> v = defaults;
   std::vector<std::string> kvs = set;
-  for (const std::string& kv : split_point(point)) kvs.push_back(kv);
+  for (const std::string& kv : lab::split_point(point)) kvs.push_back(kv);
   for (const std::string& kv : kvs) {
     const size_t eq = kv.find('=');
     if (eq == std::string::npos) continue;
@@ -55,7 +43,7 @@ bool same_settings(const std::map<std::string, std::string>& measured,
                    const std::vector<std::string>& set, const std::string& point,
                    const RunSnapshot& run) {
   std::vector<std::string> named = set;
-  for (const std::string& kv : split_point(point)) named.push_back(kv);
+  for (const std::string& kv : lab::split_point(point)) named.push_back(kv);
   for (const auto& [name, want] : measured) {
     bool found = false;
     for (const auto& [rname, value] : run.params)
