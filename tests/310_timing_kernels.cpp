@@ -108,19 +108,28 @@ TEST_CASE("310 a chain of dependent FP32 adds issues exactly every fp32_latency 
   }
 }
 
+// Runs kReload (or a variant of it) on one warp with the PTX-order schedule (hoist_loads = 0:
+// the second load issues after the first one's use); `out` receives the output buffer.
+Expected<TimingResult> run_reload(const func::Program& prog, func::DeviceMemory& mem,
+                                  const GpuConfig& cfg, uint64_t& out) {
+  const uint64_t in = mem.allocate("in", 128);
+  out = mem.allocate("out", 4);
+  const float vals[2] = {1.5f, 2.0f};
+  if (!mem.write(in, vals, 8)) return Error{"", 0, "cannot write the input"};
+  func::LaunchConfig launch{"reload", {1, 1, 1}, {32, 1, 1}, 0, {}};
+  put(launch.params, in);
+  put(launch.params, out);
+  return run_timing(prog, mem, launch, cfg, traced());
+}
+
 TEST_CASE("310 a dependent use of an L1 hit issues exactly hit_latency cycles after the load") {
   auto prog = load(kReload);
   REQUIRE_MESSAGE(prog, (prog ? "" : prog.error().to_string()));
   GpuConfig cfg;
   cfg.compiler.hoist_loads = 0;  // PTX order: the second load issues after the first one's use
   func::DeviceMemory mem;
-  const uint64_t in = mem.allocate("in", 128), out = mem.allocate("out", 4);
-  const float vals[2] = {1.5f, 2.0f};
-  REQUIRE(mem.write(in, vals, 8));
-  func::LaunchConfig launch{"reload", {1, 1, 1}, {32, 1, 1}, 0, {}};
-  put(launch.params, in);
-  put(launch.params, out);
-  auto r = run_timing(*prog, mem, launch, cfg, traced());
+  uint64_t out = 0;
+  auto r = run_reload(*prog, mem, cfg, out);
   REQUIRE(r);
   REQUIRE_FALSE(r->fault);
   const auto ld1 = issue_cycles(*r, 12), use1 = issue_cycles(*r, 13);
@@ -154,13 +163,8 @@ TEST_CASE("310 strong loads (volatile, relaxed, .cg, .cv) are served by the L2 w
     GpuConfig cfg;
     cfg.compiler.hoist_loads = 0;
     func::DeviceMemory mem;
-    const uint64_t in = mem.allocate("in", 128), out = mem.allocate("out", 4);
-    const float vals[2] = {1.5f, 2.0f};
-    REQUIRE(mem.write(in, vals, 8));
-    func::LaunchConfig launch{"reload", {1, 1, 1}, {32, 1, 1}, 0, {}};
-    put(launch.params, in);
-    put(launch.params, out);
-    auto r = run_timing(*prog, mem, launch, cfg, traced());
+    uint64_t out = 0;
+    auto r = run_reload(*prog, mem, cfg, out);
     REQUIRE(r);
     REQUIRE_FALSE(r->fault);
     const auto ld2 = issue_cycles(*r, 14), use2 = issue_cycles(*r, 15);
