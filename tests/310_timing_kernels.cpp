@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <cstring>
+#include <functional>
+#include <optional>
 #include <sstream>
 
 #include "sim/func/executor.h"
@@ -698,4 +700,229 @@ TEST_CASE("310 integer multiplies issue to their own pipe, beside the INT pipe")
     REQUIRE(mem.read(out, &v, 4));
     CHECK(v == 49u + 56u + 35u);
   }
+}
+
+namespace {
+
+// One warp (issue 25, gen2 spmv_csr_warp): a row's start comes from memory (row_ptr[0]); four
+// value loads at start + lane, + 32, + 64, + 96 (their addresses computed from that load's result
+// in the window), each followed by its use.
+constexpr const char* kRow = R"(.version 9.0
+.target sm_90
+.address_size 64
+.visible .entry row(.param .u64 ptr, .param .u64 val, .param .u64 out)
+{
+  .reg .f32 %f<10>;
+  .reg .b32 %r<4>;
+  .reg .b64 %rd<12>;
+  ld.param.u64 %rd1, [ptr];
+  ld.param.u64 %rd2, [val];
+  ld.param.u64 %rd3, [out];
+  mov.u32 %r1, %tid.x;
+  ld.global.u32 %r2, [%rd1];
+  add.s32 %r3, %r2, %r1;
+  mul.wide.s32 %rd4, %r3, 4;
+  add.s64 %rd5, %rd2, %rd4;
+  ld.global.f32 %f1, [%rd5];
+  add.f32 %f2, %f1, %f1;
+  ld.global.f32 %f3, [%rd5+128];
+  add.f32 %f4, %f3, %f2;
+  ld.global.f32 %f5, [%rd5+256];
+  add.f32 %f6, %f5, %f4;
+  ld.global.f32 %f7, [%rd5+384];
+  add.f32 %f8, %f7, %f6;
+  mul.wide.u32 %rd6, %r1, 4;
+  add.s64 %rd7, %rd3, %rd6;
+  st.global.f32 [%rd7], %f8;
+  ret;
+}
+)";
+
+// One warp: a load, an IEEE division of it, the division's use, then an independent load and
+// its use.
+constexpr const char* kDivLoad = R"(.version 9.0
+.target sm_90
+.address_size 64
+.visible .entry divload(.param .u64 in, .param .u64 out)
+{
+  .reg .f32 %f<10>;
+  .reg .b32 %r<3>;
+  .reg .b64 %rd<8>;
+  ld.param.u64 %rd1, [in];
+  ld.param.u64 %rd2, [out];
+  mov.u32 %r1, %tid.x;
+  mul.wide.u32 %rd3, %r1, 4;
+  add.s64 %rd4, %rd1, %rd3;
+  ld.global.f32 %f1, [%rd4];
+  div.rn.f32 %f2, %f1, 0f40400000;
+  add.f32 %f3, %f2, %f2;
+  ld.global.f32 %f4, [%rd4+4096];
+  add.f32 %f5, %f4, %f3;
+  add.s64 %rd5, %rd2, %rd3;
+  st.global.f32 [%rd5], %f5;
+  ret;
+}
+)";
+
+// One warp: an atomic add whose old value is used (an ATOMG), then one whose old value nothing
+// reads (a RED in the SASS), then the use of the first.
+constexpr const char* kAtom = R"(.version 9.0
+.target sm_90
+.address_size 64
+.visible .entry atom(.param .u64 p, .param .u64 out)
+{
+  .reg .b32 %r<8>;
+  .reg .b64 %rd<8>;
+  ld.param.u64 %rd1, [p];
+  ld.param.u64 %rd2, [out];
+  mov.u32 %r1, %tid.x;
+  mul.wide.u32 %rd3, %r1, 4;
+  add.s64 %rd4, %rd1, %rd3;
+  atom.global.add.u32 %r2, [%rd4], 1;
+  add.s64 %rd5, %rd4, 4096;
+  atom.global.add.u32 %r3, [%rd5], 1;
+  add.s32 %r4, %r2, 5;
+  add.s64 %rd6, %rd2, %rd3;
+  st.global.u32 [%rd6], %r4;
+  ret;
+}
+)";
+
+// Runs `entry` (one warp) with `buffers` buffers of 8 KiB, filled by `init` first.
+using Init = std::function<void(func::DeviceMemory&, const std::vector<uint64_t>&)>;
+std::optional<TimingResult> run_small(const char* ptx, const char* entry, int buffers,
+                                      const GpuConfig& cfg, func::DeviceMemory& mem,
+                                      std::vector<uint64_t>& addr, const Init& init = {}) {
+  auto prog = load(ptx);
+  REQUIRE_MESSAGE(prog, (prog ? "" : prog.error().to_string()));
+  func::LaunchConfig launch{entry, {1, 1, 1}, {32, 1, 1}, 0, {}};
+  for (int b = 0; b < buffers; ++b) {
+    addr.push_back(mem.allocate("b" + std::to_string(b), 8192));
+    put(launch.params, addr.back());
+  }
+  if (init) init(mem, addr);
+  auto r = run_timing(*prog, mem, launch, cfg, traced());
+  REQUIRE_MESSAGE(r, (r ? "" : r.error().to_string()));
+  REQUIRE_FALSE(r->fault);
+  return std::move(*r);
+}
+
+}  // namespace
+
+TEST_CASE("310 the compiler's schedule: loads whose address comes from an earlier load leave once its data is back") {
+  // gen2 spmv_csr_warp: the row's bounds come from row_ptr, and ptxas issues the unrolled body's
+  // column and value loads together once they are back (scripts/microbench/gen2-sass/
+  // sparse.sass: 11 LDGs back to back). The four value loads leave back to back before the
+  // first use, once the row start's data is back (the model did so before only for addresses
+  // from registers loaded before the warp's window: here each value load waited for the
+  // previous use, 700 cycles apart).
+  GpuConfig cfg;
+  func::DeviceMemory mem;
+  std::vector<uint64_t> a;
+  auto r = run_small(kRow, "row", 3, cfg, mem, a,
+                     [](func::DeviceMemory& m, const std::vector<uint64_t>& b) {
+                       const int32_t start_at = 2;  // row_ptr[0]
+                       REQUIRE(m.write(b[0], &start_at, 4));
+                       std::vector<float> val(256);  // val[i] = i
+                       for (size_t i = 0; i < val.size(); ++i) val[i] = float(i);
+                       REQUIRE(m.write(b[1], val.data(), val.size() * 4));
+                     });
+  const std::string text = kRow;
+  const auto start = issues_of(*r, line_of(text, "ld.global.u32 %r2")),
+             use1 = issues_of(*r, line_of(text, "add.f32 %f2"));
+  REQUIRE(start.size() == 1);
+  REQUIRE(use1.size() == 1);
+  std::vector<uint64_t> loads;
+  for (const char* what : {"ld.global.f32 %f1", "ld.global.f32 %f3", "ld.global.f32 %f5",
+                           "ld.global.f32 %f7"}) {
+    const auto l = issues_of(*r, line_of(text, what));
+    REQUIRE(l.size() == 1);
+    loads.push_back(l[0].cycle);
+  }
+  INFO("loads at " << loads[0] << " " << loads[1] << " " << loads[2] << " " << loads[3]
+                    << ", first use at " << use1[0].cycle << ", row start at " << start[0].cycle);
+  for (size_t k = 1; k < loads.size(); ++k) {
+    CHECK(loads[k] > loads[k - 1]);
+    CHECK(loads[k] < use1[0].cycle);
+  }
+  CHECK(loads[3] - loads[0] <= 4);  // back to back (the load/store pipe and the LSU queue)
+  const auto add = issues_of(*r, line_of(text, "add.s32 %r3"));
+  REQUIRE(add.size() == 1);
+  CHECK(add[0].cycle > start[0].cycle + 200);  // the row start came from DRAM
+  // Lane l sums val[s], 2 val[s] (s = 2 + l), val[s + 32], val[s + 64], val[s + 96].
+  float out[32];
+  REQUIRE(mem.read(a[2], out, sizeof(out)));
+  for (int l = 0; l < 32; ++l) CHECK(out[l] == float(5 * (2 + l) + 192));
+}
+
+TEST_CASE("310 the compiler's schedule: no load moves above an IEEE division's slow path") {
+  // ptxas wraps div.rn.f32's fast path and the CALL to its slow path in BSSY ... BSYNC and moves
+  // no later load above it (gen2 pagerank_pull's SASS: each iteration's loads after the previous
+  // division's BSYNC). The independent load leaves once the division's result is back, not
+  // while its use waits.
+  GpuConfig cfg;
+  func::DeviceMemory mem;
+  std::vector<uint64_t> a;
+  auto r = run_small(kDivLoad, "divload", 2, cfg, mem, a);
+  const std::string text = kDivLoad;
+  const auto div = issues_of(*r, line_of(text, "div.rn.f32")),
+             use = issues_of(*r, line_of(text, "add.f32 %f3")),
+             load2 = issues_of(*r, line_of(text, "ld.global.f32 %f4"));
+  REQUIRE(div.size() == 1);
+  REQUIRE(use.size() == 1);
+  REQUIRE(load2.size() == 1);
+  CHECK(use[0].cycle == div[0].cycle + static_cast<uint64_t>(cfg.pipes.div_f32.latency));
+  CHECK(load2[0].cycle > use[0].cycle);
+  // An approximate division (div.approx.f32: MUFU.RCP and a multiply, no slow path) holds back
+  // nothing: the load leaves while the use waits.
+  std::string approx = kDivLoad;
+  approx.replace(approx.find("div.rn.f32"), 10, "div.approx.f32");
+  func::DeviceMemory mem2;
+  std::vector<uint64_t> b;
+  auto r2 = run_small(approx.c_str(), "divload", 2, cfg, mem2, b);
+  const auto use_b = issues_of(*r2, line_of(approx, "add.f32 %f3")),
+             load_b = issues_of(*r2, line_of(approx, "ld.global.f32 %f4"));
+  REQUIRE(use_b.size() == 1);
+  REQUIRE(load_b.size() == 1);
+  CHECK(load_b[0].cycle < use_b[0].cycle);
+}
+
+TEST_CASE("310 an atomic whose old value is read returns l2.atomic_return_latency later; a RED does not wait") {
+  // latency/atomics.cu (H100 and H200): a dependent chain of L2-resident ATOMG.E.ADD takes
+  // 390-438 cycles a link against 319-343 for LDG.E.STRONG.GPU; the preset's 95 cycles are that
+  // difference beyond the model's L2 atomic unit. ptxas makes an atomic whose old value nothing
+  // reads a RED, which returns nothing to wait for.
+  GpuConfig cfg;
+  auto use_cycle = [&](int64_t extra, uint64_t& red_done) {
+    cfg.l2.atomic_return_latency = extra;
+    func::DeviceMemory mem;
+    std::vector<uint64_t> a;
+    auto r = run_small(kAtom, "atom", 2, cfg, mem, a);
+    const std::string text = kAtom;
+    const auto atom = issues_of(*r, line_of(text, "atom.global.add.u32 %r2")),
+               use = issues_of(*r, line_of(text, "add.s32 %r4"));
+    REQUIRE(atom.size() == 1);
+    REQUIRE(use.size() == 1);
+    uint32_t out = 0, p = 0;
+    REQUIRE(mem.read(a[1], &out, 4));
+    REQUIRE(mem.read(a[0], &p, 4));
+    CHECK(out == 5u);  // old value 0, plus 5
+    CHECK(p == 1u);
+    red_done = r->cycles;
+    return use[0].cycle - atom[0].cycle;
+  };
+  uint64_t done0 = 0, done95 = 0;
+  const uint64_t base = use_cycle(0, done0);
+  CHECK(use_cycle(95, done95) == base + 95);
+  CHECK(use_cycle(7, done95) == base + 7);
+  // Nothing reads either old value: two REDs, the same cycles whatever the return latency.
+  std::string reds = kAtom;
+  reds.replace(reds.find("add.s32 %r4, %r2, 5;"), 20, "mov.u32 %r4, 5;     ");
+  auto total = [&](int64_t extra) {
+    cfg.l2.atomic_return_latency = extra;
+    func::DeviceMemory mem;
+    std::vector<uint64_t> a;
+    return run_small(reds.c_str(), "atom", 2, cfg, mem, a)->cycles;
+  };
+  CHECK(total(95) == total(0));
 }

@@ -139,6 +139,7 @@ struct L2Config {
   int64_t hit_latency = 270;  // cycles, load-to-use from the SM on an L2 hit
   double sectors_per_cycle_per_slice = 1.0;
   int64_t atomic_latency = 12;  // cycles the slice's ALU adds for an atomic
+  int64_t atomic_return_latency = 0;  // cycles more before an atomic's old value is back (ATOMG)
   // The slice's atomic unit works through a request sector by sector, and through lanes on one
   // address one after another: a request holds the unit for
   // max(sectors * atomic_sector_cycles, lanes on its busiest address * atomic_lane_cycles).

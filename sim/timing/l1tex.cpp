@@ -158,7 +158,8 @@ uint64_t L1Tex::store(const CoalescedAccess& a, bool local, uint64_t now, Access
 }
 
 uint64_t L1Tex::atomic(const CoalescedAccess& a, const std::array<uint64_t, 32>& addr,
-                       uint32_t exec_mask, uint64_t now, AccessJourney* j, bool float_add) {
+                       uint32_t exec_mask, uint64_t now, AccessJourney* j, bool float_add,
+                       bool returns) {
   ++counters_.atomic_requests;
   uint64_t ready = now;
   for (int i = 0; i < a.line_count; ++i) {
@@ -184,6 +185,7 @@ uint64_t L1Tex::atomic(const CoalescedAccess& a, const std::array<uint64_t, 32>&
     ready = std::max(ready, l2_.atomic(r.line, r.sector_mask, repeats, t, word, float_add));
     if (j) record_line(j->lines_out, r, config_.l1.line_bytes, SectorSource::L2);
   }
+  if (returns) ready += static_cast<uint64_t>(config_.l2.atomic_return_latency);
   if (j) *j = AccessJourney{now, now, ready, a.line_count, a.sectors, 0, 0, 0, j->lines_out};
   return ready;
 }

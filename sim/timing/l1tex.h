@@ -84,9 +84,11 @@ class L1Tex {
   }
   // A store: returns the cycle it is complete in the L2 (what a draining warp waits for).
   uint64_t store(const CoalescedAccess& a, bool local, uint64_t now, AccessJourney* j = nullptr);
-  // An atomic or reduction, resolved at the L2: returns the cycle the old values are back.
+  // An atomic or reduction, resolved at the L2: returns the cycle the old values are back
+  // (`returns`: an ATOMG whose old value is read, l2.atomic_return_latency later than a RED).
   uint64_t atomic(const CoalescedAccess& a, const std::array<uint64_t, 32>& addr, uint32_t exec_mask,
-                  uint64_t now, AccessJourney* j = nullptr, bool float_add = false);
+                  uint64_t now, AccessJourney* j = nullptr, bool float_add = false,
+                  bool returns = false);
   // A shared-memory access costing `cost`: returns the cycle its data can be used.
   // An atomic's extra passes (lanes on one word) are not bank conflicts: the hardware's
   // l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld/st counts loads and stores only.

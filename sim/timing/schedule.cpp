@@ -29,6 +29,12 @@ const PipeConfig* expansion_of(const PipesConfig& p, const ptx::Instruction& i) 
   }
 }
 
+bool calls_slow_path(const ptx::Instruction& i) {
+  if (!ptx::is_float(i.type) || i.mod.approx) return false;
+  return (i.op == ptx::Opcode::Div && !i.mod.full) || i.op == ptx::Opcode::Rcp ||
+         i.op == ptx::Opcode::Sqrt;
+}
+
 uint8_t memory_of(const ptx::Instruction& i) {
   switch (i.space) {
     case ptx::Space::Global: return kMemGlobal;
@@ -124,6 +130,26 @@ uint32_t load_bytes(const ptx::Instruction& i) {
 }
 
 }  // namespace
+
+bool result_read(const ptx::Function& f, size_t pc) {
+  if (pc >= f.instructions.size()) return false;
+  const ptx::Instruction& at = f.instructions[pc];
+  if (at.ops.empty() || at.ops[0].kind != ptx::Operand::Kind::Reg) return false;
+  const int32_t reg = at.ops[0].reg;
+  for (size_t k = 0; k < f.instructions.size(); ++k) {
+    const ptx::Instruction& i = f.instructions[k];
+    if (k != pc && i.guard == reg) return true;
+    for (size_t o = (k == pc || writes_register(i)) ? 1 : 0; o < i.ops.size(); ++o) {
+      const ptx::Operand& x = i.ops[o];
+      if ((x.kind == ptx::Operand::Kind::Reg || x.kind == ptx::Operand::Kind::Addr) && x.reg == reg)
+        return true;
+      if (x.kind == ptx::Operand::Kind::Vec)
+        for (int v = 0; v < x.vec_count; ++v)
+          if (x.vec[v] == reg) return true;
+    }
+  }
+  return false;
+}
 
 std::vector<uint8_t> shared_vector_bytes(const ptx::Function& f) {
   const auto& ins = f.instructions;

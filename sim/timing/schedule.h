@@ -70,4 +70,16 @@ std::vector<LoopSchedule> loop_schedules(const ptx::Function& f, const CompilerC
 // the scheduler for the sequence), or nullptr.
 const PipeConfig* expansion_of(const PipesConfig& pipes, const ptx::Instruction& i);
 
+// An IEEE-rounded float division, reciprocal or square root: ptxas expands it into a fast path
+// with a branch around a CALL to a slow-path subroutine (BSSY ... CALL.REL.NOINC ... BSYNC), and
+// moves no load across that region. gen2's pagerank_pull (one division an edge): every
+// iteration's four loads issue after the previous division's BSYNC, none earlier
+// (scripts/microbench/gen2-sass/sparse.sass).
+bool calls_slow_path(const ptx::Instruction& i);
+
+// Whether any instruction of `f` reads the register that instruction `pc` writes (its first
+// operand): an atomic whose old value nothing reads is a RED in the SASS (ptxas drops the
+// return), one whose value is read an ATOMG that waits for it (l2.atomic_return_latency).
+bool result_read(const ptx::Function& f, size_t pc);
+
 }  // namespace warplab::timing

@@ -137,12 +137,13 @@ bool arithmetic(const func::StepInfo& in) {
 }
 
 // No load is moved across this instruction: atomics, barriers, fences, calls, exits, ordered or
-// volatile loads and stores, and branches that split the warp. A plain store holds back only the
-// loads of the memory it may write (schedule.h: store_memory).
+// volatile loads and stores, branches that split the warp, and IEEE float divisions, reciprocals
+// and square roots (schedule.h: calls_slow_path). A plain store holds back only the loads of the
+// memory it may write (schedule.h: store_memory).
 bool schedule_barrier(const func::StepInfo& in) {
   const ptx::Instruction& i = *in.inst;
   if (in.is_store && store_memory(i) == 0) return true;  // 0 for atomics too
-  if (in.is_atomic || in.is_barrier || in.diverged) return true;
+  if (in.is_atomic || in.is_barrier || in.diverged || calls_slow_path(i)) return true;
   if (i.op == Opcode::Membar || i.op == Opcode::Fence || i.op == Opcode::Call ||
       i.op == Opcode::Ret || i.op == Opcode::Exit)
     return true;
@@ -279,6 +280,7 @@ bool Sm::fetch(Warp& w, uint64_t now) {
   e.hoisted = false;
   e.indep = true;
   e.ext_count = 0;
+  e.ext_loaded = 0;
   e.merged = e.stamped = e.leader = e.dropped = false;
   e.load = in.exec_mask != 0 && hoistable_load(in);
   e.fence = schedule_barrier(in);
@@ -287,46 +289,7 @@ bool Sm::fetch(Warp& w, uint64_t now) {
   if (!ctx_.config.compiler.hoist_loads) return true;
   drop_unrolled(w, e);
   vectorize(w, e);
-  // Dependences within the window: each operand's latest writer before this instruction. A
-  // load's result (or anything computed from one) makes it dependent; registers written before
-  // the window are checked against the scoreboard when a load is about to be hoisted.
-  const int32_t fkey = in.function << 20;
-  auto operand = [&](int32_t reg) {
-    if (!e.indep) return;
-    for (size_t j = w.win.count - 1; j-- > 0;) {
-      const Ahead& p = w.win.at(j);
-      if (p.info.function != in.function) continue;
-      for (int d = 0; d < p.info.dst_count; ++d)
-        if (p.info.dst_regs[d] == reg) {
-          if (!p.chain) {
-            e.indep = false;
-            return;
-          }
-          for (int x = 0; x < p.ext_count; ++x) {
-            if (std::find(e.ext.begin(), e.ext.begin() + e.ext_count, p.ext[x]) !=
-                e.ext.begin() + e.ext_count)
-              continue;
-            if (e.ext_count == e.ext.size()) {
-              e.indep = false;
-              return;
-            }
-            e.ext[e.ext_count++] = p.ext[x];
-          }
-          return;
-        }
-    }
-    const int32_t key = fkey | reg;
-    if (std::find(e.ext.begin(), e.ext.begin() + e.ext_count, key) != e.ext.begin() + e.ext_count)
-      return;
-    if (e.ext_count == e.ext.size()) {
-      e.indep = false;
-      return;
-    }
-    e.ext[e.ext_count++] = key;
-  };
-  for (int i = 0; i < in.src_count; ++i) operand(in.src_regs[i]);
-  if (in.inst->guard >= 0) operand(in.inst->guard);
-  e.chain = e.indep && arithmetic(in);
+  depend(w, e, arithmetic(in));
   return true;
 }
 
@@ -602,7 +565,7 @@ uint64_t Sm::access(int slot, const func::StepInfo& in, uint64_t now, WarpState&
     const bool local = in.space == Space::Local;
     if (atomic) {
       const bool float_add = (inst.mod.atom == ptx::AtomOp::Add) && ptx::is_float(inst.type);
-      ready = l1tex_.atomic(a, in.addr, in.exec_mask, now, &j, float_add);
+      ready = l1tex_.atomic(a, in.addr, in.exec_mask, now, &j, float_add, returns_value(in));
       rec.kind = AccessRecord::Kind::Atomic;
       w.drain_until = std::max(w.drain_until, ready);
     } else if (in.is_store) {

@@ -196,11 +196,78 @@ void Sm::vector_issued(Warp& w, size_t k, uint64_t ready) {
   }
 }
 
+// Dependences within the window (a fetched entry `e`; `arithmetic`: it computes from registers
+// alone): each operand's latest writer before it. Address arithmetic passes on its own operands;
+// a hoistable load's result is an operand to wait for (ext_loaded: find_hoist looks whether that
+// load has issued and its data is back, as the SASS's per-load scoreboard does: gen2's
+// spmv_csr_warp issues a body's column and value loads together once the row's bounds are back,
+// and each x[col] load when its column is); anything else computed in the window makes it
+// dependent. Registers written before the window are checked against the scoreboard when a load
+// is about to be hoisted. A load after an IEEE division, reciprocal or square root also waits for
+// its result: ptxas keeps loads below the slow path's BSYNC (schedule.h: calls_slow_path).
+void Sm::depend(Warp& w, Ahead& e, bool arithmetic) {
+  const func::StepInfo& in = e.info;
+  const int32_t fkey = in.function << 20;
+  auto add_ext = [&](int32_t key, bool loaded) {
+    for (int x = 0; x < e.ext_count; ++x)
+      if (e.ext[x] == key) {
+        if (loaded) e.ext_loaded |= uint8_t(1u << x);
+        return;
+      }
+    if (e.ext_count == e.ext.size()) {
+      e.indep = false;
+      return;
+    }
+    if (loaded) e.ext_loaded |= uint8_t(1u << e.ext_count);
+    e.ext[e.ext_count++] = key;
+  };
+  auto operand = [&](int32_t reg) {
+    if (!e.indep) return;
+    for (size_t j = w.win.count - 1; j-- > 0;) {
+      const Ahead& p = w.win.at(j);
+      if (p.info.function != in.function) continue;
+      for (int d = 0; d < p.info.dst_count; ++d)
+        if (p.info.dst_regs[d] == reg) {
+          if (p.load) return add_ext(fkey | reg, true);
+          if (!p.chain) {
+            e.indep = false;
+            return;
+          }
+          for (int x = 0; x < p.ext_count && e.indep; ++x)
+            add_ext(p.ext[x], (p.ext_loaded >> x) & 1u);
+          return;
+        }
+    }
+    add_ext(fkey | reg, false);
+  };
+  for (int i = 0; i < in.src_count; ++i) operand(in.src_regs[i]);
+  if (in.inst->guard >= 0) operand(in.inst->guard);
+  if (e.load && w.slow_key >= 0 && e.indep) add_ext(w.slow_key, false);
+  if (calls_slow_path(*in.inst) && in.dst_count > 0) w.slow_key = fkey | in.dst_regs[0];
+  e.chain = e.indep && arithmetic;
+}
+
+// An atomic whose old value some instruction reads (an ATOMG; ptxas makes the others REDs),
+// looked up once per instruction (schedule.h: result_read).
+bool Sm::returns_value(const func::StepInfo& in) {
+  if (in.function < 0 || in.pc < 0 || in.dst_count == 0) return false;
+  const auto& fs = ctx_.program.module().functions;
+  if (returns_.size() < fs.size()) returns_.resize(fs.size());
+  auto& r = returns_[in.function];
+  if (r.empty()) r.assign(fs[in.function].instructions.size(), -1);
+  int8_t& known = r[in.pc];
+  if (known < 0) known = result_read(fs[in.function], size_t(in.pc)) ? 1 : 0;
+  return known == 1;
+}
+
 int Sm::find_hoist(Warp& w, int sp, uint64_t now, uint64_t& wake) {
   const CompilerConfig& cc = ctx_.config.compiler;
   if (w.hoist_at != 0) return w.hoist_at > 0 ? hoist_now(w, sp, now, wake) : 0;
-  // `none`: no load to hoist until the warp issues (what decided it stays as it is till then).
-  auto none = [&w] { return w.hoist_at = -1, 0; };
+  // Whether every entry so far will be passed over at every later look (none waits for data).
+  bool settled = true;
+  // `none`: no load to hoist until the warp issues (what decided it stays as it is till then),
+  // unless a load passed over waits for data (then its wake time is in `wake`).
+  auto none = [&w, &settled] { return settled ? (w.hoist_at = -1, 0) : 0; };
   if (!cc.hoist_loads || w.hoisted >= cc.max_hoisted_loads) return none();
   // Registers: results of loads still in flight (issued ahead, or reached and not yet back)
   // each hold a register; the compiler keeps only part of the thread's registers for them.
@@ -225,19 +292,52 @@ int Sm::find_hoist(Warp& w, int sp, uint64_t now, uint64_t& wake) {
     if (!e.hoisted && !e.merged && e.indep && e.load && !(e.reads & blocked)) {
       // Its address must be computable now: no register it needs is still being written.
       for (int x = 0; x < e.ext_count; ++x)
-        for (const Pending& p : w.pending)
-          if (p.key == e.ext[x] && p.ready > now) return 0;
-      // It stays the load to hoist until the warp issues (its registers stay ready, and what
-      // the scan passed over stays as it was).
-      w.hoist_at = static_cast<int32_t>(k);
-      w.hoist_shared = e.info.space == Space::Shared;
-      return hoist_now(w, sp, now, wake);
+        if (!((e.ext_loaded >> x) & 1u))
+          for (const Pending& p : w.pending)
+            if (p.key == e.ext[x] && p.ready > now) return 0;
+      // An address from a load of the window (a gather's index) waits for that load's data;
+      // the loads after it may go first (ptxas places each such load after its index's wait).
+      const uint64_t data = loaded_operands_ready(w, e, k);
+      if (data > now) {
+        wake = std::min(wake, data);
+        settled = false;
+      } else {
+        // It stays the load to hoist until the warp issues (its registers stay ready, and what
+        // the scan passed over stays as it was).
+        w.hoist_at = static_cast<int32_t>(k);
+        w.hoist_shared = e.info.space == Space::Shared;
+        return hoist_now(w, sp, now, wake);
+      }
     }
     if (e.fence) return none();
     blocked |= e.writes;
-    w.win.stores |= e.writes;
-    w.win.passed = k + 1;  // passed over, and will be at every later look
+    w.win.stores |= settled ? e.writes : 0;
+    if (settled) w.win.passed = k + 1;  // passed over, and will be at every later look
   }
+}
+
+// The cycle the loaded registers among a window entry's operands (ext_loaded) are back: their
+// latest load before `k` still in the window (kNever if it has not issued), else the scoreboard.
+uint64_t Sm::loaded_operands_ready(const Warp& w, const Ahead& e, size_t k) const {
+  uint64_t ready = 0;
+  for (int x = 0; x < e.ext_count; ++x) {
+    if (!((e.ext_loaded >> x) & 1u)) continue;
+    const int32_t reg = e.ext[x] & ((1 << 20) - 1), function = e.ext[x] >> 20;
+    bool found = false;
+    for (size_t j = k; j-- > 0 && !found;) {
+      const Ahead& p = w.win.at(j);
+      if (p.info.function != function) continue;
+      for (int d = 0; d < p.info.dst_count && !found; ++d)
+        if (p.info.dst_regs[d] == reg) {
+          found = true;
+          ready = std::max(ready, p.hoisted ? p.ready : kNever);
+        }
+    }
+    if (found) continue;
+    for (const Pending& p : w.pending)
+      if (p.key == e.ext[x]) ready = std::max(ready, p.ready);
+  }
+  return ready;
 }
 
 int Sm::hoist_now(Warp& w, int sp, uint64_t now, uint64_t& wake) {

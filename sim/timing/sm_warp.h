@@ -47,6 +47,7 @@ struct alignas(64) Sm::Ahead {
   uint8_t writes = 0;            // a plain store: the memory it may write (kMem*, store_memory)
   uint8_t reads = 0;             // a load: the memory it reads (kMem*)
   uint8_t ext_count = 0;         // registers written before the window that its operands need
+  uint8_t ext_loaded = 0;        // bit x: ext[x] was a load's result in the window when fetched
   WarpState kind = WarpState::LongScoreboard;
   std::array<int32_t, 6> ext{};  // (function << 20 | register), checked against the scoreboard
   uint64_t ready = 0;
@@ -171,6 +172,7 @@ struct alignas(64) Sm::Warp {
   uint64_t unread_regs = 0;  // bit (register % 64) of each entry of `unread`: a quick "none"
   uint32_t back_edges = 0;  // taken backward branches fetched so far
   int32_t branch_pc = -1;   // the last fetched instruction when a branch (function << 20 | pc)
+  int32_t slow_key = -1;    // the result of the last IEEE division fetched (calls_slow_path)
   uint64_t span_begin = 0;  // trace: current span
   WarpState span_state = WarpState::Count_;
   int32_t span_line = 0;
