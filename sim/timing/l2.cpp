@@ -12,8 +12,12 @@ L2::L2(const GpuConfig& c)
     : config_(c),
       slice_free_(c.l2.slices, 0.0),
       write_free_(c.l2.slices, 0.0),
-      unit_free_(std::max<int64_t>(c.l2.atomic_units, 1), 0.0),
-      unit_word_(std::max<int64_t>(c.l2.atomic_units, 1), ~uint64_t{0}),
+      // One unit per slice unless atomic_units is between 1 and slices - 1 (unit_of_ below).
+      unit_free_(c.l2.atomic_units <= 0 || c.l2.atomic_units >= c.l2.slices
+                     ? std::max<int64_t>(c.l2.slices, 1)
+                     : c.l2.atomic_units,
+                 0.0),
+      unit_word_(unit_free_.size(), ~uint64_t{0}),
       dram_(c),
       line_bytes_(static_cast<uint32_t>(c.l1.line_bytes)),
       sector_bytes_(static_cast<uint32_t>(c.l1.sector_bytes)),

@@ -295,9 +295,9 @@ int Sm::find_hoist(Warp& w, int sp, uint64_t now, uint64_t& wake) {
         if (!((e.ext_loaded >> x) & 1u))
           for (const Pending& p : w.pending)
             if (p.key == e.ext[x] && p.ready > now) return 0;
-      // An address from a load of the window (a gather's index) waits for that load's data;
-      // the loads after it may go first (ptxas places each such load after its index's wait).
-      const uint64_t data = loaded_operands_ready(w, e, k);
+      // An address from a load of the window (a gather's index, a row's bounds) waits for that
+      // load's data and the arithmetic after it; the loads after it may go first meanwhile.
+      const uint64_t data = e.ext_loaded ? loaded_operands_ready(w, e, k) : 0;
       if (data > now) {
         wake = std::min(wake, data);
         settled = false;
@@ -316,17 +316,20 @@ int Sm::find_hoist(Warp& w, int sp, uint64_t now, uint64_t& wake) {
   }
 }
 
-// The cycle the loaded registers among a window entry's operands (ext_loaded) are back: their
-// latest load before `k` still in the window (kNever if it has not issued), else the scoreboard.
+// The cycle a window entry's own operands (a load's address registers) are ready, when an
+// address depends on a load of the window (ext_loaded): their latest writer before `k` in the
+// window must have issued (a hoisted load: its data time; any other: kNever, it has not), else
+// the scoreboard says. So the address arithmetic between the two loads (IMAD.WIDE in the SASS)
+// runs in order once the first load's data is back, and the load leaves as soon as it is done.
 uint64_t Sm::loaded_operands_ready(const Warp& w, const Ahead& e, size_t k) const {
   uint64_t ready = 0;
-  for (int x = 0; x < e.ext_count; ++x) {
-    if (!((e.ext_loaded >> x) & 1u)) continue;
-    const int32_t reg = e.ext[x] & ((1 << 20) - 1), function = e.ext[x] >> 20;
+  const func::StepInfo& in = e.info;
+  for (int i = 0; i < in.src_count; ++i) {
+    const int32_t reg = in.src_regs[i];
     bool found = false;
     for (size_t j = k; j-- > 0 && !found;) {
       const Ahead& p = w.win.at(j);
-      if (p.info.function != function) continue;
+      if (p.info.function != in.function) continue;
       for (int d = 0; d < p.info.dst_count && !found; ++d)
         if (p.info.dst_regs[d] == reg) {
           found = true;
@@ -334,8 +337,9 @@ uint64_t Sm::loaded_operands_ready(const Warp& w, const Ahead& e, size_t k) cons
         }
     }
     if (found) continue;
+    const int32_t key = in.function << 20 | reg;
     for (const Pending& p : w.pending)
-      if (p.key == e.ext[x]) ready = std::max(ready, p.ready);
+      if (p.key == key) ready = std::max(ready, p.ready);
   }
   return ready;
 }
