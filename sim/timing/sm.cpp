@@ -351,7 +351,9 @@ WarpState Sm::evaluate(Warp& w, int sp, uint64_t now, uint64_t& wake) {
         }
       };
       if (!w.pending.empty()) {
-        std::erase_if(w.pending, [&](const Pending& p) { return p.branch_ready <= now; });
+        // Kept two integer latencies past ready: find_hoist reads when a load's data came back.
+        const uint64_t keep = 2 * static_cast<uint64_t>(ctx_.config.pipes.integer.latency);
+        std::erase_if(w.pending, [&](const Pending& p) { return p.branch_ready + keep <= now; });
         for (int i = 0; i < in.src_count; ++i) check(in.src_regs[i], false);
         for (int i = 0; i < in.dst_count; ++i) check(in.dst_regs[i], false);
         if (in.inst->guard >= 0) check(in.inst->guard, in.is_branch);
