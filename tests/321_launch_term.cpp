@@ -11,10 +11,10 @@
 #include <fstream>
 #include <sstream>
 
+#include "31x_timing.h"
 #include "sim/func/executor.h"
 #include "sim/timing/config.h"
 #include "sim/timing/gpu_model.h"
-#include "31x_timing.h"
 
 using namespace warplab;
 using namespace warplab::timing;
@@ -46,8 +46,7 @@ TEST_CASE("321 an empty kernel's time is its block dispatch plus the launch term
     REQUIRE(r);
     // The last block is dispatched ceil((blocks - 1) * interval) cycles after the first, and
     // issues its one instruction block_launch_latency cycles later.
-    const uint64_t dispatch =
-        uint64_t(std::ceil((blocks - 1) * cfg->core.block_dispatch_interval));
+    const uint64_t dispatch = uint64_t(std::ceil((blocks - 1) * cfg->core.block_dispatch_interval));
     CHECK(r->cycles == cfg->core.block_launch_latency + dispatch);
     CHECK(r->kernel_time_us == double(r->cycles) / cfg->core.clock_mhz);
     CHECK(r->time_us == r->kernel_time_us + cfg->core.launch_overhead_us);
