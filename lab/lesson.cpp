@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <sstream>
 
 #include "lab/lesson_page.h"
@@ -390,7 +391,8 @@ class ExprEval {
 
   // step(N).CALL: CALL reads the run of the lesson's step N (1-based) instead of this one.
   Expected<double> step_call() {
-    if (!env_) return fail("step(N) is for lesson pages (a claim reads its own step's run)");
+    if (!env_)
+      return fail("step(N) reads another step's run: it is for a lesson's pages and claims");
     if (!eat('(')) return fail("expected '(' after step");
     auto n = sum();
     if (!n) return n;
@@ -506,13 +508,46 @@ class ExprEval {
                 " (warplab configs --describe lists them as section.key)");
   }
 
+  // param("NAME", NAME=V, ...): a parameter's value in the runs the selectors pick; every row
+  // of a sweep when they pick several, which must then agree (sizes that a sweep does not vary).
+  // A claim that compares two steps run at different sizes (a step's ci_set) divides by them.
+  Expected<double> param_value(const std::vector<Arg>& args) {
+    std::vector<const RunResult*> all;
+    if (r_->run) all.push_back(&*r_->run);
+    if (r_->sweep)
+      for (const RunResult& rr : r_->sweep->runs) all.push_back(&rr);
+    std::optional<double> out;
+    for (const RunResult* rr : all) {
+      bool match = true;
+      for (const Arg& a : args)
+        if (a.is_selector)
+          for (const auto& [n, v] : rr->params)
+            if (n == a.name) match = match && std::fabs(v.as_double() - a.value) < 1e-9;
+      if (!match) continue;
+      bool found = false;
+      for (const auto& [n, v] : rr->params) {
+        if (n != args[0].str) continue;
+        found = true;
+        if (out && std::fabs(*out - v.as_double()) > 1e-9)
+          return fail("parameter '" + args[0].str +
+                      "' differs between the runs that match: name the swept values, e.g. "
+                      "param(\"" +
+                      args[0].str + "\", stride=32)");
+        out = v.as_double();
+      }
+      if (!found) return fail("no parameter '" + args[0].str + "' in the experiment");
+    }
+    if (!out) return fail("no run of the experiment has those parameter values");
+    return *out;
+  }
+
   Expected<double> call(const std::string& fn, const std::vector<Arg>& args,
                         const std::string& field) {
     static const char* kFns =
         "launch(\"kernel\", ...), launch_sum(\"pattern*\", ...), sweep(name=value, ...), run(), "
         "sectors_per_request(...), buffer(\"name\", index, ...), which_max(a, b, ...), "
-        "which_min(a, b, ...), and in pages step(N).CALL, gpu(\"ID\").METRIC, "
-        "preset(\"NAME\", \"section.key\")";
+        "which_min(a, b, ...), param(\"NAME\", ...), step(N).CALL, and in pages "
+        "gpu(\"ID\").METRIC, preset(\"NAME\", \"section.key\")";
     if (fn == "gpu") {
       if (in_step_) return fail("step(N).gpu(...): gpu data belongs to no step");
       return gpu_point(args, field);
@@ -537,12 +572,14 @@ class ExprEval {
       return double(best);
     }
     const bool known = fn == "launch" || fn == "launch_sum" || fn == "sweep" || fn == "run" ||
-                       fn == "sectors_per_request" || fn == "buffer";
+                       fn == "sectors_per_request" || fn == "buffer" || fn == "param";
     if (!known) return fail("unknown function '" + fn + "' (expected " + kFns + ")");
-    if ((fn == "launch" || fn == "launch_sum" || fn == "buffer") &&
+    if ((fn == "launch" || fn == "launch_sum" || fn == "buffer" || fn == "param") &&
         (args.empty() || !args[0].is_string))
       return fail(fn + " needs a quoted name first, e.g. " + fn + "(\"x\")");
-    if (fn != "sectors_per_request" && fn != "buffer" && field.empty())
+    if (fn == "param" && !field.empty())
+      return fail("param(\"NAME\") is a number, not a run: no ." + field);
+    if (fn != "sectors_per_request" && fn != "buffer" && fn != "param" && field.empty())
       return fail(fn + "(...) needs a metric, e.g. " + fn + "(...).time");
     if (env_ && !in_step_ && !env_->own_run)
       return fail(fn +
@@ -557,6 +594,7 @@ class ExprEval {
       if (!check_) pending_ = true;
       return 1.0;
     }
+    if (fn == "param") return param_value(args);
     auto rs = runs(args);
     if (!rs) return rs.error();
     const RunResult& run = *rs->front();
@@ -607,6 +645,28 @@ Expected<double> eval_lesson_expr(const std::string& expr, const ExperimentResul
 
 Expected<ClaimValue> eval_claim(const std::string& expr, const ExperimentResult& result, bool gpu) {
   return ExprEval(expr, &result, gpu).claim();
+}
+
+Expected<ClaimValue> eval_env_claim(const std::string& expr, const ExprEnv& env, bool* pending) {
+  ExprEval e(expr, env.result, env.gpu, &env);
+  auto v = e.claim();
+  if (pending) *pending = e.pending();
+  return v;
+}
+
+std::vector<size_t> claim_run_steps(const Lesson& lesson, size_t step) {
+  std::vector<size_t> out;
+  if (step >= lesson.steps.size()) return out;
+  for (const LessonClaim& c : lesson.steps[step].claims)
+    for (size_t at = c.expr.find("step("); at != std::string::npos;
+         at = c.expr.find("step(", at + 5)) {
+      const size_t n = std::strtoul(c.expr.c_str() + at + 5, nullptr, 10);
+      if (n >= 1 && n <= lesson.steps.size() && n - 1 != step &&
+          std::find(out.begin(), out.end(), n - 1) == out.end())
+        out.push_back(n - 1);
+    }
+  std::sort(out.begin(), out.end());
+  return out;
 }
 
 std::string claim_value_text(const ClaimValue& v) {
@@ -891,8 +951,10 @@ Status read_step(const LessonReader& r, const toml::table& t, const std::string&
         lc.where = LessonClaim::Where::Both;
       else if (!where->empty() && *where != "sim")
         return Error{r.path(), lc.line, ck + ".where: expected \"sim\", \"gpu\" or \"both\""};
-      if (auto s = check_lesson_expr(lc.expr, true); !s)
-        return Error{r.path(), lc.line, ck + ".expr: " + s.error().message};
+      // A claim that reads another step (step(N)) is checked once every step is read.
+      if (lc.expr.find("step(") == std::string::npos)
+        if (auto s = check_lesson_expr(lc.expr, true); !s)
+          return Error{r.path(), lc.line, ck + ".expr: " + s.error().message};
       st.claims.push_back(std::move(lc));
     }
   }
@@ -1066,10 +1128,11 @@ Status check_step_names(const std::string& path, const LessonStep& st, const std
         !s)
       return s;
   for (size_t i = 0; i < st.claims.size(); ++i)
-    if (auto s = check_expr(st.claims[i].expr, st.claims[i].line,
-                            key + ".claims[" + std::to_string(i) + "].expr", path);
-        !s)
-      return s;
+    if (st.claims[i].expr.find("step(") == std::string::npos)  // load_lesson checks those
+      if (auto s = check_expr(st.claims[i].expr, st.claims[i].line,
+                              key + ".claims[" + std::to_string(i) + "].expr", path);
+          !s)
+        return s;
   // The page's embeds that read this step's own run (step(N) and gpu(...) read elsewhere).
   if (!st.page.empty()) {
     std::ifstream in(st.page);
@@ -1136,6 +1199,20 @@ Expected<Lesson> load_lesson(const std::string& given,
   for (size_t i = 0; i < l.steps.size(); ++i)
     if (auto s = check_step_names(path, l.steps[i], "steps[" + std::to_string(i) + "]"); !s)
       return s.error();
+  // Claims that read another step's run: the syntax, and that step N exists and runs an
+  // experiment (its kernel names are not checked here, as for pages).
+  for (size_t i = 0; i < l.steps.size(); ++i)
+    for (const LessonClaim& c : l.steps[i].claims) {
+      if (c.expr.find("step(") == std::string::npos) continue;
+      ExprEnv env;
+      env.steps.resize(l.steps.size(), nullptr);
+      for (const LessonStep& st : l.steps) env.step_runs.push_back(!st.experiment.empty());
+      env.own_run = !l.steps[i].experiment.empty();
+      env.check = true;
+      if (auto v = eval_env_claim(c.expr, env); !v)
+        return Error{path, c.line,
+                     "steps[" + std::to_string(i) + "].claims.expr: " + v.error().message};
+    }
   if (!data) {
     auto d = find_data(l.dir);
     if (!d) return d.error();

@@ -137,7 +137,8 @@ Expected<GpuDataset> load_gpu_dataset(const std::string& path);
 // Every *.json dataset in `dir`, by name; an unreadable file is an error naming it.
 Expected<std::vector<GpuDataset>> load_gpu_datasets(const std::string& dir);
 
-// What an expression may read besides one step's result (lesson pages, lesson_page.h):
+// What an expression may read besides one step's result (lesson pages, lesson_page.h; a claim
+// may use step(N) too, eval_env_claim):
 //   step(N).METRIC-CALL    the run of step N (1-based) of the lesson, e.g.
 //   step(2).sweep(stride=8).time gpu("ID").METRIC       a point of the committed data ("h100"
 //   unless "h200:ID"), its launches summed gpu("ID", "kernel").METRIC   one kernel's launches of
@@ -159,5 +160,13 @@ struct EnvValue {
   std::vector<std::string> sources;  // "NVIDIA H100 80GB HBM3, 2026-11-24" for each gpu() read
 };
 Expected<EnvValue> eval_env_expr(const std::string& expr, const ExprEnv& env);
+// A claim over an environment: a claim may read another step's run with step(N).CALL (a Triton
+// twin against its CUDA step), each side of the claim from that step's same side (the
+// simulator's, or the GPU's: its run, else the committed data at its values). `pending` (may be
+// null) is set when a step it reads has not run: its value is then not the claim's.
+Expected<ClaimValue> eval_env_claim(const std::string& expr, const ExprEnv& env,
+                                    bool* pending = nullptr);
+// The other steps (0-based) whose runs step `step`'s claims read through step(N).
+std::vector<size_t> claim_run_steps(const Lesson& lesson, size_t step);
 
 }  // namespace warplab::lab

@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <map>
+#include <optional>
 
 #include "lab/triton.h"
 
@@ -301,6 +302,43 @@ Expected<StepRun> run_lesson_step(const Toolchain& toolchain, const Lesson& less
     }
     out.answers.push_back(std::move(a));
   }
+  // 3b. A claim that reads another step (step(N)) reads that step's run, and on the GPU side
+  // without a GPU that step's committed data (all of it, or the side is not evaluated).
+  const std::vector<size_t> others = claim_run_steps(lesson, step);
+  std::vector<const ExperimentResult*> sim_steps(lesson.steps.size(), nullptr);
+  std::vector<std::optional<ExperimentResult>> committed_steps(lesson.steps.size());
+  std::vector<const ExperimentResult*> committed_ptrs(lesson.steps.size(), nullptr);
+  bool others_committed = committed.has_value();
+  for (size_t n = 0; n < lesson.steps.size(); ++n)
+    if (n < settings.steps.size()) sim_steps[n] = settings.steps[n];
+  sim_steps[step] = &out.result;
+  committed_ptrs[step] = committed ? &*committed : nullptr;
+  for (size_t n : others) {
+    if (!sim_steps[n] || gpu || !committed) continue;
+    std::string on;
+    committed_steps[n] = result_from_committed_data(lesson, n, *sim_steps[n], &on);
+    if (committed_steps[n])
+      committed_ptrs[n] = &*committed_steps[n];
+    else
+      others_committed = false;
+  }
+  auto claim_env = [&](bool on_gpu, bool from_data) {
+    ExprEnv env;
+    env.steps = from_data ? committed_ptrs : sim_steps;
+    for (const LessonStep& s : lesson.steps) env.step_runs.push_back(!s.experiment.empty());
+    env.result = env.steps[step];
+    env.gpu = on_gpu;
+    return env;
+  };
+  auto eval = [&](const LessonClaim& c, bool on_gpu, bool from_data) -> Expected<ClaimValue> {
+    if (c.expr.find("step(") == std::string::npos)
+      return eval_claim(c.expr, from_data ? *committed : out.result, on_gpu);
+    bool pending = false;
+    auto v = eval_env_claim(c.expr, claim_env(on_gpu, from_data), &pending);
+    if (v && pending)
+      return Error{"", 0, "the claim reads a step that has not run (run the steps it names first)"};
+    return v;
+  };
   for (size_t i = 0; i < st.claims.size(); ++i) {
     const LessonClaim& c = st.claims[i];
     for (const bool on_gpu : {false, true}) {
@@ -310,13 +348,14 @@ Expected<StepRun> run_lesson_step(const Toolchain& toolchain, const Lesson& less
       cv.claim = i;
       cv.on_gpu = on_gpu;
       cv.ran = on_gpu ? gpu : sim;
+      const bool reads_others = c.expr.find("step(") != std::string::npos;
       if (cv.ran) {
-        if (auto v = eval_claim(c.expr, out.result, on_gpu))
+        if (auto v = eval(c, on_gpu, false))
           cv.value = *v;
         else
           cv.error = v.error().message;
-      } else if (on_gpu && committed) {
-        if (auto v = eval_claim(c.expr, *committed, true)) {
+      } else if (on_gpu && committed && (!reads_others || others_committed)) {
+        if (auto v = eval(c, true, true)) {
           cv.value = *v;
           cv.measured_on = measured_on;
         }  // a claim that reads what the data lack stays not evaluated

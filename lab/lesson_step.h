@@ -34,6 +34,9 @@ struct StepRunSettings {
   int threads = 1;
   bool sampled = false;  // RunOptions::sampled
   std::function<void(const timing::TimingProgress&)> on_timing_progress;
+  // The lesson's other steps' runs, by step index (null: not run), for the claims that read them
+  // with step(N) (claim_run_steps says which); run them first, with the same backend.
+  std::vector<const ExperimentResult*> steps;
 };
 
 // A question's answer, read from the simulator's run (from the GPU's when only the GPU ran).

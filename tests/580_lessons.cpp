@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <tuple>
 
 #include "lab/lesson.h"
@@ -213,4 +214,85 @@ TEST_CASE("580 the GPU data folder: other JSON files are skipped, a malformed da
   CHECK(bad.error().message.find("not GPU data") != std::string::npos);
   CHECK(bad.error().file.find("h200.json") != std::string::npos);
   fs::remove_all(dir);
+}
+
+TEST_CASE("580 a claim reads another step's run with step(N); param() reads a run's size") {
+  // Two steps' runs built here: step 1 (CUDA, one run at M = 256) and step 2 (a sweep over g at
+  // M = 512), each with one launch of known time.
+  auto one_run = [](const char* kernel, double us, int m, std::optional<int> g) {
+    lab::RunResult run;
+    run.params = {{"M", lab::Value::integer(m)}};
+    if (g) run.params.emplace_back("g", lab::Value::integer(*g));
+    lab::LaunchRecord rec;
+    rec.kernel = kernel;
+    rec.sim = {{"time_us", us}, {"cycles", 1000}};
+    rec.gpu = {{"time_us", 2 * us}};
+    run.launches.push_back(rec);
+    return run;
+  };
+  lab::ExperimentResult cuda, twin;
+  cuda.run = one_run("mm", 40.0, 256, std::nullopt);
+  twin.sweep = lab::SweepResult{};
+  twin.sweep->axes = {"g"};
+  twin.sweep->runs = {one_run("dot", 10.0, 512, 1), one_run("dot", 12.0, 512, 8)};
+  lab::ExprEnv env;
+  env.steps = {&cuda, &twin};
+  env.step_runs = {true, true};
+  env.result = &twin;
+  // Per M: step 1 40/256, step 2 (g=8) 12/512: a ratio of 40 * 512 / (12 * 256).
+  const std::string expr =
+      "(step(1).launch(\"mm\").time / step(1).param(\"M\")) / (sweep(g=8).time / param(\"M\")) >= "
+      "6";
+  bool pending = true;
+  auto v = lab::eval_env_claim(expr, env, &pending);
+  REQUIRE_MESSAGE(v, (v ? "" : v.error().to_string()));
+  CHECK_FALSE(pending);
+  CHECK(v->lhs == doctest::Approx(40.0 * 512 / (12.0 * 256)));
+  CHECK(v->holds);
+  // The GPU side reads step 1's GPU side too (twice the time on both: the same ratio).
+  env.gpu = true;
+  auto g = lab::eval_env_claim(expr, env);
+  REQUIRE(g);
+  CHECK(g->lhs == doctest::Approx(40.0 * 512 / (12.0 * 256)));
+  env.gpu = false;
+  // param() over a sweep: the rows must agree, or the selectors pick one.
+  CHECK(*lab::eval_lesson_expr("param(\"M\")", twin, false) == 512);
+  CHECK(*lab::eval_lesson_expr("param(\"g\", g=8)", twin, false) == 8);
+  auto differ = lab::eval_lesson_expr("param(\"g\")", twin, false);
+  REQUIRE_FALSE(differ);
+  CHECK(differ.error().message.find("differs between the runs") != std::string::npos);
+  CHECK_FALSE(lab::eval_lesson_expr("param(\"nope\")", twin, false));
+  // A step that has not run: the claim is pending (its value is not the claim's).
+  env.steps[0] = nullptr;
+  auto p = lab::eval_env_claim(expr, env, &pending);
+  REQUIRE(p);
+  CHECK(pending);
+  // Without the lesson, step(N) is an error that says where it belongs.
+  auto alone = lab::eval_claim(expr, twin, false);
+  REQUIRE_FALSE(alone);
+  CHECK(alone.error().message.find("another step's run") != std::string::npos);
+}
+
+TEST_CASE("580 a claim's step(N) is checked at load, and names the steps to run first") {
+  const std::string exp =
+      std::string(WARPLAB_SOURCE_DIR) + "/lessons/01-threads-and-warps/vec_add.toml";
+  auto lesson = [&](const std::string& name, const std::string& expr) {
+    return lab::load_lesson(write_tmp(
+        name,
+        "[lesson]\nid = \"x\"\ntitle = \"t\"\n[[steps]]\npage = \"page.md\"\nexperiment = \"" +
+            exp + "\"\n[[steps]]\npage = \"page.md\"\n[[steps]]\npage = \"page.md\"\n" +
+            "experiment = \"" + exp + "\"\n[[steps.claims]]\ntext = \"c\"\nexpr = '" + expr +
+            "'\n"));
+  };
+  auto ok = lesson("s1.toml", "launch(\"vec_add\").time <= 2 * step(1).launch(\"vec_add\").time");
+  REQUIRE_MESSAGE(ok, (ok ? "" : ok.error().to_string()));
+  CHECK(lab::claim_run_steps(*ok, 2) == std::vector<size_t>{0});
+  CHECK(lab::claim_run_steps(*ok, 0).empty());
+  auto far = lesson("s2.toml", "launch(\"vec_add\").time <= step(7).launch(\"vec_add\").time");
+  REQUIRE_FALSE(far);
+  CHECK(far.error().line == 12);  // the [[steps.claims]] table
+  CHECK(far.error().message.find("no step 7 (the lesson has 3)") != std::string::npos);
+  auto none = lesson("s3.toml", "launch(\"vec_add\").time <= step(2).launch(\"vec_add\").time");
+  REQUIRE_FALSE(none);
+  CHECK(none.error().message.find("step 2 runs no experiment") != std::string::npos);
 }

@@ -273,6 +273,11 @@ void AppState::check_step() {
       for (const lab::ParamDef& p : e.exp->params)
         for (const std::string& name : st.editable)
           if (p.name == name) o.sets.push_back(p.name + "=" + p.value.to_string());
+  // The runs of the steps its claims read (step(N)), where the student has run them.
+  o.steps.resize(steps->steps.size());
+  for (size_t need : lab::claim_run_steps(*steps, size_t(step)))
+    if (auto it = step_checks.find(int(need)); it != step_checks.end())
+      o.steps[need] = it->second.result;
   step_checking = step;
   step_checking_lesson = lesson;
   step_future = std::async(std::launch::async, run_lesson_step, *steps, size_t(step), o);

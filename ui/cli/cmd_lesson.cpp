@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <iostream>
 #include <memory>
 #include <optional>
@@ -129,10 +130,12 @@ int run_lesson(const LessonArgs& a) {
                 << "\n";
       return kExitOk;
     }
-  if (a.triton_only)  // a kept step's page may read other steps' runs
+  if (a.triton_only)  // a kept step's page and claims may read other steps' runs
     for (size_t si = 0; si < lesson->steps.size(); ++si)
-      if (wanted[si] && lab::lesson_step_is_triton(*lesson, si))
+      if (wanted[si] && lab::lesson_step_is_triton(*lesson, si)) {
         for (size_t need : lab::page_run_steps(*lesson, si)) wanted[need] = true;
+        for (size_t need : lab::claim_run_steps(*lesson, si)) wanted[need] = true;
+      }
   lab::Toolchain toolchain;
   lab::StepRunSettings settings;  // lab/lesson_step.h runs each step as the app does
   settings.backend = *backend;
@@ -173,9 +176,19 @@ int run_lesson(const LessonArgs& a) {
   // any step(N) it names), so it shows them.
   std::vector<std::optional<lab::StepRun>> runs(lesson->steps.size());
   std::vector<std::string> run_l2(lesson->steps.size());
-  auto ensure_run = [&](size_t si) -> Status {
+  std::vector<bool> starting(lesson->steps.size(), false);
+  std::function<Status(size_t)> ensure_run = [&](size_t si) -> Status {
     if (runs[si] || lesson->steps[si].experiment.empty()) return Ok{};
-    auto r = lab::run_lesson_step(toolchain, *lesson, si, settings,
+    // The steps its claims read (step(N)) run first, with the same settings.
+    lab::StepRunSettings with_steps = settings;
+    with_steps.steps.assign(lesson->steps.size(), nullptr);
+    starting[si] = true;  // two steps whose claims read each other: the second reads no run
+    for (size_t need : lab::claim_run_steps(*lesson, si)) {
+      if (!starting[need])
+        if (auto s = ensure_run(need); !s) return s;
+      if (runs[need]) with_steps.steps[need] = &runs[need]->result;
+    }
+    auto r = lab::run_lesson_step(toolchain, *lesson, si, with_steps,
                                   [&](const std::string& l2) { run_l2[si] = l2; });
     if (progress_shown) std::cerr << "\r\033[K" << std::flush;
     progress_shown = false;
@@ -197,6 +210,8 @@ int run_lesson(const LessonArgs& a) {
     if (!st.page.empty())
       for (size_t need : lab::page_run_steps(*lesson, si))
         if (why.empty() && !unavailable[need].empty()) why = unavailable[need];
+    for (size_t need : lab::claim_run_steps(*lesson, si))
+      if (why.empty() && !unavailable[need].empty()) why = unavailable[need];
     if (!why.empty()) {
       std::cout << "SKIPPED step " << si + 1 << " ("
                 << std::filesystem::path(st.experiment).filename().string() << "): " << why

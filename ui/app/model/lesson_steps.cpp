@@ -19,6 +19,7 @@ StepCheck run_lesson_step(const lab::Lesson& lesson, size_t step, const StepRunO
   settings.l2 = o.l2;
   settings.ci = o.ci;
   settings.sets = o.sets;
+  for (const auto& r : o.steps) settings.steps.push_back(r.get());
   lab::Toolchain toolchain;
   auto run = lab::run_lesson_step(toolchain, lesson, step, settings);
   if (!run) {

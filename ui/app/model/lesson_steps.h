@@ -49,6 +49,8 @@ struct StepRunOptions {
   bool ci = false;          // apply the step's ci_set (smaller sizes) after its set
   // Parameter values the student changed (NAME=VALUE), applied last.
   std::vector<std::string> sets;
+  // Other steps' runs by index (null: not run), for claims that read them (step(N)).
+  std::vector<std::shared_ptr<const lab::ExperimentResult>> steps;
 };
 
 // Runs step `step` of `lesson` (which must name an experiment) the way `warplab lesson` runs it
