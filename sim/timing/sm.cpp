@@ -109,7 +109,8 @@ void write_pending(std::vector<Sm::Pending>& pending, const func::StepInfo& in, 
 // c.dsmem_neighbor's four remote loads a body, 98-176 cycles a load against 219 for one alone).
 bool hoistable_load(const func::StepInfo& in) {
   const ptx::Instruction& i = *in.inst;
-  return (i.op == Opcode::Ld || i.op == Opcode::Ldu) && in.is_memory && !in.is_store &&
+  return (i.op == Opcode::Ld || i.op == Opcode::Ldu || i.op == Opcode::Ldmatrix) &&
+         in.is_memory && !in.is_store &&
          !in.is_atomic &&
          (is_global_like(in.space) || in.space == Space::Shared ||
           in.space == Space::SharedCluster) &&
@@ -278,6 +279,7 @@ bool Sm::fetch(Warp& w, uint64_t now) {
   e.back_edges = w.back_edges;
   e.hoisted = false;
   e.indep = true;
+  e.via_load = false;
   e.ext_count = 0;
   e.merged = e.stamped = e.leader = e.dropped = false;
   e.load = in.exec_mask != 0 && hoistable_load(in);
@@ -287,45 +289,7 @@ bool Sm::fetch(Warp& w, uint64_t now) {
   if (!ctx_.config.compiler.hoist_loads) return true;
   drop_unrolled(w, e);
   vectorize(w, e);
-  // Dependences within the window: each operand's latest writer before this instruction. A
-  // load's result (or anything computed from one) makes it dependent; registers written before
-  // the window are checked against the scoreboard when a load is about to be hoisted.
-  const int32_t fkey = in.function << 20;
-  auto operand = [&](int32_t reg) {
-    if (!e.indep) return;
-    for (size_t j = w.win.count - 1; j-- > 0;) {
-      const Ahead& p = w.win.at(j);
-      if (p.info.function != in.function) continue;
-      for (int d = 0; d < p.info.dst_count; ++d)
-        if (p.info.dst_regs[d] == reg) {
-          if (!p.chain) {
-            e.indep = false;
-            return;
-          }
-          for (int x = 0; x < p.ext_count; ++x) {
-            if (std::find(e.ext.begin(), e.ext.begin() + e.ext_count, p.ext[x]) !=
-                e.ext.begin() + e.ext_count)
-              continue;
-            if (e.ext_count == e.ext.size()) {
-              e.indep = false;
-              return;
-            }
-            e.ext[e.ext_count++] = p.ext[x];
-          }
-          return;
-        }
-    }
-    const int32_t key = fkey | reg;
-    if (std::find(e.ext.begin(), e.ext.begin() + e.ext_count, key) != e.ext.begin() + e.ext_count)
-      return;
-    if (e.ext_count == e.ext.size()) {
-      e.indep = false;
-      return;
-    }
-    e.ext[e.ext_count++] = key;
-  };
-  for (int i = 0; i < in.src_count; ++i) operand(in.src_regs[i]);
-  if (in.inst->guard >= 0) operand(in.inst->guard);
+  depend(w, e);
   e.chain = e.indep && arithmetic(in);
   return true;
 }

@@ -149,6 +149,10 @@ class Sm {
   // Appends the warp's next instruction to its window (runs it functionally). False: it faulted.
   bool fetch(Warp& w, uint64_t now);
   void drop_unrolled(Warp& w, Ahead& e);
+  static void guarded_branch(Ahead& e);
+  // Operand dependences of a fetched instruction within the window (Ahead::indep, ext, chain).
+  void depend(Warp& w, Ahead& e);
+  int loaded_ready(const Warp& w, size_t k, uint64_t now, uint64_t& wake) const;
   // Whether instruction k of `function` is the branch closing an innermost loop ptxas unrolls.
   bool unrolled_branch(int32_t function, size_t k) const;
   // The cycle a branch may read the predicate that the compare `in` of warp `w` writes.

@@ -68,12 +68,13 @@ void Sm::drop_unrolled(Warp&, Ahead& e) {
   const auto& u = ctx_.unrolled_loops;
   if (unroll <= 1 || (e.back_edges + 1) % unroll == 0 || in.function < 0 ||
       in.function >= static_cast<int32_t>(u.size()) || in.pc < 0)
-    return;
+    return guarded_branch(e);
   const auto& ins = ctx_.program.module().functions[in.function].instructions;
   const Opcode op = in.inst->op;
   if (op == Opcode::Bra) {
     e.dropped = !in.diverged && in.exec_mask != 0 && in.exec_mask == in.active_mask &&
                 unrolled_branch(in.function, size_t(in.pc));
+    guarded_branch(e);
   } else if (op == Opcode::Setp && in.inst->guard < 0 && !in.inst->ops.empty() &&
              in.inst->ops[0].kind == ptx::Operand::Kind::Reg) {
     for (size_t k = in.pc + 1; k < ins.size() && k <= size_t(in.pc) + 8; ++k) {
@@ -82,6 +83,19 @@ void Sm::drop_unrolled(Warp&, Ahead& e) {
       break;
     }
   }
+}
+
+// ptxas does not speculate a load above a conditional branch that stays in the SASS: a load
+// the branch may skip could fault, so it stays below the @P BRA. Lesson 17's mma matmul shows it
+// (scripts/microbench/h100-l17-mma-2026-11-27.sass): NVVM peels the copy loop's remainder
+// iterations, each ended by `@p bra` out of the loop, and each iteration's LDGs issue only after
+// the branch before them (one global round trip per iteration), where the LDGs of one iteration
+// issue together. A guarded branch the model keeps (not an unrolled copy's dropped back edge)
+// therefore ends the stretch that loads move within (find_hoist stops at a fence). A uniform
+// `bra.uni` does not.
+void Sm::guarded_branch(Ahead& e) {
+  const ptx::Instruction& i = *e.info.inst;
+  if (i.op == Opcode::Bra && i.guard >= 0 && !e.dropped) e.fence = true;
 }
 
 // ptxas gives a compare (ISETP/FSETP) a stall of pipes.predicate_branch_latency cycles before a
@@ -196,12 +210,57 @@ void Sm::vector_issued(Warp& w, size_t k, uint64_t ready) {
   }
 }
 
+// Dependences within the window: each operand's latest writer before this instruction. Address
+// arithmetic (`chain`) passes on the registers it reads; a hoistable load's result, and
+// registers written before the window, are checked when a load is about to be hoisted: against
+// the load still in the window (issued ahead, its data back) or the scoreboard. So a load whose
+// address comes from an earlier load moves once that load's data is back, as the scoreboard
+// lets the SASS's next LDSM/LDG issue (t.ldmatrix's four address chains a warp overlap on the
+// H100: 2 cycles an x1 an SM, the shared pipe's rate). Anything else computed from a load (a
+// shuffle, an atomic's result) makes it dependent.
+void Sm::depend(Warp& w, Ahead& e) {
+  const func::StepInfo& in = e.info;
+  const int32_t fkey = in.function << 20;
+  auto add_key = [&e](int32_t key) {
+    if (std::find(e.ext.begin(), e.ext.begin() + e.ext_count, key) != e.ext.begin() + e.ext_count)
+      return;
+    if (e.ext_count == e.ext.size()) {
+      e.indep = false;
+      return;
+    }
+    e.ext[e.ext_count++] = key;
+  };
+  auto operand = [&](int32_t reg) {
+    if (!e.indep) return;
+    const Ahead* writer = nullptr;
+    for (size_t j = w.win.count - 1; j-- > 0 && !writer;) {
+      const Ahead& p = w.win.at(j);
+      if (p.info.function != in.function) continue;
+      for (int d = 0; d < p.info.dst_count; ++d)
+        if (p.info.dst_regs[d] == reg) writer = &p;
+    }
+    if (writer && writer->chain) {
+      e.via_load |= writer->via_load;
+      for (int x = 0; x < writer->ext_count && e.indep; ++x) add_key(writer->ext[x]);
+    } else if (writer && !writer->load) {
+      e.indep = false;
+    } else {
+      e.via_load |= writer != nullptr;
+      add_key(fkey | reg);
+    }
+  };
+  for (int i = 0; i < in.src_count; ++i) operand(in.src_regs[i]);
+  if (in.inst->guard >= 0) operand(in.inst->guard);
+}
+
 int Sm::find_hoist(Warp& w, int sp, uint64_t now, uint64_t& wake) {
   const CompilerConfig& cc = ctx_.config.compiler;
   if (w.hoist_at != 0) return w.hoist_at > 0 ? hoist_now(w, sp, now, wake) : 0;
   // `none`: no load to hoist until the warp issues (what decided it stays as it is till then).
   auto none = [&w] { return w.hoist_at = -1, 0; };
   if (!cc.hoist_loads || w.hoisted >= cc.max_hoisted_loads) return none();
+  // A warp waiting at a conditional branch (for its predicate) moves no load above it.
+  if (w.win.first->fence && w.win.first->info.inst->op == Opcode::Bra) return none();
   // Registers: results of loads still in flight (issued ahead, or reached and not yet back)
   // each hold a register; the compiler keeps only part of the thread's registers for them.
   if (w.hoisted_regs + static_cast<int>(w.unread.size()) >= load_registers_) return none();
@@ -227,17 +286,43 @@ int Sm::find_hoist(Warp& w, int sp, uint64_t now, uint64_t& wake) {
       for (int x = 0; x < e.ext_count; ++x)
         for (const Pending& p : w.pending)
           if (p.key == e.ext[x] && p.ready > now) return 0;
-      // It stays the load to hoist until the warp issues (its registers stay ready, and what
-      // the scan passed over stays as it was).
-      w.hoist_at = static_cast<int32_t>(k);
-      w.hoist_shared = e.info.space == Space::Shared;
-      return hoist_now(w, sp, now, wake);
+      // A load in the window writes a register it needs: it must have issued, its data back.
+      const int from_load = e.via_load ? loaded_ready(w, k, now, wake) : 1;
+      if (from_load < 0) return 0;
+      if (from_load > 0) {
+        // It stays the load to hoist until the warp issues (its registers stay ready, and what
+        // the scan passed over stays as it was).
+        w.hoist_at = static_cast<int32_t>(k);
+        w.hoist_shared = e.info.space == Space::Shared;
+        return hoist_now(w, sp, now, wake);
+      }
     }
     if (e.fence) return none();
     blocked |= e.writes;
     w.win.stores |= e.writes;
     w.win.passed = k + 1;  // passed over, and will be at every later look
   }
+}
+
+// For the load at w.win.at(k) whose address needs a load of the window (depend: via_load): 1
+// when every such load has issued (hoisted) and its data is back; -1 when one has issued and its
+// data is not back yet (wake then); 0 when one has not issued (the load is dependent: passed over).
+int Sm::loaded_ready(const Warp& w, size_t k, uint64_t now, uint64_t& wake) const {
+  const Ahead& e = w.win.at(k);
+  const int32_t fkey = e.info.function << 20;
+  int answer = 1;
+  for (int x = 0; x < e.ext_count; ++x)
+    for (size_t j = k; j-- > 0;) {
+      const Ahead& p = w.win.at(j);
+      if (!p.load || p.info.function != e.info.function) continue;
+      bool writes = false;
+      for (int d = 0; d < p.info.dst_count; ++d) writes |= (fkey | p.info.dst_regs[d]) == e.ext[x];
+      if (!writes) continue;
+      if (!p.hoisted) return 0;
+      if (p.ready > now) answer = -1, wake = std::min(wake, p.ready);
+      break;
+    }
+  return answer;
 }
 
 int Sm::hoist_now(Warp& w, int sp, uint64_t now, uint64_t& wake) {

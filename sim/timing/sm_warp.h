@@ -47,6 +47,7 @@ struct alignas(64) Sm::Ahead {
   uint8_t writes = 0;            // a plain store: the memory it may write (kMem*, store_memory)
   uint8_t reads = 0;             // a load: the memory it reads (kMem*)
   uint8_t ext_count = 0;         // registers written before the window that its operands need
+  bool via_load = false;         // ext names a result of a load still in the window (find_hoist)
   WarpState kind = WarpState::LongScoreboard;
   std::array<int32_t, 6> ext{};  // (function << 20 | register), checked against the scoreboard
   uint64_t ready = 0;
