@@ -283,9 +283,10 @@ int Sm::find_hoist(Warp& w, int sp, uint64_t now, uint64_t& wake) {
     if (e.back_edges / static_cast<uint32_t>(cc.unroll) != body) return none();
     if (!e.hoisted && !e.merged && e.indep && e.load && !(e.reads & blocked)) {
       // Its address must be computable now: no register it needs is still being written.
+      // (Looked at again when it is: the scoreboard lets the load issue then.)
       for (int x = 0; x < e.ext_count; ++x)
         for (const Pending& p : w.pending)
-          if (p.key == e.ext[x] && p.ready > now) return 0;
+          if (p.key == e.ext[x] && p.ready > now) return wake = std::min(wake, p.ready), 0;
       // A load in the window writes a register it needs: it must have issued, its data back.
       const int from_load = e.via_load ? loaded_ready(w, k, now, wake) : 1;
       if (from_load < 0) return 0;
