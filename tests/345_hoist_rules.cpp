@@ -2,7 +2,8 @@
 // a one-warp kernel:
 //  - a conditional branch that stays in the SASS stops loads: ptxas does not speculate a load
 //    above `@P BRA` (lesson 17's peeled copy loop, scripts/microbench/h100-l17-mma-2026-11-27.sass);
-//    a uniform `bra.uni` does not;
+//    a short one (compiler.predicate_max_instructions) is predicated, no branch; nor does
+//    `bra.uni` stop them;
 //  - a load whose address comes from an earlier load's result (here ldmatrix -> ldmatrix, as in
 //    t.ldmatrix's four address chains) moves above the instruction the warp waits at once that
 //    load's data is back, as the scoreboard lets the SASS's next LDSM issue.
@@ -23,16 +24,17 @@ using namespace warplab::timing_tests;
 namespace {
 
 // Line 12: a global load A; 13: the add that waits for it; 14: a compare on the thread index
-// (false for every lane); 15: the branch, guarded or not (BRANCH); 17: a global load B whose
-// address comes from the parameter alone; 18: its use; 19: out[0] = A + 1 + B.
-std::string guarded_kernel(const char* branch) {
+// (false for every lane); 15: the branch (BRANCH: guarded over 3 instructions to $L_near, guarded
+// over 11 to $L_far, or bra.uni to the next); 17: a global load B whose address comes from the
+// parameter alone; 18: its use; 19: out[0] = A + 1 + B.
+std::string branch_kernel(const char* branch) {
   return std::string(R"(.version 9.0
 .target sm_90
 .address_size 64
 .visible .entry k(.param .u64 out)
 {
   .reg .pred %p<2>;
-  .reg .b32 %r<8>;
+  .reg .b32 %r<16>;
   .reg .b64 %rd<4>;
   ld.param.u64 %rd1, [out];
   cvta.to.global.u64 %rd2, %rd1;
@@ -40,11 +42,21 @@ std::string guarded_kernel(const char* branch) {
   ld.global.u32 %r2, [%rd2+128];
   add.s32 %r3, %r2, 1;
   setp.gt.u32 %p1, %r1, 1000;
-  )") + branch + R"( $L_b;
-$L_b:
+  )") + branch + R"(;
+$L_next:
   ld.global.u32 %r4, [%rd2+256];
   add.s32 %r5, %r3, %r4;
   st.global.u32 [%rd2], %r5;
+$L_near:
+  add.s32 %r6, %r1, 1;
+  add.s32 %r7, %r6, 1;
+  add.s32 %r8, %r7, 1;
+  add.s32 %r9, %r8, 1;
+  add.s32 %r10, %r9, 1;
+  add.s32 %r11, %r10, 1;
+  add.s32 %r12, %r11, 1;
+  add.s32 %r13, %r12, 1;
+$L_far:
   ret;
 }
 )";
@@ -112,11 +124,12 @@ Expected<TimingResult> run_one(const func::Program& p, func::DeviceMemory& mem, 
 
 }  // namespace
 
-TEST_CASE("345 a load does not move above a conditional branch; above bra.uni it does") {
+TEST_CASE("345 a load does not move above a conditional branch ptxas keeps") {
   const GpuConfig cfg;
-  for (const char* branch : {"@%p1 bra", "bra.uni"}) {
+  REQUIRE(cfg.compiler.predicate_max_instructions == 7);
+  for (const char* branch : {"@%p1 bra $L_far", "@%p1 bra $L_near", "bra.uni $L_next"}) {
     CAPTURE(branch);
-    auto prog = load(guarded_kernel(branch));
+    auto prog = load(branch_kernel(branch));
     REQUIRE_MESSAGE(prog, (prog ? "" : prog.error().to_string()));
     func::DeviceMemory mem;
     const uint64_t out = mem.allocate("out", 512);
@@ -129,12 +142,14 @@ TEST_CASE("345 a load does not move above a conditional branch; above bra.uni it
     const auto load_a = issues_of(*r, 12), wait = issues_of(*r, 13), bra = issues_of(*r, 15);
     const auto load_b = issues_of(*r, 17);
     REQUIRE((load_a.size() == 1 && wait.size() == 1 && bra.size() == 1 && load_b.size() == 1));
-    if (branch[0] == '@') {
-      // B leaves only when the warp has passed the branch: fetched branch.latency after it.
+    if (std::string(branch).find("far") != std::string::npos) {
+      // A branch over 11 instructions stays: B leaves only when the warp has passed it, fetched
+      // branch.latency after it.
       CHECK(load_b[0].cycle == bra[0].cycle + static_cast<uint64_t>(cfg.pipes.branch.latency));
       CHECK(load_b[0].cycle > wait[0].cycle);
     } else {
-      // B leaves while the add waits for A: right behind A, one load/store interval later.
+      // Over 3 instructions ptxas predicates them (no branch); bra.uni does not stop loads: B
+      // leaves while the add waits for A, right behind A, one load/store interval later.
       CHECK(load_b[0].cycle == load_a[0].cycle + static_cast<uint64_t>(cfg.pipes.ldst.interval));
       CHECK(load_b[0].cycle < wait[0].cycle);
     }

@@ -11,7 +11,11 @@
 //    (vectorize, vector_issued);
 //  - loads move above earlier instructions, within one unrolled body, up to the register share
 //    the compiler keeps for them (find_hoist, hoist_now; hold_loaded and read_loaded track the
-//    registers loaded results occupy; compiler.* in the preset).
+//    registers loaded results occupy; compiler.* in the preset);
+//  - but not above a conditional branch that stays in the SASS (guarded_branch): ptxas does not
+//    speculate loads;
+//  - a load whose address comes from an earlier load's result moves once that result is back
+//    (depend, loaded_ready): ldmatrix chains, indices loaded before the loads they index.
 // Simplified: these are rules read off ptxas's output for the kernels measured
 // (scripts/microbench/loops.cu, expansion.cu and the corpus's SASS), not ptxas's own algorithm;
 // a kernel that ptxas schedules differently is timed as if it followed them.
@@ -90,12 +94,26 @@ void Sm::drop_unrolled(Warp&, Ahead& e) {
 // (scripts/microbench/h100-l17-mma-2026-11-27.sass): NVVM peels the copy loop's remainder
 // iterations, each ended by `@p bra` out of the loop, and each iteration's LDGs issue only after
 // the branch before them (one global round trip per iteration), where the LDGs of one iteration
-// issue together. A guarded branch the model keeps (not an unrolled copy's dropped back edge)
-// therefore ends the stretch that loads move within (find_hoist stops at a fence). A uniform
-// `bra.uni` does not.
-void Sm::guarded_branch(Ahead& e) {
-  const ptx::Instruction& i = *e.info.inst;
-  if (i.op == Opcode::Bra && i.guard >= 0 && !e.dropped) e.fence = true;
+// issue together. A short forward branch (at most compiler.predicate_max_instructions, no branch
+// among them) is no branch in the SASS: ptxas predicates the instructions it skips (lesson 5's
+// bounds-checked tile loads are predicated LDGs), and loads move across it as before. Neither
+// does an unrolled copy's dropped back edge or a uniform `bra.uni` stop them. A guarded branch
+// that stays is a fence for find_hoist.
+void Sm::guarded_branch(Ahead& e) const {
+  const func::StepInfo& in = e.info;
+  const ptx::Instruction& i = *in.inst;
+  if (i.op != Opcode::Bra || i.guard < 0 || e.dropped || i.ops.empty() ||
+      i.ops.back().kind != ptx::Operand::Kind::Label || in.function < 0 || in.pc < 0)
+    return;
+  const int32_t target = i.ops.back().label;
+  const auto& ins = ctx_.program.module().functions[in.function].instructions;
+  if (target > in.pc && target - in.pc - 1 <= ctx_.config.compiler.predicate_max_instructions) {
+    bool predicated = true;
+    for (int32_t k = in.pc + 1; k < target && size_t(k) < ins.size(); ++k)
+      predicated &= ins[k].op != Opcode::Bra;
+    if (predicated) return;
+  }
+  e.fence = true;
 }
 
 // ptxas gives a compare (ISETP/FSETP) a stall of pipes.predicate_branch_latency cycles before a
