@@ -291,6 +291,7 @@ bool Sm::fetch(Warp& w, uint64_t now) {
   vectorize(w, e);
   depend(w, e);
   e.chain = e.indep && arithmetic(in);
+  if (e.chain) e.chain_cycles += issue_pipe(ctx_.config.pipes, *in.inst, ptx::unit_of(*in.inst)).cfg->latency;
   return true;
 }
 

@@ -229,16 +229,18 @@ void Sm::vector_issued(Warp& w, size_t k, uint64_t ready) {
 }
 
 // Dependences within the window: each operand's latest writer before this instruction. Address
-// arithmetic (`chain`) passes on the registers it reads; a hoistable load's result, and
-// registers written before the window, are checked when a load is about to be hoisted: against
-// the load still in the window (issued ahead, its data back) or the scoreboard. So a load whose
-// address comes from an earlier load moves once that load's data is back, as the scoreboard
-// lets the SASS's next LDSM/LDG issue (t.ldmatrix's four address chains a warp overlap on the
-// H100: 2 cycles an x1 an SM, the shared pipe's rate). Anything else computed from a load (a
-// shuffle, an atomic's result) makes it dependent.
+// arithmetic (`chain`) passes on the registers it reads; an ldmatrix's result, and registers
+// written before the window, are checked when a load is about to be hoisted: against the
+// ldmatrix still in the window (issued ahead, its data back) or the scoreboard, plus the address
+// arithmetic between (chain_cycles). So an ldmatrix whose address comes from an earlier one moves
+// once that one's data is back, as the scoreboard lets the SASS's next LDSM issue (t.ldmatrix's
+// four address chains a warp overlap on the H100: 2 cycles an x1 an SM, the shared pipe's rate).
+// Anything else computed from a load keeps it dependent: for plain loads the rule gave pointer
+// chases (tests/320) 7 cycles a step less than the in-order chain and the H100; why is open.
 void Sm::depend(Warp& w, Ahead& e) {
   const func::StepInfo& in = e.info;
   const int32_t fkey = in.function << 20;
+  e.chain_cycles = 0;
   auto add_key = [&e](int32_t key) {
     if (std::find(e.ext.begin(), e.ext.begin() + e.ext_count, key) != e.ext.begin() + e.ext_count)
       return;
@@ -259,8 +261,9 @@ void Sm::depend(Warp& w, Ahead& e) {
     }
     if (writer && writer->chain) {
       e.via_load |= writer->via_load;
+      e.chain_cycles = std::max(e.chain_cycles, writer->chain_cycles);
       for (int x = 0; x < writer->ext_count && e.indep; ++x) add_key(writer->ext[x]);
-    } else if (writer && !writer->load) {
+    } else if (writer && !(writer->load && writer->info.inst->op == Opcode::Ldmatrix)) {
       e.indep = false;
     } else {
       e.via_load |= writer != nullptr;
@@ -301,10 +304,12 @@ int Sm::find_hoist(Warp& w, int sp, uint64_t now, uint64_t& wake) {
     if (e.back_edges / static_cast<uint32_t>(cc.unroll) != body) return none();
     if (!e.hoisted && !e.merged && e.indep && e.load && !(e.reads & blocked)) {
       // Its address must be computable now: no register it needs is still being written.
-      // (Looked at again when it is: the scoreboard lets the load issue then.)
+      // A register's value then takes the address arithmetic between (chain_cycles) to reach
+      // it (a pointer chase's IMAD.WIDE and IADD); the warp is looked at again when it has.
       for (int x = 0; x < e.ext_count; ++x)
         for (const Pending& p : w.pending)
-          if (p.key == e.ext[x] && p.ready > now) return wake = std::min(wake, p.ready), 0;
+          if (p.key == e.ext[x] && p.ready + e.chain_cycles > now)
+            return wake = std::min(wake, p.ready + e.chain_cycles), 0;
       // A load in the window writes a register it needs: it must have issued, its data back.
       const int from_load = e.via_load ? loaded_ready(w, k, now, wake) : 1;
       if (from_load < 0) return 0;
@@ -324,8 +329,9 @@ int Sm::find_hoist(Warp& w, int sp, uint64_t now, uint64_t& wake) {
 }
 
 // For the load at w.win.at(k) whose address needs a load of the window (depend: via_load): 1
-// when every such load has issued (hoisted) and its data is back; -1 when one has issued and its
-// data is not back yet (wake then); 0 when one has not issued (the load is dependent: passed over).
+// when every such load has issued (hoisted) and its data is back and through the address
+// arithmetic (chain_cycles); -1 when one has issued and that has not happened yet (wake then); 0
+// when one has not issued (the load is dependent: passed over).
 int Sm::loaded_ready(const Warp& w, size_t k, uint64_t now, uint64_t& wake) const {
   const Ahead& e = w.win.at(k);
   const int32_t fkey = e.info.function << 20;
@@ -338,7 +344,7 @@ int Sm::loaded_ready(const Warp& w, size_t k, uint64_t now, uint64_t& wake) cons
       for (int d = 0; d < p.info.dst_count; ++d) writes |= (fkey | p.info.dst_regs[d]) == e.ext[x];
       if (!writes) continue;
       if (!p.hoisted) return 0;
-      if (p.ready > now) answer = -1, wake = std::min(wake, p.ready);
+      if (p.ready + e.chain_cycles > now) answer = -1, wake = std::min(wake, p.ready + e.chain_cycles);
       break;
     }
   return answer;

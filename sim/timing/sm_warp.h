@@ -48,6 +48,7 @@ struct alignas(64) Sm::Ahead {
   uint8_t reads = 0;             // a load: the memory it reads (kMem*)
   uint8_t ext_count = 0;         // registers written before the window that its operands need
   bool via_load = false;         // ext names a result of a load still in the window (find_hoist)
+  uint16_t chain_cycles = 0;     // cycles of the address arithmetic from its ext registers to it
   WarpState kind = WarpState::LongScoreboard;
   std::array<int32_t, 6> ext{};  // (function << 20 | register), checked against the scoreboard
   uint64_t ready = 0;
