@@ -249,6 +249,10 @@ std::vector<Field> fields() {
         compiler.load_register_share),
       F("compiler", "window", "instructions",
         "PTX instructions looked ahead of the waiting one for a load to hoist", compiler.window),
+      F("compiler", "predicate_max_instructions", "instructions",
+        "a forward conditional branch over at most this many instructions is predicated (loads "
+        "move across it); a longer one stays a branch that no load moves above",
+        compiler.predicate_max_instructions),
       // asynchronous copies and mbarriers (sim/timing/async_copy.h, tma.h)
       F("async", "cp_async_fill", "cycles",
         "a cp.async's bytes reaching L1 to their landing in shared memory", async.cp_async_fill),
@@ -344,6 +348,7 @@ constexpr Limit kLimits[] = {
     {"dram.data_rate_mtps", 1e6},
     {"compiler.unroll", 64},
     {"compiler.max_hoisted_loads", 1 << 16},
+    {"compiler.predicate_max_instructions", 4096},
 };
 // Every other number: cycles, latencies and rates stay below 1e9 (a cycle count that would
 // overflow when added up describes no GPU either).

@@ -196,6 +196,10 @@ struct CompilerConfig {
   // about half of them for load results and the rest for addresses, accumulators and the loop.
   double load_register_share = 0.5;
   int64_t window = 128;            // PTX instructions the model looks ahead of the waiting one
+  // A forward conditional branch over at most this many PTX instructions (no branch among them)
+  // is predicated by ptxas, not kept: loads move across it. A longer one stays a branch, and no
+  // load moves above it (sm_compiler.cpp: guarded_branch).
+  int64_t predicate_max_instructions = 7;
 };
 
 // Asynchronous copies and mbarriers (sim/timing/async_copy.h, tma.h). Defaults are the H100's

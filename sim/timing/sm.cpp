@@ -109,7 +109,8 @@ void write_pending(std::vector<Sm::Pending>& pending, const func::StepInfo& in, 
 // c.dsmem_neighbor's four remote loads a body, 98-176 cycles a load against 219 for one alone).
 bool hoistable_load(const func::StepInfo& in) {
   const ptx::Instruction& i = *in.inst;
-  return (i.op == Opcode::Ld || i.op == Opcode::Ldu) && in.is_memory && !in.is_store &&
+  return (i.op == Opcode::Ld || i.op == Opcode::Ldu || i.op == Opcode::Ldmatrix) &&
+         in.is_memory && !in.is_store &&
          !in.is_atomic &&
          (is_global_like(in.space) || in.space == Space::Shared ||
           in.space == Space::SharedCluster) &&

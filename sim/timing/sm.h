@@ -21,10 +21,12 @@
 // whole unrolled body's loads back to back and keeps them all in flight (matmul_naive: 32 LDGs per
 // body). The model does the same to the PTX as it runs: while a warp's next instruction waits on
 // its scoreboard, the warp may issue a later plain load of its window instead, provided that
-// (1) the load's address comes from address arithmetic alone (no register computed from a load
-// or still being written), (2) no atomic, barrier, fence, call, exit, volatile or ordered access,
-// warp-splitting branch, or store to the load's own state space (or to a generic address) lies
-// between (a shared store does not hold back a global load: matmul_tiled's SASS issues the LDG of
+// (1) the load's address comes from address arithmetic alone, or from an earlier load's result
+// that is back (an ldmatrix's address from the last one's, t.ldmatrix), and no register it needs
+// is still being written, (2) no atomic, barrier, fence, call, exit, volatile or ordered access,
+// warp-splitting branch, conditional branch that stays in the SASS (ptxas does not speculate
+// loads: lesson 17's peeled copy loop), or store to the load's own state space (or to a generic
+// address) lies between (a shared store does not hold back a global load: matmul_tiled's SASS issues the LDG of
 // the B tile before the STS of the A tile), (3) it belongs to the same unrolled body (at most
 // compiler.unroll iterations of a loop: taken backward branches counted from the waiting
 // instruction), (4) fewer than compiler.max_hoisted_loads loads are already ahead, and (5) the
@@ -149,6 +151,7 @@ class Sm {
   // Appends the warp's next instruction to its window (runs it functionally). False: it faulted.
   bool fetch(Warp& w, uint64_t now);
   void drop_unrolled(Warp& w, Ahead& e);
+  void guarded_branch(Ahead& e) const;
   // Whether instruction k of `function` is the branch closing an innermost loop ptxas unrolls.
   bool unrolled_branch(int32_t function, size_t k) const;
   // The cycle a branch may read the predicate that the compare `in` of warp `w` writes.

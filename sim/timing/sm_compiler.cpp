@@ -11,7 +11,11 @@
 //    (vectorize, vector_issued);
 //  - loads move above earlier instructions, within one unrolled body, up to the register share
 //    the compiler keeps for them (find_hoist, hoist_now; hold_loaded and read_loaded track the
-//    registers loaded results occupy; compiler.* in the preset).
+//    registers loaded results occupy; compiler.* in the preset);
+//  - but not above a conditional branch that stays in the SASS (guarded_branch): ptxas does not
+//    speculate loads;
+//  - a load whose address comes from an earlier load's result moves once that result is back
+//    (depend, loaded_operands_ready): ldmatrix chains, indices loaded before the loads they index.
 // Simplified: these are rules read off ptxas's output for the kernels measured
 // (scripts/microbench/loops.cu, expansion.cu and the corpus's SASS), not ptxas's own algorithm;
 // a kernel that ptxas schedules differently is timed as if it followed them.
@@ -68,12 +72,13 @@ void Sm::drop_unrolled(Warp&, Ahead& e) {
   const auto& u = ctx_.unrolled_loops;
   if (unroll <= 1 || (e.back_edges + 1) % unroll == 0 || in.function < 0 ||
       in.function >= static_cast<int32_t>(u.size()) || in.pc < 0)
-    return;
+    return guarded_branch(e);
   const auto& ins = ctx_.program.module().functions[in.function].instructions;
   const Opcode op = in.inst->op;
   if (op == Opcode::Bra) {
     e.dropped = !in.diverged && in.exec_mask != 0 && in.exec_mask == in.active_mask &&
                 unrolled_branch(in.function, size_t(in.pc));
+    guarded_branch(e);
   } else if (op == Opcode::Setp && in.inst->guard < 0 && !in.inst->ops.empty() &&
              in.inst->ops[0].kind == ptx::Operand::Kind::Reg) {
     for (size_t k = in.pc + 1; k < ins.size() && k <= size_t(in.pc) + 8; ++k) {
@@ -82,6 +87,33 @@ void Sm::drop_unrolled(Warp&, Ahead& e) {
       break;
     }
   }
+}
+
+// ptxas does not speculate a load above a conditional branch that stays in the SASS: a load
+// the branch may skip could fault, so it stays below the @P BRA. Lesson 17's mma matmul shows it
+// (scripts/microbench/h100-l17-mma-2026-11-27.sass): NVVM peels the copy loop's remainder
+// iterations, each ended by `@p bra` out of the loop, and each iteration's LDGs issue only after
+// the branch before them (one global round trip per iteration), where the LDGs of one iteration
+// issue together. A short forward branch (at most compiler.predicate_max_instructions, no branch
+// among them) is no branch in the SASS: ptxas predicates the instructions it skips (lesson 5's
+// bounds-checked tile loads are predicated LDGs), and loads move across it as before. Neither
+// does an unrolled copy's dropped back edge or a uniform `bra.uni` stop them. A guarded branch
+// that stays is a fence for find_hoist.
+void Sm::guarded_branch(Ahead& e) const {
+  const func::StepInfo& in = e.info;
+  const ptx::Instruction& i = *in.inst;
+  if (i.op != Opcode::Bra || i.guard < 0 || e.dropped || i.ops.empty() ||
+      i.ops.back().kind != ptx::Operand::Kind::Label || in.function < 0 || in.pc < 0)
+    return;
+  const int32_t target = i.ops.back().label;
+  const auto& ins = ctx_.program.module().functions[in.function].instructions;
+  if (target > in.pc && target - in.pc - 1 <= ctx_.config.compiler.predicate_max_instructions) {
+    bool predicated = true;
+    for (int32_t k = in.pc + 1; k < target && size_t(k) < ins.size(); ++k)
+      predicated &= ins[k].op != Opcode::Bra;
+    if (predicated) return;
+  }
+  e.fence = true;
 }
 
 // ptxas gives a compare (ISETP/FSETP) a stall of pipes.predicate_branch_latency cycles before a
@@ -269,6 +301,8 @@ int Sm::find_hoist(Warp& w, int sp, uint64_t now, uint64_t& wake) {
   // unless a load passed over waits for data (then its wake time is in `wake`).
   auto none = [&w, &settled] { return settled ? (w.hoist_at = -1, 0) : 0; };
   if (!cc.hoist_loads || w.hoisted >= cc.max_hoisted_loads) return none();
+  // A warp waiting at a conditional branch (for its predicate) moves no load above it.
+  if (w.win.first->fence && w.win.first->info.inst->op == Opcode::Bra) return none();
   // Registers: results of loads still in flight (issued ahead, or reached and not yet back)
   // each hold a register; the compiler keeps only part of the thread's registers for them.
   if (w.hoisted_regs + static_cast<int>(w.unread.size()) >= load_registers_) return none();
@@ -291,10 +325,12 @@ int Sm::find_hoist(Warp& w, int sp, uint64_t now, uint64_t& wake) {
     if (e.back_edges / static_cast<uint32_t>(cc.unroll) != body) return none();
     if (!e.hoisted && !e.merged && e.indep && e.load && !(e.reads & blocked)) {
       // Its address must be computable now: no register it needs is still being written.
+      // The warp is looked at again when it is written (t.ldmatrix: an address from the last
+      // ldmatrix's result, which left the window when it issued).
       for (int x = 0; x < e.ext_count; ++x)
         if (!((e.ext_loaded >> x) & 1u))
           for (const Pending& p : w.pending)
-            if (p.key == e.ext[x] && p.ready > now) return 0;
+            if (p.key == e.ext[x] && p.ready > now) return wake = std::min(wake, p.ready), 0;
       // A loaded register the address needs, read through arithmetic fetched after the load
       // had left the window, is a load's result all the same: it waits for the arithmetic too.
       const uint64_t arithmetic = 2 * static_cast<uint64_t>(ctx_.config.pipes.integer.latency);
