@@ -3,7 +3,8 @@
 # and assignments, slower per input, for half as long), seeded with the repository's own PTX,
 # experiment, .npy, preset and assignment files and the kept crashers (tests/fuzz/corpus, replayed
 # first, every run). Configures and builds BUILD_DIR (the libraries, the fuzz targets
-# and the parser and functional-executor suites, all sanitized), runs those suites too, and fails
+# and the parser and functional-executor suites, all sanitized; at -O1, the libraries in unity
+# batches: CMakeLists.txt, WARPLAB_SANITIZE and WARPLAB_FUZZ), runs those suites too, and fails
 # if anything crashes; a crashing input is left in BUILD_DIR/fuzz-crashes.
 # Usage: tests/fuzz/run.sh BUILD_DIR [SECONDS]      (CTest: fuzz_sanitizers)
 set -euo pipefail
