@@ -993,6 +993,7 @@ int Cta::warp_count() const { return static_cast<int>(impl_->warps.size()); }
 WarpStatus Cta::status(int warp) const { return impl_->warps[warp].status; }
 bool Cta::next_is_cluster_barrier(int warp) const {
   const CtaImpl& c = *impl_;
+  if (!c.k->uses_cluster_barrier) return false;  // (a look at the warp is a host-cache miss)
   const Warp& w = c.warps[warp];
   if (w.status != WarpStatus::Ready || w.stack.empty()) return false;
   const int32_t pc = w.stack.top().pc;

@@ -558,6 +558,7 @@ class KernelBuilder {
         return error(in,
                      why.empty() ? "this type/modifier/operand combination is not supported" : why);
       d.fn = h;
+      if (in.op == Opcode::BarrierCluster) k_.uses_cluster_barrier = true;
     }
     // The implicit return after the last instruction (a function that runs off its end returns).
     auto syn = std::make_unique<ptx::Instruction>();

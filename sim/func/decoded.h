@@ -120,6 +120,7 @@ struct DecodedKernel {
   uint64_t local_bytes = 0;          // per thread (__local_depot)
   std::vector<int32_t> global_vars;  // module variables (.global/.const) the kernel references
   bool uses_clock = false;
+  bool uses_cluster_barrier = false;  // holds a barrier.cluster (Cta::next_is_cluster_barrier)
   bool uses_reserved_smem = false;  // reads %reserved_smem_offset_* (cooperative-groups tiles)
   std::vector<std::unique_ptr<ptx::Instruction>> synthetic;  // implicit returns (end of function)
 };

@@ -153,24 +153,48 @@ void atom_h(Exec& x, const DInst& d) {
 
 // Fast paths: a global or shared access of a fixed size and vector width. The bounds check is
 // inline; anything unusual (another buffer, out of bounds, misaligned) takes lane_ptr's full path.
+// FastView holds what the check reads, loaded once per instruction instead of once per lane (the
+// compiler must otherwise assume that each register or address written may change it), and
+// again after a lane took the full path (which may move the last global buffer).
 template <Space S, uint32_t Size, int Vec>
-inline uint8_t* fast_ptr(Exec& x, const DInst& d, int l, uint64_t a, bool write) {
-  constexpr uint32_t total = Size * Vec;
-  CtaImpl& c = *x.cta;
-  if constexpr (S == Space::Shared) {
-    // a < shared_bytes first: `a + total` wraps for an address just below 0 (s[threadIdx.x - 1]).
-    if (a < c.shared_bytes && total <= c.shared_bytes - a && (a & (total - 1)) == 0) {
-      note_addr(x, l, a);
-      return c.shared.data() + a;
+struct FastView {
+  static constexpr uint32_t total = Size * Vec;
+  uint8_t* base;
+  uint64_t lo, hi;  // shared: [0, shared_bytes); global: the last buffer touched, [g_lo, g_hi)
+  uint64_t* addr;   // the step's lane addresses (x.info), or nullptr
+  explicit FastView(const Exec& x) {
+    CtaImpl& c = *x.cta;
+    if constexpr (S == Space::Shared) {
+      base = c.shared.data(), lo = 0, hi = c.shared_bytes;
+    } else {
+      base = c.g_base, lo = c.g_lo, hi = c.g_hi;
     }
-  } else {
-    if (a - c.g_lo <= c.g_hi - c.g_lo && a + total <= c.g_hi && (a & (total - 1)) == 0) {
-      note_addr(x, l, a);
-      return c.g_base + (a - c.g_lo);
-    }
+    addr = x.info ? x.info->addr.data() : nullptr;
   }
-  return lane_ptr(x, d, l, a, total, write);
-}
+  bool fits(uint64_t a) const {
+    if constexpr (S == Space::Shared)  // a < hi first: `a + total` wraps just below 0
+      return a < hi && total <= hi - a && (a & (total - 1)) == 0;
+    else
+      return a - lo <= hi - lo && a + total <= hi && (a & (total - 1)) == 0;
+  }
+  uint8_t* at(uint64_t a) const { return base + (a - lo); }
+  uint8_t* ptr(Exec& x, const DInst& d, int l, uint64_t a, bool write) {
+    if (fits(a)) {
+      if (addr) addr[l] = a;
+      return at(a);
+    }
+    uint8_t* p = lane_ptr(x, d, l, a, total, write);
+    *this = FastView(x);
+    return p;
+  }
+  // Whether every lane of a full warp has its access in the view: then the lanes' data moves
+  // in a loop without checks (the same lanes in the same order as lane by lane).
+  bool all_fit(const uint64_t* addr_reg, int64_t off) const {
+    bool ok = true;
+    for (int l = 0; l < 32; ++l) ok &= fits(addr_reg[l] + off);
+    return ok;
+  }
+};
 template <class U>
 inline uint64_t load_as(const uint8_t* p) {
   U v;
@@ -188,15 +212,32 @@ void ld_fast(Exec& x, const DInst& d) {
   const int sa = d.s[0] * 32;
   const int64_t off = d.offset;
   const bool sign = Size < 8 && d.sign;
+  const uint64_t dmask = d.dmask;
+  int dst[Vec];
+  for (int e = 0; e < Vec; ++e) dst[e] = d.d[e] * 32;
+  FastView<S, Size, Vec> view(x);
+  if (x.exec == ~0u && view.all_fit(R + sa, off)) {
+    for (int l = 0; l < 32; ++l) {
+      const uint64_t a = R[sa + l] + off;
+      if (view.addr) view.addr[l] = a;
+      const uint8_t* p = view.at(a);
+      for (int e = 0; e < Vec; ++e) {
+        uint64_t v = load_as<UInt<Size>>(p + e * Size);
+        if (sign) v = static_cast<uint64_t>(num::sign_extend(v, Size * 8)) & dmask;
+        R[dst[e] + l] = v;
+      }
+    }
+    return;
+  }
   for (uint32_t mm = x.exec; mm;) {
     const int l = std::countr_zero(mm);
     mm &= mm - 1;
-    const uint8_t* p = fast_ptr<S, Size, Vec>(x, d, l, R[sa + l] + off, false);
+    const uint8_t* p = view.ptr(x, d, l, R[sa + l] + off, false);
     if (!p) return;
     for (int e = 0; e < Vec; ++e) {
       uint64_t v = load_as<UInt<Size>>(p + e * Size);
-      if (sign) v = static_cast<uint64_t>(num::sign_extend(v, Size * 8)) & d.dmask;
-      R[d.d[e] * 32 + l] = v;
+      if (sign) v = static_cast<uint64_t>(num::sign_extend(v, Size * 8)) & dmask;
+      R[dst[e] + l] = v;
     }
   }
 }
@@ -205,13 +246,28 @@ void st_fast(Exec& x, const DInst& d) {
   uint64_t* R = x.R;
   const int sa = d.s[0] * 32;
   const int64_t off = d.offset;
+  int src[Vec];
+  for (int e = 0; e < Vec; ++e) src[e] = d.s[1 + e] * 32;
+  FastView<S, Size, Vec> view(x);
+  if (x.exec == ~0u && view.all_fit(R + sa, off)) {
+    for (int l = 0; l < 32; ++l) {
+      const uint64_t a = R[sa + l] + off;
+      if (view.addr) view.addr[l] = a;
+      uint8_t* p = view.at(a);
+      for (int e = 0; e < Vec; ++e) {
+        const UInt<Size> v = static_cast<UInt<Size>>(R[src[e] + l]);
+        std::memcpy(p + e * Size, &v, Size);
+      }
+    }
+    return;
+  }
   for (uint32_t mm = x.exec; mm;) {
     const int l = std::countr_zero(mm);
     mm &= mm - 1;
-    uint8_t* p = fast_ptr<S, Size, Vec>(x, d, l, R[sa + l] + off, true);
+    uint8_t* p = view.ptr(x, d, l, R[sa + l] + off, true);
     if (!p) return;
     for (int e = 0; e < Vec; ++e) {
-      const UInt<Size> v = static_cast<UInt<Size>>(R[d.s[1 + e] * 32 + l]);
+      const UInt<Size> v = static_cast<UInt<Size>>(R[src[e] + l]);
       std::memcpy(p + e * Size, &v, Size);
     }
   }

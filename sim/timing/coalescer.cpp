@@ -9,6 +9,10 @@ namespace {
 
 // Bytes [lo, hi] of a line of at most 128 bytes, as bits of two words.
 void cover(std::array<uint64_t, 2>& c, uint64_t lo, uint64_t hi) {
+  if (lo >> 6 == hi >> 6) {  // (most accesses: within one 64-byte half)
+    c[lo >> 6] |= (~0ull >> (63 - (hi & 63))) & (~0ull << (lo & 63));
+    return;
+  }
   for (uint64_t w = lo >> 6; w <= hi >> 6; ++w) {
     const uint64_t a = w == lo >> 6 ? lo & 63 : 0, b = w == hi >> 6 ? hi & 63 : 63;
     c[w] |= (~0ull >> (63 - b)) & (~0ull << a);
@@ -40,24 +44,57 @@ void coalesce(const std::array<uint64_t, 32>& addr, uint32_t exec_mask, uint32_t
   // Entry i is cleared when line i is first requested.
   std::array<std::array<uint64_t, 2>, 64> covered;
   const bool track = line_bytes <= 128;
-  for (uint32_t m = exec_mask; m != 0; m &= m - 1) {
+  // A full warp reading or writing one contiguous run (lane l at addr[0] + l * bytes: a
+  // coalesced stream): each line's part of the run is the union of its lanes' bytes, so the
+  // lines take their bytes, sectors and lanes from the run itself, without a pass per lane.
+  const uint64_t run = 32ull * bytes, a0 = addr[0];
+  bool contiguous = exec_mask == ~0u && a0 <= ~0ull - run &&
+                    ((a0 + run - 1) >> line_shift) - (a0 >> line_shift) < out.lines.size();
+  for (int l = 1; contiguous && l < 32; ++l) contiguous = addr[l] == a0 + l * bytes;
+  if (contiguous) {
+    const uint64_t end = a0 + run - 1;
+    for (uint64_t line = a0 >> line_shift; line <= end >> line_shift; ++line) {
+      const uint64_t base = line << line_shift;
+      const uint64_t from = std::max(a0, base), to = std::min(end, base + line_bytes - 1);
+      const uint64_t lo = from - base, hi = to - base;
+      const int i = out.line_count++;
+      const uint64_t lanes = (2ull << ((to - a0) / bytes)) - (1ull << ((from - a0) / bytes));
+      out.lines[i] = LineRequest{line, 0, 0, 0, 0};
+      out.lines[i].sector_mask =
+          static_cast<uint32_t>((2ull << (hi >> sector_shift)) - (1ull << (lo >> sector_shift)));
+      out.lines[i].lane_mask = static_cast<uint32_t>(lanes);
+      covered[i] = {0, 0};
+      if (track) cover(covered[i], lo, hi);
+    }
+  }
+  // The line the previous lane's bytes ended in and its index: neighbouring lanes mostly share
+  // a line, so the search below runs once a line, not once a lane.
+  uint64_t last_line = ~0ull;
+  int last_i = 0;
+  for (uint32_t m = contiguous ? 0 : exec_mask; m != 0; m &= m - 1) {
     const int lane = std::countr_zero(m);
     const uint64_t first = addr[lane], last = addr[lane] + bytes - 1;
     // 1. Each line the lane's bytes touch (two only when the access straddles a line).
-    for (uint64_t line = first >> line_shift; line <= last >> line_shift; ++line) {
+    const uint64_t first_line = first >> line_shift, last_line_of_lane = last >> line_shift;
+    for (uint64_t line = first_line; line <= last_line_of_lane; ++line) {
       const uint64_t base = line << line_shift;
-      const uint64_t lo = std::max(first, base) - base;
-      const uint64_t hi = std::min(last, base + line_bytes - 1) - base;
+      const uint64_t lo = line == first_line ? first - base : 0;
+      const uint64_t hi = line == last_line_of_lane ? last - base : line_bytes - 1;
       // Sectors lo / sector_bytes .. hi / sector_bytes (at most 32 a line).
       const uint32_t mask =
           static_cast<uint32_t>((2ull << (hi >> sector_shift)) - (1ull << (lo >> sector_shift)));
       // 2. Merge with a line already requested by an earlier lane, or start a new one.
       int i = 0;
-      while (i < out.line_count && out.lines[i].line != line) ++i;
-      if (i == out.line_count) {
-        if (out.line_count == static_cast<int>(out.lines.size())) continue;  // cannot happen
-        out.lines[out.line_count++] = LineRequest{line, 0, 0, 0, 0};
-        covered[i] = {0, 0};
+      if (line == last_line) {
+        i = last_i;
+      } else {
+        while (i < out.line_count && out.lines[i].line != line) ++i;
+        if (i == out.line_count) {
+          if (out.line_count == static_cast<int>(out.lines.size())) continue;  // cannot happen
+          out.lines[out.line_count++] = LineRequest{line, 0, 0, 0, 0};
+          covered[i] = {0, 0};
+        }
+        last_line = line, last_i = i;
       }
       if (track) cover(covered[i], lo, hi);
       out.lines[i].sector_mask |= mask;
@@ -73,8 +110,18 @@ void coalesce(const std::array<uint64_t, 32>& addr, uint32_t exec_mask, uint32_t
       continue;
     }
     const uint32_t word_bytes = line_bytes / 32;
-    for (uint32_t w = 0; w < 32 && word_bytes > 0; ++w)
-      if (covered_all(covered[i], w * word_bytes, word_bytes)) r.word_mask |= 1u << w;
+    if (word_bytes == 4) {  // 128-byte lines: word w is nibble w % 16 of covered[w / 16]
+      for (int k = 0; k < 2; ++k) {
+        uint64_t x = covered[i][k];
+        x &= x >> 1;
+        x &= x >> 2;  // bit 4j: all of nibble j
+        for (int j = 0; j < 16; ++j)
+          r.word_mask |= static_cast<uint32_t>(x >> (4 * j) & 1) << (16 * k + j);
+      }
+    } else {
+      for (uint32_t w = 0; w < 32 && word_bytes > 0; ++w)
+        if (covered_all(covered[i], w * word_bytes, word_bytes)) r.word_mask |= 1u << w;
+    }
     for (uint32_t s = 0; s * sector_bytes < line_bytes; ++s)
       if (covered_all(covered[i], s * sector_bytes, sector_bytes)) r.full_mask |= 1u << s;
     r.full_mask &= r.sector_mask;

@@ -176,7 +176,6 @@ Sm::Sm(int id, LaunchContext& ctx)
   sp_slots_.assign(pipe_free_.size(), std::vector<uint64_t>(words, 0));
   for (size_t s = 0; s < warps_.size(); ++s)
     sp_slots_[s % pipe_free_.size()][s / 64] |= 1ull << (s % 64);
-  for (auto& p : pipe_free_) p.fill(0);
 }
 Sm::Sm(Sm&&) noexcept = default;
 Sm::~Sm() = default;
@@ -235,6 +234,7 @@ Status Sm::launch_block(func::Dim3 index, uint64_t linear, uint64_t now,
     warp.since = now;
     warp.span_begin = now;
     block.slots.push_back(slot);
+    slot_end_ = std::max(slot_end_, slot + 1);
   }
   block.live = n;
   block.used_slots = n;
@@ -278,11 +278,10 @@ bool Sm::fetch(Warp& w, uint64_t now) {
   }
   w.branch_pc = in.is_branch && in.pc >= 0 ? (in.function << 20 | in.pc) : -1;
   e.back_edges = w.back_edges;
-  e.hoisted = false;
   e.indep = true;
   e.ext_count = 0;
   e.ext_loaded = 0;
-  e.merged = e.stamped = e.leader = e.dropped = false;
+  e.hoisted = e.merged = e.stamped = e.leader = e.dropped = false;
   e.load = in.exec_mask != 0 && hoistable_load(in);
   e.fence = schedule_barrier(in);
   e.writes = e.fence ? 0 : store_memory(*in.inst);
@@ -418,12 +417,12 @@ bool Sm::tick(uint64_t now) {
   //    The window entries that step 3 reads start loading from the host's memory here, side by
   //    side (all SMs' windows together are far larger than the host's caches).
   //    Which slots are due is found in one pass over wake_ (free slots hold kNever); the others
-  //    keep their wake cycle, the earliest of which is where the SM may sleep to.
-  const int nwarps = static_cast<int>(warps_.size());
+  //    keep their wake cycle, the earliest of which is where the SM may sleep to. It stops at
+  //    slot_end_: the slots from there on are free.
   const int nwords = static_cast<int>(due_.size());
   uint64_t wake_min = release_wake_;
   for (int wd = 0; wd < nwords; ++wd) {
-    const int end = std::min(64, nwarps - 64 * wd);
+    const int end = std::clamp(slot_end_ - 64 * wd, 0, 64);
     const uint64_t* wake = wake_.data() + 64 * wd;
     uint64_t bits = 0;
     for (int i = 0; i < end; ++i) {
@@ -784,6 +783,7 @@ void Sm::free_warp(int slot, uint64_t now) {
     ctx_.trace->spans.push_back({id_, slot, w.span_state, w.span_begin, w.since, w.span_line});
   w.used = false;
   wake_[slot] = kNever;
+  while (slot_end_ > 0 && !warps_[slot_end_ - 1].used) --slot_end_;
   --resident_warps_;
   if (--b.used_slots == 0) {
     if (ctx_.trace && ctx_.trace->block_room())

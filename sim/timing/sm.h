@@ -201,6 +201,7 @@ class Sm {
   // Per slot: the cycle the warp must be looked at again (kNever: free slot, or asleep until an
   // event sets it). Kept apart from Warp so that the per-cycle scan touches one small array.
   std::vector<uint64_t> wake_;
+  int slot_end_ = 0;  // 1 + the highest slot in use (a block takes the lowest free slots)
   std::vector<uint64_t> age_;  // per slot: its warp's launch order (lower = older), for the policy
   // The tick's slots whose wake cycle has come, one bit per slot (64 a word), and per
   // sub-partition the bits of its slots: the tick visits only these instead of every slot.
