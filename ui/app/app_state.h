@@ -24,6 +24,7 @@
 #include "ui/app/model/memory_flow.h"
 #include "ui/app/model/reference_curve.h"
 #include "ui/app/model/run_compare.h"
+#include "ui/app/model/run_control.h"
 #include "ui/app/model/run_shelf.h"
 #include "ui/app/model/run_snapshot.h"
 #include "ui/app/model/run_worker.h"
@@ -59,15 +60,18 @@ struct AppState {
   std::vector<ExperimentSlot> experiments;
   int experiment = 0;
 
-  // Run settings, shown next to every result: the timing preset, the real GPU, the L2 convention.
+  // Run settings, shown next to every result: the timing preset, where the run goes and how the
+  // model runs it (run_control.h: --backend, --sampled, --sched), the L2 convention.
   struct Settings {
     std::string config;  // "" = h100-sxm
-    bool use_gpu = true;
+    RunControl control{RunWhere::Both};
     bool cold_l2 = true;
+    bool use_gpu() const { return control.where != RunWhere::Sim; }
   } settings;
   std::vector<std::string> presets;  // names found in the presets directory
-  // Why no real GPU can run here, in one line ("" when the driver library opens): probed once at
-  // start; "real GPU" starts unticked and disabled with this as its reason.
+  // Why no real GPU can run here, in one line ("" when a GPU opens; run_control.h
+  // gpu_absent_line): probed once at start; the real-GPU choices start off and disabled, with
+  // this line beside them.
   std::string gpu_absent;
   void probe_gpu();
   RunWorker worker;

@@ -513,7 +513,61 @@ void draw_ab_strip(AppState& s) {
   }
 }
 
-// The run settings: preset, real GPU, L2 convention. What the shown run used is printed with it.
+// Where the run goes and how the model runs it (run_control.h), as `warplab run`'s --backend,
+// --sampled and --sched: the choices the real GPU needs are off and disabled without one, with
+// the reason in one line; the flags that repeat the run on the command line follow.
+void draw_run_control(AppState& s) {
+  RunControl& c = s.settings.control;
+  const bool gpu = s.gpu_absent.empty();
+  static const char* kWhere[] = {"simulator", "simulator + real GPU", "real GPU only"};
+  ImGui::SetNextItemWidth(ImGui::CalcTextSize(kWhere[1]).x + 30);
+  if (ImGui::BeginCombo("run on", kWhere[int(c.where)])) {
+    for (int i = 0; i < 3; ++i) {
+      ImGui::BeginDisabled(i > 0 && !gpu);
+      if (ImGui::Selectable(kWhere[i], int(c.where) == i)) c.where = RunWhere(i);
+      ImGui::EndDisabled();
+    }
+    ImGui::EndCombo();
+  }
+  help_marker(
+      "simulator: WarpLab's timing model alone (--backend sim). simulator + real GPU: the same "
+      "PTX and buffers also run on this machine's NVIDIA GPU, its times and counters beside the "
+      "model's (--backend both). real GPU only: no model (--backend gpu): times and counters, but "
+      "no timeline, flow or other trace views.");
+  ImGui::SameLine();
+  ImGui::BeginDisabled(c.where == RunWhere::Gpu);
+  int mode = c.sampled ? 1 : 0;
+  ImGui::RadioButton("full", &mode, 0);
+  ImGui::SameLine();
+  ImGui::RadioButton("sampled", &mode, 1);
+  c.sampled = mode == 1;
+  help_marker(
+      "full: every block of every wave is simulated cycle by cycle. sampled (--sampled): a grid "
+      "of many waves simulates a sample of its waves in detail and fast-forwards the rest "
+      "functionally; outputs stay exact, cycles and counters are extrapolated, and the run says "
+      "which fraction it simulated (sim/timing/sampling.h says where that errs). A traced launch "
+      "always runs in full, so a sampled run keeps no trace: its figures, with the timeline, "
+      "flow and lanes views empty.");
+  ImGui::SameLine();
+  const std::string pol = c.scheduler.empty() ? "preset's" : c.scheduler;
+  ImGui::SetNextItemWidth(ImGui::CalcTextSize("preset's").x + 30);
+  if (ImGui::BeginCombo("scheduler", pol.c_str())) {
+    for (const char* p : {"", "lrr", "gto"})
+      if (ImGui::Selectable(*p ? p : "preset's", c.scheduler == p)) c.scheduler = p;
+    ImGui::EndCombo();
+  }
+  ImGui::EndDisabled();
+  help_marker(
+      "The warp scheduling policy of each sub-partition (--sched): lrr (loose round robin) takes "
+      "the ready warps in turn; gto (greedy then oldest) keeps issuing from one warp until it "
+      "stalls, then takes the oldest ready one. \"preset's\": the preset's core.warp_scheduler.");
+  if (!gpu) ImGui::TextDisabled("%s", s.gpu_absent.c_str());
+  if (const std::string f = cli_flags(c); !f.empty())
+    ImGui::TextDisabled("as warplab run FILE %s", f.c_str());
+}
+
+// The run settings: preset, L2 convention, the run control. What the shown run used is printed
+// with it.
 void draw_settings(AppState& s) {
   if (s.presets.empty()) {
     std::error_code ec;
@@ -534,13 +588,6 @@ void draw_settings(AppState& s) {
   }
   help_marker("The timing model's GPU preset (configs/NAME.toml; `warplab configs show NAME`).");
   ImGui::SameLine();
-  ImGui::BeginDisabled(!s.gpu_absent.empty());
-  ImGui::Checkbox("real GPU", &s.settings.use_gpu);
-  ImGui::EndDisabled();
-  help_marker(s.gpu_absent.empty()
-                  ? "Also run the same PTX on a real NVIDIA GPU when one opens (backend both)."
-                  : s.gpu_absent.c_str());
-  ImGui::SameLine();
   int l2 = s.settings.cold_l2 ? 1 : 0;
   ImGui::RadioButton("L2 warm", &l2, 0);
   ImGui::SameLine();
@@ -552,11 +599,43 @@ void draw_settings(AppState& s) {
       "follows untimed launches of the same kernel (GPU: 3 warm-ups; simulator: one warm-up "
       "run, device memory restored after it), so it finds its own data in L2. Applies to both "
       "sides together.");
+  draw_run_control(s);
+}
+
+// The committed measurements of the run's groups (reference_curve.h measured_groups): the data
+// file of the run's preset, read once (the sweep chart's cache), the experiment file's defaults.
+std::vector<MeasuredGroup> measured_groups_of(AppState& s, const RunSnapshot& run) {
+  namespace fs = std::filesystem;
+  const std::string data_dir =
+      (fs::path(s.lessons_root).parent_path() / "validation" / "data").string();
+  const std::string data_path = reference_data_path(data_dir, run.config);
+  if (data_path != s.reference.data_path) {
+    s.reference.data_path = data_path;
+    s.reference.data.reset();
+    if (!data_path.empty())
+      if (auto d = lab::load_measured(data_path)) s.reference.data = std::move(*d);
+  }
+  if (run.experiment_path != s.reference.exp_path) {
+    s.reference.exp_path = run.experiment_path;
+    s.reference.file_exp.reset();
+    if (auto e = lab::load_experiment(run.experiment_path)) s.reference.file_exp = std::move(*e);
+  }
+  if (!s.reference.data || !s.reference.file_exp) return {};
+  std::map<std::string, double> current;
+  for (const auto& [name, value] : run.params) {
+    char* end = nullptr;
+    const double v = std::strtod(value.c_str(), &end);
+    if (!value.empty() && end && *end == '\0') current[name] = v;
+  }
+  return measured_groups(*s.reference.data, fs::path(data_dir).parent_path().string(),
+                         *s.reference.file_exp, current);
 }
 
 // Groups of launches side by side (an experiment's `group` keys): totals of time, DRAM bytes and
-// instructions, simulator and GPU, and each group's time relative to the last group.
-void draw_group_totals(const RunSnapshot& run) {
+// instructions, simulator and GPU, and each group's time relative to the last group; then the
+// first group over the last in time and in bytes moved (read + written), the model's beside the
+// committed measurement's where one matches the parameters on screen.
+void draw_group_totals(AppState& s, const RunSnapshot& run) {
   const auto groups = group_totals(run);
   if (groups.size() < 2) return;
   ImGui::Separator();
@@ -598,6 +677,40 @@ void draw_group_totals(const RunSnapshot& run) {
       ImGui::Text("%.2fx / -", rs);
   }
   ImGui::EndTable();
+  // First group over the last, counting writes: the model beside the committed measurement.
+  const GroupTotals& first = groups.front();
+  const double sim_t = first.sim_time_us / std::max(1e-12, last.sim_time_us);
+  const double sim_b = (first.sim_read_bytes + first.sim_written_bytes) /
+                       std::max(1.0, last.sim_read_bytes + last.sim_written_bytes);
+  ImGui::Text("%s / %s: model %.2fx time, %.2fx bytes moved (read + written)", first.name.c_str(),
+              last.name.c_str(), sim_t, sim_b);
+  const auto measured = measured_groups_of(s, run);
+  const MeasuredGroup* mf = nullptr;
+  const MeasuredGroup* ml = nullptr;
+  for (const MeasuredGroup& m : measured) {
+    if (m.group == first.name) mf = &m;
+    if (m.group == last.name) ml = &m;
+  }
+  if (mf && ml && ml->time_us > 0) {
+    const double b = (mf->dram_read_bytes + mf->stored_bytes) /
+                     std::max(1.0, ml->dram_read_bytes + ml->stored_bytes);
+    ImGui::PushStyleColor(ImGuiCol_Text, color::kDram);
+    ImGui::TextWrapped("%s (measured %s): %.2fx time, %.2fx bytes moved; read %s / %s, written %s / %s",
+                       mf->device.c_str(), mf->date.c_str(), mf->time_us / ml->time_us, b,
+                       format_si(mf->dram_read_bytes, "B").c_str(),
+                       format_si(ml->dram_read_bytes, "B").c_str(),
+                       format_si(mf->stored_bytes, "B").c_str(),
+                       format_si(ml->stored_bytes, "B").c_str());
+    ImGui::PopStyleColor();
+    help_marker(
+        "From the committed measurements (validation/data/, points of the validation corpus at "
+        "these parameter values): the sum of each group's launch medians, bytes read from DRAM "
+        "and bytes stored (global store sectors x 32, written into the L2 on their way to DRAM). "
+        "At N = 2^20 both the model's and the GPU's 50 MB L2 keep the written data, so DRAM itself "
+        "sees almost no writes; at N = 2^24 they reach DRAM.");
+  } else {
+    ImGui::TextDisabled("no committed measurement of these groups at these parameter values");
+  }
 }
 
 }  // namespace
@@ -719,19 +832,20 @@ void draw_experiment_panel(AppState& s) {
   for (const auto& [k, v] : run.params) params += (params.empty() ? "" : "  ") + k + "=" + v;
   ImGui::Text("%s", run.experiment_name.c_str());
   ImGui::SameLine();
-  ImGui::TextDisabled("%s  (%s, L2 %s)", params.c_str(), run.config.c_str(),
+  ImGui::TextDisabled("%s  (%s%s%s%s, L2 %s)", params.c_str(),
+                      run.backend == "gpu" ? "real GPU only" : run.config.c_str(),
+                      run.warp_scheduler.empty() ? "" : ", scheduler ",
+                      run.warp_scheduler.c_str(), run.sampled ? ", sampled" : "",
                       run.cold_l2 ? "cold" : "warm");
   draw_ab_strip(s);
   ImGui::PushStyleColor(ImGuiCol_Text, color::kDim);
   if (!run.gpu_device.empty())
     ImGui::TextWrapped("real GPU: %s (backend %s)", run.gpu_device.c_str(), run.backend.c_str());
-  else if (run.ok() && !s.gpu_absent.empty())
-    ImGui::TextWrapped("simulator only: %s", s.gpu_absent.c_str());
-  else if (run.ok())
+  else if (run.ok() && s.gpu_absent.empty())  // without a GPU the run control says why, once
     ImGui::TextWrapped("real GPU column empty (simulator only): %s", run.gpu_note.c_str());
   ImGui::PopStyleColor();
   for (const std::string& n : run.notes) ImGui::TextDisabled("note: %s", n.c_str());
-  draw_group_totals(run);
+  draw_group_totals(s, run);
   for (int i = 0; i < static_cast<int>(run.launches.size()); ++i) launch_summary(s, run, i);
   for (const lab::CheckResult& c : run.checks) {
     const bool ok = c.passed;
