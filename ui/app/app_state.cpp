@@ -353,6 +353,7 @@ void AppState::select_launch(int i) {
   flow_occupancy = {};
   waves = {};
   schedulers = {};
+  tensor = {};
   sched_fitted = false;
   selected_row = -1;
   selected_access.reset();
@@ -376,6 +377,7 @@ void AppState::select_launch(int i) {
             : 0;
     waves = build_gpu_waves(*t, o.blocks_per_sm, o.warps_per_block, max_warps);
     schedulers = build_scheduler_view(*t, index, t->options.sms.empty() ? 0 : t->options.sms[0]);
+    if (run) tensor = tensor_activity(*t, t->options.sms.empty() ? 0 : t->options.sms[0], run->mma_lines);
     cursor = static_cast<double>(index.first_cycle);
     // Play the whole launch in about 20 seconds.
     play_speed = static_cast<float>(

@@ -29,6 +29,7 @@
 #include "ui/app/model/run_snapshot.h"
 #include "ui/app/model/run_worker.h"
 #include "ui/app/model/scheduler_view.h"
+#include "ui/app/model/tensor_activity.h"
 #include "ui/app/model/timeline_view.h"
 #include "ui/app/model/trace_index.h"
 
@@ -101,6 +102,9 @@ struct AppState {
   std::array<std::vector<int>, kFlowLinks> flow_occupancy;  // sectors in flight over the launch
   GpuWaves waves;            // its blocks on every SM (whole-GPU view)
   SchedulerView schedulers;  // the traced SM's warp schedulers (whole-GPU view, one SM)
+  // The traced SM's tensor pipes, TMA copies, cp.async fills, mbarrier waits and wgmmas
+  // (tensor_activity.h): the timeline's rows above the warps, the lanes view's fragments.
+  TensorActivity tensor;
   int trace_sm = 0;          // the SM the next run traces in full detail
   int gpu_zoom_sm = -1;      // the SM the whole-GPU view zooms into (-1: every SM)
   TimelineView sched_view;   // the schedulers' cycles on screen
@@ -246,5 +250,10 @@ void draw_flow_panel(AppState& s);        // flow_panel.cpp (memory traffic)
 void draw_banks_panel(AppState& s);       // banks_panel.cpp (shared-memory banks)
 void draw_gpu_panel(AppState& s);         // gpu_panel.cpp (every SM, waves)
 void draw_scheduler_panel(AppState& s);   // scheduler_panel.cpp (one SM's warp schedulers)
+// tensor_rows.cpp: the timeline's rows for the tensor pipes, TMA, cp.async and mbarriers (their
+// height: 0 when the launch has none), and the lanes view's fragment tiles of an mma.sync.
+float tensor_rows_height(const AppState& s);
+void draw_tensor_rows(AppState& s, ImVec2 top, float label_w, float track_w);
+void draw_fragments(AppState& s, const MmaLine& mma, int highlight_lane);
 
 }  // namespace warplab::app

@@ -163,7 +163,10 @@ void draw_timeline_panel(AppState& s) {
   const ImVec2 origin = ImGui::GetCursorScreenPos();
   const float kScrollW = 10;  // the rows' scrollbar on the right
   const float track_w = std::max(50.0f, avail.x - kLabelW - kScrollW);
-  const float tracks_h = std::max(40.0f, avail.y - kRulerH);
+  // A tensor-core kernel's rows (tensor_rows.cpp) sit between the ruler and the warps' rows.
+  const float band_h = tensor_rows_height(s);
+  const float tracks_h = std::max(40.0f, avail.y - kRulerH - band_h);
+  const float tracks_top = origin.y + kRulerH + band_h;
   s.view.width_px = track_w;
   // A/B: the pinned run's rows (A) under the shown run's (B), on one relative cursor
   // (model/ab_cursor.h); B keeps the upper half.
@@ -185,7 +188,7 @@ void draw_timeline_panel(AppState& s) {
   const float tx0 = origin.x + kLabelW;  // track area left edge
 
   // Interaction over the ruler and tracks.
-  ImGui::InvisibleButton("timeline_area", ImVec2(avail.x - kScrollW, kRulerH + tracks_h),
+  ImGui::InvisibleButton("timeline_area", ImVec2(avail.x - kScrollW, kRulerH + band_h + tracks_h),
                          ImGuiButtonFlags_MouseButtonLeft);
   const bool hovered = ImGui::IsItemHovered();
   ImGuiIO& io = ImGui::GetIO();
@@ -223,7 +226,7 @@ void draw_timeline_panel(AppState& s) {
     const float x = tx0 + static_cast<float>(s.view.x_of(c));
     if (x < tx0) continue;
     dl->AddLine(ImVec2(x, rul1.y - 6), ImVec2(x, rul1.y), color::kDim);
-    dl->AddLine(ImVec2(x, rul1.y), ImVec2(x, rul1.y + tracks_h), color::kGrid);
+    dl->AddLine(ImVec2(x, rul1.y), ImVec2(x, tracks_top + tracks_h), color::kGrid);
     // Right of its tick; left of it where it would pass the ruler's end (never clipped), and
     // left out where it would then touch the label before it.
     const std::string label = format_cycles(c);
@@ -237,8 +240,14 @@ void draw_timeline_panel(AppState& s) {
   dl->AddText(ImVec2(origin.x + 4, origin.y + 2), color::kDim, "cycle");
   ImGui::PopFont();
 
+  if (band_h > 0) {
+    draw_tensor_rows(s, ImVec2(origin.x, rul1.y), kLabelW, track_w);
+    const float bx = tx0 + static_cast<float>(s.view.x_of(s.cursor));
+    if (bx >= tx0 && bx <= tx0 + track_w)
+      dl->AddLine(ImVec2(bx, rul1.y), ImVec2(bx, tracks_top), color::kCursor, 1.5f);
+  }
   // Tracks (clipped).
-  const ImVec2 trk0(origin.x, rul1.y), trk1(tx0 + track_w, rul1.y + b_h);
+  const ImVec2 trk0(origin.x, tracks_top), trk1(tx0 + track_w, tracks_top + b_h);
   dl->PushClipRect(trk0, trk1, true);
   const int first_row = static_cast<int>(scroll_y / kRowH);
   const int last_row = std::min(static_cast<int>(s.index.rows.size()),
@@ -318,12 +327,12 @@ void draw_timeline_panel(AppState& s) {
                           ImVec2(cx, rul1.y), color::kCursor);
   dl->AddLine(ImVec2(tx0, trk0.y), ImVec2(tx0, trk1.y), IM_COL32(255, 255, 255, 40));
   if (ta)
-    draw_pinned_rows(s, ImVec2(origin.x, trk1.y), tx0, track_w, rul1.y + tracks_h - trk1.y,
+    draw_pinned_rows(s, ImVec2(origin.x, trk1.y), tx0, track_w, tracks_top + tracks_h - trk1.y,
                      scroll_y);
 
   // The rows' scrollbar: the thumb shows which rows are in view; drag it to scroll.
   if (content_h > b_h) {
-    const ImVec2 sb0(tx0 + track_w, rul1.y), sb1(sb0.x + kScrollW, rul1.y + b_h);
+    const ImVec2 sb0(tx0 + track_w, tracks_top), sb1(sb0.x + kScrollW, tracks_top + b_h);
     ImGui::SetCursorScreenPos(sb0);
     ImGui::InvisibleButton("rows_scrollbar", ImVec2(kScrollW, b_h));
     if (ImGui::IsItemActive())
