@@ -356,3 +356,32 @@ TEST_CASE("710 app screenshots: the GPU's per-line stalls beside the model's in 
   }
   CHECK(seen == 2);
 }
+
+// Tensor-core kernels (tests/app/visit.txt, lessons 17 and 20): the timeline's rows above the
+// warps (ui/app/tensor_rows.cpp's opaque colours) and the lanes view's fragment tiles.
+TEST_CASE("710 app screenshots: tensor pipes, TMA copies, mbarrier phases and fragments") {
+  const char* dir = std::getenv("WARPLAB_APP_SHOTS");
+  if (!dir) {
+    MESSAGE("skipped: WARPLAB_APP_SHOTS not set (tests/app/run.sh sets it)");
+    return;
+  }
+#if !defined(WARPLAB_HAVE_STB)
+  FAIL("built without stb_image (libstb-dev): cannot read the screenshots");
+#endif
+  const std::string d = dir;
+  Image mma, frag, tma;
+  REQUIRE(load(d + "/tensor-mma.png", mma));
+  REQUIRE(load(d + "/tensor-fragments.png", frag));
+  REQUIRE(load(d + "/tensor-tma.png", tma));
+  const Box rows{90, 600, 950, 730};  // the tensor rows between the ruler and the warps
+  // mma.sync (lesson 17): every sub-partition's pipe held at each k-step, nothing asynchronous.
+  CHECK(count_color(mma, rows, 96, 236, 176) > 200);
+  CHECK(count_color(mma, rows, 70, 130, 250) == 0);
+  // Lesson 20's moe_expert: warpgroup MMAs on all four pipes, TMA copies, mbarrier phases.
+  CHECK(count_color(tma, rows, 40, 210, 240) > 200);
+  CHECK(count_color(tma, rows, 70, 130, 250) > 200);
+  CHECK(count_color(tma, rows, 210, 120, 230) > 10);
+  // The lanes view with the fragments of the last mma.sync under the instructions.
+  CHECK(spread(frag, kMemory) > 10);
+  CHECK(diff(mma, frag, kMemory) > 3);
+}
