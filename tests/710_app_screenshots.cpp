@@ -385,3 +385,22 @@ TEST_CASE("710 app screenshots: tensor pipes, TMA copies, mbarrier phases and fr
   CHECK(spread(frag, kMemory) > 10);
   CHECK(diff(mma, frag, kMemory) > 3);
 }
+
+// Lesson 2's stride 32 at N = 2^20 (tests/app/visit.txt): the memory flow's "launch" and "H100"
+// columns (validation/data/link-use-h100.tsv) beside the window's busy bars.
+TEST_CASE("710 app screenshots: the memory flow shows the H100's measured link use") {
+  const char* dir = std::getenv("WARPLAB_APP_SHOTS");
+  if (!dir) {
+    MESSAGE("skipped: WARPLAB_APP_SHOTS not set (tests/app/run.sh sets it)");
+    return;
+  }
+#if !defined(WARPLAB_HAVE_STB)
+  FAIL("built without stb_image (libstb-dev): cannot read the screenshots");
+#endif
+  Image flow;
+  REQUIRE(load(std::string(dir) + "/flow-stride32-n2p20.png", flow));
+  // The H100 column's figures and its line, in DRAM orange (style.h color::kDram): glyph cores.
+  CHECK(count_color(flow, kMemory, 230, 110, 80) > 40);
+  // The busiest link's bar over 85%: red.
+  CHECK(count_color(flow, kMemory, 235, 90, 80) > 100);
+}

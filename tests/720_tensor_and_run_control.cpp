@@ -12,6 +12,7 @@
 #include "sim/func/executor.h"
 #include "sim/ptx/parser.h"
 #include "sim/timing/gpu_model.h"
+#include "ui/app/model/measured_links.h"
 #include "ui/app/model/run_control.h"
 #include "ui/app/model/tensor_activity.h"
 
@@ -166,4 +167,28 @@ TEST_CASE("720 run control: the flags of warplab run, and one line when no GPU o
   const std::string other = gpu_absent_line("--backend both: something\nsecond line");
   CHECK(other.find('\n') == std::string::npos);
   CHECK(other.find("--backend") == std::string::npos);
+}
+
+TEST_CASE("720 measured link use: the committed H100 rows, matched by file and parameter values") {
+  const std::string path = std::string(WARPLAB_SOURCE_DIR) + "/validation/data/link-use-h100.tsv";
+  std::ifstream f(path);
+  REQUIRE(f.good());
+  std::stringstream ss;
+  ss << f.rdbuf();
+  auto rows = parse_link_use(ss.str(), path);
+  REQUIRE_MESSAGE(rows, (rows ? "" : rows.error().to_string()));
+  const std::vector<std::pair<std::string, std::string>> p20 = {
+      {"N", "1048576"}, {"block", "256"}, {"stride", "32"}};
+  auto m = find_link_use(*rows, "/x/lessons/02-coalescing/stride-sweep.toml", p20);
+  REQUIRE(m);
+  // Nsight Compute on the H100: the L1<->L2 side (the L2's tag lookups) is the busiest link.
+  CHECK(m->busiest() == int(FlowLink::L1ToL2));
+  CHECK(m->percent[1] > 70);
+  CHECK(m->percent[2] < 10);
+  CHECK(!find_link_use(*rows, "lessons/02-coalescing/copy.toml", p20));
+  CHECK(!find_link_use(*rows, "lessons/02-coalescing/stride-sweep.toml",
+                       {{"N", "1048576"}, {"block", "128"}, {"stride", "32"}}));
+  auto bad = parse_link_use("experiment\tset\tlanes_l1\tl1_l2\tl2_dram\tdevice\tdate\nx\tN=a\t1\t2\t3\td\t2026\n", "f.tsv");
+  REQUIRE(!bad);
+  CHECK(bad.error().to_string().find("f.tsv:2") != std::string::npos);
 }

@@ -21,6 +21,7 @@
 #include "ui/app/model/lesson_catalog.h"
 #include "ui/app/model/lesson_steps.h"
 #include "ui/app/model/markdown_doc.h"
+#include "ui/app/model/measured_links.h"
 #include "ui/app/model/memory_flow.h"
 #include "ui/app/model/reference_curve.h"
 #include "ui/app/model/run_compare.h"
@@ -110,6 +111,10 @@ struct AppState {
   TimelineView sched_view;   // the schedulers' cycles on screen
   bool sched_fitted = false;
   int flow_window = 1000;  // cycles over which the memory flow view measures bandwidth
+  // The GPU's measured link use per kernel (validation/data/link-use-h100.tsv, measured_links.h),
+  // read at the flow view's first use; the error when it did not load.
+  std::optional<std::vector<MeasuredLinkUse>> link_use_data;
+  std::string link_use_error;
 
   TimelineView view;
   float timeline_scroll_y = 0;  // rows scrolled, pixels
