@@ -12,7 +12,10 @@
 #include "sim/func/executor.h"
 #include "sim/ptx/parser.h"
 #include "sim/timing/gpu_model.h"
+#include "lab/experiment.h"
+#include "lab/validate.h"
 #include "ui/app/model/measured_links.h"
+#include "ui/app/model/reference_curve.h"
 #include "ui/app/model/run_control.h"
 #include "ui/app/model/tensor_activity.h"
 
@@ -191,4 +194,27 @@ TEST_CASE("720 measured link use: the committed H100 rows, matched by file and p
   auto bad = parse_link_use("experiment\tset\tlanes_l1\tl1_l2\tl2_dram\tdevice\tdate\nx\tN=a\t1\t2\t3\td\t2026\n", "f.tsv");
   REQUIRE(!bad);
   CHECK(bad.error().to_string().find("f.tsv:2") != std::string::npos);
+}
+
+TEST_CASE("720 lesson 6: the H100's nine-kernel and fused groups from the committed data") {
+  const std::string root = WARPLAB_SOURCE_DIR;
+  auto data = lab::load_measured(root + "/validation/data/h100.json");
+  REQUIRE(data);
+  auto exp = lab::load_experiment(root + "/lessons/06-operator-fusion/gelu.toml");
+  REQUIRE(exp);
+  auto at = [&](double n) {
+    return measured_groups(*data, root + "/validation", *exp, {{"N", n}, {"block", 256}});
+  };
+  const auto g20 = at(1048576);
+  REQUIRE(g20.size() == 2);
+  CHECK(g20[0].group == "nine kernels");
+  CHECK(g20[1].group == "fused");
+  // validation/data/h100.json, points l6.gelu_unfused.default and l6.gelu_fused.default.
+  CHECK(g20[0].time_us / g20[1].time_us == doctest::Approx(65.024 / 7.008).epsilon(0.001));
+  CHECK(g20[0].stored_bytes == 1179648.0 * 32);  // writes counted: 9 kernels store 9 arrays
+  CHECK(g20[1].stored_bytes == 131072.0 * 32);
+  const auto g24 = at(16777216);
+  REQUIRE(g24.size() == 2);
+  CHECK(g24[0].time_us / g24[1].time_us == doctest::Approx(563.904 / 59.216).epsilon(0.001));
+  CHECK(at(65536).empty());  // not measured there
 }
