@@ -8,6 +8,7 @@
 #include <string>
 
 #include "ui/app/app_state.h"
+#include "ui/app/frame_damage.h"
 #include "ui/app/model/ab_cursor.h"
 #include "ui/app/style.h"
 
@@ -257,25 +258,36 @@ void draw_timeline_panel(AppState& s) {
     hover_row = static_cast<int>((io.MousePos.y - trk0.y + scroll_y) / kRowH);
     if (hover_row >= static_cast<int>(s.index.rows.size())) hover_row = -1;
   }
-  ImGui::PushFont(s.fonts.small);
+  // Pass 1, opaque (drawn without blending, frame_damage.h): the selected row's band and the
+  // span boxes, their translucent colours blended here over what lies beneath them.
+  const ImU32 bg = ImGui::GetColorU32(ImGuiCol_WindowBg);
+  const ImU32 selected_bg = blend_over(bg, IM_COL32(255, 255, 255, 18));
+  begin_opaque(dl);
   for (int r = first_row; r < last_row; ++r) {
     const TraceRow& row = s.index.rows[r];
     const float y = trk0.y + r * kRowH - scroll_y;
+    const ImU32 under = r == s.selected_row ? selected_bg : bg;
     if (r == s.selected_row)
-      dl->AddRectFilled(ImVec2(origin.x, y), ImVec2(trk1.x, y + kRowH),
-                        IM_COL32(255, 255, 255, 18));
-    char label[32];
-    std::snprintf(label, sizeof label, "SM%d  w%02d", row.sm, row.slot);
-    dl->AddText(ImVec2(origin.x + 4, y + 1), r == s.selected_row ? color::kText : color::kDim,
-                label);
+      dl->AddRectFilled(ImVec2(origin.x, y), ImVec2(trk1.x, y + kRowH), selected_bg);
     // Phase 1: prepare (cull + merge); phase 2: paint.
     const std::vector<SpanBox> boxes = prepare_row(row.spans, s.view, 2.0f);
     for (const SpanBox& b : boxes) {
       ImU32 c = warp_state_color(b.state);
-      if (b.merged()) c = (c & 0x00FFFFFF) | 0xB0000000;
+      if (b.merged()) c = blend_over(under, (c & 0x00FFFFFF) | 0xB0000000);
       dl->AddRectFilled(ImVec2(tx0 + b.x0, y + 2),
                         ImVec2(tx0 + std::max(b.x1, b.x0 + 1.0f), y + kRowH - 1), c);
     }
+  }
+  end_opaque(dl);
+  // Pass 2, blended: labels, the picked line's marks, access ticks.
+  ImGui::PushFont(s.fonts.small);
+  for (int r = first_row; r < last_row; ++r) {
+    const TraceRow& row = s.index.rows[r];
+    const float y = trk0.y + r * kRowH - scroll_y;
+    char label[32];
+    std::snprintf(label, sizeof label, "SM%d  w%02d", row.sm, row.slot);
+    dl->AddText(ImVec2(origin.x + 4, y + 1), r == s.selected_row ? color::kText : color::kDim,
+                label);
     // The PTX line picked in the source view: a mark at each of its issues on this row.
     if (!s.marked_ptx.empty()) {
       auto it = std::partition_point(row.issues.begin(), row.issues.end(), [&](uint32_t i) {
