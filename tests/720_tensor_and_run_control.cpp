@@ -18,6 +18,7 @@
 #include "ui/app/model/reference_curve.h"
 #include "ui/app/model/run_control.h"
 #include "ui/app/model/tensor_activity.h"
+#include "70x_app.h"
 
 using namespace warplab;
 using namespace warplab::app;
@@ -217,4 +218,33 @@ TEST_CASE("720 lesson 6: the H100's nine-kernel and fused groups from the commit
   REQUIRE(g24.size() == 2);
   CHECK(g24[0].time_us / g24[1].time_us == doctest::Approx(563.904 / 59.216).epsilon(0.001));
   CHECK(at(65536).empty());  // not measured there
+}
+
+TEST_CASE("720 run control: the scheduler choice reaches the model, a bad one is refused") {
+  auto exp = test::copy_experiment("N=8192");
+  if (!exp) return;
+  RunRequest req;
+  req.experiment = *exp;
+  req.use_gpu = false;
+  req.warp_scheduler = "gto";
+  const RunSnapshot gto = run_traced(req);
+  REQUIRE_MESSAGE(gto.ok(), gto.error);
+  REQUIRE(!gto.launches.empty());
+  REQUIRE(gto.launches[0].timing);
+  CHECK(gto.launches[0].timing->trace.warp_scheduler == "gto");
+  CHECK(gto.warp_scheduler == "gto");
+  req.warp_scheduler = "";  // the preset's (h100-sxm: lrr)
+  const RunSnapshot preset = run_traced(req);
+  REQUIRE(preset.ok());
+  CHECK(preset.launches[0].timing->trace.warp_scheduler == "lrr");
+  req.warp_scheduler = "fifo";
+  const RunSnapshot bad = run_traced(req);
+  CHECK(bad.error.find("--sched: unknown warp scheduling policy 'fifo'") != std::string::npos);
+  // Sampled: the run keeps no trace (a traced launch always runs in full) and says so.
+  req.warp_scheduler = "";
+  req.sampled = true;
+  const RunSnapshot sampled = run_traced(req);
+  REQUIRE(sampled.ok());
+  CHECK(sampled.sampled);
+  CHECK(sampled.launches[0].timing->trace.spans.empty());
 }

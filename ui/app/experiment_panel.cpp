@@ -514,56 +514,56 @@ void draw_ab_strip(AppState& s) {
 }
 
 // Where the run goes and how the model runs it (run_control.h), as `warplab run`'s --backend,
-// --sampled and --sched: the choices the real GPU needs are off and disabled without one, with
-// the reason in one line; the flags that repeat the run on the command line follow.
+// --sampled and --sched, on the settings row: compact combos (the row fits the panel at
+// 1280x800). Without a GPU the "run on" choice is left out: the panel's heading says, in one
+// line, that only the simulator runs and why.
 void draw_run_control(AppState& s) {
   RunControl& c = s.settings.control;
-  const bool gpu = s.gpu_absent.empty();
-  static const char* kWhere[] = {"simulator", "simulator + real GPU", "real GPU only"};
-  ImGui::SetNextItemWidth(ImGui::CalcTextSize(kWhere[1]).x + 30);
-  if (ImGui::BeginCombo("run on", kWhere[int(c.where)])) {
-    for (int i = 0; i < 3; ++i) {
-      ImGui::BeginDisabled(i > 0 && !gpu);
-      if (ImGui::Selectable(kWhere[i], int(c.where) == i)) c.where = RunWhere(i);
-      ImGui::EndDisabled();
+  auto combo = [](const char* id, const char* preview, float w) {
+    ImGui::SameLine();
+    ImGui::SetNextItemWidth(w);
+    return ImGui::BeginCombo(id, preview);
+  };
+  if (s.gpu_absent.empty()) {
+    static const char* kWhere[] = {"simulator", "sim + real GPU", "real GPU only"};
+    if (combo("##where", kWhere[int(c.where)], ImGui::CalcTextSize(kWhere[1]).x + 28)) {
+      for (int i = 0; i < 3; ++i)
+        if (ImGui::Selectable(kWhere[i], int(c.where) == i)) c.where = RunWhere(i);
+      ImGui::EndCombo();
     }
+  }
+  ImGui::BeginDisabled(c.where == RunWhere::Gpu);
+  if (combo("##mode", c.sampled ? "sampled" : "full", ImGui::CalcTextSize("sampled").x + 28)) {
+    if (ImGui::Selectable("full", !c.sampled)) c.sampled = false;
+    if (ImGui::Selectable("sampled", c.sampled)) c.sampled = true;
     ImGui::EndCombo();
   }
-  help_marker(
-      "simulator: WarpLab's timing model alone (--backend sim). simulator + real GPU: the same "
-      "PTX and buffers also run on this machine's NVIDIA GPU, its times and counters beside the "
-      "model's (--backend both). real GPU only: no model (--backend gpu): times and counters, but "
-      "no timeline, flow or other trace views.");
-  ImGui::SameLine();
-  ImGui::BeginDisabled(c.where == RunWhere::Gpu);
-  int mode = c.sampled ? 1 : 0;
-  ImGui::RadioButton("full", &mode, 0);
-  ImGui::SameLine();
-  ImGui::RadioButton("sampled", &mode, 1);
-  c.sampled = mode == 1;
-  help_marker(
-      "full: every block of every wave is simulated cycle by cycle. sampled (--sampled): a grid "
-      "of many waves simulates a sample of its waves in detail and fast-forwards the rest "
-      "functionally; outputs stay exact, cycles and counters are extrapolated, and the run says "
-      "which fraction it simulated (sim/timing/sampling.h says where that errs). A traced launch "
-      "always runs in full, so a sampled run keeps no trace: its figures, with the timeline, "
-      "flow and lanes views empty.");
-  ImGui::SameLine();
-  const std::string pol = c.scheduler.empty() ? "preset's" : c.scheduler;
-  ImGui::SetNextItemWidth(ImGui::CalcTextSize("preset's").x + 30);
-  if (ImGui::BeginCombo("scheduler", pol.c_str())) {
+  const std::string pol = "sched " + (c.scheduler.empty() ? std::string("preset") : c.scheduler);
+  if (combo("##sched", pol.c_str(), ImGui::CalcTextSize("sched preset").x + 34)) {
     for (const char* p : {"", "lrr", "gto"})
-      if (ImGui::Selectable(*p ? p : "preset's", c.scheduler == p)) c.scheduler = p;
+      if (ImGui::Selectable(*p ? p : "preset's policy", c.scheduler == p)) c.scheduler = p;
     ImGui::EndCombo();
   }
   ImGui::EndDisabled();
-  help_marker(
-      "The warp scheduling policy of each sub-partition (--sched): lrr (loose round robin) takes "
-      "the ready warps in turn; gto (greedy then oldest) keeps issuing from one warp until it "
-      "stalls, then takes the oldest ready one. \"preset's\": the preset's core.warp_scheduler.");
-  if (!gpu) ImGui::TextDisabled("%s", s.gpu_absent.c_str());
-  if (const std::string f = cli_flags(c); !f.empty())
-    ImGui::TextDisabled("as warplab run FILE %s", f.c_str());
+  const std::string flags = cli_flags(c);
+  const std::string help =
+      std::string(s.gpu_absent.empty()
+                      ? "Run on: simulator (--backend sim), simulator and this machine's NVIDIA GPU "
+                        "side by side (--backend both), or the real GPU only (--backend gpu: "
+                        "times and counters, no trace views).\n\n"
+                      : "") +
+      "full: every block simulated cycle by cycle. sampled (--sampled): a grid of many waves "
+      "simulates a sample of its waves in detail and fast-forwards the rest functionally; "
+      "outputs stay exact, cycles and counters are extrapolated and the run says which fraction "
+      "it simulated (sim/timing/sampling.h says where that errs). A traced launch always runs in "
+      "full, so a sampled run keeps no trace: its figures, with the timeline, flow and lanes "
+      "views empty.\n\nsched (--sched): the warp scheduling policy of each sub-partition. lrr "
+      "(loose round robin) takes the ready warps in turn; gto (greedy then oldest) keeps issuing "
+      "from one warp until it stalls, then takes the oldest ready one; preset: the preset's "
+      "core.warp_scheduler.\n\n" +
+      (flags.empty() ? std::string("The same run on the command line: warplab run FILE")
+                     : "The same run on the command line: warplab run FILE " + flags);
+  help_marker(help.c_str());
 }
 
 // The run settings: preset, L2 convention, the run control. What the shown run used is printed
@@ -577,8 +577,8 @@ void draw_settings(AppState& s) {
     if (s.presets.empty()) s.presets.push_back("h100-sxm");
   }
   const std::string cur = s.settings.config.empty() ? "h100-sxm" : s.settings.config;
-  ImGui::SetNextItemWidth(130);
-  if (ImGui::BeginCombo("preset", cur.c_str())) {
+  ImGui::SetNextItemWidth(ImGui::CalcTextSize("h100-sxm").x + 28);
+  if (ImGui::BeginCombo("##preset", cur.c_str())) {
     for (const std::string& p : s.presets)
       if (ImGui::Selectable(p.c_str(), p == cur) && p != cur) {
         s.settings.config = p;
@@ -588,11 +588,12 @@ void draw_settings(AppState& s) {
   }
   help_marker("The timing model's GPU preset (configs/NAME.toml; `warplab configs show NAME`).");
   ImGui::SameLine();
-  int l2 = s.settings.cold_l2 ? 1 : 0;
-  ImGui::RadioButton("L2 warm", &l2, 0);
-  ImGui::SameLine();
-  ImGui::RadioButton("L2 cold", &l2, 1);
-  s.settings.cold_l2 = l2 == 1;
+  ImGui::SetNextItemWidth(ImGui::CalcTextSize("L2 warm").x + 28);
+  if (ImGui::BeginCombo("##l2", s.settings.cold_l2 ? "L2 cold" : "L2 warm")) {
+    if (ImGui::Selectable("L2 cold", s.settings.cold_l2)) s.settings.cold_l2 = true;
+    if (ImGui::Selectable("L2 warm", !s.settings.cold_l2)) s.settings.cold_l2 = false;
+    ImGui::EndCombo();
+  }
   help_marker(
       "cold (the default, Triton's do_bench convention): the L2 is emptied before every "
       "launch on the simulator and before every timed launch on the GPU. warm: each timed launch "
@@ -717,6 +718,11 @@ void draw_group_totals(AppState& s, const RunSnapshot& run) {
 
 void draw_experiment_panel(AppState& s) {
   section_title(s.fonts, "Experiment");
+  if (!s.gpu_absent.empty()) {  // the run control's one line: why only the simulator runs here
+    ImGui::SameLine();
+    ImGui::AlignTextToFramePadding();
+    ImGui::TextDisabled("%s", s.gpu_absent.c_str());
+  }
   if (s.experiments.empty()) {
     ImGui::TextDisabled("This lesson has no experiment files.");
     return;

@@ -19,21 +19,20 @@ std::string gpu_absent_line(const std::string& e) {
   if (e.empty()) return "";
   // gpu/driver_api.cpp: "no CUDA driver library (libcuda.so.1): <dlerror>".
   if (e.find("no CUDA driver library") != std::string::npos)
-    return "no NVIDIA driver on this machine (libcuda.so.1 is not installed), so only the "
-           "simulator runs";
+    return "simulator only: no NVIDIA driver here (no libcuda.so.1)";
   // gpu/backend.cpp: "no CUDA device (...)", "driver too old for PTX ISA ...".
   if (e.find("no CUDA device") != std::string::npos)
-    return "an NVIDIA driver is installed but it sees no GPU, so only the simulator runs";
+    return "simulator only: the NVIDIA driver sees no GPU";
   if (e.find("driver too old") != std::string::npos) {
     const size_t at = e.find("driver too old");
-    return "the NVIDIA " + e.substr(at + 7) + ", so only the simulator runs";
+    return "simulator only: the NVIDIA " + e.substr(at + 7);
   }
   // Anything else: its first line, without a flag's prefix.
   std::string line = e.substr(0, e.find('\n'));
   if (line.rfind("--backend", 0) == 0)
     if (const size_t at = line.find(": "); at != std::string::npos) line = line.substr(at + 2);
-  if (line.size() > 120) line = line.substr(0, 117) + "...";
-  return "the real GPU cannot be used here (" + line + "), so only the simulator runs";
+  if (line.size() > 80) line = line.substr(0, 77) + "...";
+  return "simulator only: the GPU did not open (" + line + ")";
 }
 
 }  // namespace warplab::app

@@ -21,8 +21,9 @@ struct RunControl {
 // left out for the real GPU alone, where no model runs.
 std::string cli_flags(const RunControl& c);
 
-// One line saying why the real GPU cannot be used here, from the GPU backend's error
-// (gpu::Backend::open, dlopen): no raw loader text. "" for an empty error.
+// One short line saying that only the simulator runs here and why, from the GPU backend's error
+// (gpu::Backend::open, dlopen): no raw loader text; "simulator only: no NVIDIA driver here (no
+// libcuda.so.1)". "" for an empty error.
 std::string gpu_absent_line(const std::string& open_error);
 
 }  // namespace warplab::app
