@@ -14,6 +14,7 @@
 #include "lab/backends.h"
 #include "lab/presets.h"
 #include "sim/ptx/parser.h"
+#include "sim/timing/warp_scheduler.h"
 
 namespace warplab::lab {
 
@@ -865,6 +866,14 @@ Status Runner::prepare_backends() {
       return e;
     }
     config_ = *cfg;
+    if (!options_.warp_scheduler.empty() && options_.warp_scheduler != config_->core.warp_scheduler) {
+      if (!timing::make_warp_scheduler(options_.warp_scheduler))
+        return Error{"", 0, "--sched: unknown warp scheduling policy '" + options_.warp_scheduler +
+                                "' (lrr, gto)"};
+      auto changed = std::make_shared<timing::GpuConfig>(*config_);
+      changed->core.warp_scheduler = options_.warp_scheduler;
+      config_ = changed;
+    }
   }
   if (options_.backend != BackendKind::Sim && !gpu_) {
     auto g = gpu::Backend::open();

@@ -135,6 +135,9 @@ struct RunOptions {
   // Timing mode: sampled simulation (sim/timing/sampling.h; `--sampled`): grids of many waves
   // simulate some waves in detail and fast-forward the rest; every result says so.
   bool sampled = false;
+  // Timing mode: the warp scheduling policy, in place of the preset's core.warp_scheduler ("" =
+  // the preset's; "lrr" or "gto", sim/timing/warp_scheduler.h; `warplab run --sched`).
+  std::string warp_scheduler;
   const std::atomic<bool>* cancel = nullptr;
   std::function<void(const timing::TimingProgress&)> on_timing_progress;
   // Streaming (`warplab run` prints each launch as it finishes): called on the running thread

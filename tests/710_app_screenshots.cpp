@@ -356,3 +356,51 @@ TEST_CASE("710 app screenshots: the GPU's per-line stalls beside the model's in 
   }
   CHECK(seen == 2);
 }
+
+// Tensor-core kernels (tests/app/visit.txt, lessons 17 and 20): the timeline's rows above the
+// warps (ui/app/tensor_rows.cpp's opaque colours) and the lanes view's fragment tiles.
+TEST_CASE("710 app screenshots: tensor pipes, TMA copies, mbarrier phases and fragments") {
+  const char* dir = std::getenv("WARPLAB_APP_SHOTS");
+  if (!dir) {
+    MESSAGE("skipped: WARPLAB_APP_SHOTS not set (tests/app/run.sh sets it)");
+    return;
+  }
+#if !defined(WARPLAB_HAVE_STB)
+  FAIL("built without stb_image (libstb-dev): cannot read the screenshots");
+#endif
+  const std::string d = dir;
+  Image mma, frag, tma;
+  REQUIRE(load(d + "/tensor-mma.png", mma));
+  REQUIRE(load(d + "/tensor-fragments.png", frag));
+  REQUIRE(load(d + "/tensor-tma.png", tma));
+  const Box rows{90, 600, 950, 730};  // the tensor rows between the ruler and the warps
+  // mma.sync (lesson 17): every sub-partition's pipe held at each k-step, nothing asynchronous.
+  CHECK(count_color(mma, rows, 96, 236, 176) > 200);
+  CHECK(count_color(mma, rows, 70, 130, 250) == 0);
+  // Lesson 20's moe_expert: warpgroup MMAs on all four pipes, TMA copies, mbarrier phases.
+  CHECK(count_color(tma, rows, 40, 210, 240) > 200);
+  CHECK(count_color(tma, rows, 70, 130, 250) > 200);
+  CHECK(count_color(tma, rows, 210, 120, 230) > 10);
+  // The lanes view with the fragments of the last mma.sync under the instructions.
+  CHECK(spread(frag, kMemory) > 10);
+  CHECK(diff(mma, frag, kMemory) > 3);
+}
+
+// Lesson 2's stride 32 at N = 2^20 (tests/app/visit.txt): the memory flow's "launch" and "H100"
+// columns (validation/data/link-use-h100.tsv) beside the window's busy bars.
+TEST_CASE("710 app screenshots: the memory flow shows the H100's measured link use") {
+  const char* dir = std::getenv("WARPLAB_APP_SHOTS");
+  if (!dir) {
+    MESSAGE("skipped: WARPLAB_APP_SHOTS not set (tests/app/run.sh sets it)");
+    return;
+  }
+#if !defined(WARPLAB_HAVE_STB)
+  FAIL("built without stb_image (libstb-dev): cannot read the screenshots");
+#endif
+  Image flow;
+  REQUIRE(load(std::string(dir) + "/flow-stride32-n2p20.png", flow));
+  // The H100 column's figures and its line, in DRAM orange (style.h color::kDram): glyph cores.
+  CHECK(count_color(flow, kMemory, 230, 110, 80) > 40);
+  // The busiest link's bar over 85%: red.
+  CHECK(count_color(flow, kMemory, 235, 90, 80) > 100);
+}

@@ -33,8 +33,12 @@ uint64_t AsyncCopyUnit::Groups::latest() const {
   return t;
 }
 
-AsyncCopyUnit::AsyncCopyUnit(const AsyncConfig& cfg, int warp_slots, L2* l2, int64_t line_bytes)
-    : cfg_(cfg), tma_(cfg, l2, line_bytes), slots_(static_cast<size_t>(warp_slots)) {}
+AsyncCopyUnit::AsyncCopyUnit(const AsyncConfig& cfg, int warp_slots, L2* l2, int64_t line_bytes,
+                             UnitTrace unit_trace)
+    : cfg_(cfg),
+      tma_(cfg, l2, line_bytes),
+      slots_(static_cast<size_t>(warp_slots)),
+      trace_(unit_trace) {}
 
 uint64_t AsyncCopyUnit::issue(int slot, const void* block, const func::StepInfo& in, uint64_t now,
                               uint64_t data_ready, WarpState& state) {
@@ -42,11 +46,17 @@ uint64_t AsyncCopyUnit::issue(int slot, const void* block, const func::StepInfo&
   const ptx::Instruction& inst = *in.inst;
   uint64_t& mbar = mbarrier_ready_[{block, in.mbarrier}];
   state = WarpState::Mbarrier;
+  using Kind = AsyncRecord::Kind;
+  auto record = [&](Kind kind, uint64_t end, uint64_t bytes, uint64_t done = 0) {
+    trace_.record({0, slot, kind, now, end, done, bytes, inst.ptx_line});
+  };
   switch (inst.op) {
     case Opcode::CpAsync:
-      if (in.exec_mask)
-        s.copies.open =
-            std::max(s.copies.open, data_ready + static_cast<uint64_t>(cfg_.cp_async_fill));
+      if (in.exec_mask) {
+        const uint64_t landed = data_ready + static_cast<uint64_t>(cfg_.cp_async_fill);
+        s.copies.open = std::max(s.copies.open, landed);
+        record(Kind::CpAsync, landed, uint64_t(std::popcount(in.exec_mask)) * in.access_bytes);
+      }
       return 0;
     case Opcode::CpAsyncCommit:
       s.copies.commit();
@@ -62,6 +72,7 @@ uint64_t AsyncCopyUnit::issue(int slot, const void* block, const func::StepInfo&
       const uint64_t global = in.addr[std::countr_zero(in.exec_mask)];
       const bool to_shared = inst.space == ptx::Space::Shared;
       const uint64_t done = tma_.copy(now, in.bulk_bytes, global, to_shared);
+      record(to_shared ? Kind::TmaLoad : Kind::TmaStore, done, in.bulk_bytes);
       if (inst.space == ptx::Space::Shared)
         mbar = std::max(mbar, done);
       else
@@ -72,6 +83,7 @@ uint64_t AsyncCopyUnit::issue(int slot, const void* block, const func::StepInfo&
       if (!in.exec_mask || !in.bulk_bytes || !in.tma_ranges) return 0;
       const bool to_shared = inst.space == ptx::Space::Shared;
       const uint64_t done = tma_.copy_tensor(now, *in.tma_ranges, in.bulk_bytes, to_shared);
+      record(to_shared ? Kind::TmaLoad : Kind::TmaStore, done, in.bulk_bytes);
       if (to_shared)
         mbar = std::max(mbar, done);
       else
@@ -79,7 +91,8 @@ uint64_t AsyncCopyUnit::issue(int slot, const void* block, const func::StepInfo&
       return 0;
     }
     case Opcode::CpAsyncBulkPrefetchTensor:
-      if (in.exec_mask && in.tma_ranges) tma_.prefetch_tensor(now, *in.tma_ranges);
+      if (in.exec_mask && in.tma_ranges)
+        record(Kind::TmaPrefetch, tma_.prefetch_tensor(now, *in.tma_ranges), in.bulk_bytes);
       return 0;
     case Opcode::CpAsyncBulkCommit:
       s.bulk.commit();
@@ -91,8 +104,11 @@ uint64_t AsyncCopyUnit::issue(int slot, const void* block, const func::StepInfo&
       if (op != ptx::MbarOp::TestWait && op != ptx::MbarOp::TryWait) return 0;
       // A phase that completed: the warp goes on once its asynchronous work has landed and the
       // SYNCS unit has answered.
-      if (!in.wait_failed)
-        return std::max(mbar, now + static_cast<uint64_t>(cfg_.try_wait_latency));
+      if (!in.wait_failed) {
+        const uint64_t release = std::max(mbar, now + static_cast<uint64_t>(cfg_.try_wait_latency));
+        record(Kind::MbarrierWait, release, 0, mbar);
+        return release;
+      }
       return op == ptx::MbarOp::TryWait ? now + static_cast<uint64_t>(cfg_.try_wait_suspend) : 0;
     }
     default:

@@ -31,6 +31,7 @@
 #include "sim/func/cta.h"
 #include "sim/timing/config.h"
 #include "sim/timing/tma.h"
+#include "sim/timing/trace.h"
 #include "sim/timing/warp_state.h"
 
 namespace warplab::timing {
@@ -38,7 +39,9 @@ namespace warplab::timing {
 class AsyncCopyUnit {
  public:
   // `l2` nullptr: bulk copies make no memory traffic (tma.h).
-  AsyncCopyUnit(const AsyncConfig& cfg, int warp_slots, L2* l2 = nullptr, int64_t line_bytes = 128);
+  // `unit_trace`: where its copies and answered mbarrier waits are recorded (trace.h AsyncRecord).
+  AsyncCopyUnit(const AsyncConfig& cfg, int warp_slots, L2* l2 = nullptr, int64_t line_bytes = 128,
+                UnitTrace unit_trace = {});
 
   // Warp slot `slot` of block `block` (any stable identity) issued `in`, an instruction of
   // isa.def's async section, at `now`; `data_ready` is when its L1TEX access delivers (cp.async).
@@ -70,6 +73,7 @@ class AsyncCopyUnit {
   Tma tma_;
   std::vector<Slot> slots_;
   std::map<std::pair<const void*, uint64_t>, uint64_t> mbarrier_ready_;  // (block, offset)
+  UnitTrace trace_;
 };
 
 }  // namespace warplab::timing

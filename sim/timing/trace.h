@@ -104,6 +104,21 @@ struct BlockRecord {
   uint64_t begin = 0, end = 0;  // cycles
 };
 
+// Asynchronous work on a traced SM, recorded by its unit (async_copy.h, tma.h, wgmma_pipe.h):
+// a TMA copy from its issue until its last byte has landed (or been written), a cp.async fill
+// until its data is in shared memory, an mbarrier wait that was answered (from the try/test_wait
+// to the warp's release, `done` = when the phase completed), and a warpgroup MMA on the SM's
+// tensor cores (from its start until the unit is free again, `done` = accumulators ready).
+struct AsyncRecord {
+  enum class Kind : uint8_t { TmaLoad, TmaStore, TmaPrefetch, CpAsync, MbarrierWait, Wgmma };
+  int32_t sm = 0, slot = -1;    // slot -1: the SM's unit, no one warp (wgmma)
+  Kind kind = Kind::TmaLoad;
+  uint64_t begin = 0, end = 0;  // cycles
+  uint64_t done = 0;            // see above (0 when the kind has none)
+  uint64_t bytes = 0;           // copies: bytes moved; wgmma: N (the tile's width)
+  int32_t ptx_line = 0;
+};
+
 struct CounterSample {          // GPU-wide traffic in [cycle - interval, cycle)
   uint64_t cycle = 0;
   uint64_t l1_sectors = 0;      // global/local sectors looked up in L1
@@ -128,6 +143,7 @@ struct Trace {
   std::vector<AccessLine> access_lines;   // the lines of the accesses (AccessRecord::line_begin)
   std::vector<uint32_t> shared_addresses; // shared accesses' lane addresses (AccessRecord)
   std::vector<BlockRecord> blocks;        // every SM's blocks, in retirement order
+  std::vector<AsyncRecord> async;         // the traced SMs' asynchronous work (AsyncRecord)
   std::vector<CounterSample> counters;
   std::vector<std::string> strings;
   bool truncated = false;       // max_events reached: detail stops there, counters go on
@@ -139,13 +155,26 @@ struct Trace {
   // at most 128). Block records are bounded separately (block_room), as they cover every SM.
   bool room() {
     return !(truncated = truncated || spans.size() + issues.size() + accesses.size() +
-                                          access_lines.size() + shared_addresses.size() / 4 >=
+                                          access_lines.size() + shared_addresses.size() / 4 +
+                                          async.size() >=
                                           options.max_events);
   }
   bool block_room() {
     return !(blocks_truncated = blocks_truncated || blocks.size() >= options.max_events);
   }
   int32_t intern(const std::string& s);
+};
+
+// A unit's way into the trace (async_copy.h, wgmma_pipe.h): the launch's trace (nullptr: none)
+// and the SM the unit belongs to. record() keeps the record when the SM and cycle are traced.
+struct UnitTrace {
+  Trace* trace = nullptr;
+  int32_t sm = 0;
+  void record(AsyncRecord r) const {
+    if (!trace || !trace->wants(sm, r.begin) || !trace->room()) return;
+    r.sm = sm;
+    trace->async.push_back(r);
+  }
 };
 
 // Chrome trace-event JSON (the "JSON Object Format": {"traceEvents": [...]}).

@@ -18,12 +18,13 @@ uint64_t WgmmaPipe::latency(int n) const {
                                          n / cfg_.wgmma_latency_columns_per_cycle));
 }
 
-void WgmmaPipe::start(Group& g, Op& op) {
+void WgmmaPipe::start(Group& g, Op& op, int32_t ptx_line) {
   const uint64_t begin = std::max({op.last_issue, free_, g.chain_free});
   const uint64_t busy = interval(op.n);
   free_ = begin + busy;
   g.chain_free = begin + busy + static_cast<uint64_t>(cfg_.wgmma_chain_gap);
   op.ready = begin + latency(op.n);
+  trace_.record({0, -1, AsyncRecord::Kind::Wgmma, begin, free_, op.ready, uint64_t(op.n), ptx_line});
 }
 
 // When op i of the group is ready; one whose warps have not all issued it is timed as if the
@@ -61,7 +62,7 @@ uint64_t WgmmaPipe::issue(uint64_t block, int warp, const ptx::Instruction& in, 
       while (g.first + g.ops.size() <= i) g.ops.push_back(Op{in.mod.tensor.n});
       Op& op = g.ops[i - g.first];
       op.last_issue = std::max(op.last_issue, now);
-      if (++op.issued == 4) start(g, op);
+      if (++op.issued == 4) start(g, op, in.ptx_line);
       w.open.push_back(i);
       return 0;
     }

@@ -44,13 +44,16 @@
 
 #include "sim/ptx/ir.h"
 #include "sim/timing/config.h"
+#include "sim/timing/trace.h"
 #include "sim/timing/warp_state.h"
 
 namespace warplab::timing {
 
 class WgmmaPipe {
  public:
-  explicit WgmmaPipe(const TensorConfig& cfg) : cfg_(cfg) {}
+  // `unit_trace`: where each wgmma's time on the tensor cores is recorded (trace.h AsyncRecord).
+  explicit WgmmaPipe(const TensorConfig& cfg, UnitTrace unit_trace = {})
+      : cfg_(cfg), trace_(unit_trace) {}
 
   // The formulas of the top comment, for a wgmma of width n (cycles, rounded up).
   uint64_t interval(int n) const;
@@ -91,13 +94,14 @@ class WgmmaPipe {
     uint64_t chain_free = 0;  // the earliest start of its next wgmma (wgmma_chain_gap)
     WarpGroups warps[4];
   };
-  void start(Group& g, Op& op);
+  void start(Group& g, Op& op, int32_t ptx_line);
   uint64_t ready_of(const Group& g, uint32_t i, uint64_t now) const;
   void trim(Group& g);
 
   const TensorConfig& cfg_;
   uint64_t free_ = 0;
   std::map<std::pair<uint64_t, int>, Group> groups_;  // (block, warpgroup)
+  UnitTrace trace_;
 };
 
 }  // namespace warplab::timing

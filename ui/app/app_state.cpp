@@ -5,6 +5,7 @@
 #include <cmath>
 #include <filesystem>
 
+#include "gpu/backend.h"
 #include "gpu/driver_api.h"
 #include "lab/lesson_page.h"
 
@@ -71,11 +72,15 @@ void AppState::select_lesson(int i) {
 }
 
 void AppState::probe_gpu() {
-  if (gpu::probe_library("libcuda.so.1")) return;
-  gpu_absent =
-      "no NVIDIA driver on this machine (libcuda.so.1 is not installed): the simulator "
-      "runs alone";
-  settings.use_gpu = false;
+  // The driver library first (a dlopen), then a device behind it (cuInit, a device count).
+  Status st = gpu::probe_library("libcuda.so.1");
+  if (st) {
+    auto g = gpu::Backend::open();
+    if (!g) st = g.error();
+  }
+  if (st) return;
+  gpu_absent = gpu_absent_line(st.error().message);
+  settings.control.where = RunWhere::Sim;
 }
 
 void AppState::mark_lines(int src_line, int ptx_line) {
@@ -185,7 +190,10 @@ std::optional<RunRequest> AppState::request() {
     req.experiment = std::move(*edited);
   }
   req.config = settings.config;
-  req.use_gpu = settings.use_gpu;
+  req.use_gpu = settings.use_gpu();
+  req.gpu_only = settings.control.where == RunWhere::Gpu;
+  req.sampled = settings.control.sampled;
+  req.warp_scheduler = settings.control.scheduler;
   req.cold_l2 = settings.cold_l2;
   req.trace_sm = trace_sm;
   return req;
@@ -265,7 +273,7 @@ void AppState::check_step() {
   if (!predictions_ready(st, step_reply_list(step))) return;  // predict, then reveal
   StepRunOptions o;
   o.config = settings.config;
-  o.use_gpu = settings.use_gpu;
+  o.use_gpu = settings.use_gpu();
   o.l2 = settings.cold_l2 ? "cold" : "warm";
   // The values the student changed, of the parameters the step lets them change.
   for (const ExperimentSlot& e : experiments)
@@ -350,6 +358,7 @@ void AppState::select_launch(int i) {
   flow_occupancy = {};
   waves = {};
   schedulers = {};
+  tensor = {};
   sched_fitted = false;
   selected_row = -1;
   selected_access.reset();
@@ -373,6 +382,7 @@ void AppState::select_launch(int i) {
             : 0;
     waves = build_gpu_waves(*t, o.blocks_per_sm, o.warps_per_block, max_warps);
     schedulers = build_scheduler_view(*t, index, t->options.sms.empty() ? 0 : t->options.sms[0]);
+    if (run) tensor = tensor_activity(*t, t->options.sms.empty() ? 0 : t->options.sms[0], run->mma_lines);
     cursor = static_cast<double>(index.first_cycle);
     // Play the whole launch in about 20 seconds.
     play_speed = static_cast<float>(

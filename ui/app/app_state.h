@@ -21,13 +21,16 @@
 #include "ui/app/model/lesson_catalog.h"
 #include "ui/app/model/lesson_steps.h"
 #include "ui/app/model/markdown_doc.h"
+#include "ui/app/model/measured_links.h"
 #include "ui/app/model/memory_flow.h"
 #include "ui/app/model/reference_curve.h"
 #include "ui/app/model/run_compare.h"
+#include "ui/app/model/run_control.h"
 #include "ui/app/model/run_shelf.h"
 #include "ui/app/model/run_snapshot.h"
 #include "ui/app/model/run_worker.h"
 #include "ui/app/model/scheduler_view.h"
+#include "ui/app/model/tensor_activity.h"
 #include "ui/app/model/timeline_view.h"
 #include "ui/app/model/trace_index.h"
 
@@ -59,15 +62,18 @@ struct AppState {
   std::vector<ExperimentSlot> experiments;
   int experiment = 0;
 
-  // Run settings, shown next to every result: the timing preset, the real GPU, the L2 convention.
+  // Run settings, shown next to every result: the timing preset, where the run goes and how the
+  // model runs it (run_control.h: --backend, --sampled, --sched), the L2 convention.
   struct Settings {
     std::string config;  // "" = h100-sxm
-    bool use_gpu = true;
+    RunControl control{RunWhere::Both};
     bool cold_l2 = true;
+    bool use_gpu() const { return control.where != RunWhere::Sim; }
   } settings;
   std::vector<std::string> presets;  // names found in the presets directory
-  // Why no real GPU can run here, in one line ("" when the driver library opens): probed once at
-  // start; "real GPU" starts unticked and disabled with this as its reason.
+  // Why no real GPU can run here, in one line ("" when a GPU opens; run_control.h
+  // gpu_absent_line): probed once at start; the real-GPU choices start off and disabled, with
+  // this line beside them.
   std::string gpu_absent;
   void probe_gpu();
   RunWorker worker;
@@ -97,11 +103,18 @@ struct AppState {
   std::array<std::vector<int>, kFlowLinks> flow_occupancy;  // sectors in flight over the launch
   GpuWaves waves;            // its blocks on every SM (whole-GPU view)
   SchedulerView schedulers;  // the traced SM's warp schedulers (whole-GPU view, one SM)
+  // The traced SM's tensor pipes, TMA copies, cp.async fills, mbarrier waits and wgmmas
+  // (tensor_activity.h): the timeline's rows above the warps, the lanes view's fragments.
+  TensorActivity tensor;
   int trace_sm = 0;          // the SM the next run traces in full detail
   int gpu_zoom_sm = -1;      // the SM the whole-GPU view zooms into (-1: every SM)
   TimelineView sched_view;   // the schedulers' cycles on screen
   bool sched_fitted = false;
   int flow_window = 1000;  // cycles over which the memory flow view measures bandwidth
+  // The GPU's measured link use per kernel (validation/data/link-use-h100.tsv, measured_links.h),
+  // read at the flow view's first use; the error when it did not load.
+  std::optional<std::vector<MeasuredLinkUse>> link_use_data;
+  std::string link_use_error;
 
   TimelineView view;
   float timeline_scroll_y = 0;  // rows scrolled, pixels
@@ -242,5 +255,10 @@ void draw_flow_panel(AppState& s);        // flow_panel.cpp (memory traffic)
 void draw_banks_panel(AppState& s);       // banks_panel.cpp (shared-memory banks)
 void draw_gpu_panel(AppState& s);         // gpu_panel.cpp (every SM, waves)
 void draw_scheduler_panel(AppState& s);   // scheduler_panel.cpp (one SM's warp schedulers)
+// tensor_rows.cpp: the timeline's rows for the tensor pipes, TMA, cp.async and mbarriers (their
+// height: 0 when the launch has none), and the lanes view's fragment tiles of an mma.sync.
+float tensor_rows_height(const AppState& s);
+void draw_tensor_rows(AppState& s, ImVec2 top, float label_w, float track_w);
+void draw_fragments(AppState& s, const MmaLine& mma, int highlight_lane);
 
 }  // namespace warplab::app

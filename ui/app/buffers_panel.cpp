@@ -7,6 +7,7 @@
 #include <cmath>
 
 #include "ui/app/app_state.h"
+#include "ui/app/frame_damage.h"
 #include "ui/app/model/axis.h"
 #include "ui/app/style.h"
 
@@ -108,6 +109,7 @@ void draw_buffers_panel(AppState& s) {
     const double t = hi > lo ? (b.values[i] - lo) / (hi - lo) : 0.5;
     return std::isfinite(b.values[i]) ? heat(t) : IM_COL32(255, 0, 255, 255);
   };
+  begin_opaque(dl);  // opaque cells and gaps: no blending (frame_damage.h)
   for (int r = r0; r < r1; ++r) {
     const int row_n = std::min(width, n - r * width);  // elements in this row
     for (int c = 0; c < row_n;) {
@@ -128,6 +130,7 @@ void draw_buffers_panel(AppState& s) {
       dl->AddRectFilled(ImVec2(o.x, o.y + r * cell - 1), ImVec2(o.x + width * cell, o.y + r * cell),
                         gap);
   }
+  end_opaque(dl);
   ImGui::Dummy(ImVec2(width * cell, rows * cell));
   if (ImGui::IsWindowHovered()) {
     const ImVec2 m = ImGui::GetIO().MousePos;

@@ -513,7 +513,61 @@ void draw_ab_strip(AppState& s) {
   }
 }
 
-// The run settings: preset, real GPU, L2 convention. What the shown run used is printed with it.
+// Where the run goes and how the model runs it (run_control.h), as `warplab run`'s --backend,
+// --sampled and --sched, on the settings row: compact combos (the row fits the panel at
+// 1280x800). Without a GPU the "run on" choice is left out: the panel's heading says, in one
+// line, that only the simulator runs and why.
+void draw_run_control(AppState& s) {
+  RunControl& c = s.settings.control;
+  auto combo = [](const char* id, const char* preview, float w) {
+    ImGui::SameLine();
+    ImGui::SetNextItemWidth(w);
+    return ImGui::BeginCombo(id, preview);
+  };
+  if (s.gpu_absent.empty()) {
+    static const char* kWhere[] = {"simulator", "sim + real GPU", "real GPU only"};
+    if (combo("##where", kWhere[int(c.where)], ImGui::CalcTextSize(kWhere[1]).x + 28)) {
+      for (int i = 0; i < 3; ++i)
+        if (ImGui::Selectable(kWhere[i], int(c.where) == i)) c.where = RunWhere(i);
+      ImGui::EndCombo();
+    }
+  }
+  ImGui::BeginDisabled(c.where == RunWhere::Gpu);
+  if (combo("##mode", c.sampled ? "sampled" : "full", ImGui::CalcTextSize("sampled").x + 28)) {
+    if (ImGui::Selectable("full", !c.sampled)) c.sampled = false;
+    if (ImGui::Selectable("sampled", c.sampled)) c.sampled = true;
+    ImGui::EndCombo();
+  }
+  const std::string pol = "sched " + (c.scheduler.empty() ? std::string("preset") : c.scheduler);
+  if (combo("##sched", pol.c_str(), ImGui::CalcTextSize("sched preset").x + 34)) {
+    for (const char* p : {"", "lrr", "gto"})
+      if (ImGui::Selectable(*p ? p : "preset's policy", c.scheduler == p)) c.scheduler = p;
+    ImGui::EndCombo();
+  }
+  ImGui::EndDisabled();
+  const std::string flags = cli_flags(c);
+  const std::string help =
+      std::string(s.gpu_absent.empty()
+                      ? "Run on: simulator (--backend sim), simulator and this machine's NVIDIA GPU "
+                        "side by side (--backend both), or the real GPU only (--backend gpu: "
+                        "times and counters, no trace views).\n\n"
+                      : "") +
+      "full: every block simulated cycle by cycle. sampled (--sampled): a grid of many waves "
+      "simulates a sample of its waves in detail and fast-forwards the rest functionally; "
+      "outputs stay exact, cycles and counters are extrapolated and the run says which fraction "
+      "it simulated (sim/timing/sampling.h says where that errs). A traced launch always runs in "
+      "full, so a sampled run keeps no trace: its figures, with the timeline, flow and lanes "
+      "views empty.\n\nsched (--sched): the warp scheduling policy of each sub-partition. lrr "
+      "(loose round robin) takes the ready warps in turn; gto (greedy then oldest) keeps issuing "
+      "from one warp until it stalls, then takes the oldest ready one; preset: the preset's "
+      "core.warp_scheduler.\n\n" +
+      (flags.empty() ? std::string("The same run on the command line: warplab run FILE")
+                     : "The same run on the command line: warplab run FILE " + flags);
+  help_marker(help.c_str());
+}
+
+// The run settings: preset, L2 convention, the run control. What the shown run used is printed
+// with it.
 void draw_settings(AppState& s) {
   if (s.presets.empty()) {
     std::error_code ec;
@@ -523,8 +577,8 @@ void draw_settings(AppState& s) {
     if (s.presets.empty()) s.presets.push_back("h100-sxm");
   }
   const std::string cur = s.settings.config.empty() ? "h100-sxm" : s.settings.config;
-  ImGui::SetNextItemWidth(130);
-  if (ImGui::BeginCombo("preset", cur.c_str())) {
+  ImGui::SetNextItemWidth(ImGui::CalcTextSize("h100-sxm").x + 28);
+  if (ImGui::BeginCombo("##preset", cur.c_str())) {
     for (const std::string& p : s.presets)
       if (ImGui::Selectable(p.c_str(), p == cur) && p != cur) {
         s.settings.config = p;
@@ -534,29 +588,55 @@ void draw_settings(AppState& s) {
   }
   help_marker("The timing model's GPU preset (configs/NAME.toml; `warplab configs show NAME`).");
   ImGui::SameLine();
-  ImGui::BeginDisabled(!s.gpu_absent.empty());
-  ImGui::Checkbox("real GPU", &s.settings.use_gpu);
-  ImGui::EndDisabled();
-  help_marker(s.gpu_absent.empty()
-                  ? "Also run the same PTX on a real NVIDIA GPU when one opens (backend both)."
-                  : s.gpu_absent.c_str());
-  ImGui::SameLine();
-  int l2 = s.settings.cold_l2 ? 1 : 0;
-  ImGui::RadioButton("L2 warm", &l2, 0);
-  ImGui::SameLine();
-  ImGui::RadioButton("L2 cold", &l2, 1);
-  s.settings.cold_l2 = l2 == 1;
+  ImGui::SetNextItemWidth(ImGui::CalcTextSize("L2 warm").x + 28);
+  if (ImGui::BeginCombo("##l2", s.settings.cold_l2 ? "L2 cold" : "L2 warm")) {
+    if (ImGui::Selectable("L2 cold", s.settings.cold_l2)) s.settings.cold_l2 = true;
+    if (ImGui::Selectable("L2 warm", !s.settings.cold_l2)) s.settings.cold_l2 = false;
+    ImGui::EndCombo();
+  }
   help_marker(
       "cold (the default, Triton's do_bench convention): the L2 is emptied before every "
       "launch on the simulator and before every timed launch on the GPU. warm: each timed launch "
       "follows untimed launches of the same kernel (GPU: 3 warm-ups; simulator: one warm-up "
       "run, device memory restored after it), so it finds its own data in L2. Applies to both "
       "sides together.");
+  draw_run_control(s);
+}
+
+// The committed measurements of the run's groups (reference_curve.h measured_groups): the data
+// file of the run's preset, read once (the sweep chart's cache), the experiment file's defaults.
+std::vector<MeasuredGroup> measured_groups_of(AppState& s, const RunSnapshot& run) {
+  namespace fs = std::filesystem;
+  const std::string data_dir =
+      (fs::path(s.lessons_root).parent_path() / "validation" / "data").string();
+  const std::string data_path = reference_data_path(data_dir, run.config);
+  if (data_path != s.reference.data_path) {
+    s.reference.data_path = data_path;
+    s.reference.data.reset();
+    if (!data_path.empty())
+      if (auto d = lab::load_measured(data_path)) s.reference.data = std::move(*d);
+  }
+  if (run.experiment_path != s.reference.exp_path) {
+    s.reference.exp_path = run.experiment_path;
+    s.reference.file_exp.reset();
+    if (auto e = lab::load_experiment(run.experiment_path)) s.reference.file_exp = std::move(*e);
+  }
+  if (!s.reference.data || !s.reference.file_exp) return {};
+  std::map<std::string, double> current;
+  for (const auto& [name, value] : run.params) {
+    char* end = nullptr;
+    const double v = std::strtod(value.c_str(), &end);
+    if (!value.empty() && end && *end == '\0') current[name] = v;
+  }
+  return measured_groups(*s.reference.data, fs::path(data_dir).parent_path().string(),
+                         *s.reference.file_exp, current);
 }
 
 // Groups of launches side by side (an experiment's `group` keys): totals of time, DRAM bytes and
-// instructions, simulator and GPU, and each group's time relative to the last group.
-void draw_group_totals(const RunSnapshot& run) {
+// instructions, simulator and GPU, and each group's time relative to the last group; then the
+// first group over the last in time and in bytes moved (read + written), the model's beside the
+// committed measurement's where one matches the parameters on screen.
+void draw_group_totals(AppState& s, const RunSnapshot& run) {
   const auto groups = group_totals(run);
   if (groups.size() < 2) return;
   ImGui::Separator();
@@ -598,12 +678,51 @@ void draw_group_totals(const RunSnapshot& run) {
       ImGui::Text("%.2fx / -", rs);
   }
   ImGui::EndTable();
+  // First group over the last, counting writes: the model beside the committed measurement.
+  const GroupTotals& first = groups.front();
+  const double sim_t = first.sim_time_us / std::max(1e-12, last.sim_time_us);
+  const double sim_b = (first.sim_read_bytes + first.sim_written_bytes) /
+                       std::max(1.0, last.sim_read_bytes + last.sim_written_bytes);
+  ImGui::Text("%s / %s: model %.2fx time, %.2fx bytes moved (read + written)", first.name.c_str(),
+              last.name.c_str(), sim_t, sim_b);
+  const auto measured = measured_groups_of(s, run);
+  const MeasuredGroup* mf = nullptr;
+  const MeasuredGroup* ml = nullptr;
+  for (const MeasuredGroup& m : measured) {
+    if (m.group == first.name) mf = &m;
+    if (m.group == last.name) ml = &m;
+  }
+  if (mf && ml && ml->time_us > 0) {
+    const double b = (mf->dram_read_bytes + mf->stored_bytes) /
+                     std::max(1.0, ml->dram_read_bytes + ml->stored_bytes);
+    ImGui::PushStyleColor(ImGuiCol_Text, color::kDram);
+    ImGui::TextWrapped("%s (measured %s): %.2fx time, %.2fx bytes moved; read %s / %s, written %s / %s",
+                       mf->device.c_str(), mf->date.c_str(), mf->time_us / ml->time_us, b,
+                       format_si(mf->dram_read_bytes, "B").c_str(),
+                       format_si(ml->dram_read_bytes, "B").c_str(),
+                       format_si(mf->stored_bytes, "B").c_str(),
+                       format_si(ml->stored_bytes, "B").c_str());
+    ImGui::PopStyleColor();
+    help_marker(
+        "From the committed measurements (validation/data/, points of the validation corpus at "
+        "these parameter values): the sum of each group's launch medians, bytes read from DRAM "
+        "and bytes stored (global store sectors x 32, written into the L2 on their way to DRAM). "
+        "At N = 2^20 both the model's and the GPU's 50 MB L2 keep the written data, so DRAM itself "
+        "sees almost no writes; at N = 2^24 they reach DRAM.");
+  } else {
+    ImGui::TextDisabled("no committed measurement of these groups at these parameter values");
+  }
 }
 
 }  // namespace
 
 void draw_experiment_panel(AppState& s) {
   section_title(s.fonts, "Experiment");
+  if (!s.gpu_absent.empty()) {  // the run control's one line: why only the simulator runs here
+    ImGui::SameLine();
+    ImGui::AlignTextToFramePadding();
+    ImGui::TextDisabled("%s", s.gpu_absent.c_str());
+  }
   if (s.experiments.empty()) {
     ImGui::TextDisabled("This lesson has no experiment files.");
     return;
@@ -719,19 +838,20 @@ void draw_experiment_panel(AppState& s) {
   for (const auto& [k, v] : run.params) params += (params.empty() ? "" : "  ") + k + "=" + v;
   ImGui::Text("%s", run.experiment_name.c_str());
   ImGui::SameLine();
-  ImGui::TextDisabled("%s  (%s, L2 %s)", params.c_str(), run.config.c_str(),
+  ImGui::TextDisabled("%s  (%s%s%s%s, L2 %s)", params.c_str(),
+                      run.backend == "gpu" ? "real GPU only" : run.config.c_str(),
+                      run.warp_scheduler.empty() ? "" : ", scheduler ",
+                      run.warp_scheduler.c_str(), run.sampled ? ", sampled" : "",
                       run.cold_l2 ? "cold" : "warm");
   draw_ab_strip(s);
   ImGui::PushStyleColor(ImGuiCol_Text, color::kDim);
   if (!run.gpu_device.empty())
     ImGui::TextWrapped("real GPU: %s (backend %s)", run.gpu_device.c_str(), run.backend.c_str());
-  else if (run.ok() && !s.gpu_absent.empty())
-    ImGui::TextWrapped("simulator only: %s", s.gpu_absent.c_str());
-  else if (run.ok())
+  else if (run.ok() && s.gpu_absent.empty())  // without a GPU the run control says why, once
     ImGui::TextWrapped("real GPU column empty (simulator only): %s", run.gpu_note.c_str());
   ImGui::PopStyleColor();
   for (const std::string& n : run.notes) ImGui::TextDisabled("note: %s", n.c_str());
-  draw_group_totals(run);
+  draw_group_totals(s, run);
   for (int i = 0; i < static_cast<int>(run.launches.size()); ++i) launch_summary(s, run, i);
   for (const lab::CheckResult& c : run.checks) {
     const bool ok = c.passed;

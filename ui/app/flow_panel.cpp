@@ -6,9 +6,11 @@
 // which says what the trace records and what this view simplifies.
 #include <algorithm>
 #include <cstdio>
+#include <filesystem>
 #include <optional>
 
 #include "ui/app/app_state.h"
+#include "ui/app/model/lesson_catalog.h"
 #include "ui/app/model/run_compare.h"
 #include "ui/app/style.h"
 
@@ -100,6 +102,44 @@ void draw_queue_spark(const AppState& s, int link) {
 }
 
 }  // namespace
+
+// The whole launch: the model's use of each link, and the GPU's where Nsight Compute measured this
+// kernel at these parameter values (validation/data/link-use-h100.tsv, measured_links.h).
+struct WholeUse {
+  LinkUse model;
+  std::optional<MeasuredLinkUse> gpu;
+};
+WholeUse whole_launch_use(AppState& s, const timing::Trace& t, const RunSnapshot& run) {
+  WholeUse w;
+  const uint64_t b = s.flow.first_cycle, e = s.flow.last_cycle + 1;
+  if (e > b) w.model = link_use(s.flow.rates(t, b, e), run.links, active_sms(t, b, e));
+  if (!s.link_use_data && s.link_use_error.empty()) {
+    namespace fs = std::filesystem;
+    const std::string path =
+        (fs::path(s.lessons_root).parent_path() / "validation" / "data" / "link-use-h100.tsv")
+            .string();
+    auto rows = parse_link_use(read_file_text(path), path);
+    if (rows)
+      s.link_use_data = std::move(*rows);
+    else
+      s.link_use_error = rows.error().to_string();
+  }
+  if (s.link_use_data) w.gpu = find_link_use(*s.link_use_data, run.experiment_path, run.params);
+  return w;
+}
+
+constexpr const char* kWholeUseHelp =
+    "launch: the model's use of each link over the whole launch. H100: measured with Nsight "
+    "Compute over the whole kernel at these parameter values (scripts/microbench/"
+    "h100-stride-ncu-2026-11-27.tsv): lanes->L1 is the L1/TEX unit's throughput, L1<->L2 the L2 "
+    "slices' tag lookups (every sector request the L1s send through the crossbar takes one), "
+    "L2<->DRAM the DRAM's throughput, each as a percentage of its peak. Where the model "
+    "simplifies: it counts L1<->L2 as bytes against the L2's slices x 32 B per cycle, shared "
+    "evenly by the SMs with blocks, not as tag lookups; and the busy column is a window before "
+    "the cursor (a launch starts on DRAM: every line is fetched once). On the H100, stride 32 at "
+    "N = 2^20 keeps the L2's lookups at 79% of peak and DRAM at 3%; at N = 65536 the kernel is "
+    "too short for any link to fill (the L2 at 30%); at N = 2^24 the L2 and DRAM both run near "
+    "60%, the data no longer fitting in the L2.";
 
 void draw_flow_panel(AppState& s) {
   const timing::Trace* t = s.trace();
@@ -248,10 +288,14 @@ void draw_flow_panel(AppState& s) {
         "window length at the same relative position in its launch (the cursor's fraction of "
         "B's memory traffic).");
   }
-  if (ImGui::BeginTable("links", use_a ? 7 : 6, ImGuiTableFlags_SizingFixedFit | ImGuiTableFlags_RowBg)) {
+  const WholeUse whole = have_caps ? whole_launch_use(s, *t, *run) : WholeUse{};
+  const int columns = 6 + (use_a ? 1 : 0) + (have_caps ? 1 : 0) + (whole.gpu ? 1 : 0);
+  if (ImGui::BeginTable("links", columns, ImGuiTableFlags_SizingFixedFit | ImGuiTableFlags_RowBg)) {
     ImGui::TableSetupColumn("link");
     if (use_a) ImGui::TableSetupColumn("A busy");
     ImGui::TableSetupColumn(use_a ? "B busy (of capacity)" : "busy (of capacity)");
+    if (have_caps) ImGui::TableSetupColumn("launch");
+    if (whole.gpu) ImGui::TableSetupColumn("H100");
     ImGui::TableSetupColumn("rate");
     ImGui::TableSetupColumn("moved");
     ImGui::TableSetupColumn("in flight: acc / sect");
@@ -285,6 +329,17 @@ void draw_flow_panel(AppState& s) {
       } else {
         ImGui::TextDisabled("-");
       }
+      if (have_caps) {
+        ImGui::TableNextColumn();
+        ImGui::Text("%3.0f%%", 100 * whole.model.fraction[i]);
+        if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", kWholeUseHelp);
+      }
+      if (whole.gpu) {
+        ImGui::TableNextColumn();
+        ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(color::kDram), "%3.0f%%",
+                           whole.gpu->percent[size_t(i)]);
+        if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", kWholeUseHelp);
+      }
       ImGui::TableNextColumn();
       ImGui::TextUnformatted(gbps_text(flow_gbps(r.bytes[i], span, mhz)).c_str());
       ImGui::TableNextColumn();
@@ -304,6 +359,10 @@ void draw_flow_panel(AppState& s) {
                        "busiest: %s at %.0f%% of its modelled capacity (%s)",
                        flow_link_name(use.busiest), 100 * use.fraction[use.busiest],
                        run->links.basis[use.busiest].c_str());
+  if (whole.gpu)
+    ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(color::kDram),
+                       "%s column: Nsight Compute, whole kernel (%s); busiest there: %s",
+                       "H100", whole.gpu->date.c_str(), flow_link_name(whole.gpu->busiest()));
   ImGui::PopTextWrapPos();
   // 3. Efficiency and the whole GPU's DRAM.
   if (r.moved_bytes > 0)

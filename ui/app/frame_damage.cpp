@@ -142,6 +142,13 @@ void FrameDamage::remember(ImDrawData* dd) {
   }
 }
 
+namespace {
+void blend_off(const ImDrawList*, const ImDrawCmd*) { glDisable(GL_BLEND); }
+}  // namespace
+
+void begin_opaque(ImDrawList* dl) { dl->AddCallback(blend_off, nullptr); }
+void end_opaque(ImDrawList* dl) { dl->AddCallback(ImDrawCallback_ResetRenderState, nullptr); }
+
 void FrameDamage::render(ImDrawData* dd, int fb_w, int fb_h, const ImVec4& clear,
                          bool force_whole) {
   const ImVec2 scale = dd->FramebufferScale;

@@ -27,6 +27,14 @@
 struct GLFWwindow;
 
 namespace warplab::app {
+// Opaque geometry between these two marks on a draw list is drawn with blending off: under a
+// software renderer (llvmpipe, Xvfb) a pixel then costs no read of the one beneath. Only for
+// shapes of fully opaque colours that need no antialiased edges (rectangles, not text).
+void begin_opaque(ImDrawList* dl);
+void end_opaque(ImDrawList* dl);
+}  // namespace warplab::app
+
+namespace warplab::app {
 
 class FrameDamage {
  public:

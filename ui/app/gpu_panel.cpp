@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "ui/app/app_state.h"
+#include "ui/app/frame_damage.h"
 #include "ui/app/style.h"
 
 namespace warplab::app {
@@ -90,6 +91,7 @@ void draw_gpu_panel(AppState& s) {
     if (r.open) dl->AddRectFilled(ImVec2(r.x0, r.y0), ImVec2(r.x1, r.y1), r.color);
     r.open = false;
   };
+  begin_opaque(dl);  // opaque blocks: no blending (frame_damage.h)
   for (int sm = 0; sm < g.sm_count; ++sm) {
     const float y = p.y + sm * row_h;
     runs.assign(size_t(std::max(1, g.blocks_per_sm)), Run{});
@@ -112,6 +114,7 @@ void draw_gpu_panel(AppState& s) {
     }
     for (Run& r : runs) flush(r);
   }
+  end_opaque(dl);
   ImGui::PushFont(s.fonts.small);
   for (int sm = 0; sm < g.sm_count; sm += std::max(1, int(14 / std::max(1.0f, row_h)))) {
     char b[16];

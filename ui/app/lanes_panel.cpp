@@ -36,7 +36,19 @@ void draw_lanes_panel(AppState& s) {
   const auto& list = r.issues;
   const auto end = std::find(list.begin(), list.end(), *last);
   const float row_h = ImGui::GetTextLineHeight() + 2;
-  const int fit = std::max(1, static_cast<int>(ImGui::GetContentRegionAvail().y / row_h) - 1);
+  // A tensor-core kernel: the fragments of the last mma.sync this slot issued up to the cursor
+  // are drawn under the rows (tensor_rows.cpp), which give them their room.
+  const MmaLine* mma = nullptr;
+  if (s.run && !s.run->mma_lines.empty())
+    for (auto it = end + 1; it != list.begin() && !mma;) {
+      --it;
+      if (auto m = s.run->mma_lines.find(t->issues[*it].ptx_line); m != s.run->mma_lines.end())
+        mma = &m->second;
+    }
+  const float frag_h = mma ? 16 * std::clamp((ImGui::GetContentRegionAvail().x - 60) / 40, 6.0f, 18.0f) + 40
+                           : 0;
+  const int fit = std::max(
+      1, static_cast<int>((ImGui::GetContentRegionAvail().y - frag_h) / row_h) - 1);
   const auto begin = end - std::min<ptrdiff_t>(fit - 1, end - list.begin());
   ImDrawList* dl = ImGui::GetWindowDrawList();
   ImGui::PushFont(s.fonts.small);
@@ -61,6 +73,15 @@ void draw_lanes_panel(AppState& s) {
                 __builtin_popcount(is.exec_mask), text);
   }
   ImGui::PopFont();
+  if (mma) {
+    // The lane under the mouse in the rows above is outlined in the tiles.
+    int lane = -1;
+    const ImVec2 m = ImGui::GetIO().MousePos;
+    const ImVec2 w0 = ImGui::GetWindowPos();
+    if (m.x >= w0.x && m.x < w0.x + 32 * cell + 6) lane = std::clamp(int((m.x - ImGui::GetWindowContentRegionMin().x - w0.x) / cell), 0, 31);
+    ImGui::Separator();
+    draw_fragments(s, *mma, lane);
+  }
 }
 
 }  // namespace warplab::app

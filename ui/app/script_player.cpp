@@ -204,6 +204,28 @@ bool ScriptPlayer::before_frame(AppState& s) {
         s.sweep_metric = m;
         break;
       }
+      case K::RunOn: {
+        // As the combo beside Run: the real GPU's choices need a GPU (probe_gpu).
+        RunWhere w;
+        if (c.arg == "sim") w = RunWhere::Sim;
+        else if (c.arg == "both") w = RunWhere::Both;
+        else if (c.arg == "gpu") w = RunWhere::Gpu;
+        else return fail(c, "run-on: expected sim, both or gpu, not '" + c.arg + "'");
+        if (w != RunWhere::Sim && !s.gpu_absent.empty())
+          return fail(c, "run-on " + c.arg + ": " + s.gpu_absent);
+        s.settings.control.where = w;
+        break;
+      }
+      case K::Mode:
+        if (c.arg != "full" && c.arg != "sampled")
+          return fail(c, "mode: expected full or sampled, not '" + c.arg + "'");
+        s.settings.control.sampled = c.arg == "sampled";
+        break;
+      case K::Sched:
+        if (c.arg != "lrr" && c.arg != "gto" && c.arg != "preset")
+          return fail(c, "sched: expected lrr, gto or preset, not '" + c.arg + "'");
+        s.settings.control.scheduler = c.arg == "preset" ? "" : c.arg;
+        break;
       case K::Quit:
         ended_ = true;
         return false;

@@ -199,6 +199,15 @@ std::vector<float> column_max(const std::vector<int>& v, int columns) {
   return out;
 }
 
+ImU32 blend_over(ImU32 under, ImU32 over) {
+  const unsigned a = (over >> IM_COL32_A_SHIFT) & 0xFF;
+  auto ch = [&](int shift) {
+    const unsigned u = (under >> shift) & 0xFF, o = (over >> shift) & 0xFF;
+    return ((o * a + u * (255 - a) + 127) / 255) << shift;
+  };
+  return ch(IM_COL32_R_SHIFT) | ch(IM_COL32_G_SHIFT) | ch(IM_COL32_B_SHIFT) | IM_COL32_A_MASK;
+}
+
 void help_marker(const char* text) {
   ImGui::SameLine();
   ImGui::TextDisabled("(?)");

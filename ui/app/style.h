@@ -46,6 +46,9 @@ void draw_column_bars(ImDrawList* dl, float x0, float y_base, const std::vector<
 std::vector<float> column_max(const std::vector<int>& v, int columns);
 // "(?)" with a tooltip.
 void help_marker(const char* text);
+// `over` blended onto the opaque `under` as the renderer's alpha blending would: an opaque colour
+// for shapes drawn without blending (frame_damage.h begin_opaque).
+ImU32 blend_over(ImU32 under, ImU32 over);
 // A section title in the panel's body.
 void section_title(const Fonts& f, const char* text);
 

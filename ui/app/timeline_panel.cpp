@@ -8,6 +8,7 @@
 #include <string>
 
 #include "ui/app/app_state.h"
+#include "ui/app/frame_damage.h"
 #include "ui/app/model/ab_cursor.h"
 #include "ui/app/style.h"
 
@@ -163,7 +164,10 @@ void draw_timeline_panel(AppState& s) {
   const ImVec2 origin = ImGui::GetCursorScreenPos();
   const float kScrollW = 10;  // the rows' scrollbar on the right
   const float track_w = std::max(50.0f, avail.x - kLabelW - kScrollW);
-  const float tracks_h = std::max(40.0f, avail.y - kRulerH);
+  // A tensor-core kernel's rows (tensor_rows.cpp) sit between the ruler and the warps' rows.
+  const float band_h = tensor_rows_height(s);
+  const float tracks_h = std::max(40.0f, avail.y - kRulerH - band_h);
+  const float tracks_top = origin.y + kRulerH + band_h;
   s.view.width_px = track_w;
   // A/B: the pinned run's rows (A) under the shown run's (B), on one relative cursor
   // (model/ab_cursor.h); B keeps the upper half.
@@ -185,7 +189,7 @@ void draw_timeline_panel(AppState& s) {
   const float tx0 = origin.x + kLabelW;  // track area left edge
 
   // Interaction over the ruler and tracks.
-  ImGui::InvisibleButton("timeline_area", ImVec2(avail.x - kScrollW, kRulerH + tracks_h),
+  ImGui::InvisibleButton("timeline_area", ImVec2(avail.x - kScrollW, kRulerH + band_h + tracks_h),
                          ImGuiButtonFlags_MouseButtonLeft);
   const bool hovered = ImGui::IsItemHovered();
   ImGuiIO& io = ImGui::GetIO();
@@ -223,7 +227,7 @@ void draw_timeline_panel(AppState& s) {
     const float x = tx0 + static_cast<float>(s.view.x_of(c));
     if (x < tx0) continue;
     dl->AddLine(ImVec2(x, rul1.y - 6), ImVec2(x, rul1.y), color::kDim);
-    dl->AddLine(ImVec2(x, rul1.y), ImVec2(x, rul1.y + tracks_h), color::kGrid);
+    dl->AddLine(ImVec2(x, rul1.y), ImVec2(x, tracks_top + tracks_h), color::kGrid);
     // Right of its tick; left of it where it would pass the ruler's end (never clipped), and
     // left out where it would then touch the label before it.
     const std::string label = format_cycles(c);
@@ -237,8 +241,14 @@ void draw_timeline_panel(AppState& s) {
   dl->AddText(ImVec2(origin.x + 4, origin.y + 2), color::kDim, "cycle");
   ImGui::PopFont();
 
+  if (band_h > 0) {
+    draw_tensor_rows(s, ImVec2(origin.x, rul1.y), kLabelW, track_w);
+    const float bx = tx0 + static_cast<float>(s.view.x_of(s.cursor));
+    if (bx >= tx0 && bx <= tx0 + track_w)
+      dl->AddLine(ImVec2(bx, rul1.y), ImVec2(bx, tracks_top), color::kCursor, 1.5f);
+  }
   // Tracks (clipped).
-  const ImVec2 trk0(origin.x, rul1.y), trk1(tx0 + track_w, rul1.y + b_h);
+  const ImVec2 trk0(origin.x, tracks_top), trk1(tx0 + track_w, tracks_top + b_h);
   dl->PushClipRect(trk0, trk1, true);
   const int first_row = static_cast<int>(scroll_y / kRowH);
   const int last_row = std::min(static_cast<int>(s.index.rows.size()),
@@ -248,25 +258,36 @@ void draw_timeline_panel(AppState& s) {
     hover_row = static_cast<int>((io.MousePos.y - trk0.y + scroll_y) / kRowH);
     if (hover_row >= static_cast<int>(s.index.rows.size())) hover_row = -1;
   }
-  ImGui::PushFont(s.fonts.small);
+  // Pass 1, opaque (drawn without blending, frame_damage.h): the selected row's band and the
+  // span boxes, their translucent colours blended here over what lies beneath them.
+  const ImU32 bg = ImGui::GetColorU32(ImGuiCol_WindowBg);
+  const ImU32 selected_bg = blend_over(bg, IM_COL32(255, 255, 255, 18));
+  begin_opaque(dl);
   for (int r = first_row; r < last_row; ++r) {
     const TraceRow& row = s.index.rows[r];
     const float y = trk0.y + r * kRowH - scroll_y;
+    const ImU32 under = r == s.selected_row ? selected_bg : bg;
     if (r == s.selected_row)
-      dl->AddRectFilled(ImVec2(origin.x, y), ImVec2(trk1.x, y + kRowH),
-                        IM_COL32(255, 255, 255, 18));
-    char label[32];
-    std::snprintf(label, sizeof label, "SM%d  w%02d", row.sm, row.slot);
-    dl->AddText(ImVec2(origin.x + 4, y + 1), r == s.selected_row ? color::kText : color::kDim,
-                label);
+      dl->AddRectFilled(ImVec2(origin.x, y), ImVec2(trk1.x, y + kRowH), selected_bg);
     // Phase 1: prepare (cull + merge); phase 2: paint.
     const std::vector<SpanBox> boxes = prepare_row(row.spans, s.view, 2.0f);
     for (const SpanBox& b : boxes) {
       ImU32 c = warp_state_color(b.state);
-      if (b.merged()) c = (c & 0x00FFFFFF) | 0xB0000000;
+      if (b.merged()) c = blend_over(under, (c & 0x00FFFFFF) | 0xB0000000);
       dl->AddRectFilled(ImVec2(tx0 + b.x0, y + 2),
                         ImVec2(tx0 + std::max(b.x1, b.x0 + 1.0f), y + kRowH - 1), c);
     }
+  }
+  end_opaque(dl);
+  // Pass 2, blended: labels, the picked line's marks, access ticks.
+  ImGui::PushFont(s.fonts.small);
+  for (int r = first_row; r < last_row; ++r) {
+    const TraceRow& row = s.index.rows[r];
+    const float y = trk0.y + r * kRowH - scroll_y;
+    char label[32];
+    std::snprintf(label, sizeof label, "SM%d  w%02d", row.sm, row.slot);
+    dl->AddText(ImVec2(origin.x + 4, y + 1), r == s.selected_row ? color::kText : color::kDim,
+                label);
     // The PTX line picked in the source view: a mark at each of its issues on this row.
     if (!s.marked_ptx.empty()) {
       auto it = std::partition_point(row.issues.begin(), row.issues.end(), [&](uint32_t i) {
@@ -318,12 +339,12 @@ void draw_timeline_panel(AppState& s) {
                           ImVec2(cx, rul1.y), color::kCursor);
   dl->AddLine(ImVec2(tx0, trk0.y), ImVec2(tx0, trk1.y), IM_COL32(255, 255, 255, 40));
   if (ta)
-    draw_pinned_rows(s, ImVec2(origin.x, trk1.y), tx0, track_w, rul1.y + tracks_h - trk1.y,
+    draw_pinned_rows(s, ImVec2(origin.x, trk1.y), tx0, track_w, tracks_top + tracks_h - trk1.y,
                      scroll_y);
 
   // The rows' scrollbar: the thumb shows which rows are in view; drag it to scroll.
   if (content_h > b_h) {
-    const ImVec2 sb0(tx0 + track_w, rul1.y), sb1(sb0.x + kScrollW, rul1.y + b_h);
+    const ImVec2 sb0(tx0 + track_w, tracks_top), sb1(sb0.x + kScrollW, tracks_top + b_h);
     ImGui::SetCursorScreenPos(sb0);
     ImGui::InvisibleButton("rows_scrollbar", ImVec2(kScrollW, b_h));
     if (ImGui::IsItemActive())

@@ -41,6 +41,7 @@ struct RunArgs {
   std::optional<uint64_t> max_instructions, max_cycles;
   int threads = 0;                                  // 0 = all cores
   bool sampled = false;                             // --sampled
+  std::string sched;                                // --sched: "" = the preset's policy
   bool sandbox = false, allow_unsandboxed = false;  // compile the CUDA source as untrusted
   // --stalls: per-line warp states of the model and, on the GPU, sampled stall reasons.
   bool stalls = false;
@@ -142,6 +143,7 @@ int run(const RunArgs& a) {
   opt.max_cycles = a.max_cycles;
   opt.threads = resolve_threads(a.threads);
   opt.sampled = a.sampled;
+  opt.warp_scheduler = a.sched;
   if (a.sandbox) {
     // Untrusted source (lab/sandbox.h): the compile reads only the toolkit and the folders of the
     // experiment and its source.
@@ -204,6 +206,8 @@ int run(const RunArgs& a) {
     if (opt.backend != lab::BackendKind::Gpu) head.config = runner.config_name();
     head.gpu_device = runner.gpu_device_name();
     std::cout << lab::format_head(*exp, head);
+    if (!a.sched.empty() && opt.backend != lab::BackendKind::Gpu)
+      std::cout << "warp scheduler: " << a.sched << " (--sched; the preset's policy set aside)\n";
     if (exp->sweep.empty() && !exp->params.empty()) {
       std::string ps;
       for (const lab::ParamDef& p : exp->params)
@@ -362,6 +366,9 @@ Command add_run_command(CLI::App& app) {
   sub->add_flag("-q,--quiet", args->quiet, "Print nothing but errors and failures");
   add_threads_option(sub, args->threads);
   add_sampled_option(sub, args->sampled);
+  sub->add_option("--sched", args->sched,
+                  "Timing mode: the warp scheduling policy, lrr (loose round robin) or gto (greedy "
+                  "then oldest), in place of the preset's core.warp_scheduler");
   sub->add_flag("--no-line-counts", args->no_lines, "Skip per PTX/CUDA line counts (faster)");
   sub->add_flag(
       "--synccheck", args->synccheck,

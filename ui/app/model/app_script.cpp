@@ -39,6 +39,9 @@ Expected<std::vector<ScriptCommand>> parse_app_script(const std::string& text,
                                 {"pin", K::Pin, 0},
                                 {"unpin", K::Unpin, 0},
                                 {"sweep-metric", K::SweepMetric, 1},
+                                {"run-on", K::RunOn, 1},
+                                {"mode", K::Mode, 1},
+                                {"sched", K::Sched, 1},
                                 {"quit", K::Quit, 0}};
   std::vector<ScriptCommand> out;
   std::istringstream in(text);

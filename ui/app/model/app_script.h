@@ -29,6 +29,9 @@
 //   pin                   pin the run shown (A/B: the views compare it with the next run shown)
 //   unpin                 drop the pinned run
 //   sweep-metric NAME     the sweep chart's metric: time, sectors, gbps or occupancy
+//   run-on WHERE          where the next runs go: sim, both or gpu (--backend; run_control.h)
+//   mode NAME             how the model runs them: full or sampled (--sampled)
+//   sched NAME            the warp scheduling policy: lrr, gto or preset (--sched)
 //   quit                  exit (the end of the file quits too)
 // Blank lines and lines starting with '#' are ignored. Parsing is separate from running, so a
 // script with a typo fails before anything runs, naming FILE:LINE.
@@ -69,6 +72,9 @@ struct ScriptCommand {
     Pin,
     Unpin,
     SweepMetric,
+    RunOn,
+    Mode,
+    Sched,
     Quit
   };
   Kind kind = Kind::Quit;

@@ -135,6 +135,60 @@ ReferenceResult reference_curves(const lab::MeasuredData& data, const std::strin
   return out;
 }
 
+std::vector<MeasuredGroup> measured_groups(const lab::MeasuredData& data,
+                                           const std::string& base_dir,
+                                           const lab::Experiment& file_exp,
+                                           const std::map<std::string, double>& current) {
+  // The groups in launch order, each with its kernels.
+  std::vector<std::pair<std::string, std::set<std::string>>> groups;
+  for (const lab::LaunchDef& l : file_exp.launches) {
+    if (l.group.empty()) continue;
+    auto g = std::find_if(groups.begin(), groups.end(), [&](auto& e) { return e.first == l.group; });
+    if (g == groups.end()) g = groups.insert(groups.end(), {l.group, {}});
+    g->second.insert(l.kernel);
+  }
+  std::vector<MeasuredGroup> out;
+  const std::string want = canonical(file_exp.path);
+  for (const auto& [group, kernels] : groups)
+    for (const auto& [id, m] : data.points) {
+      if (!m.ok || m.experiment.empty() || !m.row.empty()) continue;
+      if (std::set<std::string>(m.launch.begin(), m.launch.end()) != kernels) continue;
+      if (canonical((fs::path(base_dir) / m.experiment).string()) != want) continue;
+      // The point's parameter values (the defaults and its `set`) equal the ones on screen?
+      std::map<std::string, double> values;
+      for (const lab::ParamDef& p : file_exp.params)
+        if (p.derived.empty()) values[p.name] = p.value.as_double();
+      std::string name;
+      double v = 0;
+      bool ok = true;
+      for (const std::string& a : m.set) {
+        ok = ok && split_assignment(a, name, v);
+        if (ok) values[name] = v;
+      }
+      for (const auto& [pname, pv] : values) {
+        const auto c = current.find(pname);
+        ok = ok && (c == current.end() || c->second == pv);
+      }
+      if (!ok) continue;
+      MeasuredGroup g;
+      g.group = group;
+      g.id = id;
+      g.device = data.device;
+      g.date = m.date.substr(0, 10);
+      g.time_us = m.time_us;
+      auto counter = [&](const char* k) {
+        const auto it = m.counters.find(k);
+        return it == m.counters.end() ? 0.0 : it->second;
+      };
+      g.dram_read_bytes = counter("dram_bytes_read");
+      g.dram_written_bytes = counter("dram_bytes_written");
+      g.stored_bytes = counter("global_store_sectors") * 32;
+      out.push_back(std::move(g));
+      break;
+    }
+  return out;
+}
+
 std::string reference_data_path(const std::string& data_dir, const std::string& config) {
   std::error_code ec;
   const std::string own = (fs::path(data_dir) / (lab::measured_slug(config) + ".json")).string();

@@ -43,6 +43,24 @@ ReferenceResult reference_curves(const lab::MeasuredData& data, const std::strin
                                  const lab::Experiment& file_exp,
                                  const std::map<std::string, double>& current);
 
+// A group of launches (an experiment's `group` key, e.g. lesson 6's "nine kernels" and "fused")
+// as the committed data measured it: the corpus point whose launches are exactly the group's
+// kernels, at the parameter values on screen. Times are the sum of the launches' medians.
+struct MeasuredGroup {
+  std::string group, id, device, date;  // date: YYYY-MM-DD
+  double time_us = 0;
+  double dram_read_bytes = 0, dram_written_bytes = 0;
+  // Bytes the kernels stored (global store sectors x 32): what they wrote into the L2, on its way
+  // to DRAM; the model's "written" column counts the same (run_snapshot.h GroupTotals).
+  double stored_bytes = 0;
+};
+// The measured groups of `file_exp` (as reference_curves reads points), in the order of the
+// experiment's launches; groups without a matching point are left out.
+std::vector<MeasuredGroup> measured_groups(const lab::MeasuredData& data,
+                                           const std::string& base_dir,
+                                           const lab::Experiment& file_exp,
+                                           const std::map<std::string, double>& current);
+
 // The data file for a preset ("h100-sxm" -> DIR/h100.json); the H100's when the preset has none
 // (the lessons quote the H100). "" when neither exists.
 std::string reference_data_path(const std::string& data_dir, const std::string& config);

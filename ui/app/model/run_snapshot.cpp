@@ -10,6 +10,7 @@
 #include "lab/runner.h"
 #include "ui/app/model/lesson_catalog.h"
 #include "ui/app/model/memory_flow.h"
+#include "ui/app/model/run_control.h"
 #include "ui/app/model/run_estimate.h"
 
 namespace warplab::app {
@@ -35,6 +36,11 @@ lab::RunOptions run_options(const RunRequest& req, lab::BackendKind backend) {
   o.config = req.config;
   o.l2 = req.cold_l2 ? lab::L2Start::Cold : lab::L2Start::Warm;
   o.cancel = req.cancel;
+  o.sampled = req.sampled;
+  o.warp_scheduler = req.warp_scheduler;
+  // The real GPU alone has no model to trace; a traced launch runs in full (sampling.h), so a
+  // sampled run is not traced: its figures, without the trace views.
+  if (backend == lab::BackendKind::Gpu || req.sampled) return o;
   lab::TraceCapture trace;
   trace.options.sms = {req.trace_sm};
   trace.options.max_events = req.max_trace_events;
@@ -150,7 +156,16 @@ RunSnapshot run_traced(const RunRequest& req) {
   //    simulator alone, keeping the reason for the empty "real GPU" column.
   lab::Toolchain toolchain;
   std::optional<lab::Runner> runner;
-  if (req.use_gpu) {
+  snap.sampled = req.sampled;
+  snap.warp_scheduler = req.warp_scheduler;
+  if (req.use_gpu && req.gpu_only) {
+    // The real GPU alone (`--backend gpu`): no simulator to fall back on.
+    runner.emplace(toolchain, run_options(req, lab::BackendKind::Gpu));
+    if (auto s = runner->prepare_backends(); !s) {
+      snap.error = "real GPU only: " + gpu_absent_line(s.error().message);
+      return finish();
+    }
+  } else if (req.use_gpu) {
     runner.emplace(toolchain, run_options(req, lab::BackendKind::Both));
     if (auto s = runner->prepare_backends(); !s) {
       // "--backend both: the real GPU is not available: ..." without the CLI's flag.
@@ -196,6 +211,7 @@ RunSnapshot run_traced(const RunRequest& req) {
         registers[k.kernel] = k.registers;
     if (auto cfg = timing::load_config(snap.config)) {
       snap.schedule = schedule_listing(*run.unit->program, *cfg, registers);
+      snap.mma_lines = mma_lines(run.unit->program->module(), *cfg);
       snap.links = link_capacities(*cfg);
     }
     snap.sass = sass_listing(run.unit->ptx);

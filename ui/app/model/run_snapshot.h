@@ -25,6 +25,7 @@
 #include "sim/timing/gpu_model.h"
 #include "ui/app/model/code_listing.h"
 #include "ui/app/model/memory_flow.h"
+#include "ui/app/model/tensor_activity.h"
 
 namespace warplab::app {
 
@@ -34,6 +35,12 @@ struct RunRequest {
   int trace_sm = 0;            // the SM traced in full detail
   uint64_t max_trace_events = 400'000;
   bool use_gpu = true;  // run on a real GPU too (backend both) when one opens
+  // The run control beside Run, as `warplab run` spells it (run_control.h): the real GPU alone
+  // (`--backend gpu`, with use_gpu; no model, no trace), sampled simulation (`--sampled`) and the
+  // warp scheduling policy (`--sched`, "" = the preset's).
+  bool gpu_only = false;
+  bool sampled = false;
+  std::string warp_scheduler;
   // Every launch starts with an empty L2, on the simulator and the GPU alike (false: a launch
   // finds what the previous ones left, as back-to-back launches do on a GPU).
   bool cold_l2 = true;
@@ -86,6 +93,11 @@ struct RunSnapshot {
   std::string backend;              // the runner's backend: "both" or "sim"
   std::string gpu_device;           // the real GPU's name ("" without one)
   std::string gpu_note;             // why there is no real GPU column ("" with one)
+  bool sampled = false;             // the request's --sampled
+  std::string warp_scheduler;       // the request's --sched ("" = the preset's)
+  // mma.sync lines of the PTX: their tensor-pipe issue interval and latency in the preset
+  // (tensor_pipe.h) and shape, for the timeline's tensor-pipe rows and the lanes view's fragments.
+  std::map<int32_t, MmaLine> mma_lines;
   std::vector<std::string> notes;   // sweeps, resource usage, compile warnings
   std::string source_path;          // the kernel's CUDA (or PTX) file
   std::vector<std::string> source_lines;
