@@ -36,6 +36,7 @@
 // where the system Python has no Triton), else python3 on the PATH.
 #pragma once
 
+#include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
