@@ -6,6 +6,7 @@
 
 #include <cmath>
 #include <cstdlib>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -101,18 +102,26 @@ double diff(const Image& a, const Image& b, Box box) {
   return n ? d / n : 0;
 }
 
-}  // namespace
-
-TEST_CASE("710 app screenshots: every lesson and view shows something where expected") {
+// The visit's screenshot folder, or nothing (the test case then has nothing to check): set by
+// tests/app/run.sh. Without stb_image the screenshots cannot be read, which fails the case.
+std::optional<std::string> shots_dir() {
   const char* dir = std::getenv("WARPLAB_APP_SHOTS");
   if (!dir) {
     MESSAGE("skipped: WARPLAB_APP_SHOTS not set (tests/app/run.sh sets it)");
-    return;
+    return std::nullopt;
   }
 #if !defined(WARPLAB_HAVE_STB)
   FAIL("built without stb_image (libstb-dev): cannot read the screenshots");
 #endif
-  const std::string d = dir;
+  return std::string(dir);
+}
+
+}  // namespace
+
+TEST_CASE("710 app screenshots: every lesson and view shows something where expected") {
+  const auto shots = shots_dir();
+  if (!shots) return;
+  const std::string& d = *shots;
   for (const char* lesson : {"01", "02", "03", "04", "05", "06", "07", "08", "09", "10", "11",
                              "12", "13", "14", "15", "16", "17", "18", "19", "20"}) {
     INFO("lesson " << lesson);
@@ -217,15 +226,9 @@ TEST_CASE("710 app screenshots at 1280x800: the sweep chart's axis above the fol
 }
 
 TEST_CASE("710 app screenshots: memory flow, whole GPU, banks, the H100 reference curve") {
-  const char* dir = std::getenv("WARPLAB_APP_SHOTS");
-  if (!dir) {
-    MESSAGE("skipped: WARPLAB_APP_SHOTS not set (tests/app/run.sh sets it)");
-    return;
-  }
-#if !defined(WARPLAB_HAVE_STB)
-  FAIL("built without stb_image (libstb-dev): cannot read the screenshots");
-#endif
-  const std::string d = dir;
+  const auto shots = shots_dir();
+  if (!shots) return;
+  const std::string& d = *shots;
   Image run, flow32, flow1, gpu;
   REQUIRE(load(d + "/run.png", run));
   REQUIRE(load(d + "/flow-stride32.png", flow32));
@@ -360,15 +363,9 @@ TEST_CASE("710 app screenshots: the GPU's per-line stalls beside the model's in 
 // Tensor-core kernels (tests/app/visit.txt, lessons 17 and 20): the timeline's rows above the
 // warps (ui/app/tensor_rows.cpp's opaque colours) and the lanes view's fragment tiles.
 TEST_CASE("710 app screenshots: tensor pipes, TMA copies, mbarrier phases and fragments") {
-  const char* dir = std::getenv("WARPLAB_APP_SHOTS");
-  if (!dir) {
-    MESSAGE("skipped: WARPLAB_APP_SHOTS not set (tests/app/run.sh sets it)");
-    return;
-  }
-#if !defined(WARPLAB_HAVE_STB)
-  FAIL("built without stb_image (libstb-dev): cannot read the screenshots");
-#endif
-  const std::string d = dir;
+  const auto shots = shots_dir();
+  if (!shots) return;
+  const std::string& d = *shots;
   Image mma, frag, tma;
   REQUIRE(load(d + "/tensor-mma.png", mma));
   REQUIRE(load(d + "/tensor-fragments.png", frag));
@@ -389,18 +386,14 @@ TEST_CASE("710 app screenshots: tensor pipes, TMA copies, mbarrier phases and fr
 // Lesson 2's stride 32 at N = 2^20 (tests/app/visit.txt): the memory flow's "launch" and "H100"
 // columns (validation/data/link-use-h100.tsv) beside the window's busy bars.
 TEST_CASE("710 app screenshots: the memory flow shows the H100's measured link use") {
-  const char* dir = std::getenv("WARPLAB_APP_SHOTS");
-  if (!dir) {
-    MESSAGE("skipped: WARPLAB_APP_SHOTS not set (tests/app/run.sh sets it)");
-    return;
-  }
-#if !defined(WARPLAB_HAVE_STB)
-  FAIL("built without stb_image (libstb-dev): cannot read the screenshots");
-#endif
+  const auto shots = shots_dir();
+  if (!shots) return;
+  const std::string& dir = *shots;
   Image flow;
   REQUIRE(load(std::string(dir) + "/flow-stride32-n2p20.png", flow));
   // The H100 column's figures and its line, in DRAM orange (style.h color::kDram): glyph cores.
   CHECK(count_color(flow, kMemory, 230, 110, 80) > 40);
-  // The busiest link's bar over 85%: red.
-  CHECK(count_color(flow, kMemory, 235, 90, 80) > 100);
+  // The busiest link's row is marked (flow_panel.cpp's row colour over the table's background);
+  // its bar turns red only at 85% of capacity, which depends on the model's window, not checked.
+  CHECK(count_color(flow, kMemory, 77, 48, 32) > 500);
 }

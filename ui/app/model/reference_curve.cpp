@@ -29,6 +29,21 @@ bool split_assignment(const std::string& s, std::string& name, double& value) {
   return !v.empty() && end && *end == '\0';
 }
 
+// A measured point's parameter values: the experiment file's defaults, then the point's `set`
+// (false when an assignment is malformed).
+bool point_values(const lab::Experiment& file_exp, const lab::MeasuredPoint& m,
+                  std::map<std::string, double>& values) {
+  for (const lab::ParamDef& p : file_exp.params)
+    if (p.derived.empty()) values[p.name] = p.value.as_double();
+  std::string name;
+  double v = 0;
+  for (const std::string& a : m.set) {
+    if (!split_assignment(a, name, v)) return false;
+    values[name] = v;
+  }
+  return true;
+}
+
 }  // namespace
 
 ReferenceResult reference_curves(const lab::MeasuredData& data, const std::string& base_dir,
@@ -45,15 +60,9 @@ ReferenceResult reference_curves(const lab::MeasuredData& data, const std::strin
     if (canonical((fs::path(base_dir) / m.experiment).string()) != want) continue;
     // 1. The point's parameter values: the file's defaults, its `set`, its row.
     std::map<std::string, double> values;
-    for (const lab::ParamDef& p : file_exp.params)
-      if (p.derived.empty()) values[p.name] = p.value.as_double();
+    bool ok = point_values(file_exp, m, values);
     std::string name;
     double v = 0;
-    bool ok = true;
-    for (const std::string& a : m.set) {
-      ok = ok && split_assignment(a, name, v);
-      if (ok) values[name] = v;
-    }
     std::optional<double> x;
     for (const std::string& a : m.row) {
       ok = ok && split_assignment(a, name, v);
@@ -156,15 +165,7 @@ std::vector<MeasuredGroup> measured_groups(const lab::MeasuredData& data,
       if (canonical((fs::path(base_dir) / m.experiment).string()) != want) continue;
       // The point's parameter values (the defaults and its `set`) equal the ones on screen?
       std::map<std::string, double> values;
-      for (const lab::ParamDef& p : file_exp.params)
-        if (p.derived.empty()) values[p.name] = p.value.as_double();
-      std::string name;
-      double v = 0;
-      bool ok = true;
-      for (const std::string& a : m.set) {
-        ok = ok && split_assignment(a, name, v);
-        if (ok) values[name] = v;
-      }
+      bool ok = point_values(file_exp, m, values);
       for (const auto& [pname, pv] : values) {
         const auto c = current.find(pname);
         ok = ok && (c == current.end() || c->second == pv);
