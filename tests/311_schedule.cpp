@@ -177,3 +177,82 @@ TEST_CASE("311 expansion_of: the PTX instructions ptxas expands into sequences, 
     CHECK(expansion_of(p, ins[i]) == want[i]);
   }
 }
+
+TEST_CASE("311 branches: ptxas keeps a long forward branch (loads wait for it), predicates a short one") {
+  // Lesson 17's copy loop as NVVM peels it: `@p bra` out over a whole iteration (kept: the loads
+  // after it wait for it), and lesson 5's bounds check: `@p bra` over one load (predicated). A
+  // loop of ldmatrix whose second address comes from the first one's result.
+  constexpr const char* kBranches = R"(.version 9.0
+.target sm_90
+.address_size 64
+.visible .entry br(.param .u64 a, .param .u32 n)
+{
+  .reg .pred %p<4>;
+  .reg .b32 %r<20>;
+  .reg .b64 %rd<8>;
+  .shared .align 16 .b8 s[4096];
+  ld.param.u64 %rd1, [a];
+  ld.param.u32 %r1, [n];
+  mov.u32 %r2, s;
+  setp.eq.s32 %p1, %r1, 0;
+  @%p1 bra $L_out;
+  ld.global.v4.u32 {%r3, %r4, %r5, %r6}, [%rd1];
+  st.shared.v4.u32 [%r2], {%r3, %r4, %r5, %r6};
+  add.s64 %rd2, %rd1, 16;
+  ld.global.v4.u32 {%r7, %r8, %r9, %r10}, [%rd2];
+  st.shared.v4.u32 [%r2+16], {%r7, %r8, %r9, %r10};
+  add.s32 %r11, %r1, 1;
+  add.s32 %r11, %r11, 1;
+  add.s32 %r11, %r11, 1;
+  add.s32 %r11, %r11, 1;
+$L_out:
+  setp.lt.s32 %p2, %r1, 7;
+  @%p2 bra $L_skip;
+  ld.global.u32 %r12, [%rd1+64];
+$L_skip:
+  mov.u32 %r13, 0;
+$L_loop:
+  ldmatrix.sync.aligned.m8n8.x1.shared.b16 {%r14}, [%r2];
+  and.b32 %r15, %r14, 4080;
+  add.s32 %r16, %r2, %r15;
+  ldmatrix.sync.aligned.m8n8.x1.shared.b16 {%r17}, [%r16];
+  add.s32 %r13, %r13, %r17;
+  setp.lt.s32 %p3, %r13, %r1;
+  @%p3 bra $L_loop;
+  ret;
+}
+)";
+  auto m = ptx::parse_module(kBranches, "branches.ptx");
+  REQUIRE_MESSAGE(m, (m ? "" : m.error().to_string()));
+  const ptx::Function& f = m->functions.at(0);
+  CompilerConfig cc;
+  REQUIRE(cc.predicate_max_instructions == 7);
+  auto branches = branch_schedules(f, cc);
+  REQUIRE(branches.size() == 2);  // the loop's backward branch is not listed
+  const BranchSchedule &out = branches[0], &skip = branches[1];
+  CHECK(out.line == 14);
+  CHECK(out.skipped == 9);
+  CHECK(out.kept);
+  CHECK(out.loads_below == 2);  // both tile loads wait for it
+  CHECK(kept_branch(f, out.pc, cc));
+  CHECK(skip.line == 26);
+  CHECK(skip.skipped == 1);
+  CHECK_FALSE(skip.kept);
+  CHECK(skip.loads_below == 1);
+  // The threshold decides: at 9 instructions the long branch is predicated too, at 8 it is kept.
+  cc.predicate_max_instructions = 9;
+  CHECK_FALSE(kept_branch(f, out.pc, cc));
+  cc.predicate_max_instructions = 8;
+  CHECK(kept_branch(f, out.pc, cc));
+  cc.predicate_max_instructions = 0;
+  CHECK(kept_branch(f, skip.pc, cc));
+  // An instruction that is no branch (the compare before it) is never a kept branch.
+  CHECK_FALSE(kept_branch(f, out.pc - 1, CompilerConfig{}));
+  // The loop: two ldmatrix are loads that move; the second's address comes from the first's data.
+  auto loops = loop_schedules(f, CompilerConfig{});
+  REQUIRE(loops.size() == 1);
+  CHECK(loops[0].loads == 2);
+  CHECK(loops[0].ldmatrix == 2);
+  CHECK(loops[0].movable == 1);
+  CHECK(loops[0].kept_branches == 0);
+}

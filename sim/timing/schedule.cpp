@@ -100,6 +100,10 @@ bool plain_load(const ptx::Instruction& i) {
          i.space != Space::Const && !i.mod.volatile_ && !i.mod.relaxed_or_acquire;
 }
 
+// A load the model moves (sm.cpp: hoistable_load): a plain load or an ldmatrix (LDSM), which
+// t.ldmatrix shows streaming with four dependent address chains a warp overlapping.
+bool movable_load(const ptx::Instruction& i) { return plain_load(i) || i.op == Opcode::Ldmatrix; }
+
 // The memory whose loads may not move across `i` (kMem*): all for atomics, barriers, fences,
 // calls, exits, ordered or volatile accesses; a plain store's own (store_memory); else none.
 uint8_t stops_loads(const ptx::Instruction& i) {
@@ -215,6 +219,50 @@ bool unrolls(const ptx::Function& f, int32_t branch) {
   return constant;
 }
 
+bool kept_branch(const ptx::Function& f, int32_t pc, const CompilerConfig& compiler) {
+  const auto& ins = f.instructions;
+  if (pc < 0 || pc >= static_cast<int32_t>(ins.size())) return false;
+  const ptx::Instruction& i = ins[pc];
+  if (i.op != Opcode::Bra || i.guard < 0 || i.ops.empty() ||
+      i.ops.back().kind != Operand::Kind::Label)
+    return false;
+  const int32_t target = i.ops.back().label;
+  if (target > pc && target - pc - 1 <= compiler.predicate_max_instructions) {
+    bool predicated = true;
+    for (int32_t k = pc + 1; k < target && size_t(k) < ins.size(); ++k)
+      predicated &= ins[k].op != Opcode::Bra;
+    if (predicated) return false;
+  }
+  return true;
+}
+
+std::vector<BranchSchedule> branch_schedules(const ptx::Function& f,
+                                             const CompilerConfig& compiler) {
+  const auto& ins = f.instructions;
+  std::vector<uint8_t> target(ins.size() + 1, 0);
+  for (const auto& [name, at] : f.labels)
+    if (at >= 0 && at < static_cast<int32_t>(target.size())) target[at] = 1;
+  std::vector<BranchSchedule> out;
+  for (int32_t pc = 0; pc < static_cast<int32_t>(ins.size()); ++pc) {
+    const ptx::Instruction& i = ins[pc];
+    if (i.op != Opcode::Bra || i.guard < 0 || i.ops.empty() ||
+        i.ops.back().kind != Operand::Kind::Label || i.ops.back().label <= pc)
+      continue;
+    BranchSchedule b;
+    b.pc = pc;
+    b.line = i.ptx_line;
+    b.loc = i.user_loc.line > 0 ? i.user_loc : i.loc;
+    b.skipped = i.ops.back().label - pc - 1;
+    b.kept = kept_branch(f, pc, compiler);
+    for (int32_t k = pc + 1; k < static_cast<int32_t>(ins.size()) && !target[k] &&
+                             ins[k].op != Opcode::Bra;
+         ++k)
+      b.loads_below += movable_load(ins[k]);
+    out.push_back(b);
+  }
+  return out;
+}
+
 std::vector<LoopSchedule> loop_schedules(const ptx::Function& f, const CompilerConfig& compiler,
                                          int registers_per_thread) {
   const int64_t load_registers = std::max<int64_t>(
@@ -243,7 +291,7 @@ std::vector<LoopSchedule> loop_schedules(const ptx::Function& f, const CompilerC
         if (!writes_register(i)) continue;
         const size_t ndst = i.pair_dest ? 2 : 1;
         bool derived = i.op == Opcode::Ld || i.op == Opcode::Ldu || i.op == Opcode::Atom ||
-                       i.op == Opcode::Shfl || i.op == Opcode::Vote;
+                       i.op == Opcode::Shfl || i.op == Opcode::Vote || i.op == Opcode::Ldmatrix;
         std::vector<int32_t> src;
         for (size_t o = ndst; o < i.ops.size(); ++o) regs_of(i.ops[o], src);
         if (i.op == Opcode::Ld || i.op == Opcode::Ldu)
@@ -265,8 +313,10 @@ std::vector<LoopSchedule> loop_schedules(const ptx::Function& f, const CompilerC
         for (int m = 0; m < 3; ++m)
           if (stop & (1 << m)) stretch[m] = 0;
       }
-      if (!plain_load(i)) continue;
+      if (i.op == Opcode::Bra && kept_branch(f, k, compiler) && k != b) ++l.kept_branches;
+      if (!movable_load(i)) continue;
       ++l.loads;
+      l.ldmatrix += i.op == Opcode::Ldmatrix;
       std::vector<int32_t> addr;
       for (size_t o = 1; o < i.ops.size(); ++o) regs_of(i.ops[o], addr);
       if (i.guard >= 0) addr.push_back(i.guard);
@@ -281,7 +331,7 @@ std::vector<LoopSchedule> loop_schedules(const ptx::Function& f, const CompilerC
     // iteration's copy of the load).
     uint8_t loaded = 0;  // memory the body's loads read
     for (int32_t k = head; k <= b; ++k)
-      if (plain_load(ins[k])) loaded |= memory_of(ins[k]);
+      if (movable_load(ins[k])) loaded |= memory_of(ins[k]);
     for (int32_t s = head; s <= b && l.stop_line == 0; ++s)
       if (stops_loads(ins[s]) & loaded) l.stop_line = ins[s].ptx_line;
     // 3. Loads ahead: a whole unrolled body's movable loads when nothing stops them at the

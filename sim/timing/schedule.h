@@ -24,8 +24,10 @@ struct LoopSchedule {
   int32_t first = 0, last = 0;            // instruction indices: loop head .. its backward branch
   int32_t first_line = 0, last_line = 0;  // their PTX lines
   ptx::SourceLoc loc;                     // CUDA location of the loop's first instruction
-  int loads = 0;                          // plain loads (global, local, shared) per iteration
+  int loads = 0;                          // plain loads (global, local, shared) and ldmatrix
+  int ldmatrix = 0;                       // of those: ldmatrix (a load that moves like the others)
   int movable = 0;                        // of those: address from arithmetic alone
+  int kept_branches = 0;                  // conditional branches ptxas keeps (kept_branch)
   int32_t stop_line = 0;  // first store/atomic/barrier/fence that holds back a load (0: none)
   bool unrolled = false;                  // ptxas unrolls it (see unrolls())
   int ahead = 0;                          // loads one warp may issue back to back in this loop
@@ -57,6 +59,25 @@ std::vector<uint8_t> shared_vector_bytes(const ptx::Function& f);
 // (c += blockDim.x, i += gridDim.x * blockDim.x: the PTX body's loads only) or that NVVM marked
 // `.pragma "nounroll"` (its remainder loops).
 bool unrolls(const ptx::Function& f, int32_t branch);
+
+// Whether the conditional branch at instruction `pc` of `f` stays a branch in the SASS, so that
+// no load below it moves above it (ptxas does not speculate loads: lesson 17's peeled copy
+// iterations, scripts/microbench/h100-l17-mma-2026-11-27.sass). A forward branch over at most
+// compiler.predicate_max_instructions PTX instructions, none of them a branch, is predicated by
+// ptxas instead (no branch left: loads move across it); so is nothing that is not a conditional
+// branch to a label. The timing model's guarded_branch (sm_compiler.cpp) applies this rule.
+bool kept_branch(const ptx::Function& f, int32_t pc, const CompilerConfig& compiler);
+
+// A forward conditional branch of `f`, as `warplab ptx --schedule` lists it.
+struct BranchSchedule {
+  int32_t pc = 0, line = 0;  // instruction index, PTX line
+  ptx::SourceLoc loc;        // its CUDA location
+  int skipped = 0;           // PTX instructions it jumps over
+  bool kept = false;         // kept_branch: loads below it wait for it
+  int loads_below = 0;       // loads (and ldmatrix) before the next branch or label: held by it
+};
+std::vector<BranchSchedule> branch_schedules(const ptx::Function& f,
+                                             const CompilerConfig& compiler);
 
 // Loops of `f` (innermost first, by position), under `compiler`'s rule, for a kernel that ptxas
 // gave `registers_per_thread` registers (loads in flight hold

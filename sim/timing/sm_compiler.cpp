@@ -101,19 +101,10 @@ void Sm::drop_unrolled(Warp&, Ahead& e) {
 // that stays is a fence for find_hoist.
 void Sm::guarded_branch(Ahead& e) const {
   const func::StepInfo& in = e.info;
-  const ptx::Instruction& i = *in.inst;
-  if (i.op != Opcode::Bra || i.guard < 0 || e.dropped || i.ops.empty() ||
-      i.ops.back().kind != ptx::Operand::Kind::Label || in.function < 0 || in.pc < 0)
-    return;
-  const int32_t target = i.ops.back().label;
-  const auto& ins = ctx_.program.module().functions[in.function].instructions;
-  if (target > in.pc && target - in.pc - 1 <= ctx_.config.compiler.predicate_max_instructions) {
-    bool predicated = true;
-    for (int32_t k = in.pc + 1; k < target && size_t(k) < ins.size(); ++k)
-      predicated &= ins[k].op != Opcode::Bra;
-    if (predicated) return;
-  }
-  e.fence = true;
+  if (in.inst->op != Opcode::Bra || e.dropped || in.function < 0 || in.pc < 0) return;
+  // The rule itself is schedule.h's kept_branch, which `warplab ptx --schedule` lists.
+  if (kept_branch(ctx_.program.module().functions[in.function], in.pc, ctx_.config.compiler))
+    e.fence = true;
 }
 
 // ptxas gives a compare (ISETP/FSETP) a stall of pipes.predicate_branch_latency cycles before a

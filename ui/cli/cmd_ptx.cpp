@@ -130,15 +130,49 @@ void print_schedule(const func::Program& program, const timing::GpuConfig& cfg,
       std::cout << ": " << l.loads << " load" << (l.loads == 1 ? "" : "s") << " per iteration, "
                 << (l.unrolled ? "unrolled " + std::to_string(cc.unroll) + "x"
                                : "not unrolled (its counter steps by a register, or nounroll)");
+      if (l.ldmatrix)
+        std::cout << " (" << l.ldmatrix << " of them ldmatrix, which moves like a load)";
       if (l.loads > l.movable)
         std::cout << ", " << l.loads - l.movable
-                  << " with an address computed from a load (they wait)";
+                  << " with an address computed from a load (each moves once that load's data "
+                     "is back, plus the address arithmetic; the loads after it may go first)";
+      if (l.kept_branches)
+        std::cout << "; " << l.kept_branches << " conditional branch"
+                  << (l.kept_branches == 1 ? "" : "es") << " inside that ptxas keeps";
       if (l.stop_line)
         std::cout << "; loads stop at line " << l.stop_line
                   << " (a store to their state space, an atomic, a barrier or a fence)";
       std::cout << "\n//     one warp issues up to " << l.ahead << " load"
                 << (l.ahead == 1 ? "" : "s") << " back to back before the first use\n";
     }
+  }
+  // Forward conditional branches: which ptxas keeps (no load below moves above it) and which it
+  // predicates (loads move across), schedule.h's kept_branch.
+  constexpr size_t kMaxBranches = 16;
+  for (const ptx::Function& f : m.functions) {
+    if (f.is_extern || f.instructions.empty()) continue;
+    const auto branches = timing::branch_schedules(f, cc);
+    if (branches.empty() || !cc.hoist_loads) continue;
+    std::cout << "// " << f.name << ": forward conditional branches (ptxas predicates one over at "
+              << "most compiler.predicate_max_instructions = " << cc.predicate_max_instructions
+              << " instructions with no branch among them; it keeps a longer one, and moves no "
+                 "load above a branch it keeps):\n";
+    for (size_t k = 0; k < branches.size() && k < kMaxBranches; ++k) {
+      const timing::BranchSchedule& b = branches[k];
+      std::cout << "//   line " << b.line;
+      if (b.loc.line > 0 && b.loc.file >= 0 && b.loc.file < static_cast<int32_t>(m.files.size()))
+        std::cout << " (" << m.files[b.loc.file] << ":" << b.loc.line << ")";
+      std::cout << ": over " << b.skipped << " instruction" << (b.skipped == 1 ? "" : "s") << ", "
+                << (b.kept ? "kept" : "predicated");
+      if (b.loads_below == 1)
+        std::cout << (b.kept ? ": the load after it waits for it" : ": the load after it moves across it");
+      else if (b.loads_below > 1)
+        std::cout << ": the " << b.loads_below << " loads after it "
+                  << (b.kept ? "wait for it" : "move across it");
+      std::cout << "\n";
+    }
+    if (branches.size() > kMaxBranches)
+      std::cout << "//   ... and " << branches.size() - kMaxBranches << " more\n";
   }
   // Instructions ptxas expands into sequences: the model issues each as one that holds the
   // scheduler for the sequence.
