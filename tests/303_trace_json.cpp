@@ -2,7 +2,10 @@
 #include <doctest/doctest.h>
 
 #include <nlohmann/json.hpp>
+#include <map>
 #include <sstream>
+#include <string>
+#include <vector>
 
 #include "sim/timing/trace.h"
 
@@ -129,4 +132,71 @@ TEST_CASE("303 the trace window and event bound are honoured") {
   t.spans.push_back({});
   CHECK_FALSE(t.room());
   CHECK(t.truncated);
+}
+
+TEST_CASE("303 asynchronous work is exported on tracks of its own, one per kind of unit") {
+  Trace t;
+  t.sm_count = 4;
+  t.spans.push_back({2, 5, WarpState::Mbarrier, 100, 900, 40});
+  // A TMA load by warp slot 5 (1024 bytes, cycles 120..760), a second one overlapping it, the
+  // mbarrier wait answered at 790 (phase complete at 760), a wgmma on the SM's tensor cores.
+  t.async.push_back({2, 5, AsyncRecord::Kind::TmaLoad, 120, 760, 0, 1024, 31});
+  t.async.push_back({2, 5, AsyncRecord::Kind::TmaLoad, 130, 770, 0, 512, 32});
+  t.async.push_back({2, 5, AsyncRecord::Kind::MbarrierWait, 150, 790, 760, 0, 35});
+  t.async.push_back({2, -1, AsyncRecord::Kind::Wgmma, 800, 864, 920, 128, 50});
+  std::ostringstream os;
+  REQUIRE(write_chrome_trace(t, os));
+  const auto doc = nlohmann::json::parse(os.str());
+  check_trace_event_format(doc);
+  std::map<int, std::string> track;  // tid -> thread_name on SM 2
+  std::map<std::string, std::vector<nlohmann::json>> begins, ends, instants;
+  bool process_named = false;
+  for (const auto& e : doc["traceEvents"]) {
+    const std::string ph = e["ph"];
+    if (ph == "M" && e["name"] == "thread_name" && e["pid"] == 2)
+      track[e["tid"].get<int>()] = e["args"]["name"];
+    if (ph == "M" && e["name"] == "process_name" && e["pid"] == 2) process_named = true;
+    if (ph == "b") begins[e["name"]].push_back(e);
+    if (ph == "e") ends[e["name"]].push_back(e);
+    if (ph == "i") instants[e["name"]].push_back(e);
+  }
+  CHECK(process_named);
+  // Three tracks besides the warp slot's: TMA loads, mbarrier waits, wgmma; none is a warp slot.
+  REQUIRE(track.size() == 4);
+  CHECK(track.at(5) == "warp slot 5");
+  REQUIRE(begins["TMA load"].size() == 2);
+  REQUIRE(ends["TMA load"].size() == 2);
+  REQUIRE(begins["mbarrier wait"].size() == 1);
+  REQUIRE(begins["wgmma"].size() == 1);
+  const auto& load = begins["TMA load"][0];
+  const int tma_tid = load["tid"];
+  CHECK(tma_tid != 5);
+  CHECK(track.at(tma_tid) == "TMA unit: loads (global -> shared)");
+  CHECK(load["pid"] == 2);
+  CHECK(load["cat"] == "tma");
+  CHECK(load["ts"] == 120);
+  CHECK(load["args"]["bytes"] == 1024);
+  CHECK(load["args"]["ptx_line"] == 31);
+  CHECK(load["args"]["warp_slot"] == 5);
+  // The two overlapping copies are told apart by their ids; each ends where its record does.
+  CHECK(begins["TMA load"][1]["tid"] == tma_tid);
+  CHECK(load["id"] != begins["TMA load"][1]["id"]);
+  for (const auto& e : ends["TMA load"])
+    CHECK(e["ts"] == (e["id"] == load["id"] ? 760 : 770));
+  const auto& wait = begins["mbarrier wait"][0];
+  CHECK(track.at(wait["tid"].get<int>()) == "mbarrier phases (waits answered)");
+  CHECK(wait["ts"] == 150);
+  CHECK(ends["mbarrier wait"][0]["ts"] == 790);
+  CHECK(wait["args"]["done_cycle"] == 760);
+  REQUIRE(instants["phase complete"].size() == 1);
+  CHECK(instants["phase complete"][0]["ts"] == 760);
+  CHECK(instants["phase complete"][0]["tid"] == wait["tid"]);
+  const auto& mma = begins["wgmma"][0];
+  CHECK(track.at(mma["tid"].get<int>()) == "tensor cores: warpgroup MMA (wgmma)");
+  CHECK(mma["cat"] == "tensor_pipe");
+  CHECK(mma["args"]["n"] == 128);
+  CHECK(mma["args"]["warp_slot"] == -1);
+  CHECK(ends["wgmma"][0]["ts"] == 864);
+  REQUIRE(instants["accumulators ready"].size() == 1);
+  CHECK(instants["accumulators ready"][0]["ts"] == 920);
 }

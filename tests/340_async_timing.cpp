@@ -5,6 +5,10 @@
 #include <doctest/doctest.h>
 
 #include <cstring>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
 
 #include "24x_async_ptx.h"
 #include "sim/func/executor.h"
@@ -125,4 +129,57 @@ TEST_CASE("340 timing mode: a TMA producer/consumer kernel waits in stall_mbarri
   // The copy's latency is in the kernel's time.
   CHECK(r->cycles > static_cast<uint64_t>(cfg->async.tma_latency));
   CHECK(warp_state_name(WarpState::Mbarrier) == "stall_mbarrier");
+}
+
+TEST_CASE("340 trace export: a TMA kernel's copy and mbarrier wait are on their own tracks") {
+  auto m = ptx::parse_module(test::kAsyncPtx, "async.ptx");
+  REQUIRE(m);
+  auto prog = func::Program::load(std::move(*m));
+  REQUIRE(prog);
+  auto cfg = load_config("h100-sxm");
+  REQUIRE(cfg);
+  func::DeviceMemory mem;
+  std::vector<uint32_t> src(64, 3);
+  const uint64_t S = mem.allocate("src", 256), O = mem.allocate("out", 256);
+  REQUIRE(mem.write(S, src.data(), 256));
+  func::LaunchConfig launch{"tma_1d", {1, 1, 1}, {64, 1, 1}, 0, std::vector<uint8_t>(16)};
+  std::memcpy(launch.params.data(), &S, 8);
+  std::memcpy(launch.params.data() + 8, &O, 8);
+  TimingOptions o;
+  o.trace.enabled = true;
+  auto r = run_timing(*prog, mem, launch, *cfg, o);
+  REQUIRE(r);
+  REQUIRE_FALSE(r->fault);
+  // The units recorded the bulk copy and the answered wait (trace.h: AsyncRecord) ...
+  const AsyncRecord* copy = nullptr;
+  const AsyncRecord* wait = nullptr;
+  for (const AsyncRecord& a : r->trace.async) {
+    if (a.kind == AsyncRecord::Kind::TmaLoad && !copy) copy = &a;
+    if (a.kind == AsyncRecord::Kind::MbarrierWait && !wait) wait = &a;
+  }
+  REQUIRE(copy);
+  REQUIRE(wait);
+  CHECK(copy->bytes == 256);
+  // ... and the export carries each as a begin/end pair at the record's cycles, on a track named
+  // for its unit under SM 0.
+  std::ostringstream os;
+  REQUIRE(write_chrome_trace(r->trace, os));
+  const auto doc = nlohmann::json::parse(os.str());
+  std::map<int, std::string> track;
+  for (const auto& e : doc["traceEvents"])
+    if (e["ph"] == "M" && e["name"] == "thread_name" && e["pid"] == 0)
+      track[e["tid"].get<int>()] = e["args"]["name"];
+  int found = 0;
+  for (const auto& e : doc["traceEvents"]) {
+    if (e["ph"] != "b") continue;
+    const AsyncRecord* rec = e["name"] == "TMA load" ? copy : e["name"] == "mbarrier wait" ? wait : nullptr;
+    if (!rec || e["ts"] != rec->begin) continue;
+    CHECK(e["pid"] == 0);
+    CHECK(e["args"]["end_cycle"] == rec->end);
+    CHECK(e["args"]["ptx_line"] == rec->ptx_line);
+    CHECK(track.at(e["tid"].get<int>()) ==
+          (rec == copy ? "TMA unit: loads (global -> shared)" : "mbarrier phases (waits answered)"));
+    ++found;
+  }
+  CHECK(found == 2);
 }

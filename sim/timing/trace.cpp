@@ -1,4 +1,8 @@
-// The timing trace and its Chrome trace-event export: see trace.h.
+// The timing trace and its Chrome trace-event export: see trace.h. Besides the warp slots' tracks,
+// the asynchronous work (AsyncRecord) has tracks of its own under its SM, one per kind: TMA loads,
+// stores and prefetches, cp.async fills, mbarrier waits (with an instant where the phase
+// completed) and the tensor cores' warpgroup MMAs (with an instant where the accumulators were
+// ready), so Perfetto shows the copies in flight beside the warps that wait for them.
 #include "sim/timing/trace.h"
 
 #include <algorithm>
@@ -45,6 +49,38 @@ std::string hex(uint64_t v) {
   return "0x" + s;
 }
 
+// Asynchronous work gets tracks of its own under its SM's process, one per kind of unit (a warp
+// slot's track would mix it with that warp's states, and the TMA unit and the tensor cores belong
+// to no one warp): thread ids above every warp slot, named by the metadata.
+constexpr int kAsyncTrackBase = 1 << 20;
+struct AsyncKindInfo {
+  const char* name;      // the event's name
+  const char* category;  // its "cat"
+  const char* track;     // the track's name
+  const char* done;      // what `done` marks ("" when the kind has none)
+  const char* amount;    // what `bytes` holds
+};
+AsyncKindInfo async_info(AsyncRecord::Kind k) {
+  switch (k) {
+    case AsyncRecord::Kind::TmaLoad:
+      return {"TMA load", "tma", "TMA unit: loads (global -> shared)", "", "bytes"};
+    case AsyncRecord::Kind::TmaStore:
+      return {"TMA store", "tma", "TMA unit: stores (shared -> global)", "", "bytes"};
+    case AsyncRecord::Kind::TmaPrefetch:
+      return {"TMA prefetch", "tma", "TMA unit: prefetches (into L2)", "", "bytes"};
+    case AsyncRecord::Kind::CpAsync:
+      return {"cp.async fill", "cp_async", "cp.async fills (LDGSTS)", "", "bytes"};
+    case AsyncRecord::Kind::MbarrierWait:
+      return {"mbarrier wait", "mbarrier", "mbarrier phases (waits answered)", "phase complete",
+              "bytes"};
+    case AsyncRecord::Kind::Wgmma:
+      return {"wgmma", "tensor_pipe", "tensor cores: warpgroup MMA (wgmma)",
+              "accumulators ready", "n"};
+  }
+  return {"async", "async", "asynchronous work", "", "bytes"};
+}
+int async_track(AsyncRecord::Kind k) { return kAsyncTrackBase + static_cast<int>(k); }
+
 const char* access_name(AccessRecord::Kind k) {
   switch (k) {
     case AccessRecord::Kind::GlobalLoad: return "global load";
@@ -74,6 +110,11 @@ Status write_chrome_trace(const Trace& t, std::ostream& out) {
   for (const auto& s : t.issues) threads.insert({s.sm, s.slot});
   std::set<int> pids;
   for (auto [pid, tid] : threads) pids.insert(pid);
+  std::set<std::pair<int, int>> async_tracks;  // (SM, track) of the asynchronous work
+  for (const auto& a : t.async) {
+    async_tracks.insert({a.sm, async_track(a.kind)});
+    pids.insert(a.sm);
+  }
   for (int pid : pids) {
     j.begin_object().field("ph", "M").field("name", "process_name").field("pid", pid).field("tid", 0);
     j.key("args").begin_object().field("name", "SM " + std::to_string(pid)).end_object().end_object();
@@ -81,6 +122,14 @@ Status write_chrome_trace(const Trace& t, std::ostream& out) {
   for (auto [pid, tid] : threads) {
     j.begin_object().field("ph", "M").field("name", "thread_name").field("pid", pid).field("tid", tid);
     j.key("args").begin_object().field("name", "warp slot " + std::to_string(tid)).end_object().end_object();
+  }
+  for (auto [pid, tid] : async_tracks) {
+    const char* name = async_info(static_cast<AsyncRecord::Kind>(tid - kAsyncTrackBase)).track;
+    j.begin_object().field("ph", "M").field("name", "thread_name").field("pid", pid).field("tid", tid);
+    j.key("args").begin_object().field("name", name).end_object().end_object();
+    // Below the warp slots' tracks.
+    j.begin_object().field("ph", "M").field("name", "thread_sort_index").field("pid", pid).field("tid", tid);
+    j.key("args").begin_object().field("sort_index", tid).end_object().end_object();
   }
   j.begin_object().field("ph", "M").field("name", "process_name").field("pid", gpu_pid).field("tid", 0);
   j.key("args").begin_object().field("name", "GPU memory traffic").end_object().end_object();
@@ -134,7 +183,33 @@ Status write_chrome_trace(const Trace& t, std::ostream& out) {
       j.end_object();
     }
   }
-  // 5. Counter tracks.
+  // 5. Asynchronous work (async begin/end pairs on its unit's track: copies may overlap), and an
+  //    instant event where an mbarrier's phase completed or a wgmma's accumulators were ready.
+  for (size_t k = 0; k < t.async.size(); ++k) {
+    const AsyncRecord& a = t.async[k];
+    const AsyncKindInfo info = async_info(a.kind);
+    const std::string id = "async-" + std::to_string(k);
+    const int tid = async_track(a.kind);
+    for (int phase = 0; phase < 2; ++phase) {
+      j.begin_object().field("ph", phase == 0 ? "b" : "e").field("cat", info.category);
+      j.field("name", info.name).field("id", id).field("pid", a.sm).field("tid", tid);
+      j.field("ts", phase == 0 ? a.begin : std::max(a.end, a.begin));
+      if (phase == 0) {
+        j.key("args").begin_object().field("ptx_line", a.ptx_line).field("warp_slot", a.slot);
+        j.field(info.amount, a.bytes).field("end_cycle", a.end);
+        if (*info.done) j.field("done_cycle", a.done);
+        j.end_object();
+      }
+      j.end_object();
+    }
+    if (*info.done && a.done > 0) {
+      j.begin_object().field("ph", "i").field("s", "t").field("cat", info.category);
+      j.field("name", info.done).field("pid", a.sm).field("tid", tid).field("ts", a.done);
+      j.key("args").begin_object().field("ptx_line", a.ptx_line).field("warp_slot", a.slot);
+      j.end_object().end_object();
+    }
+  }
+  // 6. Counter tracks.
   for (const auto& c : t.counters) {
     j.begin_object().field("ph", "C").field("name", "sectors").field("pid", gpu_pid).field("tid", 0);
     j.field("ts", c.cycle).key("args").begin_object().field("L1", c.l1_sectors).field("L2", c.l2_sectors);
