@@ -31,7 +31,9 @@ json timing_json(const timing::TimingResult& r, const timing::GpuConfig& cfg,
   json j = json::object();
   j["mode"] = "timing";
   j["config"] = cfg.name;
-  j["clock_mhz"] = cfg.core.clock_mhz;
+  // The clock the launch ran at: lower than the preset's under tensor-core work (sm_clock.h).
+  j["clock_mhz"] = r.clock_mhz > 0 ? r.clock_mhz : cfg.core.clock_mhz;
+  j["preset_clock_mhz"] = cfg.core.clock_mhz;
   j["cycles"] = r.cycles;
   if (r.sampling.requested) {  // sampled simulation (sim/timing/sampling.h): never silent
     const timing::SamplingReport& sp = r.sampling;

@@ -130,7 +130,13 @@ std::string format_timing(const LaunchRecord& r) {
               " of blocks in detail";
   o << "    timing (" << s.value("config", std::string("?")) << sampled
     << "): " << group_thousands(static_cast<uint64_t>(num(s, "cycles")))
-    << " cycles = " << printf_str("%.2f", num(s, "kernel_time_us")) << " us (+ "
+    << " cycles = " << printf_str("%.2f", num(s, "kernel_time_us")) << " us"
+    << (num(s, "clock_mhz") > 0 && num(s, "preset_clock_mhz") > 0 &&
+                num(s, "clock_mhz") != num(s, "preset_clock_mhz")
+            ? " at " + printf_str("%.0f", num(s, "clock_mhz")) +
+                  " MHz (the SM clock under tensor-core work)"
+            : std::string())
+    << " (+ "
     << printf_str("%.1f", num(s, "launch_overhead_us"))
     << " us launch = " << printf_str("%.2f", num(s, "time_us")) << " us)   IPC "
     << printf_str("%.2f", num(s, "ipc")) << " per SM (" << printf_str("%.1f", num(s, "gpu_ipc"))

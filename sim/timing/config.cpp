@@ -48,6 +48,12 @@ std::vector<Field> fields() {
       F("", "description", "", "one-line description", description),
       F("core", "sm_count", "SMs", "streaming multiprocessors", core.sm_count),
       F("core", "clock_mhz", "MHz", "SM clock (cycles -> microseconds)", core.clock_mhz),
+      F("core", "mma_clock_mhz", "MHz",
+        "SM clock while a kernel that issues mma.sync runs (0: clock_mhz; sm_clock.h)",
+        core.mma_clock_mhz),
+      F("core", "wgmma_clock_mhz", "MHz",
+        "SM clock while a kernel that issues wgmma runs (0: clock_mhz; sm_clock.h)",
+        core.wgmma_clock_mhz),
       F("core", "sub_partitions", "per SM", "SM sub-partitions, each with one warp scheduler",
         core.sub_partitions),
       F("core", "max_warps_per_sm", "warps", "resident warps per SM", core.max_warps_per_sm),
@@ -322,6 +328,8 @@ constexpr Limit kLimits[] = {
     {"core.shared_alloc_unit", 1 << 20},
     {"core.shared_reserved_per_block", 1 << 20},
     {"core.clock_mhz", 100000},
+    {"core.mma_clock_mhz", 100000},
+    {"core.wgmma_clock_mhz", 100000},
     {"shared.banks", 1024},
     {"shared.bank_bytes", 1024},
     {"shared.wavefronts_per_cycle", 1024},
@@ -529,6 +537,8 @@ Status validate_config(const GpuConfig& c) {
   auto bad = [](std::string m) -> Status { return Error{"", 0, m}; };
   if (c.core.sm_count < 1) return bad("core.sm_count must be at least 1");
   if (c.core.clock_mhz <= 0) return bad("core.clock_mhz must be positive");
+  if (c.core.mma_clock_mhz < 0 || c.core.wgmma_clock_mhz < 0)
+    return bad("core.mma_clock_mhz and core.wgmma_clock_mhz must be 0 (clock_mhz) or positive");
   if (c.core.sub_partitions < 1) return bad("core.sub_partitions must be at least 1");
   if (c.core.max_warps_per_sm < 1 || c.core.max_blocks_per_sm < 1)
     return bad("core.max_warps_per_sm and core.max_blocks_per_sm must be at least 1");

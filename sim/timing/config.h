@@ -38,6 +38,10 @@ struct CoreConfig {
   double block_dispatch_interval = 1.25;     // cycles between two block dispatches, GPU-wide
   int64_t block_launch_latency = 100;        // cycles from dispatch to the block's first issue
   double launch_overhead_us = 4.0;           // host launch + event overhead added to time_us
+  // The SM clock while a kernel that issues mma.sync (HMMA) or wgmma (HGMMA) runs, in MHz; 0: the
+  // kernel runs at clock_mhz (sim/timing/sm_clock.h).
+  double mma_clock_mhz = 0;
+  double wgmma_clock_mhz = 0;
 };
 
 // One functional-unit pipeline: how long until its result can be used, how often it accepts a warp.

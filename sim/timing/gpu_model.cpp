@@ -12,6 +12,7 @@
 #include "sim/timing/parallel_loop.h"
 #include "sim/timing/fast_forward.h"
 #include "sim/timing/sampling.h"
+#include "sim/timing/sm_clock.h"
 #include "sim/timing/schedule.h"
 #include "sim/timing/sm.h"
 
@@ -164,6 +165,9 @@ Expected<TimingResult> simulate(const func::Program& program, func::DeviceMemory
   // The L1 this launch has: what the shared-memory carve-out leaves of the unified array.
   GpuConfig launch_config = config;
   launch_config.l1.size_bytes = l1_bytes_for_launch(config, *occ);
+  // The SM clock it runs at (lower while the tensor cores run mma.sync: sm_clock.h).
+  launch_config.core.clock_mhz = launch_clock_mhz(config.core, program.module(), *kernel);
+  r.clock_mhz = launch_config.core.clock_mhz;
   r.l1_bytes = launch_config.l1.size_bytes;
   // 2. The machine: L2 + DRAM, SMs, block scheduler, per-line state table.
   int32_t max_line = 0;
@@ -178,7 +182,7 @@ Expected<TimingResult> simulate(const func::Program& program, func::DeviceMemory
   if (options.trace.enabled) {
     r.trace.options = options.trace;
     r.trace.kernel = launch.kernel;
-    r.trace.clock_mhz = config.core.clock_mhz;
+    r.trace.clock_mhz = r.clock_mhz;
     r.trace.dram_peak_bytes_per_second = config.peak_dram_bytes_per_second();
     r.trace.sm_count = static_cast<int32_t>(config.core.sm_count);
     r.trace.sub_partitions = static_cast<int32_t>(config.core.sub_partitions);
@@ -545,7 +549,7 @@ Expected<TimingResult> simulate(const func::Program& program, func::DeviceMemory
     skipped_stats.blocks = skipped_stats.warps = skipped_stats.threads = 0;
   add_stats(r.stats, skipped_stats);
   r.achieved_occupancy = active ? double(resident) / active / config.core.max_warps_per_sm : 0;
-  r.kernel_time_us = double(r.cycles) / config.core.clock_mhz;
+  r.kernel_time_us = double(r.cycles) / r.clock_mhz;
   r.time_us = r.kernel_time_us + config.core.launch_overhead_us;
   const uint64_t instructions = issued_before + skipped_stats.warp_instructions;
   r.gpu_ipc = r.cycles ? double(instructions) / r.cycles : 0;

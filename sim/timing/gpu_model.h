@@ -115,7 +115,8 @@ struct TimingResult {
   std::string kernel;
   std::string config;         // preset name
   uint64_t cycles = 0;        // first dispatch to last warp done, SM cycles
-  double kernel_time_us = 0;  // cycles / clock
+  double clock_mhz = 0;       // the SM clock the launch ran at (sm_clock.h)
+  double kernel_time_us = 0;  // cycles / clock_mhz
   double time_us = 0;         // kernel_time_us + launch overhead (compares to CUDA events)
   double ipc = 0;             // warp instructions per cycle per active SM
   double gpu_ipc = 0;         // warp instructions per cycle, whole GPU
