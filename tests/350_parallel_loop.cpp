@@ -200,8 +200,8 @@ TEST_CASE("350 a streaming kernel: identical on 1, 2 and 5 threads") {
 }
 
 TEST_CASE("350 adapt_threads (the loop's timed trials pick the way): identical on 1 and 5") {
-  // Long enough for several trial pairs (29,405 cycles: 64-cycle stretches, a pair every 32 to
-  // 512 of them): the way each stretch runs depends on the host's timing, the results must not.
+  // Long enough for many trial pairs (29,405 cycles: 64-cycle stretches, a pair every 32 of
+  // them): the way each stretch runs depends on the host's timing, the results must not.
   // The first pool trial (the second stretch of cycles with 8 or more SMs due) always runs on
   // the threads.
   const uint32_t n = 1024 * 600;

@@ -104,10 +104,7 @@ constexpr size_t kMinParallelSms = 8;
 // the rest.
 // The first kTrialWarm cycles of a trial are not timed: they move the SMs' state between the
 // host cores' caches (to the pool's threads or back), which the stretch it picks pays only once.
-// Each trial pair runs one stretch the slower way and moves that state twice: while trials keep
-// the way they found, the next pair comes twice as late (up to kTrialEveryMost stretches), and
-// a trial that changes the way brings them back to every kTrialEvery.
-constexpr uint64_t kTrialCycles = 64, kTrialEvery = 32, kTrialEveryMost = 512, kTrialWarm = 16;
+constexpr uint64_t kTrialCycles = 64, kTrialEvery = 32, kTrialWarm = 16;
 
 // Adds `from`'s counts to `into` (one thread's share of a launch's counts).
 void add_stats(func::LaunchStats& into, const func::LaunchStats& from) {
@@ -251,9 +248,6 @@ Expected<TimingResult> simulate(const func::Program& program, func::DeviceMemory
   double trial_ns[2] = {0, 0};     // adapt_threads: [one thread, pool] time in trials
   uint64_t trial_sms[2] = {0, 0};  // ... and the SM ticks they made
   bool use_pool = true;
-  bool decided = false;               // adapt_threads: a trial pair has picked use_pool
-  uint64_t trial_at = 0;              // ... the stretch where the next trial pair starts
-  uint64_t trial_every = kTrialEvery;  // ... and the stretches from one pair to the next
   // Sampled simulation (sampling.h): at each wave boundary the sampler may fast-forward waves,
   // whose blocks then run here in the functional executor.
   const bool checked = options.trace.enabled || launch.synccheck || launch.racecheck;
@@ -379,9 +373,9 @@ Expected<TimingResult> simulate(const func::Program& program, func::DeviceMemory
       }
       if (!pending_fault && due.size() >= kMinParallelSms) {
         const bool warm = eligible % kTrialCycles >= kTrialWarm;
-        const uint64_t stretch = eligible++ / kTrialCycles;
-        if (options.adapt_threads && stretch >= trial_at && stretch - trial_at < 2) {
-          trial = static_cast<int>(stretch - trial_at);
+        const uint64_t phase = eligible++ / kTrialCycles % kTrialEvery;
+        if (options.adapt_threads && phase < 2) {
+          trial = static_cast<int>(phase);
           timed = warm;
           trial_begin = std::chrono::steady_clock::now();
         }
@@ -421,14 +415,7 @@ Expected<TimingResult> simulate(const func::Program& program, func::DeviceMemory
         trial_sms[trial] += due.size();
       }
       if (trial == 1 && eligible % kTrialCycles == 0) {  // both trials done: pick the faster
-        const bool pool_faster =
-            trial_ns[1] * double(trial_sms[0]) < trial_ns[0] * double(trial_sms[1]);
-        trial_every = decided && pool_faster == use_pool
-                          ? std::min(trial_every * 2, kTrialEveryMost)
-                          : kTrialEvery;
-        trial_at += trial_every;
-        use_pool = pool_faster;
-        decided = true;
+        use_pool = trial_ns[1] * double(trial_sms[0]) < trial_ns[0] * double(trial_sms[1]);
         trial_ns[0] = trial_ns[1] = 0;
         trial_sms[0] = trial_sms[1] = 0;
       }

@@ -73,6 +73,11 @@
 //   - The block scheduler places blocks in the cycle an SM has room (block_scheduler.h, on
 //     the loop's thread): an SM whose block ends inside a quantum would have to stop there
 //     (or the placement wait until the quantum's end, another change of cycles).
+// What the exact form (pending references, (cycle, SM) order) would gain besides threads: one
+// core spends its time on first touches of per-warp state (the registers, 8 bytes a lane, and
+// 512-byte window entries of 132 x 64 warps, each visited once a cycle: scripts/microbench/
+// h100-host-bench-threads-par5-2026-11-27.txt); an SM ticked Q cycles in a row keeps its own
+// state in the core's caches.
 // Simplified: a fault inside a parallel cycle (the one-thread loop would have stopped at that SM
 // and not ticked the later ones) is not reproduced in place: run_timing simulates that launch
 // again on one thread from the same starting memory (gpu_model.cpp). A traced launch, one with
