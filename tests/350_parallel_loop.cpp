@@ -75,7 +75,8 @@ struct Case {
   int sm_count = 0;  // 0: the preset's
 };
 
-Outcome run(const Case& c, int threads, bool trace, func::DeviceMemory* out_mem = nullptr) {
+Outcome run(const Case& c, int threads, bool trace, func::DeviceMemory* out_mem = nullptr,
+            bool adapt = false) {
   auto prog = load(c.ptx);
   REQUIRE(prog);
   auto cfg = load_config("h100-sxm");
@@ -92,7 +93,7 @@ Outcome run(const Case& c, int threads, bool trace, func::DeviceMemory* out_mem 
   for (uint32_t v : c.scalar_args) put(launch.params, v);
   TimingOptions o;
   o.threads = threads;
-  o.adapt_threads = false;  // every cycle with enough SMs due on the threads
+  o.adapt_threads = adapt;  // false: every cycle with enough SMs due on the threads
   o.registers_per_thread = 32;
   o.trace.enabled = trace;
   if (trace) o.trace.sms = {0, 1, 5};
@@ -196,6 +197,22 @@ TEST_CASE("350 a streaming kernel: identical on 1, 2 and 5 threads") {
   const uint32_t n = 256 * 264;  // two blocks per SM
   const Outcome o = check_identical(vec_add_case(n, 256, n, 0));
   check_vec_add(o, n);
+}
+
+TEST_CASE("350 adapt_threads (the loop's timed trials pick the way): identical on 1 and 5") {
+  // Long enough for many trial pairs (29,405 cycles: 64-cycle stretches, a pair every 32 of
+  // them): the way each stretch runs depends on the host's timing, the results must not.
+  // The first pool trial (the second stretch of cycles with 8 or more SMs due) always runs on
+  // the threads.
+  const uint32_t n = 1024 * 600;
+  const Case c = vec_add_case(n, 1024, n, 16);
+  const Outcome one = run(c, 1, false);
+  const Outcome many = run(c, 5, false, nullptr, true);
+  CHECK(many.json == one.json);
+  CHECK(many.memory == one.memory);
+  CHECK(many.parallel_cycles >= 64);
+  CHECK(!many.redone);
+  check_vec_add(one, n);
 }
 
 TEST_CASE("350 a grid of several waves: identical on 1, 2 and 5 threads") {

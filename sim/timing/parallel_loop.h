@@ -42,6 +42,42 @@
 // instructions, and sleeps (atomic wait) only when that takes long: between launches, and in
 // stretches that the loop runs on one thread. A thread that may not have a core of its own
 // (more threads than the process may run on) spins only briefly.
+// Not done (evaluated for issue 26): a cycle quantum, so that an SM runs Q cycles without waiting.
+// Its L1 misses would be queued and handed to the L2 at the quantum's end, and each SM's
+// functional global accesses logged, a conflict between SMs (same bytes, a write among them)
+// sending the launch to the one-thread redo. What that changes, and why it is not built yet:
+//   - When the L1 learns a fill's cycle: at the quantum's end instead of in the tick that
+//     missed. Today that cycle is used at once: the warp's scoreboard (write_pending), the
+//     MSHR queue's earliest return (can_accept_global's wake), a later miss to the same
+//     sector merging with the fill (set_fill), a vector load's members (vector_issued), the
+//     compiler schedule's "is that load's data back" (loaded_operands_ready), an exited warp's
+//     drain. With Q no longer than the shortest L1->L2->L1 trip (277 cycles on the H100
+//     preset; per preset, the L2 hit and atomic latencies bound it), none of these can change
+//     inside the quantum (nothing sent in it comes back in it), so each could hold a pending
+//     reference filled at the quantum's end, and the cycles stay exactly today's IF the L2
+//     takes the quantum's requests in (cycle, SM order) order, which is the one-thread loop's
+//     order: the one-thread loop can then use the same rule and every thread count gives
+//     today's JSON. That is many places in sm.cpp / sm_compiler.cpp / l1tex.cpp that read a
+//     `ready` the moment they ask for it: a change of the SM's structure, not of this unit.
+//   - In SM order (all of SM 131's requests of the quantum, then SM 130's ...), as proposed,
+//     the cycles change: a slice's queue is one "free from" time per path (l2.h: occupy),
+//     right only for requests arriving in time order; a request from cycle q+3 handed after
+//     one from q+90 waits behind it, up to Q cycles of queueing that the hardware does not
+//     have, and the DRAM's open rows see another order (row hits, activations). Bandwidth-bound
+//     points (the stream, the L2-bound corpus points) would move, and the corpus would have to
+//     be validated again (validation/data/validate-2026-11-27-stop33.txt is the reference).
+//   - Device memory: a launch whose blocks talk through global memory (atomics whose returned
+//     values steer the threads: test 350's histogram, tickets, a decoupled look-back scan, spin
+//     flags) conflicts in nearly every quantum, so it would always be simulated twice (slower
+//     than today); a sound version needs a rollback per quantum, not per launch.
+//   - The block scheduler places blocks in the cycle an SM has room (block_scheduler.h, on
+//     the loop's thread): an SM whose block ends inside a quantum would have to stop there
+//     (or the placement wait until the quantum's end, another change of cycles).
+// What the exact form (pending references, (cycle, SM) order) would gain besides threads: one
+// core spends its time on first touches of per-warp state (the registers, 8 bytes a lane, and
+// 512-byte window entries of 132 x 64 warps, each visited once a cycle: scripts/microbench/
+// h100-host-bench-threads-par5-2026-11-27.txt); an SM ticked Q cycles in a row keeps its own
+// state in the core's caches.
 // Simplified: a fault inside a parallel cycle (the one-thread loop would have stopped at that SM
 // and not ticked the later ones) is not reproduced in place: run_timing simulates that launch
 // again on one thread from the same starting memory (gpu_model.cpp). A traced launch, one with
