@@ -102,6 +102,28 @@ std::vector<GroupSummary> summarize_groups(const std::vector<CorpusPoint>& point
   return out;
 }
 
+GroupSummary summarize_latency_bound(const std::vector<CorpusPoint>& points,
+                                     const std::vector<uint64_t>& widest_blocks,
+                                     const std::map<std::string, double>& sim_us,
+                                     const std::map<std::string, double>& gpu_us, int64_t sm_count) {
+  GroupSummary out{"latency_bound"};
+  double sum = 0;
+  for (size_t i = 0; i < points.size() && i < widest_blocks.size(); ++i) {
+    if (widest_blocks[i] == 0 || widest_blocks[i] >= uint64_t(sm_count)) continue;
+    auto s = sim_us.find(points[i].id), g = gpu_us.find(points[i].id);
+    if (s == sim_us.end() || g == gpu_us.end() || !(g->second > 0)) continue;
+    ++out.points;
+    sum += abs_pct_error(s->second, g->second);
+  }
+  if (out.points) out.mape = sum / out.points;
+  return out;
+}
+
+std::string latency_bound_line(const GroupSummary& s) {
+  return "VALIDATE group=" + s.group + " points=" + std::to_string(s.points) +
+         " mape=" + (s.points ? one_decimal(s.mape) + "%" : "-");
+}
+
 std::string group_line(const GroupSummary& s) {
   std::string first = s.first_points ? one_decimal(s.first_answer_mape) + "%" : "-";
   if (s.first_points && s.first_points < s.points)

@@ -46,6 +46,16 @@ std::vector<GroupSummary> summarize_groups(const std::vector<CorpusPoint>& point
                                            const std::map<std::string, double>& sim_us,
                                            const std::map<std::string, double>& gpu_us,
                                            const FirstAnswers* first, const std::string& config);
+// The latency-bound points (issue 25): those whose every launch has fewer blocks than the preset
+// has SMs (`widest_blocks` below `sm_count`), where one warp's dependent chain, not a unit's
+// throughput, sets the time. Group "latency_bound", today's MAPE only (first answers: none).
+GroupSummary summarize_latency_bound(const std::vector<CorpusPoint>& points,
+                                     const std::vector<uint64_t>& widest_blocks,
+                                     const std::map<std::string, double>& sim_us,
+                                     const std::map<std::string, double>& gpu_us, int64_t sm_count);
+// "VALIDATE group=latency_bound points=N mape=X%" ("-" where no point has a GPU time).
+std::string latency_bound_line(const GroupSummary& s);
+
 // "VALIDATE group=NAME points=N first_answer_mape=X% mape=Y%" (one decimal; "-" where no point
 // has the figure; "(K of N)" after the first-answer MAPE when only K points have one).
 std::string group_line(const GroupSummary& s);

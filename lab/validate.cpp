@@ -202,6 +202,7 @@ void run_group(const RunGroup& g, const std::vector<CorpusPoint>& points,
       sp.sim_s += rec->sim.value("wall_s", 0.0);
       const uint64_t blocks = rec->grid.x * uint64_t{rec->grid.y} * rec->grid.z;
       sp.blocks += blocks;
+      sp.widest_launch_blocks = std::max(sp.widest_launch_blocks, blocks);
       sp.detailed_blocks += rec->sim.contains("sampled")
                                 ? rec->sim["sampled"].value("detailed_blocks", blocks)
                                 : blocks;

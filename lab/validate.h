@@ -122,6 +122,7 @@ struct SimPoint {
   // The point's launches' blocks, and of those the ones simulated in detail (fewer only in a
   // sampled run, ValidateOptions::sampled).
   uint64_t blocks = 0, detailed_blocks = 0;
+  uint64_t widest_launch_blocks = 0;  // the most blocks of any one of its launches
   double cycles = 0;  // the launches' simulated cycles
   double sim_s = 0;   // wall time of the point's launches in the timing model (no compile)
   CounterMap counters;

@@ -75,6 +75,26 @@ TEST_CASE("571 first answers: MAPE per group, first answers beside today's") {
         "VALIDATE group=gen2 points=2 first_answer_mape=- mape=15.0%");
 }
 
+TEST_CASE("571 first answers: the latency-bound group (every launch under the SM count)") {
+  // widest launch in blocks: a 4 (in), d 131 (in), b 132 (out: as many as SMs), c 1 (no GPU
+  // time), e 0 (not simulated). a: 20%, d: 25%.
+  std::vector<CorpusPoint> pts = {point("a", "gen2"), point("d", "gen1"), point("b", "gen2"),
+                                  point("c", "gen2"), point("e", "")};
+  std::vector<uint64_t> widest = {4, 131, 132, 1, 0};
+  std::map<std::string, double> sim = {{"a", 12}, {"b", 9}, {"c", 1}, {"d", 5}, {"e", 1}};
+  std::map<std::string, double> gpu = {{"a", 10}, {"b", 10}, {"d", 4}, {"e", 2}};
+  GroupSummary g = summarize_latency_bound(pts, widest, sim, gpu, 132);
+  CHECK(g.group == "latency_bound");
+  CHECK(g.points == 2);
+  CHECK(g.mape == doctest::Approx(22.5));
+  CHECK(latency_bound_line(g) == "VALIDATE group=latency_bound points=2 mape=22.5%");
+  // A preset of 200 SMs takes b in too (10%).
+  CHECK(latency_bound_line(summarize_latency_bound(pts, widest, sim, gpu, 200)) ==
+        "VALIDATE group=latency_bound points=3 mape=18.3%");
+  CHECK(latency_bound_line(summarize_latency_bound(pts, widest, sim, gpu, 1)) ==
+        "VALIDATE group=latency_bound points=0 mape=-");
+}
+
 TEST_CASE("571 first answers: the committed file names only grouped corpus points") {
   auto pts = load_corpus(src("validation/corpus.toml"));
   REQUIRE(pts);

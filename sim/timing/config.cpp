@@ -171,6 +171,10 @@ std::vector<Field> fields() {
         l1.miss_lines_in_flight),
       F("l1", "lsu_queue", "instructions", "LSU queue depth per SM (stall_lg_throttle)",
         l1.lsu_queue),
+      F("l1", "fence_sc_latency", "cycles",
+        "cycles a sequentially consistent fence of GPU or system scope (membar.gl, fence.sc.gpu: "
+        "MEMBAR.SC.GPU) holds its warp, from its issue or its warp's last store's ack if later",
+        l1.fence_sc_latency),
       F("l1", "replacement", "", "replacement policy: lru or fifo", l1.replacement),
       F("l2", "size_bytes", "bytes", "L2 capacity", l2.size_bytes),
       F("l2", "assoc", "ways", "associativity", l2.assoc),
@@ -342,6 +346,7 @@ constexpr Limit kLimits[] = {
     {"l1.tag_lookups_per_cycle", 1024},
     {"l1.miss_lines_in_flight", 1 << 16},
     {"l1.lsu_queue", 1 << 16},
+    {"l1.fence_sc_latency", 1 << 20},
     {"l2.size_bytes", 512 << 20},
     {"l2.assoc", 1 << 16},
     {"l2.slices", 1024},

@@ -133,6 +133,7 @@ struct L1Config {
   int64_t tag_lookups_per_cycle = 1;   // 128-byte lines the L1 t-stage resolves per cycle
   int64_t miss_lines_in_flight = 256;  // MSHRs: outstanding line misses per SM
   int64_t lsu_queue = 32;              // global/local instructions waiting per SM (lg_throttle)
+  int64_t fence_sc_latency = 0;  // cycles a membar.gl/.sys or fence.sc.gpu/.sys holds its warp
   std::string replacement = "lru";     // policy name (replacement.h)
 };
 

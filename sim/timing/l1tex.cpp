@@ -48,6 +48,14 @@ bool L1Tex::can_accept_global(uint64_t now, uint64_t& wake) {
   return true;
 }
 
+uint64_t L1Tex::fence_cycles(const L1Config& c, const ptx::Instruction& i) {
+  using ptx::MemScope;
+  const bool wide = i.mod.mem_scope == MemScope::Gpu || i.mod.mem_scope == MemScope::Sys;
+  const bool sc = i.op == ptx::Opcode::Membar || i.mod.mem_sem == ptx::MemSem::Sc;
+  const bool plain = !i.mod.proxy_async && !i.mod.mbarrier_init;
+  return wide && sc && plain ? static_cast<uint64_t>(std::max<int64_t>(1, c.fence_sc_latency)) : 1;
+}
+
 bool L1Tex::can_accept_shared(uint64_t now, uint64_t& wake) const {
   const double backlog = (shared_free_ - double(now)) * config_.shared.wavefronts_per_cycle;
   if (backlog > double(config_.shared.mio_queue)) {

@@ -19,6 +19,13 @@
 // allocate nothing in the L1. atomics.cu on the H200 (scripts/microbench/h200-latency-2026-11-
 // 27.csv): a dependent chain of __ldcg loads of L2-resident words takes 340 cycles a link, an
 // L2 round trip, where a plain load of a line the L1 holds takes 39 (chains.cu ldg_l1).
+// Fences: a warp's fence waits for its own stores and atomics to be acknowledged. A sequentially
+// consistent one of GPU scope (__threadfence(): membar.gl, ptxas's MEMBAR.SC.GPU, followed by
+// CCTL.IVALL) takes far longer, about two L2 round trips, whether or not stores are pending:
+// latency/flags.cu on the H100 (scripts/microbench/h100-flags-2026-11-27.tsv) runs a loop of
+// __threadfence() at 618 cycles an iteration and of a volatile store + __threadfence() at 623,
+// where the store alone takes 6.5; eight warps fencing at once 656-703 (store + fence: 816), which
+// the model does not add (one warp's fence does not wait for another's).
 // Simplified: the scope is not read (a .cta-scope relaxed load would be allowed to hit).
 // Simplified: the queue limits are checked before an instruction issues (one instruction may
 // overshoot them); the texture path and ld.global.nc's separate cache are not modelled.
@@ -95,6 +102,11 @@ class L1Tex {
   uint64_t shared(const SharedAccessCost& cost, bool is_store, bool atomic, uint64_t now);
 
   const MemoryCounters& counters() const { return counters_; }
+
+  // Cycles a fence holds its warp from its issue (the warp also waits for its stores' acks, as
+  // any fence does): l1.fence_sc_latency for a sequentially consistent fence of GPU or system
+  // scope (membar.gl/.sys, fence.sc.gpu/.sys), 1 for the others.
+  static uint64_t fence_cycles(const L1Config& c, const ptx::Instruction& i);
 
  private:
   uint64_t tag_stage(int lines, uint64_t now);

@@ -179,4 +179,12 @@ SharedAccessCost matrix_access_cost(const std::array<uint64_t, 32>& addr, uint32
   return cost;
 }
 
+bool counts_lanes(const ptx::Instruction& i) {
+  if (i.mod.atom == ptx::AtomOp::Inc) return true;
+  if (i.mod.atom != ptx::AtomOp::Add || i.ops.empty()) return false;
+  const ptx::Operand& v = i.ops.back();
+  return v.kind == ptx::Operand::Kind::Imm && v.imm_kind == ptx::Operand::ImmKind::Int &&
+         v.bits == 1;
+}
+
 }  // namespace warplab::timing

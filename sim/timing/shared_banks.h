@@ -30,6 +30,8 @@
 #include <array>
 #include <cstdint>
 
+#include "sim/ptx/ir.h"
+
 namespace warplab::timing {
 
 struct SharedAccessCost {
@@ -46,6 +48,10 @@ struct SharedAccessCost {
 SharedAccessCost shared_access_cost(const std::array<uint64_t, 32>& addr, uint32_t exec_mask,
                                     uint32_t access_bytes, uint32_t banks, uint32_t bank_bytes,
                                     bool serialize = false);
+
+// An atomic add of the constant 1 (or inc) on shared memory: ptxas emits ATOMS.POPC.INC, which
+// counts a word's lanes in one pass (pass serialize = false for it).
+bool counts_lanes(const ptx::Instruction& i);
 
 // ldmatrix / stmatrix: lanes 8i..8i+7 (those of exec_mask) give the 16-byte rows of 8x8 matrix i.
 // The unit moves one matrix per pass, its 8 rows spread over the banks (16 bytes = 4 banks each),

@@ -117,17 +117,6 @@ bool hoistable_load(const func::StepInfo& in) {
          !i.mod.volatile_ && !i.mod.relaxed_or_acquire;
 }
 
-// An atomic add of the constant 1 (or inc) on shared memory: ptxas emits ATOMS.POPC.INC, which
-// counts a word's lanes in one pass (shared_banks.h).
-bool counts_lanes(const ptx::Instruction& i) {
-  if (i.mod.atom == ptx::AtomOp::Inc) return true;
-  if (i.mod.atom != ptx::AtomOp::Add || i.ops.empty()) return false;
-  const ptx::Operand& v = i.ops.back();
-  return v.kind == ptx::Operand::Kind::Imm && v.imm_kind == ptx::Operand::ImmKind::Int &&
-         v.bits == 1;
-}
-
-
 // Address arithmetic: an instruction that computes from registers alone (no memory but kernel
 // parameters and constants, no warp-level exchange, no control).
 bool arithmetic(const func::StepInfo& in) {
@@ -292,7 +281,6 @@ bool Sm::fetch(Warp& w, uint64_t now) {
   depend(w, e, arithmetic(in));
   return true;
 }
-
 
 void Sm::learn_next(Warp& w) {
   static_assert(offsetof(Warp, win) + offsetof(Window, first_known) < 64,
@@ -567,9 +555,11 @@ uint64_t Sm::access(int slot, const func::StepInfo& in, uint64_t now, WarpState&
     const bool local = in.space == Space::Local;
     if (atomic) {
       const bool float_add = (inst.mod.atom == ptx::AtomOp::Add) && ptx::is_float(inst.type);
-      ready = l1tex_.atomic(a, in.addr, in.exec_mask, now, &j, float_add, returns_value(in));
+      const bool returns = returns_value(in);
+      ready = l1tex_.atomic(a, in.addr, in.exec_mask, now, &j, float_add, returns);
       rec.kind = AccessRecord::Kind::Atomic;
       w.drain_until = std::max(w.drain_until, ready);
+      if (!returns) ready = now;  // ptxas's RED has no destination: nothing waits for it
     } else if (in.is_store) {
       w.drain_until = std::max(w.drain_until, l1tex_.store(a, local, now, &j));
       rec.kind = local ? AccessRecord::Kind::LocalStore : AccessRecord::Kind::GlobalStore;
@@ -695,7 +685,8 @@ bool Sm::issue(int slot, uint64_t now) {
     w.fetch_ready = now + cfg.pipes.branch.latency, w.fetch_reason = WarpState::BranchResolving,
     w.block_start = w.fetch_ready;
   if (inst.op == Opcode::Membar || inst.op == Opcode::Fence)
-    w.fetch_ready = std::max(now + 1, w.drain_until), w.fetch_reason = WarpState::Membar;
+    w.fetch_ready = std::max(now + L1Tex::fence_cycles(cfg.l1, inst), w.drain_until),
+    w.fetch_reason = WarpState::Membar;
   if (is_async_op(inst.op)) async_.hold(slot, &b, in, now, ready, w.fetch_ready, w.fetch_reason);
   if (is_wgmma_op(inst.op))
     wgmma_.hold(b.linear, w.index, inst, now, w.fetch_ready, w.fetch_reason);

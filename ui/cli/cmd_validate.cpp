@@ -5,7 +5,9 @@
 // h200.json for h200), and prints per point the simulated and measured times, their ratio and the
 // counters side by side, then one summary line:
 //   VALIDATE config=NAME points=N mape=X% worst=Y% within20=K
-// then the counters within 10%, and the lesson comparisons ([[comparison]]: ratios of two points'
+// then the counters within 10%, a line per generalization set (VALIDATE group=...), one for the
+// latency-bound points (every launch under the preset's SM count in blocks:
+//   VALIDATE group=latency_bound points=N mape=X%), and the lesson comparisons ([[comparison]]: ratios of two points'
 // times) with their own line:
 //   COMPARISONS comparisons=N direction=K within20=M
 // Both sides use the cold-L2 convention (see lab/validate.h).
@@ -28,6 +30,7 @@
 #include "lab/validate.h"
 #include "ui/cli/commands.h"
 #include "sim/common/output_file.h"
+#include "sim/timing/config.h"
 
 namespace warplab::cli {
 namespace {
@@ -358,6 +361,21 @@ int validate(const ValidateArgs& given) {
                          {"first_answer_mape_pct", g.first_answer_mape},
                          {"line", gl}});
     }
+  }
+  {  // Latency-bound points: every launch has fewer blocks than the preset has SMs.
+    auto cfg = timing::load_config(a.config);
+    if (!cfg) return report_error(cfg.error());
+    std::vector<uint64_t> widest;
+    for (const lab::SimPoint& s : sim) widest.push_back(s.ok ? s.widest_launch_blocks : 0);
+    const lab::GroupSummary g =
+        lab::summarize_latency_bound(points, widest, sim_us, gpu_us, cfg->core.sm_count);
+    const std::string gl = lab::latency_bound_line(g);
+    if (data) std::cout << gl << "\n";
+    jgroups.push_back({{"group", g.group},
+                       {"points", g.points},
+                       {"mape_pct", g.mape},
+                       {"sm_count", cfg->core.sm_count},
+                       {"line", gl}});
   }
   // Lesson comparisons: ratios of two points, both simulated and measured.
   json jcomparisons = json::array();

@@ -1,0 +1,144 @@
+// Fences and REDs to the cycle (issue 25, sim/timing/l1tex.h, sm.cpp): a sequentially consistent
+// fence of GPU scope (membar.gl, fence.sc.gpu; __threadfence() is MEMBAR.SC.GPU) holds its warp
+// l1.fence_sc_latency cycles, or until the warp's stores are acknowledged if later; a CTA-scope
+// fence only waits for the stores. An atom whose old value no instruction reads is a RED (ptxas
+// gives it no destination): the next atom writing the same register does not wait for it.
+// The H100's figures: scripts/microbench/latency/flags.cu (h100-flags-2026-11-27.tsv).
+#include <doctest/doctest.h>
+
+#include <cstring>
+
+#include "31x_timing.h"
+#include "sim/func/executor.h"
+#include "sim/timing/gpu_model.h"
+
+using namespace warplab;
+using namespace warplab::timing;
+using namespace warplab::timing_tests;
+
+namespace {
+
+// Lines: membar.gl 11, the add after it 12, fence.sc.gpu 13, the add after it 14, membar.cta 15,
+// the add after it 16, volatile store 17, membar.gl 18, the add after it 19.
+constexpr const char* kFences = R"(.version 9.0
+.target sm_90
+.address_size 64
+.visible .entry fences(.param .u64 out)
+{
+  .reg .b32 %r<8>;
+  .reg .b64 %rd<3>;
+  ld.param.u64 %rd1, [out];
+  cvta.to.global.u64 %rd2, %rd1;
+  mov.u32 %r1, %tid.x;
+  membar.gl;
+  add.s32 %r2, %r1, 1;
+  fence.sc.gpu;
+  add.s32 %r3, %r2, 1;
+  membar.cta;
+  add.s32 %r4, %r3, 1;
+  st.volatile.global.u32 [%rd2], %r4;
+  membar.gl;
+  add.s32 %r5, %r4, 1;
+  st.global.u32 [%rd2+4], %r5;
+  ret;
+}
+)";
+
+// Lines: atom 12 and atom 13 (same destination, never read), atom 14 (read by the add on 15).
+constexpr const char* kReds = R"(.version 9.0
+.target sm_90
+.address_size 64
+.visible .entry reds(.param .u64 out)
+{
+  .reg .b32 %r<5>;
+  .reg .b64 %rd<3>;
+  ld.param.u64 %rd1, [out];
+  cvta.to.global.u64 %rd2, %rd1;
+  mov.u32 %r1, %tid.x;
+  mov.u32 %r4, 0;
+  atom.global.add.u32 %r2, [%rd2], 1;
+  atom.global.add.u32 %r2, [%rd2+4], 1;
+  atom.global.add.u32 %r3, [%rd2+8], 1;
+  add.s32 %r4, %r3, %r1;
+  st.global.u32 [%rd2+12], %r4;
+  ret;
+}
+)";
+
+Expected<TimingResult> run(const func::Program& p, func::DeviceMemory& mem, const GpuConfig& cfg,
+                           const char* kernel, uint64_t out) {
+  func::LaunchConfig launch{kernel, {1, 1, 1}, {1, 1, 1}, 0, {}};
+  launch.params.resize(8);
+  std::memcpy(launch.params.data(), &out, 8);
+  TimingOptions o;
+  o.trace.enabled = true;
+  return run_timing(p, mem, launch, cfg, o);
+}
+
+uint64_t issue(const TimingResult& r, int32_t line) {
+  const auto i = issues_of(r, line);
+  REQUIRE(i.size() == 1);
+  return i[0].cycle;
+}
+
+}  // namespace
+
+TEST_CASE("346 the H100 preset's fence is the microbenchmark's") {
+  auto c = load_config("h100-sxm");
+  REQUIRE(c);
+  CHECK(c->l1.fence_sc_latency == 617);  // 618 cycles a loop iteration of __threadfence()
+  auto h200 = load_config("h200");
+  REQUIRE(h200);
+  CHECK(h200->l1.fence_sc_latency == c->l1.fence_sc_latency);
+}
+
+TEST_CASE("346 a GPU-scope SC fence holds its warp fence_sc_latency; a CTA-scope one does not") {
+  auto prog = load(kFences);
+  REQUIRE_MESSAGE(prog, (prog ? "" : prog.error().to_string()));
+  GpuConfig cfg;
+  cfg.l1.fence_sc_latency = 617;
+  func::DeviceMemory mem;
+  const uint64_t out = mem.allocate("out", 64);
+  auto r = run(*prog, mem, cfg, "fences", out);
+  REQUIRE_MESSAGE(r, (r ? "" : r.error().to_string()));
+  REQUIRE_FALSE(r->fault);
+  CHECK(issue(*r, 12) == issue(*r, 11) + 617);  // membar.gl, nothing pending
+  CHECK(issue(*r, 14) == issue(*r, 13) + 617);  // fence.sc.gpu
+  CHECK(issue(*r, 16) == issue(*r, 15) + 3);    // membar.cta: the refetch after a fence
+  // A store's acknowledgement (an L2 round trip, about 300 cycles) is within the fence's time.
+  CHECK(issue(*r, 19) == issue(*r, 18) + 617);
+  // Without the parameter (the other presets) a fence only waits for the stores.
+  cfg.l1.fence_sc_latency = 0;
+  auto q = run(*prog, mem, cfg, "fences", out);
+  REQUIRE(q);
+  CHECK(issue(*q, 12) == issue(*q, 11) + 3);
+  CHECK(issue(*q, 19) > issue(*q, 18) + 100);  // the volatile store's ack
+  CHECK(issue(*q, 19) < issue(*q, 18) + 617);
+  uint32_t v[2];
+  REQUIRE(mem.read(out, v, 8));
+  CHECK(v[0] == 3u);  // tid 0: 0 + 1 + 1 + 1
+  CHECK(v[1] == 4u);
+}
+
+TEST_CASE("346 an atom whose old value is unread (a RED) does not hold its register") {
+  auto prog = load(kReds);
+  REQUIRE_MESSAGE(prog, (prog ? "" : prog.error().to_string()));
+  GpuConfig cfg;
+  func::DeviceMemory mem;
+  const uint64_t out = mem.allocate("out", 64);
+  REQUIRE(mem.write(out, std::vector<uint32_t>{5, 6, 7, 0}.data(), 16));
+  auto r = run(*prog, mem, cfg, "reds", out);
+  REQUIRE_MESSAGE(r, (r ? "" : r.error().to_string()));
+  REQUIRE_FALSE(r->fault);
+  // The second atom writes the same (dead) register: issued the next cycle, not a round trip on.
+  CHECK(issue(*r, 13) == issue(*r, 12) + 1);
+  CHECK(issue(*r, 14) == issue(*r, 13) + 1);
+  // The third's old value is read: the add waits for the L2 round trip and the atomic unit.
+  CHECK(issue(*r, 15) > issue(*r, 14) + cfg.l2.hit_latency);
+  uint32_t v[4];
+  REQUIRE(mem.read(out, v, 16));
+  CHECK(v[0] == 6u);
+  CHECK(v[1] == 7u);
+  CHECK(v[2] == 8u);
+  CHECK(v[3] == 7u);  // the third atom's old value + tid 0
+}
