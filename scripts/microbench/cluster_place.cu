@@ -176,6 +176,19 @@ extern "C" __global__ void k_tma_rec(const __grid_constant__ CUtensorMap in,
   put(g_tma_rec, smid(), 0, 0, t2 - t0, g0, gtime(), t1 - t0, t2 - t1);
 }
 
+// A plain copy of the same tensor (float4 a thread, grid-stride): mode 0 copy, 1 read only,
+// 2 write only; the LSU path beside the TMA's.
+extern "C" __global__ void k_copy(const float4* in, float4* out, size_t n, int mode, int* sink) {
+  float acc = 0;
+  for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < n;
+       i += size_t(gridDim.x) * blockDim.x) {
+    if (mode == 0) out[i] = in[i];
+    if (mode == 1) acc += in[i].x;
+    if (mode == 2) out[i] = make_float4(1, 2, 3, 4);
+  }
+  if (acc == 1234.5f) *sink = 1;
+}
+
 extern "C" __global__ void k_flush(const int4* x, size_t n, int* sink) {
   int acc = 0;
   for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < n;
@@ -259,6 +272,7 @@ static int encode(CUtensorMap* map, void* base, uint64_t w, uint64_t h) {
 int main(int argc, char** argv) {
   const std::string dir = argc > 1 ? argv[1] : ".";
   const bool ncu = dir == "--ncu";  // one launch of each corpus configuration, for ncu
+  const bool part2 = argc > 2 && std::string(argv[2]) == "part2";  // sections 6 and 7 only
   cudaDeviceProp p;
   CK(cudaGetDeviceProperties(&p, 0));
   int clock_khz = 0;
@@ -267,7 +281,7 @@ int main(int argc, char** argv) {
   long long* rec;
   unsigned* out;
   CK(cudaMalloc(&rec, 65536 * kRec * 8));
-  CK(cudaMalloc(&out, 128 * 1024 * 4));
+  CK(cudaMalloc(&out, 1024 * 1024 * 4));
   const char* hdr =
       "kernel\tC\tdist\tgrid\trep\tevent_us\tblock\tsmid\trank\tpeer_smid\tblocks_on_sm\tcycles\tt0_"
       "ns\tt1_ns\textra";
@@ -287,6 +301,117 @@ int main(int argc, char** argv) {
     if (encode(&mi, din, 4000, 2000) || encode(&mo, dout, 4000, 2000)) return 1;
     for (int mode : {0, 1}) k_tma_rec<<<dim3(125, 63), 32>>>(mi, mo, mode);
     CK(cudaDeviceSynchronize());
+    return 0;
+  }
+  if (part2) {
+    // 6. barrier.cluster against the warps on the SM: clusters of 1 and 2, blocks of W warps,
+    //    one block an SM (grid 132, or 128 for pairs) or two, three, four (grid 264, 396, 528).
+    FILE* fw = open_tsv(dir, "sync_sm.tsv", hdr);
+    for (int i = 0; i < 20; ++i) launch_cluster(k_sync, 132, 256, 1, 0, rec, out, 64);  // warm-up
+    struct Cfg {
+      int C, W, grid;
+    };
+    const Cfg cfgs[] = {{1, 1, 132},  {1, 2, 132},  {1, 4, 132},  {1, 8, 132},  {1, 12, 132},
+                        {1, 16, 132}, {1, 24, 132}, {1, 32, 132}, {1, 8, 264},  {1, 4, 264},
+                        {1, 4, 528},  {1, 16, 264}, {1, 8, 396},  {1, 1, 528},  {2, 8, 128},
+                        {2, 8, 264},  {2, 16, 128}, {4, 8, 128},  {4, 16, 128}, {8, 16, 128}};
+    for (const Cfg& c : cfgs)
+      for (int rep = 0; rep < 3; ++rep) {
+        const float us = launch_cluster(k_sync, c.grid, 32 * c.W, c.C, 0, rec, out, 64);
+        const auto h = fetch(rec, c.grid);
+        dump(fw, "sync_sm", c.C, c.W, c.grid, rep, us, h, c.grid);
+        std::vector<double> cyc;
+        std::map<long long, int> per_sm;
+        for (int i = 0; i < c.grid; ++i) cyc.push_back(h[size_t(i) * kRec + 3] / 64.0), ++per_sm[h[size_t(i) * kRec]];
+        std::sort(cyc.begin(), cyc.end());
+        int most = 0;
+        for (auto& kv : per_sm) most = std::max(most, kv.second);
+        printf("sync_sm\tC=%d\tW=%d\tgrid=%d\trep=%d\t%.2f us\tmedian %.1f\tmax %.1f cycles/barrier\tSMs %zu\tmost blocks/SM %d\n",
+               c.C, c.W, c.grid, rep, us, cyc[cyc.size() / 2], cyc.back(), per_sm.size(), most);
+      }
+    fclose(fw);
+    // 7. TMA box copies with the source L2-resident (1000 x 2000 f32, 8 MB; no flush, a warm-up
+    //    launch first): do loads and stores still take turns without DRAM fills?
+    float *din, *dout;
+    long long* trec;
+    CK(cudaMalloc(&trec, size_t(128 * 64) * kRec * 8));
+    CK(cudaMemcpyToSymbol(g_tma_rec, &trec, sizeof trec));
+    CK(cudaMalloc(&din, size_t(4000) * 2000 * 4));
+    CK(cudaMalloc(&dout, size_t(4000) * 2000 * 4));
+    CK(cudaMemset(din, 0, size_t(4000) * 2000 * 4));
+    for (int w : {1000, 4000})
+      for (int mode : {0, 1, 2}) {
+        CUtensorMap mi, mo;
+        if (encode(&mi, din, w, 2000) || encode(&mo, dout, w, 2000)) return 1;
+        const dim3 grid((w + 31) / 32, (2000 + 31) / 32);
+        std::vector<float> t;
+        for (int rep = 0; rep < 8; ++rep) {
+          cudaEvent_t a, b;
+          CK(cudaEventCreate(&a));
+          CK(cudaEventCreate(&b));
+          CK(cudaEventRecord(a));
+          k_tma_rec<<<grid, 32>>>(mi, mo, mode);
+          CK(cudaEventRecord(b));
+          CK(cudaEventSynchronize(b));
+          float ms;
+          CK(cudaEventElapsedTime(&ms, a, b));
+          if (rep) t.push_back(ms * 1000.f);
+        }
+        std::sort(t.begin(), t.end());
+        printf("tma_warm\tW=%d\tH=2000\tmode=%d\tmedian %.2f us\tmin %.2f\tmax %.2f\n", w, mode,
+               t[3], t[0], t[6]);
+      }
+    // 8. The same 4000 x 2000 f32 (32 MB) through the LSUs, L2 flushed before each launch.
+    int4* flush;
+    const size_t flush_n = size_t(p.l2CacheSize) * 2 / 16;
+    CK(cudaMalloc(&flush, flush_n * 16));
+    CK(cudaMemset(flush, 0, flush_n * 16));
+    int* sink;
+    CK(cudaMalloc(&sink, 4));
+    const size_t n4 = size_t(4000) * 2000 / 4;
+    for (int blocks : {132 * 8, int((n4 + 255) / 256)})
+      for (int mode : {0, 1, 2}) {
+        std::vector<float> t;
+        for (int rep = 0; rep < 7; ++rep) {
+          k_flush<<<p.multiProcessorCount * 4, 1024>>>(flush, flush_n, sink);
+          cudaEvent_t a, b;
+          CK(cudaEventCreate(&a));
+          CK(cudaEventCreate(&b));
+          CK(cudaEventRecord(a));
+          k_copy<<<blocks, 256>>>((const float4*)din, (float4*)dout, n4, mode, sink);
+          CK(cudaEventRecord(b));
+          CK(cudaEventSynchronize(b));
+          float ms;
+          CK(cudaEventElapsedTime(&ms, a, b));
+          t.push_back(ms * 1000.f);
+        }
+        std::sort(t.begin(), t.end());
+        printf("lsu_copy\tblocks=%d\tmode=%d\tmedian %.2f us\tmin %.2f\tmax %.2f\n", blocks, mode,
+               t[3], t[0], t[6]);
+      }
+    // 9. TMA cold again beside it (4000 x 2000), and with the loads and the stores in separate
+    //    launches back to back (load-only then store-only).
+    for (int mode : {0, 1, 2}) {
+      CUtensorMap mi, mo;
+      if (encode(&mi, din, 4000, 2000) || encode(&mo, dout, 4000, 2000)) return 1;
+      std::vector<float> t;
+      for (int rep = 0; rep < 7; ++rep) {
+        k_flush<<<p.multiProcessorCount * 4, 1024>>>(flush, flush_n, sink);
+        cudaEvent_t a, b;
+        CK(cudaEventCreate(&a));
+        CK(cudaEventCreate(&b));
+        CK(cudaEventRecord(a));
+        k_tma_rec<<<dim3(125, 63), 32>>>(mi, mo, mode);
+        CK(cudaEventRecord(b));
+        CK(cudaEventSynchronize(b));
+        float ms;
+        CK(cudaEventElapsedTime(&ms, a, b));
+        t.push_back(ms * 1000.f);
+      }
+      std::sort(t.begin(), t.end());
+      printf("tma_cold\tW=4000\tH=2000\tmode=%d\tmedian %.2f us\tmin %.2f\tmax %.2f\n", mode, t[3],
+             t[0], t[6]);
+    }
     return 0;
   }
   // 1. Occupancy in clusters, and the GPC map (1 block per SM).
