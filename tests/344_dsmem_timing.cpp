@@ -201,6 +201,11 @@ TEST_CASE("344 barrier.cluster's latency grows per doubling of the cluster and p
   fetch = 321;
   u.hold(in, 320, 0, fetch, why, 8);
   CHECK(fetch == 310 + 390);
+  // In a cluster of one block the barrier stays in the SM: the block's own warps count.
+  DsmemUnit one(c, 1, 8, 4);
+  fetch = 321;
+  one.hold(in, 320, 0, fetch, why, 16);
+  CHECK(fetch == 310 + 150 + 120);
 }
 
 TEST_CASE("344 cluster groups: TPCs for clusters of 2, the preset's GPCs for larger ones") {

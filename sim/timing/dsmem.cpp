@@ -12,7 +12,7 @@ namespace warplab::timing {
 
 DsmemUnit::DsmemUnit(const ClusterConfig& cfg, uint32_t cluster_blocks, uint32_t block_warps,
                      uint32_t sub_partitions)
-    : cfg_(cfg), sub_partitions_(sub_partitions) {
+    : cfg_(cfg), sub_partitions_(sub_partitions), clustered_(cluster_blocks > 1) {
   // log2 of the cluster's size (rounded up: a cluster of 3 spans two levels, as one of 4).
   const int levels = std::bit_width(std::max<uint32_t>(cluster_blocks, 1) - 1);
   level_latency_ =
@@ -60,7 +60,8 @@ void DsmemUnit::hold(const func::StepInfo& in, uint64_t now, uint64_t drain_unti
     until = now + static_cast<uint64_t>(cfg_.barrier_poll);
   } else {
     // in.mbarrier: the cycle the phase completed (sim/func/cluster.cpp).
-    until = std::max(now, in.mbarrier + (sm_warps ? barrier_latency(sm_warps) : barrier_latency_));
+    const bool by_sm = clustered_ && sm_warps > 0;
+    until = std::max(now, in.mbarrier + (by_sm ? barrier_latency(sm_warps) : barrier_latency_));
   }
   if (until > fetch_ready) fetch_ready = until, reason = why;
 }

@@ -32,7 +32,13 @@
 // fit over those 24 figures gives 697 + 41 log2(blocks) + 36 max(0, warps on the SM - sub-
 // partitions) cycles (2.4% off on average, 6.5% at worst): barrier_latency +
 // barrier_level_latency * log2(cluster size) + barrier_warp_latency * (warps on the SM beyond one
-// per sub-partition). The H200 runs the same SASS in about half the time: 333 + 6 log2(blocks) +
+// per sub-partition). Only in clusters of 2 or more: in clusters of one block (a barrier that
+// stays in its SM) blocks sharing an SM cost each other little (2 to 4 blocks of 1-8 warps: 917-
+// 941 cycles, against 1227 for one block of 16 warps; cluster_place.cu part 2), so there the
+// block's own warps count. Measured against one block's warps (clusters of 1, one block an SM):
+// 732-742 cycles for 1-4 warps, 813 for 8, 1210 for 12, 1227 for 16, 1268 for 24, 1305 for 32:
+// a step between 8 and 12 warps that the linear term spreads (12 warps: 985 in the model, 24: 1417;
+// the corpus's blocks have 8 warps, 16 where two share an SM). The H200 runs the same SASS in about half the time: 333 + 6 log2(blocks) +
 // 10 per extra warp (h200-cluster-barrier-2026-11-27.tsv), which also gives the 465 and 471
 // cycles a barrier of the H200's c.cluster_sync.c4/c8 with two blocks an SM (measured: 467, 472).
 // Remote loads (cluster_place.cu, one cluster of 2-8 blocks of 8 warps, each thread 256 loads):
@@ -61,7 +67,7 @@ class DsmemUnit {
   DsmemUnit(const ClusterConfig& cfg, const func::LaunchConfig& launch, const func::Program& program,
             int64_t sub_partitions);
   // Cycles from the phase's completion to its waiters going on, with one block on the SM, or
-  // with `sm_warps` warps of cluster blocks on it.
+  // with `sm_warps` warps of cluster blocks on it (in clusters of one block: the block's warps).
   uint64_t barrier_latency() const { return barrier_latency_; }
   uint64_t barrier_latency(uint32_t sm_warps) const;
   // A remote shared::cluster load, store or atomic issued at `now`: the cycle its data is back
@@ -80,6 +86,7 @@ class DsmemUnit {
   uint64_t barrier_latency_ = 0;   // with the block's own warps
   uint64_t level_latency_ = 0;     // barrier_latency + the cluster's levels
   uint32_t sub_partitions_ = 4;
+  bool clustered_ = false;         // clusters of 2 or more: the SM's warps count
   double port_free_ = 0;  // the cycle the SM's DSMEM port takes the next request
   uint64_t accesses_ = 0, bytes_ = 0;
 };
