@@ -31,7 +31,8 @@ std::vector<BlockScheduler::Group> BlockScheduler::cluster_groups(const ClusterC
   size_t first = 0, n = 0;
   while (in >> n && first + n <= sm_count) groups.push_back({first, n}), first += n;
   if (!groups.empty()) return groups;
-  const size_t gpcs = std::clamp<size_t>(static_cast<size_t>(cfg.gpcs), 1, std::max<size_t>(sm_count, 1));
+  const size_t gpcs =
+      std::clamp<size_t>(static_cast<size_t>(cfg.gpcs), 1, std::max<size_t>(sm_count, 1));
   for (size_t g = 0; g < gpcs; ++g)
     groups.push_back({g * sm_count / gpcs, (g + 1) * sm_count / gpcs - g * sm_count / gpcs});
   return groups;
@@ -52,7 +53,7 @@ Status BlockScheduler::dispatch(uint64_t now, std::vector<Sm>& sms) {
       rr_ = (rr_ + 1) % sms.size();
       ++tried;
     }
-    if (tried == sms.size()) return Ok{};   // every SM is full: wait for a block to finish
+    if (tried == sms.size()) return Ok{};  // every SM is full: wait for a block to finish
     // 2. Place the block (x fastest, as CUDA numbers them), or the one a sampled run goes on with.
     if (skip_) next_ = skip_(next_, now);
     if (done()) return Ok{};

@@ -19,28 +19,29 @@
 // barrier_poll cycles later (the functional executor decides whether it passes: sim/func/
 // cluster.h). An access to the block's own shared memory through a cluster address is a plain
 // shared access (sm.cpp).
-// The barrier's time grows with the cluster and with the warps on the SM. In the SASS every
-// warp's arrive.release is MEMBAR.ALL.GPU + CGAERRBAR + UCGABAR_ARV and its wait UCGABAR_WAIT +
-// CCTL.IVALL (cg::this_cluster().sync() emits the same), and the arrival travels up the GPC's
-// synchronisation tree: on the H100 (scripts/microbench/cluster_barrier.cu, h100-cluster-
-// barrier-2026-11-27.tsv, with h100-cluster-2026-11-26.tsv) one barrier takes 742 cycles for 1
-// block of 1 warp, 818 for 8 blocks; 827 and 979 with 8 warps a block; 4 warps cost what 1 does.
-// What counts is the warps on the SM, not the block's: where two blocks of 8 warps share an SM
-// (clusters of 4 and 8 on the H100's small GPC, block_scheduler.h) their clusters take 1266 and
-// 1260 cycles a barrier against 871 and 920 for the clusters of the same launch with an SM a
-// block (scripts/microbench/cluster_place.cu, h100-cluster-place-2026-11-27.md). A least-squares
-// fit over those 24 figures gives 697 + 41 log2(blocks) + 36 max(0, warps on the SM - sub-
-// partitions) cycles (2.4% off on average, 6.5% at worst): barrier_latency +
-// barrier_level_latency * log2(cluster size) + barrier_warp_latency * (warps on the SM beyond one
-// per sub-partition). Only in clusters of 2 or more: in clusters of one block (a barrier that
-// stays in its SM) blocks sharing an SM cost each other little (2 to 4 blocks of 1-8 warps: 917-
-// 941 cycles, against 1227 for one block of 16 warps; cluster_place.cu part 2), so there the
-// block's own warps count. Measured against one block's warps (clusters of 1, one block an SM):
-// 732-742 cycles for 1-4 warps, 813 for 8, 1210 for 12, 1227 for 16, 1268 for 24, 1305 for 32:
-// a step between 8 and 12 warps that the linear term spreads (12 warps: 985 in the model, 24: 1417;
-// the corpus's blocks have 8 warps, 16 where two share an SM). The H200 runs the same SASS in about half the time: 333 + 6 log2(blocks) +
-// 10 per extra warp (h200-cluster-barrier-2026-11-27.tsv), which also gives the 465 and 471
-// cycles a barrier of the H200's c.cluster_sync.c4/c8 with two blocks an SM (measured: 467, 472).
+// The barrier's time grows with the cluster and with the warps on the SM. In the SASS every warp's
+// arrive.release is MEMBAR.ALL.GPU + CGAERRBAR + UCGABAR_ARV and its wait UCGABAR_WAIT + CCTL.IVALL
+// (cg::this_cluster().sync() emits the same), and the arrival travels up the GPC's synchronisation
+// tree: on the H100 (scripts/microbench/cluster_barrier.cu, h100-cluster-barrier-2026-11-27.tsv,
+// with h100-cluster-2026-11-26.tsv) one barrier takes 742 cycles for 1 block of 1 warp, 818 for 8
+// blocks; 827 and 979 with 8 warps a block; 4 warps cost what 1 does. What counts is the warps on
+// the SM, not the block's: where two blocks of 8 warps share an SM (clusters of 4 and 8 on the
+// H100's small GPC, block_scheduler.h) their clusters take 1266 and 1260 cycles a barrier against
+// 871 and 920 for the clusters of the same launch with an SM a block
+// (scripts/microbench/cluster_place.cu, h100-cluster-place-2026-11-27.md). A least-squares fit over
+// those 24 figures gives 697 + 41 log2(blocks) + 36 max(0, warps on the SM - sub-partitions)
+// cycles (2.4% off on average, 6.5% at worst): barrier_latency + barrier_level_latency *
+// log2(cluster size) + barrier_warp_latency * (warps on the SM beyond one per sub-partition). Only
+// in clusters of 2 or more: in clusters of one block (a barrier that stays in its SM) blocks
+// sharing an SM cost each other little (2 to 4 blocks of 1-8 warps: 917-941 cycles, against 1227
+// for one block of 16 warps; cluster_place.cu part 2), so there the block's own warps count.
+// Measured against one block's warps (clusters of 1, one block an SM): 732-742 cycles for 1-4
+// warps, 813 for 8, 1210 for 12, 1227 for 16, 1268 for 24, 1305 for 32: a step between 8 and 12
+// warps that the linear term spreads (12 warps: 985 in the model, 24: 1417; the corpus's blocks
+// have 8 warps, 16 where two share an SM). The H200 runs the same SASS in about half the time: 333
+// + 6 log2(blocks) + 10 per extra warp (h200-cluster-barrier-2026-11-27.tsv), which also gives the
+// 465 and 471 cycles a barrier of the H200's c.cluster_sync.c4/c8 with two blocks an SM (measured:
+// 467, 472).
 // Remote loads (cluster_place.cu, one cluster of 2-8 blocks of 8 warps, each thread 256 loads):
 // 12.2 bytes per cycle a block whatever the distance, on the block's own TPC or across it; where
 // two blocks share an SM, 6.0 each: the port is the SM's. A dependent remote load takes 181-214
@@ -64,8 +65,8 @@ class DsmemUnit {
   DsmemUnit(const ClusterConfig& cfg, uint32_t cluster_blocks = 1, uint32_t block_warps = 1,
             uint32_t sub_partitions = 4);
   // The same for a launch of `program` (its cluster shape, or the kernel's; its block's warps).
-  DsmemUnit(const ClusterConfig& cfg, const func::LaunchConfig& launch, const func::Program& program,
-            int64_t sub_partitions);
+  DsmemUnit(const ClusterConfig& cfg, const func::LaunchConfig& launch,
+            const func::Program& program, int64_t sub_partitions);
   // Cycles from the phase's completion to its waiters going on, with one block on the SM, or
   // with `sm_warps` warps of cluster blocks on it (in clusters of one block: the block's warps).
   uint64_t barrier_latency() const { return barrier_latency_; }
@@ -83,11 +84,11 @@ class DsmemUnit {
 
  private:
   const ClusterConfig& cfg_;
-  uint64_t barrier_latency_ = 0;   // with the block's own warps
-  uint64_t level_latency_ = 0;     // barrier_latency + the cluster's levels
+  uint64_t barrier_latency_ = 0;  // with the block's own warps
+  uint64_t level_latency_ = 0;    // barrier_latency + the cluster's levels
   uint32_t sub_partitions_ = 4;
-  bool clustered_ = false;         // clusters of 2 or more: the SM's warps count
-  double port_free_ = 0;  // the cycle the SM's DSMEM port takes the next request
+  bool clustered_ = false;  // clusters of 2 or more: the SM's warps count
+  double port_free_ = 0;    // the cycle the SM's DSMEM port takes the next request
   uint64_t accesses_ = 0, bytes_ = 0;
 };
 
