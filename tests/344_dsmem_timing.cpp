@@ -6,13 +6,16 @@
 
 #include <algorithm>
 #include <cstring>
+#include <map>
 #include <numeric>
+#include <set>
 #include <sstream>
 #include <string>
 
 #include "24x_cluster_ptx.h"
 #include "sim/func/executor.h"
 #include "sim/ptx/parser.h"
+#include "sim/timing/block_scheduler.h"
 #include "sim/timing/dsmem.h"
 #include "sim/timing/gpu_model.h"
 #include "sim/timing/shared_banks.h"
@@ -187,6 +190,88 @@ TEST_CASE("344 barrier.cluster's latency grows per doubling of the cluster and p
   u.hold(in, 320, 0, fetch, why);
   CHECK(fetch == 310 + 390);
   CHECK(why == WarpState::Barrier);
+  // What counts is the warps on the SM: a second block of 8 warps there (16 warps, 12 beyond the
+  // schedulers) makes the same wait go on 150 + 120 + 360 cycles after the phase.
+  CHECK(u.barrier_latency(8) == 390);
+  CHECK(u.barrier_latency(16) == 150 + 120 + 360);
+  CHECK(u.barrier_latency(3) == 150 + 120);
+  fetch = 321;
+  u.hold(in, 320, 0, fetch, why, 16);
+  CHECK(fetch == 310 + 630);
+  fetch = 321;
+  u.hold(in, 320, 0, fetch, why, 8);
+  CHECK(fetch == 310 + 390);
+  // In a cluster of one block the barrier stays in the SM: the block's own warps count.
+  DsmemUnit one(c, 1, 8, 4);
+  fetch = 321;
+  one.hold(in, 320, 0, fetch, why, 16);
+  CHECK(fetch == 310 + 150 + 120);
+}
+
+TEST_CASE("344 cluster groups: TPCs for clusters of 2, the preset's GPCs for larger ones") {
+  ClusterConfig c = params();
+  c.gpc_sms = "8 16 16 16 16 16 16 16";  // the H100's (block_scheduler.h)
+  using G = BlockScheduler::Group;
+  const std::vector<G> tpcs = BlockScheduler::cluster_groups(c, 132, 2);
+  REQUIRE(tpcs.size() == 66);
+  CHECK(tpcs[65].first == 130);
+  CHECK(tpcs[65].count == 2);
+  const std::vector<G> gpcs = BlockScheduler::cluster_groups(c, 132, 4);
+  REQUIRE(gpcs.size() == 8);
+  CHECK(gpcs[0].first == 0);
+  CHECK(gpcs[0].count == 8);
+  CHECK(gpcs[1].first == 8);
+  CHECK(gpcs[7].first == 104);
+  CHECK(gpcs[7].first + gpcs[7].count == 120);  // SMs 120-131 take no cluster of 4
+  c.gpc_sms = "";  // equal parts of cluster.gpcs
+  c.gpcs = 3;
+  const std::vector<G> even = BlockScheduler::cluster_groups(c, 10, 8);
+  REQUIRE(even.size() == 3);
+  CHECK(even[0].count == 3);
+  CHECK(even[1].first == 3);
+  CHECK(even[2].count == 4);
+  // The preset reader refuses a bad list, naming the key.
+  GpuConfig g;
+  g.cluster.gpc_sms = "8 x";
+  CHECK_FALSE(validate_config(g));
+  g.cluster.gpc_sms = "100 100";
+  CHECK_FALSE(validate_config(g));
+  g.cluster.gpc_sms = "8 16";
+  CHECK(validate_config(g));
+}
+
+TEST_CASE("344 clusters of 4 on a small GPC share its SMs, as the H100's do") {
+  // 12 SMs: a GPC of 4 (SMs 0-3) and one of 8 (SMs 4-11). Four clusters of 4 go round the GPCs:
+  // 0 -> SMs 0-3, 1 -> SMs 4-7, 2 -> SMs 0-3 again (two blocks an SM), 3 -> SMs 8-11.
+  GpuConfig cfg;
+  cfg.core.sm_count = 12;
+  cfg.cluster = params();
+  cfg.cluster.gpc_sms = "4 8";
+  func::DeviceMemory mem;
+  const uint64_t out = mem.allocate("out", 64);
+  const TimingResult r = run(kPairPtx, cfg, {16, 1, 1}, {4, 1, 1}, mem, out,
+                             {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11});
+  std::map<int, std::set<uint32_t>> blocks_on;
+  for (const auto& i : r.trace.issues) blocks_on[i.sm].insert(i.block);
+  for (int sm = 0; sm < 12; ++sm) {
+    CAPTURE(sm);
+    const std::set<uint32_t> want = sm < 4   ? std::set<uint32_t>{uint32_t(sm), uint32_t(8 + sm)}
+                                    : sm < 8 ? std::set<uint32_t>{uint32_t(sm)}
+                                             : std::set<uint32_t>{uint32_t(4 + sm)};
+    CHECK(blocks_on[sm] == want);
+  }
+  // A cluster larger than every GPC can never start.
+  cfg.cluster.gpc_sms = "4 4";
+  auto m = ptx::parse_module(kPairPtx, "dsmem.ptx");
+  REQUIRE(m);
+  auto prog = func::Program::load(std::move(*m));
+  REQUIRE(prog);
+  func::LaunchConfig launch{"k", {8, 1, 1}, {32, 1, 1}, 0, std::vector<uint8_t>(8)};
+  std::memcpy(launch.params.data(), &out, 8);
+  launch.cluster = {8, 1, 1};
+  auto e = run_timing(*prog, mem, launch, cfg);
+  REQUIRE_FALSE(e);
+  CHECK(e.error().message.find("needs 8 SMs of one GPC") != std::string::npos);
 }
 
 TEST_CASE("344 a cluster kernel in timing mode: remote load latency exact, results right") {

@@ -287,6 +287,10 @@ std::vector<Field> fields() {
       F("cluster", "gpcs", "GPCs",
         "GPCs the SMs are split into (evenly, in SM order): a cluster's blocks all go to one",
         cluster.gpcs),
+      F("cluster", "gpc_sms", "SMs",
+        "SMs of each GPC in SM order, space-separated, for clusters of more than 2 blocks (SMs "
+        "after the last GPC take none); empty: the SMs split evenly over gpcs",
+        cluster.gpc_sms),
       F("cluster", "remote_latency", "cycles",
         "a load from another block's shared memory (DSMEM), issue to data back",
         cluster.remote_latency),
@@ -299,7 +303,8 @@ std::vector<Field> fields() {
         "what barrier_latency grows by per doubling of the cluster's size (log2 of its blocks)",
         cluster.barrier_level_latency),
       F("cluster", "barrier_warp_latency", "cycles",
-        "what barrier_latency grows by per warp a block beyond one per sub-partition",
+        "what barrier_latency grows by per warp on the SM (its cluster blocks) beyond one per "
+        "sub-partition",
         cluster.barrier_warp_latency),
       F("cluster", "barrier_poll", "cycles",
         "a barrier.cluster.wait that finds its phase running tries again after this long",
@@ -626,6 +631,19 @@ Status validate_config(const GpuConfig& c) {
     return bad(
         "cluster: gpcs >= 1; remote_latency, barrier_latency, barrier_level_latency, barrier_warp_latency >= 0; remote_bytes_per_cycle > 0; "
         "barrier_poll >= 1; shared.matrix_cycles > 0");
+  {
+    std::istringstream in(c.cluster.gpc_sms);
+    int64_t n = 0, total = 0;
+    std::string word;
+    while (in >> word) {
+      if (word.find_first_not_of("0123456789") != std::string::npos || word.size() > 6 ||
+          (n = std::stoll(word)) < 1)
+        return bad("cluster.gpc_sms: expected SM counts >= 1 separated by spaces, got '" + word + "'");
+      total += n;
+    }
+    if (total > c.core.sm_count)
+      return bad("cluster.gpc_sms: the GPCs hold " + std::to_string(total) + " SMs, more than core.sm_count");
+  }
   if (c.core.warp_scheduler != "lrr" && c.core.warp_scheduler != "gto")
     return bad("core.warp_scheduler: unknown policy '" + c.core.warp_scheduler + "' (lrr, gto)");
   for (const auto* r : {&c.l1.replacement, &c.l2.replacement})

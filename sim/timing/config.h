@@ -221,12 +221,14 @@ struct AsyncConfig {
 // Thread-block clusters (sim/timing/dsmem.h, block_scheduler.h).
 struct ClusterConfig {
   int64_t gpcs = 8;                    // GPCs: a cluster's blocks share one (SMs split evenly)
+  std::string gpc_sms;                 // SMs of each GPC in SM order ("8 16 ..."), for clusters
+                                       // of more than a TPC's 2 blocks; empty: gpcs equal parts
   int64_t remote_latency = 200;        // cycles: a remote shared::cluster load, issue -> data
   double remote_bytes_per_cycle = 32;  // bytes per cycle through an SM's port to other SMs
   int64_t barrier_latency = 190;       // cycles: the last barrier.cluster.arrive -> waiters go on
                                        // (a cluster of one block, one warp a sub-partition)
   int64_t barrier_level_latency = 0;   // cycles it adds per doubling of the cluster's size
-  int64_t barrier_warp_latency = 0;    // cycles per warp a block beyond one a sub-partition
+  int64_t barrier_warp_latency = 0;    // cycles per warp on the SM beyond one a sub-partition
   int64_t barrier_poll = 32;           // cycles before a waiting barrier.cluster.wait tries again
 };
 

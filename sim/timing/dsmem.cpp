@@ -12,13 +12,17 @@ namespace warplab::timing {
 
 DsmemUnit::DsmemUnit(const ClusterConfig& cfg, uint32_t cluster_blocks, uint32_t block_warps,
                      uint32_t sub_partitions)
-    : cfg_(cfg) {
+    : cfg_(cfg), sub_partitions_(sub_partitions), clustered_(cluster_blocks > 1) {
   // log2 of the cluster's size (rounded up: a cluster of 3 spans two levels, as one of 4).
   const int levels = std::bit_width(std::max<uint32_t>(cluster_blocks, 1) - 1);
-  const uint32_t extra_warps = block_warps > sub_partitions ? block_warps - sub_partitions : 0;
-  barrier_latency_ = static_cast<uint64_t>(cfg.barrier_latency +
-                                           cfg.barrier_level_latency * levels +
-                                           cfg.barrier_warp_latency * int64_t(extra_warps));
+  level_latency_ =
+      static_cast<uint64_t>(cfg.barrier_latency + cfg.barrier_level_latency * levels);
+  barrier_latency_ = barrier_latency(block_warps);
+}
+
+uint64_t DsmemUnit::barrier_latency(uint32_t sm_warps) const {
+  const uint32_t extra = sm_warps > sub_partitions_ ? sm_warps - sub_partitions_ : 0;
+  return level_latency_ + static_cast<uint64_t>(cfg_.barrier_warp_latency) * extra;
 }
 
 DsmemUnit::DsmemUnit(const ClusterConfig& cfg, const func::LaunchConfig& launch,
@@ -45,7 +49,7 @@ uint64_t DsmemUnit::access(const func::StepInfo& in, uint64_t now) {
 }
 
 void DsmemUnit::hold(const func::StepInfo& in, uint64_t now, uint64_t drain_until,
-                     uint64_t& fetch_ready, WarpState& reason) const {
+                     uint64_t& fetch_ready, WarpState& reason, uint32_t sm_warps) const {
   const ptx::Instruction& inst = *in.inst;
   uint64_t until = 0;
   WarpState why = WarpState::Barrier;
@@ -56,7 +60,8 @@ void DsmemUnit::hold(const func::StepInfo& in, uint64_t now, uint64_t drain_unti
     until = now + static_cast<uint64_t>(cfg_.barrier_poll);
   } else {
     // in.mbarrier: the cycle the phase completed (sim/func/cluster.cpp).
-    until = std::max(now, in.mbarrier + barrier_latency_);
+    const bool by_sm = clustered_ && sm_warps > 0;
+    until = std::max(now, in.mbarrier + (by_sm ? barrier_latency(sm_warps) : barrier_latency_));
   }
   if (until > fetch_ready) fetch_ready = until, reason = why;
 }

@@ -279,8 +279,7 @@ Expected<TimingResult> simulate(const func::Program& program, func::DeviceMemory
     options.progress(p);
   };
   BlockScheduler blocks(launch.grid, config.core.block_dispatch_interval, cluster,
-                        static_cast<uint32_t>(block_threads),
-                        static_cast<int>(config.cluster.gpcs));
+                        static_cast<uint32_t>(block_threads), config.cluster, sms.size());
   if (sampler.active())
     blocks.set_skip_hook([&](uint64_t next, uint64_t at) {
       if (skipped_fault || !sampler.is_boundary(next)) return next;

@@ -691,7 +691,7 @@ bool Sm::issue(int slot, uint64_t now) {
   if (is_wgmma_op(inst.op))
     wgmma_.hold(b.linear, w.index, inst, now, w.fetch_ready, w.fetch_reason);
   if (inst.op == Opcode::BarrierCluster)
-    dsmem_.hold(in, now, w.drain_until, w.fetch_ready, w.fetch_reason);
+    dsmem_.hold(in, now, w.drain_until, w.fetch_ready, w.fetch_reason, resident_warps_);
   // (bar.warp.sync, __syncwarp, is not a block barrier: it waits for nothing on a SIMT stack.)
   const bool block_barrier = in.is_barrier && inst.op == Opcode::Bar &&
                              inst.mod.bar != ptx::BarMode::Arrive &&
