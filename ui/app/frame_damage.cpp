@@ -185,8 +185,6 @@ void FrameDamage::render(ImDrawData* dd, int fb_w, int fb_h, const ImVec4& clear
   for (const ImVec4& r : rects_) area += double(r.z - r.x) * double(r.w - r.y);
   if (area > kWholeFraction * double(w) * double(h)) whole = true;
   glClearColor(clear.x, clear.y, clear.z, 1.0f);
-  // Solid shapes with blending off (opaque_runs.h); each list's own commands back afterwards.
-  opaque_.split(dd, blend_off, ImGui::GetIO().Fonts->TexUvWhitePixel);
   if (whole) {
     glViewport(0, 0, fb_w, fb_h);
     glClear(GL_COLOR_BUFFER_BIT);
@@ -226,7 +224,6 @@ void FrameDamage::render(ImDrawData* dd, int fb_w, int fb_h, const ImVec4& clear
         for (ImDrawCmd& c : l->CmdBuffer) c.ClipRect = saved[k++];
     }
   }
-  opaque_.restore();
   remember(dd);
 }
 

@@ -23,7 +23,6 @@
 #include <vector>
 
 #include "ui/app/model/draw_list_match.h"
-#include "ui/app/opaque_runs.h"
 
 struct GLFWwindow;
 
@@ -69,7 +68,6 @@ class FrameDamage {
   std::vector<ImVec2> scratch_;
   std::vector<DrawListKey> keys_before_, keys_now_;
   double last_px_ = 0;
-  OpaqueRuns opaque_;
 };
 
 }  // namespace warplab::app

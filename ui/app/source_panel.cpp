@@ -34,16 +34,6 @@ ImU32 hue_color(int hue, int alpha) {
   return IM_COL32(kRgb[hue][0], kRgb[hue][1], kRgb[hue][2], alpha);
 }
 
-// `top` blended over the opaque `below`, as one opaque colour.
-ImU32 over(ImU32 top, ImU32 below) {
-  const float a = float((top >> IM_COL32_A_SHIFT) & 0xff) / 255.0f;
-  auto ch = [&](int shift) {
-    const float t = float((top >> shift) & 0xff), b = float((below >> shift) & 0xff);
-    return static_cast<ImU32>(std::lround(t * a + b * (1 - a))) << shift;
-  };
-  return ch(IM_COL32_R_SHIFT) | ch(IM_COL32_G_SHIFT) | ch(IM_COL32_B_SHIFT) | IM_COL32_A_MASK;
-}
-
 // One row of a pane.
 struct PaneRow {
   int32_t number = 0;    // shown in the first column (a CUDA, PTX or SASS line number; 0 none)
@@ -184,15 +174,11 @@ int draw_pane(AppState& s, const char* id, PaneKind kind, const std::vector<Pane
         (kind != PaneKind::Cuda && r.ptx_line > 0 &&
          std::binary_search(s.marked_ptx.begin(), s.marked_ptx.end(), r.ptx_line));
     const bool focus = r.ptx_line > 0 && r.ptx_line == s.focus_ptx_line;
-    ImU32 mark = 0;  // over the line's colour: picked or focused, or a compile error
-    if (focus || picked) mark = picked ? IM_COL32(90, 80, 20, 190) : IM_COL32(90, 80, 20, 110);
-    if (r.errors) mark = IM_COL32(150, 50, 40, 120);
-    if (hue >= 0) {  // composed over the pane's background: opaque, drawn without blending
-      const ImU32 band = over(hue_color(hue, 34), ImGui::GetColorU32(ImGuiCol_ChildBg));
-      ImGui::TableSetBgColor(ImGuiTableBgTarget_RowBg0, mark ? over(mark, band) : band);
-    } else if (mark) {
-      ImGui::TableSetBgColor(ImGuiTableBgTarget_RowBg1, mark);
-    }
+    if (hue >= 0) ImGui::TableSetBgColor(ImGuiTableBgTarget_RowBg0, hue_color(hue, 34));
+    if (focus || picked)
+      ImGui::TableSetBgColor(ImGuiTableBgTarget_RowBg1,
+                             picked ? IM_COL32(90, 80, 20, 190) : IM_COL32(90, 80, 20, 110));
+    if (r.errors) ImGui::TableSetBgColor(ImGuiTableBgTarget_RowBg1, IM_COL32(150, 50, 40, 120));
     ImGui::TableSetColumnIndex(0);
     if (hue >= 0) {
       const ImVec2 p = ImGui::GetCursorScreenPos();
