@@ -1,4 +1,4 @@
-// `warplab run` in timing mode (the default), --config, --trace, `warplab configs`, and the GPU
+// `warplab run` in timing mode (the default), --config, --sched, --trace, `warplab configs`, and the GPU
 // backend's missing-device path. Tiny inputs (300 elements) so the suite stays fast.
 #include <doctest/doctest.h>
 #include <sys/wait.h>
@@ -235,6 +235,38 @@ TEST_CASE("508 cli: configs lists and shows presets") {
   CHECK(s.out.find("132") != std::string::npos);
   CHECK(s.out.find("clock_mhz") != std::string::npos);
   CHECK(run("configs show nosuch").status == 2);
+}
+
+// --sched: the warp scheduling policy in place of the preset's (h100-sxm: lrr). On one SM the 32
+// warps of N = 4096 share four schedulers, so the policy decides the issue order: lrr must give
+// the preset's cycles exactly, gto others, with the same (checked) results; an unknown policy is
+// bad input before anything runs.
+TEST_CASE("508 cli: --sched lrr|gto picks the warp scheduler, an unknown one exits 2") {
+  if (!have_binary()) return;
+  fs::path dir = temp_dir("sched");
+  std::ofstream(dir / "one.toml") << "base = \"h100-sxm\"\nname = \"one-sm\"\n[core]\nsm_count = 1\n";
+  auto cycles = [&](const std::string& sched) -> int64_t {
+    const fs::path out = dir / ("r" + sched + ".json");
+    Outcome o = run("run " + data("vec_add_ptx.toml") + " --set N=4096 --threads 1 --config " +
+                    (dir / "one.toml").string() + (sched.empty() ? "" : " --sched " + sched) +
+                    " --json " + out.string());
+    CHECK(o.status == 0);
+    if (!sched.empty())
+      CHECK(o.out.find("warp scheduler: " + sched + " (--sched") != std::string::npos);
+    const json j = read_json(out);
+    if (!j.is_object() || !j["passed"].get<bool>()) return -1;
+    return j["launches"][0]["sim"]["cycles"].get<int64_t>();
+  };
+  const int64_t preset = cycles(""), lrr = cycles("lrr"), gto = cycles("gto");
+  CHECK(preset > 0);
+  CHECK(lrr == preset);
+  CHECK(gto > 0);
+  CHECK(gto != lrr);
+  Outcome bad = run("run " + data("vec_add_ptx.toml") + " --sched fifo");
+  CHECK(bad.status == 2);
+  CHECK(bad.err.find("--sched: unknown warp scheduling policy 'fifo' (lrr, gto)") !=
+        std::string::npos);
+  fs::remove_all(dir);
 }
 
 TEST_CASE("508 cli: --backend gpu|both without a GPU exits 2 with the reason") {

@@ -383,7 +383,7 @@ TEST_CASE("710 app screenshots: tensor pipes, TMA copies, mbarrier phases and fr
   CHECK(diff(mma, frag, kMemory) > 3);
 }
 
-// Lesson 2's stride 32 at N = 2^20 (tests/app/visit.txt): the memory flow's "launch" and "H100"
+// Lesson 2's stride 32 at N = 2^20 (tests/app/visit.txt): the memory flow's "steady" and "H100"
 // columns (validation/data/link-use-h100.tsv) beside the window's busy bars.
 TEST_CASE("710 app screenshots: the memory flow shows the H100's measured link use") {
   const auto shots = shots_dir();
@@ -393,7 +393,34 @@ TEST_CASE("710 app screenshots: the memory flow shows the H100's measured link u
   REQUIRE(load(std::string(dir) + "/flow-stride32-n2p20.png", flow));
   // The H100 column's figures and its line, in DRAM orange (style.h color::kDram): glyph cores.
   CHECK(count_color(flow, kMemory, 230, 110, 80) > 40);
-  // The busiest link's row is marked (flow_panel.cpp's row colour over the table's background);
-  // its bar turns red only at 85% of capacity, which depends on the model's window, not checked.
+  // The busiest link over the steady state is marked (flow_panel.cpp's row colour over the
+  // table's background): the second row, L1<->L2 (rows 20 px apart from y 652 at 1600x1000);
+  // the same in the A/B flow (stride 32 at N = 65536, one wave: the whole launch), whose
+  // difference line above the table moves the rows down by one.
   CHECK(count_color(flow, kMemory, 77, 48, 32) > 500);
+  CHECK(count_color(flow, Box{970, 672, 1590, 693}, 77, 48, 32) > 5000);
+  CHECK(count_color(flow, Box{970, 600, 1590, 671}, 77, 48, 32) +
+            count_color(flow, Box{970, 694, 1590, 760}, 77, 48, 32) <
+        100);
+  Image ab;
+  REQUIRE(load(std::string(dir) + "/ab-flow.png", ab));
+  CHECK(count_color(ab, Box{970, 692, 1590, 713}, 77, 48, 32) > 5000);
+  CHECK(count_color(ab, Box{970, 600, 1590, 691}, 77, 48, 32) +
+            count_color(ab, Box{970, 714, 1590, 760}, 77, 48, 32) <
+        100);
+}
+
+// Lesson 6 run at N = 2^20 (tests/app/visit.txt): under Run, the groups' table and the model's
+// nine-kernels/fused ratios, then the H100's ratios from the committed data in DRAM orange (style.h
+// color::kDram), which the lesson's page before the run does not show.
+TEST_CASE("710 app screenshots: lesson 6's fused and unfused kernels, the H100's ratio beside") {
+  const auto shots = shots_dir();
+  if (!shots) return;
+  Image page, fusion;
+  REQUIRE(load(*shots + "/06-page.png", page));
+  REQUIRE(load(*shots + "/fusion.png", fusion));
+  CAPTURE(count_color(fusion, kExperiment, 230, 110, 80));
+  CHECK(count_color(page, kExperiment, 230, 110, 80) < 10);
+  CHECK(count_color(fusion, kExperiment, 230, 110, 80) > 100);
+  CHECK(diff(page, fusion, kExperiment) > 1);
 }

@@ -64,6 +64,11 @@ TEST_CASE("718 A/B difference line") {
   CHECK(difference_line(a, b) == "4 -> 32 sectors/request; L1<->L2 31% -> 96% busy; 2.4x kernel "
                                  "time (1.2x with launch overhead)");
   CHECK(difference_line(a, b, false) == "4 -> 32 sectors/request; L1<->L2 31% -> 96% busy");
+  // Requests faster than the link serves them (the model books them when made): "100%+".
+  b.link_busy[1] = 1.09;
+  CHECK(difference_line(a, b, false) == "4 -> 32 sectors/request; L1<->L2 31% -> 100%+ busy");
+  CHECK(link_use_text(1.004) == "100%");
+  CHECK(link_use_text(0.951) == "95%");
   // A run without timing: nothing to compare.
   CHECK(difference_line(a, RunFigures{}) == "nothing to compare: one of the runs has no timing");
 }
@@ -247,4 +252,106 @@ TEST_CASE("718 the H100's per-line stalls of a sweep: the run's own point, at it
         "dispatch_stall (GPU only)");
   CHECK(gpu_reason_label("stall_wait") == "stall_wait");
   fs::remove_all(dir);
+}
+
+// The L1<->L2 link in the model's own terms (memory_flow.h L2Costs): slice time in sector times,
+// loads on the read path, stores on the write path, a store to part of a sector a
+// read-modify-write (the h100-sxm preset: request 0.67, partial 2.0).
+TEST_CASE("718 L2 slice time: requests, partial stores, read and write paths") {
+  timing::Trace t;
+  const L2Costs costs{0.67, 2.0};
+  auto add = [&](timing::AccessRecord::Kind kind, int lines, auto&& line_of) {
+    timing::AccessRecord a;
+    a.kind = kind;
+    a.exec_mask = ~0u;
+    a.access_bytes = 4;
+    a.line_begin = uint32_t(t.access_lines.size());
+    a.line_count = uint32_t(lines);
+    for (int k = 0; k < lines; ++k) t.access_lines.push_back(line_of(k, a));
+    return a;
+  };
+  using Kind = timing::AccessRecord::Kind;
+  using Src = timing::SectorSource;
+  // Stride 32 load: 32 lines of one sector; 30 missed the L1 (from the L2 or DRAM), 2 hit.
+  const timing::AccessRecord load = add(Kind::GlobalLoad, 32, [](int k, timing::AccessRecord&) {
+    timing::AccessLine l;
+    l.lane_mask = 1u << k;
+    l.sector_mask = 1;
+    l.sources = uint8_t(k < 2 ? Src::L1 : k < 20 ? Src::L2 : Src::Dram);
+    return l;
+  });
+  auto slice = l2_slice_time(t, load, costs);
+  CHECK(slice[0] == doctest::Approx(30 * 1.67));
+  CHECK(slice[1] == 0);
+  // Stride 32 store: each lane writes 4 of a sector's 32 bytes: 32 read-modify-writes.
+  const timing::AccessRecord partial = add(Kind::GlobalStore, 32, [](int k, timing::AccessRecord&) {
+    timing::AccessLine l;
+    l.lane_mask = 1u << k;
+    l.sector_mask = 1;
+    return l;
+  });
+  slice = l2_slice_time(t, partial, costs);
+  CHECK(slice[0] == 0);
+  CHECK(slice[1] == doctest::Approx(32 * (2.0 + 0.67 * 2.0)));
+  // Stride 1 store: one line, lane L in sector L / 8, every sector whole: 4 sectors, one request.
+  const timing::AccessRecord whole = add(Kind::GlobalStore, 1, [](int, timing::AccessRecord& a) {
+    timing::AccessLine l;
+    l.lane_mask = ~0u;
+    l.sector_mask = 0xf;
+    for (int lane = 0; lane < 32; ++lane) a.lane_sectors |= uint64_t(lane / 8) << (2 * lane);
+    return l;
+  });
+  CHECK(l2_slice_time(t, whole, costs)[1] == doctest::Approx(4 + 0.67));
+  // Without costs (a trace drawn without its preset): sectors only.
+  CHECK(l2_slice_time(t, partial, L2Costs{})[1] == doctest::Approx(32));
+  CHECK(l2_slice_time(t, load, L2Costs{})[0] == doctest::Approx(30));
+}
+
+TEST_CASE("718 link use: L1<->L2 as the busier slice path; the launch's steady state") {
+  LinkCapacities caps;
+  caps.tag_lines_per_cycle = 1;
+  caps.bytes_per_cycle = {128, 3072, 1600};
+  caps.l2_sector_times_per_cycle = 96;  // 96 slices, a sector time per cycle on each path
+  FlowRates r;
+  r.begin = 0;
+  r.end = 1000;
+  r.l2_read_time = 500;
+  r.l2_write_time = 900;  // of the traced SM's 1000 (96 x 1000 / 96 SMs): 90%
+  r.bytes[1] = 3072;      // the bytes no longer decide
+  LinkUse u = link_use(r, caps, 96);
+  CHECK(u.fraction[1] == doctest::Approx(0.9));
+  CHECK(u.l2_write_path);
+  CHECK(u.busiest == 1);
+  r.l2_read_time = 950;
+  u = link_use(r, caps, 96);
+  CHECK(u.fraction[1] == doctest::Approx(0.95));
+  CHECK_FALSE(u.l2_write_path);
+  CHECK_FALSE(u.gpu_wide);
+  // With counter samples in the window: every SM's L2 sectors at the traced SM's slice time per
+  // sector (950 / 500 = 1.9 on its busier path), DRAM's bytes against the whole GPU's peak.
+  r.l2_sectors = 500;
+  r.gpu_begin = 0;
+  r.gpu_end = 1000;
+  r.gpu_l2_sectors = 40000;   // 76,000 of the slices' 96,000 sector times
+  r.gpu_dram_bytes = 800000;  // of 1,600,000
+  u = link_use(r, caps, 96);
+  CHECK(u.gpu_wide);
+  CHECK(u.fraction[1] == doctest::Approx(0.79166).epsilon(1e-4));
+  CHECK(u.fraction[2] == doctest::Approx(0.5));
+  // Steady state: from the first block's end to the last block's dispatch.
+  timing::Trace t;
+  FlowIndex ix;
+  ix.first_cycle = 5;
+  ix.last_cycle = 299;
+  t.blocks = {{0, 8, 0, 0, 100}, {1, 8, 1, 0, 120}, {0, 8, 2, 100, 210}, {1, 8, 3, 150, 300}};
+  SteadyWindow w = steady_window(t, ix);
+  CHECK(w.steady);
+  CHECK(w.begin == 100);
+  CHECK(w.end == 150);
+  // One wave (every block dispatched before any ends): the whole launch stands for it.
+  t.blocks = {{0, 8, 0, 0, 100}, {1, 8, 1, 10, 120}};
+  w = steady_window(t, ix);
+  CHECK_FALSE(w.steady);
+  CHECK(w.begin == 5);
+  CHECK(w.end == 300);
 }

@@ -120,7 +120,8 @@ void AppState::refresh_ab() {
   if (pinned != figures_pinned_for) {
     figures_pinned_for = pinned;
     pinned_figures = pinned ? run_figures(*pinned) : RunFigures{};
-    pinned_flow = pinned_trace() ? build_flow_index(*pinned_trace()) : FlowIndex{};
+    pinned_flow =
+        pinned_trace() ? build_flow_index(*pinned_trace(), pinned->links.l2_costs) : FlowIndex{};
     pinned_index = pinned_trace() ? build_trace_index(*pinned_trace()) : TraceIndex{};
     changed = true;
   }
@@ -366,7 +367,7 @@ void AppState::select_launch(int i) {
   view_fitted = false;
   if (const timing::Trace* t = trace()) {
     index = build_trace_index(*t);
-    flow = build_flow_index(*t);
+    flow = build_flow_index(*t, run ? run->links.l2_costs : L2Costs{});
     flow_occupancy = flow.occupancy(*t, 240);
     // Bandwidth window: a tenth of the launch's memory traffic span, in round cycles, and at
     // least two counter samples (the whole GPU's DRAM figure needs one inside the window).

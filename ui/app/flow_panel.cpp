@@ -103,16 +103,22 @@ void draw_queue_spark(const AppState& s, int link) {
 
 }  // namespace
 
-// The whole launch: the model's use of each link, and the GPU's where Nsight Compute measured this
-// kernel at these parameter values (validation/data/link-use-h100.tsv, measured_links.h).
+// The launch's steady state (memory_flow.h steady_window; the whole launch for a grid of one
+// wave): the model's use of each link, and the GPU's where Nsight Compute measured this kernel at
+// these parameter values (validation/data/link-use-h100.tsv, measured_links.h).
 struct WholeUse {
+  SteadyWindow window;
   LinkUse model;
+  int sms = 0;
   std::optional<MeasuredLinkUse> gpu;
 };
 WholeUse whole_launch_use(AppState& s, const timing::Trace& t, const RunSnapshot& run) {
   WholeUse w;
-  const uint64_t b = s.flow.first_cycle, e = s.flow.last_cycle + 1;
-  if (e > b) w.model = link_use(s.flow.rates(t, b, e), run.links, active_sms(t, b, e));
+  w.window = steady_window(t, s.flow);
+  if (w.window.end > w.window.begin) {
+    w.sms = active_sms(t, w.window.begin, w.window.end);
+    w.model = link_use(s.flow.rates(t, w.window.begin, w.window.end), run.links, w.sms);
+  }
   if (!s.link_use_data && s.link_use_error.empty()) {
     namespace fs = std::filesystem;
     const std::string path =
@@ -129,17 +135,34 @@ WholeUse whole_launch_use(AppState& s, const timing::Trace& t, const RunSnapshot
 }
 
 constexpr const char* kWholeUseHelp =
-    "launch: the model's use of each link over the whole launch. H100: measured with Nsight "
+    "steady: the model's use of each link over the launch's steady state, from the first block's "
+    "end to the last block's dispatch (blocks still wait for a slot, every SM keeps working); a "
+    "grid of one wave has none, and the column is the whole launch. H100: measured with Nsight "
     "Compute over the whole kernel at these parameter values (scripts/microbench/"
     "h100-stride-ncu-2026-11-27.tsv): lanes->L1 is the L1/TEX unit's throughput, L1<->L2 the L2 "
     "slices' tag lookups (every sector request the L1s send through the crossbar takes one), "
-    "L2<->DRAM the DRAM's throughput, each as a percentage of its peak. Where the model "
-    "simplifies: it counts L1<->L2 as bytes against the L2's slices x 32 B per cycle, shared "
-    "evenly by the SMs with blocks, not as tag lookups; and the busy column is a window before "
-    "the cursor (a launch starts on DRAM: every line is fetched once). On the H100, stride 32 at "
-    "N = 2^20 keeps the L2's lookups at 79% of peak and DRAM at 3%; at N = 65536 the kernel is "
-    "too short for any link to fill (the L2 at 30%); at N = 2^24 the L2 and DRAM both run near "
-    "60%, the data no longer fitting in the L2.";
+    "L2<->DRAM the DRAM's throughput, each as a percentage of its peak. The model counts L1<->L2 "
+    "as its L2 slices' time: a sector per cycle per slice on the read path (loads) and on the "
+    "write path (stores), each request a little more, a store to part of a sector a "
+    "read-modify-write; every SM's L2 sectors (the counter samples) at the traced SM's cost per "
+    "sector. 100%+: requests arrived faster than the link serves them (the model books an L2 "
+    "request when the SM makes it; a saturated slice serves it later, its queue growing). On the "
+    "H100, stride 32 at N = 2^20 keeps the L2's lookups at 80% of peak and DRAM at "
+    "3%; a 4-byte store to a sector takes 1.8 lookups there (read-modify-write), a load 1.1, and "
+    "the stores alone take 71% of the copy's time, the loads alone 42% (scripts/microbench/"
+    "h100-stride-paths-2026-11-27.tsv): loads and stores share the lookups, where the model gives "
+    "each a path, so its copy takes about its stores' time. At N = 65536 the kernel is too short "
+    "for any link to fill (the L2 at 30%); at N = 2^24 the L2 and DRAM both run near 60%, the data "
+    "no longer fitting in the L2.";
+
+// What the busiest link's figure counts, for its line under the table.
+std::string busiest_detail(const LinkUse& u) {
+  if (u.busiest == 1)
+    return u.l2_write_path ? "in the L2 slices' write path (a store to part of a sector is a "
+                             "read-modify-write)"
+                           : "in the L2 slices' read path";
+  return u.busiest == 0 ? "at the L1 tag stage (a lookup per 128-byte line)" : "of DRAM's peak";
+}
 
 void draw_flow_panel(AppState& s) {
   const timing::Trace* t = s.trace();
@@ -294,7 +317,7 @@ void draw_flow_panel(AppState& s) {
     ImGui::TableSetupColumn("link");
     if (use_a) ImGui::TableSetupColumn("A busy");
     ImGui::TableSetupColumn(use_a ? "B busy (of capacity)" : "busy (of capacity)");
-    if (have_caps) ImGui::TableSetupColumn("launch");
+    if (have_caps) ImGui::TableSetupColumn(whole.window.steady ? "steady" : "launch");
     if (whole.gpu) ImGui::TableSetupColumn("H100");
     ImGui::TableSetupColumn("rate");
     ImGui::TableSetupColumn("moved");
@@ -303,13 +326,13 @@ void draw_flow_panel(AppState& s) {
     ImGui::TableHeadersRow();
     for (int i = 0; i < kFlowLinks; ++i) {
       ImGui::TableNextRow();
-      if (have_caps && i == use.busiest && use.fraction[i] > 0)
+      if (have_caps && i == whole.model.busiest && whole.model.fraction[i] > 0)
         ImGui::TableSetBgColor(ImGuiTableBgTarget_RowBg1, IM_COL32(110, 60, 30, 150));
       ImGui::TableNextColumn();
       ImGui::TextUnformatted(flow_link_name(i));
       if (use_a) {
         ImGui::TableNextColumn();
-        ImGui::TextDisabled("%3.0f%%", 100 * use_a->fraction[i]);
+        ImGui::TextDisabled("%s", link_use_text(use_a->fraction[i]).c_str());
       }
       ImGui::TableNextColumn();
       if (have_caps) {  // a bar to 100% and the figure
@@ -319,19 +342,23 @@ void draw_flow_panel(AppState& s) {
         dl->AddRectFilled(ImVec2(b.x, b.y + 3), ImVec2(b.x + bw, b.y + bh - 3),
                           IM_COL32(50, 54, 62, 255));
         dl->AddRectFilled(ImVec2(b.x, b.y + 3), ImVec2(b.x + bw * f, b.y + bh - 3),
-                          use.fraction[i] >= 0.85 ? color::kFail : color::kAccent);
+                          color::kAccent);
         ImGui::Dummy(ImVec2(bw + 4, bh));
         ImGui::SameLine(0, 0);
-        ImGui::Text("%3.0f%%", 100 * use.fraction[i]);
+        ImGui::TextUnformatted(link_use_text(use.fraction[i]).c_str());
         if (ImGui::IsItemHovered())
-          ImGui::SetTooltip("capacity: %s (%d SMs had blocks in the window)",
+          ImGui::SetTooltip(use.gpu_wide && i > 0
+                                ? "capacity: %s. Every SM's traffic, from the counter samples in "
+                                  "the window (%d SMs had blocks)"
+                                : "capacity: %s (the traced SM's traffic against its even share: "
+                                  "%d SMs had blocks in the window)",
                             run->links.basis[i].c_str(), sharing);
       } else {
         ImGui::TextDisabled("-");
       }
       if (have_caps) {
         ImGui::TableNextColumn();
-        ImGui::Text("%3.0f%%", 100 * whole.model.fraction[i]);
+        ImGui::TextUnformatted(link_use_text(whole.model.fraction[i]).c_str());
         if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", kWholeUseHelp);
       }
       if (whole.gpu) {
@@ -351,18 +378,33 @@ void draw_flow_panel(AppState& s) {
     }
     ImGui::EndTable();
   }
-  ImGui::PushTextWrapPos(0.0f);  // the busiest-link line wraps at the panel's edge
-  if (have_caps && use.fraction[use.busiest] > 0)
-    ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(use.fraction[use.busiest] >= 0.85
-                                                          ? color::kFail
-                                                          : color::kText),
-                       "busiest: %s at %.0f%% of its modelled capacity (%s)",
-                       flow_link_name(use.busiest), 100 * use.fraction[use.busiest],
-                       run->links.basis[use.busiest].c_str());
+  ImGui::PushTextWrapPos(0.0f);  // the busiest-link lines wrap at the panel's edge
+  if (have_caps && whole.model.fraction[whole.model.busiest] > 0) {
+    const LinkUse& m = whole.model;
+    char span[96];
+    std::snprintf(span, sizeof span, "cycles %llu-%llu",
+                  static_cast<unsigned long long>(whole.window.begin),
+                  static_cast<unsigned long long>(whole.window.end));
+    const double f = m.fraction[m.busiest];
+    char use[64];
+    if (link_use_text(f) == "100%+")  // requests came faster than it serves them
+      std::snprintf(use, sizeof use, "saturated (asked for %.0f%% of capacity)", 100 * f);
+    else
+      std::snprintf(use, sizeof use, "at %.0f%% of capacity", 100 * f);
+    ImGui::Text("busiest over the %s (%s): %s %s, %s",
+                whole.window.steady ? "steady state" : "launch (one wave)", span,
+                flow_link_name(m.busiest), use, busiest_detail(m).c_str());
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", kWholeUseHelp);
+  }
   if (whole.gpu)
     ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(color::kDram),
-                       "%s column: Nsight Compute, whole kernel (%s); busiest there: %s",
-                       "H100", whole.gpu->date.c_str(), flow_link_name(whole.gpu->busiest()));
+                       "%s column: Nsight Compute, whole kernel (%s); busiest there: %s at %.0f%% "
+                       "of peak",
+                       "H100", whole.gpu->date.c_str(), flow_link_name(whole.gpu->busiest()),
+                       whole.gpu->percent[size_t(whole.gpu->busiest())]);
+  if (have_caps && use.fraction[use.busiest] > 0)
+    ImGui::TextDisabled("in the window before the cursor: %s at %s", flow_link_name(use.busiest),
+                        link_use_text(use.fraction[use.busiest]).c_str());
   ImGui::PopTextWrapPos();
   // 3. Efficiency and the whole GPU's DRAM.
   if (r.moved_bytes > 0)

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <cstdio>
 
 namespace warplab::app {
 namespace {
@@ -13,14 +14,25 @@ bool through_l1(Kind k) { return k != Kind::SharedLoad && k != Kind::SharedStore
 // Bytes one access moves: on each link (loads: every sector from the L1 to the LSU, the L1's
 // misses from the L2, the L2's misses from DRAM; stores and atomics: every sector to the L2, as
 // the L1 does not keep written data, and a store's later DRAM write-back is not an access's own),
-// then the bytes its lanes asked for and the bytes the L1 handed over for them.
-FlowIndex::Sums quantities(const timing::AccessRecord& a) {
+// then the bytes its lanes asked for and the bytes the L1 handed over for them, then its L2 slice
+// time on the read and write paths, and the sectors it sent to the L2 as the L2's counters count
+// them (loads' L1 misses and stores' sectors; atomics not).
+FlowIndex::Sums quantities(const timing::Trace& t, const timing::AccessRecord& a,
+                           const L2Costs& costs) {
   const double sb = double(FlowIndex::kSectorBytes);
   const bool load = a.kind == Kind::GlobalLoad || a.kind == Kind::LocalLoad;
   const double all = double(a.sectors) * sb;
-  return {all, double(load ? a.l1_miss_sectors : a.sectors) * sb,
+  const std::array<double, 2> slice = l2_slice_time(t, a, costs);
+  return {all,
+          double(load ? a.l1_miss_sectors : a.sectors) * sb,
           double(load ? a.dram_sectors : 0) * sb,
-          double(std::popcount(a.exec_mask)) * double(a.access_bytes), all, double(a.lines), 1.0};
+          double(std::popcount(a.exec_mask)) * double(a.access_bytes),
+          all,
+          double(a.lines),
+          1.0,
+          slice[0],
+          slice[1],
+          double(load ? a.l1_miss_sectors : a.kind == Kind::Atomic ? 0 : a.sectors)};
 }
 
 // Prefix sums of `values` in the order of `order`, one entry more than it.
@@ -37,12 +49,55 @@ std::vector<FlowIndex::Sums> prefix(const std::vector<FlowIndex::Sums>& values,
 
 }  // namespace
 
+std::array<double, 2> l2_slice_time(const timing::Trace& t, const timing::AccessRecord& a,
+                                    const L2Costs& costs) {
+  std::array<double, 2> out{};
+  if (a.line_begin + a.line_count > t.access_lines.size()) return out;
+  const bool load = a.kind == Kind::GlobalLoad || a.kind == Kind::LocalLoad;
+  const bool store = a.kind == Kind::GlobalStore || a.kind == Kind::LocalStore;
+  for (uint32_t k = 0; k < a.line_count; ++k) {
+    const timing::AccessLine& l = t.access_lines[a.line_begin + k];
+    if (load) {  // the sectors the L1 did not serve: one request to the L2 for the line
+      int sent = 0;
+      for (int s = 0; s < 4; ++s)
+        sent += (l.sector_mask >> s & 1) && (l.source(s) == timing::SectorSource::L2 ||
+                                             l.source(s) == timing::SectorSource::Dram);
+      if (sent > 0) out[0] += sent + costs.request_sectors;
+    } else if (store) {  // every stored sector, whole or a read-modify-write
+      int bytes[4] = {0, 0, 0, 0};
+      for (int lane = 0; lane < 32; ++lane)
+        if (l.lane_mask >> lane & 1) bytes[(a.lane_sectors >> (2 * lane)) & 3] += a.access_bytes;
+      int full = 0, part = 0;
+      for (int s = 0; s < 4; ++s)
+        if (l.sector_mask >> s & 1) (bytes[s] >= int(FlowIndex::kSectorBytes) ? full : part) += 1;
+      if (full + part > 0)
+        out[1] += full + part * costs.partial_write_sectors +
+                  costs.request_sectors * (part > 0 ? costs.partial_write_sectors : 1.0);
+    } else {  // atomics: their sectors on the read path (the atomic unit holds the rest)
+      out[0] += std::popcount(unsigned(l.sector_mask));
+    }
+  }
+  return out;
+}
+
+SteadyWindow steady_window(const timing::Trace& t, const FlowIndex& ix) {
+  SteadyWindow w{ix.first_cycle, ix.last_cycle + 1, false};
+  if (t.blocks.empty()) return w;
+  uint64_t first_end = ~uint64_t{0}, last_begin = 0;
+  for (const timing::BlockRecord& b : t.blocks) {
+    first_end = std::min(first_end, b.end);
+    last_begin = std::max(last_begin, b.begin);
+  }
+  if (last_begin > first_end) w = {first_end, last_begin, true};
+  return w;
+}
+
 double flow_gbps(double bytes, uint64_t cycles, double clock_mhz) {
   if (cycles == 0) return 0;
   return bytes / double(cycles) * clock_mhz * 1e6 / 1e9;
 }
 
-FlowIndex build_flow_index(const timing::Trace& t) {
+FlowIndex build_flow_index(const timing::Trace& t, const L2Costs& costs) {
   FlowIndex ix;
   // 1. Accesses on the path, by issue.
   for (uint32_t i = 0; i < t.accesses.size(); ++i) {
@@ -62,7 +117,7 @@ FlowIndex build_flow_index(const timing::Trace& t) {
     const timing::AccessRecord& a = t.accesses[ix.by_issue[j]];
     start[j] = a.tag_stage;
     end[j] = std::max(a.ready, a.tag_stage);
-    bytes[j] = quantities(a);
+    bytes[j] = quantities(t, a, costs);
     const double d = double(end[j] - start[j]);
     for (int k = 0; k < FlowIndex::kQuantities; ++k) {
       rate[j][k] = d > 0 ? bytes[j][k] / d : 0;  // none: all of it at the end
@@ -173,6 +228,9 @@ FlowRates FlowIndex::rates(const timing::Trace& t, uint64_t begin, uint64_t end)
   r.moved_bytes = std::max(0.0, b[kFlowLinks + 1] - a[kFlowLinks + 1]);
   r.tag_lines = std::max(0.0, b[kFlowLinks + 2] - a[kFlowLinks + 2]);
   r.requests = std::max(0.0, b[kFlowLinks + 3] - a[kFlowLinks + 3]);
+  r.l2_read_time = std::max(0.0, b[kFlowLinks + 4] - a[kFlowLinks + 4]);
+  r.l2_write_time = std::max(0.0, b[kFlowLinks + 5] - a[kFlowLinks + 5]);
+  r.l2_sectors = std::max(0.0, b[kFlowLinks + 6] - a[kFlowLinks + 6]);
   // Whole GPU: counter samples cover [cycle - interval, cycle); those wholly inside the window.
   for (size_t i = 0; i < t.counters.size(); ++i) {
     const uint64_t c_end = t.counters[i].cycle;
@@ -181,6 +239,7 @@ FlowRates FlowIndex::rates(const timing::Trace& t, uint64_t begin, uint64_t end)
       if (r.gpu_end == 0) r.gpu_begin = c_begin;
       r.gpu_end = c_end;
       r.gpu_dram_bytes += t.counters[i].dram_bytes;
+      r.gpu_l2_sectors += t.counters[i].l2_sectors;
     }
   }
   return r;
@@ -195,8 +254,16 @@ LinkCapacities link_capacities(const timing::GpuConfig& c) {
                std::to_string(c.l1.line_bytes) + " B per cycle per SM";
   k.bytes_per_cycle[1] = double(c.l2.slices) * c.l2.sectors_per_cycle_per_slice *
                          double(c.l1.sector_bytes);
-  k.basis[1] = "the L2: " + std::to_string(c.l2.slices) + " slices x 32 B per cycle, shared by "
-               "the SMs with blocks resident";
+  k.l2_sector_times_per_cycle = double(c.l2.slices) * c.l2.sectors_per_cycle_per_slice;
+  k.l2_costs = {c.l2.request_sectors, c.l2.partial_write_sectors};
+  char b[240];
+  std::snprintf(b, sizeof b,
+                "the L2's %lld slices, each a sector (32 B) per cycle on its read path and one on "
+                "its write path, a request costing %.2f sector more and a store to part of a "
+                "sector %.1f sectors (read-modify-write); shared by the SMs with blocks resident",
+                static_cast<long long>(c.l2.slices), c.l2.request_sectors,
+                c.l2.partial_write_sectors);
+  k.basis[1] = b;
   k.bytes_per_cycle[2] = c.peak_dram_bytes_per_cycle();
   k.basis[2] = "DRAM peak, shared by the SMs with blocks resident";
   return k;
@@ -218,10 +285,25 @@ LinkUse link_use(const FlowRates& r, const LinkCapacities& c, int sms_sharing) {
   const double cycles = double(r.end > r.begin ? r.end - r.begin : 0);
   const double share = double(std::max(1, sms_sharing));
   // lanes->L1 in tag-stage lines (its limit), the links below in bytes against the SM's share.
-  const double cap[kFlowLinks] = {cycles * c.tag_lines_per_cycle,
+  double cap[kFlowLinks] = {cycles * c.tag_lines_per_cycle,
                                   cycles * c.bytes_per_cycle[1] / share,
                                   cycles * c.bytes_per_cycle[2] / share};
-  const double used[kFlowLinks] = {r.tag_lines, r.bytes[1], r.bytes[2]};
+  double used[kFlowLinks] = {r.tag_lines, r.bytes[1], r.bytes[2]};
+  if (c.l2_sector_times_per_cycle > 0) {  // the slices' busier path, in sector times
+    cap[1] = cycles * c.l2_sector_times_per_cycle / share;
+    used[1] = std::max(r.l2_read_time, r.l2_write_time);
+    u.l2_write_path = r.l2_write_time > r.l2_read_time;
+  }
+  // Every SM's volume from the counter samples inside the window, where there are some.
+  const double gpu_cycles = double(r.gpu_end > r.gpu_begin ? r.gpu_end - r.gpu_begin : 0);
+  if (gpu_cycles > 0 && c.l2_sector_times_per_cycle > 0 && r.l2_sectors > 0) {
+    const double per_sector = std::max(r.l2_read_time, r.l2_write_time) / r.l2_sectors;
+    cap[1] = gpu_cycles * c.l2_sector_times_per_cycle;
+    used[1] = double(r.gpu_l2_sectors) * per_sector;
+    cap[2] = gpu_cycles * c.bytes_per_cycle[2];
+    used[2] = double(r.gpu_dram_bytes);
+    u.gpu_wide = true;
+  }
   for (int k = 0; k < kFlowLinks; ++k) {
     u.fraction[k] = cap[k] > 0 ? used[k] / cap[k] : 0;
     if (u.fraction[k] > u.fraction[u.busiest]) u.busiest = k;

@@ -62,21 +62,38 @@ struct FlowRates {
   double moved_bytes = 0;                  // what the L1 handed over for them (sectors x 32)
   double tag_lines = 0;                    // 128-byte lines looked up at the L1 tag stage
   double requests = 0;                     // warp requests (after the coalescer: lines, sectors)
+  // The L2 slices' time the window's accesses took, in sector times (see L2Costs), on the read
+  // path (loads, atomics) and the write path (stores): the L1<->L2 link's use in the model.
+  double l2_read_time = 0, l2_write_time = 0;
+  double l2_sectors = 0;  // the traced SM's sectors sent to the L2 (its L1 misses, stores, atomics)
   // Whole GPU: DRAM bytes of the counter samples wholly inside the window, which cover
   // [gpu_begin, gpu_end) (0, 0: none does; the window is shorter than a sample).
   uint64_t gpu_dram_bytes = 0, gpu_begin = 0, gpu_end = 0;
+  uint64_t gpu_l2_sectors = 0;  // the same samples' L2 sectors (read and written, every SM)
 };
 
 // GB/s (1e9 bytes per second) of `bytes` over `cycles` of the SM clock (Trace::clock_mhz).
 double flow_gbps(double bytes, uint64_t cycles, double clock_mhz);
+
+// What an access costs the L2 slice that serves it, in sector times (the preset's [l2] section;
+// sim/timing/l2.cpp occupy): each line a warp request sends to the L2 pays its sectors plus
+// request_sectors (tag and header); a store sector the lanes cover only in part is a
+// read-modify-write of the ECC-protected sector, partial_write_sectors instead of 1, and its
+// request pays request_sectors that many times too. Loads and atomics queue on a slice's read
+// path, stores on its write path. The defaults count sectors only.
+struct L2Costs {
+  double request_sectors = 0;
+  double partial_write_sectors = 1;
+};
 
 // Built once per trace: global/local/atomic accesses ordered by issue, and running sums that
 // give each quantity's bytes delivered by any cycle (see above), so a frame's queries cost a
 // binary search each.
 struct FlowIndex {
   static constexpr uint64_t kSectorBytes = 32;        // every preset
-  // The links, useful bytes, moved bytes, L1 tag-stage lines, requests (accesses).
-  static constexpr int kQuantities = kFlowLinks + 4;
+  // The links, useful bytes, moved bytes, L1 tag-stage lines, requests (accesses), L2 slice time
+  // on the read path and on the write path (sector times, L2Costs), sectors sent to the L2.
+  static constexpr int kQuantities = kFlowLinks + 7;
   std::vector<uint32_t> by_issue;                     // indices into Trace::accesses
   uint64_t longest = 0;                               // largest ready - issue
   uint64_t first_cycle = 0, last_cycle = 0;           // first issue, last data back
@@ -96,17 +113,36 @@ struct FlowIndex {
   FlowRates rates(const timing::Trace& t, uint64_t begin, uint64_t end) const;
 };
 
-FlowIndex build_flow_index(const timing::Trace& t);
+FlowIndex build_flow_index(const timing::Trace& t, const L2Costs& costs = {});
+
+// Slice time (sector times, L2Costs) one access takes at the L2: {read path, write path}. A store
+// sector counts as covered in full when its lanes' bytes add up to the sector (lanes write
+// distinct addresses; the coalescer checks each byte).
+std::array<double, 2> l2_slice_time(const timing::Trace& t, const timing::AccessRecord& a,
+                                    const L2Costs& costs);
+
+// The launch's steady state: from the first block's end to the last block's dispatch, while
+// blocks still wait for a slot and every SM keeps working; a grid of one wave has none, and the
+// whole launch [first issue, last data back] stands for it (`steady` false).
+struct SteadyWindow {
+  uint64_t begin = 0, end = 0;
+  bool steady = false;
+};
+SteadyWindow steady_window(const timing::Trace& t, const FlowIndex& ix);
 
 // What each link can carry in the timing model, per SM cycle, with where that limit lives:
 // lanes->L1 is the L1 tag stage (tag_lookups_per_cycle lines of line_bytes per cycle per SM; a
 // warp request needs one lookup per 128-byte line it touches, so stride 32 needs 32 where stride 1
-// needs 1 per 128 bytes); L1<->L2 is the L2's slices x sectors_per_cycle_per_slice x 32 B and
-// L2<->DRAM the DRAM's peak, both for the whole GPU.
+// needs 1 per 128 bytes); L1<->L2 is the L2's slices, each serving sectors_per_cycle_per_slice
+// sector times per cycle on its read path and as many on its write path (bytes_per_cycle: the
+// sectors' bytes when every request is whole sectors with no overhead), and L2<->DRAM the DRAM's
+// peak, both for the whole GPU.
 struct LinkCapacities {
   std::array<double, kFlowLinks> bytes_per_cycle{};  // lanes->L1: lookups x line bytes
   std::array<std::string, kFlowLinks> basis;
   double tag_lines_per_cycle = 0;  // the L1 tag stage's lookups per cycle per SM
+  double l2_sector_times_per_cycle = 0;  // slices x sectors_per_cycle_per_slice, per path
+  L2Costs l2_costs;
   int sm_count = 0;
 };
 LinkCapacities link_capacities(const timing::GpuConfig& config);
@@ -115,12 +151,19 @@ LinkCapacities link_capacities(const timing::GpuConfig& config);
 int active_sms(const timing::Trace& t, uint64_t begin, uint64_t end);
 
 // Each link's use over a window as a fraction of its modelled capacity: lanes->L1 as tag-stage
-// lines over the lookups the window allows; L1<->L2 and L2<->DRAM as bytes over the traced SM's
-// even share (capacity / sms_sharing) of the GPU-wide bandwidth, the SMs all running the same
-// kernel. `busiest`: the link with the largest fraction.
+// lines over the lookups the window allows (the traced SM's own); L1<->L2 as the slice time of the
+// busier path (read or write) and L2<->DRAM as bytes, against the whole GPU's capacity. Where the
+// window holds counter samples, those give the GPU-wide volume (L2 sectors of every SM, costed at
+// the traced SM's slice time per sector on each path; DRAM bytes as the buses moved them): the
+// SMs need not share the L2 evenly (in the model an SM served first each cycle gets more of it).
+// Otherwise the traced SM's traffic against its even share (capacity / sms_sharing). `busiest`:
+// the link with the largest fraction. Without slice times (l2_sector_times_per_cycle 0) L1<->L2
+// counts bytes.
 struct LinkUse {
   std::array<double, kFlowLinks> fraction{};
   int busiest = 0;
+  bool l2_write_path = false;  // L1<->L2's busier path is the slices' write path
+  bool gpu_wide = false;       // L1<->L2 and L2<->DRAM from the counter samples (every SM)
 };
 LinkUse link_use(const FlowRates& r, const LinkCapacities& capacities, int sms_sharing);
 

@@ -25,10 +25,11 @@ RunFigures run_figures(const RunSnapshot& run) {
   f.sectors_per_request = requests ? double(sectors) / double(requests) : 0;
   if (!run.launches.empty() && run.launches[0].timing) {
     const timing::Trace& t = run.launches[0].timing->trace;
-    const FlowIndex ix = build_flow_index(t);
+    const FlowIndex ix = build_flow_index(t, run.links.l2_costs);
     if (!ix.by_issue.empty() && ix.last_cycle > ix.first_cycle) {
-      const FlowRates r = ix.rates(t, ix.first_cycle, ix.last_cycle);
-      const LinkUse u = link_use(r, run.links, active_sms(t, ix.first_cycle, ix.last_cycle));
+      const SteadyWindow w = steady_window(t, ix);
+      const FlowRates r = ix.rates(t, w.begin, w.end);
+      const LinkUse u = link_use(r, run.links, active_sms(t, w.begin, w.end));
       f.link_busy = u.fraction;
       f.busiest = u.busiest;
     }
@@ -47,13 +48,14 @@ std::string num(double v) {
   return b;
 }
 
-std::string pct(double f) {
+}  // namespace
+
+std::string link_use_text(double f) {
+  if (std::round(100 * f) > 100) return "100%+";
   char b[32];
   std::snprintf(b, sizeof b, "%.0f%%", 100 * f);
   return b;
 }
-
-}  // namespace
 
 std::string difference_line(const RunFigures& a, const RunFigures& b, bool with_time) {
   if (!a.ok || !b.ok) return "nothing to compare: one of the runs has no timing";
@@ -66,7 +68,7 @@ std::string difference_line(const RunFigures& a, const RunFigures& b, bool with_
                   " sectors/request");
   const int k = b.busiest;
   if (a.link_busy[k] > 0 || b.link_busy[k] > 0)
-    add(std::string(flow_link_name(k)) + " " + pct(a.link_busy[k]) + " -> " + pct(b.link_busy[k]) +
+    add(std::string(flow_link_name(k)) + " " + link_use_text(a.link_busy[k]) + " -> " + link_use_text(b.link_busy[k]) +
         " busy");
   char b2[80];
   if (!with_time) return out;

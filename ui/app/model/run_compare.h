@@ -16,7 +16,9 @@ namespace warplab::app {
 struct RunFigures {
   double time_us = 0;              // the model's, summed over the run's launches
   double sectors_per_request = 0;  // global loads and stores together, every SM
-  std::array<double, kFlowLinks> link_busy{};  // traced SM, first launch, whole launch
+  // Traced SM, first launch, over its steady state (memory_flow.h steady_window; the whole launch
+  // for a grid of one wave).
+  std::array<double, kFlowLinks> link_busy{};
   int busiest = 0;
   bool ok = false;
   // The kernels' own time (cycles / clock), without the launch overhead time_us adds (which
@@ -37,6 +39,10 @@ RunFigures run_figures(const RunSnapshot& run);
 /// ```
 std::string difference_line(const RunFigures& a, const RunFigures& b, bool with_time = true);
 
-const char* flow_link_name(int link);  // "lanes->L1", "L1<->L2", "L2<->DRAM"
+const char* flow_link_name(int link);
+// A link's use as the views print it: "95%"; "100%+" where requests arrived faster than the link
+// serves them over the window (its queue grew: the model books a request when it is made, and a
+// saturated L2 slice serves it later).
+std::string link_use_text(double fraction);  // "lanes->L1", "L1<->L2", "L2<->DRAM"
 
 }  // namespace warplab::app
