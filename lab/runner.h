@@ -135,6 +135,10 @@ struct RunOptions {
   // Timing mode: sampled simulation (sim/timing/sampling.h; `--sampled`): grids of many waves
   // simulate some waves in detail and fast-forward the rest; every result says so.
   bool sampled = false;
+  // Timing mode: which launches the timing model times (unset = every one). The others run in
+  // functional mode: the same results in memory, no cycles or time_us (`warplab validate`
+  // times only the launches its points select; every launch still runs and is checked).
+  std::function<bool(const LaunchRecord&)> timed;
   // Timing mode: the warp scheduling policy, in place of the preset's core.warp_scheduler ("" =
   // the preset's; "lrr" or "gto", sim/timing/warp_scheduler.h; `warplab run --sched`).
   std::string warp_scheduler;

@@ -48,7 +48,8 @@ class SimBackend : public LaunchBackend {
 
   Status launch(const BoundLaunch& l, LaunchRecord& rec) override {
     const size_t index = launches_++;
-    if (options_.mode == SimMode::Timing) return launch_timing(l, rec, index);
+    if (options_.mode == SimMode::Timing && (!options_.timed || options_.timed(rec)))
+      return launch_timing(l, rec, index);
     auto t0 = std::chrono::steady_clock::now();
     auto r = func::run_functional(program(), memory_, l.config, fopts_);
     rec.sim_wall_seconds =

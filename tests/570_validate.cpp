@@ -14,6 +14,7 @@
 #include <string>
 
 #include "lab/experiment.h"
+#include "lab/runner.h"
 #include "lab/validate.h"
 
 using namespace warplab::lab;
@@ -419,4 +420,57 @@ mechanism = "m"
   CHECK_FALSE(r[1].ok);
   CHECK(r[1].error == "point bad.launch: no launch of kernel(s) named in 'launch'");
   CHECK(r[2].ok);
+}
+
+TEST_CASE("570 validate: only the selected launches are timed; the others run, functionally") {
+  // Runner level: with RunOptions::timed, the unselected launch runs in functional mode (it still
+  // writes its buffer, and the checks still read it); the selected one is timed.
+  auto exp = load_experiment(src("validation/experiments/divergent_loop.toml"));
+  REQUIRE(exp);
+  REQUIRE(set_param(*exp, "N=2048"));
+  Toolchain tc;
+  RunOptions opt;
+  opt.mode = SimMode::Timing;
+  opt.count_lines = false;
+  opt.timed = [](const LaunchRecord& rec) { return rec.kernel == "uniform_loop"; };
+  Runner runner(tc, opt);
+  auto r = runner.run_once(*exp);
+  REQUIRE(r);
+  REQUIRE(r->launches.size() == 2);
+  CHECK(r->passed());
+  const LaunchRecord& divergent = r->launches[0];
+  CHECK(divergent.kernel == "divergent_loop");
+  CHECK(divergent.sim.value("mode", "") == "functional");
+  CHECK_FALSE(divergent.sim.contains("time_us"));
+  REQUIRE(divergent.stats);
+  CHECK(divergent.stats->warp_instructions > 0);
+  CHECK(r->launches[1].sim.value("mode", "") == "timing");
+  CHECK(r->launches[1].sim.value("time_us", 0.0) > 0);
+  // a -> a/2 + 1 from 2 stays exactly 2: the functional launch wrote every element.
+  for (const HostBuffer& b : r->buffers)
+    if (b.name == "out_divergent") {
+      REQUIRE(b.count == 2048);
+      for (uint64_t i = 0; i < b.count; ++i) REQUIRE(b.at(i) == 2.0);
+    }
+
+  // validate: a point alone in its run (loop.uniform: divergent_loop runs functionally) gets the
+  // same time and counters, bit for bit, as beside loop.both (every launch timed): each timed
+  // launch starts with a cold L2.
+  auto corpus = load_corpus(src("tests/data/validation-fixture-corpus.toml"));
+  REQUIRE(corpus);
+  std::vector<CorpusPoint> together, alone;
+  for (const CorpusPoint& p : *corpus) {
+    if (p.id == "loop.uniform" || p.id == "loop.both") together.push_back(p);
+    if (p.id == "loop.uniform") alone.push_back(p);
+  }
+  REQUIRE(together.size() == 2);
+  ValidateOptions o;
+  o.jobs = 1;
+  std::vector<SimPoint> a = simulate_corpus(together, o), b = simulate_corpus(alone, o);
+  REQUIRE(a[0].ok);
+  REQUIRE(b[0].ok);
+  CHECK(a[0].time_us > 0);
+  CHECK(a[0].time_us == b[0].time_us);
+  CHECK(a[0].cycles == b[0].cycles);
+  CHECK(a[0].counters == b[0].counters);
 }
