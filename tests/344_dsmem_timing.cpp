@@ -234,8 +234,23 @@ TEST_CASE("344 cluster groups: TPCs for clusters of 2, the preset's GPCs for lar
   GpuConfig g;
   g.cluster.gpc_sms = "8 x";
   CHECK_FALSE(validate_config(g));
-  g.cluster.gpc_sms = "100 100";
+  g.cluster.gpc_sms = "8 -16";
   CHECK_FALSE(validate_config(g));
+  // A list longer than the SM count is accepted: a preset with fewer SMs keeps the GPCs that fit,
+  // and where none fits, the SMs split evenly over cluster.gpcs.
+  g.cluster.gpc_sms = "100 100";
+  CHECK(validate_config(g));
+  ClusterConfig big = params();
+  big.gpc_sms = "8 16 16 16 16 16 16 16";
+  const std::vector<BlockScheduler::Group> four = BlockScheduler::cluster_groups(big, 30, 4);
+  REQUIRE(four.size() == 2);  // 8 + 16 fit in 30 SMs, the third GPC does not
+  CHECK(four[1].first == 8);
+  CHECK(four[1].count == 16);
+  big.gpcs = 2;
+  const std::vector<BlockScheduler::Group> none_fit = BlockScheduler::cluster_groups(big, 4, 4);
+  REQUIRE(none_fit.size() == 2);  // no listed GPC fits 4 SMs: two equal parts
+  CHECK(none_fit[0].count == 2);
+  CHECK(none_fit[1].first == 2);
   g.cluster.gpc_sms = "8 16";
   CHECK(validate_config(g));
 }

@@ -22,7 +22,8 @@
 // block_dispatch_interval cycles GPU-wide. Clusters: in cluster order, each in the next group of
 // SMs (round-robin) that has `size` SMs with room, on that group's SMs with the fewest resident
 // blocks; a group is a TPC (2 SMs) for clusters of at most 2 blocks, else a GPC of
-// cluster.gpc_sms (SMs after the listed GPCs take none; empty: cluster.gpcs equal parts); a
+// cluster.gpc_sms (SMs after the listed GPCs take none; the GPCs that fit in the SM count, and
+// where none fits or the list is empty, cluster.gpcs equal parts); a
 // dispatch interval per block.
 // Simplified: no priority between concurrent kernels; the GPCs are contiguous ranges of the
 // model's SM indices (the H100 numbers its SMs across GPCs); the H100 spreads the 32 clusters of 4

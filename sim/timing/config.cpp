@@ -289,7 +289,8 @@ std::vector<Field> fields() {
         cluster.gpcs),
       F("cluster", "gpc_sms", "SMs",
         "SMs of each GPC in SM order, space-separated, for clusters of more than 2 blocks (SMs "
-        "after the last GPC take none); empty: the SMs split evenly over gpcs",
+        "after the last GPC take none; a GPC past core.sm_count is left out, and where none fits the "
+        "SMs split evenly over gpcs); empty: the SMs split evenly over gpcs",
         cluster.gpc_sms),
       F("cluster", "remote_latency", "cycles",
         "a load from another block's shared memory (DSMEM), issue to data back",
@@ -632,17 +633,14 @@ Status validate_config(const GpuConfig& c) {
         "cluster: gpcs >= 1; remote_latency, barrier_latency, barrier_level_latency, barrier_warp_latency >= 0; remote_bytes_per_cycle > 0; "
         "barrier_poll >= 1; shared.matrix_cycles > 0");
   {
+    // A list holding more SMs than core.sm_count is not an error: a preset derived with fewer
+    // SMs (core.sm_count = 4 on the H100's) keeps the GPCs that fit (block_scheduler.cpp).
     std::istringstream in(c.cluster.gpc_sms);
-    int64_t n = 0, total = 0;
     std::string word;
-    while (in >> word) {
+    while (in >> word)
       if (word.find_first_not_of("0123456789") != std::string::npos || word.size() > 6 ||
-          (n = std::stoll(word)) < 1)
+          std::stoll(word) < 1)
         return bad("cluster.gpc_sms: expected SM counts >= 1 separated by spaces, got '" + word + "'");
-      total += n;
-    }
-    if (total > c.core.sm_count)
-      return bad("cluster.gpc_sms: the GPCs hold " + std::to_string(total) + " SMs, more than core.sm_count");
   }
   if (c.core.warp_scheduler != "lrr" && c.core.warp_scheduler != "gto")
     return bad("core.warp_scheduler: unknown policy '" + c.core.warp_scheduler + "' (lrr, gto)");
