@@ -42,6 +42,12 @@ const ptx::Operand* address_operand(const ptx::Instruction& i) {
   return nullptr;
 }
 
+// The address arithmetic between a loaded register and the address made from it: in the PTX a
+// mul.wide and an add, two integer latencies (ptxas's one IMAD.WIDE and the LDG's issue).
+uint64_t address_arithmetic(const GpuConfig& c) {
+  return 2 * static_cast<uint64_t>(c.pipes.integer.latency);
+}
+
 }  // namespace
 
 // An unrolled loop's branch at `k`, closing an innermost loop (ptxas leaves a loop that holds
@@ -324,7 +330,7 @@ int Sm::find_hoist(Warp& w, int sp, uint64_t now, uint64_t& wake) {
             if (p.key == e.ext[x] && p.ready > now) return wake = std::min(wake, p.ready), 0;
       // A loaded register the address needs, read through arithmetic fetched after the load
       // had left the window, is a load's result all the same: it waits for the arithmetic too.
-      const uint64_t arithmetic = 2 * static_cast<uint64_t>(ctx_.config.pipes.integer.latency);
+      const uint64_t arithmetic = address_arithmetic(ctx_.config);
       for (int x = 0; x < e.ext_count; ++x)
         if (!((e.ext_loaded >> x) & 1u))
           for (const Pending& p : w.pending)
@@ -356,11 +362,11 @@ int Sm::find_hoist(Warp& w, int sp, uint64_t now, uint64_t& wake) {
 
 // The cycle a window entry's address can be formed when it depends on loads of the window
 // (ext_loaded): each such load's data time (kNever while it has not issued; the scoreboard once
-// it has left the window), plus the address arithmetic after it: in the PTX a mul.wide and an
-// add, two integer latencies (ptxas's one IMAD.WIDE and the LDG's issue). Test 320's pointer
-// chases (each address the previous load's data) stay at the H100's 28.8 / 41.6 cycles a step.
+// it has left the window), plus the address arithmetic after it (address_arithmetic). Test 320's
+// pointer chases (each address the previous load's data) stay at the H100's 28.8 / 41.6 cycles a
+// step.
 uint64_t Sm::loaded_operands_ready(const Warp& w, const Ahead& e, size_t k) const {
-  const uint64_t arithmetic = 2 * static_cast<uint64_t>(ctx_.config.pipes.integer.latency);
+  const uint64_t arithmetic = address_arithmetic(ctx_.config);
   uint64_t ready = 0;
   for (int x = 0; x < e.ext_count; ++x) {
     if (!((e.ext_loaded >> x) & 1u)) continue;
