@@ -20,6 +20,11 @@
 // words is an assumption (scripts/microbench/atomic_float_words.cu measures it); holding the
 // whole unit for a word's chain ran spmv_coo, whose warps add to many rows of one 512-byte
 // chunk, at 2.0x the H100's time.
+// Atomic units (l2.atomic_units, atomic_pool): with a pool, every slice runs its own atomics one
+// at a time and at most atomic_units slices run one at once. Measured on the H100
+// (scripts/microbench/h100-acc6c-2026-11-27.md): a few hot 512-byte chunks each run at their own
+// slice's rate (histogram_skewed's 8 chunks), while the corpus's sequential one-word streams stay
+// near 29 slices' rate; the GPU-wide rate alone (interleaved over 4096 chunks) is about 52.
 // Which slice serves an address: consecutive 512-byte chunks (l2.slice_bytes) stay on one slice
 // and a hash of the chunk number spreads chunks over slices. Measured on the H100 with global
 // atomics (scripts/microbench, g_red_lines): 8 hot lines 128 bytes apart run only 2x faster than
