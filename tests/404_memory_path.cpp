@@ -290,7 +290,8 @@ TEST_CASE("404 slices that share an atomic unit (l2.atomic_units) queue their at
   CHECK(fresh.read(188, 0x1u, 40000) - 40000 == hit - 30000);
 }
 
-TEST_CASE("404 a pool of atomic units (l2.atomic_pool): any slice takes a free one, one at a time") {
+TEST_CASE(
+    "404 a pool of atomic units (l2.atomic_pool): any slice takes a free one, one at a time") {
   GpuConfig cfg;  // 96 slices, hit latency 270, atomic latency 12; chunks below 64: slice = chunk
   cfg.l2.atomic_units = 2;
   cfg.l2.atomic_pool = 1;

@@ -601,8 +601,7 @@ Status validate_config(const GpuConfig& c) {
   if (c.l2.atomic_units < 0 || c.l2.atomic_units > c.l2.slices ||
       (c.l2.atomic_units > 0 && c.l2.slices % c.l2.atomic_units != 0))
     return bad("l2.atomic_units must divide l2.slices (0: one per slice)");
-  if (c.l2.atomic_pool != 0 && c.l2.atomic_pool != 1)
-    return bad("l2.atomic_pool must be 0 or 1");
+  if (c.l2.atomic_pool != 0 && c.l2.atomic_pool != 1) return bad("l2.atomic_pool must be 0 or 1");
   if (!is_pow2(c.l2.slice_bytes) || c.l2.slice_bytes < c.l1.line_bytes)
     return bad("l2.slice_bytes must be a power of two of at least one line");
   if (c.dram.channels < 1 || c.dram.bus_bits < 1 || c.dram.data_rate_mtps <= 0 ||

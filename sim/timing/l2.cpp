@@ -219,8 +219,7 @@ uint64_t L2::atomic(uint64_t line, uint32_t sector_mask, int repeats, uint64_t n
   std::vector<uint64_t>& last_word = pool ? slice_word_ : unit_word_;
   if (!float_add && word != ~uint64_t{0} && word == last_word[previous_chain])
     busy = std::max(busy, (repeats + 1) * lane);
-  const uint64_t start =
-      static_cast<uint64_t>(atomic_begin(slice, sectors, busy, now, &chain));
+  const uint64_t start = static_cast<uint64_t>(atomic_begin(slice, sectors, busy, now, &chain));
   last_word[chain] = float_add ? ~uint64_t{0} : word;
   CacheAccess a = slices_[slice].access(line, sector_mask, start, true);
   write_back(a, start);

@@ -122,7 +122,7 @@ class L2 {
   std::vector<double> write_free_;  // per slice: when its write path is free
   std::vector<double> unit_free_;  // when each atomic unit is next free
   std::vector<uint64_t> unit_word_;  // the word each unit's last integer request updated most
-  std::vector<double> atomic_free_;  // pool: per slice, when its atomic path is free
+  std::vector<double> atomic_free_;   // pool: per slice, when its atomic path is free
   std::vector<uint64_t> slice_word_;  // pool: the word each slice's last integer request updated
   // Per word a float add atomic updated this launch: when its adder finishes its last update.
   std::unordered_map<uint64_t, double> word_free_;
