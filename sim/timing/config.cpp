@@ -199,7 +199,7 @@ std::vector<Field> fields() {
         l2.atomic_float_lane_cycles),
       F("l2", "atomic_units", "units",
         "atomic units in the L2; slices / atomic_units slices share one (a divisor of slices; 0 = "
-        "one per slice)",
+        "one per slice), or a pool of them (atomic_pool)",
         l2.atomic_units),
       F("l2", "atomic_pool", "flag",
         "1: atomic_units is a pool any slice's atomic takes (each slice one atomic at a time, at "
