@@ -290,6 +290,29 @@ TEST_CASE("404 slices that share an atomic unit (l2.atomic_units) queue their at
   CHECK(fresh.read(188, 0x1u, 40000) - 40000 == hit - 30000);
 }
 
+TEST_CASE(
+    "404 a pool of atomic units (l2.atomic_pool): any slice takes a free one, one at a time") {
+  GpuConfig cfg;  // 96 slices, hit latency 270, atomic latency 12; chunks below 64: slice = chunk
+  cfg.l2.atomic_units = 2;
+  cfg.l2.atomic_pool = 1;
+  L2 l2(cfg);
+  for (uint64_t line : {0, 1, 4, 8}) l2.read(line, 0x1u, 0);
+  // 32 lanes on one word: the unit and the slice busy 1.2 + 31 * 1.45 = 46.15 cycles.
+  const uint64_t a = l2.atomic(0, 0x1u, 31, 10000);  // slice 0 takes unit 0
+  const uint64_t b = l2.atomic(4, 0x1u, 31, 10000);  // slice 1 takes unit 1: no wait
+  const uint64_t c = l2.atomic(8, 0x1u, 31, 10000);  // slice 2: both units busy until 10046.15
+  CHECK(a == 10000 + 270 + 12 + 46);
+  CHECK(b == a);
+  CHECK(c == 10046 + 270 + 12 + 46);
+  // A slice runs one atomic at a time even with a unit free: line 1 is slice 0's too.
+  const uint64_t d = l2.atomic(0, 0x1u, 31, 20000);
+  // Meanwhile the slice's tags serve a read at once (held for the atomic's one sector only).
+  CHECK(l2.read(0, 0x1u, 20002) == 20002 + 270);
+  const uint64_t e = l2.atomic(1, 0x1u, 31, 20000);
+  CHECK(d == 20000 + 328);
+  CHECK(e == 20046 + 328);
+}
+
 TEST_CASE("404 shared bank conflicts count loads and stores, not an atomic's passes on one word") {
   GpuConfig cfg;
   L2 l2(cfg);

@@ -271,13 +271,15 @@ TEST_CASE("710 app screenshots: memory flow, whole GPU, banks, the H100 referenc
   REQUIRE(load(d + "/banks-padded.png", padded));
   CHECK(spread(plain, kMemory) > 10);
   CHECK(diff(plain, padded, kMemory) > 1);  // padding changes the picture
-  Image ref, sweep_nr;
+  Image ref, sweep20, cancelled;
   REQUIRE(load(d + "/sweep-h100.png", ref));
-  REQUIRE(load(d + "/sweep.png", sweep_nr));  // N = 65536: not a measured size, no H100 curve
+  REQUIRE(load(d + "/sweep.png", sweep20));  // lesson 2 at N = 2^20, a size the H100 measured
+  REQUIRE(load(d + "/sweep-cancelled.png", cancelled));  // N = 2^24 cancelled: no point, no curve
   // The H100 series (ui/app/experiment_panel.cpp kRef[0]) in the sweep chart: about 550 pixels
   // of its colour; a chart without it has about 25 (text edges).
   CHECK(count_color(ref, Box{880, 200, 1590, 420}, 235, 235, 235) > 150);
-  CHECK(count_color(sweep_nr, Box{880, 200, 1590, 420}, 235, 235, 235) < 150);
+  CHECK(count_color(sweep20, Box{880, 200, 1590, 420}, 235, 235, 235) > 150);
+  CHECK(count_color(cancelled, Box{880, 200, 1590, 420}, 235, 235, 235) < 150);
 }
 
 // At every window size the visit ran (WARPLAB_APP_SHOTS_ALL: directories, ':'-separated): the
@@ -383,20 +385,21 @@ TEST_CASE("710 app screenshots: tensor pipes, TMA copies, mbarrier phases and fr
   CHECK(diff(mma, frag, kMemory) > 3);
 }
 
-// Lesson 2's stride 32 at N = 2^20 (tests/app/visit.txt): the memory flow's "steady" and "H100"
-// columns (validation/data/link-use-h100.tsv) beside the window's busy bars.
+// The newcomer's path (tests/app/visit.txt): lesson 2's sweep at its own N = 2^20, stride 32
+// opened in the memory flow: the "steady" and "H100" columns (validation/data/link-use-h100.tsv)
+// beside the window's busy bars, L1<->L2 the busiest on both (the model's saturated).
 TEST_CASE("710 app screenshots: the memory flow shows the H100's measured link use") {
   const auto shots = shots_dir();
   if (!shots) return;
   const std::string& dir = *shots;
   Image flow;
-  REQUIRE(load(std::string(dir) + "/flow-stride32-n2p20.png", flow));
+  REQUIRE(load(std::string(dir) + "/flow-stride32.png", flow));
   // The H100 column's figures and its line, in DRAM orange (style.h color::kDram): glyph cores.
   CHECK(count_color(flow, kMemory, 230, 110, 80) > 40);
   // The busiest link over the steady state is marked (flow_panel.cpp's row colour over the
   // table's background): the second row, L1<->L2 (rows 20 px apart from y 652 at 1600x1000);
-  // the same in the A/B flow (stride 32 at N = 65536, one wave: the whole launch), whose
-  // difference line above the table moves the rows down by one.
+  // the same in the A/B flow (stride 1 pinned, stride 32 shown), whose difference line above
+  // the table moves the rows down by one.
   CHECK(count_color(flow, kMemory, 77, 48, 32) > 500);
   CHECK(count_color(flow, Box{970, 672, 1590, 693}, 77, 48, 32) > 5000);
   CHECK(count_color(flow, Box{970, 600, 1590, 671}, 77, 48, 32) +

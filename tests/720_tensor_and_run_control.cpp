@@ -4,6 +4,7 @@
 // and the run control's command-line flags and its one-line "no GPU" reason (run_control.h).
 #include <doctest/doctest.h>
 
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <set>
@@ -247,4 +248,50 @@ TEST_CASE("720 run control: the scheduler choice reaches the model, a bad one is
   REQUIRE(sampled.ok());
   CHECK(sampled.sampled);
   CHECK(sampled.launches[0].timing->trace.spans.empty());
+}
+
+// "Real GPU only" (the run control's third choice, `--backend gpu`): the app's own run path
+// (run_traced) with no model. Without a GPU the run fails at once with one line saying why (no raw
+// dlopen text); with one (the device host: WARPLAB_APP_TEST_ROOT names the tree the lesson is read
+// from), the copy runs on the GPU alone: the GPU's timings per launch, no timing model, no trace,
+// and the lesson's bit-exact check holds on the GPU's output.
+TEST_CASE("720 run control: real GPU only runs the GPU alone, or says in one line why not") {
+  if (!lab::Toolchain().has_nvrtc()) {
+    MESSAGE("skipped: no NVRTC");
+    return;
+  }
+  const char* root_env = std::getenv("WARPLAB_APP_TEST_ROOT");
+  const std::string root = root_env ? root_env : WARPLAB_SOURCE_DIR;
+  auto exp = lab::load_experiment(root + "/lessons/02-coalescing/copy.toml");
+  REQUIRE(exp);
+  REQUIRE(lab::set_param(*exp, "N=65536"));
+  RunRequest req;
+  req.experiment = *exp;
+  req.use_gpu = true;
+  req.gpu_only = true;
+  const RunSnapshot snap = run_traced(req);
+  if (!snap.ok()) {
+    MESSAGE("no GPU here: " << snap.error);
+    CHECK(snap.error.rfind("real GPU only: ", 0) == 0);
+    CHECK(snap.error.find('\n') == std::string::npos);
+    CHECK(snap.error.find("cannot open shared object") == std::string::npos);
+    CHECK(snap.launches.empty());
+    return;
+  }
+  MESSAGE("GPU: " << snap.gpu_device << ", backend " << snap.backend);
+  CHECK(snap.backend == "gpu");
+  CHECK(!snap.gpu_device.empty());
+  REQUIRE(snap.launches.size() == 1);
+  const LaunchView& l = snap.launches[0];
+  CHECK(!l.timing);  // no model ran
+  REQUIRE(l.gpu);
+  REQUIRE(l.gpu->time_us);
+  MESSAGE("GPU time " << *l.gpu->time_us << " us over " << l.gpu->repeats << " launches"
+                      << (l.gpu->problem.empty() ? "" : "; problem: " + l.gpu->problem));
+  CHECK(*l.gpu->time_us > 0);
+  CHECK(l.gpu->problem.empty());
+  CHECK(!snap.checks.empty());
+  for (const lab::CheckResult& c : snap.checks) CHECK_MESSAGE(c.passed, c.buffer);
+  CHECK(!snap.buffers.empty());
+  for (const BufferView& b : snap.buffers) CHECK(b.count == 65536);
 }

@@ -40,6 +40,6 @@ ab-flow ab-flow
 ab-memory ab-memory
 sweep-sectors sweep-sectors
 ab-code ab-code
-flow-stride32-n2p20 flow-stride32-n2p20
+flow-stride32-n2p20 flow-stride32
 l6-compare fusion
 LIST

@@ -199,8 +199,12 @@ std::vector<Field> fields() {
         l2.atomic_float_lane_cycles),
       F("l2", "atomic_units", "units",
         "atomic units in the L2; slices / atomic_units slices share one (a divisor of slices; 0 = "
-        "one per slice)",
+        "one per slice), or a pool of them (atomic_pool)",
         l2.atomic_units),
+      F("l2", "atomic_pool", "flag",
+        "1: atomic_units is a pool any slice's atomic takes (each slice one atomic at a time, at "
+        "most atomic_units slices at once); 0: slices / atomic_units slices share each unit",
+        l2.atomic_pool),
       F("l2", "partial_write_sectors", "sectors",
         "slice time of a store covering part of a sector (read-modify-write), in whole-sector "
         "accesses",
@@ -612,6 +616,7 @@ Status validate_config(const GpuConfig& c) {
   if (c.l2.atomic_units < 0 || c.l2.atomic_units > c.l2.slices ||
       (c.l2.atomic_units > 0 && c.l2.slices % c.l2.atomic_units != 0))
     return bad("l2.atomic_units must divide l2.slices (0: one per slice)");
+  if (c.l2.atomic_pool != 0 && c.l2.atomic_pool != 1) return bad("l2.atomic_pool must be 0 or 1");
   if (!is_pow2(c.l2.slice_bytes) || c.l2.slice_bytes < c.l1.line_bytes)
     return bad("l2.slice_bytes must be a power of two of at least one line");
   if (c.dram.channels < 1 || c.dram.bus_bits < 1 || c.dram.data_rate_mtps <= 0 ||

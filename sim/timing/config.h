@@ -158,6 +158,10 @@ struct L2Config {
   // Atomic units: slices / atomic_units slices share one (default: one per slice). An atomic
   // holds its slice for its sectors and its unit for the time above. 0: one unit per slice.
   int64_t atomic_units = 0;
+  // 1: the atomic_units are a pool that every slice draws from instead of a fixed share: each
+  // slice has its own atomic path (one request at a time, in order), and at most atomic_units
+  // slices run an atomic at once (a request waits for its slice and for the first free unit).
+  int64_t atomic_pool = 0;
   // A store that covers only part of a 32-byte sector is a read-modify-write of the slice's
   // ECC-protected data array: it holds the slice as long as this many whole-sector accesses.
   double partial_write_sectors = 2.0;

@@ -18,6 +18,8 @@ L2::L2(const GpuConfig& c)
                      : c.l2.atomic_units,
                  0.0),
       unit_word_(unit_free_.size(), ~uint64_t{0}),
+      atomic_free_(c.l2.slices, 0.0),
+      slice_word_(c.l2.slices, ~uint64_t{0}),
       dram_(c),
       line_bytes_(static_cast<uint32_t>(c.l1.line_bytes)),
       sector_bytes_(static_cast<uint32_t>(c.l1.sector_bytes)),
@@ -50,6 +52,8 @@ void L2::begin_launch() {
   std::fill(write_free_.begin(), write_free_.end(), 0.0);
   std::fill(unit_free_.begin(), unit_free_.end(), 0.0);
   std::fill(unit_word_.begin(), unit_word_.end(), ~uint64_t{0});
+  std::fill(atomic_free_.begin(), atomic_free_.end(), 0.0);
+  std::fill(slice_word_.begin(), slice_word_.end(), ~uint64_t{0});
   word_free_.clear();
   for (auto& s : slices_) s.clear_fill_times();
   dram_.begin_launch();
@@ -161,6 +165,46 @@ uint64_t L2::write(uint64_t line, uint32_t sector_mask, uint32_t full_mask, uint
   return start + config_.l2.hit_latency / 2;
 }
 
+bool L2::pooled() const {
+  return config_.l2.atomic_pool != 0 && config_.l2.atomic_units > 0 &&
+         config_.l2.atomic_units < static_cast<int64_t>(slices_.size());
+}
+
+double L2::atomic_begin(int slice, int sectors, double busy, uint64_t now, int* chain) {
+  const double spc = config_.l2.sectors_per_cycle_per_slice;
+  // One unit per slice: the slice serves nothing else while its unit works.
+  if (config_.l2.atomic_units <= 0 ||
+      config_.l2.atomic_units >= static_cast<int64_t>(slices_.size())) {
+    *chain = slice;
+    return static_cast<double>(occupy(slice, busy * spc, now));
+  }
+  // A pool (atomic_pool): the slice's own atomic path takes one request at a time, in order, and
+  // the request needs one of the GPU's atomic_units too. Of the units free by the time its slice
+  // is ready, it takes the one freed last (the best fit: units free earlier stay for requests
+  // that are ready earlier); if none is, the one that frees first (the lowest numbered of equals).
+  // The slice's tags are held for its sectors only.
+  if (pooled()) {
+    *chain = slice;
+    const double ready = std::max({double(now), slice_free_[slice], atomic_free_[slice]});
+    auto unit = unit_free_.end();
+    for (auto u = unit_free_.begin(); u != unit_free_.end(); ++u)
+      if (*u <= ready && (unit == unit_free_.end() || *u > *unit)) unit = u;
+    if (unit == unit_free_.end()) unit = std::min_element(unit_free_.begin(), unit_free_.end());
+    const double begin = std::max(ready, *unit);
+    slice_free_[slice] = begin + sectors / spc;
+    atomic_free_[slice] = begin + busy;
+    *unit = begin + busy;
+    return begin;
+  }
+  // A unit shared by slices / atomic_units slices: it holds only itself, the slice its sectors.
+  const int unit = unit_of_[slice];
+  *chain = unit;
+  const double begin = std::max({double(now), unit_free_[unit], slice_free_[slice]});
+  slice_free_[slice] = begin + sectors / spc;
+  unit_free_[unit] = begin + busy;
+  return begin;
+}
+
 uint64_t L2::atomic(uint64_t line, uint32_t sector_mask, int repeats, uint64_t now,
                     uint64_t word, bool float_add) {
   if (gate_) gate_->wait_turn();
@@ -175,23 +219,18 @@ uint64_t L2::atomic(uint64_t line, uint32_t sector_mask, int repeats, uint64_t n
   // first. A floating-point add goes through the unit's adder one lane at a time on its word
   // (below); the unit itself is held as for integers.
   const double lane = config_.l2.atomic_lane_cycles;
-  const int unit = unit_of_[slice];
-  double busy = std::popcount(sector_mask) * config_.l2.atomic_sector_cycles + repeats * lane;
-  if (!float_add && word != ~uint64_t{0} && word == unit_word_[unit])
+  const int sectors = std::popcount(sector_mask);
+  double busy = sectors * config_.l2.atomic_sector_cycles + repeats * lane;
+  int chain = 0;
+  // The word this unit (or slice) updated last: known before the start, so the wait for it is
+  // part of the request's time.
+  const bool pool = pooled();
+  const int previous_chain = pool ? slice : unit_of_[slice];
+  std::vector<uint64_t>& last_word = pool ? slice_word_ : unit_word_;
+  if (!float_add && word != ~uint64_t{0} && word == last_word[previous_chain])
     busy = std::max(busy, (repeats + 1) * lane);
-  unit_word_[unit] = float_add ? ~uint64_t{0} : word;
-  const bool own_unit = config_.l2.atomic_units <= 0 ||
-                        config_.l2.atomic_units >= static_cast<int64_t>(slices_.size());
-  uint64_t start = 0;
-  if (own_unit) {
-    start = occupy(slice, busy * config_.l2.sectors_per_cycle_per_slice, now);
-  } else {
-    const double begin = std::max({double(now), unit_free_[unit], slice_free_[slice]});
-    slice_free_[slice] =
-        begin + std::popcount(sector_mask) / config_.l2.sectors_per_cycle_per_slice;
-    unit_free_[unit] = begin + busy;
-    start = static_cast<uint64_t>(begin);
-  }
+  const uint64_t start = static_cast<uint64_t>(atomic_begin(slice, sectors, busy, now, &chain));
+  last_word[chain] = float_add ? ~uint64_t{0} : word;
   CacheAccess a = slices_[slice].access(line, sector_mask, start, true);
   write_back(a, start);
   uint64_t ready =

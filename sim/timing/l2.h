@@ -9,7 +9,8 @@
 // Modelled: slices with a sectors-per-cycle queue each, a sectored cache per slice (write-back,
 // write-allocate without fetching: stores mark their sectors valid and dirty), a fixed hit latency
 // (as seen from the SM, so the network is folded in), DRAM on a miss, atomics serialized per slice
-// (or per atomic unit that slices share).
+// (or per atomic unit that slices share, or per slice with at most l2.atomic_units slices at
+// once: l2.atomic_pool).
 // Floating-point add atomics: the H100 adds f32 REDs on one address at 3.5-3.7 cycles per lane,
 // however they come (2..32 lanes of a warp, or one lane of many warps:
 // scripts/microbench/h100-atomic-one-address-2026-11-25.tsv), the adder's read-modify-write of
@@ -19,6 +20,11 @@
 // words is an assumption (scripts/microbench/atomic_float_words.cu measures it); holding the
 // whole unit for a word's chain ran spmv_coo, whose warps add to many rows of one 512-byte
 // chunk, at 2.0x the H100's time.
+// Atomic units (l2.atomic_units, atomic_pool): with a pool, every slice runs its own atomics one
+// at a time and at most atomic_units slices run one at once. Measured on the H100
+// (scripts/microbench/h100-acc6c-2026-11-27.md): a few hot 512-byte chunks each run at their own
+// slice's rate (histogram_skewed's 8 chunks), while the corpus's sequential one-word streams stay
+// near 29 slices' rate; the GPU-wide rate alone (interleaved over 4096 chunks) is about 52.
 // Which slice serves an address: consecutive 512-byte chunks (l2.slice_bytes) stay on one slice
 // and a hash of the chunk number spreads chunks over slices. Measured on the H100 with global
 // atomics (scripts/microbench, g_red_lines): 8 hot lines 128 bytes apart run only 2x faster than
@@ -117,6 +123,11 @@ class L2 {
   // them (from the same start, or after what it holds already); returns that start.
   uint64_t occupy(int slice, double sectors, uint64_t now, bool write_path = false);
   void write_back(const CacheAccess& a, uint64_t now);
+  // The atomic path (l2.atomic_units, atomic_pool): when an atomic holding its unit `busy` cycles
+  // and its slice's tags for `sectors` starts, at or after `now`; `chain` gets the index of the
+  // same-word chain it belongs to (its unit, or its slice with a pool).
+  double atomic_begin(int slice, int sectors, double busy, uint64_t now, int* chain);
+  bool pooled() const;  // l2.atomic_pool with fewer units than slices
 
   const GpuConfig& config_;
   std::vector<SectoredCache> slices_;
@@ -124,6 +135,8 @@ class L2 {
   std::vector<double> write_free_;  // per slice: when its write path is free
   std::vector<double> unit_free_;  // when each atomic unit is next free
   std::vector<uint64_t> unit_word_;  // the word each unit's last integer request updated most
+  std::vector<double> atomic_free_;   // pool: per slice, when its atomic path is free
+  std::vector<uint64_t> slice_word_;  // pool: the word each slice's last integer request updated
   // Per word a float add atomic updated this launch: when its adder finishes its last update.
   std::unordered_map<uint64_t, double> word_free_;
   std::vector<int> unit_of_;       // the atomic unit each slice shares (l2.atomic_units)

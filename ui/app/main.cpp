@@ -371,7 +371,9 @@ int run_app(const Args& args) {
         rc = script->rc();
         break;
       }
-      if (script && s.busy()) glfwWaitEventsTimeout(0.02);  // `wait`: don't spin
+      // `wait`: a frame every 0.1 s while a run computes, as the interactive loop draws its
+      // progress line (more only takes the cores from the run being waited for).
+      if (script && s.busy()) glfwWaitEventsTimeout(0.1);
       const auto frame_start = std::chrono::steady_clock::now();
       const double cpu_start = process_cpu_ms();
       const bool computing = s.busy();

@@ -138,9 +138,11 @@ int draw_pane(AppState& s, const char* id, PaneKind kind, const std::vector<Pane
   size_t longest = 80;
   for (const PaneRow& r : rows)
     if (r.text) longest = std::max(longest, r.text->size());
+  // No alternating row stripes and no full-width line bands: a line's colour fills its own cells
+  // (the counts and the code up to its longest line), not the empty width right of the code; on a
+  // software renderer a whole repaint of the wide code view costs by the pixel.
   const ImGuiTableFlags flags = ImGuiTableFlags_ScrollY | ImGuiTableFlags_ScrollX |
-                                ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV |
-                                ImGuiTableFlags_SizingFixedFit;
+                                ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_SizingFixedFit;
   const int cols = stats ? (gpu ? 7 : 6) : 2;
   if (!ImGui::BeginTable(id, cols, flags, size)) return -1;
   ImGui::TableSetupScrollFreeze(cols - 1, 1);
@@ -174,7 +176,9 @@ int draw_pane(AppState& s, const char* id, PaneKind kind, const std::vector<Pane
         (kind != PaneKind::Cuda && r.ptx_line > 0 &&
          std::binary_search(s.marked_ptx.begin(), s.marked_ptx.end(), r.ptx_line));
     const bool focus = r.ptx_line > 0 && r.ptx_line == s.focus_ptx_line;
-    if (hue >= 0) ImGui::TableSetBgColor(ImGuiTableBgTarget_RowBg0, hue_color(hue, 34));
+    if (hue >= 0)
+      for (int col = 0; col < cols; ++col)
+        ImGui::TableSetBgColor(ImGuiTableBgTarget_CellBg, hue_color(hue, 34), col);
     if (focus || picked)
       ImGui::TableSetBgColor(ImGuiTableBgTarget_RowBg1,
                              picked ? IM_COL32(90, 80, 20, 190) : IM_COL32(90, 80, 20, 110));
