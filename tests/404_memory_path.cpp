@@ -376,3 +376,66 @@ TEST_CASE("404 an L2 slice reads and writes on separate paths: a store does not 
   const uint64_t w = l2.write(0, 0xfu, 0xfu, 0xffffffffu, 10000);  // starts at once
   CHECK(w == 10000 + uint64_t(cfg.l2.hit_latency / 2));
 }
+
+TEST_CASE("404 l2.rw_share: a store holds the slice's read path for that share of its time") {
+  // The H100's loads and stores share the slices' tag lookups (scripts/microbench/l2_rw.cu):
+  // with rw_share 0.5 a 4-sector store holds the write path 4 cycles and the read path 2, a
+  // 4-sector read the read path 4 and the write path 2.
+  GpuConfig cfg;
+  cfg.l2.rw_share = 0.5;
+  L2 l2(cfg);
+  l2.read(0, 0xfu, 0);  // line 0 in the L2 by cycle 10000
+  const uint64_t half = uint64_t(cfg.l2.hit_latency / 2);
+  // Store at 10000: starts at once; read path held to 10002, write path to 10004.
+  CHECK(l2.write(0, 0xfu, 0xfu, 0xffffffffu, 10000) == 10000 + half);
+  // Read at 10000: starts 10002 (read path held to 10006, write path to 10004 + 2 = 10006).
+  CHECK(l2.read(0, 0xfu, 10000) == 10002 + uint64_t(cfg.l2.hit_latency));
+  // Store at 10000: starts 10006 (read path to 10006 + 2, write path to 10010).
+  CHECK(l2.write(0, 0xfu, 0xfu, 0xffffffffu, 10000) == 10006 + half);
+  // A read at 10009 finds its path free from 10008: it starts at once.
+  CHECK(l2.read(0, 0xfu, 10009) == 10009 + uint64_t(cfg.l2.hit_latency));
+  // rw_share 1: one queue. A store after a read of 4 sectors waits for it.
+  cfg.l2.rw_share = 1.0;
+  L2 one(cfg);
+  one.read(0, 0xfu, 0);
+  CHECK(one.read(0, 0xfu, 10000) == 10000 + uint64_t(cfg.l2.hit_latency));
+  CHECK(one.write(0, 0xfu, 0xfu, 0xffffffffu, 10000) == 10004 + half);
+  CHECK(one.read(0, 0xfu, 10000) == 10008 + uint64_t(cfg.l2.hit_latency));
+}
+
+TEST_CASE("404 l2.full_write_sectors: a whole-sector store holds the write path that long") {
+  GpuConfig cfg;
+  cfg.l2.full_write_sectors = 1.5;
+  L2 l2(cfg);
+  // Two 4-sector whole stores at cycle 0: the first holds the write path 6 cycles.
+  const uint64_t a = l2.write(10, 0xfu, 0xfu, 0xffffffffu, 0);
+  CHECK(l2.write(10, 0xfu, 0xfu, 0xffffffffu, 0) == a + 6);
+  // The memory-flow panel's store cost is the same function: 4 x 1.5, and 4 x 1.5 + 2 x 2 + 2
+  // (request_sectors 1 paid twice once a sector is partial).
+  cfg.l2.request_sectors = 1;
+  CHECK(store_slice_sectors(cfg.l2, 4, 0) == doctest::Approx(7));
+  CHECK(store_slice_sectors(cfg.l2, 4, 2) == doctest::Approx(12));
+}
+
+TEST_CASE("404 l2.dirty_ways: a set past its dirty ways writes its oldest dirty line back") {
+  GpuConfig cfg;
+  cfg.l2.slices = 1;
+  cfg.l2.size_bytes = 8 * 128;  // 8 lines, 4 ways: 2 sets (even lines in set 0)
+  cfg.l2.assoc = 4;
+  cfg.l2.dirty_ways = 2;
+  L2 l2(cfg);
+  l2.write(0, 0xfu, 0xfu, 0xffffffffu, 0);
+  l2.write(2, 0x3u, 0x3u, 0xffffu, 10);
+  l2.write(1, 0xfu, 0xfu, 0xffffffffu, 20);  // set 1: no effect on set 0
+  CHECK(l2.counters().writebacks == 0);
+  l2.write(4, 0xfu, 0xfu, 0xffffffffu, 30);  // 3 dirty in set 0: line 0 (dirty first) goes
+  CHECK(l2.counters().writebacks == 4);
+  CHECK(l2.dram().bytes_written() == 4 * 32);
+  // Line 0 stayed (clean): reading it is a hit, writing it again makes line 2 the oldest.
+  int dram = -1;
+  l2.read(0, 0xfu, 40, &dram);
+  CHECK(dram == 0);
+  l2.write(0, 0x1u, 0x1u, 0xffu, 50);
+  CHECK(l2.counters().writebacks == 6);  // line 2's two sectors
+  CHECK(l2.dram().bytes_written() == 6 * 32);
+}

@@ -16,6 +16,7 @@ SectoredCache::SectoredCache(uint64_t lines, int assoc, int sectors_per_line,
       dirty_(sets_ * assoc_, 0),
       partial_(sets_ * assoc_, 0),
       written_(sets_ * assoc_, 0),
+      dirtied_(sets_ * assoc_, 0),
       fill_(sets_ * assoc_ * sectors_per_line, 0),
       policy_(make_replacement(replacement, sets_ * assoc_)) {
   if (!policy_) policy_ = make_replacement("lru", sets_ * assoc_);
@@ -82,7 +83,31 @@ void SectoredCache::set_fill(int64_t way, uint32_t sector_mask, uint64_t ready_a
 }
 
 void SectoredCache::mark_dirty(int64_t way, uint32_t sector_mask) {
-  if (way >= 0) dirty_[way] |= sector_mask;
+  if (way < 0 || sector_mask == 0) return;
+  if (dirty_[way] == 0) dirtied_[way] = ++dirty_count_;
+  dirty_[way] |= sector_mask;
+}
+
+CacheAccess SectoredCache::clean_oldest_dirty(int64_t way, int max_dirty) {
+  CacheAccess r;
+  if (way < 0) return r;
+  const uint64_t first = static_cast<uint64_t>(way) / assoc_ * assoc_;
+  int dirty = 0;
+  int64_t oldest = -1;
+  for (int w = 0; w < assoc_; ++w) {
+    const int64_t i = static_cast<int64_t>(first + w);
+    if (dirty_[i] == 0) continue;
+    ++dirty;
+    if (i != way && (oldest < 0 || dirtied_[i] < dirtied_[oldest])) oldest = i;
+  }
+  if (dirty <= max_dirty || oldest < 0) return r;
+  r.evicted = true;
+  r.evicted_line = tag_[oldest] - 1;
+  r.evicted_dirty = dirty_[oldest];
+  r.evicted_partial = partial_[oldest] & dirty_[oldest];
+  r.way = oldest;
+  dirty_[oldest] = 0;
+  return r;
 }
 
 void SectoredCache::invalidate(uint64_t line, uint32_t sector_mask) {

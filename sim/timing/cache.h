@@ -59,6 +59,11 @@ class SectoredCache {
         clear_partial(way, 1u << s);
   }
   uint32_t partial(int64_t way) const { return partial_[way]; }
+  // A set may hold at most `max_dirty` dirty lines (an L2 that writes back early, l2.dirty_ways):
+  // when `way`'s set holds more, the line made dirty first (not `way`) is cleaned and returned
+  // as an eviction to write back (evicted, evicted_line, evicted_dirty, evicted_partial); it
+  // stays in the cache, valid and clean. Nothing to do: evicted is false.
+  CacheAccess clean_oldest_dirty(int64_t way, int max_dirty);
   // Drops sectors of `line` if present (write-through L1 on a store: no stale data).
   void invalidate(uint64_t line, uint32_t sector_mask);
   bool contains(uint64_t line, uint32_t sector_mask) const;
@@ -82,6 +87,8 @@ class SectoredCache {
     return m;
   }
   std::vector<uint32_t> valid_, dirty_, partial_, written_;
+  std::vector<uint64_t> dirtied_;  // per way: the order its line became dirty (1, 2, ...)
+  uint64_t dirty_count_ = 0;
   std::vector<uint64_t> fill_;  // per way x sector
   std::unique_ptr<ReplacementPolicy> policy_;
 };

@@ -209,10 +209,22 @@ std::vector<Field> fields() {
         "slice time of a store covering part of a sector (read-modify-write), in whole-sector "
         "accesses",
         l2.partial_write_sectors),
+      F("l2", "full_write_sectors", "sectors",
+        "slice time of a store's whole sector, in sector times (a read's sector takes 1)",
+        l2.full_write_sectors),
       F("l2", "request_sectors", "sectors",
         "slice time of each request on top of its sectors' (tag lookup and request header), in "
         "sector times; a read-modify-write request pays it twice",
         l2.request_sectors),
+      F("l2", "rw_share", "fraction",
+        "share of a read's slice time that also holds the slice's write path, and of a store's "
+        "that holds its read path (the tag lookups both go through): 0 = independent paths, 1 = "
+        "one queue",
+        l2.rw_share),
+      F("l2", "dirty_ways", "ways",
+        "dirty lines a set may hold; a store that makes one more writes back the set's line "
+        "made dirty first (it stays, clean); 0 = no limit",
+        l2.dirty_ways),
       F("l2", "slice_bytes", "bytes",
         "consecutive address bytes served by one slice before the slice hash moves on",
         l2.slice_bytes),
@@ -589,11 +601,14 @@ Status validate_config(const GpuConfig& c) {
     return bad("l2 slices/throughput must be positive");
   if (c.l2.atomic_sector_cycles <= 0 || c.l2.atomic_lane_cycles <= 0 ||
       c.l2.atomic_float_lane_cycles <= 0 ||
-      c.l2.partial_write_sectors < 1 || c.l2.request_sectors < 0)
+      c.l2.partial_write_sectors < 1 || c.l2.request_sectors < 0 ||
+      c.l2.full_write_sectors < 1 || c.l2.rw_share < 0 ||
+      c.l2.rw_share > 1 || c.l2.dirty_ways < 0 || c.l2.dirty_ways > c.l2.assoc)
     return bad(
         "l2.atomic_sector_cycles, atomic_lane_cycles and atomic_float_lane_cycles must be "
         "positive; "
-        "l2.partial_write_sectors at least 1; l2.request_sectors not negative");
+        "l2.partial_write_sectors and full_write_sectors at least 1; l2.request_sectors not negative; l2.rw_share "
+        "between 0 and 1; l2.dirty_ways between 0 and l2.assoc");
   if (c.pipes.barrier_arrival_cycles < 0 || c.pipes.barrier_arrival_cycles > 1e6)
     return bad("pipes.barrier_arrival_cycles must be between 0 and 1e6");
   if (c.pipes.predicate_branch_latency < 0 || c.pipes.predicate_branch_latency > 1000000)

@@ -165,7 +165,15 @@ struct L2Config {
   // A store that covers only part of a 32-byte sector is a read-modify-write of the slice's
   // ECC-protected data array: it holds the slice as long as this many whole-sector accesses.
   double partial_write_sectors = 2.0;
+  double full_write_sectors = 1.0;  // slice time of a store's whole sector, in sector times
   double request_sectors = 0.0;  // slice time per request on top of its sectors (tag, header)
+  // Reads and stores queue on separate paths of a slice, but each also holds the other path
+  // for this share of its slice time (the tag stage both go through): 0 = independent paths,
+  // 1 = one queue for both.
+  double rw_share = 0.0;
+  // Dirty lines a set may hold (of assoc): a store that makes one more writes the set's line
+  // made dirty first back to DRAM (it stays, clean). 0: no limit (dirty lines wait for eviction).
+  int64_t dirty_ways = 0;
   int64_t fetch_bytes = 32;  // bytes a read miss fetches from DRAM (aligned sector group)
   std::string replacement = "lru";
 };

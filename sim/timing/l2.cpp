@@ -78,10 +78,19 @@ int L2::slice_of(uint64_t line) const {
   return static_cast<int>(h % slices_.size());
 }
 
+double store_slice_sectors(const L2Config& l2, int full, int part) {
+  return full * l2.full_write_sectors + part * l2.partial_write_sectors +
+         l2.request_sectors * (part > 0 ? l2.partial_write_sectors : 1.0);
+}
+
 uint64_t L2::occupy(int slice, double sectors, uint64_t now, bool write_path) {
   double& free = write_path ? write_free_[slice] : slice_free_[slice];
+  double& other = write_path ? slice_free_[slice] : write_free_[slice];
   const double start = std::max(double(now), free);
-  free = start + sectors / config_.l2.sectors_per_cycle_per_slice;
+  const double held = sectors / config_.l2.sectors_per_cycle_per_slice;
+  free = start + held;
+  // The tag stage both paths share: the other path is held for rw_share of this access's time.
+  if (config_.l2.rw_share > 0) other = std::max(other, start) + config_.l2.rw_share * held;
   return static_cast<uint64_t>(start);
 }
 
@@ -138,10 +147,7 @@ uint64_t L2::write(uint64_t line, uint32_t sector_mask, uint32_t full_mask, uint
   const int slice = slice_of(line);
   const int full = std::popcount(sector_mask & full_mask);
   const int part = std::popcount(sector_mask & ~full_mask);
-  const double request =
-      config_.l2.request_sectors * (part > 0 ? config_.l2.partial_write_sectors : 1.0);
-  const uint64_t start =
-      occupy(slice, full + part * config_.l2.partial_write_sectors + request, now, true);
+  const uint64_t start = occupy(slice, store_slice_sectors(config_.l2, full, part), now, true);
   CacheAccess a = slices_[slice].access(line, sector_mask, start, true);
   write_back(a, start);
   // Write-allocate without fetch: the stored sectors are valid and dirty from now; a partly
@@ -151,6 +157,10 @@ uint64_t L2::write(uint64_t line, uint32_t sector_mask, uint32_t full_mask, uint
   slices_[slice].clear_partial(a.way, sector_mask & full_mask);
   slices_[slice].mark_partial(a.way, a.miss_mask & ~full_mask);
   slices_[slice].add_written(a.way, word_mask);
+  // A set past l2.dirty_ways dirty lines writes its oldest dirty line back now.
+  if (config_.l2.dirty_ways > 0)
+    write_back(slices_[slice].clean_oldest_dirty(a.way, static_cast<int>(config_.l2.dirty_ways)),
+               start);
   counters_.write_sectors += std::popcount(sector_mask);
   return start + config_.l2.hit_latency / 2;
 }
@@ -264,7 +274,12 @@ int L2::replay(uint64_t line, uint32_t sector_mask, uint32_t full_mask, uint32_t
       slice.add_written(a.way, word_mask);
     }
   }
-  return a.evicted ? std::popcount(a.evicted_dirty) : 0;
+  int written = a.evicted ? std::popcount(a.evicted_dirty) : 0;
+  if (kind == Replay::Store && config_.l2.dirty_ways > 0) {
+    const CacheAccess c = slice.clean_oldest_dirty(a.way, static_cast<int>(config_.l2.dirty_ways));
+    if (c.evicted) written += std::popcount(c.evicted_dirty);
+  }
+  return written;
 }
 
 }  // namespace warplab::timing

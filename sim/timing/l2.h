@@ -39,10 +39,15 @@
 // is a read-modify-write there too (a DRAM read of the sector, then the write).
 // Each request also costs its slice l2.request_sectors on top of its sectors (tag lookup and
 // header: one lane per line runs at 1.67 sector times per request, not 1). Reads and stores go
-// through separate paths of the slice: a strided copy's loads and stores overlap (H100, copy
-// `y[(8i) % n] = x[(8i) % n]`: 17.3 us, the L2-resident loads and stores of the same pattern
-// alone 24.6 and 47.3 us per 4M, i.e. the larger of the two, not their sum).
-// Simplified: no network contention of its own; the two paths share the tags without conflict.
+// through separate paths of the slice, but both go through its tag lookups: each holds the other
+// path for l2.rw_share of its time (the H100's L2-resident copies take their stores' time plus
+// 0.40-0.85 of their loads': scripts/microbench/h100-l2-rw-2026-11-27.tsv). A whole-sector store
+// holds its path l2.full_write_sectors sector times (the H100's L2-resident float4 stores alone
+// take 1.44x its loads: the store data coming in through the crossbar port).
+// Dirty lines: a set holds at most l2.dirty_ways of them; a store that makes one more writes
+// the set's line made dirty first back to DRAM at once (it stays, clean). The H100 keeps about
+// 22.3 MB of its 50 MiB dirty: 64 MiB of stores write 44.8 MB back during the kernel (same tsv).
+// Simplified: no network contention of its own.
 #pragma once
 
 #include <cstdint>
@@ -62,6 +67,13 @@ struct L2Counters {
   uint64_t writebacks = 0;          // dirty sectors written to DRAM
   uint64_t partial_writebacks = 0;  // of those: read-modify-writes
 };
+
+// The slice time of one store request (in sector times, before dividing by the slice's rate):
+// `full` sectors it covers whole (full_write_sectors each), `part` it covers in part (each a
+// read-modify-write of the ECC-protected sector, partial_write_sectors), and the request's own
+// request_sectors, paid partial_write_sectors times when any sector is partial. Used by L2::write and by the app's
+// memory-flow panel (ui/app/model/memory_flow.cpp).
+double store_slice_sectors(const L2Config& l2, int full, int part);
 
 class L2 {
  public:
@@ -107,7 +119,8 @@ class L2 {
   int slice_of(uint64_t line) const;
   uint32_t fetch_groups(uint32_t sector_mask) const;  // widened to aligned fetch_bytes groups
   // Holds a slice's read path (reads, atomics) or its write path (stores) for `sectors` sector
-  // times from the first free cycle at or after `now`; returns that start.
+  // times from the first free cycle at or after `now`, and the other path for l2.rw_share of
+  // them (from the same start, or after what it holds already); returns that start.
   uint64_t occupy(int slice, double sectors, uint64_t now, bool write_path = false);
   void write_back(const CacheAccess& a, uint64_t now);
   // The atomic path (l2.atomic_units, atomic_pool): when an atomic holding its unit `busy` cycles

@@ -4,6 +4,8 @@
 #include <bit>
 #include <cstdio>
 
+#include "sim/timing/l2.h"
+
 namespace warplab::app {
 namespace {
 
@@ -70,9 +72,13 @@ std::array<double, 2> l2_slice_time(const timing::Trace& t, const timing::Access
       int full = 0, part = 0;
       for (int s = 0; s < 4; ++s)
         if (l.sector_mask >> s & 1) (bytes[s] >= int(FlowIndex::kSectorBytes) ? full : part) += 1;
-      if (full + part > 0)
-        out[1] += full + part * costs.partial_write_sectors +
-                  costs.request_sectors * (part > 0 ? costs.partial_write_sectors : 1.0);
+      if (full + part > 0) {
+        timing::L2Config l2;  // l2.cpp's store cost with the trace's preset values
+        l2.request_sectors = costs.request_sectors;
+        l2.partial_write_sectors = costs.partial_write_sectors;
+        l2.full_write_sectors = costs.full_write_sectors;
+        out[1] += timing::store_slice_sectors(l2, full, part);
+      }
     } else {  // atomics: their sectors on the read path (the atomic unit holds the rest)
       out[0] += std::popcount(unsigned(l.sector_mask));
     }
@@ -255,7 +261,7 @@ LinkCapacities link_capacities(const timing::GpuConfig& c) {
   k.bytes_per_cycle[1] = double(c.l2.slices) * c.l2.sectors_per_cycle_per_slice *
                          double(c.l1.sector_bytes);
   k.l2_sector_times_per_cycle = double(c.l2.slices) * c.l2.sectors_per_cycle_per_slice;
-  k.l2_costs = {c.l2.request_sectors, c.l2.partial_write_sectors};
+  k.l2_costs = {c.l2.request_sectors, c.l2.partial_write_sectors, c.l2.full_write_sectors};
   char b[240];
   std::snprintf(b, sizeof b,
                 "the L2's %lld slices, each a sector (32 B) per cycle on its read path and one on "

@@ -84,6 +84,7 @@ double flow_gbps(double bytes, uint64_t cycles, double clock_mhz);
 struct L2Costs {
   double request_sectors = 0;
   double partial_write_sectors = 1;
+  double full_write_sectors = 1;
 };
 
 // Built once per trace: global/local/atomic accesses ordered by issue, and running sums that
