@@ -14,6 +14,7 @@
 #include "sim/ptx/parser.h"
 #include "sim/timing/async_copy.h"
 #include "sim/timing/gpu_model.h"
+#include "sim/timing/l2.h"
 
 using namespace warplab;
 using namespace warplab::timing;
@@ -147,4 +148,63 @@ TEST_CASE("344 timing mode: a 2D TMA load gives functional mode's bytes and take
   CHECK(r->warp_states[static_cast<int>(WarpState::Mbarrier)] > 0);
   CHECK(r->cycles > static_cast<uint64_t>(cfg->async.tma_tensor_latency + cfg->async.tma_latency +
                                           4096 / cfg->async.tma_bytes_per_cycle));
+}
+
+TEST_CASE("344 tma descriptor cache: the first copy through a map waits for its fetch") {
+  AsyncConfig c = params();
+  c.tma_descriptor_latency = 70;
+  Tma t(c);
+  const std::vector<func::GlobalRange> rows{{0x1000, 512}, {0x2000, 512}};
+  const uint64_t map = 0x4000;
+  // No L2: the fetch is tma_descriptor_latency alone: 100 + 70, then 50 + 32 + 640 as above.
+  CHECK(t.copy_tensor(100, rows, 2048, true, map) == 170 + 50 + 32 + 640);
+  // The unit holds the map now: the next box waits only for the unit (free at 252).
+  CHECK(t.copy_tensor(100, rows, 2048, true, map) == 252 + 50 + 32 + 640);
+  // tensormap.cp_fenceproxy to the map drops it: fetched again.
+  t.forget(map);
+  CHECK(t.copy_tensor(2000, rows, 2048, true, map) == 2070 + 50 + 32 + 640);
+  // prefetch.tensormap of a parameter's map at 3000: a copy at 3010 waits until 3070, one at
+  // 4000 not at all; no map (0) never waits.
+  const uint64_t param_map = (1ull << 63) | 0x40;
+  CHECK(t.descriptor(3000, param_map) == 3070);
+  CHECK(t.descriptor(3010, param_map) == 3070);
+  CHECK(t.copy_tensor(4000, rows, 2048, true, param_map) == 4000 + 50 + 32 + 640);
+  CHECK(t.descriptor(5000, 0) == 5000);
+}
+
+TEST_CASE("344 tma descriptor cache: a global map's line comes from the L2 first") {
+  auto cfg = load_config("h100-sxm");
+  REQUIRE(cfg);
+  AsyncConfig c = params();
+  c.tma_descriptor_latency = 70;
+  L2 l2(*cfg), reference(*cfg);
+  Tma t(c, &l2, 128);
+  const uint64_t map = 0x10000;
+  // The map's 128-byte line read at 100 from an empty L2 (a miss to DRAM), then 70 cycles.
+  const uint64_t line_back = reference.read(map / 128, 0xF, 100);
+  CHECK(line_back > 100 + static_cast<uint64_t>(cfg->l2.hit_latency));
+  CHECK(t.descriptor(100, map) == line_back + 70);
+  // A parameter's map never touches the L2.
+  CHECK(t.descriptor(100, (1ull << 63) | 0x10000) == 170);
+}
+
+TEST_CASE("344 tma descriptor cache through the async unit: prefetch.tensormap, cp_fenceproxy") {
+  AsyncConfig c = params();
+  c.tma_descriptor_latency = 70;
+  AsyncCopyUnit u(c, 2);
+  int block = 0;
+  WarpState st{};
+  ptx::Instruction pf;
+  pf.op = ptx::Opcode::PrefetchTensormap;
+  func::StepInfo p;
+  p.inst = &pf;
+  p.exec_mask = 1;
+  p.tma_map = 0x4000;
+  CHECK(u.issue(0, &block, p, 100, 0, st) == 0);  // the warp goes on; the fetch ends at 170
+  CHECK(u.tma().descriptor_ready(0x4000) == 170);
+  ptx::Instruction cp;
+  cp.op = ptx::Opcode::TensormapCpFenceproxy;
+  p.inst = &cp;
+  CHECK(u.issue(0, &block, p, 200, 0, st) == 0);
+  CHECK(u.tma().descriptor_ready(0x4000) == 0);  // dropped: the next copy fetches it again
 }

@@ -377,6 +377,7 @@ bool CtaImpl::step(Warp& w, StepInfo* info, uint64_t clock) {
                        op == ptx::Opcode::BarrierCluster || op == ptx::Opcode::Setmaxnreg;
     info->mbarrier = info->bulk_bytes = 0;
     info->tma_ranges = nullptr;
+    info->tma_map = 0;
     info->wait_failed = false;
     info->dst_count = info->src_count = 0;
     for (int i = 0; i < d.nd && info->dst_count < 8; ++i) {

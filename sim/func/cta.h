@@ -60,6 +60,10 @@ struct StepInfo {
   // A TMA tensor copy or prefetch (exec_tma.cpp): the global ranges its box touches inside the
   // tensor (held by the block until it is reset); nullptr for every other instruction.
   const std::vector<GlobalRange>* tma_ranges = nullptr;
+  // The tensor map a TMA tensor copy, tensor prefetch or prefetch.tensormap names, or the one
+  // tensormap.cp_fenceproxy writes (first executing lane): its address, bit 63 set for a map in
+  // parameter or constant memory (the TMA unit's descriptor cache, sim/timing/tma.h); 0: none.
+  uint64_t tma_map = 0;
   // Memory: per-lane byte addresses (state-space relative for shared/local; device addresses
   // for global), valid for lanes in exec_mask. Last, so that the fields above share the first
   // cache lines: the timing model keeps windows of these and reads the addresses only when a

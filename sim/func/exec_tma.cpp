@@ -63,6 +63,13 @@ uint8_t* span(Exec& x, const DInst& d, int lane, uint64_t addr, uint64_t bytes, 
   return first;
 }
 
+// The timing model's name for a tensor map at `addr` in `space` (StepInfo::tma_map), kept from
+// the first executing lane.
+void note_map(Exec& x, uint64_t addr, Space space) {
+  if (x.info && !x.info->tma_map)
+    x.info->tma_map = addr | (space == Space::Param || space == Space::Const ? 1ull << 63 : 0);
+}
+
 bool trap(Exec& x, const DInst& d, int lane, const std::string& why) {
   x.cta->raise(x, d, LaunchFault::Kind::Trap, lane, 0, 0, false, Space::Global, why);
   return false;
@@ -72,9 +79,10 @@ bool trap(Exec& x, const DInst& d, int lane, const std::string& why) {
 bool read_map(Exec& x, const DInst& d, int slot, int op, int lane, TensorMap& m) {
   Space r = Space::None;
   const Space space = (d.aux & kMapInParams) ? Space::Param : Space::Generic;
-  const uint8_t* p = span(x, d, lane, address(x, d, slot, op, lane), TensorMap::kBytes, 64, false,
-                          space, r, "the tensor map");
+  const uint64_t a = address(x, d, slot, op, lane);
+  const uint8_t* p = span(x, d, lane, a, TensorMap::kBytes, 64, false, space, r, "the tensor map");
   if (!p) return false;
+  note_map(x, a, r);
   if (r == Space::Shared || r == Space::Local)
     return trap(x, d, lane, "the tensor map must be in parameter, constant or global memory");
   m = TensorMap::decode(p);
@@ -206,8 +214,9 @@ void prefetch_tensormap_h(Exec& x, const DInst& d) {
     if (x.failed) return;
     Space r = Space::None;
     const Space space = (d.aux & kMapInParams) ? Space::Param : d.space;
-    span(x, d, l, address(x, d, 0, 0, l), TensorMap::kBytes, 64, false, space, r,
-         "the tensor map");
+    const uint64_t a = address(x, d, 0, 0, l);
+    if (span(x, d, l, a, TensorMap::kBytes, 64, false, space, r, "the tensor map"))
+      note_map(x, a, r);
   });
 }
 
@@ -228,10 +237,17 @@ void tensormap_replace_h(Exec& x, const DInst& d) {
       return;
     }
     Space r = Space::None;
-    uint8_t* p = span(x, d, l, address(x, d, 0, 0, l), TensorMap::kBytes, 64, true, d.space, r,
-                      "the tensor map");
+    const uint64_t a = address(x, d, 0, 0, l);
+    uint8_t* p = span(x, d, l, a, TensorMap::kBytes, 64, true, d.space, r, "the tensor map");
     if (!p) return;
     std::memcpy(p + off, &value, bytes);  // little-endian: the low bytes
+    if (x.info) {  // ptxas writes the field with a plain store (STS/STS.64 for a shared map)
+      x.info->is_memory = x.info->is_store = true;
+      x.info->space = r;
+      x.info->access_bytes = bytes;
+      x.info->addr[l] = (d.space == Space::Generic && r == Space::Shared ? a - kSharedWindow : a) +
+                        static_cast<uint64_t>(off);
+    }
   });
 }
 
@@ -248,6 +264,16 @@ void tensormap_cp_h(Exec& x, const DInst& d) {
                               Space::Shared, r, "the tensor map's source");
     if (!src) return;
     std::memcpy(dst, src, TensorMap::kBytes);
+    // For the timing model: ptxas copies the map with LDS + ATOMG.E.EXCH.STRONG.GPU, lane i
+    // exchanging word i of the 128 bytes (no result used); the fence.proxy.tensormap that must
+    // follow waits for the exchanges (DEPBAR) before UTMACCTL.IV drops the TMA unit's copy.
+    if (x.info) {
+      x.info->is_memory = x.info->is_atomic = true;
+      x.info->space = Space::Global;
+      x.info->access_bytes = 4;
+      x.info->addr[l] = address(x, d, 0, 0, l) + 4 * static_cast<uint64_t>(l);
+      note_map(x, address(x, d, 0, 0, l), Space::Global);
+    }
   });
 }
 

@@ -232,6 +232,16 @@ const OpcodeInfo& opcode_info(Opcode op);
 constexpr bool is_async_op(Opcode op) { return op >= Opcode::CpAsync && op <= Opcode::Elect; }
 // The section "warpgroup MMA": wgmma.mma_async, wgmma.fence, wgmma.commit_group, wgmma.wait_group.
 constexpr bool is_wgmma_op(Opcode op) { return op >= Opcode::Wgmma && op <= Opcode::WgmmaWait; }
+// An access the timing model sends through the SM's load/store path (L1TEX, shared memory):
+// loads, stores, atomics, prefetches, ldmatrix/stmatrix, cp.async (LDGSTS), and the tensor-map
+// writes ptxas lowers to plain ones (tensormap.replace: STS/STG; tensormap.cp_fenceproxy: an
+// ATOMG.EXCH a lane a word, sim/func/exec_tma.cpp).
+constexpr bool is_lsu_access(Opcode op) {
+  return op == Opcode::Ld || op == Opcode::Ldu || op == Opcode::St || op == Opcode::Atom ||
+         op == Opcode::Red || op == Opcode::Prefetch || op == Opcode::Prefetchu ||
+         op == Opcode::Ldmatrix || op == Opcode::Stmatrix || op == Opcode::CpAsync ||
+         op == Opcode::TensormapReplace || op == Opcode::TensormapCpFenceproxy;
+}
 std::optional<Opcode> parse_opcode(std::string_view mnemonic);  // "barrier" maps to Bar
 constexpr int kOpcodeCount = static_cast<int>(Opcode::Count_);
 

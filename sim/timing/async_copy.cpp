@@ -82,7 +82,7 @@ uint64_t AsyncCopyUnit::issue(int slot, const void* block, const func::StepInfo&
     case Opcode::CpAsyncBulkTensor: {
       if (!in.exec_mask || !in.bulk_bytes || !in.tma_ranges) return 0;
       const bool to_shared = inst.space == ptx::Space::Shared;
-      const uint64_t done = tma_.copy_tensor(now, *in.tma_ranges, in.bulk_bytes, to_shared);
+      const uint64_t done = tma_.copy_tensor(now, *in.tma_ranges, in.bulk_bytes, to_shared, in.tma_map);
       record(to_shared ? Kind::TmaLoad : Kind::TmaStore, done, in.bulk_bytes);
       if (to_shared)
         mbar = std::max(mbar, done);
@@ -92,7 +92,14 @@ uint64_t AsyncCopyUnit::issue(int slot, const void* block, const func::StepInfo&
     }
     case Opcode::CpAsyncBulkPrefetchTensor:
       if (in.exec_mask && in.tma_ranges)
-        record(Kind::TmaPrefetch, tma_.prefetch_tensor(now, *in.tma_ranges), in.bulk_bytes);
+        record(Kind::TmaPrefetch, tma_.prefetch_tensor(now, *in.tma_ranges, in.tma_map),
+               in.bulk_bytes);
+      return 0;
+    case Opcode::PrefetchTensormap:
+      if (in.exec_mask) tma_.descriptor(now, in.tma_map);
+      return 0;
+    case Opcode::TensormapCpFenceproxy:
+      if (in.exec_mask) tma_.forget(in.tma_map);
       return 0;
     case Opcode::CpAsyncBulkCommit:
       s.bulk.commit();

@@ -291,6 +291,11 @@ std::vector<Field> fields() {
         "cycles a TMA tensor copy (cp.async.bulk.tensor) takes beyond a bulk copy of its bytes: "
         "reading the tensor map, walking the box (provisional: a starting figure, not measured)",
         async.tma_tensor_latency),
+      F("async", "tma_descriptor_latency", "cycles",
+        "the TMA unit's fetch of a tensor map it does not hold yet (its first copy through the map, "
+        "or prefetch.tensormap): these cycles, after the map's line is read from the L2 when the "
+        "map is in global memory (a parameter's map: these cycles alone)",
+        async.tma_descriptor_latency),
       F("async", "try_wait_latency", "cycles",
         "an mbarrier test/try_wait whose phase has completed to the warp's next issue",
         async.try_wait_latency),
@@ -640,10 +645,10 @@ Status validate_config(const GpuConfig& c) {
     return bad(
         "tensor: wgmma_*_columns_per_cycle > 0; wgmma_issue_base, wgmma_latency_base, "
         "wgmma_chain_gap >= 0");
-  if (c.async.cp_async_fill < 0 || c.async.tma_latency < 0 || c.async.tma_tensor_latency < 0 || !(c.async.tma_bytes_per_cycle > 0) ||
+  if (c.async.cp_async_fill < 0 || c.async.tma_latency < 0 || c.async.tma_tensor_latency < 0 || c.async.tma_descriptor_latency < 0 || !(c.async.tma_bytes_per_cycle > 0) ||
       c.async.try_wait_latency < 0 || c.async.try_wait_suspend < 1)
     return bad(
-        "async: cp_async_fill, tma_latency, tma_tensor_latency, try_wait_latency >= 0; tma_bytes_per_cycle > 0; "
+        "async: cp_async_fill, tma_latency, tma_tensor_latency, tma_descriptor_latency, try_wait_latency >= 0; tma_bytes_per_cycle > 0; "
         "try_wait_suspend >= 1");
   if (c.cluster.gpcs < 1 || c.cluster.remote_latency < 0 ||
       !(c.cluster.remote_bytes_per_cycle > 0) || c.cluster.barrier_latency < 0 ||

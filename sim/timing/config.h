@@ -226,6 +226,8 @@ struct AsyncConfig {
   int64_t tma_latency = 6;           // cycles from a bulk copy's last line (from L2) to shared
   double tma_bytes_per_cycle = 104;  // bytes a bulk copy moves per cycle per SM
   int64_t tma_tensor_latency = 0;    // cycles a tensor copy adds: descriptor read, box walk
+  int64_t tma_descriptor_latency = 0;  // cycles the TMA unit takes to fetch a tensor map it does
+                                       // not hold (a global map's line read from the L2 adds)
   int64_t try_wait_latency = 31;     // cycles from a test/try_wait that succeeds to the next issue
   int64_t try_wait_suspend = 64;     // cycles a failed mbarrier.try_wait suspends its warp
 };

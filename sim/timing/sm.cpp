@@ -85,11 +85,7 @@ bool is_global_like(Space s) {
   return s == Space::Global || s == Space::Local || s == Space::Generic;
 }
 
-bool is_memory_op(Opcode op) {  // cp.async: an L1TEX read whose bytes go to shared (LDGSTS)
-  return op == Opcode::Ld || op == Opcode::Ldu || op == Opcode::St || op == Opcode::Atom ||
-         op == Opcode::Red || op == Opcode::Prefetch || op == Opcode::Prefetchu ||
-         op == Opcode::Ldmatrix || op == Opcode::Stmatrix || op == Opcode::CpAsync;
-}
+bool is_memory_op(Opcode op) { return ptx::is_lsu_access(op); }  // isa.h
 
 // The scoreboard: `in`'s destination registers are written at `ready` (waited on as `kind`).
 // A predicate written by a compare reaches a branch later than `ready`: branch_ready.

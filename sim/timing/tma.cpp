@@ -46,6 +46,17 @@ uint64_t Tma::copy(uint64_t now, uint64_t bytes, uint64_t global, bool to_shared
   return last + static_cast<uint64_t>(cfg_.tma_latency);
 }
 
+uint64_t Tma::descriptor(uint64_t now, uint64_t map) {
+  if (map == 0) return now;
+  const auto [it, fetch] = descriptors_.try_emplace(map, now);
+  if (!fetch) return std::max(now, it->second);
+  uint64_t at = now;
+  constexpr uint64_t kInParams = 1ull << 63;  // StepInfo::tma_map: a parameter's map
+  if (l2_ && !(map & kInParams)) at = l2_->read(map / line_bytes_, 0xF, now);
+  it->second = at + static_cast<uint64_t>(cfg_.tma_descriptor_latency);
+  return it->second;
+}
+
 double Tma::row_cycles(const func::GlobalRange& r) const {
   if (r.bytes == 0) return 0;
   const uint64_t pieces = (r.address + r.bytes - 1) / line_bytes_ - r.address / line_bytes_ + 1;
@@ -53,8 +64,12 @@ double Tma::row_cycles(const func::GlobalRange& r) const {
 }
 
 uint64_t Tma::copy_tensor(uint64_t now, const std::vector<func::GlobalRange>& ranges,
-                          uint64_t box_bytes, bool to_shared) {
-  // 1. The unit reads the tensor map and plans the box before its first request.
+                          uint64_t box_bytes, bool to_shared, uint64_t map) {
+  // 1. The unit reads the tensor map and plans the box before its first request. A map it must
+  //    fetch first delays the copy by the fetch (`wait`, added to its answers below: the L2
+  //    model's slices serve requests in booking order, so booking the box's requests that far
+  //    ahead would hold up other SMs' earlier ones).
+  const uint64_t wait = descriptor(now, map) - now;
   const double start = std::max(static_cast<double>(now), free_) +
                        static_cast<double>(cfg_.tma_tensor_latency);
   // 2. The rows inside the tensor go to the L2 one after another, a request per line piece of a
@@ -70,10 +85,12 @@ uint64_t Tma::copy_tensor(uint64_t now, const std::vector<func::GlobalRange>& ra
   free_ = at + static_cast<double>(box_bytes > in ? box_bytes - in : 0) / cfg_.tma_bytes_per_cycle;
   last = std::max(last, static_cast<uint64_t>(std::ceil(free_)));
   // 4. The last byte lands tma_latency later.
-  return last + static_cast<uint64_t>(cfg_.tma_latency);
+  return last + wait + static_cast<uint64_t>(cfg_.tma_latency);
 }
 
-uint64_t Tma::prefetch_tensor(uint64_t now, const std::vector<func::GlobalRange>& ranges) {
+uint64_t Tma::prefetch_tensor(uint64_t now, const std::vector<func::GlobalRange>& ranges,
+                              uint64_t map) {
+  const uint64_t wait = descriptor(now, map) - now;
   const double start = std::max(static_cast<double>(now), free_) +
                        static_cast<double>(cfg_.tma_tensor_latency);
   double at = start;
@@ -83,7 +100,7 @@ uint64_t Tma::prefetch_tensor(uint64_t now, const std::vector<func::GlobalRange>
     at += row_cycles(r);
   }
   free_ = at;
-  return std::max(last, static_cast<uint64_t>(std::ceil(free_)));
+  return std::max(last, static_cast<uint64_t>(std::ceil(free_))) + wait;
 }
 
 }  // namespace warplab::timing

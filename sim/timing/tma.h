@@ -29,12 +29,27 @@
 // to 32 KiB), so tma_tensor_latency is 0 on the H100; a box of narrow rows takes longer: 64 rows
 // of 64 B +39 cycles over the bulk copy of its 4 KiB (the per-request rule: +39), 64 rows of 32 B
 // +51 (the rule: +59). A tensor prefetch (to L2) sends the same requests and lands nothing.
+// The descriptor cache: the unit fetches a tensor map it does not hold before the first copy
+// through it (or when prefetch.tensormap names it) and keeps it; a tensormap.cp_fenceproxy to the
+// map's address drops it (the fence.proxy.tensormap::generic.acquire that must follow is SASS
+// UTMACCTL.IV; the copy itself is an ATOMG.EXCH a lane a word, timed as an atomic by the SM).
+// A fetch takes tma_descriptor_latency cycles, after reading the map's 128-byte line from the L2
+// when the map is in global memory. A copy waits for its map: its requests are booked as if the
+// map were held and their answers come the fetch's cycles later (the L2 model serves requests in
+// booking order); the fetch does not hold the unit's bandwidth. Measured (scripts/microbench/tma_descriptor.cu, h100-tma-descriptor-2026-11-27.tsv,
+// one 4 KiB box in flight, L2-resident): the first copy through a __grid_constant__ map takes
+// +74 cycles over a copy through a map the unit holds (the second map +47), through a map the
+// host wrote to global memory +273 (+248), through a map the kernel built (Triton's
+// tensormap.replace / cp_fenceproxy / fence) +461 (+435); after prefetch.tensormap +32 (+2).
+// tma_descriptor_latency = 74 (the parameter map's fetch); a global map adds the model's L2 hit
+// (~280 cycles): ~355 against the measured 273 and 461.
 // Simplified: the lines bypass the L1 model; a shared->global copy's writes are timed like
-// stores; the descriptor is read at the same cost every time (no descriptor cache, so
-// prefetch.tensormap has no effect on timing).
+// stores; the descriptor cache holds every map a launch's blocks on the SM name (no capacity);
+// two fetches overlap.
 #pragma once
 
 #include <cstdint>
+#include <unordered_map>
 #include <vector>
 
 #include "sim/func/cta.h"
@@ -54,10 +69,22 @@ class Tma {
   uint64_t copy(uint64_t now, uint64_t bytes, uint64_t global = 0, bool to_shared = true);
   // A tensor copy of a `box_bytes` box whose rows inside the tensor are `ranges`, issued at
   // `now`: the cycle its last byte has landed (to_shared) or been written.
+  // `map`: its tensor map (StepInfo::tma_map; 0: none, no descriptor fetch).
   uint64_t copy_tensor(uint64_t now, const std::vector<func::GlobalRange>& ranges,
-                       uint64_t box_bytes, bool to_shared);
+                       uint64_t box_bytes, bool to_shared, uint64_t map = 0);
   // cp.async.bulk.prefetch.tensor: the rows' reads into the L2; the cycle the last is answered.
-  uint64_t prefetch_tensor(uint64_t now, const std::vector<func::GlobalRange>& ranges);
+  uint64_t prefetch_tensor(uint64_t now, const std::vector<func::GlobalRange>& ranges,
+                           uint64_t map = 0);
+  // The cycle tensor map `map` (StepInfo::tma_map) is in the unit, asked for at `now`: fetched
+  // now unless it holds it (prefetch.tensormap, and each tensor copy first).
+  uint64_t descriptor(uint64_t now, uint64_t map);
+  // tensormap.cp_fenceproxy rewrote the map at `map`: the unit's copy is stale.
+  void forget(uint64_t map) { descriptors_.erase(map); }
+  // When the unit holds (or will hold) `map`; 0 if it does not.
+  uint64_t descriptor_ready(uint64_t map) const {
+    const auto it = descriptors_.find(map);
+    return it == descriptors_.end() ? 0 : it->second;
+  }
 
  private:
   // Sends the lines of [global, global + bytes) to the L2, the first at `start`, one byte per
@@ -71,6 +98,7 @@ class Tma {
   L2* l2_;
   uint64_t line_bytes_;
   double free_ = 0;  // when the unit's bandwidth is next free (fractional cycles)
+  std::unordered_map<uint64_t, uint64_t> descriptors_;  // map -> cycle it is in the unit
 };
 
 }  // namespace warplab::timing
