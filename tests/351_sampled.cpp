@@ -239,6 +239,7 @@ TEST_CASE("351 L2::replay: tags, LRU order, dirty and partial sectors, no time, 
   cfg->l2.size_bytes = 16 * 128;
   cfg->l2.assoc = 16;
   cfg->l2.replacement = "lru";
+  cfg->l2.dirty_ways = 0;  // no cap on a set's dirty lines (the next case tests the cap)
   L2 l2(*cfg);
   // 1. Sixteen whole-line stores fill the set: nothing to evict, nothing counted, no DRAM.
   for (uint64_t line = 0; line < 16; ++line)
@@ -268,6 +269,29 @@ TEST_CASE("351 L2::replay: tags, LRU order, dirty and partial sectors, no time, 
   l2.read(18, 0x1, 0);
   CHECK(l2.counters().read_sector_hits == 7);
   CHECK(l2.counters().read_sector_misses == 2);
+}
+
+TEST_CASE("351 L2::replay keeps at most l2.dirty_ways dirty lines a set: the oldest is written back and stays") {
+  auto cfg = load_config("h100-sxm");
+  REQUIRE(cfg);
+  cfg->l2.slices = 1;  // one slice of one set of 16 ways, LRU
+  cfg->l2.size_bytes = 16 * 128;
+  cfg->l2.assoc = 16;
+  cfg->l2.replacement = "lru";
+  cfg->l2.dirty_ways = 2;
+  L2 l2(*cfg);
+  CHECK(l2.replay(0, 0xF, 0xF, ~0u, L2::Replay::Store) == 0);
+  CHECK(l2.replay(1, 0xF, 0xF, ~0u, L2::Replay::Store) == 0);
+  // A third dirty line: line 0, dirtied first, is written back (4 sectors) and stays, clean.
+  CHECK(l2.replay(2, 0xF, 0xF, ~0u, L2::Replay::Store) == 4);
+  CHECK(l2.replay(0, 0xF, 0, 0, L2::Replay::Read) == 0);
+  // Lines 1, 2 and now 3 dirty: line 1 is the oldest.
+  CHECK(l2.replay(3, 0xF, 0xF, ~0u, L2::Replay::Store) == 4);
+  // Storing again to a dirty line adds none: lines 2 and 3 stay the two dirty ones.
+  CHECK(l2.replay(3, 0x1, 0x1, ~0u, L2::Replay::Store) == 0);
+  // Replay takes no time and counts nothing.
+  CHECK(l2.counters().writebacks == 0);
+  CHECK(l2.dram().bytes_written() == 0);
 }
 
 TEST_CASE("351 sampled copy larger than the L2: the write-back phase, within 2%, any threads") {
