@@ -41,7 +41,9 @@
 // header: one lane per line runs at 1.67 sector times per request, not 1). Reads and stores go
 // through separate paths of the slice, but both go through its tag lookups: each holds the other
 // path for l2.rw_share of its time (the H100's L2-resident copies take their stores' time plus
-// 0.40-0.85 of their loads': scripts/microbench/h100-l2-rw-2026-11-27.tsv). A whole-sector store
+// 0.40-0.85 of their loads': scripts/microbench/h100-l2-rw-2026-11-27.tsv; the presets set it to
+// 0 for now, since the partial-store and request costs below were derived without it and are
+// already slow alone: configs/h100-sxm.toml). A whole-sector store
 // holds its path l2.full_write_sectors sector times (the H100's L2-resident float4 stores alone
 // take 1.44x its loads: the store data coming in through the crossbar port).
 // Dirty lines: a set holds at most l2.dirty_ways of them; a store that makes one more writes
