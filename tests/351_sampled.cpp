@@ -230,16 +230,25 @@ Outcome run_copy(uint32_t blocks, bool sampled, int threads) {
   return out;
 }
 
+// The H100's preset with its L2 cut to one slice of one set of 16 ways, LRU, holding at most
+// `dirty_ways` dirty lines (0: no cap).
+auto one_set_l2(int64_t dirty_ways) {
+  auto cfg = load_config("h100-sxm");
+  if (cfg) {
+    cfg->l2.slices = 1;
+    cfg->l2.size_bytes = 16 * 128;
+    cfg->l2.assoc = 16;
+    cfg->l2.replacement = "lru";
+    cfg->l2.dirty_ways = dirty_ways;
+  }
+  return cfg;
+}
+
 }  // namespace
 
 TEST_CASE("351 L2::replay: tags, LRU order, dirty and partial sectors, no time, no counters") {
-  auto cfg = load_config("h100-sxm");
+  const auto cfg = one_set_l2(0);  // no cap on a set's dirty lines (the next case tests it)
   REQUIRE(cfg);
-  cfg->l2.slices = 1;  // one slice of one set of 16 ways, LRU
-  cfg->l2.size_bytes = 16 * 128;
-  cfg->l2.assoc = 16;
-  cfg->l2.replacement = "lru";
-  cfg->l2.dirty_ways = 0;  // no cap on a set's dirty lines (the next case tests the cap)
   L2 l2(*cfg);
   // 1. Sixteen whole-line stores fill the set: nothing to evict, nothing counted, no DRAM.
   for (uint64_t line = 0; line < 16; ++line)
@@ -272,13 +281,8 @@ TEST_CASE("351 L2::replay: tags, LRU order, dirty and partial sectors, no time, 
 }
 
 TEST_CASE("351 L2::replay keeps at most l2.dirty_ways dirty lines a set: the oldest is written back and stays") {
-  auto cfg = load_config("h100-sxm");
+  const auto cfg = one_set_l2(2);
   REQUIRE(cfg);
-  cfg->l2.slices = 1;  // one slice of one set of 16 ways, LRU
-  cfg->l2.size_bytes = 16 * 128;
-  cfg->l2.assoc = 16;
-  cfg->l2.replacement = "lru";
-  cfg->l2.dirty_ways = 2;
   L2 l2(*cfg);
   CHECK(l2.replay(0, 0xF, 0xF, ~0u, L2::Replay::Store) == 0);
   CHECK(l2.replay(1, 0xF, 0xF, ~0u, L2::Replay::Store) == 0);
