@@ -57,6 +57,10 @@ std::array<double, 2> l2_slice_time(const timing::Trace& t, const timing::Access
   if (a.line_begin + a.line_count > t.access_lines.size()) return out;
   const bool load = a.kind == Kind::GlobalLoad || a.kind == Kind::LocalLoad;
   const bool store = a.kind == Kind::GlobalStore || a.kind == Kind::LocalStore;
+  timing::L2Config l2;  // l2.cpp's store cost (store_slice_sectors) with the trace's preset values
+  l2.request_sectors = costs.request_sectors;
+  l2.partial_write_sectors = costs.partial_write_sectors;
+  l2.full_write_sectors = costs.full_write_sectors;
   for (uint32_t k = 0; k < a.line_count; ++k) {
     const timing::AccessLine& l = t.access_lines[a.line_begin + k];
     if (load) {  // the sectors the L1 did not serve: one request to the L2 for the line
@@ -72,13 +76,7 @@ std::array<double, 2> l2_slice_time(const timing::Trace& t, const timing::Access
       int full = 0, part = 0;
       for (int s = 0; s < 4; ++s)
         if (l.sector_mask >> s & 1) (bytes[s] >= int(FlowIndex::kSectorBytes) ? full : part) += 1;
-      if (full + part > 0) {
-        timing::L2Config l2;  // l2.cpp's store cost with the trace's preset values
-        l2.request_sectors = costs.request_sectors;
-        l2.partial_write_sectors = costs.partial_write_sectors;
-        l2.full_write_sectors = costs.full_write_sectors;
-        out[1] += timing::store_slice_sectors(l2, full, part);
-      }
+      if (full + part > 0) out[1] += timing::store_slice_sectors(l2, full, part);
     } else {  // atomics: their sectors on the read path (the atomic unit holds the rest)
       out[0] += std::popcount(unsigned(l.sector_mask));
     }
