@@ -398,8 +398,7 @@ void draw_flow_panel(AppState& s) {
   }
   if (whole.gpu)
     ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(color::kDram),
-                       "%s column: Nsight Compute, whole kernel (%s); busiest there: %s at %.0f%% "
-                       "of peak",
+                       "%s (Nsight Compute, whole kernel, %s): busiest %s at %.0f%% of peak",
                        "H100", whole.gpu->date.c_str(), flow_link_name(whole.gpu->busiest()),
                        whole.gpu->percent[size_t(whole.gpu->busiest())]);
   if (have_caps && use.fraction[use.busiest] > 0)
