@@ -58,6 +58,24 @@ TEST_CASE("404 a second request for sectors in flight merges instead of refetchi
   CHECK(l2.dram().bytes_read() == 128);
 }
 
+TEST_CASE("404 a read joining an in-flight fill gets the data with it and counts as a hit (ncu)") {
+  // The H100 (scripts/microbench/L2-JOIN-2026-11-27.md): a second warp loading a line whose DRAM
+  // fetch is in flight gets its data when the first does (join.cu: arrival times within 10
+  // cycles for delays up to 375 cycles), and ncu counts most such lookups as hits (64 blocks
+  // reading the same 64 KiB: 3,584 lookup misses for 2,168 DRAM sectors, 31,644 hits).
+  GpuConfig cfg;
+  L2 l2(cfg);
+  const uint64_t first = l2.read(0x400, 0xF, 0);
+  const uint64_t joined = l2.read(0x400, 0xF, 100);
+  CHECK(joined == first);
+  CHECK(l2.counters().read_sector_misses == 4);
+  CHECK(l2.counters().read_sector_hits == 4);
+  // After the fill: a plain hit, one L2 latency.
+  CHECK(l2.read(0x400, 0x1, first + 10) == first + 10 + uint64_t(cfg.l2.hit_latency));
+  CHECK(l2.counters().read_sector_hits == 5);
+  CHECK(l2.dram().bytes_read() == 128);
+}
+
 TEST_CASE("404 DRAM sustains bus width x rate x efficiency") {
   GpuConfig cfg;
   Dram d(cfg);

@@ -123,8 +123,10 @@ uint64_t L2::read(uint64_t line, uint32_t sector_mask, uint64_t now, int* dram_s
     a.miss_mask |= part;
     slices_[slice].clear_partial(a.way, part);
   }
-  counters_.read_sector_hits += std::popcount(a.hit_mask & ~a.pending_mask & sector_mask);
-  counters_.read_sector_misses += std::popcount((a.miss_mask | a.pending_mask) & sector_mask);
+  // ncu's convention: a sector whose fill is still in flight is a hit (its tag is there); only
+  // the request that sends a sector to DRAM misses (scripts/microbench/L2-JOIN-2026-11-27.md).
+  counters_.read_sector_hits += std::popcount(a.hit_mask & sector_mask);
+  counters_.read_sector_misses += std::popcount(a.miss_mask & sector_mask);
   uint64_t ready = start + config_.l2.hit_latency;
   if (a.hit_mask)
     ready = std::max(ready, a.ready_at == SectoredCache::kPending ? ready : a.ready_at);

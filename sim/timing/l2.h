@@ -64,7 +64,7 @@
 namespace warplab::timing {
 
 struct L2Counters {
-  uint64_t read_sector_hits = 0, read_sector_misses = 0;  // misses include merged ones
+  uint64_t read_sector_hits = 0, read_sector_misses = 0;  // hits include merged ones (ncu)
   uint64_t write_sectors = 0, atomic_requests = 0;
   uint64_t writebacks = 0;          // dirty sectors written to DRAM
   uint64_t partial_writebacks = 0;  // of those: read-modify-writes
