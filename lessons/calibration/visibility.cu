@@ -80,6 +80,8 @@ extern "C" __global__ void visibility(unsigned* flag, long long* rec, unsigned* 
 // back[k] = cycles from before the batch's first load until load k (and all before it) was used.
 // W warps (the block); warp w's step st reads lines (st * W + w) * B .. + B - 1. The middle step's
 // back[] is recorded per warp: ret[w * 16 + k]; every warp's whole span: cyc[w].
+// Not a batch on the H100: ptxas moves no load above the branch, so it issues one LDG per branch
+// (scripts/microbench/h100-visibility-2026-11-27/visibility.sass); kept as measured.
 template <int B>
 __device__ __forceinline__ void returns(const float* x, int steps, long long* cyc, long long* ret,
                                         float* out) {

@@ -91,67 +91,6 @@ void st_h(Exec& x, const DInst& d) {
   }
 }
 
-// Strong loads and stores of global memory (ld/st.volatile, .relaxed/.acquire/.release; loads
-// also .cg/.cv: what bypasses the L1): as ld_h / st_h, and a store not yet visible to another
-// block hides behind its older bytes for that block's strong loads (pending_stores.h).
-bool in_device_memory(const Exec& x, uint64_t a, uint32_t bytes) {
-  return x.cta->mem->find_index(a, bytes) >= 0;
-}
-void ld_strong_h(Exec& x, const DInst& d) {
-  uint64_t* R = x.R;
-  const uint32_t size = d.size, total = size * d.vec;
-  const int sa = d.s[0] * 32;
-  const int64_t off = d.offset;
-  const uint64_t dmask = d.dmask;
-  const int bits = size * 8;
-  PendingStores& pending = x.cta->mem->pending_stores();
-  const void* reader = &x.cta->cluster_state();
-  for (uint32_t mm = x.exec; mm;) {
-    const int l = std::countr_zero(mm);
-    mm &= mm - 1;
-    const uint64_t a = R[sa + l] + off;
-    const uint8_t* p = lane_ptr(x, d, l, a, total, false);
-    if (!p) return;
-    uint8_t bytes[32];
-    std::memcpy(bytes, p, total);
-    if (!pending.empty() && in_device_memory(x, a, total))
-      pending.patch_load(a, total, bytes, reader, x.clock);
-    for (int e = 0; e < d.nd; ++e) {
-      uint64_t v = 0;
-      std::memcpy(&v, bytes + e * size, size);
-      if (d.sign) v = static_cast<uint64_t>(num::sign_extend(v, bits));
-      R[d.d[e] * 32 + l] = v & dmask;
-    }
-  }
-}
-void st_strong_h(Exec& x, const DInst& d) {
-  uint64_t* R = x.R;
-  const uint32_t size = d.size, total = size * d.vec;
-  const int sa = d.s[0] * 32;
-  const int64_t off = d.offset;
-  const int nv = d.ns - 1;
-  PendingStores& pending = x.cta->mem->pending_stores();
-  const void* writer = &x.cta->cluster_state();
-  for (uint32_t mm = x.exec; mm;) {
-    const int l = std::countr_zero(mm);
-    mm &= mm - 1;
-    const uint64_t a = R[sa + l] + off;
-    uint8_t* p = lane_ptr(x, d, l, a, total, true);
-    if (!p) return;
-    if (pending.delay() > 0 && in_device_memory(x, a, total))
-      pending.note_store(a, total, p, writer, x.clock);
-    for (int e = 0; e < nv; ++e) {
-      const uint64_t v = R[d.s[1 + e] * 32 + l];
-      std::memcpy(p + e * size, &v, size);
-    }
-  }
-}
-bool strong_global(const ptx::Instruction& in, Space s) {
-  if (s != Space::Global && s != Space::Generic) return false;
-  if (in.mod.volatile_ || in.mod.relaxed_or_acquire) return true;
-  return in.op != Opcode::St && (in.mod.cache == ptx::CacheOp::Cg || in.mod.cache == ptx::CacheOp::Cv);
-}
-
 uint64_t atom_apply(AtomOp op, Type t, uint64_t old, uint64_t b, uint64_t c) {
   const int bits = ptx::type_bits(t);
   const uint64_t wm = num::width_mask(bits);
@@ -450,7 +389,6 @@ Handler pick_memory(const ptx::Instruction& in, DInst& d, std::string& why) {
       d.size = static_cast<uint8_t>(bits / 8);
       d.vec = static_cast<uint8_t>(d.nd);
       d.sign = ptx::is_signed_int(t);
-      if (strong_global(in, d.space) && !d.kernel_param) return ld_strong_h;
       if (Handler h = pick_ld_fast(d.space, d.size, d.vec)) return h;
       if (d.space == Space::Param && d.kernel_param) {
         switch (d.size) {
@@ -485,7 +423,6 @@ Handler pick_memory(const ptx::Instruction& in, DInst& d, std::string& why) {
       }
       d.size = static_cast<uint8_t>(bits / 8);
       d.vec = static_cast<uint8_t>(nv);
-      if (strong_global(in, d.space)) return st_strong_h;
       if (Handler h = pick_st_fast(d.space, d.size, d.vec)) return h;
       return st_h;
     }

@@ -10,7 +10,6 @@
 #include <vector>
 
 #include "sim/common/error.h"
-#include "sim/func/pending_stores.h"
 
 namespace warplab::func {
 
@@ -55,10 +54,6 @@ class DeviceMemory {
   // lines were dropped, and empties the buffer.
   std::string take_printf();
 
-  // Strong stores not yet visible to other blocks (pending_stores.h; off unless the timing model
-  // sets a delay for its launch).
-  PendingStores& pending_stores() { return pending_stores_; }
-
  private:
   std::vector<BufferInfo> buffers_;
   std::vector<std::vector<uint8_t>> storage_;
@@ -66,7 +61,6 @@ class DeviceMemory {
   std::string printf_;
   uint64_t printf_dropped_ = 0;
   uint64_t printf_produced_ = 0;  // bytes offered to append_printf since the last take
-  PendingStores pending_stores_;
 };
 
 }  // namespace warplab::func

@@ -175,11 +175,6 @@ std::vector<Field> fields() {
         "cycles a sequentially consistent fence of GPU or system scope (membar.gl, fence.sc.gpu: "
         "MEMBAR.SC.GPU) holds its warp, from its issue or its warp's last store's ack if later",
         l1.fence_sc_latency),
-      F("l1", "store_visible_latency", "cycles",
-        "cycles from a strong store's issue (st.volatile, st.relaxed/.release) until a strong load "
-        "(ld.volatile, .relaxed/.acquire, .cg) of another block issued then reads the new value "
-        "at the L2 (earlier loads read the older bytes; 0: at once)",
-        l1.store_visible_latency),
       F("l1", "replacement", "", "replacement policy: lru or fifo", l1.replacement),
       F("l2", "size_bytes", "bytes", "L2 capacity", l2.size_bytes),
       F("l2", "assoc", "ways", "associativity", l2.assoc),
@@ -379,7 +374,6 @@ constexpr Limit kLimits[] = {
     {"l1.miss_lines_in_flight", 1 << 16},
     {"l1.lsu_queue", 1 << 16},
     {"l1.fence_sc_latency", 1 << 20},
-    {"l1.store_visible_latency", 1 << 20},
     {"l2.size_bytes", 512 << 20},
     {"l2.assoc", 1 << 16},
     {"l2.slices", 1024},
@@ -602,7 +596,6 @@ Status validate_config(const GpuConfig& c) {
   if (c.l1.size_bytes < c.l1.line_bytes * c.l1.assoc) return bad("l1.size_bytes below one set");
   if (c.l2.size_bytes < c.l1.line_bytes * c.l2.assoc * c.l2.slices)
     return bad("l2.size_bytes below one set per slice");
-  if (c.l1.store_visible_latency < 0) return bad("l1.store_visible_latency must be at least 0");
   if (c.l1.tag_lookups_per_cycle < 1 || c.l1.miss_lines_in_flight < 1 || c.l1.lsu_queue < 1)
     return bad("l1.tag_lookups_per_cycle, miss_lines_in_flight and lsu_queue must be at least 1");
   if (c.l2.fetch_bytes < c.l1.sector_bytes || c.l2.fetch_bytes > c.l1.line_bytes ||

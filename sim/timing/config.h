@@ -134,9 +134,6 @@ struct L1Config {
   int64_t miss_lines_in_flight = 256;  // MSHRs: outstanding line misses per SM
   int64_t lsu_queue = 32;              // global/local instructions waiting per SM (lg_throttle)
   int64_t fence_sc_latency = 0;  // cycles a membar.gl/.sys or fence.sc.gpu/.sys holds its warp
-  // cycles from a strong store's issue until another block's strong load issued then reads it
-  // (0: at once; func/pending_stores.h)
-  int64_t store_visible_latency = 0;
   std::string replacement = "lru";     // policy name (replacement.h)
 };
 

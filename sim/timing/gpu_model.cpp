@@ -148,12 +148,6 @@ Expected<TimingResult> simulate(const func::Program& program, func::DeviceMemory
   const auto wall_begin = std::chrono::steady_clock::now();
   const ptx::Function* kernel = program.kernel(launch.kernel);
   if (!kernel) return Error{program.module().path, 0, "unknown kernel '" + launch.kernel + "'"};
-  // Strong stores hide from other blocks' strong loads for this launch (func/pending_stores.h).
-  struct PendingGuard {
-    func::PendingStores& p;
-    ~PendingGuard() { p.set_delay(0); }
-  } pending_guard{memory.pending_stores()};
-  memory.pending_stores().set_delay(static_cast<uint64_t>(config.l1.store_visible_latency));
   TimingResult r;
   r.kernel = launch.kernel;
   r.config = config.name;
@@ -475,7 +469,7 @@ Expected<TimingResult> simulate(const func::Program& program, func::DeviceMemory
             break;
           }
         }
-      livelock = any && all && memory.pending_stores().empty();
+      livelock = any && all;
     }
     const bool stuck = next == kNever || now - last_progress > options.deadlock_cycles;
     const bool over = options.max_cycles && now >= options.max_cycles;
