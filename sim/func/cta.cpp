@@ -1002,6 +1002,23 @@ bool Cta::next_is_cluster_barrier(int warp) const {
          c.k->code[pc].ir->op == ptx::Opcode::BarrierCluster;
 }
 
+bool Cta::next_reads_clock(int warp) const {
+  const CtaImpl& c = *impl_;
+  if (!c.k->uses_clock) return false;
+  const Warp& w = c.warps[warp];
+  if (w.status != WarpStatus::Ready || w.stack.empty()) return false;
+  const int32_t pc = w.stack.top().pc;
+  if (pc < 0 || pc >= static_cast<int32_t>(c.k->code.size()) || !c.k->code[pc].ir) return false;
+  const ptx::Instruction& i = *c.k->code[pc].ir;
+  if (i.op != ptx::Opcode::Mov) return false;
+  for (const ptx::Operand& o : i.ops)
+    if (o.kind == ptx::Operand::Kind::Special &&
+        (o.special == ptx::SpecialReg::Clock || o.special == ptx::SpecialReg::Clock64 ||
+         o.special == ptx::SpecialReg::Globaltimer))
+      return true;
+  return false;
+}
+
 void Cta::prefetch_step(int warp) const {
   const CtaImpl& c = *impl_;
   const Warp& w = c.warps[warp];

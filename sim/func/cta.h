@@ -98,6 +98,14 @@ class Cta {
   // Whether warp `warp`'s next instruction is barrier.cluster: the timing model fetches it only
   // when it is about to issue, since it acts on the other blocks when it runs (cluster.h).
   bool next_is_cluster_barrier(int warp) const;
+  // Whether warp `warp`'s next instruction reads %clock, %clock64 or %globaltimer: the timing
+  // model fetches it (runs it) only when it is about to issue, so that it reads its issue cycle.
+  bool next_reads_clock(int warp) const;
+  // The cycle to run warp `warp`'s next instruction at, fetched at `now` to issue at `ready` or
+  // later: `ready` if it reads the clock (its issue cycle, as on the GPU), else `now`.
+  uint64_t step_clock(int warp, uint64_t now, uint64_t ready) const {
+    return ready > now && next_reads_clock(warp) ? ready : now;
+  }
   // Whether step(warp) may read or write what other blocks share: device memory (global,
   // generic or constant space, asynchronous copies) or the printf buffer (calls). False only
   // when it touches nothing but the block's own state (registers, shared and local memory,

@@ -243,7 +243,7 @@ bool Sm::fetch(Warp& w, uint64_t now) {
     return w.at_barrier = true, w.barrier_release = w.fetch_ready, true;
   if (ctx_.gate && b.cta->next_touches_device(w.index)) ctx_.gate->wait_turn();
   Ahead& e = w.win.push();
-  if (!b.cta->step(w.index, e.info, ctx_.stats, now)) {
+  if (!b.cta->step(w.index, e.info, ctx_.stats, b.cta->step_clock(w.index, now, w.fetch_ready))) {
     w.win.pop_back();
     fault_ = b.cta->fault();
     if (!fault_) fault_ = func::LaunchFault{};

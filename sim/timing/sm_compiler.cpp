@@ -313,7 +313,8 @@ int Sm::find_hoist(Warp& w, int sp, uint64_t now, uint64_t& wake) {
       const Ahead& last = w.win.at(k - 1);
       if (k >= static_cast<size_t>(cc.window) || last.fence ||
           last.back_edges / static_cast<uint32_t>(cc.unroll) != body ||
-          blocks_[w.block].cta->next_is_cluster_barrier(w.index))
+          blocks_[w.block].cta->next_is_cluster_barrier(w.index) ||
+          blocks_[w.block].cta->next_reads_clock(w.index))
         return none();
       if (!fetch(w, now)) return 0;
       if (k == w.win.count) return 0;  // the warp exited or waits at a barrier functionally
