@@ -256,8 +256,8 @@ TEST_CASE("718 the H100's per-line stalls of a sweep: the run's own point, at it
 
 // The L1<->L2 link in the model's own terms (memory_flow.h L2Costs): slice time in sector times,
 // loads on the read path, stores on the write path, a store to part of a sector a
-// read-modify-write (the h100-sxm preset: request 0.67, partial 1.51 a sector and 1.75 a request,
-// whole 1.5 a sector).
+// read-modify-write (request 0.67, partial 1.51 a sector and 1.75 a request, whole 1.5 a sector:
+// the values measured with l2.rw_share 0.44, configs/h100-sxm.toml).
 TEST_CASE("718 L2 slice time: requests, partial stores, read and write paths") {
   timing::Trace t;
   const L2Costs costs{0.67, 1.51, 1.5, 1.75};

@@ -218,7 +218,7 @@ std::vector<Field> fields() {
         l2.request_sectors),
       F("l2", "partial_request_sectors", "sectors",
         "slice time of a store request with a partly written sector on top of its sectors' "
-        "(its read-modify-write), in sector times; negative: request_sectors x "
+        "(its read-modify-write), in sector times; unset (the default): request_sectors x "
         "partial_write_sectors",
         l2.partial_request_sectors),
       F("l2", "rw_share", "fraction",

@@ -44,7 +44,8 @@
 // l2.rw_share of its time, from the request's arrival (the lookup comes first: a store waiting
 // behind other stores does not hold up a read arriving now). The H100's L2-resident copies take
 // their stores' time plus 0.40-0.85 of their loads' (scripts/microbench/h100-l2-rw-2026-11-27.tsv;
-// the preset's 0.44 and the partial-store costs are fitted together there). A whole-sector store
+// 0.44 and the partial-store costs are fitted together there; not applied in the presets yet:
+// configs/h100-sxm.toml). A whole-sector store
 // holds its path l2.full_write_sectors sector times (the H100's L2-resident float4 stores alone
 // take 1.44x its loads: the store data coming in through the crossbar port).
 // Dirty lines: a set holds at most l2.dirty_ways of them; a store that makes one more writes
