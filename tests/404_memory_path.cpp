@@ -412,6 +412,14 @@ TEST_CASE("404 l2.rw_share: a store holds the slice's read path for that share o
   CHECK(l2.write(0, 0xfu, 0xfu, 0xffffffffu, 10000) == 10006 + half);
   // A read at 10009 finds its path free from 10008: it starts at once.
   CHECK(l2.read(0, 0xfu, 10009) == 10009 + uint64_t(cfg.l2.hit_latency));
+  // The share is held from the request's arrival (its tag lookup), not from its own path's
+  // start: ten stores arriving at 20000 hold the write path to 20040 and the read path 2 cycles
+  // each from 20000 on (to 20020), so a read arriving at 20000 starts at 20020, not behind the
+  // stores' backlog (20038 if each share began with its store).
+  L2 queue(cfg);
+  queue.read(0, 0xfu, 0);
+  for (int i = 0; i < 10; ++i) queue.write(0, 0xfu, 0xfu, 0xffffffffu, 20000);
+  CHECK(queue.read(0, 0xfu, 20000) == 20020 + uint64_t(cfg.l2.hit_latency));
   // rw_share 1: one queue. A store after a read of 4 sectors waits for it.
   cfg.l2.rw_share = 1.0;
   L2 one(cfg);
@@ -433,6 +441,16 @@ TEST_CASE("404 l2.full_write_sectors: a whole-sector store holds the write path 
   cfg.l2.request_sectors = 1;
   CHECK(store_slice_sectors(cfg.l2, 4, 0) == doctest::Approx(7));
   CHECK(store_slice_sectors(cfg.l2, 4, 2) == doctest::Approx(12));
+  // l2.partial_request_sectors in place of that: 4 x 1.5 + 2 x 2 + 1.75.
+  cfg.l2.partial_request_sectors = 1.75;
+  CHECK(store_slice_sectors(cfg.l2, 4, 2) == doctest::Approx(11.75));
+  CHECK(store_slice_sectors(cfg.l2, 4, 0) == doctest::Approx(7));
+  // In the slice: one partial sector (1.5) and its request (1.5) hold the write path 3 cycles.
+  cfg.l2.partial_write_sectors = 1.5;
+  cfg.l2.partial_request_sectors = 1.5;
+  L2 p(cfg);
+  const uint64_t s0 = p.write(10, 0x1u, 0x0u, 0x1u, 0);
+  CHECK(p.write(10, 0x1u, 0x1u, 0xffu, 0) == s0 + 3);
 }
 
 TEST_CASE("404 l2.dirty_ways: a set past its dirty ways writes its oldest dirty line back") {

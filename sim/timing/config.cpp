@@ -214,8 +214,13 @@ std::vector<Field> fields() {
         l2.full_write_sectors),
       F("l2", "request_sectors", "sectors",
         "slice time of each request on top of its sectors' (tag lookup and request header), in "
-        "sector times; a read-modify-write request pays it twice",
+        "sector times",
         l2.request_sectors),
+      F("l2", "partial_request_sectors", "sectors",
+        "slice time of a store request with a partly written sector on top of its sectors' "
+        "(its read-modify-write), in sector times; unset (the default): request_sectors x "
+        "partial_write_sectors",
+        l2.partial_request_sectors),
       F("l2", "rw_share", "fraction",
         "share of a read's slice time that also holds the slice's write path, and of a store's "
         "that holds its read path (the tag lookups both go through): 0 = independent paths, 1 = "

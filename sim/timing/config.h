@@ -167,6 +167,9 @@ struct L2Config {
   double partial_write_sectors = 2.0;
   double full_write_sectors = 1.0;  // slice time of a store's whole sector, in sector times
   double request_sectors = 0.0;  // slice time per request on top of its sectors (tag, header)
+  // The same for a store request with a partly written sector (its read-modify-write); -1 (unset
+  // in the preset): request_sectors x partial_write_sectors.
+  double partial_request_sectors = -1.0;
   // Reads and stores queue on separate paths of a slice, but each also holds the other path
   // for this share of its slice time (the tag stage both go through): 0 = independent paths,
   // 1 = one queue for both.

@@ -79,8 +79,11 @@ int L2::slice_of(uint64_t line) const {
 }
 
 double store_slice_sectors(const L2Config& l2, int full, int part) {
+  const double partial_request = l2.partial_request_sectors >= 0
+                                     ? l2.partial_request_sectors
+                                     : l2.request_sectors * l2.partial_write_sectors;
   return full * l2.full_write_sectors + part * l2.partial_write_sectors +
-         l2.request_sectors * (part > 0 ? l2.partial_write_sectors : 1.0);
+         (part > 0 ? partial_request : l2.request_sectors);
 }
 
 uint64_t L2::occupy(int slice, double sectors, uint64_t now, bool write_path) {
@@ -89,8 +92,9 @@ uint64_t L2::occupy(int slice, double sectors, uint64_t now, bool write_path) {
   const double start = std::max(double(now), free);
   const double held = sectors / config_.l2.sectors_per_cycle_per_slice;
   free = start + held;
-  // The tag stage both paths share: the other path is held for rw_share of this access's time.
-  if (config_.l2.rw_share > 0) other = std::max(other, start) + config_.l2.rw_share * held;
+  // The tag stage both paths share: the other path is held for rw_share of this access's time,
+  // from its arrival (the lookup precedes its own path's queue).
+  if (config_.l2.rw_share > 0) other = std::max(other, double(now)) + config_.l2.rw_share * held;
   return static_cast<uint64_t>(start);
 }
 

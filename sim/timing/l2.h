@@ -38,12 +38,14 @@
 // sector holds only the new bytes: a later read fetches it from DRAM, and writing it back to DRAM
 // is a read-modify-write there too (a DRAM read of the sector, then the write).
 // Each request also costs its slice l2.request_sectors on top of its sectors (tag lookup and
-// header: one lane per line runs at 1.67 sector times per request, not 1). Reads and stores go
-// through separate paths of the slice, but both go through its tag lookups: each holds the other
-// path for l2.rw_share of its time (the H100's L2-resident copies take their stores' time plus
-// 0.40-0.85 of their loads': scripts/microbench/h100-l2-rw-2026-11-27.tsv; the presets set it to
-// 0 for now, since the partial-store and request costs below were derived without it and are
-// already slow alone: configs/h100-sxm.toml). A whole-sector store
+// header: one lane per line runs at 1.67 sector times per request, not 1); a store request with a
+// partly written sector l2.partial_request_sectors instead. Reads and stores go through separate
+// paths of the slice, but both go through its tag lookups: each holds the other path for
+// l2.rw_share of its time, from the request's arrival (the lookup comes first: a store waiting
+// behind other stores does not hold up a read arriving now). The H100's L2-resident copies take
+// their stores' time plus 0.40-0.85 of their loads' (scripts/microbench/h100-l2-rw-2026-11-27.tsv;
+// 0.44 and the partial-store costs are fitted together there; not applied in the presets yet:
+// configs/h100-sxm.toml). A whole-sector store
 // holds its path l2.full_write_sectors sector times (the H100's L2-resident float4 stores alone
 // take 1.44x its loads: the store data coming in through the crossbar port).
 // Dirty lines: a set holds at most l2.dirty_ways of them; a store that makes one more writes
@@ -73,8 +75,9 @@ struct L2Counters {
 // The slice time of one store request (in sector times, before dividing by the slice's rate):
 // `full` sectors it covers whole (full_write_sectors each), `part` it covers in part (each a
 // read-modify-write of the ECC-protected sector, partial_write_sectors), and the request's own
-// request_sectors, paid partial_write_sectors times when any sector is partial. Used by L2::write and by the app's
-// memory-flow panel (ui/app/model/memory_flow.cpp).
+// request_sectors, or partial_request_sectors when any sector is partial (negative:
+// request_sectors x partial_write_sectors). Used by L2::write and by the app's memory-flow panel
+// (ui/app/model/memory_flow.cpp).
 double store_slice_sectors(const L2Config& l2, int full, int part);
 
 class L2 {
@@ -122,7 +125,7 @@ class L2 {
   uint32_t fetch_groups(uint32_t sector_mask) const;  // widened to aligned fetch_bytes groups
   // Holds a slice's read path (reads, atomics) or its write path (stores) for `sectors` sector
   // times from the first free cycle at or after `now`, and the other path for l2.rw_share of
-  // them (from the same start, or after what it holds already); returns that start.
+  // them (from `now`, or after what it holds already); returns that start.
   uint64_t occupy(int slice, double sectors, uint64_t now, bool write_path = false);
   void write_back(const CacheAccess& a, uint64_t now);
   // The atomic path (l2.atomic_units, atomic_pool): when an atomic holding its unit `busy` cycles

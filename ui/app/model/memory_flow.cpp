@@ -61,6 +61,7 @@ std::array<double, 2> l2_slice_time(const timing::Trace& t, const timing::Access
   l2.request_sectors = costs.request_sectors;
   l2.partial_write_sectors = costs.partial_write_sectors;
   l2.full_write_sectors = costs.full_write_sectors;
+  l2.partial_request_sectors = costs.partial_request_sectors;
   for (uint32_t k = 0; k < a.line_count; ++k) {
     const timing::AccessLine& l = t.access_lines[a.line_begin + k];
     if (load) {  // the sectors the L1 did not serve: one request to the L2 for the line
@@ -259,7 +260,8 @@ LinkCapacities link_capacities(const timing::GpuConfig& c) {
   k.bytes_per_cycle[1] = double(c.l2.slices) * c.l2.sectors_per_cycle_per_slice *
                          double(c.l1.sector_bytes);
   k.l2_sector_times_per_cycle = double(c.l2.slices) * c.l2.sectors_per_cycle_per_slice;
-  k.l2_costs = {c.l2.request_sectors, c.l2.partial_write_sectors, c.l2.full_write_sectors};
+  k.l2_costs = {c.l2.request_sectors, c.l2.partial_write_sectors, c.l2.full_write_sectors,
+                c.l2.partial_request_sectors};
   char b[240];
   std::snprintf(b, sizeof b,
                 "the L2's %lld slices, each a sector (32 B) per cycle on its read path and one on "

@@ -79,12 +79,14 @@ double flow_gbps(double bytes, uint64_t cycles, double clock_mhz);
 // sim/timing/l2.cpp occupy): each line a warp request sends to the L2 pays its sectors plus
 // request_sectors (tag and header); a store sector the lanes cover only in part is a
 // read-modify-write of the ECC-protected sector, partial_write_sectors instead of 1, and its
-// request pays request_sectors that many times too. Loads and atomics queue on a slice's read
+// request partial_request_sectors (negative: request_sectors x partial_write_sectors). Loads and
+// atomics queue on a slice's read
 // path, stores on its write path. The defaults count sectors only.
 struct L2Costs {
   double request_sectors = 0;
   double partial_write_sectors = 1;
   double full_write_sectors = 1;
+  double partial_request_sectors = -1;
 };
 
 // Built once per trace: global/local/atomic accesses ordered by issue, and running sums that
