@@ -1,6 +1,8 @@
 // What the timing tests (3xx) share: a module loader, the issues of one PTX line from a run's
-// trace, and the vector add most of them launch.
+// trace (and the cycle of a line that issues once), and the vector add most of them launch.
 #pragma once
+
+#include <doctest/doctest.h>
 
 #include <algorithm>
 #include <string>
@@ -27,6 +29,13 @@ inline std::vector<timing::IssueRecord> issues_of(const timing::TimingResult& r,
   std::sort(out.begin(), out.end(), [](const timing::IssueRecord& a,
                                        const timing::IssueRecord& b) { return a.cycle < b.cycle; });
   return out;
+}
+
+// The cycle of PTX line `line`'s one issue (the test stops if it issued other than once).
+inline uint64_t issue_cycle(const timing::TimingResult& r, int32_t line) {
+  const auto i = issues_of(r, line);
+  REQUIRE(i.size() == 1);
+  return i[0].cycle;
 }
 
 // z[i] = x[i] + y[i] for i < n: loads on lines 25-26, the add 27, the store 30.

@@ -75,12 +75,6 @@ Expected<TimingResult> run(const func::Program& p, func::DeviceMemory& mem, cons
   return run_timing(p, mem, launch, cfg, o);
 }
 
-uint64_t issue(const TimingResult& r, int32_t line) {
-  const auto i = issues_of(r, line);
-  REQUIRE(i.size() == 1);
-  return i[0].cycle;
-}
-
 }  // namespace
 
 TEST_CASE("346 the H100 preset's fence is the microbenchmark's") {
@@ -102,18 +96,18 @@ TEST_CASE("346 a GPU-scope SC fence holds its warp fence_sc_latency; a CTA-scope
   auto r = run(*prog, mem, cfg, "fences", out);
   REQUIRE_MESSAGE(r, (r ? "" : r.error().to_string()));
   REQUIRE_FALSE(r->fault);
-  CHECK(issue(*r, 12) == issue(*r, 11) + 617);  // membar.gl, nothing pending
-  CHECK(issue(*r, 14) == issue(*r, 13) + 617);  // fence.sc.gpu
-  CHECK(issue(*r, 16) == issue(*r, 15) + 3);    // membar.cta: the refetch after a fence
+  CHECK(issue_cycle(*r, 12) == issue_cycle(*r, 11) + 617);  // membar.gl, nothing pending
+  CHECK(issue_cycle(*r, 14) == issue_cycle(*r, 13) + 617);  // fence.sc.gpu
+  CHECK(issue_cycle(*r, 16) == issue_cycle(*r, 15) + 3);    // membar.cta: the refetch after a fence
   // A store's acknowledgement (an L2 round trip, about 300 cycles) is within the fence's time.
-  CHECK(issue(*r, 19) == issue(*r, 18) + 617);
+  CHECK(issue_cycle(*r, 19) == issue_cycle(*r, 18) + 617);
   // Without the parameter (the other presets) a fence only waits for the stores.
   cfg.l1.fence_sc_latency = 0;
   auto q = run(*prog, mem, cfg, "fences", out);
   REQUIRE(q);
-  CHECK(issue(*q, 12) == issue(*q, 11) + 3);
-  CHECK(issue(*q, 19) > issue(*q, 18) + 100);  // the volatile store's ack
-  CHECK(issue(*q, 19) < issue(*q, 18) + 617);
+  CHECK(issue_cycle(*q, 12) == issue_cycle(*q, 11) + 3);
+  CHECK(issue_cycle(*q, 19) > issue_cycle(*q, 18) + 100);  // the volatile store's ack
+  CHECK(issue_cycle(*q, 19) < issue_cycle(*q, 18) + 617);
   uint32_t v[2];
   REQUIRE(mem.read(out, v, 8));
   CHECK(v[0] == 3u);  // tid 0: 0 + 1 + 1 + 1
@@ -131,10 +125,10 @@ TEST_CASE("346 an atom whose old value is unread (a RED) does not hold its regis
   REQUIRE_MESSAGE(r, (r ? "" : r.error().to_string()));
   REQUIRE_FALSE(r->fault);
   // The second atom writes the same (dead) register: issued the next cycle, not a round trip on.
-  CHECK(issue(*r, 13) == issue(*r, 12) + 1);
-  CHECK(issue(*r, 14) == issue(*r, 13) + 1);
+  CHECK(issue_cycle(*r, 13) == issue_cycle(*r, 12) + 1);
+  CHECK(issue_cycle(*r, 14) == issue_cycle(*r, 13) + 1);
   // The third's old value is read: the add waits for the L2 round trip and the atomic unit.
-  CHECK(issue(*r, 15) > issue(*r, 14) + cfg.l2.hit_latency);
+  CHECK(issue_cycle(*r, 15) > issue_cycle(*r, 14) + cfg.l2.hit_latency);
   uint32_t v[4];
   REQUIRE(mem.read(out, v, 16));
   CHECK(v[0] == 6u);

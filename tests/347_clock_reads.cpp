@@ -47,12 +47,6 @@ constexpr const char* kClocks = R"(.version 9.0
 }
 )";
 
-uint64_t issue(const TimingResult& r, int32_t line) {
-  const auto i = issues_of(r, line);
-  REQUIRE(i.size() == 1);
-  return i[0].cycle;
-}
-
 }  // namespace
 
 TEST_CASE("347 %clock64 reads the cycle its mov issues, after a load's use and after a fence") {
@@ -76,10 +70,10 @@ TEST_CASE("347 %clock64 reads the cycle its mov issues, after a load's use and a
   // A clock read gets the cycle its warp may issue it: one after the previous instruction's
   // issue, or the fence's release. Both reads after an issue went a cycle later than that here,
   // so their difference is the trace's.
-  CHECK(issue(*r, 14) > issue(*r, 13) + 300);   // the add waits for the load's DRAM round trip
-  CHECK(v[0] == issue(*r, 15) - issue(*r, 12));
-  CHECK(issue(*r, 17) == issue(*r, 16) + 617);  // the fence holds the warp 617 cycles
-  CHECK(v[1] == issue(*r, 16) + 617 - (issue(*r, 14) + 1));
+  CHECK(issue_cycle(*r, 14) > issue_cycle(*r, 13) + 300);   // the add waits for the load's DRAM round trip
+  CHECK(v[0] == issue_cycle(*r, 15) - issue_cycle(*r, 12));
+  CHECK(issue_cycle(*r, 17) == issue_cycle(*r, 16) + 617);  // the fence holds the warp 617 cycles
+  CHECK(v[1] == issue_cycle(*r, 16) + 617 - (issue_cycle(*r, 14) + 1));
   uint32_t sum = 0;
   REQUIRE(mem.read(out + 16, &sum, 4));
   CHECK(sum == 1u);
