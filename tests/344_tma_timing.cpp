@@ -24,6 +24,7 @@ AsyncConfig params() {
   AsyncConfig c;
   c.tma_latency = 640;
   c.tma_bytes_per_cycle = 64;
+  c.tma_store_bytes_per_cycle = 16;
   c.tma_tensor_latency = 50;
   c.try_wait_latency = 31;
   c.try_wait_suspend = 64;
@@ -86,7 +87,8 @@ TEST_CASE("344 tma tensor: the mbarrier wait and the bulk-group wait end when th
   w.mbarrier = 64;
   CHECK(u.issue(1, &block, w, 120, 0, st) == 150 + 16 + 640);
   CHECK(st == WarpState::Mbarrier);
-  // A store: its bulk group holds wait_group 0 until the box is written.
+  // A store: its bulk group holds wait_group 0 until the box is written (1024 bytes at the store
+  // rate, 16 bytes a cycle: 64 cycles).
   ptx::Instruction store;
   store.op = ptx::Opcode::CpAsyncBulkTensor;
   store.space = ptx::Space::Global;
@@ -105,7 +107,22 @@ TEST_CASE("344 tma tensor: the mbarrier wait and the bulk-group wait end when th
   zero.kind = ptx::Operand::Kind::Imm;
   bw.ops.push_back(zero);
   cs.inst = &bw;
-  CHECK(u.issue(0, &block, cs, 1002, 0, st) == 1050 + 16 + 640);
+  CHECK(u.issue(0, &block, cs, 1002, 0, st) == 1050 + 64 + 640);
+}
+
+TEST_CASE("344 tma store: the unit reads a store's box at the store rate; a load queues behind it") {
+  const AsyncConfig c = params();  // loads 64 bytes a cycle, stores 16
+  Tma t(c);
+  const std::vector<func::GlobalRange> rows{{0x0, 128}, {0x400, 128}, {0x800, 128}, {0xC00, 128}};
+  // A 512-byte store at 100: 50 of setup, 4 lines of 128 / 16 = 8 cycles, lands 640 later.
+  CHECK(t.copy_tensor(100, rows, 512, false) == 150 + 32 + 640);
+  // A load issued at the same cycle waits for the unit (free at 182): 4 lines of 128 / 64 = 2.
+  CHECK(t.copy_tensor(100, rows, 512, true) == 182 + 50 + 8 + 640);
+  // A narrow row costs a store a whole line at the store rate: 64 bytes -> 128 / 16 = 8 cycles.
+  CHECK(t.copy_tensor(1000, {{0x1000, 64}}, 64, false) == 1050 + 8 + 640);
+  // A 1D bulk store of 256 bytes holds the unit 256 / 16 = 16 cycles.
+  CHECK(t.copy(2000, 256, 0x2000, false) == 2016 + 640);
+  CHECK(t.copy(2000, 256, 0x2000, true) == 2016 + 4 + 640);
 }
 
 TEST_CASE("344 timing mode: a 2D TMA load gives functional mode's bytes and takes its time") {

@@ -9,14 +9,21 @@
 // shared by all of them.
 //
 // Modelled: the unit requests the copy's lines one after another at its bandwidth (copies queue
-// behind each other for it) from the L2 model, which answers each (an L2 hit, or a miss to
+// behind each other for it, loads and stores alike: the unit works in issue order) from the L2
+// model, which answers each (an L2 hit, or a miss to
 // DRAM that takes DRAM bandwidth like any load); the copy completes tma_latency cycles after its
 // last line is back and its last byte has passed the unit. Without an L2 (unit tests) a copy of
 // B bytes issued at cycle t, with the unit free, completes at
 // t + tma_latency + ceil(B / tma_bytes_per_cycle).
 // Measured (scripts/microbench/h100-async-timing-2026-11-26.tsv, one copy in flight on an H100,
 // L2-resident source): ~330 cycles plus 1 cycle per 104 bytes; tests/341 checks the preset
-// against it.
+// against it. A store (shared->global) goes through the unit at its own, lower rate,
+// tma_store_bytes_per_cycle (the unit reads the shared source and sends the writes), and holds
+// the unit for the loads behind it. Measured (scripts/microbench/tma_order/, one SM, 4 KiB boxes):
+// stores in turn +129 cycles each, 128 stores from 32 warps 132 cycles each, cold or L2-resident
+// (31-32 B/cycle) where 128 L2-hit loads take 45 cycles each (92 B/cycle); an L2-hit load issued
+// behind 4 stores takes 783 cycles against 375 alone; a store is not held by loads in flight
+// (a store with 0, 1 or 4 cold loads ahead of it: 216 cycles to wait_group.read each time).
 // A tensor copy (a box of a tensor map, sim/func/tensormap.h) is the same walk over the box's
 // rows that lie inside the tensor, one request per line piece of a row, each taking the unit a
 // whole line's time (line_bytes / tma_bytes_per_cycle) however few bytes it holds; rows outside
@@ -91,8 +98,12 @@ class Tma {
   // 1 / bytes_per_cycle; returns the last answer (0 without an L2).
   uint64_t send(double start, uint64_t global, uint64_t bytes, bool to_shared);
   // The unit's time for a tensor row: one request per line the row touches, each a whole line's
-  // time (line_bytes / tma_bytes_per_cycle) however few of its bytes the row uses.
-  double row_cycles(const func::GlobalRange& r) const;
+  // time (line_bytes / the direction's rate) however few of its bytes the row uses.
+  double row_cycles(const func::GlobalRange& r, bool to_shared) const;
+  // Bytes per cycle through the unit: global->shared (loads) or shared->global (stores).
+  double rate(bool to_shared) const {
+    return to_shared ? cfg_.tma_bytes_per_cycle : cfg_.tma_store_bytes_per_cycle;
+  }
 
   const AsyncConfig& cfg_;
   L2* l2_;
