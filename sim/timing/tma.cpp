@@ -70,8 +70,8 @@ uint64_t Tma::copy_tensor(uint64_t now, const std::vector<func::GlobalRange>& ra
   //    model's slices serve requests in booking order, so booking the box's requests that far
   //    ahead would hold up other SMs' earlier ones).
   const uint64_t wait = descriptor(now, map) - now;
-  const double start = std::max(static_cast<double>(now), free_) +
-                       static_cast<double>(cfg_.tma_tensor_latency);
+  const double start =
+      std::max(static_cast<double>(now), free_) + static_cast<double>(cfg_.tma_tensor_latency);
   // 2. The rows inside the tensor go to the L2 one after another, a request per line piece of a
   //    row, each taking the unit a whole line's time.
   double at = start;
@@ -91,8 +91,8 @@ uint64_t Tma::copy_tensor(uint64_t now, const std::vector<func::GlobalRange>& ra
 uint64_t Tma::prefetch_tensor(uint64_t now, const std::vector<func::GlobalRange>& ranges,
                               uint64_t map) {
   const uint64_t wait = descriptor(now, map) - now;
-  const double start = std::max(static_cast<double>(now), free_) +
-                       static_cast<double>(cfg_.tma_tensor_latency);
+  const double start =
+      std::max(static_cast<double>(now), free_) + static_cast<double>(cfg_.tma_tensor_latency);
   double at = start;
   uint64_t last = 0;
   for (const func::GlobalRange& r : ranges) {

@@ -30,25 +30,26 @@
 // the tensor are filled in shared memory at the unit's byte rate; tma_tensor_latency cycles for
 // reading the descriptor come first. Without an L2, a box of R line pieces and F fill bytes issued
 // at t, with the unit free, lands at
-// t + tma_tensor_latency + tma_latency + ceil(R * line_bytes / bytes_per_cycle + F / bytes_per_cycle).
-// Measured (scripts/microbench/h100-tma-tensor-2026-11-26.tsv, one copy in flight, L2-resident):
-// a box with 128-byte rows takes what a 1D bulk copy of its bytes takes (-11 to +12 cycles, 16 B
-// to 32 KiB), so tma_tensor_latency is 0 on the H100; a box of narrow rows takes longer: 64 rows
-// of 64 B +39 cycles over the bulk copy of its 4 KiB (the per-request rule: +39), 64 rows of 32 B
-// +51 (the rule: +59). A tensor prefetch (to L2) sends the same requests and lands nothing.
-// The descriptor cache: the unit fetches a tensor map it does not hold before the first copy
-// through it (or when prefetch.tensormap names it) and keeps it; a tensormap.cp_fenceproxy to the
-// map's address drops it (the fence.proxy.tensormap::generic.acquire that must follow is SASS
-// UTMACCTL.IV; the copy itself is an ATOMG.EXCH a lane a word, timed as an atomic by the SM).
-// A fetch takes tma_descriptor_latency cycles, after reading the map's 128-byte line from the L2
-// when the map is in global memory. A copy waits for its map: its requests are booked as if the
-// map were held and their answers come the fetch's cycles later (the L2 model serves requests in
-// booking order); the fetch does not hold the unit's bandwidth. Measured (scripts/microbench/tma_descriptor.cu, h100-tma-descriptor-2026-11-27.tsv,
-// one 4 KiB box in flight, L2-resident): the first copy through a __grid_constant__ map takes
-// +74 cycles over a copy through a map the unit holds (the second map +47), through a map the
-// host wrote to global memory +273 (+248), through a map the kernel built (Triton's
-// tensormap.replace / cp_fenceproxy / fence) +461 (+435); after prefetch.tensormap +32 (+2).
-// tma_descriptor_latency = 74 (the parameter map's fetch); a global map adds the model's L2 hit
+// t + tma_tensor_latency + tma_latency + ceil(R * line_bytes / bytes_per_cycle + F /
+// bytes_per_cycle). Measured (scripts/microbench/h100-tma-tensor-2026-11-26.tsv, one copy in
+// flight, L2-resident): a box with 128-byte rows takes what a 1D bulk copy of its bytes takes (-11
+// to +12 cycles, 16 B to 32 KiB), so tma_tensor_latency is 0 on the H100; a box of narrow rows
+// takes longer: 64 rows of 64 B +39 cycles over the bulk copy of its 4 KiB (the per-request rule:
+// +39), 64 rows of 32 B +51 (the rule: +59). A tensor prefetch (to L2) sends the same requests and
+// lands nothing. The descriptor cache: the unit fetches a tensor map it does not hold before the
+// first copy through it (or when prefetch.tensormap names it) and keeps it; a
+// tensormap.cp_fenceproxy to the map's address drops it (the fence.proxy.tensormap::generic.acquire
+// that must follow is SASS UTMACCTL.IV; the copy itself is an ATOMG.EXCH a lane a word, timed as an
+// atomic by the SM). A fetch takes tma_descriptor_latency cycles, after reading the map's 128-byte
+// line from the L2 when the map is in global memory. A copy waits for its map: its requests are
+// booked as if the map were held and their answers come the fetch's cycles later (the L2 model
+// serves requests in booking order); the fetch does not hold the unit's bandwidth. Measured
+// (scripts/microbench/tma_descriptor.cu, h100-tma-descriptor-2026-11-27.tsv, one 4 KiB box in
+// flight, L2-resident): the first copy through a __grid_constant__ map takes +74 cycles over a copy
+// through a map the unit holds (the second map +47), through a map the host wrote to global memory
+// +273 (+248), through a map the kernel built (Triton's tensormap.replace / cp_fenceproxy / fence)
+// +461 (+435); after prefetch.tensormap +32 (+2). tma_descriptor_latency = 74 (the parameter map's
+// fetch); a global map adds the model's L2 hit
 // (~280 cycles): ~355 against the measured 273 and 461.
 // Simplified: the lines bypass the L1 model; a shared->global copy's writes are timed like
 // stores; the descriptor cache holds every map a launch's blocks on the SM name (no capacity);
