@@ -290,8 +290,13 @@ std::vector<Field> fields() {
       F("async", "tma_latency", "cycles",
         "a bulk copy's (TMA) last line back from the L2 to its bytes in shared memory",
         async.tma_latency),
-      F("async", "tma_bytes_per_cycle", "bytes/cycle", "bytes the SM's TMA unit moves per cycle",
+      F("async", "tma_bytes_per_cycle", "bytes/cycle",
+        "bytes the SM's TMA unit moves per cycle from global to shared memory (loads)",
         async.tma_bytes_per_cycle),
+      F("async", "tma_store_bytes_per_cycle", "bytes/cycle",
+        "bytes the SM's TMA unit moves per cycle from shared to global memory (stores: it reads "
+        "the shared source and sends the writes at this rate; loads and stores share the unit)",
+        async.tma_store_bytes_per_cycle),
       F("async", "tma_tensor_latency", "cycles",
         "cycles a TMA tensor copy (cp.async.bulk.tensor) takes beyond a bulk copy of its bytes: "
         "reading the tensor map, walking the box (provisional: a starting figure, not measured)",
@@ -650,10 +655,10 @@ Status validate_config(const GpuConfig& c) {
     return bad(
         "tensor: wgmma_*_columns_per_cycle > 0; wgmma_issue_base, wgmma_latency_base, "
         "wgmma_chain_gap >= 0");
-  if (c.async.cp_async_fill < 0 || c.async.tma_latency < 0 || c.async.tma_tensor_latency < 0 || c.async.tma_descriptor_latency < 0 || !(c.async.tma_bytes_per_cycle > 0) ||
+  if (c.async.cp_async_fill < 0 || c.async.tma_latency < 0 || c.async.tma_tensor_latency < 0 || c.async.tma_descriptor_latency < 0 || !(c.async.tma_bytes_per_cycle > 0) || !(c.async.tma_store_bytes_per_cycle > 0) ||
       c.async.try_wait_latency < 0 || c.async.try_wait_suspend < 1)
     return bad(
-        "async: cp_async_fill, tma_latency, tma_tensor_latency, tma_descriptor_latency, try_wait_latency >= 0; tma_bytes_per_cycle > 0; "
+        "async: cp_async_fill, tma_latency, tma_tensor_latency, tma_descriptor_latency, try_wait_latency >= 0; tma_bytes_per_cycle, tma_store_bytes_per_cycle > 0; "
         "try_wait_suspend >= 1");
   if (c.cluster.gpcs < 1 || c.cluster.remote_latency < 0 ||
       !(c.cluster.remote_bytes_per_cycle > 0) || c.cluster.barrier_latency < 0 ||

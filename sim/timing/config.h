@@ -228,6 +228,8 @@ struct AsyncConfig {
   int64_t cp_async_fill = 16;        // cycles from a cp.async's bytes reaching L1 to shared memory
   int64_t tma_latency = 6;           // cycles from a bulk copy's last line (from L2) to shared
   double tma_bytes_per_cycle = 104;  // bytes a bulk copy moves per cycle per SM
+  double tma_store_bytes_per_cycle = 32;  // bytes a shared->global bulk copy (a TMA store) moves
+                                          // per cycle per SM
   int64_t tma_tensor_latency = 0;    // cycles a tensor copy adds: descriptor read, box walk
   int64_t tma_descriptor_latency = 0;  // cycles the TMA unit takes to fetch a tensor map it does
                                        // not hold (a global map's line read from the L2 adds)
