@@ -448,10 +448,10 @@ bool Sm::tick(uint64_t now) {
         uint64_t wake = kNever;
         // A warp whose next instruction has cleared its scoreboard waits for a pipe or a queue
         // at most (evaluate's steps 2 and 3; the usual case of ready and throttled warps).
-        const WarpState state = w.next_clear && w.win.first_known && w.fetch_ready <= now &&
-                                        !w.exited && !w.at_barrier
-                                    ? (w.pick = 0, pipe_state(w, sp, now, wake))
-                                    : evaluate(w, sp, now, wake);
+        const WarpState state =
+            w.next_clear && w.win.first_known && w.fetch_ready <= now && !w.exited && !w.at_barrier
+                ? (w.pick = 0, pipe_state(w, sp, now, wake))
+                : evaluate(w, sp, now, wake);
         if (fault_) return false;  // looking ahead ran a faulting instruction
         wake_[s] = wake;
         if (w.win.first && !w.win.first_known) learn_next(w);

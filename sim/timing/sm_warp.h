@@ -198,7 +198,8 @@ inline WarpState Sm::pipe_state(Warp& w, int sp, uint64_t now, uint64_t& wake) {
   if (free > now) {
     wake = free;
     if (unit == UnitClass::Sfu || unit == UnitClass::Warp) return WarpState::MioThrottle;
-    if (unit == UnitClass::Ldst) return w.next_shared ? WarpState::MioThrottle : WarpState::LgThrottle;
+    if (unit == UnitClass::Ldst)
+      return w.next_shared ? WarpState::MioThrottle : WarpState::LgThrottle;
     return WarpState::MathPipeThrottle;
   }
   if (w.next_access == NextAccess::Global) {
