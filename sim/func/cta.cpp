@@ -171,6 +171,7 @@ Status CtaImpl::bind(const Program& program, DeviceMemory& memory, const LaunchC
   local.assign(static_cast<size_t>(nwarps), {});
   lane_params.assign(static_cast<size_t>(nwarps) * 32 * k->lane_param_bytes, 0);
   warps.assign(nwarps, Warp{});
+  zeroed = true;
   if (checks.racecheck) race.bind(shared_bytes);
   g_lo = g_hi = 0;
   g_base = nullptr;
@@ -184,11 +185,21 @@ Dim3 CtaImpl::thread_of(int warp, int lane) const {
 
 void CtaImpl::reset(Dim3 block_index) {
   block_idx = block_index;
-  std::fill(regs.begin(), regs.end(), 0);
-  std::fill(preds.begin(), preds.end(), 0);
-  std::fill(shared.begin(), shared.end(), 0);
+  if (!zeroed) {
+    // Each warp's registers but its const slots, which the loop below fills in every lane.
+    const size_t per_warp = static_cast<size_t>(k->data_slots) * 32;
+    const size_t c0 = static_cast<size_t>(k->first_const_slot) * 32;
+    const size_t c1 = c0 + k->consts.size() * 32;
+    for (size_t b = 0; per_warp > 0 && b < regs.size(); b += per_warp) {
+      std::fill(regs.begin() + b, regs.begin() + b + c0, 0);
+      std::fill(regs.begin() + b + c1, regs.begin() + b + per_warp, 0);
+    }
+    std::fill(preds.begin(), preds.end(), 0);
+    std::fill(shared.begin(), shared.end(), 0);
+    std::fill(lane_params.begin(), lane_params.end(), 0);
+  }
+  zeroed = false;
   for (std::vector<uint8_t>& l : local) std::fill(l.begin(), l.end(), 0);
-  std::fill(lane_params.begin(), lane_params.end(), 0);
   bars.reset();
   async.reset(static_cast<int>(warps.size()) * 32);
   tma_ranges.clear();

@@ -144,6 +144,9 @@ class CtaImpl {
   std::vector<uint64_t> regs;
   std::vector<uint32_t> preds;
   std::vector<uint8_t> shared, lane_params;
+  // regs, preds, shared and lane_params hold only zeros (bind has just made them): the first
+  // reset after bind need not fill them again (a block slot's first block, issue 26).
+  bool zeroed = false;
   // Local memory per warp (32 lanes * local_bytes), allocated at the warp's first local access:
   // 512 KB a thread of every resident block would be gigabytes that most kernels never touch.
   std::vector<std::vector<uint8_t>> local;

@@ -360,24 +360,7 @@ WarpState Sm::evaluate(Warp& w, int sp, uint64_t now, uint64_t& wake) {
     }
     w.next_clear = true;
   }
-  // 2. The pipeline this instruction needs.
-  const UnitClass unit = w.next_unit;
-  uint64_t free = pipe_free_[sp][w.next_pipe];
-  if (w.next_sfu) free = std::max(free, pipe_free_[sp][unit_index(UnitClass::Sfu)]);
-  if (free > now) {
-    wake = free;
-    if (unit == UnitClass::Sfu || unit == UnitClass::Warp) return WarpState::MioThrottle;
-    if (unit == UnitClass::Ldst) return w.next_shared ? WarpState::MioThrottle : WarpState::LgThrottle;
-    return WarpState::MathPipeThrottle;
-  }
-  // 3. The memory unit's queues.
-  if (w.next_access == NextAccess::Global) {
-    if (!l1tex_.can_accept_global(now, wake)) return WarpState::LgThrottle;
-  } else if (w.next_access == NextAccess::Shared) {
-    if (!l1tex_.can_accept_shared(now, wake)) return WarpState::MioThrottle;
-  }
-  wake = now;
-  return WarpState::NotSelected;  // ready; the scheduler decides
+  return pipe_state(w, sp, now, wake);  // 2. and 3.: the pipe and the memory unit's queues
 }
 
 void Sm::account(Warp& w, int slot, uint64_t now) {
@@ -462,13 +445,19 @@ bool Sm::tick(uint64_t now) {
         const int s = 64 * wd + std::countr_zero(bits);
         if (wake_[s] > now) continue;  // freed in step 2
         Warp& w = warps_[s];
-        account(w, s, now);
         uint64_t wake = kNever;
-        w.state = evaluate(w, sp, now, wake);
+        // A warp whose next instruction has cleared its scoreboard waits for a pipe or a queue
+        // at most (evaluate's steps 2 and 3; the usual case of ready and throttled warps).
+        const WarpState state =
+            w.next_clear && w.win.first_known && w.fetch_ready <= now && !w.exited && !w.at_barrier
+                ? (w.pick = 0, pipe_state(w, sp, now, wake))
+                : evaluate(w, sp, now, wake);
         if (fault_) return false;  // looking ahead ran a faulting instruction
         wake_[s] = wake;
         if (w.win.first && !w.win.first_known) learn_next(w);
-        w.line = w.win.first ? w.next_line : 0;
+        // Its cycles are counted when its state or line changes (the same sums, added later).
+        const int32_t line = w.win.first ? w.next_line : 0;
+        if (state != w.state || line != w.line) account(w, s, now), w.state = state, w.line = line;
         // Ready but for a pipe or the scheduler: it issues soon, and its next fetch runs the
         // instruction after it (a host-cache hint; nothing simulated depends on it).
         if (w.next_clear && !w.next_warmed && w.win.count == 1 && w.win.first_known) {
@@ -486,6 +475,7 @@ bool Sm::tick(uint64_t now) {
     } else if (!candidates_.empty()) {
       const int pick = candidates_[schedulers_[sp]->pick(candidates_)].slot;
       schedulers_[sp]->on_issue(pick);
+      account(warps_[pick], pick, now);
       warps_[pick].state = WarpState::Selected;
       wake_[pick] = now;  // look at it again next cycle
       if (!issue(pick, now)) return false;

@@ -145,6 +145,8 @@ class Sm {
 
   // Warp `w` of sub-partition `sp`: its state this cycle, and the cycle it must be looked at again.
   WarpState evaluate(Warp& w, int sp, uint64_t now, uint64_t& wake);
+  // Steps 2 and 3 of evaluate() (sm_warp.h): a warp whose next instruction is clear to issue.
+  WarpState pipe_state(Warp& w, int sp, uint64_t now, uint64_t& wake);
   // Fills w's summary of its next instruction, win.first (Warp::next_*).
   void learn_next(Warp& w);
   bool issue(int slot, uint64_t now);

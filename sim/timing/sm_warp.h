@@ -187,6 +187,30 @@ struct alignas(64) Sm::Warp {
   std::array<uint64_t, 32> vec_start{};
 };
 
+// evaluate()'s steps 2 and 3 for a warp whose next instruction has cleared its scoreboard: the
+// pipeline it needs, then the memory unit's queue its access enters (tick() calls it alone for
+// such a warp: the usual case of ready and throttled warps, looked at every cycle).
+inline WarpState Sm::pipe_state(Warp& w, int sp, uint64_t now, uint64_t& wake) {
+  using ptx::UnitClass;
+  const UnitClass unit = w.next_unit;
+  uint64_t free = pipe_free_[sp][w.next_pipe];
+  if (w.next_sfu) free = std::max(free, pipe_free_[sp][static_cast<int>(UnitClass::Sfu)]);
+  if (free > now) {
+    wake = free;
+    if (unit == UnitClass::Sfu || unit == UnitClass::Warp) return WarpState::MioThrottle;
+    if (unit == UnitClass::Ldst)
+      return w.next_shared ? WarpState::MioThrottle : WarpState::LgThrottle;
+    return WarpState::MathPipeThrottle;
+  }
+  if (w.next_access == NextAccess::Global) {
+    if (!l1tex_.can_accept_global(now, wake)) return WarpState::LgThrottle;
+  } else if (w.next_access == NextAccess::Shared) {
+    if (!l1tex_.can_accept_shared(now, wake)) return WarpState::MioThrottle;
+  }
+  wake = now;
+  return WarpState::NotSelected;  // ready; the scheduler decides
+}
+
 struct Sm::Block {
   bool used = false;  // a block is resident in this slot
   // The slot's block; kept when the block finishes, so that the next one reuses its storage.
