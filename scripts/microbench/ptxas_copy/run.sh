@@ -19,7 +19,7 @@ PY
 build() {  # ptx kernel budget label
   local p=$1 out=$D/x.ptx
   if [ "$3" = ptxas ]; then cp $p $out; else maxnreg $p $2 $3 $out; fi
-  local r=$(ptxas -arch=sm_90a -v $out -o $D/x.cubin 2>&1 | grep -A1 "'$2'" | grep -oE 'Used [0-9]+' | grep -oE '[0-9]+')
+  local r=$(ptxas -arch=sm_90a -v $out -o $D/x.cubin 2>&1 | grep -A3 "entry function '$2'" | grep -oE 'Used [0-9]+' | grep -oE '[0-9]+')
   printf '%s\t%s\t%s\t%s\t%s\n' "$4" "$2" "$3" "$r" "$(pattern $D/x.cubin $2)"
 }
 printf 'source\tkernel\tbudget\tregisters\tLDG/STS order (first chain: NVVM peeled copies)\n'
@@ -32,7 +32,7 @@ for v in uint4 uint2 unsigned; do
   nvcc -arch=compute_90a -ptx -DVEC=$v copy_loops.cu -o $D/c.ptx
   for k in k1 k2 k3; do build $D/c.ptx $k ptxas "copy_loops.cu VEC=$v"; done
 done
-for b in 32 40 48 64; do build $D/c.ptx k1 $b "copy_loops.cu VEC=unsigned"; done
+for b in 32 40 48 64; do build $D/c.ptx k1 $b "copy_loops.cu VEC=unsigned"; done  # c.ptx: the last (4-byte) build
 nvcc -arch=compute_90a -ptx copy_loops.cu -o $D/c.ptx
 for b in 40 48 64; do build $D/c.ptx k1 $b "copy_loops.cu VEC=uint4"; done
 rm -rf $D
