@@ -208,8 +208,8 @@ namespace {
 // $L_main` ends the chain after it (taken: every lane), copy 2 the same again.
 std::string peeled_kernel(bool wide, bool outer) {
   const std::string ty = wide ? "ld.global.v4.u32 {%r10, %r11, %r12, %r13}" : "ld.global.u32 %r10";
-  const std::string st = wide ? "st.shared.v4.u32 [%r30], {%r10, %r11, %r12, %r13}"
-                              : "st.shared.u32 [%r30], %r10";
+  const std::string st =
+      wide ? "st.shared.v4.u32 [%r30], {%r10, %r11, %r12, %r13}" : "st.shared.u32 [%r30], %r10";
   auto use = [](std::string s, const char* a, const char* b) {
     for (size_t at; (at = s.find(a)) != std::string::npos;) s.replace(at, std::strlen(a), b);
     return s;

@@ -115,8 +115,8 @@ void Sm::guarded_branch(Ahead& e) const {
   if (in.function < 0 || in.pc < 0) return;
   if (in.inst->op == Opcode::St) {
     const auto& u = ctx_.unrolled_loops;
-    if (in.function < static_cast<int32_t>(u.size()) &&
-        size_t(in.pc) < u[in.function].size() && (u[in.function][in.pc] & 2))
+    if (in.function < static_cast<int32_t>(u.size()) && size_t(in.pc) < u[in.function].size() &&
+        (u[in.function][in.pc] & 2))
       e.fence = true;
     return;
   }
