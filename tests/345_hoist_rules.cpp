@@ -15,6 +15,7 @@
 #include "sim/func/executor.h"
 #include "sim/ptx/parser.h"
 #include "sim/timing/gpu_model.h"
+#include "sim/timing/schedule.h"
 #include "31x_timing.h"
 
 using namespace warplab;
@@ -198,4 +199,118 @@ TEST_CASE("345 an ldmatrix whose address comes from an ldmatrix moves once that 
   uint32_t v = 0;
   REQUIRE(mem.read(out, &v, 4));
   CHECK(v == a + 1);  // each ldmatrix reads 0
+}
+
+namespace {
+
+// An outer loop (one trip) around NVVM's peeled copies of a copy loop: `@%p2 bra $L_main` skips
+// them all (not taken), copy 1 loads A and B (WIDTH bytes a thread) into shared memory, `@%p3 bra
+// $L_main` ends the chain after it (taken: every lane), copy 2 the same again.
+std::string peeled_kernel(bool wide, bool outer) {
+  const std::string ty = wide ? "ld.global.v4.u32 {%r10, %r11, %r12, %r13}" : "ld.global.u32 %r10";
+  const std::string st =
+      wide ? "st.shared.v4.u32 [%r30], {%r10, %r11, %r12, %r13}" : "st.shared.u32 [%r30], %r10";
+  auto use = [](std::string s, const char* a, const char* b) {
+    for (size_t at; (at = s.find(a)) != std::string::npos;) s.replace(at, std::strlen(a), b);
+    return s;
+  };
+  const std::string ld_b = use(use(ty, "%r10", "%r14"), "%r11, %r12, %r13", "%r15, %r16, %r17");
+  const std::string st_b = use(use(use(st, "%r10", "%r14"), "%r11, %r12, %r13", "%r15, %r16, %r17"),
+                               "[%r30]", "[%r30+256]");
+  return std::string(R"(.version 9.0
+.target sm_90
+.address_size 64
+.visible .entry k(.param .u64 out)
+{
+  .reg .pred %p<4>;
+  .reg .b32 %r<40>;
+  .reg .b64 %rd<4>;
+  .shared .align 16 .b8 tile[512];
+  ld.param.u64 %rd1, [out];
+  cvta.to.global.u64 %rd2, %rd1;
+  mov.u32 %r1, %tid.x;
+  mov.u32 %r30, tile;
+  mov.u32 %r20, 0;
+$L_top:
+  setp.gt.u32 %p2, %r1, 1000;
+  @%p2 bra $L_main;
+  )") + ty + R"(, [%rd2+512];
+  )" + st + R"(;
+  )" + ld_b + R"(, [%rd2+1024];
+  )" + st_b + R"(;
+  setp.lt.u32 %p3, %r1, 1000;
+  @%p3 bra $L_main;
+  )" + ty + R"(, [%rd2+512];
+  )" + st + R"(;
+$L_main:
+  add.s32 %r20, %r20, 1;
+  setp.lt.s32 %p1, %r20, 1;
+  )" + (outer ? "@%p1 bra $L_top;" : "add.s32 %r21, %r20, 0;") + R"(
+  bar.sync 0;
+  ret;
+}
+)";
+}
+
+}  // namespace
+
+TEST_CASE("345 ptxas loads a loop's first peeled copy of LDG.128s through one register set") {
+  REQUIRE(GpuConfig{}.compiler.peeled_copy_serial_bytes == 0);  // off unless a preset sets it
+  auto preset = load_config("h100-sxm");
+  REQUIRE_MESSAGE(preset, (preset ? "" : preset.error().to_string()));
+  const GpuConfig h100 = *preset;
+  REQUIRE(h100.compiler.peeled_copy_serial_bytes == 16);
+  auto h200 = load_config("h200");
+  REQUIRE(h200);
+  CHECK(h200->compiler.peeled_copy_serial_bytes == 16);
+  // Static rule (schedule.h: serial_copy_stores): the two stores of copy 1 (lines 19, 21), only
+  // with 16-byte loads, only inside an outer loop, only with the rule on.
+  for (const bool wide : {true, false})
+    for (const bool outer : {true, false}) {
+      CAPTURE(wide);
+      CAPTURE(outer);
+      auto prog = load(peeled_kernel(wide, outer));
+      REQUIRE_MESSAGE(prog, (prog ? "" : prog.error().to_string()));
+      const ptx::Function& f = prog->module().functions[0];
+      std::vector<int32_t> lines;
+      for (const CompilerConfig& cc : {h100.compiler, CompilerConfig{}}) {
+        const auto serial = serial_copy_stores(f, cc);
+        for (size_t k = 0; k < serial.size(); ++k)
+          if (serial[k]) lines.push_back(f.instructions[k].ptx_line);
+      }
+      CHECK(lines == (wide && outer ? std::vector<int32_t>{19, 21} : std::vector<int32_t>{}));
+    }
+  // Timing: load B (line 20) leaves right behind load A (line 18), one load/store interval later,
+  // when ptxas's registers allow it; with one register set, one interval after the store of A
+  // (line 19), which waited for A's data: a second global round trip.
+  auto prog = load(peeled_kernel(true, true));
+  REQUIRE(prog);
+  uint64_t b_after_a[2] = {0, 0};
+  for (const int64_t bytes : {int64_t{0}, int64_t{16}}) {
+    CAPTURE(bytes);
+    func::DeviceMemory mem;
+    const uint64_t out = mem.allocate("out", 2048);
+    func::LaunchConfig launch{"k", {1, 1, 1}, {32, 1, 1}, 0, {}};
+    launch.params.resize(8);
+    std::memcpy(launch.params.data(), &out, 8);
+    GpuConfig cfg = h100;
+    cfg.compiler.peeled_copy_serial_bytes = bytes;
+    TimingOptions o;
+    o.trace.enabled = true;
+    auto r = run_timing(*prog, mem, launch, cfg, o);
+    REQUIRE_MESSAGE(r, (r ? "" : r.error().to_string()));
+    REQUIRE_FALSE(r->fault);
+    const uint64_t ld_a = issue_cycle(*r, 18), st_a = issue_cycle(*r, 19);
+    const uint64_t ld_b = issue_cycle(*r, 20);
+    const uint64_t interval = static_cast<uint64_t>(cfg.pipes.ldst.interval);
+    if (bytes == 0) {
+      CHECK(ld_b == ld_a + interval);
+      CHECK(st_a > ld_b);
+    } else {
+      CHECK(ld_b == st_a + interval);
+      CHECK(st_a > ld_a + 200);  // the store waited for A's data from DRAM
+    }
+    b_after_a[bytes ? 1 : 0] = ld_b - ld_a;
+  }
+  CHECK(b_after_a[1] > b_after_a[0] + 200);
 }

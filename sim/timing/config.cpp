@@ -284,6 +284,11 @@ std::vector<Field> fields() {
         "a forward conditional branch over at most this many instructions is predicated (loads "
         "move across it); a longer one stays a branch that no load moves above",
         compiler.predicate_max_instructions),
+      F("compiler", "peeled_copy_serial_bytes", "bytes",
+        "the first of a loop's peeled remainder copies (inside an outer loop) whose loads are at "
+        "least this wide a thread gets one register set for loaded data: its loads wait for the "
+        "store before them (0: never)",
+        compiler.peeled_copy_serial_bytes),
       // asynchronous copies and mbarriers (sim/timing/async_copy.h, tma.h)
       F("async", "cp_async_fill", "cycles",
         "a cp.async's bytes reaching L1 to their landing in shared memory", async.cp_async_fill),

@@ -220,6 +220,10 @@ struct CompilerConfig {
   // is predicated by ptxas, not kept: loads move across it. A longer one stays a branch, and no
   // load moves above it (sm_compiler.cpp: guarded_branch).
   int64_t predicate_max_instructions = 7;
+  // A loop's first peeled copy, inside an outer loop, whose loads are at least this many bytes a
+  // thread (16: LDG.128, four registers each) loads through one register set: each of its loads
+  // waits for the store before it (schedule.h: serial_copy_stores). 0: never.
+  int64_t peeled_copy_serial_bytes = 0;
 };
 
 // Asynchronous copies and mbarriers (sim/timing/async_copy.h, tma.h). Defaults are the H100's

@@ -236,6 +236,55 @@ bool kept_branch(const ptx::Function& f, int32_t pc, const CompilerConfig& compi
   return true;
 }
 
+std::vector<uint8_t> serial_copy_stores(const ptx::Function& f, const CompilerConfig& compiler) {
+  const auto& ins = f.instructions;
+  const int32_t n = static_cast<int32_t>(ins.size());
+  std::vector<uint8_t> out(ins.size(), 0);
+  if (compiler.peeled_copy_serial_bytes <= 0) return out;
+  std::vector<uint8_t> target(ins.size() + 1, 0);
+  for (const auto& [name, at] : f.labels)
+    if (at >= 0 && at < static_cast<int32_t>(target.size())) target[at] = 1;
+  auto forward = [&](int32_t k) {  // a conditional forward branch's target, else -1
+    const ptx::Instruction& i = ins[k];
+    if (i.op != Opcode::Bra || i.guard < 0 || i.ops.empty() ||
+        i.ops.back().kind != Operand::Kind::Label || i.ops.back().label <= k)
+      return -1;
+    return i.ops.back().label;
+  };
+  // The next branch after `k`, with no label in between (straight-line code), or -1.
+  auto next_branch = [&](int32_t k) {
+    for (int32_t j = k + 1; j < n; ++j) {
+      if (target[j]) return -1;
+      if (ins[j].op == Opcode::Bra) return j;
+    }
+    return -1;
+  };
+  int32_t chained_to = -1;  // the label the copy chain just passed skips to
+  for (int32_t k = 0; k < n; ++k) {
+    const int32_t t = forward(k);
+    if (t < 0) continue;
+    const bool first = t != chained_to;
+    chained_to = -1;
+    const int32_t j = next_branch(k);
+    if (j < 0 || forward(j) != t) continue;
+    chained_to = t;
+    if (!first) continue;
+    // 1. Inside an outer loop: a backward branch after the chain jumps to before it.
+    bool inside = false;
+    for (int32_t b = t; b < n && !inside; ++b)
+      inside = ins[b].op == Opcode::Bra && !ins[b].ops.empty() &&
+               ins[b].ops.back().kind == Operand::Kind::Label && ins[b].ops.back().label <= k;
+    if (!inside) continue;
+    // 2. The first copy (k, j): a store of a wide load's data holds back the loads after it.
+    bool loaded = false;
+    for (int32_t c = k + 1; c < j; ++c) {
+      loaded |= plain_load(ins[c]) && load_bytes(ins[c]) >= compiler.peeled_copy_serial_bytes;
+      if (loaded && store_memory(ins[c])) out[c] = 1;
+    }
+  }
+  return out;
+}
+
 std::vector<BranchSchedule> branch_schedules(const ptx::Function& f,
                                              const CompilerConfig& compiler) {
   const auto& ins = f.instructions;

@@ -68,6 +68,20 @@ bool unrolls(const ptx::Function& f, int32_t branch);
 // branch to a label. The timing model's guarded_branch (sm_compiler.cpp) applies this rule.
 bool kept_branch(const ptx::Function& f, int32_t pc, const CompilerConfig& compiler);
 
+// For each instruction of `f`: 1 at a plain store in the first peeled copy of a loop, else 0.
+// NVVM peels a loop's remainder iterations (trip count mod 4) into a chain of guarded copies of
+// its body, each ended by `@p bra` to one label (the unrolled main loop after it). ptxas, at the
+// register count it picks by itself, loads the first of those copies through one register set
+// when the chain sits inside an outer loop and its loads are wide (at least
+// compiler.peeled_copy_serial_bytes a thread: LDG.128, four registers each): LDG -> STS -> LDG ->
+// STS, where the later copies issue their LDGs together (lesson 17's mma matmul, 72 registers:
+// three global round trips a k-step, scripts/microbench/h100-l17-mma-2026-11-27.sass).
+// scripts/microbench/PTXAS-COPY-2026-11-27.md has the kernels this is read from and those where
+// ptxas does otherwise (a larger register budget, narrower loads, no outer loop, and two kernels
+// with LDG.128 in an outer loop). A store so marked is a fence for the timing model
+// (sm_compiler.cpp: guarded_branch): no load of the copy moves above it.
+std::vector<uint8_t> serial_copy_stores(const ptx::Function& f, const CompilerConfig& compiler);
+
 // A forward conditional branch of `f`, as `warplab ptx --schedule` lists it.
 struct BranchSchedule {
   int32_t pc = 0, line = 0;  // instruction index, PTX line

@@ -89,6 +89,7 @@ struct LaunchContext {
   uint64_t changes = 0;
   // Per function of the module, per instruction: 1 at a loop's backward branch that ptxas
   // unrolls (schedule.h: unrolls()); the compiler schedule hoists loads across its iterations.
+  // 2 at a store of a loop's first peeled copy (schedule.h: serial_copy_stores): a fence.
   std::vector<std::vector<uint8_t>> unrolled_loops;
   // Per function, per instruction: a shared load's vector bytes (schedule.h: shared_vector_bytes).
   std::vector<std::vector<uint8_t>> vector_bytes;

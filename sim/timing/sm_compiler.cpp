@@ -74,6 +74,7 @@ bool Sm::unrolled_branch(int32_t function, size_t k) const {
 // next branch after it reads its predicate).
 void Sm::drop_unrolled(Warp&, Ahead& e) {
   const func::StepInfo& in = e.info;
+  if (in.inst->op == Opcode::St) return guarded_branch(e);  // a store of a serial copy
   const uint32_t unroll = static_cast<uint32_t>(ctx_.config.compiler.unroll);
   const auto& u = ctx_.unrolled_loops;
   if (unroll <= 1 || (e.back_edges + 1) % unroll == 0 || in.function < 0 ||
@@ -105,9 +106,21 @@ void Sm::drop_unrolled(Warp&, Ahead& e) {
 // bounds-checked tile loads are predicated LDGs), and loads move across it as before. Neither
 // does an unrolled copy's dropped back edge or a uniform `bra.uni` stop them. A guarded branch
 // that stays is a fence for find_hoist.
+//
+// A store of a loop's first peeled copy (schedule.h: serial_copy_stores) is a fence too: ptxas
+// loads that copy through one register set, so its next load waits for the store that reads the
+// register (lesson 17's LDG -> STS -> LDG -> STS).
 void Sm::guarded_branch(Ahead& e) const {
   const func::StepInfo& in = e.info;
-  if (in.inst->op != Opcode::Bra || e.dropped || in.function < 0 || in.pc < 0) return;
+  if (in.function < 0 || in.pc < 0) return;
+  if (in.inst->op == Opcode::St) {
+    const auto& u = ctx_.unrolled_loops;
+    if (in.function < static_cast<int32_t>(u.size()) && size_t(in.pc) < u[in.function].size() &&
+        (u[in.function][in.pc] & 2))
+      e.fence = true;
+    return;
+  }
+  if (in.inst->op != Opcode::Bra || e.dropped) return;
   // The rule itself is schedule.h's kept_branch, which `warplab ptx --schedule` lists.
   if (kept_branch(ctx_.program.module().functions[in.function], in.pc, ctx_.config.compiler))
     e.fence = true;

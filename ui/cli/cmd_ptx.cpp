@@ -174,6 +174,18 @@ void print_schedule(const func::Program& program, const timing::GpuConfig& cfg,
     if (branches.size() > kMaxBranches)
       std::cout << "//   ... and " << branches.size() - kMaxBranches << " more\n";
   }
+  // Stores of a loop's first peeled copy (schedule.h: serial_copy_stores): the loads after them
+  // in that copy wait for them.
+  for (const ptx::Function& f : m.functions) {
+    if (f.is_extern || f.instructions.empty() || !cc.hoist_loads) continue;
+    const std::vector<uint8_t> serial = timing::serial_copy_stores(f, cc);
+    for (size_t k = 0; k < serial.size(); ++k)
+      if (serial[k])
+        std::cout << "// " << f.name << ": line " << f.instructions[k].ptx_line
+                  << ": a store of a loop's first peeled copy (compiler.peeled_copy_serial_bytes): "
+                     "ptxas loads that copy through one register set, so the copy's next load "
+                     "waits for this store\n";
+  }
   // Instructions ptxas expands into sequences: the model issues each as one that holds the
   // scheduler for the sequence.
   for (const ptx::Function& f : m.functions) {
