@@ -65,9 +65,38 @@ constexpr const char* kReds = R"(.version 9.0
 }
 )";
 
+// Lines: eight full-line stores 13-20 (a warp of 32 lanes, 4 sectors each), membar.gl 21, the
+// add after it 22.
+constexpr const char* kStoresFence = R"(.version 9.0
+.target sm_90
+.address_size 64
+.visible .entry stores_fence(.param .u64 out)
+{
+  .reg .b32 %r<4>;
+  .reg .b64 %rd<5>;
+  ld.param.u64 %rd1, [out];
+  cvta.to.global.u64 %rd2, %rd1;
+  mov.u32 %r1, %tid.x;
+  mul.wide.u32 %rd3, %r1, 4;
+  add.s64 %rd4, %rd2, %rd3;
+  st.global.u32 [%rd4], %r1;
+  st.global.u32 [%rd4+128], %r1;
+  st.global.u32 [%rd4+256], %r1;
+  st.global.u32 [%rd4+384], %r1;
+  st.global.u32 [%rd4+512], %r1;
+  st.global.u32 [%rd4+640], %r1;
+  st.global.u32 [%rd4+768], %r1;
+  st.global.u32 [%rd4+896], %r1;
+  membar.gl;
+  add.s32 %r2, %r1, 1;
+  st.global.u32 [%rd4+1024], %r2;
+  ret;
+}
+)";
+
 Expected<TimingResult> run(const func::Program& p, func::DeviceMemory& mem, const GpuConfig& cfg,
-                           const char* kernel, uint64_t out) {
-  func::LaunchConfig launch{kernel, {1, 1, 1}, {1, 1, 1}, 0, {}};
+                           const char* kernel, uint64_t out, unsigned threads = 1) {
+  func::LaunchConfig launch{kernel, {1, 1, 1}, {threads, 1, 1}, 0, {}};
   launch.params.resize(8);
   std::memcpy(launch.params.data(), &out, 8);
   TimingOptions o;
@@ -135,4 +164,43 @@ TEST_CASE("346 an atom whose old value is unread (a RED) does not hold its regis
   CHECK(v[1] == 7u);
   CHECK(v[2] == 8u);
   CHECK(v[3] == 7u);  // the third atom's old value + tid 0
+}
+
+TEST_CASE("346 an SC fence goes out behind the stores the SM has queued for the L2") {
+  auto prog = load(kStoresFence);
+  REQUIRE_MESSAGE(prog, (prog ? "" : prog.error().to_string()));
+  GpuConfig cfg;
+  cfg.l1.fence_sc_latency = 617;
+  func::DeviceMemory mem;
+  const uint64_t out = mem.allocate("out", 2048);
+  // No store path limit: the stores are in the fence's time.
+  auto r = run(*prog, mem, cfg, "stores_fence", out, 32);
+  REQUIRE_MESSAGE(r, (r ? "" : r.error().to_string()));
+  CHECK(issue_cycle(*r, 22) == issue_cycle(*r, 21) + 617);
+  // One sector a cycle: the eight lines (4 sectors each) leave the SM 4 cycles apart from the
+  // first store's tag stage (its issue), so the fence goes out 32 cycles after the first store.
+  cfg.l1.store_sectors_per_cycle = 1;
+  auto q = run(*prog, mem, cfg, "stores_fence", out, 32);
+  REQUIRE(q);
+  CHECK(issue_cycle(*q, 20) < issue_cycle(*q, 13) + 32);  // the stores did not throttle
+  CHECK(issue_cycle(*q, 22) == issue_cycle(*q, 13) + 32 + 617);
+  // With a request cost of one sector more: 5 cycles a line, 40 in all.
+  cfg.l1.store_request_sectors = 1;
+  auto p = run(*prog, mem, cfg, "stores_fence", out, 32);
+  REQUIRE(p);
+  CHECK(issue_cycle(*p, 22) == issue_cycle(*p, 13) + 40 + 617);
+  // A queue of 8 sectors: a store issues only once at most 8 sectors wait. The first three go at
+  // once (0, 4 and 8 sectors queued); the fourth waits until 8 are left of the three before it
+  // (15 - 8 = 7 cycles after the first), the eighth until 8 are left of seven (35 - 8 = 27); the
+  // fence still goes out 40 cycles after the first store.
+  cfg.l1.store_queue_sectors = 8;
+  auto t = run(*prog, mem, cfg, "stores_fence", out, 32);
+  REQUIRE(t);
+  CHECK(issue_cycle(*t, 22) == issue_cycle(*t, 13) + 40 + 617);
+  CHECK(issue_cycle(*t, 20) == issue_cycle(*t, 13) + 5 * 7 - 8);
+  CHECK(issue_cycle(*t, 16) == issue_cycle(*t, 13) + 5 * 2 - 8 + 5);
+  uint32_t v[257];
+  REQUIRE(mem.read(out, v, sizeof v));
+  CHECK(v[31] == 31u);
+  CHECK(v[256 + 0] == 1u);
 }

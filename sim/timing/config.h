@@ -134,6 +134,12 @@ struct L1Config {
   int64_t miss_lines_in_flight = 256;  // MSHRs: outstanding line misses per SM
   int64_t lsu_queue = 32;              // global/local instructions waiting per SM (lg_throttle)
   int64_t fence_sc_latency = 0;  // cycles a membar.gl/.sys or fence.sc.gpu/.sys holds its warp
+  // The SM's store path to the L2 (l1tex.h): stores leave the SM one after another at this rate
+  // (0: unlimited); a request costs its sectors plus store_request_sectors; at most
+  // store_queue_sectors wait before the warps' global accesses throttle (lg_throttle).
+  double store_sectors_per_cycle = 0;
+  double store_request_sectors = 0;
+  int64_t store_queue_sectors = 0;
   std::string replacement = "lru";     // policy name (replacement.h)
 };
 

@@ -107,6 +107,10 @@ class L1Tex {
   // any fence does): l1.fence_sc_latency for a sequentially consistent fence of GPU or system
   // scope (membar.gl/.sys, fence.sc.gpu/.sys), 1 for the others.
   static uint64_t fence_cycles(const L1Config& c, const ptx::Instruction& i);
+  // A fence issued at `now`: the cycle it releases its warp (before its own stores' acks, which
+  // the caller adds). An SC fence of GPU or system scope goes out behind the stores the SM has
+  // queued for the L2 (l1.store_sectors_per_cycle) and then takes fence_cycles.
+  uint64_t fence(const ptx::Instruction& i, uint64_t now);
 
  private:
   uint64_t tag_stage(int lines, uint64_t now);
@@ -117,6 +121,7 @@ class L1Tex {
   double tag_free_ = 0;        // cycle the t-stage is free again
   double shared_free_ = 0;     // cycle the shared-memory pipe is free again
   std::priority_queue<uint64_t, std::vector<uint64_t>, std::greater<>> misses_;  // return cycles
+  double store_free_ = 0;      // cycle the SM's store path to the L2 has sent all queued stores
   MemoryCounters counters_;
 };
 
