@@ -14,6 +14,8 @@
 //   MODE 3 (stream rate): warps 1..W-1 each issue K line stores, then fence: j=4 warp 1's issue
 //     span, j=5 its fence, j=6 the last warp's issue span; warp 0 fences D cycles after the
 //     barrier (j=1).
+//   MODE 4, 5: as 3 with other stores: float4 (512 bytes a warp instruction, K of them) or one
+//     word on each of 32 lines a warp instruction (K of them).
 extern "C" __global__ void fence_drain(float* buf, long long* out, int mode, int k, int d) {
   const int lane = threadIdx.x & 31, w = threadIdx.x >> 5, W = blockDim.x >> 5;
   float* mine = buf + (long long)w * 8192 * 32;
@@ -67,7 +69,14 @@ extern "C" __global__ void fence_drain(float* buf, long long* out, int mode, int
     } else {
       if (w >= 1) {
         const long long a = clock64();
-        for (int i = 0; i < k; ++i) p[i * 32 + lane] = (float)i;
+        if (mode == 4) {
+          float4* q = reinterpret_cast<float4*>(p);
+          for (int i = 0; i < k; ++i) q[i * 32 + lane] = make_float4(i, i, i, i);
+        } else if (mode == 5) {
+          for (int i = 0; i < k; ++i) p[(i * 32 + lane) * 32] = (float)i;
+        } else {
+          for (int i = 0; i < k; ++i) p[i * 32 + lane] = (float)i;
+        }
         const long long b = clock64();
         __threadfence();
         const long long c = clock64();

@@ -138,6 +138,10 @@ struct L1Config {
   // (0: unlimited); a request costs its sectors plus store_request_sectors; at most
   // store_queue_sectors wait before the warps' global accesses throttle (lg_throttle).
   double store_sectors_per_cycle = 0;
+  // Fences of one SM (l1tex.h): an SC fence of GPU scope ends at least fence_spacing cycles
+  // after the SM's previous one; one issued within fence_join_cycles of it ends with it.
+  int64_t fence_spacing = 0;
+  int64_t fence_join_cycles = 0;
   double store_request_sectors = 0;
   int64_t store_queue_sectors = 0;
   std::string replacement = "lru";     // policy name (replacement.h)

@@ -68,10 +68,26 @@ uint64_t L1Tex::fence_cycles(const L1Config& c, const ptx::Instruction& i) {
 
 uint64_t L1Tex::fence(const ptx::Instruction& i, uint64_t now) {
   const uint64_t cycles = fence_cycles(config_.l1, i);
-  if (cycles <= 1 || config_.l1.store_sectors_per_cycle <= 0) return now + cycles;
-  // The fence goes out behind the stores the SM has queued for the L2.
-  const double queued = std::max(0.0, store_free_ - double(now));
-  return now + static_cast<uint64_t>(std::ceil(queued)) + cycles;
+  if (cycles <= 1) return now + cycles;
+  // 1. The fence goes out behind the stores the SM has queued for the L2.
+  uint64_t out = now;
+  if (config_.l1.store_sectors_per_cycle > 0)
+    out += static_cast<uint64_t>(std::ceil(std::max(0.0, store_free_ - double(now))));
+  // 2. It ends fence_spacing after the SM's previous fence at the earliest, or with it when it
+  // went out right behind it (out never decreases: time and store_free_ only grow).
+  uint64_t end = out + cycles;
+  if (config_.l1.fence_spacing > 0) {
+    if (fenced_ && out < fence_out_ + static_cast<uint64_t>(config_.l1.fence_join_cycles))
+      end = std::max(end, fence_end_);
+    else if (fenced_)
+      end = std::max(end, fence_end_ + static_cast<uint64_t>(config_.l1.fence_spacing)),
+      fence_out_ = out;
+    else
+      fence_out_ = out;
+    fenced_ = true;
+    fence_end_ = std::max(fence_end_, end);
+  }
+  return end;
 }
 
 bool L1Tex::can_accept_shared(uint64_t now, uint64_t& wake) const {
