@@ -185,8 +185,8 @@ std::vector<Field> fields() {
         "rate of the SM's store path to the L2: queued stores leave one after another, and an SC "
         "fence of GPU scope goes out behind them (0 = unlimited)",
         l1.store_sectors_per_cycle),
-      F("l1", "store_request_sectors", "sectors",
-        "store path time of a store request on top of its sectors", l1.store_request_sectors),
+      F("l1", "store_partial_sectors", "sectors",
+        "store path time of a sector the store covers only in part", l1.store_partial_sectors),
       F("l1", "store_queue_sectors", "sectors",
         "store path backlog at which the SM's global accesses stall (lg_throttle; 0 = none)",
         l1.store_queue_sectors),
@@ -397,7 +397,7 @@ constexpr Limit kLimits[] = {
     {"l1.fence_spacing", 1 << 20},
     {"l1.fence_join_cycles", 1 << 20},
     {"l1.store_sectors_per_cycle", 1024},
-    {"l1.store_request_sectors", 1024},
+    {"l1.store_partial_sectors", 1024},
     {"l1.store_queue_sectors", 1 << 20},
     {"l2.size_bytes", 512 << 20},
     {"l2.assoc", 1 << 16},
@@ -627,9 +627,9 @@ Status validate_config(const GpuConfig& c) {
       c.l2.fetch_bytes % c.l1.sector_bytes != 0 ||
       (c.l1.line_bytes / c.l1.sector_bytes) % (c.l2.fetch_bytes / c.l1.sector_bytes) != 0)
     return bad("l2.fetch_bytes must be a whole number of sectors that divides the line");
-  if (c.l1.store_sectors_per_cycle < 0 || c.l1.store_request_sectors < 0 ||
+  if (c.l1.store_sectors_per_cycle < 0 || c.l1.store_partial_sectors < 0 ||
       c.l1.store_queue_sectors < 0 || c.l1.fence_spacing < 0 || c.l1.fence_join_cycles < 0)
-    return bad("l1.store_sectors_per_cycle, store_request_sectors, store_queue_sectors, "
+    return bad("l1.store_sectors_per_cycle, store_partial_sectors, store_queue_sectors, "
                "fence_spacing and fence_join_cycles must not be negative");
   if (c.l2.slices < 1 || c.l2.sectors_per_cycle_per_slice <= 0)
     return bad("l2 slices/throughput must be positive");

@@ -195,7 +195,9 @@ uint64_t L1Tex::store(const CoalescedAccess& a, bool local, uint64_t now, Access
     l1_.invalidate(r.line, r.sector_mask);
     if (const double rate = config_.l1.store_sectors_per_cycle; rate > 0) {
       const double start = std::max(double(t), store_free_);
-      store_free_ = start + (std::popcount(r.sector_mask) + config_.l1.store_request_sectors) / rate;
+      const int full = std::popcount(r.sector_mask & r.full_mask);
+      const int part = std::popcount(r.sector_mask & ~r.full_mask);
+      store_free_ = start + (full + part * config_.l1.store_partial_sectors) / rate;
       t = static_cast<uint64_t>(start);
     }
     done = std::max(done, l2_.write(r.line, r.sector_mask, r.full_mask, r.word_mask, t));

@@ -29,7 +29,8 @@
 // for the L2 one after another at 32 bytes a cycle (l1.store_sectors_per_cycle), and a fence goes
 // out behind the stores queued there, whichever warp issued them: with 7 warps streaming line
 // stores it takes ~300 cycles more (the queue, l1.store_queue_sectors, at which the warps' global
-// accesses throttle); a warp alone never queues (one line per 12.8 cycles). Fences of one SM end
+// accesses throttle); a warp alone never queues (one line per 12.8 cycles). (Built, off in the
+// presets: at a sector a cycle for every store, Triton's wide epilogue stores drain too late.) Fences of one SM end
 // at least l1.fence_spacing (~440) apart: a fence issued D cycles after another warp's takes
 // max(0, ~400 - D) more; fences going out together (l1.fence_join_cycles) end together, so eight
 // warps fencing in step cost about one fence each (656-703 on the H100).
