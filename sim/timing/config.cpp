@@ -175,6 +175,21 @@ std::vector<Field> fields() {
         "cycles a sequentially consistent fence of GPU or system scope (membar.gl, fence.sc.gpu: "
         "MEMBAR.SC.GPU) holds its warp, from its issue or its warp's last store's ack if later",
         l1.fence_sc_latency),
+      F("l1", "fence_spacing", "cycles",
+        "an SC fence of GPU scope ends at least this long after the SM's previous one ended",
+        l1.fence_spacing),
+      F("l1", "fence_join_cycles", "cycles",
+        "an SC fence going out within this long of the SM's previous one ends with it",
+        l1.fence_join_cycles),
+      F("l1", "store_sectors_per_cycle", "sectors/cycle",
+        "rate of the SM's store path to the L2: queued stores leave one after another, and an SC "
+        "fence of GPU scope goes out behind them (0 = unlimited)",
+        l1.store_sectors_per_cycle),
+      F("l1", "store_partial_sectors", "sectors",
+        "store path time of a sector the store covers only in part", l1.store_partial_sectors),
+      F("l1", "store_queue_sectors", "sectors",
+        "store path backlog at which the SM's global accesses stall (lg_throttle; 0 = none)",
+        l1.store_queue_sectors),
       F("l1", "replacement", "", "replacement policy: lru or fifo", l1.replacement),
       F("l2", "size_bytes", "bytes", "L2 capacity", l2.size_bytes),
       F("l2", "assoc", "ways", "associativity", l2.assoc),
@@ -389,6 +404,11 @@ constexpr Limit kLimits[] = {
     {"l1.miss_lines_in_flight", 1 << 16},
     {"l1.lsu_queue", 1 << 16},
     {"l1.fence_sc_latency", 1 << 20},
+    {"l1.fence_spacing", 1 << 20},
+    {"l1.fence_join_cycles", 1 << 20},
+    {"l1.store_sectors_per_cycle", 1024},
+    {"l1.store_partial_sectors", 1024},
+    {"l1.store_queue_sectors", 1 << 20},
     {"l2.size_bytes", 512 << 20},
     {"l2.assoc", 1 << 16},
     {"l2.slices", 1024},
@@ -617,6 +637,10 @@ Status validate_config(const GpuConfig& c) {
       c.l2.fetch_bytes % c.l1.sector_bytes != 0 ||
       (c.l1.line_bytes / c.l1.sector_bytes) % (c.l2.fetch_bytes / c.l1.sector_bytes) != 0)
     return bad("l2.fetch_bytes must be a whole number of sectors that divides the line");
+  if (c.l1.store_sectors_per_cycle < 0 || c.l1.store_partial_sectors < 0 ||
+      c.l1.store_queue_sectors < 0 || c.l1.fence_spacing < 0 || c.l1.fence_join_cycles < 0)
+    return bad("l1.store_sectors_per_cycle, store_partial_sectors, store_queue_sectors, "
+               "fence_spacing and fence_join_cycles must not be negative");
   if (c.l2.slices < 1 || c.l2.sectors_per_cycle_per_slice <= 0)
     return bad("l2 slices/throughput must be positive");
   if (c.l2.atomic_sector_cycles <= 0 || c.l2.atomic_lane_cycles <= 0 ||

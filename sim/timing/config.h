@@ -134,6 +134,16 @@ struct L1Config {
   int64_t miss_lines_in_flight = 256;  // MSHRs: outstanding line misses per SM
   int64_t lsu_queue = 32;              // global/local instructions waiting per SM (lg_throttle)
   int64_t fence_sc_latency = 0;  // cycles a membar.gl/.sys or fence.sc.gpu/.sys holds its warp
+  // The SM's store path to the L2 (l1tex.h): stores leave the SM one after another at this rate
+  // (0: unlimited); a sector written whole costs 1, one written in part store_partial_sectors; at most
+  // store_queue_sectors wait before the warps' global accesses throttle (lg_throttle).
+  double store_sectors_per_cycle = 0;
+  // Fences of one SM (l1tex.h): an SC fence of GPU scope ends at least fence_spacing cycles
+  // after the SM's previous one; one issued within fence_join_cycles of it ends with it.
+  int64_t fence_spacing = 0;
+  int64_t fence_join_cycles = 0;
+  double store_partial_sectors = 1;
+  int64_t store_queue_sectors = 0;
   std::string replacement = "lru";     // policy name (replacement.h)
 };
 

@@ -45,6 +45,16 @@ bool L1Tex::can_accept_global(uint64_t now, uint64_t& wake) {
     wake = misses_.top();
     return false;
   }
+  // 4. The store path's queue (one queue in order: a load waits behind the stores too).
+  const double rate = config_.l1.store_sectors_per_cycle;
+  if (rate > 0 && config_.l1.store_queue_sectors > 0) {
+    const double queued = (store_free_ - double(now)) * rate;
+    if (queued > double(config_.l1.store_queue_sectors)) {
+      wake = now + static_cast<uint64_t>(
+                       std::ceil((queued - double(config_.l1.store_queue_sectors)) / rate));
+      return false;
+    }
+  }
   return true;
 }
 
@@ -54,6 +64,30 @@ uint64_t L1Tex::fence_cycles(const L1Config& c, const ptx::Instruction& i) {
   const bool sc = i.op == ptx::Opcode::Membar || i.mod.mem_sem == ptx::MemSem::Sc;
   const bool plain = !i.mod.proxy_async && !i.mod.mbarrier_init;
   return wide && sc && plain ? static_cast<uint64_t>(std::max<int64_t>(1, c.fence_sc_latency)) : 1;
+}
+
+uint64_t L1Tex::fence(const ptx::Instruction& i, uint64_t now) {
+  const uint64_t cycles = fence_cycles(config_.l1, i);
+  if (cycles <= 1) return now + cycles;
+  // 1. The fence goes out behind the stores the SM has queued for the L2.
+  uint64_t out = now;
+  if (config_.l1.store_sectors_per_cycle > 0)
+    out += static_cast<uint64_t>(std::ceil(std::max(0.0, store_free_ - double(now))));
+  // 2. It ends fence_spacing after the SM's previous fence at the earliest, or with it when it
+  // went out right behind it (out never decreases: time and store_free_ only grow).
+  uint64_t end = out + cycles;
+  if (config_.l1.fence_spacing > 0) {
+    if (fenced_ && out < fence_out_ + static_cast<uint64_t>(config_.l1.fence_join_cycles))
+      end = std::max(end, fence_end_);
+    else if (fenced_)
+      end = std::max(end, fence_end_ + static_cast<uint64_t>(config_.l1.fence_spacing)),
+      fence_out_ = out;
+    else
+      fence_out_ = out;
+    fenced_ = true;
+    fence_end_ = std::max(fence_end_, end);
+  }
+  return end;
 }
 
 bool L1Tex::can_accept_shared(uint64_t now, uint64_t& wake) const {
@@ -155,9 +189,17 @@ uint64_t L1Tex::store(const CoalescedAccess& a, bool local, uint64_t now, Access
   uint64_t done = now;
   for (int i = 0; i < a.line_count; ++i) {
     const LineRequest& r = a.lines[i];
-    // 1. t-stage; 2. write-through: drop stale L1 sectors; 3. write into the L2.
-    const uint64_t t = tag_stage(1, now);
+    // 1. t-stage; 2. write-through: drop stale L1 sectors; 3. the store path, one request after
+    // another (l1.store_sectors_per_cycle); 4. write into the L2.
+    uint64_t t = tag_stage(1, now);
     l1_.invalidate(r.line, r.sector_mask);
+    if (const double rate = config_.l1.store_sectors_per_cycle; rate > 0) {
+      const double start = std::max(double(t), store_free_);
+      const int full = std::popcount(r.sector_mask & r.full_mask);
+      const int part = std::popcount(r.sector_mask & ~r.full_mask);
+      store_free_ = start + (full + part * config_.l1.store_partial_sectors) / rate;
+      t = static_cast<uint64_t>(start);
+    }
     done = std::max(done, l2_.write(r.line, r.sector_mask, r.full_mask, r.word_mask, t));
     if (j) record_line(j->lines_out, r, config_.l1.line_bytes, SectorSource::L2);
   }

@@ -24,9 +24,20 @@
 // CCTL.IVALL) takes far longer, about two L2 round trips, whether or not stores are pending:
 // latency/flags.cu on the H100 (scripts/microbench/h100-flags-2026-11-27.tsv) runs a loop of
 // __threadfence() at 618 cycles an iteration and of a volatile store + __threadfence() at 623,
-// where the store alone takes 6.5; eight warps fencing at once 656-703 (store + fence: 816), which
-// the model does not add (one warp's fence does not wait for another's).
-// Simplified: the scope is not read (a .cta-scope relaxed load would be allowed to hit).
+// where the store alone takes 6.5.
+// A fence and its SM (scripts/microbench/h100-fence-drain-2026-11-27.md): the SM's stores leave
+// for the L2 one after another at 32 bytes a cycle (l1.store_sectors_per_cycle), and a fence goes
+// out behind the stores queued there, whichever warp issued them: with 7 warps streaming line
+// stores it takes ~300 cycles more (the queue, l1.store_queue_sectors, at which the warps' global
+// accesses throttle); a warp alone never queues (one line per 12.8 cycles). (Built, off in the
+// presets: at a sector a cycle for every store, Triton's wide epilogue stores drain too late.) Fences of one SM end
+// at least l1.fence_spacing (~440) apart: a fence issued D cycles after another warp's takes
+// max(0, ~400 - D) more; fences going out together (l1.fence_join_cycles) end together, so eight
+// warps fencing in step cost about one fence each (656-703 on the H100).
+// Simplified: the scope is not read (a .cta-scope relaxed load would be allowed to hit). The store
+// path's queue is one depth for any number of warps (the H100's is deeper with 31: +450-560), and
+// the L2's own backlog does not reach back into it (a GPU-wide store stream slows a fence by 385
+// cycles on the H100, not in the model); atomics do not use the store path.
 // Simplified: the queue limits are checked before an instruction issues (one instruction may
 // overshoot them); the texture path and ld.global.nc's separate cache are not modelled.
 #pragma once
@@ -107,6 +118,12 @@ class L1Tex {
   // any fence does): l1.fence_sc_latency for a sequentially consistent fence of GPU or system
   // scope (membar.gl/.sys, fence.sc.gpu/.sys), 1 for the others.
   static uint64_t fence_cycles(const L1Config& c, const ptx::Instruction& i);
+  // A fence issued at `now`: the cycle it releases its warp (before its own stores' acks, which
+  // the caller adds). An SC fence of GPU or system scope goes out behind the stores the SM has
+  // queued for the L2 (l1.store_sectors_per_cycle) and then takes fence_cycles, ending at least
+  // l1.fence_spacing after the SM's previous one (or with it, if it went out within
+  // l1.fence_join_cycles of it).
+  uint64_t fence(const ptx::Instruction& i, uint64_t now);
 
  private:
   uint64_t tag_stage(int lines, uint64_t now);
@@ -117,6 +134,9 @@ class L1Tex {
   double tag_free_ = 0;        // cycle the t-stage is free again
   double shared_free_ = 0;     // cycle the shared-memory pipe is free again
   std::priority_queue<uint64_t, std::vector<uint64_t>, std::greater<>> misses_;  // return cycles
+  double store_free_ = 0;      // cycle the SM's store path to the L2 has sent all queued stores
+  uint64_t fence_out_ = 0, fence_end_ = 0;  // the SM's last SC fence: when it went out, ended
+  bool fenced_ = false;                     // whether there was one
   MemoryCounters counters_;
 };
 

@@ -671,7 +671,7 @@ bool Sm::issue(int slot, uint64_t now) {
     w.fetch_ready = now + cfg.pipes.branch.latency, w.fetch_reason = WarpState::BranchResolving,
     w.block_start = w.fetch_ready;
   if (inst.op == Opcode::Membar || inst.op == Opcode::Fence)
-    w.fetch_ready = std::max(now + L1Tex::fence_cycles(cfg.l1, inst), w.drain_until),
+    w.fetch_ready = std::max(l1tex_.fence(inst, now), w.drain_until),
     w.fetch_reason = WarpState::Membar;
   if (is_async_op(inst.op)) async_.hold(slot, &b, in, now, ready, w.fetch_ready, w.fetch_reason);
   if (is_wgmma_op(inst.op))
