@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Figures of lessons/calibration/fence_drain.toml's dump: python3 scripts/microbench/fence_drain_summary.py DIR
+"""Figures of scripts/microbench/fence_drain/fence_drain.toml's dump: python3 scripts/microbench/fence_drain_summary.py DIR
 (per launch, the median over rounds 1..15 of each recorded span: fence_drain.cu's header)."""
 import struct, ast, glob, sys
 def load(p):

@@ -1,7 +1,7 @@
 // Calibration (issue 25): what a __threadfence() (MEMBAR.SC.GPU) waits for. fence_traffic.cu
 // showed a fence slowed by its SM's other warps' stores (+335 cycles with 7 warps streaming) and
 // fences, not by its own store (+4). This one pins the rule down with known backlogs.
-//   warplab run lessons/calibration/fence_drain.toml [--backend gpu] --dump DIR
+//   warplab run scripts/microbench/fence_drain/fence_drain.toml [--backend gpu] --dump DIR
 //   python3 scripts/microbench/fence_drain_summary.py DIR
 // One block; 16 rounds, each after a 4000-cycle quiet start and a block barrier. Per round r,
 // out[r * 8 + j] (clock64 spans of lane 0):
