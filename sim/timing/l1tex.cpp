@@ -77,13 +77,13 @@ uint64_t L1Tex::fence(const ptx::Instruction& i, uint64_t now) {
   // went out right behind it (out never decreases: time and store_free_ only grow).
   uint64_t end = out + cycles;
   if (config_.l1.fence_spacing > 0) {
-    if (fenced_ && out < fence_out_ + static_cast<uint64_t>(config_.l1.fence_join_cycles))
+    if (fenced_ && out < fence_out_ + static_cast<uint64_t>(config_.l1.fence_join_cycles)) {
       end = std::max(end, fence_end_);
-    else if (fenced_)
-      end = std::max(end, fence_end_ + static_cast<uint64_t>(config_.l1.fence_spacing)),
+    } else {
+      if (fenced_)
+        end = std::max(end, fence_end_ + static_cast<uint64_t>(config_.l1.fence_spacing));
       fence_out_ = out;
-    else
-      fence_out_ = out;
+    }
     fenced_ = true;
     fence_end_ = std::max(fence_end_, end);
   }
