@@ -210,10 +210,11 @@ Expected<TimingResult> simulate(const func::Program& program, func::DeviceMemory
                                pool});
   LaunchContext& ctx = ctxs.front();
   for (const ptx::Function& f : program.module().functions) {
-    auto& u = ctx.unrolled_loops.emplace_back(f.instructions.size(), 0);
+    auto& u = ctx.compiler_marks.emplace_back(f.instructions.size(), 0);
     const std::vector<uint8_t> serial = serial_copy_stores(f, launch_config.compiler);
     for (size_t i = 0; i < f.instructions.size(); ++i)
-      u[i] = (unrolls(f, static_cast<int32_t>(i)) ? 1 : 0) | (serial[i] ? 2 : 0);
+      u[i] = (unrolls(f, static_cast<int32_t>(i)) ? kUnrolledBranch : 0) |
+             (serial[i] ? kSerialCopyStore : 0);
     ctx.vector_bytes.push_back(shared_vector_bytes(f));
   }
   for (int t = 1; t < threads; ++t) {
@@ -230,7 +231,7 @@ Expected<TimingResult> simulate(const func::Program& program, func::DeviceMemory
                                  0,
                                  {},
                                  0,
-                                 ctx.unrolled_loops,
+                                 ctx.compiler_marks,
                                  ctx.vector_bytes,
                                  pool});
   }

@@ -256,9 +256,10 @@ bool Sm::fetch(Warp& w, uint64_t now) {
   if (w.branch_pc >= 0 && (w.branch_pc >> 20) == in.function && in.pc <= (w.branch_pc & 0xFFFFF)) {
     const int32_t function = w.branch_pc >> 20, pc = w.branch_pc & 0xFFFFF;
     // Another iteration: of the same unrolled body if ptxas unrolls this loop, else a new one.
-    const auto& u = ctx_.unrolled_loops;
+    const auto& u = ctx_.compiler_marks;
     const bool unrolled = function < static_cast<int32_t>(u.size()) &&
-                          pc < static_cast<int32_t>(u[function].size()) && u[function][pc];
+                          pc < static_cast<int32_t>(u[function].size()) &&
+                          (u[function][pc] & kUnrolledBranch);
     w.back_edges += unrolled ? 1 : static_cast<uint32_t>(ctx_.config.compiler.unroll);
   }
   w.branch_pc = in.is_branch && in.pc >= 0 ? (in.function << 20 | in.pc) : -1;

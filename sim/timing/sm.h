@@ -72,6 +72,9 @@ namespace warplab::timing {
 inline constexpr uint64_t kNever = ~0ull;
 
 // What every SM of one launch shares.
+// LaunchContext::compiler_marks' bits.
+enum CompilerMark : uint8_t { kUnrolledBranch = 1, kSerialCopyStore = 2 };
+
 struct LaunchContext {
   const GpuConfig& config;
   const func::Program& program;
@@ -87,10 +90,11 @@ struct LaunchContext {
   // Events after which a stuck-looking launch may move again: stores and atomics, exits,
   // barrier releases, block launches (the livelock watch restarts on each).
   uint64_t changes = 0;
-  // Per function of the module, per instruction: 1 at a loop's backward branch that ptxas
-  // unrolls (schedule.h: unrolls()); the compiler schedule hoists loads across its iterations.
-  // 2 at a store of a loop's first peeled copy (schedule.h: serial_copy_stores): a fence.
-  std::vector<std::vector<uint8_t>> unrolled_loops;
+  // Per function of the module, per instruction: what ptxas does there (CompilerMark bits):
+  // kUnrolledBranch at a loop's backward branch that ptxas unrolls (schedule.h: unrolls(); the
+  // compiler schedule hoists loads across its iterations), kSerialCopyStore at a store of a
+  // loop's first peeled copy (schedule.h: serial_copy_stores; a fence for find_hoist).
+  std::vector<std::vector<uint8_t>> compiler_marks;
   // Per function, per instruction: a shared load's vector bytes (schedule.h: shared_vector_bytes).
   std::vector<std::vector<uint8_t>> vector_bytes;
   // The parallel loop (parallel_loop.h): a functional step that touches device memory waits for

@@ -53,11 +53,11 @@ uint64_t address_arithmetic(const GpuConfig& c) {
 // An unrolled loop's branch at `k`, closing an innermost loop (ptxas leaves a loop that holds
 // another, such as a spin on a flag, rolled).
 bool Sm::unrolled_branch(int32_t function, size_t k) const {
-  const auto& u = ctx_.unrolled_loops;
+  const auto& u = ctx_.compiler_marks;
   if (function < 0 || function >= static_cast<int32_t>(u.size())) return false;
   const auto& ins = ctx_.program.module().functions[function].instructions;
   const auto& loop = u[function];
-  if (k >= loop.size() || !loop[k]) return false;
+  if (k >= loop.size() || !(loop[k] & kUnrolledBranch)) return false;
   for (int32_t j = ins[k].ops.back().label; j >= 0 && size_t(j) < k; ++j)
     if (ins[j].op == Opcode::Bra && !ins[j].ops.empty() &&
         ins[j].ops.back().kind == ptx::Operand::Kind::Label && ins[j].ops.back().label <= j)
@@ -76,7 +76,7 @@ void Sm::drop_unrolled(Warp&, Ahead& e) {
   const func::StepInfo& in = e.info;
   if (in.inst->op == Opcode::St) return guarded_branch(e);  // a store of a serial copy
   const uint32_t unroll = static_cast<uint32_t>(ctx_.config.compiler.unroll);
-  const auto& u = ctx_.unrolled_loops;
+  const auto& u = ctx_.compiler_marks;
   if (unroll <= 1 || (e.back_edges + 1) % unroll == 0 || in.function < 0 ||
       in.function >= static_cast<int32_t>(u.size()) || in.pc < 0)
     return guarded_branch(e);
@@ -114,9 +114,9 @@ void Sm::guarded_branch(Ahead& e) const {
   const func::StepInfo& in = e.info;
   if (in.function < 0 || in.pc < 0) return;
   if (in.inst->op == Opcode::St) {
-    const auto& u = ctx_.unrolled_loops;
+    const auto& u = ctx_.compiler_marks;
     if (in.function < static_cast<int32_t>(u.size()) && size_t(in.pc) < u[in.function].size() &&
-        (u[in.function][in.pc] & 2))
+        (u[in.function][in.pc] & kSerialCopyStore))
       e.fence = true;
     return;
   }
