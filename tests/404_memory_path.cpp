@@ -4,6 +4,7 @@
 #include "sim/timing/dram.h"
 #include "sim/timing/l1tex.h"
 #include "sim/timing/l2.h"
+#include "sim/timing/l2_fabric.h"
 
 using namespace warplab::timing;
 
@@ -474,4 +475,62 @@ TEST_CASE("404 l2.dirty_ways: a set past its dirty ways writes its oldest dirty 
   l2.write(0, 0x1u, 0x1u, 0xffu, 50);
   CHECK(l2.counters().writebacks == 6);  // line 2's two sectors
   CHECK(l2.dram().bytes_written() == 6 * 32);
+}
+
+TEST_CASE("404 the L2 fabric: each direction of the link between the partitions is one queue") {
+  // 64 bytes a cycle each way: a 4-sector crossing (128 B) holds its direction 2 cycles.
+  L2Fabric link(64);
+  CHECK(link.cross(0, 128, 100) == 102);
+  CHECK(link.cross(0, 128, 100) == 104);  // behind the first
+  CHECK(link.cross(1, 128, 100) == 102);  // the other direction is free
+  CHECK(link.cross(0, 32, 110) == 111);   // the queue emptied at 104: starts at once (0.5 cycle)
+  link.begin_launch();
+  CHECK(link.cross(0, 128, 0) == 2);
+  L2Fabric none;  // 0: no link, nothing waits
+  CHECK(!none.enabled());
+  CHECK(none.cross(0, 4096, 7) == 7);
+  // Half of the lines are far, for consecutive lines and for strides.
+  for (uint64_t stride : {1ull, 4ull, 32ull, 125ull, 4096ull}) {
+    int far = 0;
+    for (uint64_t i = 0; i < 4096; ++i) far += L2Fabric::far(i * stride);
+    CHECK(far > 4096 * 45 / 100);
+    CHECK(far < 4096 * 55 / 100);
+  }
+}
+
+TEST_CASE("404 l2.fabric_bytes_per_cycle: a far line's stores and read misses wait for the link") {
+  GpuConfig cfg;
+  cfg.l2.sectors_per_cycle_per_slice = 1000;  // the slice takes no time: only the link queues
+  uint64_t far = 0, near = 0;
+  while (!L2Fabric::far(far)) ++far;
+  while (L2Fabric::far(near)) ++near;
+  const uint64_t half = uint64_t(cfg.l2.hit_latency / 2);
+  // Stores: 64 B a cycle; two whole-line stores of a far line at 1000 cross at 1000-1002 and
+  // 1002-1004, then start in the slice. A near line's store (first: it may share their slice)
+  // does not cross.
+  cfg.l2.fabric_bytes_per_cycle = 64;
+  {
+    L2 l2(cfg);
+    CHECK(l2.write(near, 0xfu, 0xfu, 0xffffffffu, 1000) == 1000 + half);
+    CHECK(l2.write(far, 0xfu, 0xfu, 0xffffffffu, 1000) == 1002 + half);
+    CHECK(l2.write(far, 0xfu, 0xfu, 0xffffffffu, 1000) == 1004 + half);
+  }
+  // Read misses: the link and DRAM work at once; the data is back when both are done. With the
+  // link as fast as above a cold far read takes what it takes without a link; at 0.25 B a cycle
+  // its 128 bytes cross in 512 cycles, longer than DRAM: back at 512 + hit_latency. A hit on
+  // the far line later does not cross (the near partition holds it), nor does a near miss.
+  GpuConfig off = cfg;
+  off.l2.fabric_bytes_per_cycle = 0;
+  L2 plain(off);
+  const uint64_t dram_far = plain.read(far, 0xfu, 0), dram_near = plain.read(near, 0xfu, 0);
+  CHECK(dram_far < 512 + uint64_t(cfg.l2.hit_latency));
+  {
+    L2 fast(cfg);
+    CHECK(fast.read(far, 0xfu, 0) == dram_far);
+  }
+  cfg.l2.fabric_bytes_per_cycle = 0.25;
+  L2 slow(cfg);
+  CHECK(slow.read(far, 0xfu, 0) == 512 + uint64_t(cfg.l2.hit_latency));
+  CHECK(slow.read(near, 0xfu, 0) == dram_near);
+  CHECK(slow.read(far, 0xfu, 5000) == 5000 + uint64_t(cfg.l2.hit_latency));
 }

@@ -252,6 +252,10 @@ std::vector<Field> fields() {
         "a read miss fetches the aligned group of this many bytes around each missing sector "
         "(32 = just the sector; 64 = sector pairs, the H100's default L2 fetch granularity)",
         l2.fetch_bytes),
+      F("l2", "fabric_bytes_per_cycle", "bytes/cycle",
+        "bandwidth of each direction of the link between the L2's two partitions, which a far "
+        "line's stores and DRAM-filled reads cross (l2_fabric.h); 0 = not modelled",
+        l2.fabric_bytes_per_cycle),
       F("l2", "replacement", "", "replacement policy: lru or fifo", l2.replacement),
       F("dram", "latency", "cycles", "cycles an L2 miss adds to the L2 hit latency", dram.latency),
       F("dram", "bus_bits", "bits", "DRAM bus width", dram.bus_bits),
@@ -644,15 +648,16 @@ Status validate_config(const GpuConfig& c) {
   if (c.l2.slices < 1 || c.l2.sectors_per_cycle_per_slice <= 0)
     return bad("l2 slices/throughput must be positive");
   if (c.l2.atomic_sector_cycles <= 0 || c.l2.atomic_lane_cycles <= 0 ||
-      c.l2.atomic_float_lane_cycles <= 0 ||
-      c.l2.partial_write_sectors < 1 || c.l2.request_sectors < 0 ||
-      c.l2.full_write_sectors < 1 || c.l2.rw_share < 0 ||
-      c.l2.rw_share > 1 || c.l2.dirty_ways < 0 || c.l2.dirty_ways > c.l2.assoc)
+      c.l2.atomic_float_lane_cycles <= 0 || c.l2.partial_write_sectors < 1 ||
+      c.l2.request_sectors < 0 || c.l2.full_write_sectors < 1 || c.l2.rw_share < 0 ||
+      c.l2.rw_share > 1 || c.l2.fabric_bytes_per_cycle < 0 || c.l2.dirty_ways < 0 ||
+      c.l2.dirty_ways > c.l2.assoc)
     return bad(
         "l2.atomic_sector_cycles, atomic_lane_cycles and atomic_float_lane_cycles must be "
         "positive; "
         "l2.partial_write_sectors and full_write_sectors at least 1; l2.request_sectors not negative; l2.rw_share "
-        "between 0 and 1; l2.dirty_ways between 0 and l2.assoc");
+        "between 0 and 1; l2.fabric_bytes_per_cycle not negative; l2.dirty_ways between 0 and "
+        "l2.assoc");
   if (c.pipes.barrier_arrival_cycles < 0 || c.pipes.barrier_arrival_cycles > 1e6)
     return bad("pipes.barrier_arrival_cycles must be between 0 and 1e6");
   if (c.pipes.predicate_branch_latency < 0 || c.pipes.predicate_branch_latency > 1000000)

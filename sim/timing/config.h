@@ -188,6 +188,9 @@ struct L2Config {
   // made dirty first back to DRAM (it stays, clean). 0: no limit (dirty lines wait for eviction).
   int64_t dirty_ways = 0;
   int64_t fetch_bytes = 32;  // bytes a read miss fetches from DRAM (aligned sector group)
+  // The link between the two L2 partitions (l2_fabric.h): bytes per cycle in each direction that
+  // far lines' stores and read misses share; 0 = not modelled.
+  double fabric_bytes_per_cycle = 0.0;
   std::string replacement = "lru";
 };
 

@@ -21,6 +21,7 @@ L2::L2(const GpuConfig& c)
       atomic_free_(c.l2.slices, 0.0),
       slice_word_(c.l2.slices, ~uint64_t{0}),
       dram_(c),
+      fabric_(c.l2.fabric_bytes_per_cycle),
       line_bytes_(static_cast<uint32_t>(c.l1.line_bytes)),
       sector_bytes_(static_cast<uint32_t>(c.l1.sector_bytes)),
       lines_per_chunk_log2_(
@@ -57,6 +58,7 @@ void L2::begin_launch() {
   word_free_.clear();
   for (auto& s : slices_) s.clear_fill_times();
   dram_.begin_launch();
+  fabric_.begin_launch();
   counters_ = L2Counters{};
 }
 
@@ -136,8 +138,13 @@ uint64_t L2::read(uint64_t line, uint32_t sector_mask, uint64_t now, int* dram_s
     ready = std::max(ready, a.ready_at == SectoredCache::kPending ? ready : a.ready_at);
   // 3. Misses go to DRAM; the sectors' fill time is when DRAM data reaches the SM.
   if (a.miss_mask) {
-    const uint64_t back =
-        dram_.read(line * line_bytes_, std::popcount(a.miss_mask) * sector_bytes_, start);
+    const int bytes = std::popcount(a.miss_mask) * static_cast<int>(sector_bytes_);
+    uint64_t back = dram_.read(line * line_bytes_, bytes, start);
+    // A far line's data crosses from its home partition to the near one (l2_fabric.h). Its
+    // place in the link's queue is booked now, in arrival order; DRAM and the link work
+    // meanwhile, so the data is back when both are done.
+    if (fabric_.enabled() && L2Fabric::far(line))
+      back = std::max(back, fabric_.cross(1 - slice % 2, bytes, start));
     const uint64_t fill = back + config_.l2.hit_latency;
     slices_[slice].set_fill(a.way, a.miss_mask, fill);
     ready = std::max(ready, fill);
@@ -153,6 +160,9 @@ uint64_t L2::write(uint64_t line, uint32_t sector_mask, uint32_t full_mask, uint
   const int slice = slice_of(line);
   const int full = std::popcount(sector_mask & full_mask);
   const int part = std::popcount(sector_mask & ~full_mask);
+  // A far line's store crosses to its home partition first (l2_fabric.h).
+  if (fabric_.enabled() && L2Fabric::far(line))
+    now = fabric_.cross(slice % 2, std::popcount(sector_mask) * sector_bytes_, now);
   const uint64_t start = occupy(slice, store_slice_sectors(config_.l2, full, part), now, true);
   CacheAccess a = slices_[slice].access(line, sector_mask, start, true);
   write_back(a, start);

@@ -51,6 +51,8 @@
 // Dirty lines: a set holds at most l2.dirty_ways of them; a store that makes one more writes
 // the set's line made dirty first back to DRAM at once (it stays, clean). The H100 keeps about
 // 22.3 MB of its 50 MiB dirty: 64 MiB of stores write 44.8 MB back during the kernel (same tsv).
+// The two partitions and the link between them (l2_fabric.h): a store of a far line, and a read
+// of a far line that misses, wait for the link's bandwidth (l2.fabric_bytes_per_cycle; 0 = none).
 // Simplified: no network contention of its own.
 #pragma once
 
@@ -61,6 +63,7 @@
 #include "sim/timing/cache.h"
 #include "sim/timing/config.h"
 #include "sim/timing/dram.h"
+#include "sim/timing/l2_fabric.h"
 #include "sim/timing/turn_gate.h"
 
 namespace warplab::timing {
@@ -146,6 +149,7 @@ class L2 {
   std::unordered_map<uint64_t, double> word_free_;
   std::vector<int> unit_of_;       // the atomic unit each slice shares (l2.atomic_units)
   Dram dram_;
+  L2Fabric fabric_;  // the link between the two partitions (l2.fabric_bytes_per_cycle)
   L2Counters counters_;
   uint32_t line_bytes_, sector_bytes_;
   int lines_per_chunk_log2_;
