@@ -534,3 +534,51 @@ TEST_CASE("404 l2.fabric_bytes_per_cycle: a far line's stores and read misses wa
   CHECK(slow.read(near, 0xfu, 0) == dram_near);
   CHECK(slow.read(far, 0xfu, 5000) == 5000 + uint64_t(cfg.l2.hit_latency));
 }
+
+namespace {
+// A parallel cycle's turn as an SM sees it (parallel_loop.h): before its turn, or after.
+struct FakeTurn final : TurnGate {
+  bool before = true;
+  int waits = 0;
+  void wait_turn() override { ++waits; }
+  bool before_turn() const override { return before; }
+};
+}  // namespace
+
+TEST_CASE("404 stores held back before the SM's turn: the same answers and L2 state as at once") {
+  GpuConfig cfg;
+  // At once: two SMs' stores to the same lines, the second SM's after the first's (the loop's
+  // order), waiting behind them at the slices.
+  L2 now_l2(cfg);
+  L1Tex a0(cfg, now_l2), a1(cfg, now_l2);
+  uint64_t now_drain[2] = {0, 0};
+  for (int i = 0; i < 8; ++i)
+    a0.store(warp_line(0x400000 + 128 * i), false, 100, nullptr, &now_drain[0]);
+  for (int i = 0; i < 8; ++i)
+    a1.store(warp_line(0x400000 + 128 * i), false, 100, nullptr, &now_drain[1]);
+  // Held: SM 0 stores before its turn (nothing reaches the L2, its drain stays), SM 1 takes
+  // the turn first (the loop hands SM 0's stores over then), then stores at once.
+  L2 held_l2(cfg);
+  FakeTurn turn;
+  held_l2.set_gate(&turn);
+  L1Tex b0(cfg, held_l2), b1(cfg, held_l2);
+  uint64_t held_drain[2] = {0, 0};
+  // Each returns, and raises the drain to, the answer's floor: its t-stage cycle (a line a
+  // cycle) plus half the L2 hit latency (L2::write_floor).
+  const uint64_t floor = uint64_t(cfg.l2.hit_latency / 2);
+  for (int i = 0; i < 8; ++i)
+    CHECK(b0.store(warp_line(0x400000 + 128 * i), false, 100, nullptr, &held_drain[0]) ==
+          100 + i + floor);
+  CHECK(held_drain[0] == 107 + floor);
+  CHECK(held_l2.counters().write_sectors == 0);
+  CHECK(turn.waits == 0);
+  turn.before = false;
+  b0.flush_l2();
+  for (int i = 0; i < 8; ++i)
+    b1.store(warp_line(0x400000 + 128 * i), false, 100, nullptr, &held_drain[1]);
+  CHECK(held_drain[0] == now_drain[0]);
+  CHECK(held_drain[1] == now_drain[1]);
+  CHECK(held_drain[1] > held_drain[0]);
+  CHECK(held_l2.counters().write_sectors == now_l2.counters().write_sectors);
+  CHECK(held_l2.dram().bytes_written() == now_l2.dram().bytes_written());
+}

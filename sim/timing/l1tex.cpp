@@ -178,7 +178,8 @@ uint64_t L1Tex::load(const CoalescedAccess& a, bool local, uint64_t now, AccessJ
   return ready;
 }
 
-uint64_t L1Tex::store(const CoalescedAccess& a, bool local, uint64_t now, AccessJourney* j) {
+uint64_t L1Tex::store(const CoalescedAccess& a, bool local, uint64_t now, AccessJourney* j,
+                      uint64_t* drain) {
   if (local) {
     ++counters_.local_requests;
     counters_.local_sectors += a.sectors;
@@ -200,7 +201,9 @@ uint64_t L1Tex::store(const CoalescedAccess& a, bool local, uint64_t now, Access
       store_free_ = start + (full + part * config_.l1.store_partial_sectors) / rate;
       t = static_cast<uint64_t>(start);
     }
-    done = std::max(done, l2_.write(r.line, r.sector_mask, r.full_mask, r.word_mask, t));
+    done = std::max(done, drain ? held_.write(l2_, r.line, r.sector_mask, r.full_mask,
+                                              r.word_mask, t, drain)
+                                : l2_.write(r.line, r.sector_mask, r.full_mask, r.word_mask, t));
     if (j) record_line(j->lines_out, r, config_.l1.line_bytes, SectorSource::L2);
   }
   if (j) *j = AccessJourney{now, now, done, a.line_count, a.sectors, 0, 0, 0, j->lines_out};

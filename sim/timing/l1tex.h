@@ -50,6 +50,7 @@
 #include "sim/timing/coalescer.h"
 #include "sim/timing/config.h"
 #include "sim/timing/l2.h"
+#include "sim/timing/l2_queue.h"
 #include "sim/timing/shared_banks.h"
 #include "sim/timing/trace.h"
 #include "sim/ptx/isa.h"
@@ -101,7 +102,15 @@ class L1Tex {
            m.cache == ptx::CacheOp::Cv;
   }
   // A store: returns the cycle it is complete in the L2 (what a draining warp waits for).
-  uint64_t store(const CoalescedAccess& a, bool local, uint64_t now, AccessJourney* j = nullptr);
+  // With `drain` (the warp's drain time), it raises *drain to that cycle itself, and inside a
+  // parallel cycle before the SM's turn it holds the L2 requests back (l2_queue.h): *drain then
+  // rises when the loop hands them over, and the returned cycle is a lower bound (`now`).
+  uint64_t store(const CoalescedAccess& a, bool local, uint64_t now, AccessJourney* j = nullptr,
+                 uint64_t* drain = nullptr);
+  // Hands the stores held back in this cycle to the L2 (the parallel loop, in its order).
+  void flush_l2() {
+    if (!held_.empty()) held_.flush(l2_);
+  }
   // An atomic or reduction, resolved at the L2: returns the cycle the old values are back
   // (`returns`: an ATOMG whose old value is read, l2.atomic_return_latency later than a RED).
   uint64_t atomic(const CoalescedAccess& a, const std::array<uint64_t, 32>& addr, uint32_t exec_mask,
@@ -130,6 +139,7 @@ class L1Tex {
 
   const GpuConfig& config_;
   L2& l2_;
+  L2Queue held_;  // stores held back to the end of the cycle (l2_queue.h)
   SectoredCache l1_;
   double tag_free_ = 0;        // cycle the t-stage is free again
   double shared_free_ = 0;     // cycle the shared-memory pipe is free again

@@ -181,6 +181,10 @@ uint64_t L2::write(uint64_t line, uint32_t sector_mask, uint32_t full_mask, uint
   return start + config_.l2.hit_latency / 2;
 }
 
+uint64_t L2::write_floor(uint64_t now) const {
+  return now + static_cast<uint64_t>(config_.l2.hit_latency / 2);  // write()'s start >= now
+}
+
 bool L2::pooled() const {
   return config_.l2.atomic_pool != 0 && config_.l2.atomic_units > 0 &&
          config_.l2.atomic_units < static_cast<int64_t>(slices_.size());

@@ -96,6 +96,9 @@ class L2 {
   // 32nds of the line in `word_mask`: the cycle it is complete in the L2.
   uint64_t write(uint64_t line, uint32_t sector_mask, uint32_t full_mask, uint32_t word_mask,
                  uint64_t now);
+  // The earliest cycle write() can answer for a store arriving at `now`, whatever the L2 holds
+  // (what a store held back to the cycle's end is known to take at least: l2_queue.h).
+  uint64_t write_floor(uint64_t now) const;
   // An atomic on `sector_mask` of `line` whose lanes need `repeats` extra passes (per sector, the
   // most lanes on one of its words, less one, summed): the cycle its result is back at the SM.
   // `word`: the address of its busiest word; `float_add`: a floating-point add.
@@ -118,6 +121,7 @@ class L2 {
   // The parallel loop's gate (turn_gate.h): read, write and atomic wait for the calling SM's
   // turn first, so the slices and DRAM see requests in the one-thread loop's order. nullptr: none.
   void set_gate(TurnGate* gate) { gate_ = gate; }
+  TurnGate* gate() const { return gate_; }
 
   const L2Counters& counters() const { return counters_; }
   const Dram& dram() const { return dram_; }

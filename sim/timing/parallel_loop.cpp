@@ -106,6 +106,7 @@ bool ParallelTicks::tick(std::vector<Sm>& sms, const std::vector<uint32_t>& due,
   }
   for (size_t i = 0; i < due.size(); ++i) done_[i].store(0, std::memory_order_relaxed);
   prefix_.store(0, std::memory_order_relaxed);
+  flushed_ = 0;
   faulted_.store(false, std::memory_order_relaxed);
   running_.store(static_cast<uint32_t>(threads_ - 1), std::memory_order_relaxed);
   if (owner_.size() != sms.size()) {
@@ -123,6 +124,9 @@ bool ParallelTicks::tick(std::vector<Sm>& sms, const std::vector<uint32_t>& due,
   work(0);
   wait_for(
       running_, [](uint32_t v) { return v == 0; }, spins_);
+  // 4. The L2 requests held back and not yet handed over go to the L2, SM by SM in the order.
+  //    (The glances, taken after each tick, read nothing of their answers: l2_queue.h.)
+  flush_until(static_cast<uint32_t>(due.size()));
   return !faulted_.load(std::memory_order_relaxed);
 }
 
@@ -160,6 +164,17 @@ void ParallelTicks::wait_turn() {
   wait_for(
       prefix_, [&t](uint32_t p) { return p >= t.position; }, spins_);
   t.passed = true;
+  // What the SMs before it, and this SM itself, held back goes to the L2 first.
+  flush_until(t.position + 1);
+}
+
+bool ParallelTicks::before_turn() const {
+  const Turn& t = current_turn;
+  return t.owner == this && !t.passed;
+}
+
+void ParallelTicks::flush_until(uint32_t end) {
+  for (; flushed_ < end; ++flushed_) sms_[(*due_)[flushed_]].flush_l2();
 }
 
 }  // namespace warplab::timing

@@ -23,9 +23,16 @@
 //   3. before its first touch of anything shared (an L2 request, a functional step that reads or
 //      writes device memory, a printf), it waits for its turn (TurnGate): until every SM before
 //      it in the order has finished its tick. From then on it is the only SM touching shared
-//      state, until its tick ends. So every shared unit sees exactly the one-thread sequence;
-//   4. the cycle ends when every due SM is done; block dispatch, the end-of-cycle checks (done,
-//      deadlock, livelock, limits) and the clock's jump stay on one thread, as before.
+//      state, until its tick ends. So every shared unit sees exactly the one-thread sequence.
+//      Except: an L2 request whose answer the tick does not read (a plain store: l2_queue.h)
+//      waits in the SM's L1 instead, and does not take the turn. Taking the turn hands over
+//      what the SMs before it and the SM itself held back, in that order (the L2 still sees the
+//      one-thread sequence);
+//   4. the cycle ends when every due SM is done, and what is still held goes to the L2, SM by SM
+//      in the order; block dispatch, the end-of-cycle checks (done, deadlock, livelock, limits)
+//      and the clock's jump stay on one thread, as before.
+// The one-thread loop (and a cycle the loop runs on one thread) asks the L2 at once: the same
+// sequence of requests, the same answers, written to the same places before the cycle ends.
 // An SM's own work before its first shared touch overlaps with the others' (compute and shared
 // memory: a tiled matmul's inner loop); a cycle whose SMs all start with a global load runs in
 // turn, about as fast as on one thread. Cycles with few SMs due run on one thread (waking the
@@ -42,6 +49,36 @@
 // instructions, and sleeps (atomic wait) only when that takes long: between launches, and in
 // stretches that the loop runs on one thread. A thread that may not have a core of its own
 // (more threads than the process may run on) spins only briefly.
+// Held to the cycle's end (l2_queue.h; stop 38): the exact form of the quantum for Q = 1, a cycle.
+// Built: an SM's plain stores before its turn (their answer only raises the warp's drain time).
+// In test 350's streaming and multi-wave vec_add on 2 and 5 threads, 9,500 of 26,560 store
+// requests to the L2 were held (the others came after the SM's turn, or on one thread).
+// Left, in the order they must come for a streaming kernel to tick without its turn (each alone
+// gains nothing there: the tick that issues a load also fetches the next, a device touch):
+//   1. Loads in l2_queue.h, with a pending handle per load instead of its ready cycle (the
+//      max of its known part, hits and floors, and of the answers to come). Today's
+//      readers of the answer inside the tick, each to be filled at the flush instead (the
+//      answer is later than now + 277 on the H100 preset: within the tick it means "not back"):
+//      L1Tex::load's set_fill (a later hit of the same tick on that sector must take the fill's
+//      cycle at the flush: SectoredCache::access reads kPending today), its misses_ push (the
+//      count is known at once; can_accept_global's wake = misses_.top() when full, stored in
+//      the warp's wake_ and so in next_wake: filled at the flush, and the glance taken after
+//      it), the load's ready through Sm::access to write_pending (the Pending entries of its
+//      destination registers, and branch_ready = max(ready, ...)), vector_issued (the members'
+//      Ahead::ready, w.vec_ready), a hoisted load's Ahead::ready (find_hoist's
+//      loaded_operands_ready reads it in later ticks only), the trace's AccessRecord::ready
+//      (traced launches run on one thread: at once). Strong (.cg/volatile) loads alike.
+//   2. Functional plain ld/st of global memory without the turn (Sm::fetch's wait_turn): each
+//      SM logs the (sector, byte mask, store?) it touched in the cycle, and the loop checks at
+//      the cycle's end that no two SMs touched the same bytes with a store among them (a sort
+//      of the cycle's log); a conflict is a fault in a parallel cycle (run_timing's redo on one
+//      thread). Exact only if every other device touch in the cycle is logged too: simplest,
+//      a launch whose kernel has atomics, cp.async / TMA / bulk copies, printf, calls, fences or
+//      volatile/relaxed/acquire accesses keeps all its touches on the turn (a static look at the
+//      kernel, once a launch). DeviceMemory (func/memory.h) is one vector per buffer: disjoint
+//      bytes from several threads are safe; a fault stays a fault (redo).
+//   3. Atomics, the TMA's L2 requests (tma.cpp asks l2_->read/write), dsmem, printf stay on the
+//      turn; the sampled mode's replay (fast_forward.cpp) runs between cycles on one thread.
 // Not done (evaluated for issue 26): a cycle quantum, so that an SM runs Q cycles without waiting.
 // Its L1 misses would be queued and handed to the L2 at the quantum's end, and each SM's
 // functional global accesses logged, a conflict between SMs (same bytes, a write among them)
@@ -130,10 +167,14 @@ class ParallelTicks final : public TurnGate {
   bool tick(std::vector<Sm>& sms, const std::vector<uint32_t>& due, uint64_t now,
             std::vector<SmGlance>& glances);
   void wait_turn() override;
+  bool before_turn() const override;
 
  private:
   void work(int thread);
   void finish(uint32_t position);
+  // Hands the L2 requests held back by the due SMs at positions [flushed_, end) to the L2, in
+  // the order (l2_queue.h); called by the SM holding the turn, and after the cycle's ticks.
+  void flush_until(uint32_t end);
 
   int threads_;
   uint32_t spins_;               // pause rounds a wait spins before it sleeps
@@ -151,6 +192,9 @@ class ParallelTicks final : public TurnGate {
   size_t done_capacity_ = 0;
   std::atomic<uint32_t> prefix_{0};  // positions [0, prefix_) have all ended
   std::atomic<bool> faulted_{false};
+  // Positions [0, flushed_) have handed their held L2 requests over (written and read only by
+  // the SM holding the turn, and by the loop after the cycle's ticks: ordered by prefix_).
+  uint32_t flushed_ = 0;
 };
 
 }  // namespace warplab::timing

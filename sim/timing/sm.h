@@ -128,6 +128,8 @@ class Sm {
   uint64_t blocks_completed() const { return blocks_completed_; }
   const WarpStateCycles& state_cycles() const { return state_cycles_; }
   const L1Tex& l1tex() const { return l1tex_; }
+  // Hands the L2 requests its L1 held back in this cycle to the L2 (parallel_loop.h).
+  void flush_l2() { l1tex_.flush_l2(); }
   const std::optional<func::LaunchFault>& fault() const { return fault_; }
   // Stops the SM's resident blocks at an outside limit (`what`): the first block's Deadlock or
   // Hang fault (func::Cta::stop), which also becomes fault(). False when no block is resident.

@@ -13,7 +13,13 @@ class TurnGate {
  public:
   // Returns once the calling SM may touch shared state (at once outside a parallel cycle, and
   // at once on later calls within the same tick).
+  // The turn hands over the L2 requests that the SMs before it in the order, and the caller,
+  // held back in this cycle (l2_queue.h), so the L2 sees them first.
   virtual void wait_turn() = 0;
+  // Whether the calling SM is inside a parallel cycle and has not had its turn yet: a request
+  // whose answer the tick does not read (l2_queue.h) may then wait for the turn or the cycle's
+  // end instead of waiting for the turn now.
+  virtual bool before_turn() const = 0;
 
  protected:
   ~TurnGate() = default;
