@@ -385,6 +385,7 @@ TEST_CASE("351 sampler: the wave after a skip settles, the next one checks and c
   CHECK(f.result.sampling.skipped_cycles == 30 * 1000);
   CHECK(f.result.sampling.detailed_waves == 10);
   CHECK(f.result.sampling.settle_waves == 1);
+  CHECK(f.result.sampling.stopped_wave == 0);
 }
 
 TEST_CASE(
@@ -424,4 +425,6 @@ TEST_CASE(
   CHECK(f.detailed[4] == 19);
   CHECK(f.result.sampling.skipped_cycles == 15 * 1000);
   CHECK(f.result.cycles == 4 * 1000 + 21 * 700 + 15 * 1000);
+  CHECK(f.result.sampling.stopped_wave == 20);
+  CHECK(f.result.sampling.method().find("stopped at wave 20") != std::string::npos);
 }

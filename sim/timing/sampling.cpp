@@ -57,7 +57,11 @@ std::string SamplingReport::method() const {
          " (the check within " + tol +
          " or measure again), and the last 2; the others fast-forwarded (functional; a skipped "
          "wave whose work or L2 write-backs differ from the stable waves' ends the skip), their "
-         "cycles and counters interpolated from the detailed waves on either side";
+         "cycles and counters interpolated from the detailed waves on either side" +
+         (stopped_wave ? "; stopped at wave " + std::to_string(stopped_wave) +
+                             " (its check failed with the stable waves' work: the skip upset the "
+                             "run, the rest in detail)"
+                       : std::string());
 }
 
 WaveCounters snapshot(std::vector<Sm>& sms, const L2& l2, uint64_t now,
@@ -159,6 +163,7 @@ uint64_t WaveSampler::at_boundary(uint64_t next, const WaveCounters& at) {
       if (!skips_.empty() && !skips_.back().cut && same_work) {
         skips_.back().upset = true;
         stopped_ = true;
+        stopped_wave_ = costs_[idx].wave;
       }
     }
   }
@@ -227,6 +232,7 @@ void WaveSampler::finish(TimingResult& r, uint64_t& active, uint64_t& resident,
   s.stable_waves = opt_.stable_waves;
   s.period = opt_.period;
   s.settle_waves = opt_.settle_waves;
+  s.stopped_wave = stopped_wave_;
   s.tolerance = opt_.tolerance;
   s.waves = waves_;
   s.blocks = total_blocks_;

@@ -95,7 +95,8 @@ struct SamplingReport {
   uint64_t waves = 0;           // of the grid (the last may be partial)
   uint64_t detailed_waves = 0;  // simulated in detail
   uint64_t blocks = 0, detailed_blocks = 0;
-  uint64_t skipped_cycles = 0;                         // added for the fast-forwarded waves
+  uint64_t skipped_cycles = 0;  // added for the fast-forwarded waves
+  uint64_t stopped_wave = 0;    // > 0: the check wave after which no wave was skipped (an upset)
   int stable_waves = 0, period = 0, settle_waves = 0;  // the options it ran with
   double tolerance = 0;
   double detailed_fraction() const { return blocks ? double(detailed_blocks) / blocks : 1; }
@@ -178,6 +179,7 @@ class WaveSampler {
   double reference_work_ = 0;     // its warp instructions per wave
   int settling_ = 0;              // settle waves still to run after the last skip
   bool stopped_ = false;          // a skip upset the run: no more skips in this launch
+  uint64_t stopped_wave_ = 0;     // the check wave that said so
   std::vector<Skip> skips_;
   uint64_t skipped_blocks_ = 0;
 };
