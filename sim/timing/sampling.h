@@ -57,6 +57,14 @@
 // full run misses; the write-backs took 5 waves to come back. No order of the replay can mend
 // that (the blocks in flight run after it), so step 4 detects it and stops sampling the launch:
 // 1,008,301 cycles (-0.9%), 76% of the blocks in detail.
+// Speed (2026-11-27, branch samp3, data/sampled-samp3-local-2026-11-27.txt): the detailed waves
+// have a floor (wave 0, 3 stable, a settle and a check wave a skip, the last 2): 6 of a 16-wave
+// grid (l5.matmul_tiled.ref has 15.5), about 12 of a 62-wave one (the 2^24 .ref points), so
+// wave sampling gives at most ~2.7x and ~5x there, less the fast-forward's own time (functional
+// execution and the L2 replay); a grid that wraps over its data stops being sampled after its
+// first skip (l2.stride16.ref, heavy: 75.8% in detail, 1.2x, 1.13%), and l6.gelu_unfused.ref
+// (heavy) ran 44.9% in detail, 1.9x, 0.10%. 10x on such points needs a unit smaller than a wave
+// or a cheaper fast-forward, not tuning of these options.
 // Simplified: the skipped blocks' accesses reach the L2 in block order and skip the L1s (see
 // fast_forward.h); the per-line warp states are scaled by the run's total ratio. Grids of fewer
 // than `min_waves` waves, traced and checked (racecheck, synccheck) launches run in full, and say
