@@ -59,7 +59,8 @@
 // 1,008,301 cycles (-0.9%), 76% of the blocks in detail.
 // Speed (2026-11-27, branch samp3, data/sampled-samp3-local-2026-11-27.txt): the detailed waves
 // have a floor (wave 0, 3 stable, a settle and a check wave a skip, the last 2): 6 of a 16-wave
-// grid (l5.matmul_tiled.ref has 15.5), about 12 of a 62-wave one (the 2^24 .ref points), so
+// grid (l5.matmul_tiled.ref's 16,384 blocks at 8 an SM would be 15.5 waves; not run here),
+// about 12 of a 62-wave one (the 2^24 .ref points), so
 // wave sampling gives at most ~2.7x and ~5x there, less the fast-forward's own time (functional
 // execution and the L2 replay); a grid that wraps over its data stops being sampled after its
 // first skip (l2.stride16.ref, heavy: 75.8% in detail, 1.2x, 1.13%), and l6.gelu_unfused.ref
