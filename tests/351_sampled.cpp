@@ -321,3 +321,110 @@ TEST_CASE("351 sampled copy larger than the L2: the write-back phase, within 2%,
   CHECK(one.result.stats.warp_instructions == full.result.stats.warp_instructions);
   CHECK(one.json == two.json);
 }
+
+namespace {
+
+// A wave's cost for the sampler fed by hand: cycles and warp instructions.
+struct WaveCost {
+  uint64_t cycles = 0, work = 0;
+};
+
+struct Fed {
+  TimingResult result;
+  std::vector<uint64_t> detailed;  // the waves simulated in detail, in order
+};
+
+// Drives a WaveSampler as gpu_model does, with 10 blocks a wave and the costs `waves` (one a
+// wave): the detailed waves' costs add up on the timeline, the skipped ones only reach the
+// sampler through skipped_wave (their work; no write-backs), and finish adds the skipped cycles.
+Fed feed(const SamplingOptions& o, const std::vector<WaveCost>& waves) {
+  const uint64_t w = 10, total = w * waves.size();
+  WaveSampler s(o, total, w);
+  REQUIRE(s.active());
+  Fed f;
+  uint64_t cycle = 0, work = 0, cur = 0;
+  while (true) {
+    f.detailed.push_back(cur);
+    cycle += waves[cur].cycles;
+    work += waves[cur].work;
+    const uint64_t next = (cur + 1) * w;
+    if (next >= total) break;
+    REQUIRE(s.is_boundary(next));
+    uint64_t to = s.at_boundary(next, wave_counters(cycle, work));
+    for (uint64_t b = next; b < to;) {
+      const bool alike = s.skipped_wave(0, waves[b / w].work);
+      b += w;
+      if (b < to && !alike) {
+        s.cut_skip(b);
+        to = b;
+      }
+    }
+    cur = to / w;
+  }
+  f.result.cycles = cycle;
+  uint64_t active = 0, resident = 0;
+  std::vector<WarpStateCycles> by_line;
+  s.finish(f.result, active, resident, by_line);
+  return f;
+}
+
+}  // namespace
+
+TEST_CASE("351 sampler: the wave after a skip settles, the next one checks and costs it") {
+  // 40 waves of 1000 cycles; the first wave after each skip (19 and 36) costs 3000, as a
+  // re-entry transition may: it is simulated (on the timeline) but neither checked nor used to
+  // cost a skip, so the skips cost 1000 a wave.
+  SamplingOptions o;
+  o.enabled = true;
+  std::vector<WaveCost> waves(40, {1000, 500});
+  waves[19].cycles = waves[36].cycles = 3000;
+  const Fed f = feed(o, waves);
+  // 0 warm-up; 1-3 stable; skip 4-18; 19 settles; 20 checks; skip 21-35; 36, 37; the last 2.
+  CHECK(f.detailed == std::vector<uint64_t>{0, 1, 2, 3, 19, 20, 36, 37, 38, 39});
+  CHECK(f.result.cycles == 8 * 1000 + 2 * 3000 + 30 * 1000);  // 44000
+  CHECK(f.result.sampling.skipped_cycles == 30 * 1000);
+  CHECK(f.result.sampling.detailed_waves == 10);
+  CHECK(f.result.sampling.settle_waves == 1);
+  CHECK(f.result.sampling.stopped_wave == 0);
+}
+
+TEST_CASE(
+    "351 sampler: a skipped wave of other work ends the skip; the waves before it cost the stable "
+    "ones'") {
+  // Waves 0-9 do 1000 instructions in 2000 cycles, waves 10-39 400 in 1000 (as a bitonic step
+  // whose second half of blocks returns at once). The skip from wave 4 is cut after wave 10 (its
+  // work differs): waves 4-9 cost 2000 (the wave before the skip), wave 10 the mean of 2000 and
+  // the check wave 12 (1000): 1500. 11 settles, 12 fails its check (other work: a change, not
+  // an upset), 12-14 are stable, skip 15-29, 30 settles, 31 checks, skip 32-37 (costed from
+  // before: nothing after it is checked), 38 settles, 39 is the last.
+  SamplingOptions o;
+  o.enabled = true;
+  std::vector<WaveCost> waves(40, {1000, 400});
+  for (int i = 0; i < 10; ++i) waves[i] = {2000, 1000};
+  const Fed f = feed(o, waves);
+  CHECK(f.detailed == std::vector<uint64_t>{0, 1, 2, 3, 11, 12, 13, 14, 30, 31, 38, 39});
+  const uint64_t timeline = 4 * 2000 + 8 * 1000;
+  const uint64_t skipped = (6 * 2000 + 1500) + 15 * 1000 + 6 * 1000;
+  CHECK(f.result.sampling.skipped_cycles == skipped);
+  CHECK(f.result.cycles == timeline + skipped);  // 50500; the full run's: 50000
+}
+
+TEST_CASE(
+    "351 sampler: a check wave of the same work that fails says the skip upset the run: no more "
+    "skips") {
+  // 40 waves of 1000 cycles, but every wave after the first skip costs 700 with the same work
+  // (the stride-8 copy's waves after a skip, hitting lines the blocks in flight had written):
+  // the check (wave 20) fails with the stable waves' work after a skip that was not cut, so the
+  // sampler skips no more, and the skip 4-18 costs 15 x 1000 (the wave before it).
+  SamplingOptions o;
+  o.enabled = true;
+  std::vector<WaveCost> waves(40, {1000, 500});
+  for (int i = 19; i < 40; ++i) waves[i].cycles = 700;
+  const Fed f = feed(o, waves);
+  CHECK(f.detailed.size() == 25);  // 0-3 and 19-39
+  CHECK(f.detailed[4] == 19);
+  CHECK(f.result.sampling.skipped_cycles == 15 * 1000);
+  CHECK(f.result.cycles == 4 * 1000 + 21 * 700 + 15 * 1000);
+  CHECK(f.result.sampling.stopped_wave == 20);
+  CHECK(f.result.sampling.method().find("stopped at wave 20") != std::string::npos);
+}

@@ -285,10 +285,13 @@ Expected<TimingResult> simulate(const func::Program& program, func::DeviceMemory
   if (sampler.active())
     blocks.set_skip_hook([&](uint64_t next, uint64_t at) {
       if (skipped_fault || !sampler.is_boundary(next)) return next;
-      const uint64_t to = sampler.at_boundary(next, snapshot(sms, l2, at));
+      uint64_t work = r.stats.warp_instructions;  // the functional count so far
+      for (const func::LaunchStats& s : more_stats) work += s.warp_instructions;
+      const uint64_t to = sampler.at_boundary(next, snapshot(sms, l2, at, work));
       if (to == next) return next;
       // The skipped blocks run functionally, a wave at a time, and leave their lines in the L2
-      // (fast_forward.h); a wave whose write-backs are not the stable waves' ends the skip.
+      // (fast_forward.h); a wave whose write-backs or work are not the stable waves' ends the
+      // skip.
       const uint64_t wave = std::max<uint64_t>(blocks_per_wave, 1);
       for (uint64_t b = next; b < to;) {
         const uint64_t e = std::min(b + wave, to);
@@ -302,8 +305,9 @@ Expected<TimingResult> simulate(const func::Program& program, func::DeviceMemory
           return launch.grid.count();  // nothing more to place: the launch stops
         }
         b = e;
-        if (b < to && !sampler.skipped_wave(f->evicted_dirty_sectors *
-                                            static_cast<uint64_t>(config.l1.sector_bytes))) {
+        if (b < to && !sampler.skipped_wave(
+                          f->evicted_dirty_sectors * static_cast<uint64_t>(config.l1.sector_bytes),
+                          f->stats.warp_instructions)) {
           sampler.cut_skip(b);
           return b;
         }

@@ -15,14 +15,27 @@
 //      cost the same within `tolerance` ((max - min) / mean of their cycles).
 //   3. Skip: then up to `period - 1` waves are fast-forwarded: their blocks run in the functional
 //      executor at once (every store, atomic and instruction count is exact), and the timing
-//      model goes on with the next block as if they had run. The wave after a skip is simulated in
-//      detail (a check wave); if its cost differs from the stable waves' mean by more than
-//      `tolerance`, sampling goes back to step 2, else it skips again.
-//   4. Tail: the last two waves (the last one may be partial, and the GPU drains) always run in
+//      model goes on with the next block as if they had run. A skipped wave whose work (warp
+//      instructions, exact) or L2 write-backs differ from the stable waves' by more than
+//      `tolerance` ends the skip after it: the grid's waves are not alike there (a bitonic step
+//      whose second half of blocks returns at once; the L2 filling up), and what follows runs in
+//      detail.
+//   4. Settle and check: the first `settle_waves` waves after a skip are simulated in detail but
+//      neither checked nor used to cost the skip: the SMs still run the blocks of the wave
+//      before the skip, beside blocks far from them in the grid (their DRAM rows differ), which
+//      the steady state never has (2026-11-27: l3.occ_pad115712.ref's first wave after a skip
+//      cost 3% more than the steady state's, on average over 14 skips). The next wave is the
+//      check: if its cost differs from the stable waves' mean by more than `tolerance`, sampling
+//      goes back to step 2, else it skips again. A check that fails with the stable waves' work
+//      after a skip that was not cut means the skip itself upset the run, and the launch is not
+//      sampled further (see at_boundary: a grid that wraps over its data).
+//   5. Tail: the last two waves (the last one may be partial, and the GPU drains) always run in
 //      detail, so a skip never reaches the end of the grid.
 //   Each skipped stretch of n waves costs n x the mean of the detailed waves just before and just
-//   after it, in cycles and in every counter (warp states, L1/L2/DRAM traffic, active cycles):
-//   the timeline is compressed, and the result adds the skipped stretches back.
+//   after it (the check wave), in cycles and in every counter (warp states, L1/L2/DRAM traffic,
+//   active cycles): the timeline is compressed, and the result adds the skipped stretches back.
+//   A stretch ended by a changed wave costs n - 1 waves before and the changed one the mean; a
+//   stretch that upset the run costs n waves before.
 // What a wave "costs": the cycles and counters between the dispatch of its first block and of the
 // next wave's first block (in the steady state blocks finish and start at a constant rate, so
 // this is one wave's worth of work even though waves overlap).
@@ -34,12 +47,25 @@
 // into the L2's tags and dirty sectors, and a skipped wave whose replay evicts dirty bytes unlike
 // the stable waves' DRAM writes (skipped_wave) ends the skip there, so the L2 filling up is
 // simulated in detail rather than interpolated: 106,393 cycles (-0.3%).
-// Known error (2026-11-26): the stride-8 copy at 2^24 (l2.stride8.ref, every store a partial
-// sector) comes out 6.0% fast (950,450 cycles sampled, 1,011,387 full; 35.6% fast before the
-// replay): after a skip the detailed waves write back about 6.6 MB per wave where the full run's
-// steady state writes 8.3-8.6 MB, so the replayed L2 holds fewer dirty sectors than the timed one
-// would. Not yet known why (suspects: the order of the replayed accesses, block after block, and
-// the partial sectors' handling).
+// The stride-8 copy at 2^24 (l2.stride8.ref) came out 5.3% fast (2026-11-27: 963,815 cycles
+// sampled, 1,017,365 full): after a skip the detailed waves wrote back 5.2 MB a wave where the
+// steady state writes 8.6 MB, though the L2 held as many dirty lines (163k against 170k) and the
+// replay evicted 8.6 MB a skipped wave as the full run does. Neither the replay's order nor the
+// partial sectors were the cause: the grid wraps over its data every 8192 blocks (7.76 waves) and
+// a skip of 15 waves (15,840 blocks, 544 short of two wraps) leaves the blocks in flight across
+// the skip writing lines that the blocks after it write again half a wave later, hits where the
+// full run misses; the write-backs took 5 waves to come back. No order of the replay can mend
+// that (the blocks in flight run after it), so step 4 detects it and stops sampling the launch:
+// 1,008,301 cycles (-0.9%), 76% of the blocks in detail.
+// Speed (2026-11-27, branch samp3, data/sampled-samp3-local-2026-11-27.txt): the detailed waves
+// have a floor (wave 0, 3 stable, a settle and a check wave a skip, the last 2): 6 of a 16-wave
+// grid (l5.matmul_tiled.ref's 16,384 blocks at 8 an SM would be 15.5 waves; not run here),
+// about 12 of a 62-wave one (the 2^24 .ref points), so
+// wave sampling gives at most ~2.7x and ~5x there, less the fast-forward's own time (functional
+// execution and the L2 replay); a grid that wraps over its data stops being sampled after its
+// first skip (l2.stride16.ref, heavy: 75.8% in detail, 1.2x, 1.13%), and l6.gelu_unfused.ref
+// (heavy) ran 44.9% in detail, 1.9x, 0.10%. 10x on such points needs a unit smaller than a wave
+// or a cheaper fast-forward, not tuning of these options.
 // Simplified: the skipped blocks' accesses reach the L2 in block order and skip the L1s (see
 // fast_forward.h); the per-line warp states are scaled by the run's total ratio. Grids of fewer
 // than `min_waves` waves, traced and checked (racecheck, synccheck) launches run in full, and say
@@ -59,28 +85,31 @@ class L2;
 struct TimingResult;
 
 struct SamplingOptions {
-  bool enabled = false;      // off: every block in detail (the default)
-  int min_waves = 8;         // grids with fewer waves run in full (waves)
-  int stable_waves = 3;      // consecutive detailed waves that must agree before a skip (waves)
-  double tolerance = 0.05;   // their allowed spread, and a check wave's allowed deviation (fraction)
-  int period = 16;           // once stable, one detailed wave in every `period` (waves)
+  bool enabled = false;     // off: every block in detail (the default)
+  int min_waves = 8;        // grids with fewer waves run in full (waves)
+  int stable_waves = 3;     // consecutive detailed waves that must agree before a skip (waves)
+  double tolerance = 0.05;  // their allowed spread, and a check wave's allowed deviation (fraction)
+  int period = 16;          // once stable, one detailed wave in every `period` (waves)
+  int settle_waves = 1;     // detailed waves after a skip that are neither checked nor used to
+                            // cost it: the re-entry transition (waves)
 };
 
 // What a sampled run did (TimingResult::sampling); reports print it, so a sampled figure is
 // never mistaken for a full one.
 struct SamplingReport {
-  bool requested = false;  // SamplingOptions::enabled
-  bool applied = false;    // some waves were fast-forwarded
-  std::string why_full;    // requested but not applied: why
+  bool requested = false;       // SamplingOptions::enabled
+  bool applied = false;         // some waves were fast-forwarded
+  std::string why_full;         // requested but not applied: why
   uint64_t wave_blocks = 0;     // blocks per wave (blocks per SM x SMs)
   uint64_t waves = 0;           // of the grid (the last may be partial)
   uint64_t detailed_waves = 0;  // simulated in detail
   uint64_t blocks = 0, detailed_blocks = 0;
   uint64_t skipped_cycles = 0;  // added for the fast-forwarded waves
-  int stable_waves = 0, period = 0;  // the options it ran with
+  uint64_t stopped_wave = 0;    // > 0: the check wave after which no wave was skipped (an upset)
+  int stable_waves = 0, period = 0, settle_waves = 0;  // the options it ran with
   double tolerance = 0;
   double detailed_fraction() const { return blocks ? double(detailed_blocks) / blocks : 1; }
-  std::string method() const;   // one line: how the detailed waves were chosen
+  std::string method() const;  // one line: how the detailed waves were chosen
 };
 
 // A launch's running totals at a wave boundary: the cycle and every counter that is extrapolated
@@ -90,8 +119,13 @@ struct WaveCounters {
   std::vector<uint64_t> values;
 };
 
-// Accounts every SM's warp states up to `now` and reads the totals (gpu_model's hook).
-WaveCounters snapshot(std::vector<Sm>& sms, const L2& l2, uint64_t now);
+// Accounts every SM's warp states up to `now` and reads the totals (gpu_model's hook);
+// `warp_instructions`: the launch's functional count so far (LaunchStats, the unit
+// fast_forward counts the skipped waves' work in; the SMs' issue count is the compiled code's).
+WaveCounters snapshot(std::vector<Sm>& sms, const L2& l2, uint64_t now, uint64_t warp_instructions);
+// Totals with only the cycle and the warp instructions set, every other counter 0 (a sampler
+// fed by hand: tests).
+WaveCounters wave_counters(uint64_t cycle, uint64_t warp_instructions);
 
 class WaveSampler {
  public:
@@ -101,9 +135,7 @@ class WaveSampler {
               const std::string& not_here = "");
   bool active() const { return active_; }
   // Whether block `next` starts a wave at which the sampler decides (call at_boundary then).
-  bool is_boundary(uint64_t next) const {
-    return active_ && next > 0 && next % wave_blocks_ == 0;
-  }
+  bool is_boundary(uint64_t next) const { return active_ && next > 0 && next % wave_blocks_ == 0; }
   // Block `next` (a boundary) is about to be placed, with the running totals `at`. Returns the
   // block to place instead: blocks [next, returned) are the caller's to fast-forward.
   uint64_t at_boundary(uint64_t next, const WaveCounters& at);
@@ -114,7 +146,10 @@ class WaveSampler {
   // `tolerance` of their DRAM traffic per wave. When not (the L2 has filled up and starts
   // writing back, or stops), the caller ends the skip with cut_skip after that wave, so the
   // change is simulated in detail instead of being interpolated over a long skip.
-  bool skipped_wave(uint64_t written_back_bytes) const;
+  // Likewise its work: `warp_instructions` (exact, from the functional run) must be the stable
+  // waves' warp instructions per wave within `tolerance`, else the grid's waves are not alike
+  // (bitonic steps whose second half of blocks returns at once) and the skip ends there too.
+  bool skipped_wave(uint64_t written_back_bytes, uint64_t warp_instructions) const;
   // Ends the current skip before block `next` (a wave boundary inside it): the waves from there
   // on run in detail.
   void cut_skip(uint64_t next);
@@ -133,6 +168,8 @@ class WaveSampler {
   struct Skip {
     uint64_t waves = 0;
     size_t before = 0, after = 0;  // indices in costs_ of the detailed waves around it
+    bool cut = false;              // ended by cut_skip: its last wave is where the waves changed
+    bool upset = false;  // the run after it did not settle (see at_boundary): costed from before
   };
   enum class Phase { Measure, Skipping };
 
@@ -144,10 +181,14 @@ class WaveSampler {
   WaveCounters last_;          // totals at the start of the wave being simulated
   uint64_t current_wave_ = 0;  // the wave being simulated in detail
   std::vector<Cost> costs_;
-  size_t window_begin_ = 0;  // first cost of the current measuring window
-  double reference_ = 0;     // mean cycles of the stable window
+  size_t window_begin_ = 0;       // first cost of the current measuring window
+  double reference_ = 0;          // mean cycles of the stable window
   double reference_written_ = 0;  // its DRAM bytes written per wave
   double reference_traffic_ = 0;  // its DRAM bytes read and written per wave
+  double reference_work_ = 0;     // its warp instructions per wave
+  int settling_ = 0;              // settle waves still to run after the last skip
+  bool stopped_ = false;          // a skip upset the run: no more skips in this launch
+  uint64_t stopped_wave_ = 0;     // the check wave that said so
   std::vector<Skip> skips_;
   uint64_t skipped_blocks_ = 0;
 };
