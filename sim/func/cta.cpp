@@ -6,6 +6,7 @@
 #include <map>
 
 #include "sim/func/cta_impl.h"
+#include "sim/func/exec.h"
 #include "sim/func/executor.h"
 
 namespace warplab::func {
@@ -367,40 +368,28 @@ bool CtaImpl::step(Warp& w, StepInfo* info, uint64_t clock) {
     counters->warp[pc]++;
     counters->thread[pc] += popc32(exec);
   }
-  if (info) {
+  if (info) {  // what the instruction fixes comes from its StepHead (decoded.h)
+    const StepHead& h = k->heads[pc];
     info->inst = d.ir;
     info->pc = d.local_pc;
-    info->function = k->funcs[d.func].module_index;
+    info->function = h.function;
     info->active_mask = x.active;
     info->exec_mask = exec;
-    const auto op = d.ir->op;
-    info->is_memory = op == ptx::Opcode::Ld || op == ptx::Opcode::Ldu || op == ptx::Opcode::St ||
-                      op == ptx::Opcode::Atom || op == ptx::Opcode::Red ||
-                      op == ptx::Opcode::Prefetch || op == ptx::Opcode::Prefetchu ||
-                      op == ptx::Opcode::Ldmatrix || op == ptx::Opcode::Stmatrix;
+    info->is_memory = h.is_memory;
     info->space = d.space;
-    info->is_store = op == ptx::Opcode::St || op == ptx::Opcode::Stmatrix;
-    info->is_atomic = op == ptx::Opcode::Atom || op == ptx::Opcode::Red;
-    info->access_bytes = info->is_memory ? static_cast<uint32_t>(d.size) * d.vec : 0;
-    info->is_branch = op == ptx::Opcode::Bra || op == ptx::Opcode::Call || op == ptx::Opcode::Ret ||
-                      op == ptx::Opcode::Exit;
-    info->is_barrier = op == ptx::Opcode::Bar || ptx::is_async_op(op) ||
-                       op == ptx::Opcode::BarrierCluster || op == ptx::Opcode::Setmaxnreg;
+    info->is_store = h.is_store;
+    info->is_atomic = h.is_atomic;
+    info->access_bytes = h.access_bytes;
+    info->is_branch = h.is_branch;
+    info->is_barrier = h.is_barrier;
     info->mbarrier = info->bulk_bytes = 0;
     info->tma_ranges = nullptr;
     info->tma_map = 0;
     info->wait_failed = false;
-    info->dst_count = info->src_count = 0;
-    for (int i = 0; i < d.nd && info->dst_count < 8; ++i) {
-      const int32_t r = (d.dpred >> i) & 1 ? k->pred_reg[d.d[i]] : k->slot_reg[d.d[i]];
-      if (r >= 0) info->dst_regs[info->dst_count++] = r;
-    }
-    for (int i = 0; i < d.ns && info->src_count < 12; ++i)
-      if (k->slot_reg[d.s[i]] >= 0) info->src_regs[info->src_count++] = k->slot_reg[d.s[i]];
-    for (int i = 0; i < d.np && info->src_count < 12; ++i)
-      if (k->pred_reg[d.p[i]] >= 0) info->src_regs[info->src_count++] = k->pred_reg[d.p[i]];
-    if (d.guard >= 0 && info->src_count < 12 && k->pred_reg[d.guard] >= 0)
-      info->src_regs[info->src_count++] = k->pred_reg[d.guard];
+    info->dst_regs = h.dst_regs;
+    info->dst_count = h.dst_count;
+    info->src_regs = h.src_regs;
+    info->src_count = h.src_count;
   }
   if (checks.racecheck) race.check(*this, w, d, pc, exec);
   d.fn(x, d);
@@ -1126,17 +1115,17 @@ bool Cta::step(int warp, StepInfo& info, LaunchStats& stats, uint64_t clock) {
     ok = false;
   }
   const ptx::Instruction& in = *info.inst;
-  const uint64_t threads = std::popcount(info.exec_mask);
+  const uint64_t threads = popc32(info.exec_mask);  // (no library call: exec.h)
   stats.warp_instructions++;
   stats.thread_instructions += threads;
-  const int cls = static_cast<int>(ptx::class_of(in));
-  stats.warp_by_class[cls]++;
-  stats.thread_by_class[cls] += threads;
   // The line entries: looked up once per pc and block (the maps' search is slow per step).
   LineCounts* pl = nullptr;
   LineCounts* sl = nullptr;
   const bool cached = pc >= 0 && pc < static_cast<int32_t>(c.k->code.size()) &&
                       c.k->code[pc].ir == info.inst;
+  const int cls = cached ? c.k->heads[pc].cls : static_cast<int>(ptx::class_of(in));
+  stats.warp_by_class[cls]++;
+  stats.thread_by_class[cls] += threads;
   if (cached) {
     if (c.line_stats != &stats) {
       c.line_stats = &stats;

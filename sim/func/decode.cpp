@@ -180,6 +180,36 @@ Handler pick_handler(const ptx::Instruction& in, DInst& d, std::string& why) {
   }
 }
 
+StepHead step_head(const DecodedKernel& k, const DInst& d) {
+  StepHead h;
+  if (!d.ir) return h;
+  const auto op = d.ir->op;
+  h.function = k.funcs[d.func].module_index;
+  h.cls = static_cast<uint8_t>(ptx::class_of(*d.ir));
+  h.is_memory = op == ptx::Opcode::Ld || op == ptx::Opcode::Ldu || op == ptx::Opcode::St ||
+                op == ptx::Opcode::Atom || op == ptx::Opcode::Red || op == ptx::Opcode::Prefetch ||
+                op == ptx::Opcode::Prefetchu || op == ptx::Opcode::Ldmatrix ||
+                op == ptx::Opcode::Stmatrix;
+  h.is_store = op == ptx::Opcode::St || op == ptx::Opcode::Stmatrix;
+  h.is_atomic = op == ptx::Opcode::Atom || op == ptx::Opcode::Red;
+  h.access_bytes = h.is_memory ? static_cast<uint32_t>(d.size) * d.vec : 0;
+  h.is_branch = op == ptx::Opcode::Bra || op == ptx::Opcode::Call || op == ptx::Opcode::Ret ||
+                op == ptx::Opcode::Exit;
+  h.is_barrier = op == ptx::Opcode::Bar || ptx::is_async_op(op) ||
+                 op == ptx::Opcode::BarrierCluster || op == ptx::Opcode::Setmaxnreg;
+  for (int i = 0; i < d.nd && h.dst_count < 8; ++i) {
+    const int32_t r = (d.dpred >> i) & 1 ? k.pred_reg[d.d[i]] : k.slot_reg[d.d[i]];
+    if (r >= 0) h.dst_regs[h.dst_count++] = r;
+  }
+  for (int i = 0; i < d.ns && h.src_count < 12; ++i)
+    if (k.slot_reg[d.s[i]] >= 0) h.src_regs[h.src_count++] = k.slot_reg[d.s[i]];
+  for (int i = 0; i < d.np && h.src_count < 12; ++i)
+    if (k.pred_reg[d.p[i]] >= 0) h.src_regs[h.src_count++] = k.pred_reg[d.p[i]];
+  if (d.guard >= 0 && h.src_count < 12 && k.pred_reg[d.guard] >= 0)
+    h.src_regs[h.src_count++] = k.pred_reg[d.guard];
+  return h;
+}
+
 class KernelBuilder {
  public:
   KernelBuilder(const ptx::Module& m, DecodedKernel& k, int32_t root) : m_(m), k_(k), root_(root) {}
@@ -228,6 +258,8 @@ class KernelBuilder {
         }
       }
     }
+    k_.heads.resize(k_.code.size());
+    for (size_t pc = 0; pc < k_.code.size(); ++pc) k_.heads[pc] = step_head(k_, k_.code[pc]);
     return Ok{};
   }
 

@@ -16,6 +16,7 @@
 // Simplified: no register allocation or SASS scheduling; PTX virtual registers are the registers.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -71,6 +72,21 @@ struct DInst {
   int32_t local_pc = 0;  // index within its function
 };
 
+// The fields of a step's StepInfo (cta.h) that the instruction alone fixes, worked out once at
+// decode (step_head) so that CtaImpl::step copies them: its registers as the scoreboard names
+// them (function-local indices of destinations, then of data and predicate sources and the
+// guard), what kind of instruction it is, and the function it belongs to.
+struct StepHead {
+  std::array<int32_t, 8> dst_regs{};
+  std::array<int32_t, 12> src_regs{};
+  uint8_t dst_count = 0, src_count = 0;
+  bool is_memory = false, is_store = false, is_atomic = false, is_branch = false,
+       is_barrier = false;
+  uint32_t access_bytes = 0;
+  int32_t function = 0;  // into Module::functions
+  uint8_t cls = 0;       // ptx::class_of(*ir), for the counts by class
+};
+
 // A call site's parameter copies (offsets in the per-lane .param area).
 struct ParamCopy {
   uint32_t from = 0, to = 0, size = 0;
@@ -102,6 +118,7 @@ struct DecodedKernel {
   std::string name;
   int32_t module_index = 0;  // into Module::functions
   std::vector<DInst> code;
+  std::vector<StepHead> heads;     // per pc: step_head(code[pc])
   std::vector<DFunc> funcs;        // funcs[0] is the kernel itself
   std::vector<int32_t> reg_width;  // per data slot: register width in bits
   std::vector<int32_t> slot_reg;   // per data slot: the function-local register index, or -1

@@ -9,6 +9,7 @@
 // Atomics: the lanes of one warp instruction are applied one after another in lane order (the
 // hardware serialises same-address atomics in the L2 or shared-memory unit in some order; lane
 // order makes WarpLab deterministic).
+#include <algorithm>
 #include <cstring>
 #include <type_traits>
 
@@ -189,10 +190,26 @@ struct FastView {
   }
   // Whether every lane of a full warp has its access in the view: then the lanes' data moves
   // in a loop without checks (the same lanes in the same order as lane by lane).
+  // Shared: every lane fits when the highest address does and no address has a low bit set.
   bool all_fit(const uint64_t* addr_reg, int64_t off) const {
-    bool ok = true;
-    for (int l = 0; l < 32; ++l) ok &= fits(addr_reg[l] + off);
-    return ok;
+    if constexpr (S == Space::Shared) {
+      uint64_t most = 0, bits = 0;
+      for (int l = 0; l < 32; ++l) {
+        const uint64_t a = addr_reg[l] + off;
+        most = std::max(most, a);
+        bits |= a;
+      }
+      return most < hi && total <= hi - most && (bits & (total - 1)) == 0;
+    } else {
+      bool ok = true;
+      for (int l = 0; l < 32; ++l) ok &= fits(addr_reg[l] + off);
+      return ok;
+    }
+  }
+  // A full warp whose lanes all fit: the step's lane addresses.
+  void note_all(const uint64_t* __restrict addr_reg, int64_t off) const {
+    if (uint64_t* __restrict out = addr)  // (the step's addresses are not registers)
+      for (int l = 0; l < 32; ++l) out[l] = addr_reg[l] + off;
   }
 };
 template <class U>
@@ -217,16 +234,23 @@ void ld_fast(Exec& x, const DInst& d) {
   for (int e = 0; e < Vec; ++e) dst[e] = d.d[e] * 32;
   FastView<S, Size, Vec> view(x);
   if (x.exec == ~0u && view.all_fit(R + sa, off)) {
-    for (int l = 0; l < 32; ++l) {
-      const uint64_t a = R[sa + l] + off;
-      if (view.addr) view.addr[l] = a;
-      const uint8_t* p = view.at(a);
-      for (int e = 0; e < Vec; ++e) {
-        uint64_t v = load_as<UInt<Size>>(p + e * Size);
-        if (sign) v = static_cast<uint64_t>(num::sign_extend(v, Size * 8)) & dmask;
-        R[dst[e] + l] = v;
+    view.note_all(R + sa, off);
+    // The lanes' data, with the sign extension decided once for the warp.
+    auto lanes = [&](auto extend) {
+      for (int l = 0; l < 32; ++l) {
+        const uint8_t* p = view.at(R[sa + l] + off);
+        for (int e = 0; e < Vec; ++e) {
+          uint64_t v = load_as<UInt<Size>>(p + e * Size);
+          if constexpr (decltype(extend)::value)
+            v = static_cast<uint64_t>(num::sign_extend(v, Size * 8)) & dmask;
+          R[dst[e] + l] = v;
+        }
       }
-    }
+    };
+    if (sign)
+      lanes(std::true_type{});
+    else
+      lanes(std::false_type{});
     return;
   }
   for (uint32_t mm = x.exec; mm;) {
@@ -250,10 +274,9 @@ void st_fast(Exec& x, const DInst& d) {
   for (int e = 0; e < Vec; ++e) src[e] = d.s[1 + e] * 32;
   FastView<S, Size, Vec> view(x);
   if (x.exec == ~0u && view.all_fit(R + sa, off)) {
+    view.note_all(R + sa, off);
     for (int l = 0; l < 32; ++l) {
-      const uint64_t a = R[sa + l] + off;
-      if (view.addr) view.addr[l] = a;
-      uint8_t* p = view.at(a);
+      uint8_t* p = view.at(R[sa + l] + off);
       for (int e = 0; e < Vec; ++e) {
         const UInt<Size> v = static_cast<UInt<Size>>(R[src[e] + l]);
         std::memcpy(p + e * Size, &v, Size);
@@ -315,6 +338,26 @@ void ld_kernel_param(Exec& x, const DInst& d) {
   const int sa = d.s[0] * 32;
   const std::vector<uint8_t>& pb = x.cta->params;
   const uint32_t total = Size * d.vec;
+  // A full warp reading one address (the parameter's, from a constant slot): its values are read
+  // once and given to every lane (the same values, lane by lane, as the loop below).
+  if (x.exec == ~0u && d.nd <= 4) {
+    bool uniform = true;
+    for (int l = 1; l < 32; ++l) uniform &= R[sa + l] == R[sa];
+    const uint64_t a = R[sa] + d.offset;
+    if (uniform && a <= pb.size() && total <= pb.size() - a && (a & (Size - 1)) == 0) {
+      uint64_t v[4];
+      for (int e = 0; e < d.nd; ++e) {
+        v[e] = load_as<UInt<Size>>(pb.data() + a + e * Size);
+        if (Size < 8 && d.sign)
+          v[e] = static_cast<uint64_t>(num::sign_extend(v[e], Size * 8)) & d.dmask;
+      }
+      if (x.info)
+        for (int l = 0; l < 32; ++l) x.info->addr[l] = a;
+      for (int e = 0; e < d.nd; ++e)
+        for (int l = 0; l < 32; ++l) R[d.d[e] * 32 + l] = v[e];
+      return;
+    }
+  }
   for (uint32_t mm = x.exec; mm;) {
     const int l = std::countr_zero(mm);
     mm &= mm - 1;

@@ -96,6 +96,30 @@ SharedAccessCost shared_access_cost(const std::array<uint64_t, 32>& addr, uint32
   const uint32_t words_per_lane = std::max<uint32_t>(1, (bytes + bank_bytes - 1) / bank_bytes);
   // 16-byte accesses: two half-warps; narrower ones: the warp at once.
   const bool halves = bytes > 8;
+  // 0b. 8- and 16-byte lanes that read one address per group (a row's broadcast: the tiled
+  //     matmul's LDS.128 of its A tile), found without the lists: steps 1 and 2 below give one
+  //     pass, or two where a quarter-warp holds a single lane of the group.
+  if (bytes > 4 && std::has_single_bit(banks) && std::has_single_bit(bank_bytes) &&
+      words_per_lane <= std::min<uint32_t>(banks, 32)) {
+    int most = 0;
+    for (const uint32_t group : {halves ? 0x0000ffffu : ~0u, halves ? 0xffff0000u : 0u}) {
+      const uint32_t lanes = exec_mask & group;
+      if (!lanes) continue;
+      const uint64_t a = addr[std::countr_zero(lanes)];
+      for (uint32_t m = lanes; m && most >= 0; m &= m - 1)
+        if (addr[std::countr_zero(m)] != a) most = -1;
+      if (most < 0) break;
+      int ideal = 1;
+      for (uint32_t q = 0; q < 4; ++q)
+        if (const uint32_t quarter = lanes & (0xffu << (8 * q)); std::popcount(quarter) == 1)
+          ideal = 2;
+      most = std::max(most, ideal);
+    }
+    if (most > 0) {
+      cost.wavefronts = cost.ideal_wavefronts = (halves ? 2 : 1) * most;
+      return cost;
+    }
+  }
   // A word's bank, (word % banks) % 32: a shift and a mask when both sizes are powers of two
   // (every shipped configuration), a division otherwise.
   const bool pow2 = std::has_single_bit(banks) && std::has_single_bit(bank_bytes);

@@ -5,7 +5,9 @@
 #include <bit>
 #include <cstddef>
 
+#include "sim/timing/issue_pipe.h"
 #include "sim/timing/schedule.h"
+#include "sim/timing/sm_mio_wait.h"
 #include "sim/timing/sm_warp.h"
 #include "sim/timing/tensor_pipe.h"
 
@@ -19,67 +21,6 @@ using ptx::UnitClass;
 namespace {
 
 constexpr int unit_index(UnitClass u) { return static_cast<int>(u); }
-
-const PipeConfig& pipe_of(const PipesConfig& p, UnitClass u) {
-  switch (u) {
-    case UnitClass::Fp32:
-      return p.fp32;
-    case UnitClass::Int:
-    case UnitClass::Typed:
-      return p.integer;
-    case UnitClass::Fp64:
-      return p.fp64;
-    case UnitClass::Half:
-      return p.half;
-    case UnitClass::Sfu:
-      return p.sfu;
-    case UnitClass::Ldst:
-      return p.ldst;
-    case UnitClass::Barrier:
-      return p.barrier;
-    case UnitClass::Warp:
-      return p.warp;
-    case UnitClass::Branch:
-      return p.branch;
-    case UnitClass::Misc:
-    case UnitClass::Tensor:  // not reached: issue_pipe asks the tensor pipe (tensor_pipe.h)
-      return p.misc;
-  }
-  return p.misc;
-}
-
-// Where an instruction issues. Mostly its unit's pipe (ptx::unit_of), except:
-//  - integer multiplies (mul/mad/mul24/mad24 on integers: IMAD, IMAD.WIDE, IMAD.HI), which
-//    ptxas issues to the FMA pipe's heavy half: a pipe of their own here, so that they overlap
-//    the shifts, logic and compares of the INT (ALU) pipe. Measured on the H100
-//    (scripts/microbench/expansion.cu): IMAD + SHF + LOP3 per step costs 4.1 cycles per warp,
-//    what the two ALU instructions cost alone (6 if all three shared a pipe). The model does not
-//    make them contend with FP32 instructions for the heavy half.
-//  - votes and matches: their own latencies (pipes.vote, pipes.match); a match also its own
-//    pipe, which the H100 frees one MATCH.ANY per 32 cycles per sub-partition (chains.cu: 61
-//    cycles a link with one warp per scheduler, 128 with four).
-//  - PTX instructions that ptxas expands into sequences (IEEE division, reciprocal and square
-//    root, integer division): they hold the sub-partition's issue port (`holds_port`) for their
-//    pipe's interval, the cycles the sequence's instructions take to issue.
-struct IssuePipe {
-  int index;  // into pipe_free_
-  const PipeConfig* cfg;
-  bool holds_port;
-};
-constexpr int kImadPipe = 12;   // after the UnitClass values
-constexpr int kMatchPipe = 13;  // match.sync
-
-IssuePipe issue_pipe(const PipesConfig& p, const ptx::Instruction& i, UnitClass unit) {
-  if (const PipeConfig* e = expansion_of(p, i)) return {unit_index(unit), e, true};
-  const bool multiply = i.op == Opcode::Mul || i.op == Opcode::Mad || i.op == Opcode::Mul24 ||
-                        i.op == Opcode::Mad24;
-  if (multiply && !ptx::is_float(i.type) && i.type != Type::Pred)
-    return {kImadPipe, &p.imad, false};
-  if (unit == UnitClass::Tensor) return {unit_index(unit), &tensor_pipe_of(p.tensor, i), false};
-  if (i.op == Opcode::Vote) return {unit_index(unit), &p.vote, false};
-  if (i.op == Opcode::Match) return {kMatchPipe, &p.match, false};
-  return {unit_index(unit), &pipe_of(p, unit), false};
-}
 
 bool is_global_like(Space s) {
   return s == Space::Global || s == Space::Local || s == Space::Generic;
@@ -151,13 +92,16 @@ Sm::Sm(int id, LaunchContext& ctx)
       blocks_(ctx.occupancy.blocks_per_sm),
       pipe_free_(ctx.config.core.sub_partitions),
       issue_free_(ctx.config.core.sub_partitions, 0),
+      issue_pipes_(ctx.config.pipes),
       load_registers_(std::max(
           1, static_cast<int>(ctx.config.compiler.load_register_share *
                               static_cast<double>(ctx.occupancy.registers_per_warp / 32)))) {
   for (int64_t i = 0; i < ctx.config.core.sub_partitions; ++i)
     schedulers_.push_back(make_warp_scheduler(ctx.config.core.warp_scheduler));
+  candidates_.resize(warps_.size());
   const size_t words = (warps_.size() + 63) / 64;
   due_.assign(words, 0);
+  mio_wait_.assign(words, 0);
   sp_slots_.assign(pipe_free_.size(), std::vector<uint64_t>(words, 0));
   for (size_t s = 0; s < warps_.size(); ++s)
     sp_slots_[s % pipe_free_.size()][s / 64] |= 1ull << (s % 64);
@@ -284,9 +228,12 @@ void Sm::learn_next(Warp& w) {
                 "a warp whose next instruction is ready is read from one cache line");
   const func::StepInfo& in = w.win.first->info;
   const bool mem = in.is_memory && in.exec_mask != 0 && is_memory_op(in.inst->op);
-  w.next_unit = ptx::unit_of(*in.inst);
-  const IssuePipe ip = issue_pipe(ctx_.config.pipes, *in.inst, w.next_unit);
+  const IssuePipes::Entry& known = issue_pipes_.of(*in.inst, in.function, in.pc);
+  w.next_unit = known.unit;
+  const IssuePipe& ip = known.pipe;
   w.next_pipe = static_cast<uint8_t>(ip.index);
+  w.next_cfg = ip.cfg;
+  w.next_holds_port = ip.holds_port;
   w.next_sfu = ip.cfg->sfu_ops > 0;
   w.next_access = !mem                      ? NextAccess::None
                   : is_global_like(in.space) ? NextAccess::Global
@@ -301,9 +248,7 @@ void Sm::learn_next(Warp& w) {
   w.win.first_known = true;
 }
 
-WarpState Sm::evaluate(Warp& w, int sp, uint64_t now, uint64_t& wake) {
-  wake = kNever;
-  w.pick = 0;
+WarpState Sm::evaluate_stalled(Warp& w, int sp, uint64_t now, uint64_t& wake) {
   if (w.exited) {
     wake = w.drain_until;
     return WarpState::Drain;
@@ -385,18 +330,15 @@ bool Sm::tick(uint64_t now) {
   //    The window entries that step 3 reads start loading from the host's memory here, side by
   //    side (all SMs' windows together are far larger than the host's caches).
   //    Which slots are due is found in one pass over wake_ (free slots hold kNever); the others
-  //    keep their wake cycle, the earliest of which is where the SM may sleep to. It stops at
-  //    slot_end_: the slots from there on are free.
+  //    keep their wake cycle, the earliest of which is where the SM may sleep to (step 5). It
+  //    stops at slot_end_: the slots from there on are free.
   const int nwords = static_cast<int>(due_.size());
   uint64_t wake_min = release_wake_;
   for (int wd = 0; wd < nwords; ++wd) {
     const int end = std::clamp(slot_end_ - 64 * wd, 0, 64);
     const uint64_t* wake = wake_.data() + 64 * wd;
     uint64_t bits = 0;
-    for (int i = 0; i < end; ++i) {
-      bits |= static_cast<uint64_t>(wake[i] <= now) << i;
-      wake_min = std::min(wake_min, wake[i] > now ? wake[i] : kNever);
-    }
+    for (int i = 0; i < end; ++i) bits |= static_cast<uint64_t>(wake[i] <= now) << i;
     due_[wd] = bits;
   }
   //    The due warps' first lines start loading together, before any is read.
@@ -405,7 +347,7 @@ bool Sm::tick(uint64_t now) {
       __builtin_prefetch(&warps_[64 * wd + std::countr_zero(bits)]);
   constexpr size_t kAheadHotBytes = offsetof(Ahead, info) + offsetof(func::StepInfo, addr);
   for (int wd = 0; wd < nwords; ++wd)
-    for (uint64_t bits = due_[wd]; bits; bits &= bits - 1) {
+    for (uint64_t bits = due_[wd] & ~mio_wait_[wd]; bits; bits &= bits - 1) {  // (held: none)
       const int s = 64 * wd + std::countr_zero(bits);
       Warp& w = warps_[s];
       const char* next = reinterpret_cast<const char*>(w.win.first);
@@ -439,26 +381,26 @@ bool Sm::tick(uint64_t now) {
   release_wake_ = kNever;
   const int nsp = static_cast<int>(pipe_free_.size());
   for (int sp = 0; sp < nsp; ++sp) {
-    candidates_.clear();
+    size_t ready = 0;  // candidates_[0, ready): this sub-partition's ready warps
     const std::vector<uint64_t>& mine = sp_slots_[sp];
-    for (int wd = 0; wd < nwords; ++wd)
-      for (uint64_t bits = due_[wd] & mine[wd]; bits; bits &= bits - 1) {
+    for (int wd = 0; wd < nwords; ++wd) {
+      uint64_t due = due_[wd] & mine[wd], qwake;  // warps held by a full MIO queue first, in brief
+      if (const uint64_t held = due & mio_wait_[wd]; held && !mio_accepts(now, qwake))
+        mio_wait(sp, wd, held, now, wake_min), due &= ~held;
+      for (uint64_t bits = due; bits; bits &= bits - 1) {
         const int s = 64 * wd + std::countr_zero(bits);
         if (wake_[s] > now) continue;  // freed in step 2
         Warp& w = warps_[s];
         uint64_t wake = kNever;
-        // A warp whose next instruction has cleared its scoreboard waits for a pipe or a queue
-        // at most (evaluate's steps 2 and 3; the usual case of ready and throttled warps).
-        const WarpState state =
-            w.next_clear && w.win.first_known && w.fetch_ready <= now && !w.exited && !w.at_barrier
-                ? (w.pick = 0, pipe_state(w, sp, now, wake))
-                : evaluate(w, sp, now, wake);
+        const WarpState state = evaluate(w, sp, now, wake);
         if (fault_) return false;  // looking ahead ran a faulting instruction
         wake_[s] = wake;
         if (w.win.first && !w.win.first_known) learn_next(w);
         // Its cycles are counted when its state or line changes (the same sums, added later).
         const int32_t line = w.win.first ? w.next_line : 0;
         if (state != w.state || line != w.line) account(w, s, now), w.state = state, w.line = line;
+        const uint64_t bit = 1ull << (s % 64);
+        mio_wait_[wd] = waits_on_mio(w, state, now) ? mio_wait_[wd] | bit : mio_wait_[wd] & ~bit;
         // Ready but for a pipe or the scheduler: it issues soon, and its next fetch runs the
         // instruction after it (a host-cache hint; nothing simulated depends on it).
         if (w.next_clear && !w.next_warmed && w.win.count == 1 && w.win.first_known) {
@@ -466,15 +408,16 @@ bool Sm::tick(uint64_t now) {
           blocks_[w.block].cta->prefetch_step(w.index);
         }
         if (w.state == WarpState::NotSelected)
-          candidates_.push_back({s, age_[s]});
+          candidates_[ready++] = {s, age_[s]};
         else
           wake_min = std::min(wake_min, wake);
       }
-    if (!candidates_.empty() && issue_free_[sp] > now) {
+    }
+    if (ready > 0 && issue_free_[sp] > now) {
       // The scheduler is still issuing an expanded instruction's sequence.
       wake_min = std::min(wake_min, issue_free_[sp]);
-    } else if (!candidates_.empty()) {
-      const int pick = candidates_[schedulers_[sp]->pick(candidates_)].slot;
+    } else if (ready > 0) {
+      const int pick = candidates_[schedulers_[sp]->pick({candidates_.data(), ready})].slot;
       schedulers_[sp]->on_issue(pick);
       account(warps_[pick], pick, now);
       warps_[pick].state = WarpState::Selected;
@@ -497,7 +440,13 @@ bool Sm::tick(uint64_t now) {
       }
     }
   }
-  // 5. Sleep until something can happen.
+  // 5. Sleep until something can happen: the next cycle after an issue, else the earliest wake
+  //    (of the warps looked at, and of those not due, whose wake cycles step 3 left as they were).
+  for (int wd = 0; !issued_any && wd < nwords; ++wd) {
+    const int end = std::clamp(slot_end_ - 64 * wd, 0, 64);
+    for (int i = 0; i < end; ++i)
+      wake_min = std::min(wake_min, (due_[wd] >> i) & 1 ? kNever : wake_[64 * wd + i]);
+  }
   next_wake_ = issued_any ? now + 1 : std::max(std::min(wake_min, release_wake_), now + 1);
   if (resident_warps_ == 0) next_wake_ = kNever;
   return true;
@@ -565,6 +514,7 @@ uint64_t Sm::access(int slot, const func::StepInfo& in, uint64_t now, WarpState&
     const SharedAccessCost cost = shared_cost_of(inst, in.addr, in.exec_mask, bytes, cfg.shared,
                                                  atomic && !counts_lanes(inst));
     ready = l1tex_.shared(cost, in.is_store, atomic, now);
+    mio_asked_ = kNever;  // the MIO queue's answer changes (mio_accepts)
     kind = WarpState::ShortScoreboard;
     rec.kind = in.is_store ? AccessRecord::Kind::SharedStore : AccessRecord::Kind::SharedLoad;
     rec.wavefronts = cost.wavefronts;
@@ -645,8 +595,8 @@ bool Sm::issue(int slot, uint64_t now) {
   }
   const func::StepInfo& in = w.win.first->info;  // win.at(0), without reading the ring
   const ptx::Instruction& inst = *in.inst;
-  const UnitClass unit = ptx::unit_of(inst);
-  const IssuePipe ip = issue_pipe(cfg.pipes, inst, unit);
+  const UnitClass unit = w.next_unit;  // learn_next's summary (tick() keeps it known)
+  const IssuePipe ip{w.next_pipe, w.next_cfg, w.next_holds_port};
   // 1. Occupy the pipeline (an expanded instruction: the scheduler's issue port).
   pipe_free_[sp][ip.index] = now + (ip.holds_port ? 1 : ip.cfg->interval);
   if (ip.holds_port) issue_free_[sp] = now + ip.cfg->interval;
@@ -761,6 +711,7 @@ void Sm::free_warp(int slot, uint64_t now) {
     ctx_.trace->spans.push_back({id_, slot, w.span_state, w.span_begin, w.since, w.span_line});
   w.used = false;
   wake_[slot] = kNever;
+  mio_wait_[slot / 64] &= ~(1ull << (slot % 64));
   while (slot_end_ > 0 && !warps_[slot_end_ - 1].used) --slot_end_;
   --resident_warps_;
   if (--b.used_slots == 0) {

@@ -59,6 +59,7 @@
 #include "sim/timing/async_copy.h"
 #include "sim/timing/config.h"
 #include "sim/timing/dsmem.h"
+#include "sim/timing/issue_pipe.h"
 #include "sim/timing/l1tex.h"
 #include "sim/timing/occupancy.h"
 #include "sim/timing/trace.h"
@@ -151,7 +152,17 @@ class Sm {
   struct Block;
 
   // Warp `w` of sub-partition `sp`: its state this cycle, and the cycle it must be looked at again.
+  // Inline (sm_warp.h): a warp whose next instruction has cleared its scoreboard goes straight to
+  // pipe_state (the usual case of ready and throttled warps); the others to evaluate_stalled.
   WarpState evaluate(Warp& w, int sp, uint64_t now, uint64_t& wake);
+  WarpState evaluate_stalled(Warp& w, int sp, uint64_t now, uint64_t& wake);
+  // Whether nothing holds w but a pipe or a queue (its next instruction is known and clear of
+  // the scoreboard, fetched, and it is neither exited nor at a barrier): pipe_state answers.
+  bool clear_to_issue(const Warp& w, uint64_t now) const;
+  // Warps held by a full MIO queue (sm_mio_wait.h): whether w, in `state` after a full look,
+  // is one; and the wake cycles of those of `held` (slots 64 * wd + bit) while it stays full.
+  bool waits_on_mio(const Warp& w, WarpState state, uint64_t now) const;
+  void mio_wait(int sp, int wd, uint64_t held, uint64_t now, uint64_t& wake_min);
   // Steps 2 and 3 of evaluate() (sm_warp.h): a warp whose next instruction is clear to issue.
   WarpState pipe_state(Warp& w, int sp, uint64_t now, uint64_t& wake);
   // Fills w's summary of its next instruction, win.first (Warp::next_*).
@@ -175,6 +186,9 @@ class Sm {
   // find_hoist's load win.at(w.hoist_at): w.hoist_at when the load/store pipe and its LSU queue
   // take it now, else 0 (and `wake` lowered to when they might).
   int hoist_now(Warp& w, int sp, uint64_t now, uint64_t& wake);
+  // l1tex_.can_accept_shared(now, wake), asked once a cycle: the answer holds until a shared
+  // access enters the MIO queue (access() forgets it), however many warps ask (sm_warp.h).
+  bool mio_accepts(uint64_t now, uint64_t& wake);
   // Registers of loaded results: held from the load until an instruction reads them (or writes
   // them again); they bound how many loads the compiler's schedule keeps in flight. Kernel
   // parameters hold none: ptxas reads them from the constant bank as operands (c[0x0][...]),
@@ -216,13 +230,18 @@ class Sm {
   // sub-partition the bits of its slots: the tick visits only these instead of every slot.
   std::vector<uint64_t> due_;
   std::vector<std::vector<uint64_t>> sp_slots_;
+  std::vector<uint64_t> mio_wait_;  // per slot, a bit: held by a full MIO queue (sm_mio_wait.h)
   std::vector<Block> blocks_;  // block slots
   std::vector<std::unique_ptr<WarpSchedulerPolicy>> schedulers_;
   std::vector<std::array<uint64_t, 14>> pipe_free_;  // [sub-partition][UnitClass, IMAD, MATCH]
   std::vector<uint64_t> issue_free_;  // [sub-partition]: busy issuing an expanded instruction
+  IssuePipes issue_pipes_;  // each instruction's unit and issue pipe (issue_pipe.h)
   // Registers per thread that may hold results of loads in flight (CompilerConfig).
   int load_registers_;
-  std::vector<Candidate> candidates_;
+  std::vector<Candidate> candidates_;  // one per slot; tick() fills a prefix per sub-partition
+  uint64_t mio_asked_ = kNever;  // mio_accepts(): the cycle of the answer below (kNever: none)
+  bool mio_ok_ = false;
+  uint64_t mio_wake_ = kNever;
   int resident_blocks_ = 0;
   int resident_warps_ = 0;
   uint64_t next_wake_ = kNever;

@@ -263,11 +263,13 @@ void Sm::depend(Warp& w, Ahead& e, bool arithmetic) {
     if (loaded) e.ext_loaded |= uint8_t(1u << e.ext_count);
     e.ext[e.ext_count++] = key;
   };
+  e.dst_bits = 0;
+  for (int d = 0; d < in.dst_count; ++d) e.dst_bits |= 1ull << (in.dst_regs[d] & 63);
   auto operand = [&](int32_t reg) {
     if (!e.indep) return;
     for (size_t j = w.win.count - 1; j-- > 0;) {
       const Ahead& p = w.win.at(j);
-      if (p.info.function != in.function) continue;
+      if (!((p.dst_bits >> (reg & 63)) & 1) || p.info.function != in.function) continue;
       for (int d = 0; d < p.info.dst_count; ++d)
         if (p.info.dst_regs[d] == reg) {
           if (p.load) return add_ext(fkey | reg, true);
@@ -410,7 +412,7 @@ int Sm::hoist_now(Warp& w, int sp, uint64_t now, uint64_t& wake) {
     return 0;
   }
   uint64_t qwake = kNever;
-  const bool ok = w.hoist_shared ? l1tex_.can_accept_shared(now, qwake)
+  const bool ok = w.hoist_shared ? mio_accepts(now, qwake)
                                  : l1tex_.can_accept_global(now, qwake);
   if (!ok) {
     wake = std::min(wake, qwake);

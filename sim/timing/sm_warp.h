@@ -51,6 +51,7 @@ struct alignas(64) Sm::Ahead {
   WarpState kind = WarpState::LongScoreboard;
   std::array<int32_t, 6> ext{};  // (function << 20 | register), checked against the scoreboard
   uint64_t ready = 0;
+  uint64_t dst_bits = 0;  // bit (register % 64) of each destination: depend's quick "not it"
   func::StepInfo info;
 };
 
@@ -158,6 +159,9 @@ struct alignas(64) Sm::Warp {
   bool sb_known = false;
   bool hoist_shared = false;
   int32_t hoist_at = 0;
+  // win.first's issue pipe in full (issue_pipe; next_pipe is its index), for issue().
+  const PipeConfig* next_cfg = nullptr;
+  bool next_holds_port = false;
   int block = -1, index = 0;  // block slot, warp index within the block
   uint64_t barrier_release = kNever;
   uint64_t drain_until = 0;  // last store's completion
@@ -187,9 +191,18 @@ struct alignas(64) Sm::Warp {
   std::array<uint64_t, 32> vec_start{};
 };
 
+inline bool Sm::mio_accepts(uint64_t now, uint64_t& wake) {
+  if (mio_asked_ != now) {
+    mio_ok_ = l1tex_.can_accept_shared(now, mio_wake_);
+    mio_asked_ = now;
+  }
+  if (!mio_ok_) wake = mio_wake_;
+  return mio_ok_;
+}
+
 // evaluate()'s steps 2 and 3 for a warp whose next instruction has cleared its scoreboard: the
-// pipeline it needs, then the memory unit's queue its access enters (tick() calls it alone for
-// such a warp: the usual case of ready and throttled warps, looked at every cycle).
+// pipeline it needs, then the memory unit's queue its access enters (evaluate() calls it alone
+// for such a warp, clear_to_issue: the usual case of ready and throttled warps).
 inline WarpState Sm::pipe_state(Warp& w, int sp, uint64_t now, uint64_t& wake) {
   using ptx::UnitClass;
   const UnitClass unit = w.next_unit;
@@ -205,10 +218,21 @@ inline WarpState Sm::pipe_state(Warp& w, int sp, uint64_t now, uint64_t& wake) {
   if (w.next_access == NextAccess::Global) {
     if (!l1tex_.can_accept_global(now, wake)) return WarpState::LgThrottle;
   } else if (w.next_access == NextAccess::Shared) {
-    if (!l1tex_.can_accept_shared(now, wake)) return WarpState::MioThrottle;
+    if (!mio_accepts(now, wake)) return WarpState::MioThrottle;
   }
   wake = now;
   return WarpState::NotSelected;  // ready; the scheduler decides
+}
+
+inline bool Sm::clear_to_issue(const Warp& w, uint64_t now) const {
+  return w.next_clear && w.win.first_known && w.fetch_ready <= now && !w.exited && !w.at_barrier;
+}
+
+inline WarpState Sm::evaluate(Warp& w, int sp, uint64_t now, uint64_t& wake) {
+  wake = kNever;
+  w.pick = 0;
+  if (clear_to_issue(w, now)) return pipe_state(w, sp, now, wake);
+  return evaluate_stalled(w, sp, now, wake);
 }
 
 struct Sm::Block {
