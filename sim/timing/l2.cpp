@@ -178,11 +178,12 @@ uint64_t L2::write(uint64_t line, uint32_t sector_mask, uint32_t full_mask, uint
     write_back(slices_[slice].clean_oldest_dirty(a.way, static_cast<int>(config_.l2.dirty_ways)),
                start);
   counters_.write_sectors += std::popcount(sector_mask);
-  return start + config_.l2.hit_latency / 2;
+  return write_floor(start);  // a store is complete in the L2 half a hit latency after it starts
 }
 
 uint64_t L2::write_floor(uint64_t now) const {
-  return now + static_cast<uint64_t>(config_.l2.hit_latency / 2);  // write()'s start >= now
+  // write() answers write_floor(start) with start >= now: the earliest answer for a store at now.
+  return now + static_cast<uint64_t>(config_.l2.hit_latency / 2);
 }
 
 bool L2::pooled() const {
