@@ -36,7 +36,8 @@ std::vector<BenchWorkload> bench_workloads() {
   };
 }
 
-Expected<BenchResult> run_bench(const BenchWorkload& w, const Toolchain& toolchain, int threads) {
+Expected<BenchResult> run_bench(const BenchWorkload& w, const Toolchain& toolchain, int threads,
+                                bool adapt) {
   BenchResult out;
   out.workload = w;
   out.threads = w.mode == SimMode::Timing ? threads : 1;
@@ -57,6 +58,7 @@ Expected<BenchResult> run_bench(const BenchWorkload& w, const Toolchain& toolcha
   opt.resources = false;
   opt.count_lines = false;
   opt.threads = threads;
+  opt.adapt_threads = adapt;
   Runner runner(toolchain, opt);
   auto r = runner.run_once(*exp);
   if (!r) return r.error();
@@ -68,7 +70,17 @@ Expected<BenchResult> run_bench(const BenchWorkload& w, const Toolchain& toolcha
       out.thread_instructions += l.stats->thread_instructions;
     }
     out.seconds += l.sim_wall_seconds;
-    if (l.timing) out.cycles += l.timing->cycles;
+    if (l.timing) {
+      const timing::TimingResult& t = *l.timing;
+      out.cycles += t.cycles;
+      out.parallel_cycles += t.parallel_cycles;
+      out.parallel_sm_ticks += t.parallel_sm_ticks;
+      out.turn_sm_ticks += t.turn_sm_ticks;
+      out.held_l2_reads += t.held_l2_reads;
+      out.turn_l2_reads += t.turn_l2_reads;
+      out.held_l2_writes += t.held_l2_writes;
+      out.turn_l2_writes += t.turn_l2_writes;
+    }
   }
   return out;
 }
@@ -91,6 +103,17 @@ std::string speedup_line(const BenchResult& many, const BenchResult& one) {
       std::string(mode_name(many.workload.mode)).c_str(), many.workload.name.c_str(), many.threads,
       one.warp_inst_per_s() > 0 ? many.warp_inst_per_s() / one.warp_inst_per_s() : 0,
       same ? "yes" : "no");
+  return b;
+}
+
+std::string turns_line(const BenchResult& r) {
+  char b[320];
+  std::snprintf(b, sizeof b,
+                "# turns: parallel_cycles=%" PRIu64 " sm_ticks=%" PRIu64 " turn_ticks=%" PRIu64
+                " l2_reads_held=%" PRIu64 " l2_reads_in_turn=%" PRIu64 " l2_writes_held=%" PRIu64
+                " l2_writes_in_turn=%" PRIu64,
+                r.parallel_cycles, r.parallel_sm_ticks, r.turn_sm_ticks, r.held_l2_reads,
+                r.turn_l2_reads, r.held_l2_writes, r.turn_l2_writes);
   return b;
 }
 

@@ -35,6 +35,9 @@ struct BenchResult {
   double seconds = 0;  // simulation wall time
   double warp_inst_per_s() const { return seconds > 0 ? warp_instructions / seconds : 0; }
   bool used_checked_in_ptx = false;
+  // How the host ran it, summed over launches (timing::TimingResult: parallel_cycles ...).
+  uint64_t parallel_cycles = 0, parallel_sm_ticks = 0, turn_sm_ticks = 0;
+  uint64_t held_l2_reads = 0, turn_l2_reads = 0, held_l2_writes = 0, turn_l2_writes = 0;
 };
 
 // Directory holding the bench experiments: bench/ beside the executable or in an installed
@@ -42,8 +45,9 @@ struct BenchResult {
 std::string bench_dir();
 
 // `threads`: the timing model's host threads per launch (timing workloads; 0 = all cores).
+// `adapt`: RunOptions::adapt_threads.
 Expected<BenchResult> run_bench(const BenchWorkload& w, const Toolchain& toolchain,
-                                int threads = 1);
+                                int threads = 1, bool adapt = true);
 
 // "BENCH mode=functional workload=NAME warp_inst_per_s=NUMBER"; timing workloads also name
 // their threads: "BENCH mode=timing workload=NAME threads=N warp_inst_per_s=NUMBER".
@@ -51,5 +55,8 @@ std::string bench_line(const BenchResult& r);
 // "SPEEDUP mode=timing workload=NAME threads=N over_1_thread=X same_cycles=yes": `many` against
 // `one` (the same workload on one thread, in the same run).
 std::string speedup_line(const BenchResult& many, const BenchResult& one);
+// "# turns: parallel_cycles=N sm_ticks=N turn_ticks=N l2_reads_held=N l2_reads_in_turn=N
+// l2_writes_held=N l2_writes_in_turn=N": how often the parallel loop's SMs took their turn.
+std::string turns_line(const BenchResult& r);
 
 }  // namespace warplab::lab

@@ -132,6 +132,10 @@ struct RunOptions {
   // (it then fails with the Error "cancelled"), and a progress callback (on the running thread,
   // about every quarter second of a launch).
   int threads = 1;
+  // Timing mode, threads > 1: let the loop time trial stretches and run on one thread where
+  // that is faster (timing::TimingOptions::adapt_threads); false: every cycle with enough SMs
+  // due on the threads (the same results either way).
+  bool adapt_threads = true;
   // Timing mode: sampled simulation (sim/timing/sampling.h; `--sampled`): grids of many waves
   // simulate some waves in detail and fast-forward the rest; every result says so.
   bool sampled = false;

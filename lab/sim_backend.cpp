@@ -88,6 +88,7 @@ class SimBackend : public LaunchBackend {
     to.registers_per_thread = rec.resources ? rec.resources->registers : 0;
     if (options_.max_cycles) to.max_cycles = *options_.max_cycles;
     to.threads = options_.threads;
+    to.adapt_threads = options_.adapt_threads;
     to.sampling.enabled = options_.sampled;
     to.cancel = options_.cancel;
     to.progress = options_.on_timing_progress;

@@ -1,6 +1,8 @@
 // L1TEX -> L2 -> DRAM with synthetic requests: exact latencies, bandwidth, bounded misses.
 #include <doctest/doctest.h>
 
+#include <functional>
+
 #include "sim/timing/dram.h"
 #include "sim/timing/l1tex.h"
 #include "sim/timing/l2.h"
@@ -540,7 +542,13 @@ namespace {
 struct FakeTurn final : TurnGate {
   bool before = true;
   int waits = 0;
-  void wait_turn() override { ++waits; }
+  std::function<void()> on_turn;  // what taking the turn hands over (ParallelTicks: flush_l2)
+  void wait_turn() override {
+    ++waits;
+    const bool first = before;
+    before = false;
+    if (first && on_turn) on_turn();
+  }
   bool before_turn() const override { return before; }
 };
 }  // namespace
@@ -581,4 +589,107 @@ TEST_CASE("404 stores held back before the SM's turn: the same answers and L2 st
   CHECK(held_drain[1] > held_drain[0]);
   CHECK(held_l2.counters().write_sectors == now_l2.counters().write_sectors);
   CHECK(held_l2.dram().bytes_written() == now_l2.dram().bytes_written());
+}
+
+namespace {
+// A warp's load of 4 bytes a lane: lanes 0-15 from line `a`, lanes 16-31 from line `b`.
+CoalescedAccess two_lines(uint64_t a, uint64_t b) {
+  std::array<uint64_t, 32> addr{};
+  for (int l = 0; l < 32; ++l) addr[l] = (l < 16 ? a : b) + 4 * (l % 16);
+  CoalescedAccess c;
+  coalesce(addr, 0xffffffffu, 4, 128, 32, c);
+  return c;
+}
+}  // namespace
+
+TEST_CASE("404 loads held back before the SM's turn: the same answers and L1/L2 state as at once") {
+  GpuConfig cfg;
+  // One SM's loads in one cycle (100): a cold miss, a load of the same sectors (merged with the
+  // fill on its way), a strong load (served by the L2 whatever the L1 holds), and a load of the
+  // first line and a new one; then another SM's load of the new line (the loop's order: after).
+  auto loads = [](L1Tex& l1, bool hold, uint64_t* out) {
+    out[0] = l1.load(warp_line(0x500000), false, 100, nullptr, false, hold);
+    out[1] = l1.load(warp_line(0x500000), false, 100, nullptr, false, hold);
+    out[2] = l1.load(warp_line(0x500080), false, 100, nullptr, true, hold);
+    out[3] = l1.load(two_lines(0x500000, 0x600000), false, 100, nullptr, false, hold);
+  };
+  L2 now_l2(cfg);
+  L1Tex a0(cfg, now_l2), a1(cfg, now_l2);
+  uint64_t at_once[4];
+  loads(a0, true, at_once);  // no gate: asked at once whatever may_hold says
+  const uint64_t other_at_once = a1.load(warp_line(0x600000), false, 100);
+  CHECK(at_once[1] == at_once[0]);  // the merged load waits for the same fill
+  CHECK(at_once[0] > 100 + uint64_t(cfg.l2.hit_latency));  // cold: from DRAM
+  // Held: SM 0's misses wait for its turn; SM 1 takes the turn first (handing SM 0's misses to
+  // the L2), then asks at once.
+  L2 held_l2(cfg);
+  FakeTurn turn;
+  held_l2.set_gate(&turn);
+  L1Tex b0(cfg, held_l2), b1(cfg, held_l2);
+  uint64_t held[4];
+  loads(b0, true, held);
+  for (const uint64_t h : held) CHECK(L2Queue::is_held(h));  // each waits for a held miss
+  CHECK(held_l2.counters().read_sector_misses + held_l2.counters().read_sector_hits == 0);
+  CHECK(b0.queue_counts().held_reads == 3);  // lines 0x500000, 0x500080 (strong), 0x600000
+  CHECK(turn.waits == 0);
+  turn.before = false;
+  b0.flush_l2();
+  for (int i = 0; i < 4; ++i) CHECK(b0.held_answer(held[i]) == at_once[i]);
+  CHECK(b1.load(warp_line(0x600000), false, 100) == other_at_once);
+  CHECK(held_l2.counters().read_sector_hits == now_l2.counters().read_sector_hits);
+  CHECK(held_l2.counters().read_sector_misses == now_l2.counters().read_sector_misses);
+  CHECK(held_l2.dram().bytes_read() == now_l2.dram().bytes_read());
+  // The L1's fills are the answers: once back, a load hits at exactly the L1 latency.
+  const uint64_t later = std::max(at_once[3], other_at_once) + 10;
+  CHECK(b0.load(warp_line(0x500000), false, later) == later + uint64_t(cfg.l1.hit_latency));
+  CHECK(b0.load(two_lines(0x500000, 0x600000), false, later + 100) ==
+        a0.load(two_lines(0x500000, 0x600000), false, later + 100));
+  CHECK(b0.counters().global_ld_sector_hits == a0.counters().global_ld_sector_hits + 4);
+}
+
+TEST_CASE("404 a full MSHR queue with held misses: its earliest return exact, at once or in turn") {
+  GpuConfig cfg;
+  cfg.l1.miss_lines_in_flight = 4;
+  // Only held misses in flight: the earliest return is one of theirs, so the SM takes its turn
+  // (which hands them over) before it answers.
+  L2 now_l2(cfg), held_l2(cfg);
+  L1Tex c(cfg, now_l2), d(cfg, held_l2);
+  FakeTurn turn;
+  held_l2.set_gate(&turn);
+  turn.on_turn = [&d] { d.flush_l2(); };
+  uint64_t now_wake = 0, held_wake = 0;
+  for (int i = 0; i < 4; ++i) {
+    c.load(warp_line(0x800000 + 4096 * i), false, 100);
+    const uint64_t held = d.load(warp_line(0x800000 + 4096 * i), false, 100, nullptr, false, true);
+    CHECK(L2Queue::is_held(held));
+  }
+  CHECK(!c.can_accept_global(100, now_wake));
+  CHECK(turn.waits == 0);
+  CHECK(!d.can_accept_global(100, held_wake));
+  CHECK(!turn.before);  // it took the turn
+  CHECK(held_wake == now_wake);
+  // Misses known to come back before any held one can (L2 hits asked at 2000, a held miss at
+  // 2100: back at 2100 + the L2 hit latency at the earliest): answered at once, no turn.
+  L2 now2(cfg), held2(cfg);
+  FakeTurn turn2;
+  turn2.before = false;
+  held2.set_gate(&turn2);
+  L1Tex warm_now(cfg, now2), warm_held(cfg, held2), e(cfg, now2), f(cfg, held2);
+  turn2.on_turn = [&f] { f.flush_l2(); };
+  for (int i = 0; i < 3; ++i) {
+    warm_now.load(warp_line(0x900000 + 4096 * i), false, 0);  // the lines into the L2
+    warm_held.load(warp_line(0x900000 + 4096 * i), false, 0);
+  }
+  for (int i = 0; i < 3; ++i) {
+    e.load(warp_line(0x900000 + 4096 * i), false, 2000);
+    f.load(warp_line(0x900000 + 4096 * i), false, 2000, nullptr, false, true);
+  }
+  turn2.before = true;
+  e.load(warp_line(0xA00000), false, 2100);
+  CHECK(L2Queue::is_held(f.load(warp_line(0xA00000), false, 2100, nullptr, false, true)));
+  CHECK(!e.can_accept_global(2100, now_wake));
+  CHECK(!f.can_accept_global(2100, held_wake));
+  CHECK(turn2.before);  // no turn taken
+  CHECK(now_wake == 2000 + uint64_t(cfg.l2.hit_latency));  // the first L2 hit's return
+  CHECK(held_wake == now_wake);
 }

@@ -82,6 +82,15 @@ void SectoredCache::set_fill(int64_t way, uint32_t sector_mask, uint64_t ready_a
     fill_[way * sectors_ + std::countr_zero(m)] = ready_at;
 }
 
+void SectoredCache::resolve_fill(int64_t way, uint32_t sector_mask, uint64_t stand_in,
+                                 uint64_t ready_at) {
+  if (way < 0) return;
+  for (uint32_t m = sector_mask; m; m &= m - 1) {
+    uint64_t& f = fill_[way * sectors_ + std::countr_zero(m)];
+    if (f == stand_in) f = ready_at;
+  }
+}
+
 void SectoredCache::mark_dirty(int64_t way, uint32_t sector_mask) {
   if (way < 0 || sector_mask == 0) return;
   if (dirty_[way] == 0) dirtied_[way] = ++dirty_count_;

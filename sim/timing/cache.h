@@ -41,6 +41,11 @@ class SectoredCache {
   // marks the missing sectors valid with fill time kPending; call set_fill() once it is known.
   CacheAccess access(uint64_t line, uint32_t sector_mask, uint64_t now, bool allocate);
   void set_fill(int64_t way, uint32_t sector_mask, uint64_t ready_at);
+  // One sector's fill time; and, for those of `sector_mask` whose fill time is still `stand_in`,
+  // the fill time `ready_at` (a fill known only later: an L1 miss held to the cycle's end,
+  // l2_queue.h; a sector reallocated meanwhile keeps its new fill).
+  uint64_t fill_at(int64_t way, int sector) const { return fill_[way * sectors_ + sector]; }
+  void resolve_fill(int64_t way, uint32_t sector_mask, uint64_t stand_in, uint64_t ready_at);
   void mark_dirty(int64_t way, uint32_t sector_mask);
   // Sectors holding only the bytes a store wrote (a partial write that missed): their other bytes
   // are in DRAM. A read must fetch them; a write-back must merge them (read-modify-write).

@@ -538,6 +538,9 @@ Expected<TimingResult> simulate(const func::Program& program, func::DeviceMemory
   for (const auto& sm : sms) {
     for (int s = 0; s < kWarpStateCount; ++s) r.warp_states[s] += sm.state_cycles()[s];
     r.memory.l1.add(sm.l1tex().counters());
+    const L2QueueCounts& q = sm.l1tex().queue_counts();
+    r.held_l2_reads += q.held_reads, r.turn_l2_reads += q.turn_reads;
+    r.held_l2_writes += q.held_writes, r.turn_l2_writes += q.turn_writes;
     active += sm.active_cycles();
     resident += sm.resident_warp_cycles();
   }
@@ -613,6 +616,7 @@ Expected<TimingResult> run_timing(const func::Program& program, func::DeviceMemo
   {
     ParallelTicks pool(threads);
     auto r = simulate(program, memory, launch, config, options, &pool, redo);
+    if (r) r->parallel_sm_ticks = pool.sm_ticks(), r->turn_sm_ticks = pool.turn_ticks();
     if (!redo) return r;
   }
   memory = std::move(before);

@@ -140,6 +140,11 @@ struct TimingResult {
   // and whether a fault in one made run_timing simulate the launch again on one thread.
   uint64_t parallel_cycles = 0;
   bool redone_on_one_thread = false;
+  // In those cycles (parallel_loop.h): SM ticks, and those that took the turn at what the SMs
+  // share; L2 load and store requests an SM's L1 held to the cycle's end (l2_queue.h) and those
+  // it asked in its turn.
+  uint64_t parallel_sm_ticks = 0, turn_sm_ticks = 0;
+  uint64_t held_l2_reads = 0, turn_l2_reads = 0, held_l2_writes = 0, turn_l2_writes = 0;
 
   std::vector<Metric> metrics() const;
 };

@@ -40,8 +40,13 @@ bool L1Tex::can_accept_global(uint64_t now, uint64_t& wake) {
                                                  config_.l1.tag_lookups_per_cycle));
     return false;
   }
-  // 3. MSHRs.
-  if (static_cast<int64_t>(misses_.size()) >= config_.l1.miss_lines_in_flight) {
+  // 3. MSHRs (misses held to the cycle's end count: l2_queue.h). The earliest return is known
+  //    unless a held miss may come back before every known one: the SM then takes its turn,
+  //    whose flush brings the held answers in.
+  if (static_cast<int64_t>(misses_.size() + held_misses_.size()) >=
+      config_.l1.miss_lines_in_flight) {
+    if (!held_misses_.empty() && (misses_.empty() || misses_.top() > held_floor_))
+      l2_.gate()->wait_turn();
     wake = misses_.top();
     return false;
   }
@@ -129,8 +134,15 @@ void record_line(std::vector<AccessLine>* out, const LineRequest& r, uint64_t li
 }  // namespace
 
 uint64_t L1Tex::load(const CoalescedAccess& a, bool local, uint64_t now, AccessJourney* j,
-                      bool strong) {
+                      bool strong, bool may_hold) {
   uint64_t ready = now;
+  // Held (l2_queue.h): its misses wait for the flush. A load asked at once before the SM's turn
+  // takes the turn first if misses are held (so no fill it hits is still a held answer).
+  const bool hold = may_hold && L2Queue::holding(l2_) && l2_.read_floor(now) > now;
+  if (!hold && !held_misses_.empty()) l2_.gate()->wait_turn();
+  if (hold && loads_flushed_) loads_.clear(), loads_flushed_ = false;
+  const uint32_t handle = static_cast<uint32_t>(loads_.size());
+  bool waits = false;  // on a held miss
   if (local) {
     ++counters_.local_requests;
     counters_.local_sectors += a.sectors;
@@ -154,13 +166,31 @@ uint64_t L1Tex::load(const CoalescedAccess& a, bool local, uint64_t now, AccessJ
     if (!local) counters_.global_ld_sector_hits += hits;
     jr.l1_hit_sectors += hits;
     uint64_t line_ready = t + config_.l1.hit_latency;
-    if (c.hit_mask && c.ready_at != SectoredCache::kPending)
+    if (c.hit_mask && L2Queue::is_held(c.ready_at)) {  // (only when holding: see above)
+      for (uint32_t m = c.hit_mask; m; m &= m - 1) {   // a fill a held miss brings
+        const uint64_t f = l1_.fill_at(c.way, std::countr_zero(m));
+        if (L2Queue::is_held(f))
+          held_waits_.push_back({handle, static_cast<uint32_t>(f - L2Queue::kHeld)}), waits = true;
+        else
+          line_ready = std::max(line_ready, f);
+      }
+    } else if (c.hit_mask && c.ready_at != SectoredCache::kPending) {
       line_ready = std::max(line_ready, c.ready_at);
+    }
     // 3. Misses take an MSHR and go to the L2; the fill lands in the L1 when the data returns.
+    //    Held: the fill time and the MSHR's return are its held answer till the flush.
     uint32_t from_dram = 0;
-    if (c.miss_mask) {
+    if (c.miss_mask && hold) {
+      const uint32_t miss = held_.hold_read(r.line, c.miss_mask, t);
+      held_misses_.push_back({strong ? -1 : c.way, strong ? 0u : c.miss_mask});
+      if (!strong) l1_.set_fill(c.way, c.miss_mask, L2Queue::kHeld + miss);
+      held_floor_ = std::min(held_floor_, l2_.read_floor(t));
+      held_waits_.push_back({handle, miss});
+      waits = true;
+      jr.l1_miss_sectors += std::popcount(c.miss_mask);  // (dram_sectors: the trace's alone)
+    } else if (c.miss_mask) {
       int dram = 0;
-      const uint64_t back = l2_.read(r.line, c.miss_mask, t, &dram, &from_dram);
+      const uint64_t back = held_.read_now(l2_, r.line, c.miss_mask, t, &dram, &from_dram);
       if (!strong) l1_.set_fill(c.way, c.miss_mask, back);
       misses_.push(back);
       line_ready = std::max(line_ready, back);
@@ -170,12 +200,32 @@ uint64_t L1Tex::load(const CoalescedAccess& a, bool local, uint64_t now, AccessJ
     record_line(lines_out, r, config_.l1.line_bytes, SectorSource::L2, c.hit_mask, from_dram);
     ready = std::max(ready, line_ready);
   }
+  if (waits) {  // its answer: the known part and its misses' answers, at the flush
+    loads_.push_back(ready);
+    ready = L2Queue::kHeld + handle;
+  }
   jr.lines = a.line_count;
   jr.sectors = a.sectors;
   jr.ready = ready;
   jr.lines_out = lines_out;
   if (j) *j = jr;
   return ready;
+}
+
+void L1Tex::flush_l2() {
+  if (held_.empty()) return;
+  held_.flush(l2_);
+  for (uint32_t i = 0; i < held_misses_.size(); ++i) {
+    const uint64_t back = held_.answer(i);
+    misses_.push(back);
+    l1_.resolve_fill(held_misses_[i].way, held_misses_[i].fill_mask, L2Queue::kHeld + i, back);
+  }
+  for (const auto& [load, miss] : held_waits_)
+    loads_[load] = std::max(loads_[load], held_.answer(miss));
+  held_misses_.clear();
+  held_waits_.clear();
+  held_floor_ = ~uint64_t{0};
+  loads_flushed_ = true;
 }
 
 uint64_t L1Tex::store(const CoalescedAccess& a, bool local, uint64_t now, AccessJourney* j,

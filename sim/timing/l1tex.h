@@ -44,6 +44,7 @@
 
 #include <cstdint>
 #include <queue>
+#include <utility>
 #include <vector>
 
 #include "sim/timing/cache.h"
@@ -95,8 +96,14 @@ class L1Tex {
 
   // A load (global or local): returns the cycle its data can be used.
   // `strong`: a load served by the L2 whatever the L1 holds (bypasses_l1).
+  // `may_hold` (untraced: j->lines_out null), inside a parallel cycle before the SM's turn: its
+  // misses wait for the flush (l2_queue.h), and when its answer needs theirs (or a fill they
+  // bring) it returns a held answer (L2Queue::is_held), held_answer() once flushed.
   uint64_t load(const CoalescedAccess& a, bool local, uint64_t now, AccessJourney* j = nullptr,
-                bool strong = false);
+                bool strong = false, bool may_hold = false);
+  // A held answer of load() after the flush that followed it: the cycle its data can be used
+  // (valid until the next held load after that flush).
+  uint64_t held_answer(uint64_t held) const { return loads_[held - L2Queue::kHeld]; }
   static bool bypasses_l1(const ptx::Modifiers& m) {
     return m.volatile_ || m.relaxed_or_acquire || m.cache == ptx::CacheOp::Cg ||
            m.cache == ptx::CacheOp::Cv;
@@ -107,10 +114,10 @@ class L1Tex {
   // rises when the loop hands them over, and the returned cycle is a lower bound (`now`).
   uint64_t store(const CoalescedAccess& a, bool local, uint64_t now, AccessJourney* j = nullptr,
                  uint64_t* drain = nullptr);
-  // Hands the stores held back in this cycle to the L2 (the parallel loop, in its order).
-  void flush_l2() {
-    if (!held_.empty()) held_.flush(l2_);
-  }
+  // Hands the loads and stores held back in this cycle to the L2 (the parallel loop, in its
+  // order) and fills in their answers: the L1's fill times, the misses in flight, held_answer.
+  void flush_l2();
+  bool holds() const { return !held_.empty(); }
   // An atomic or reduction, resolved at the L2: returns the cycle the old values are back
   // (`returns`: an ATOMG whose old value is read, l2.atomic_return_latency later than a RED).
   uint64_t atomic(const CoalescedAccess& a, const std::array<uint64_t, 32>& addr, uint32_t exec_mask,
@@ -122,6 +129,7 @@ class L1Tex {
   uint64_t shared(const SharedAccessCost& cost, bool is_store, bool atomic, uint64_t now);
 
   const MemoryCounters& counters() const { return counters_; }
+  const L2QueueCounts& queue_counts() const { return held_.counts(); }
 
   // Cycles a fence holds its warp from its issue (the warp also waits for its stores' acks, as
   // any fence does): l1.fence_sc_latency for a sequentially consistent fence of GPU or system
@@ -139,7 +147,21 @@ class L1Tex {
 
   const GpuConfig& config_;
   L2& l2_;
-  L2Queue held_;  // stores held back to the end of the cycle (l2_queue.h)
+  L2Queue held_;  // stores and loads' misses held back to the end of the cycle (l2_queue.h)
+  // The held misses (index: L2Queue's read index): the L1 way and sectors each will fill (they
+  // hold L2Queue::kHeld + the index as their fill time till then; none for a strong load).
+  struct HeldMiss {
+    int64_t way;
+    uint32_t fill_mask;
+  };
+  std::vector<HeldMiss> held_misses_;
+  uint64_t held_floor_ = ~uint64_t{0};  // the earliest their answers can be (L2::read_floor)
+  // Held loads (index: the held answer - kHeld): the known part of each one's answer, and after
+  // the flush the answer; held_waits_: (load, miss) pairs, the misses each load's answer waits
+  // for (its own, and fills it hit).
+  std::vector<uint64_t> loads_;
+  std::vector<std::pair<uint32_t, uint32_t>> held_waits_;
+  bool loads_flushed_ = false;  // loads_ holds answers of a past flush
   SectoredCache l1_;
   double tag_free_ = 0;        // cycle the t-stage is free again
   double shared_free_ = 0;     // cycle the shared-memory pipe is free again

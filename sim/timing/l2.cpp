@@ -133,7 +133,7 @@ uint64_t L2::read(uint64_t line, uint32_t sector_mask, uint64_t now, int* dram_s
   // the request that sends a sector to DRAM misses (scripts/microbench/L2-JOIN-2026-11-27.md).
   counters_.read_sector_hits += std::popcount(a.hit_mask & sector_mask);
   counters_.read_sector_misses += std::popcount(a.miss_mask & sector_mask);
-  uint64_t ready = start + config_.l2.hit_latency;
+  uint64_t ready = read_floor(start);
   if (a.hit_mask)
     ready = std::max(ready, a.ready_at == SectoredCache::kPending ? ready : a.ready_at);
   // 3. Misses go to DRAM; the sectors' fill time is when DRAM data reaches the SM.
@@ -184,6 +184,12 @@ uint64_t L2::write(uint64_t line, uint32_t sector_mask, uint32_t full_mask, uint
 uint64_t L2::write_floor(uint64_t now) const {
   // write() answers write_floor(start) with start >= now: the earliest answer for a store at now.
   return now + static_cast<uint64_t>(config_.l2.hit_latency / 2);
+}
+
+uint64_t L2::read_floor(uint64_t now) const {
+  // read() answers at least read_floor(start), start >= now (a hit: the slice's lookup, then the
+  // hit latency; DRAM and the fabric only add).
+  return now + static_cast<uint64_t>(config_.l2.hit_latency);
 }
 
 bool L2::pooled() const {

@@ -92,6 +92,9 @@ class L2 {
   // (fetched now, or merged into a fetch already in flight).
   uint64_t read(uint64_t line, uint32_t sector_mask, uint64_t now, int* dram_sectors = nullptr,
                 uint32_t* from_dram = nullptr);
+  // The earliest cycle read() can answer for a read arriving at `now`, whatever the L2 holds
+  // (what a load held back to the cycle's end is known to take at least: l2_queue.h).
+  uint64_t read_floor(uint64_t now) const;
   // A store of `sector_mask` arriving at `now`, covering `full_mask` of them completely and the
   // 32nds of the line in `word_mask`: the cycle it is complete in the L2.
   uint64_t write(uint64_t line, uint32_t sector_mask, uint32_t full_mask, uint32_t word_mask,

@@ -17,8 +17,13 @@
 // the store reads once: a warp issues one instruction a tick, and an exiting warp is freed at
 // once only if drained by now. Held, the drain takes the answer's floor at once (L2::write_floor,
 // later than now, as the answer is) and the answer at the flush (max: the same value).
-// Not held (asked at once, in turn): loads and atomics, whose answers the tick uses at once
-// (parallel_loop.h: "Not done"), and the TMA's and the functional steps' touches.
+// And the L1's misses of plain loads (ld, ldu; strong ones too: L1Tex::load). A read's answer is
+// later than now + the L2 hit latency (L2::read_floor: 277 cycles on the H100 preset), so inside
+// the tick it only says "not back yet": until the flush the L1 and the SM keep a held answer in
+// its place (kHeld + an index: above every cycle a tick compares it with), and the flush writes
+// the answer wherever one went (L1Tex::flush_l2, Sm::flush_l2 list them).
+// Not held (asked at once, in turn): atomics, cp.async's loads (their answers go to the async
+// unit at once), the TMA's and the functional steps' touches.
 #pragma once
 
 #include <cstdint>
@@ -29,25 +34,52 @@
 
 namespace warplab::timing {
 
+// What an SM's queue held and asked in turn inside parallel cycles (the host's counts only,
+// TimingResult::held_l2_reads ...).
+struct L2QueueCounts {
+  uint64_t held_reads = 0, turn_reads = 0, held_writes = 0, turn_writes = 0;
+};
+
 class L2Queue {
  public:
+  // A held answer: kHeld + its index, for a value the flush fills in (is_held).
+  static constexpr uint64_t kHeld = uint64_t{1} << 62;
+  static bool is_held(uint64_t v) { return v - kHeld < (uint64_t{1} << 40); }
+  // Whether a request made now would be held: the SM is inside a parallel cycle and has not had
+  // its turn yet (TurnGate::before_turn).
+  static bool holding(const L2& l2) { return l2.gate() && l2.gate()->before_turn(); }
+
   // A store of `sector_mask` of `line` (covering `full_mask` whole and the 32nds in `word_mask`)
   // arriving at the L2 at `at`; raises `*drain` to the cycle it is complete there, at once or
   // when the queue is handed over (flush). Returns the answer when asked at once, else its floor
   // (L2::write_floor(at), raising *drain at once too).
   uint64_t write(L2& l2, uint64_t line, uint32_t sector_mask, uint32_t full_mask,
                  uint32_t word_mask, uint64_t at, uint64_t* drain);
-  // Hands the held requests to the L2 in the order they were made and writes their answers.
+  // A read asked at once (L2::read), counted.
+  uint64_t read_now(L2& l2, uint64_t line, uint32_t sector_mask, uint64_t at, int* dram_sectors,
+                    uint32_t* from_dram);
+  // Holds a read of `sector_mask` of `line` arriving at the L2 at `at` (call when holding()):
+  // returns its index among the reads held since the last flush; answer(index) after it.
+  uint32_t hold_read(uint64_t line, uint32_t sector_mask, uint64_t at);
+  // Hands the held requests to the L2 in the order they were made and writes the stores'
+  // answers; the reads' answers stay in answer(i) until the next flush.
   void flush(L2& l2);
   bool empty() const { return held_.empty(); }
+  uint32_t held_reads() const { return reads_; }
+  uint64_t answer(uint32_t i) const { return answers_[i]; }
+  const L2QueueCounts& counts() const { return counts_; }
 
  private:
   struct Held {
     uint64_t line, at;
     uint32_t sector_mask, full_mask, word_mask;
-    uint64_t* drain;
+    uint64_t* drain;  // a store's, or nullptr
+    bool read;
   };
   std::vector<Held> held_;
+  uint32_t reads_ = 0;  // reads in held_
+  std::vector<uint64_t> answers_;
+  L2QueueCounts counts_;
 };
 
 }  // namespace warplab::timing

@@ -73,7 +73,8 @@ uint32_t wait_for(const std::atomic<uint32_t>& word, Ready ready, uint32_t spins
 
 ParallelTicks::ParallelTicks(int threads)
     : threads_(threads < 1 ? 1 : threads),
-      spins_(threads_ <= usable_cpus() ? kSpinsOwnCore : kSpinsShared) {
+      spins_(threads_ <= usable_cpus() ? kSpinsOwnCore : kSpinsShared),
+      counts_(threads_) {
   workers_.reserve(threads_ - 1);
   for (int t = 1; t < threads_; ++t)
     workers_.emplace_back([this, t] {
@@ -137,6 +138,8 @@ void ParallelTicks::work(int thread) {
     Sm& sm = sms_[due[i]];
     current_turn = Turn{this, i, false};
     if (!sm.tick(now_) || sm.fault()) faulted_.store(true, std::memory_order_relaxed);
+    ++counts_[thread].ticks;
+    counts_[thread].turns += current_turn.passed;
     current_turn = Turn{};
     glances_[due[i]].look(sm);
     finish(i);
@@ -171,6 +174,20 @@ void ParallelTicks::wait_turn() {
 bool ParallelTicks::before_turn() const {
   const Turn& t = current_turn;
   return t.owner == this && !t.passed;
+}
+
+bool ParallelTicks::in_parallel_cycle() const { return current_turn.owner == this; }
+
+uint64_t ParallelTicks::sm_ticks() const {
+  uint64_t n = 0;
+  for (const Counts& c : counts_) n += c.ticks;
+  return n;
+}
+
+uint64_t ParallelTicks::turn_ticks() const {
+  uint64_t n = 0;
+  for (const Counts& c : counts_) n += c.turns;
+  return n;
 }
 
 void ParallelTicks::flush_until(uint32_t end) {

@@ -55,19 +55,16 @@
 // requests to the L2 were held (the others came after the SM's turn, or on one thread).
 // Left, in the order they must come for a streaming kernel to tick without its turn (each alone
 // gains nothing there: the tick that issues a load also fetches the next, a device touch):
-//   1. Loads in l2_queue.h, with a pending handle per load instead of its ready cycle (the
-//      max of its known part, hits and floors, and of the answers to come). Today's
-//      readers of the answer inside the tick, each to be filled at the flush instead (the
-//      answer is later than now + 277 on the H100 preset: within the tick it means "not back"):
-//      L1Tex::load's set_fill (a later hit of the same tick on that sector must take the fill's
-//      cycle at the flush: SectoredCache::access reads kPending today), its misses_ push (the
-//      count is known at once; can_accept_global's wake = misses_.top() when full, stored in
-//      the warp's wake_ and so in next_wake: filled at the flush, and the glance taken after
-//      it), the load's ready through Sm::access to write_pending (the Pending entries of its
-//      destination registers, and branch_ready = max(ready, ...)), vector_issued (the members'
-//      Ahead::ready, w.vec_ready), a hoisted load's Ahead::ready (find_hoist's
-//      loaded_operands_ready reads it in later ticks only), the trace's AccessRecord::ready
-//      (traced launches run on one thread: at once). Strong (.cg/volatile) loads alike.
+//   1. Built (stop 39): loads' L1 misses in l2_queue.h, each load's answer a held one (L2Queue::
+//      kHeld + an index) until the flush fills it in: the L1's fill times of the missed
+//      sectors (a later load of the tick that hits one waits for that miss's answer too), the
+//      MSHR queue (the count at once; can_accept_global's earliest return when full: exact at
+//      once when a known miss comes back before any held one can, L2::read_floor, else the SM
+//      takes its turn), the scoreboard, hoisted loads' and vector members' ready (sm_held.cpp;
+//      read in later ticks only). Not held: cp.async's loads, traced ones. The SM's glance
+//      reads none of them (a tick that issues a load wakes the SM next cycle). Plain and strong
+//      ld/ldu alike. In the bench's vec_add 2^22 on 2 threads (warplab bench --no-adapt),
+//      217,498 of 262,140 L2 reads were held.
 //   2. Functional plain ld/st of global memory without the turn (Sm::fetch's wait_turn): each
 //      SM logs the (sector, byte mask, store?) it touched in the cycle, and the loop checks at
 //      the cycle's end that no two SMs touched the same bytes with a store among them (a sort
@@ -168,6 +165,10 @@ class ParallelTicks final : public TurnGate {
             std::vector<SmGlance>& glances);
   void wait_turn() override;
   bool before_turn() const override;
+  bool in_parallel_cycle() const override;
+  // SM ticks in the cycles this pool ran, and of them those that took the turn (all threads).
+  uint64_t sm_ticks() const;
+  uint64_t turn_ticks() const;
 
  private:
   void work(int thread);
@@ -195,6 +196,10 @@ class ParallelTicks final : public TurnGate {
   // Positions [0, flushed_) have handed their held L2 requests over (written and read only by
   // the SM holding the turn, and by the loop after the cycle's ticks: ordered by prefix_).
   uint32_t flushed_ = 0;
+  struct alignas(64) Counts {  // per thread, its own cache line
+    uint64_t ticks = 0, turns = 0;
+  };
+  std::vector<Counts> counts_;
 };
 
 }  // namespace warplab::timing

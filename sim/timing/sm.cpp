@@ -500,7 +500,7 @@ uint64_t Sm::access(int slot, const func::StepInfo& in, uint64_t now, WarpState&
       w.drain_until = std::max(w.drain_until, l1tex_.store(a, local, now, &j, &w.drain_until));
       rec.kind = local ? AccessRecord::Kind::LocalStore : AccessRecord::Kind::GlobalStore;
     } else {
-      ready = l1tex_.load(a, local, now, &j, L1Tex::bypasses_l1(inst.mod));
+      ready = load(slot, a, local, now, j, inst);
       rec.kind = local ? AccessRecord::Kind::LocalLoad : AccessRecord::Kind::GlobalLoad;
     }
     kind = WarpState::LongScoreboard;

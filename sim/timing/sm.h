@@ -129,8 +129,9 @@ class Sm {
   uint64_t blocks_completed() const { return blocks_completed_; }
   const WarpStateCycles& state_cycles() const { return state_cycles_; }
   const L1Tex& l1tex() const { return l1tex_; }
-  // Hands the L2 requests its L1 held back in this cycle to the L2 (parallel_loop.h).
-  void flush_l2() { l1tex_.flush_l2(); }
+  // Hands the L2 requests its L1 held back in this cycle to the L2 (parallel_loop.h), and fills
+  // the answers of its held loads in where the tick put them (sm_held.cpp).
+  void flush_l2();
   const std::optional<func::LaunchFault>& fault() const { return fault_; }
   // Stops the SM's resident blocks at an outside limit (`what`): the first block's Deadlock or
   // Hang fault (func::Cta::stop), which also becomes fault(). False when no block is resident.
@@ -204,6 +205,11 @@ class Sm {
   // scoreboard waits for it.
   uint64_t access(int slot, const func::StepInfo& in, uint64_t now, WarpState& kind,
                   bool vector_leader = false);
+  // An ld/ldu's L1TEX load (sm_held.cpp): may be held to the cycle's end (l2_queue.h), its
+  // answer then a held one until flush_l2 fills it in (held_slots_: the warps that have one).
+  uint64_t load(int slot, const CoalescedAccess& a, bool local, uint64_t now, AccessJourney& j,
+                const ptx::Instruction& inst);
+  std::vector<int> held_slots_;
   // Records an issue in the trace.
   void trace_issue(int slot, const func::StepInfo& in, uint64_t now);
   // win.at(0) issued: drop it, pass over loads already issued ahead (their results join the

@@ -20,6 +20,9 @@ class TurnGate {
   // whose answer the tick does not read (l2_queue.h) may then wait for the turn or the cycle's
   // end instead of waiting for the turn now.
   virtual bool before_turn() const = 0;
+  // Whether the calling SM is inside a parallel cycle, before or after its turn (the host's
+  // counts only: TimingResult::turn_l2_reads).
+  virtual bool in_parallel_cycle() const { return false; }
 
  protected:
   ~TurnGate() = default;

@@ -18,6 +18,7 @@ struct BenchArgs {
   std::string mode;  // "" = every mode
   bool list = false;
   int threads = 1;  // timing workloads: host threads per launch (0 = all cores)
+  bool no_adapt = false;
 };
 
 int run(const BenchArgs& a) {
@@ -48,7 +49,7 @@ int run(const BenchArgs& a) {
     const bool compare = w.mode == lab::SimMode::Timing && threads > 1;
     std::optional<lab::BenchResult> one;
     for (int t : compare ? std::vector<int>{1, threads} : std::vector<int>{threads}) {
-      auto r = lab::run_bench(w, toolchain, t);
+      auto r = lab::run_bench(w, toolchain, t, !a.no_adapt);
       if (!r) return report_error(r.error());
       ++ran;
       char detail[256];
@@ -58,6 +59,7 @@ int run(const BenchArgs& a) {
                     lab::group_thousands(r->thread_instructions).c_str(), r->seconds,
                     r->used_checked_in_ptx ? " (checked-in PTX: NVRTC unavailable)" : "");
       std::cout << detail << "\n" << lab::bench_line(*r) << "\n" << std::flush;
+      if (r->parallel_cycles > 0) std::cout << lab::turns_line(*r) << "\n" << std::flush;
       if (compare && t == 1) {
         one = *r;
       } else if (one) {
@@ -92,6 +94,10 @@ Command add_bench_command(CLI::App& app) {
                   "Host threads per timing launch (default 1; 0 = all cores); above 1, each "
                   "timing workload also runs on one thread for the speed-up")
       ->check(CLI::NonNegativeNumber);
+  sub->add_flag("--no-adapt", args->no_adapt,
+                "Tick every cycle with enough SMs due on the threads (no timed trials of one "
+                "thread against several): the '# turns:' line's counts then depend on the input "
+                "alone");
   return {sub, [args] { return run(*args); }};
 }
 
