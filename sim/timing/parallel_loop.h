@@ -63,8 +63,10 @@
 //      takes its turn), the scoreboard, hoisted loads' and vector members' ready (sm_held.cpp;
 //      read in later ticks only). Not held: cp.async's loads, traced ones. The SM's glance
 //      reads none of them (a tick that issues a load wakes the SM next cycle). Plain and strong
-//      ld/ldu alike. In the bench's vec_add 2^22 on 2 threads (warplab bench --no-adapt),
-//      217,498 of 262,140 L2 reads were held.
+//      ld/ldu alike. warplab bench --no-adapt (the counts are the same for 2 and 5 threads):
+//      vec_add 2^22, 217,498 of 262,140 L2 reads held, SM ticks that took the turn 269,087 ->
+//      186,940 of 1,642,256; matmul_tiled_512, 711,454 of 1,048,576 reads held, turn ticks
+//      523,322 -> 277,892 of 8,464,189. (The stream's loads still fetch the next load: item 2.)
 //   2. Functional plain ld/st of global memory without the turn (Sm::fetch's wait_turn): each
 //      SM logs the (sector, byte mask, store?) it touched in the cycle, and the loop checks at
 //      the cycle's end that no two SMs touched the same bytes with a store among them (a sort
