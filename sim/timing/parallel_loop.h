@@ -66,7 +66,9 @@
 //      ld/ldu alike. warplab bench --no-adapt (the counts are the same for 2 and 5 threads):
 //      vec_add 2^22, 217,498 of 262,140 L2 reads held, SM ticks that took the turn 269,087 ->
 //      186,940 of 1,642,256; matmul_tiled_512, 711,454 of 1,048,576 reads held, turn ticks
-//      523,322 -> 277,892 of 8,464,189. (The stream's loads still fetch the next load: item 2.)
+//      523,322 -> 277,892 of 8,464,189. Neither took a turn for a full MSHR queue or for a
+//      load asked at once (a temporary counter): the turns left are the functional steps'
+//      device touches (a tick that issues a load also fetches the next: item 2).
 //   2. Functional plain ld/st of global memory without the turn (Sm::fetch's wait_turn): each
 //      SM logs the (sector, byte mask, store?) it touched in the cycle, and the loop checks at
 //      the cycle's end that no two SMs touched the same bytes with a store among them (a sort
