@@ -10,6 +10,7 @@
 #include "sim/timing/sm_mio_wait.h"
 #include "sim/timing/sm_warp.h"
 #include "sim/timing/tensor_pipe.h"
+#include "sim/timing/wake_scan.h"
 
 namespace warplab::timing {
 
@@ -332,14 +333,15 @@ bool Sm::tick(uint64_t now) {
   //    Which slots are due is found in one pass over wake_ (free slots hold kNever); the others
   //    keep their wake cycle, the earliest of which is where the SM may sleep to (step 5). It
   //    stops at slot_end_: the slots from there on are free.
+  //    (wake_scan.h; `later`: the earliest wake of the slots not due, which step 3 leaves as
+  //    they are when no warp issues: only an issue releases a barrier, try_release_barrier.)
   const int nwords = static_cast<int>(due_.size());
-  uint64_t wake_min = release_wake_;
+  uint64_t wake_min = release_wake_, later = kNever;
   for (int wd = 0; wd < nwords; ++wd) {
     const int end = std::clamp(slot_end_ - 64 * wd, 0, 64);
-    const uint64_t* wake = wake_.data() + 64 * wd;
-    uint64_t bits = 0;
-    for (int i = 0; i < end; ++i) bits |= static_cast<uint64_t>(wake[i] <= now) << i;
-    due_[wd] = bits;
+    const WakeScan scan = scan_wakes(wake_.data() + 64 * wd, end, now);
+    due_[wd] = scan.due;
+    later = std::min(later, scan.later);
   }
   //    The due warps' first lines start loading together, before any is read.
   for (int wd = 0; wd < nwords; ++wd)
@@ -442,11 +444,7 @@ bool Sm::tick(uint64_t now) {
   }
   // 5. Sleep until something can happen: the next cycle after an issue, else the earliest wake
   //    (of the warps looked at, and of those not due, whose wake cycles step 3 left as they were).
-  for (int wd = 0; !issued_any && wd < nwords; ++wd) {
-    const int end = std::clamp(slot_end_ - 64 * wd, 0, 64);
-    for (int i = 0; i < end; ++i)
-      wake_min = std::min(wake_min, (due_[wd] >> i) & 1 ? kNever : wake_[64 * wd + i]);
-  }
+  if (!issued_any) wake_min = std::min(wake_min, later);
   next_wake_ = issued_any ? now + 1 : std::max(std::min(wake_min, release_wake_), now + 1);
   if (resident_warps_ == 0) next_wake_ = kNever;
   return true;
