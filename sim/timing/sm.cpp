@@ -57,10 +57,9 @@ bool hoistable_load(const func::StepInfo& in) {
 
 // Address arithmetic: an instruction that computes from registers alone (no memory but kernel
 // parameters and constants, no warp-level exchange, no control).
-bool arithmetic(const func::StepInfo& in) {
+bool arithmetic(const func::StepInfo& in, UnitClass u) {  // u: ptx::unit_of(*in.inst)
   if (in.is_branch || in.is_barrier || in.is_store || in.is_atomic) return false;
   if (in.is_memory && in.space != Space::Param && in.space != Space::Const) return false;
-  const UnitClass u = ptx::unit_of(*in.inst);
   return u != UnitClass::Warp && u != UnitClass::Barrier && u != UnitClass::Branch;
 }
 
@@ -68,10 +67,10 @@ bool arithmetic(const func::StepInfo& in) {
 // volatile loads and stores, branches that split the warp, and IEEE float divisions, reciprocals
 // and square roots (schedule.h: calls_slow_path). A plain store holds back only the loads of the
 // memory it may write (schedule.h: store_memory).
-bool schedule_barrier(const func::StepInfo& in) {
+bool schedule_barrier(const func::StepInfo& in, bool slow_path) {  // calls_slow_path(*in.inst)
   const ptx::Instruction& i = *in.inst;
   if (in.is_store && store_memory(i) == 0) return true;  // 0 for atomics too
-  if (in.is_atomic || in.is_barrier || in.diverged || calls_slow_path(i)) return true;
+  if (in.is_atomic || in.is_barrier || in.diverged || slow_path) return true;
   if (i.op == Opcode::Membar || i.op == Opcode::Fence || i.op == Opcode::Call ||
       i.op == Opcode::Ret || i.op == Opcode::Exit)
     return true;
@@ -214,13 +213,14 @@ bool Sm::fetch(Warp& w, uint64_t now) {
   e.ext_loaded = 0;
   e.hoisted = e.merged = e.stamped = e.leader = e.dropped = false;
   e.load = in.exec_mask != 0 && hoistable_load(in);
-  e.fence = schedule_barrier(in);
+  const IssuePipes::Entry known = issue_pipes_.of(*in.inst, in.function, in.pc);
+  e.fence = schedule_barrier(in, known.slow_path);
   e.writes = e.fence ? 0 : store_memory(*in.inst);
   e.reads = e.load ? memory_of(*in.inst) : 0;
   if (!ctx_.config.compiler.hoist_loads) return true;
   drop_unrolled(w, e);
   vectorize(w, e);
-  depend(w, e, arithmetic(in));
+  depend(w, e, arithmetic(in, known.unit), known.slow_path);
   return true;
 }
 
@@ -308,15 +308,6 @@ WarpState Sm::evaluate_stalled(Warp& w, int sp, uint64_t now, uint64_t& wake) {
     w.next_clear = true;
   }
   return pipe_state(w, sp, now, wake);  // 2. and 3.: the pipe and the memory unit's queues
-}
-
-void Sm::account(Warp& w, int slot, uint64_t now) {
-  if (now <= w.since) return;
-  const uint64_t d = now - w.since;
-  state_cycles_[static_cast<int>(w.state)] += d;
-  if (w.line > 0 && w.line < static_cast<int32_t>(ctx_.by_ptx_line.size()))
-    ctx_.by_ptx_line[w.line][static_cast<int>(w.state)] += d;
-  w.since = now;
 }
 
 bool Sm::tick(uint64_t now) {

@@ -247,7 +247,7 @@ void Sm::vector_issued(Warp& w, size_t k, uint64_t ready) {
 // dependent. Registers written before the window are checked against the scoreboard when a load
 // is about to be hoisted. A load after an IEEE division, reciprocal or square root also waits for
 // its result: ptxas keeps loads below the slow path's BSYNC (schedule.h: calls_slow_path).
-void Sm::depend(Warp& w, Ahead& e, bool arithmetic) {
+void Sm::depend(Warp& w, Ahead& e, bool arithmetic, bool slow_path) {
   const func::StepInfo& in = e.info;
   const int32_t fkey = in.function << 20;
   auto add_ext = [&](int32_t key, bool loaded) {
@@ -292,7 +292,7 @@ void Sm::depend(Warp& w, Ahead& e, bool arithmetic) {
   for (int i = 0; i < in.src_count; ++i) operand(in.src_regs[i]);
   if (in.inst->guard >= 0) operand(in.inst->guard);
   if (e.load && w.slow_key >= 0 && e.indep) add_ext(w.slow_key, false);
-  if (calls_slow_path(*in.inst) && in.dst_count > 0) w.slow_key = fkey | in.dst_regs[0];
+  if (slow_path && in.dst_count > 0) w.slow_key = fkey | in.dst_regs[0];
   e.chain = e.indep && arithmetic;
   for (uint64_t b = e.dst_bits; b; b &= b - 1)
     w.win.writer[std::countr_zero(b)] = w.win.base + w.win.count;  // 1 + e's number

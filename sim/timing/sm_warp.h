@@ -235,6 +235,17 @@ inline bool Sm::clear_to_issue(const Warp& w, uint64_t now) const {
   return w.next_clear && w.win.first_known && w.fetch_ready <= now && !w.exited && !w.at_barrier;
 }
 
+// The warp's cycles since `since` in its state and line (inline: the tick calls it whenever a
+// warp's state or line changes).
+inline void Sm::account(Warp& w, int /*slot*/, uint64_t now) {
+  if (now <= w.since) return;
+  const uint64_t d = now - w.since;
+  state_cycles_[static_cast<int>(w.state)] += d;
+  if (w.line > 0 && w.line < static_cast<int32_t>(ctx_.by_ptx_line.size()))
+    ctx_.by_ptx_line[w.line][static_cast<int>(w.state)] += d;
+  w.since = now;
+}
+
 inline WarpState Sm::evaluate(Warp& w, int sp, uint64_t now, uint64_t& wake) {
   wake = kNever;
   w.pick = 0;
