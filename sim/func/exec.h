@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <string>
 
+#include "sim/common/bits.h"
 #include "sim/func/cta.h"
 #include "sim/func/decoded.h"
 
@@ -48,12 +49,6 @@ inline void write_pred(Exec& x, int32_t p, uint32_t bits) {
   x.P[p] = (x.P[p] & ~x.exec) | (bits & x.exec);
 }
 
-// Population count without a library call (the build targets baseline x86-64, no POPCNT).
-inline int popc32(uint32_t v) {
-  v = v - ((v >> 1) & 0x55555555u);
-  v = (v & 0x33333333u) + ((v >> 2) & 0x33333333u);
-  return static_cast<int>((((v + (v >> 4)) & 0x0F0F0F0Fu) * 0x01010101u) >> 24);
-}
 
 template <class F>
 inline void for_lanes(uint32_t m, F&& f) {

@@ -4,6 +4,8 @@
 #include <array>
 #include <bit>
 
+#include "sim/common/bits.h"
+
 namespace warplab::timing {
 namespace {
 
@@ -103,7 +105,7 @@ void coalesce(const std::array<uint64_t, 32>& addr, uint32_t exec_mask, uint32_t
   }
   for (int i = 0; i < out.line_count; ++i) {
     LineRequest& r = out.lines[i];
-    out.sectors += std::popcount(r.sector_mask);
+    out.sectors += popc32(r.sector_mask);
     if (!track) {
       r.full_mask = r.sector_mask;
       r.word_mask = ~0u;

@@ -56,4 +56,23 @@ IssuePipe issue_pipe(const PipesConfig& p, const ptx::Instruction& i, UnitClass 
   return {unit_index(unit), &pipe_of(p, unit), false};
 }
 
+const IssuePipes::Entry& IssuePipes::learn(const ptx::Instruction& i, int32_t function,
+                                           int32_t pc) {
+  if (function < 0 || pc < 0) return scratch_ = make(i);
+  if (static_cast<size_t>(function) >= table_.size()) table_.resize(function + 1);
+  auto& f = table_[function];
+  if (static_cast<size_t>(pc) >= f.size()) f.resize(pc + 1);
+  Entry& e = f[pc];
+  if (!e.pipe.cfg) e = make(i);
+  return e;
+}
+
+IssuePipes::Entry IssuePipes::make(const ptx::Instruction& i) const {
+  Entry e;
+  e.unit = ptx::unit_of(i);
+  e.pipe = issue_pipe(*pipes_, i, e.unit);
+  e.slow_path = calls_slow_path(i);
+  return e;
+}
+
 }  // namespace warplab::timing

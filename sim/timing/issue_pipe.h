@@ -41,32 +41,28 @@ constexpr int kPipeCount = 14;
 
 IssuePipe issue_pipe(const PipesConfig& p, const ptx::Instruction& i, ptx::UnitClass unit);
 
-// Each instruction's unit (ptx::unit_of) and issue pipe, worked out the first time it is asked
-// for and kept by (function, pc) of the module: the SM asks for each instruction it fetches.
+// Each instruction's unit (ptx::unit_of), issue pipe and whether ptxas calls a slow path for it
+// (schedule.h: calls_slow_path), worked out the first time it is asked for and kept by
+// (function, pc) of the module: the SM asks for each instruction it fetches.
 class IssuePipes {
  public:
   struct Entry {
     IssuePipe pipe{0, nullptr, false};
     ptx::UnitClass unit = ptx::UnitClass::Misc;
+    bool slow_path = false;
   };
   explicit IssuePipes(const PipesConfig& p) : pipes_(&p) {}
   const Entry& of(const ptx::Instruction& i, int32_t function, int32_t pc) {
-    if (function < 0 || pc < 0) return scratch_ = make(i);
-    if (static_cast<size_t>(function) >= table_.size()) table_.resize(function + 1);
-    auto& f = table_[function];
-    if (static_cast<size_t>(pc) >= f.size()) f.resize(pc + 1);
-    Entry& e = f[pc];
-    if (!e.pipe.cfg) e = make(i);
-    return e;
+    if (function >= 0 && pc >= 0 && static_cast<size_t>(function) < table_.size()) {
+      const std::vector<Entry>& f = table_[function];
+      if (static_cast<size_t>(pc) < f.size() && f[pc].pipe.cfg) return f[pc];
+    }
+    return learn(i, function, pc);
   }
 
  private:
-  Entry make(const ptx::Instruction& i) const {
-    Entry e;
-    e.unit = ptx::unit_of(i);
-    e.pipe = issue_pipe(*pipes_, i, e.unit);
-    return e;
-  }
+  const Entry& learn(const ptx::Instruction& i, int32_t function, int32_t pc);  // not known yet
+  Entry make(const ptx::Instruction& i) const;
   const PipesConfig* pipes_;
   std::vector<std::vector<Entry>> table_;  // [function][pc]; pipe.cfg == nullptr: not known yet
   Entry scratch_;

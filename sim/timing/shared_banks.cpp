@@ -5,6 +5,8 @@
 #include <bit>
 #include <vector>
 
+#include "sim/common/bits.h"
+
 namespace warplab::timing {
 
 namespace {
@@ -43,7 +45,7 @@ bool shared_in_pairs(const std::array<uint64_t, 32>& addr, uint32_t mask) {
     const uint64_t a = addr[std::countr_zero(m)];
     if (std::find(seen.begin(), seen.begin() + n, a) == seen.begin() + n && n < 8) seen[n++] = a;
   }
-  return 2 * n <= std::popcount(mask);
+  return 2 * n <= popc32(mask);
 }
 
 // Whether no bank holds two distinct words of the lanes in `mask` (banks a power of two).
@@ -80,7 +82,7 @@ SharedAccessCost shared_access_cost(const std::array<uint64_t, 32>& addr, uint32
   //    lanes whose words all lie within 32 consecutive words (a broadcast, consecutive words,
   //    a few rows' broadcasts) puts at most one distinct word in each of 32 banks or more.
   if (exec_mask == ~0u && bytes <= 4 && bytes <= bank_bytes && banks >= 32 &&
-      std::has_single_bit(banks) && std::has_single_bit(bank_bytes)) {
+      single_bit(banks) && single_bit(bank_bytes)) {
     const int shift = std::countr_zero(bank_bytes);
     uint64_t lo = addr[0] >> shift, hi = lo;
     for (uint32_t l = 1; l < 32; ++l) {
@@ -99,7 +101,7 @@ SharedAccessCost shared_access_cost(const std::array<uint64_t, 32>& addr, uint32
   // 0b. 8- and 16-byte lanes that read one address per group (a row's broadcast: the tiled
   //     matmul's LDS.128 of its A tile), found without the lists: steps 1 and 2 below give one
   //     pass, or two where a quarter-warp holds a single lane of the group.
-  if (bytes > 4 && std::has_single_bit(banks) && std::has_single_bit(bank_bytes) &&
+  if (bytes > 4 && single_bit(banks) && single_bit(bank_bytes) &&
       words_per_lane <= std::min<uint32_t>(banks, 32)) {
     int most = 0;
     for (const uint32_t group : {halves ? 0x0000ffffu : ~0u, halves ? 0xffff0000u : 0u}) {
@@ -111,7 +113,7 @@ SharedAccessCost shared_access_cost(const std::array<uint64_t, 32>& addr, uint32
       if (most < 0) break;
       int ideal = 1;
       for (uint32_t q = 0; q < 4; ++q)
-        if (const uint32_t quarter = lanes & (0xffu << (8 * q)); std::popcount(quarter) == 1)
+        if (const uint32_t quarter = lanes & (0xffu << (8 * q)); popc32(quarter) == 1)
           ideal = 2;
       most = std::max(most, ideal);
     }
@@ -122,7 +124,7 @@ SharedAccessCost shared_access_cost(const std::array<uint64_t, 32>& addr, uint32
   }
   // A word's bank, (word % banks) % 32: a shift and a mask when both sizes are powers of two
   // (every shipped configuration), a division otherwise.
-  const bool pow2 = std::has_single_bit(banks) && std::has_single_bit(bank_bytes);
+  const bool pow2 = single_bit(banks) && single_bit(bank_bytes);
   const int word_shift = std::countr_zero(bank_bytes);
   const uint32_t bank_mask = std::min<uint32_t>(banks, 32) - 1;
   // Distinct words per bank (small: linear search is fastest here). Only the first count[bank]

@@ -10,6 +10,7 @@
 #include "sim/timing/sm_mio_wait.h"
 #include "sim/timing/sm_warp.h"
 #include "sim/timing/tensor_pipe.h"
+#include "sim/timing/wake_scan.h"
 
 namespace warplab::timing {
 
@@ -56,10 +57,9 @@ bool hoistable_load(const func::StepInfo& in) {
 
 // Address arithmetic: an instruction that computes from registers alone (no memory but kernel
 // parameters and constants, no warp-level exchange, no control).
-bool arithmetic(const func::StepInfo& in) {
+bool arithmetic(const func::StepInfo& in, UnitClass u) {  // u: ptx::unit_of(*in.inst)
   if (in.is_branch || in.is_barrier || in.is_store || in.is_atomic) return false;
   if (in.is_memory && in.space != Space::Param && in.space != Space::Const) return false;
-  const UnitClass u = ptx::unit_of(*in.inst);
   return u != UnitClass::Warp && u != UnitClass::Barrier && u != UnitClass::Branch;
 }
 
@@ -67,10 +67,10 @@ bool arithmetic(const func::StepInfo& in) {
 // volatile loads and stores, branches that split the warp, and IEEE float divisions, reciprocals
 // and square roots (schedule.h: calls_slow_path). A plain store holds back only the loads of the
 // memory it may write (schedule.h: store_memory).
-bool schedule_barrier(const func::StepInfo& in) {
+bool schedule_barrier(const func::StepInfo& in, bool slow_path) {  // calls_slow_path(*in.inst)
   const ptx::Instruction& i = *in.inst;
   if (in.is_store && store_memory(i) == 0) return true;  // 0 for atomics too
-  if (in.is_atomic || in.is_barrier || in.diverged || calls_slow_path(i)) return true;
+  if (in.is_atomic || in.is_barrier || in.diverged || slow_path) return true;
   if (i.op == Opcode::Membar || i.op == Opcode::Fence || i.op == Opcode::Call ||
       i.op == Opcode::Ret || i.op == Opcode::Exit)
     return true;
@@ -213,13 +213,14 @@ bool Sm::fetch(Warp& w, uint64_t now) {
   e.ext_loaded = 0;
   e.hoisted = e.merged = e.stamped = e.leader = e.dropped = false;
   e.load = in.exec_mask != 0 && hoistable_load(in);
-  e.fence = schedule_barrier(in);
+  const IssuePipes::Entry known = issue_pipes_.of(*in.inst, in.function, in.pc);
+  e.fence = schedule_barrier(in, known.slow_path);
   e.writes = e.fence ? 0 : store_memory(*in.inst);
   e.reads = e.load ? memory_of(*in.inst) : 0;
   if (!ctx_.config.compiler.hoist_loads) return true;
   drop_unrolled(w, e);
   vectorize(w, e);
-  depend(w, e, arithmetic(in));
+  depend(w, e, arithmetic(in, known.unit), known.slow_path);
   return true;
 }
 
@@ -309,15 +310,6 @@ WarpState Sm::evaluate_stalled(Warp& w, int sp, uint64_t now, uint64_t& wake) {
   return pipe_state(w, sp, now, wake);  // 2. and 3.: the pipe and the memory unit's queues
 }
 
-void Sm::account(Warp& w, int slot, uint64_t now) {
-  if (now <= w.since) return;
-  const uint64_t d = now - w.since;
-  state_cycles_[static_cast<int>(w.state)] += d;
-  if (w.line > 0 && w.line < static_cast<int32_t>(ctx_.by_ptx_line.size()))
-    ctx_.by_ptx_line[w.line][static_cast<int>(w.state)] += d;
-  w.since = now;
-}
-
 bool Sm::tick(uint64_t now) {
   Trace* trace = ctx_.trace && ctx_.trace->wants(id_, now) ? ctx_.trace : nullptr;
   // 1. SM-level accounting for the cycles since the last tick.
@@ -332,14 +324,15 @@ bool Sm::tick(uint64_t now) {
   //    Which slots are due is found in one pass over wake_ (free slots hold kNever); the others
   //    keep their wake cycle, the earliest of which is where the SM may sleep to (step 5). It
   //    stops at slot_end_: the slots from there on are free.
+  //    (wake_scan.h; `later`: the earliest wake of the slots not due, which step 3 leaves as
+  //    they are when no warp issues: only an issue releases a barrier, try_release_barrier.)
   const int nwords = static_cast<int>(due_.size());
-  uint64_t wake_min = release_wake_;
+  uint64_t wake_min = release_wake_, later = kNever;
   for (int wd = 0; wd < nwords; ++wd) {
     const int end = std::clamp(slot_end_ - 64 * wd, 0, 64);
-    const uint64_t* wake = wake_.data() + 64 * wd;
-    uint64_t bits = 0;
-    for (int i = 0; i < end; ++i) bits |= static_cast<uint64_t>(wake[i] <= now) << i;
-    due_[wd] = bits;
+    const WakeScan scan = scan_wakes(wake_.data() + 64 * wd, end, now);
+    due_[wd] = scan.due;
+    later = std::min(later, scan.later);
   }
   //    The due warps' first lines start loading together, before any is read.
   for (int wd = 0; wd < nwords; ++wd)
@@ -442,11 +435,7 @@ bool Sm::tick(uint64_t now) {
   }
   // 5. Sleep until something can happen: the next cycle after an issue, else the earliest wake
   //    (of the warps looked at, and of those not due, whose wake cycles step 3 left as they were).
-  for (int wd = 0; !issued_any && wd < nwords; ++wd) {
-    const int end = std::clamp(slot_end_ - 64 * wd, 0, 64);
-    for (int i = 0; i < end; ++i)
-      wake_min = std::min(wake_min, (due_[wd] >> i) & 1 ? kNever : wake_[64 * wd + i]);
-  }
+  if (!issued_any) wake_min = std::min(wake_min, later);
   next_wake_ = issued_any ? now + 1 : std::max(std::min(wake_min, release_wake_), now + 1);
   if (resident_warps_ == 0) next_wake_ = kNever;
   return true;

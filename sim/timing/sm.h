@@ -181,7 +181,7 @@ class Sm {
   // while win.at(0) waits; 0 when none. May fetch further ahead (sets fault_ if that faults).
   int find_hoist(Warp& w, int sp, uint64_t now, uint64_t& wake);
   uint64_t loaded_operands_ready(const Warp& w, const Ahead& e, size_t k) const;
-  void depend(Warp& w, Ahead& e, bool arithmetic);
+  void depend(Warp& w, Ahead& e, bool arithmetic, bool slow_path);
   bool returns_value(const func::StepInfo& in);
   std::vector<std::vector<int8_t>> returns_;  // per function and pc: -1 not known yet
   // find_hoist's load win.at(w.hoist_at): w.hoist_at when the load/store pipe and its LSU queue

@@ -247,7 +247,7 @@ void Sm::vector_issued(Warp& w, size_t k, uint64_t ready) {
 // dependent. Registers written before the window are checked against the scoreboard when a load
 // is about to be hoisted. A load after an IEEE division, reciprocal or square root also waits for
 // its result: ptxas keeps loads below the slow path's BSYNC (schedule.h: calls_slow_path).
-void Sm::depend(Warp& w, Ahead& e, bool arithmetic) {
+void Sm::depend(Warp& w, Ahead& e, bool arithmetic, bool slow_path) {
   const func::StepInfo& in = e.info;
   const int32_t fkey = in.function << 20;
   auto add_ext = [&](int32_t key, bool loaded) {
@@ -265,9 +265,14 @@ void Sm::depend(Warp& w, Ahead& e, bool arithmetic) {
   };
   e.dst_bits = 0;
   for (int d = 0; d < in.dst_count; ++d) e.dst_bits |= 1ull << (in.dst_regs[d] & 63);
+  // The window's entries before e (at(count - 1)) that may write `reg` lie at or below its
+  // bucket's latest writer (Window::writer): the scan starts there, or finds none at once.
+  const Window& win = w.win;
   auto operand = [&](int32_t reg) {
     if (!e.indep) return;
-    for (size_t j = w.win.count - 1; j-- > 0;) {
+    const uint64_t last = win.writer[reg & 63];
+    const size_t below = last > win.base ? std::min<size_t>(last - win.base, win.count - 1) : 0;
+    for (size_t j = below; j-- > 0;) {
       const Ahead& p = w.win.at(j);
       if (!((p.dst_bits >> (reg & 63)) & 1) || p.info.function != in.function) continue;
       for (int d = 0; d < p.info.dst_count; ++d)
@@ -287,8 +292,10 @@ void Sm::depend(Warp& w, Ahead& e, bool arithmetic) {
   for (int i = 0; i < in.src_count; ++i) operand(in.src_regs[i]);
   if (in.inst->guard >= 0) operand(in.inst->guard);
   if (e.load && w.slow_key >= 0 && e.indep) add_ext(w.slow_key, false);
-  if (calls_slow_path(*in.inst) && in.dst_count > 0) w.slow_key = fkey | in.dst_regs[0];
+  if (slow_path && in.dst_count > 0) w.slow_key = fkey | in.dst_regs[0];
   e.chain = e.indep && arithmetic;
+  for (uint64_t b = e.dst_bits; b; b &= b - 1)
+    w.win.writer[std::countr_zero(b)] = w.win.base + w.win.count;  // 1 + e's number
 }
 
 // An atomic whose old value some instruction reads (an ATOMG; ptxas makes the others REDs),

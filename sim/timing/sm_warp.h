@@ -73,6 +73,12 @@ struct Sm::Window {
   std::vector<uint32_t> ring;   // pool indices; a power of two long: indexes wrap with a mask
   std::vector<Ahead> pool;
   std::vector<uint32_t> spare;  // pool entries not in the window, the one freed last at the back
+  // depend()'s shortcut: entries are numbered in fetch order (at(i) is number base + i), and
+  // writer[b] is 1 + the number of the latest entry whose destinations include a register r
+  // with r % 64 == b (0: none yet). No entry numbered higher writes such a register, so the
+  // search for an operand's producer starts there, or not at all when that entry has left.
+  uint64_t base = 0;
+  std::array<uint64_t, 64> writer{};
   Ahead& at(size_t i) { return pool[ring[(head + i) & (ring.size() - 1)]]; }
   const Ahead& at(size_t i) const { return pool[ring[(head + i) & (ring.size() - 1)]]; }
   void find_first() {
@@ -105,6 +111,7 @@ struct Sm::Window {
     spare.push_back(ring[head]);
     head = (head + 1) & static_cast<uint32_t>(ring.size() - 1);
     --count;
+    ++base;
     if (passed > 1) --passed;
     // A store that issues no longer holds back the loads after it: scan them again.
     if (store) passed = 1, stores = 0;
@@ -226,6 +233,17 @@ inline WarpState Sm::pipe_state(Warp& w, int sp, uint64_t now, uint64_t& wake) {
 
 inline bool Sm::clear_to_issue(const Warp& w, uint64_t now) const {
   return w.next_clear && w.win.first_known && w.fetch_ready <= now && !w.exited && !w.at_barrier;
+}
+
+// The warp's cycles since `since` in its state and line (inline: the tick calls it whenever a
+// warp's state or line changes).
+inline void Sm::account(Warp& w, int /*slot*/, uint64_t now) {
+  if (now <= w.since) return;
+  const uint64_t d = now - w.since;
+  state_cycles_[static_cast<int>(w.state)] += d;
+  if (w.line > 0 && w.line < static_cast<int32_t>(ctx_.by_ptx_line.size()))
+    ctx_.by_ptx_line[w.line][static_cast<int>(w.state)] += d;
+  w.since = now;
 }
 
 inline WarpState Sm::evaluate(Warp& w, int sp, uint64_t now, uint64_t& wake) {
