@@ -2,6 +2,7 @@
 #include "sim/timing/parallel_loop.h"
 
 #include <algorithm>
+#include <chrono>
 
 #if defined(__linux__)
 #include <sched.h>
@@ -20,9 +21,11 @@ struct Turn {
 };
 thread_local Turn current_turn;
 
-// Pause rounds a wait spins before it sleeps: about 100-200 microseconds on a core of its own
-// (longer than a cycle's ticks and the loop's work between cycles), a few otherwise.
-constexpr uint32_t kSpinsOwnCore = 4096, kSpinsShared = 64;
+// How long a wait spins before it sleeps (wait_for): on a core of its own, a time budget between
+// these (longer than a cycle's ticks and the loop's work between cycles); otherwise a few pause
+// rounds.
+constexpr int64_t kSpinMaxNs = 500'000, kSpinFloorNs = 50'000;
+constexpr uint32_t kSpinsShared = 64;
 
 void pause() {
 #if defined(__x86_64__) || defined(__i386__)
@@ -41,28 +44,46 @@ int usable_cpus() {
   return static_cast<int>(std::thread::hardware_concurrency());
 }
 
-// Returns `word`'s value once `ready` holds for it (loaded with acquire): spins up to `spins`
-// pause rounds, then sleeps until a notify_all of the word.
-// The spin is adaptive, per host thread (as glibc's adaptive mutexes): a wait that the spin
-// answered doubles the thread's next budget (up to `spins`), one that had to sleep quarters it
-// (down to kSpinsShared). On cores of its own a thread keeps spinning; on a host whose cores
-// are busy with other work (ctest -j 2 on two cores) a spinning thread would only burn the time
-// slice its partner needs, so the loop soon sleeps instead (tests/704: Cancel within a second).
+// Returns `word`'s value once `ready` holds for it (loaded with acquire): spins, checking it
+// between pause instructions, then sleeps until a notify_all of the word.
+// How long it spins: with `own_core` (no more threads than the process may run on) a time
+// budget per host thread, between kSpinFloorNs and kSpinMaxNs: a wait that the spin answered
+// doubles it, one that had to sleep halves it. A wake-up from sleep costs tens of
+// microseconds (more in a virtual machine, whose halted CPU must be woken by the host), and a
+// parallel cycle's waits are shorter than that (int39 on the device host: a budget that went
+// down to 64 pause rounds put a wake-up on nearly every wait, and matmul_tiled_512 ran 2.1x on
+// 16 threads against 4.9x with spinning), so on cores of its own a thread keeps spinning. A
+// host whose cores are busy with other work (ctest -j 2 on two cores) halves the budget down to
+// the floor, and the loop's timed trials then pick one thread (TimingOptions::adapt_threads);
+// without `own_core` the spin is kSpinsShared pause rounds (tests/704: Cancel within a second).
 template <class Ready>
-uint32_t wait_for(const std::atomic<uint32_t>& word, Ready ready, uint32_t spins) {
-  thread_local uint32_t budget = 0;
-  if (budget == 0 || budget > spins) budget = spins;
+uint32_t wait_for(const std::atomic<uint32_t>& word, Ready ready, bool own_core) {
   uint32_t v = word.load(std::memory_order_acquire);
-  uint32_t i = 0;
-  for (; !ready(v) && i < budget; ++i) {
-    pause();
-    v = word.load(std::memory_order_acquire);
+  if (ready(v)) return v;
+  thread_local int64_t budget_ns = kSpinMaxNs;
+  bool answered = false;
+  if (own_core) {
+    const auto start = std::chrono::steady_clock::now();
+    for (;;) {
+      for (int i = 0; i < 32 && !ready(v); ++i) {
+        pause();
+        v = word.load(std::memory_order_acquire);
+      }
+      if (ready(v)) break;
+      if (std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() -
+                                                               start)
+              .count() > budget_ns)
+        break;
+    }
+    answered = ready(v);
+    budget_ns = answered ? std::min(kSpinMaxNs, budget_ns * 2) : std::max(kSpinFloorNs, budget_ns / 2);
+  } else {
+    for (uint32_t i = 0; !ready(v) && i < kSpinsShared; ++i) {
+      pause();
+      v = word.load(std::memory_order_acquire);
+    }
+    answered = ready(v);
   }
-  if (ready(v)) {
-    budget = std::min(spins, budget * 2);
-    return v;
-  }
-  budget = std::max(std::min(kSpinsShared, spins), budget / 4);
   while (!ready(v)) {
     word.wait(v, std::memory_order_acquire);
     v = word.load(std::memory_order_acquire);
@@ -73,7 +94,7 @@ uint32_t wait_for(const std::atomic<uint32_t>& word, Ready ready, uint32_t spins
 
 ParallelTicks::ParallelTicks(int threads)
     : threads_(threads < 1 ? 1 : threads),
-      spins_(threads_ <= usable_cpus() ? kSpinsOwnCore : kSpinsShared),
+      own_core_(threads_ <= usable_cpus()),
       counts_(threads_) {
   workers_.reserve(threads_ - 1);
   for (int t = 1; t < threads_; ++t)
@@ -81,7 +102,7 @@ ParallelTicks::ParallelTicks(int threads)
       uint32_t seen = 0;
       for (;;) {
         seen = wait_for(
-            start_, [seen](uint32_t v) { return v != seen; }, spins_);
+            start_, [seen](uint32_t v) { return v != seen; }, own_core_);
         if (stop_) return;
         work(t);
         running_.fetch_sub(1, std::memory_order_acq_rel);
@@ -124,7 +145,7 @@ bool ParallelTicks::tick(std::vector<Sm>& sms, const std::vector<uint32_t>& due,
   //    ticks' writes then visible here).
   work(0);
   wait_for(
-      running_, [](uint32_t v) { return v == 0; }, spins_);
+      running_, [](uint32_t v) { return v == 0; }, own_core_);
   // 4. The L2 requests held back and not yet handed over go to the L2, SM by SM in the order.
   //    (The glances, taken after each tick, read nothing of their answers: l2_queue.h.)
   flush_until(static_cast<uint32_t>(due.size()));
@@ -165,7 +186,7 @@ void ParallelTicks::wait_turn() {
   if (t.owner != this || t.passed) return;
   // Every SM before this one in the order has ended its tick: wait until the prefix reaches us.
   wait_for(
-      prefix_, [&t](uint32_t p) { return p >= t.position; }, spins_);
+      prefix_, [&t](uint32_t p) { return p >= t.position; }, own_core_);
   t.passed = true;
   // What the SMs before it, and this SM itself, held back goes to the L2 first.
   flush_until(t.position + 1);

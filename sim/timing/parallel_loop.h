@@ -47,8 +47,12 @@
 // bench's matmul and stream). So each wait (a worker for the next cycle, an SM for its turn, the
 // loop for the cycle's end) first spins on the word it waits for, checking it between pause
 // instructions, and sleeps (atomic wait) only when that takes long: between launches, and in
-// stretches that the loop runs on one thread. A thread that may not have a core of its own
-// (more threads than the process may run on) spins only briefly.
+// stretches that the loop runs on one thread. The spin is a time budget per thread (50-500
+// microseconds, wait_for in parallel_loop.cpp), not a count of pause rounds: a count that
+// shrank after each sleep (stop 38) sank to a few microseconds on the device host (a virtual
+// machine, where waking a halted CPU costs more still), and nearly every wait then slept
+// (stop 39, int39: matmul_tiled_512 2.1x on 16 threads, 4.9x with a long spin). A thread that
+// may not have a core of its own (more threads than the process may run on) spins only briefly.
 // Held to the cycle's end (l2_queue.h; stop 38): the exact form of the quantum for Q = 1, a cycle.
 // Built: an SM's plain stores before its turn (their answer only raises the warp's drain time).
 // In test 350's streaming and multi-wave vec_add on 2 and 5 threads, 9,500 of 26,560 store
@@ -182,7 +186,7 @@ class ParallelTicks final : public TurnGate {
   void flush_until(uint32_t end);
 
   int threads_;
-  uint32_t spins_;               // pause rounds a wait spins before it sleeps
+  bool own_core_;                 // a core for each thread: waits spin longer (wait_for)
   std::vector<uint16_t> owner_;  // per SM: thread_of(id), looked up (a division per SM per thread)
   std::vector<std::thread> workers_;
   // The cycle's work (written by the caller before it moves start_, read by the workers after).
