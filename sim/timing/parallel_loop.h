@@ -128,6 +128,7 @@
 #include <vector>
 
 #include "sim/timing/sm.h"
+#include "sim/timing/touch_log.h"
 #include "sim/timing/turn_gate.h"
 
 namespace warplab::timing {
@@ -168,6 +169,13 @@ class ParallelTicks final : public TurnGate {
             std::vector<SmGlance>& glances);
   void wait_turn() override;
   bool before_turn() const override;
+  // A launch whose functional device touches are logged (touch_log.h) instead of taking the
+  // turn; nullptr: they take the turn. A cycle whose log met() is then treated as a fault.
+  void log_touches(TouchLog* log) { touches_ = log; }
+  bool before_touch() override;
+  void touched(const func::StepInfo& step) override;
+  // SM ticks of parallel cycles that took the turn at a functional device touch (measurement).
+  uint64_t touch_turns() const;
 
  private:
   void work(int thread);
@@ -195,6 +203,11 @@ class ParallelTicks final : public TurnGate {
   // Positions [0, flushed_) have handed their held L2 requests over (written and read only by
   // the SM holding the turn, and by the loop after the cycle's ticks: ordered by prefix_).
   uint32_t flushed_ = 0;
+  TouchLog* touches_ = nullptr;
+  struct alignas(64) Count {
+    uint64_t n = 0;
+  };
+  std::unique_ptr<Count[]> touch_turns_;  // per thread
 };
 
 }  // namespace warplab::timing

@@ -7,6 +7,10 @@
 // wait_turn() before they change or read shared state; the one-thread loop has no gate.
 #pragma once
 
+namespace warplab::func {
+struct StepInfo;
+}
+
 namespace warplab::timing {
 
 class TurnGate {
@@ -20,6 +24,12 @@ class TurnGate {
   // whose answer the tick does not read (l2_queue.h) may then wait for the turn or the cycle's
   // end instead of waiting for the turn now.
   virtual bool before_turn() const = 0;
+  // Before a functional step that touches device memory (sm.cpp: fetch): waits for the turn,
+  // or, in a parallel cycle of a launch whose such steps are all plain loads and stores
+  // (touch_log.h), returns true at once: the caller runs the step and passes it to touched(),
+  // which logs the bytes it touched.
+  virtual bool before_touch() = 0;
+  virtual void touched(const func::StepInfo& step) = 0;
 
  protected:
   ~TurnGate() = default;
