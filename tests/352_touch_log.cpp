@@ -56,6 +56,40 @@ $L_loop:
 }
 )";
 
+// table[i] = i * 3 for i < 16384, in a module variable (bound, and allocated in device memory,
+// when the launch's first block starts: after the parallel loop's log was made), and out[i] =
+// table[i ^ 1] + 1 (a load of the word another thread of the same warp stores).
+constexpr const char* kTable = R"(.version 9.0
+.target sm_90
+.address_size 64
+.global .align 4 .u32 table[16384];
+.visible .entry fill(.param .u64 out)
+{
+  .reg .b32 %r<8>;
+  .reg .b64 %rd<8>;
+  ld.param.u64 %rd1, [out];
+  cvta.to.global.u64 %rd2, %rd1;
+  mov.u32 %r1, %tid.x;
+  mov.u32 %r2, %ctaid.x;
+  mov.u32 %r3, %ntid.x;
+  mad.lo.s32 %r4, %r2, %r3, %r1;
+  mul.lo.u32 %r5, %r4, 3;
+  mov.u64 %rd3, table;
+  mul.wide.u32 %rd4, %r4, 4;
+  add.s64 %rd5, %rd3, %rd4;
+  st.global.u32 [%rd5], %r5;
+  bar.sync 0;
+  xor.b32 %r6, %r4, 1;
+  mul.wide.u32 %rd6, %r6, 4;
+  add.s64 %rd6, %rd3, %rd6;
+  ld.global.u32 %r7, [%rd6];
+  add.u32 %r7, %r7, 1;
+  add.s64 %rd7, %rd2, %rd4;
+  st.global.u32 [%rd7], %r7;
+  ret;
+}
+)";
+
 template <class T>
 void put(std::vector<uint8_t>& p, T v) {
   const size_t at = (p.size() + sizeof(T) - 1) / sizeof(T) * sizeof(T);
@@ -246,5 +280,25 @@ TEST_CASE("352 blocks on disjoint bytes: no redo, no turn for a touch, the one-t
     const Outcome turns = run(kVecAdd, "vec_add", grid, block, sizes, {n}, t, false);
     CHECK(turns.json == one.json);
     CHECK(turns.result.touch_turns > 0);
+  }
+}
+
+TEST_CASE("352 a module variable bound after the log was made: logged, the one-thread JSON") {
+  const func::Dim3 grid{64, 1, 1}, block{256, 1, 1};
+  const std::vector<size_t> sizes = {16384 * 4};
+  const Outcome one = run(kTable, "fill", grid, block, sizes, {}, 1);
+  for (int t : {2, 5}) {
+    CAPTURE(t);
+    const Outcome many = run(kTable, "fill", grid, block, sizes, {}, t);
+    CHECK(many.json == one.json);
+    CHECK(many.memory == one.memory);
+    CHECK(many.result.parallel_cycles > 0);
+    CHECK_FALSE(many.result.redone_on_one_thread);
+    CHECK(many.result.touch_turns == 0);
+  }
+  for (uint32_t i = 0; i < 16384; i += 37) {
+    uint32_t v;
+    std::memcpy(&v, one.memory.data() + 4 * i, 4);
+    REQUIRE(v == (i ^ 1) * 3 + 1);
   }
 }

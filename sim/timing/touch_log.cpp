@@ -56,10 +56,20 @@ bool touches_loggable(const ptx::Function& kernel) {
 
 TouchLog::TouchLog(const func::DeviceMemory& memory, size_t sm_count)
     : memory_(memory), by_sm_(sm_count) {
-  for (const func::BufferInfo& b : memory.buffers()) {
-    shadow_.emplace_back(static_cast<uint64_t*>(std::calloc((b.size + 31) / 32 + 1, 8)));
+  allocate();
+}
+
+void TouchLog::allocate() {
+  const std::vector<func::BufferInfo>& buffers = memory_.buffers();
+  for (size_t i = shadow_.size(); i < buffers.size(); ++i) {
+    shadow_.emplace_back(static_cast<uint64_t*>(std::calloc((buffers[i].size + 31) / 32 + 1, 8)));
     ok_ = ok_ && shadow_.back();
   }
+}
+
+void TouchLog::begin_cycle() {
+  ++stamp_;
+  if (shadow_.size() != memory_.buffers().size()) allocate();
 }
 
 void TouchLog::add(uint32_t sm, uint32_t position, bool in_turn, const func::StepInfo& step) {
@@ -98,6 +108,11 @@ void TouchLog::add(uint32_t sm, uint32_t position, bool in_turn, const func::Ste
         }
       }
       log.push_back(Touch{sector, uint32_t(b), bytes, pos, step.is_store, in_turn});
+      if (size_t(b) >= shadow_.size() || !shadow_[b]) {  // no shadow words: a meeting
+        contested_.store(true, std::memory_order_relaxed);
+        blind_.store(true, std::memory_order_relaxed);
+        continue;
+      }
       claim(uint32_t(b), sector, pos, step.is_store);
     }
   }
@@ -127,9 +142,8 @@ void TouchLog::claim(uint32_t buffer, uint64_t sector, uint16_t position, bool s
 }
 
 bool TouchLog::met(const std::vector<uint32_t>& due) {
-  bool met = false;
-  if (contested_.load(std::memory_order_relaxed)) {
-    contested_.store(false, std::memory_order_relaxed);
+  bool met = blind_.exchange(false, std::memory_order_relaxed);
+  if (contested_.exchange(false, std::memory_order_relaxed) && !met) {
     // The touches of contested sectors, by sector and then in the loop's order.
     const uint64_t stamp = uint64_t{stamp_} << 32;
     hot_.clear();

@@ -45,14 +45,16 @@ bool touches_loggable(const ptx::Function& kernel);
 
 class TouchLog {
  public:
-  // For one launch on `memory` (its buffers must not change until the log is gone), with
+  // For one launch on `memory` (buffers may be added between cycles, none removed), with
   // `sm_count` SMs.
   TouchLog(const func::DeviceMemory& memory, size_t sm_count);
-  // Whether the shadow words could be allocated (else the launch takes the turn, as before).
+  // Whether the shadow words could be allocated (else the launch takes the turn, as before; a
+  // buffer whose words cannot be allocated later makes every cycle that touches it a fault).
   bool ok() const { return ok_; }
 
-  // Starts a parallel cycle.
-  void begin_cycle() { ++stamp_; }
+  // Starts a parallel cycle (on the loop's thread: buffers allocated since, a module variable
+  // bound by a block's first launch, get their shadow words here).
+  void begin_cycle();
   // The device bytes `step` touched, by SM `sm` at `position` in the cycle's order; `in_turn`:
   // every SM before it had ended its tick (parallel_loop.h). Called by the thread ticking `sm`.
   void add(uint32_t sm, uint32_t position, bool in_turn, const func::StepInfo& step);
@@ -71,6 +73,7 @@ class TouchLog {
     void operator()(uint64_t* p) const { std::free(p); }
   };
   void claim(uint32_t buffer, uint64_t sector, uint16_t position, bool store);
+  void allocate();
 
   const func::DeviceMemory& memory_;
   std::vector<std::unique_ptr<uint64_t[], Free>> shadow_;  // per buffer, per sector
@@ -79,6 +82,7 @@ class TouchLog {
   bool ok_ = true;
   uint32_t stamp_ = 0;                  // the cycle's number
   std::atomic<bool> contested_{false};  // a sector was marked contested in this cycle
+  std::atomic<bool> blind_{false};      // a buffer without shadow words was touched in it
 };
 
 }  // namespace warplab::timing
