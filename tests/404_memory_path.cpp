@@ -550,6 +550,12 @@ struct FakeTurn final : TurnGate {
     if (first && on_turn) on_turn();
   }
   bool before_turn() const override { return before; }
+  // Functional device touches (touch_log.h) are not logged here: they take the turn.
+  bool before_touch() override {
+    wait_turn();
+    return false;
+  }
+  void touched(const warplab::func::StepInfo&) override {}
 };
 }  // namespace
 

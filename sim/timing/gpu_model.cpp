@@ -15,6 +15,7 @@
 #include "sim/timing/sm_clock.h"
 #include "sim/timing/schedule.h"
 #include "sim/timing/sm.h"
+#include "sim/timing/touch_log.h"
 
 namespace warplab::timing {
 
@@ -139,6 +140,22 @@ struct GateScope {
   GateScope& operator=(const GateScope&) = delete;
 };
 
+// The parallel loop's log of functional device touches for one simulation (touch_log.h).
+struct TouchScope {
+  ParallelTicks* pool;
+  std::optional<TouchLog> log;
+  TouchScope(ParallelTicks* p, bool on, const func::DeviceMemory& memory, size_t sms) : pool(p) {
+    if (!pool || !on) return;
+    log.emplace(memory, sms);
+    pool->log_touches(log->ok() ? &*log : nullptr);
+  }
+  ~TouchScope() {
+    if (pool) pool->log_touches(nullptr);
+  }
+  TouchScope(const TouchScope&) = delete;
+  TouchScope& operator=(const TouchScope&) = delete;
+};
+
 // One simulation of the launch; `pool` null: the one-thread loop. With a pool, `redo` is set
 // (and an Error returned) when a fault inside a parallel cycle makes the result differ from the
 // one-thread loop's; run_timing then simulates the launch again on one thread.
@@ -236,6 +253,8 @@ Expected<TimingResult> simulate(const func::Program& program, func::DeviceMemory
                                  pool});
   }
   GateScope gate(l2, pool);
+  TouchScope touches(pool, options.log_touches && touches_loggable(*kernel), memory,
+                     config.core.sm_count);
   auto changes = [&] {
     uint64_t c = 0;
     for (const LaunchContext& x : ctxs) c += x.changes;
@@ -613,15 +632,23 @@ Expected<TimingResult> run_timing(const func::Program& program, func::DeviceMemo
     return simulate(program, memory, launch, config, options, nullptr, redo);
   // The starting memory, to simulate again on one thread after a fault in a parallel cycle.
   func::DeviceMemory before = memory;
+  uint64_t touch_turns = 0;
   {
     ParallelTicks pool(threads);
     auto r = simulate(program, memory, launch, config, options, &pool, redo);
     if (r) r->parallel_sm_ticks = pool.sm_ticks(), r->turn_sm_ticks = pool.turn_ticks();
-    if (!redo) return r;
+    touch_turns = pool.touch_turns();
+    if (!redo) {
+      if (r) r->touch_turns = touch_turns;
+      return r;
+    }
   }
   memory = std::move(before);
   auto r = simulate(program, memory, launch, config, options, nullptr, redo);
-  if (r) r->redone_on_one_thread = true;
+  if (r) {
+    r->redone_on_one_thread = true;
+    r->touch_turns = touch_turns;
+  }
   return r;
 }
 

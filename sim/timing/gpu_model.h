@@ -68,6 +68,11 @@ struct TimingOptions {
   // for their turn, can make the threads slower). Either way the results are the same. false:
   // always use the threads (tests).
   bool adapt_threads = true;
+  // With threads > 1, for a kernel whose device touches are all plain global loads and stores
+  // (touch_log.h): their functional steps run without waiting for the SM's turn, logged, and a
+  // cycle where two SMs met on the same bytes sends the launch to the one-thread redo. Either
+  // way the results are the same. false: they wait for the turn (measurements, tests).
+  bool log_touches = true;
   // Set by another thread (the app's Cancel button): the launch stops at the next cycle the loop
   // visits and run_timing returns the Error "cancelled" (memory holds what ran so far).
   const std::atomic<bool>* cancel = nullptr;
@@ -145,6 +150,9 @@ struct TimingResult {
   // it asked in its turn.
   uint64_t parallel_sm_ticks = 0, turn_sm_ticks = 0;
   uint64_t held_l2_reads = 0, turn_l2_reads = 0, held_l2_writes = 0, turn_l2_writes = 0;
+  // SM ticks of those cycles that waited for their turn at a functional step that touches device
+  // memory (TimingOptions::log_touches), in the parallel simulation (a redone launch's too).
+  uint64_t touch_turns = 0;
 
   std::vector<Metric> metrics() const;
 };

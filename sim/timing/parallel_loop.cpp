@@ -18,6 +18,7 @@ struct Turn {
   const ParallelTicks* owner = nullptr;
   uint32_t position = 0;
   bool passed = false;
+  bool touch = false;  // the turn was taken at a functional device touch
 };
 thread_local Turn current_turn;
 
@@ -95,7 +96,8 @@ uint32_t wait_for(const std::atomic<uint32_t>& word, Ready ready, bool own_core)
 ParallelTicks::ParallelTicks(int threads)
     : threads_(threads < 1 ? 1 : threads),
       own_core_(threads_ <= usable_cpus()),
-      counts_(threads_) {
+      counts_(threads_),
+      touch_turns_(std::make_unique<Count[]>(threads_)) {
   workers_.reserve(threads_ - 1);
   for (int t = 1; t < threads_; ++t)
     workers_.emplace_back([this, t] {
@@ -143,9 +145,12 @@ bool ParallelTicks::tick(std::vector<Sm>& sms, const std::vector<uint32_t>& due,
   start_.notify_all();
   // 2. Every thread ticks its SMs; 3. the cycle ends when every worker has left its work (its
   //    ticks' writes then visible here).
+  if (touches_) touches_->begin_cycle();
   work(0);
   wait_for(
       running_, [](uint32_t v) { return v == 0; }, own_core_);
+  // The functional touches logged in the cycle: a meeting of two SMs is a fault (touch_log.h).
+  if (touches_ && touches_->met(due)) faulted_.store(true, std::memory_order_relaxed);
   // 4. The L2 requests held back and not yet handed over go to the L2, SM by SM in the order.
   //    (The glances, taken after each tick, read nothing of their answers: l2_queue.h.)
   flush_until(static_cast<uint32_t>(due.size()));
@@ -161,6 +166,7 @@ void ParallelTicks::work(int thread) {
     if (!sm.tick(now_) || sm.fault()) faulted_.store(true, std::memory_order_relaxed);
     ++counts_[thread].ticks;
     counts_[thread].turns += current_turn.passed;
+    touch_turns_[thread].n += current_turn.touch;
     current_turn = Turn{};
     glances_[due[i]].look(sm);
     finish(i);
@@ -208,6 +214,26 @@ uint64_t ParallelTicks::sm_ticks() const {
 uint64_t ParallelTicks::turn_ticks() const {
   uint64_t n = 0;
   for (const Counts& c : counts_) n += c.turns;
+  return n;
+}
+
+bool ParallelTicks::before_touch() {
+  Turn& t = current_turn;
+  if (t.owner != this) return false;
+  if (touches_) return true;
+  t.touch = t.touch || !t.passed;
+  wait_turn();
+  return false;
+}
+
+void ParallelTicks::touched(const func::StepInfo& step) {
+  const Turn& t = current_turn;
+  touches_->add((*due_)[t.position], t.position, t.passed, step);
+}
+
+uint64_t ParallelTicks::touch_turns() const {
+  uint64_t n = 0;
+  for (int t = 0; t < threads_; ++t) n += touch_turns_[t].n;
   return n;
 }
 

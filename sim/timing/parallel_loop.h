@@ -27,7 +27,9 @@
 //      Except: an L2 request whose answer the tick does not read (a plain store: l2_queue.h)
 //      waits in the SM's L1 instead, and does not take the turn. Taking the turn hands over
 //      what the SMs before it and the SM itself held back, in that order (the L2 still sees the
-//      one-thread sequence);
+//      one-thread sequence). And a functional plain load or store of global memory, in a
+//      launch whose kernel touches device memory in no other way, runs at once and is logged;
+//      two SMs that met on the same bytes make the cycle a fault (touch_log.h);
 //   4. the cycle ends when every due SM is done, and what is still held goes to the L2, SM by SM
 //      in the order; block dispatch, the end-of-cycle checks (done, deadlock, livelock, limits)
 //      and the clock's jump stay on one thread, as before.
@@ -57,8 +59,11 @@
 // Built: an SM's plain stores before its turn (their answer only raises the warp's drain time).
 // In test 350's streaming and multi-wave vec_add on 2 and 5 threads, 9,500 of 26,560 store
 // requests to the L2 were held (the others came after the SM's turn, or on one thread).
-// Left, in the order they must come for a streaming kernel to tick without its turn (each alone
-// gains nothing there: the tick that issues a load also fetches the next, a device touch):
+// Built in stop 39, the two steps a streaming kernel needs to tick without its turn (each alone
+// gains nothing there: the tick that issues a load also fetches the next, a device touch).
+// Together, the bench's vec_add 2^22 and 2^24 took no turn at all on 16 threads (comb-1 on the
+// device host: turn_ticks=0 of 1,642,256 SM ticks); what a cycle then costs is its slowest
+// thread and the waits (wait_for):
 //   1. Built (stop 39): loads' L1 misses in l2_queue.h, each load's answer a held one (L2Queue::
 //      kHeld + an index) until the flush fills it in: the L1's fill times of the missed
 //      sectors (a later load of the tick that hits one waits for that miss's answer too), the
@@ -73,15 +78,16 @@
 //      523,322 -> 277,892 of 8,464,189. Neither took a turn for a full MSHR queue or for a
 //      load asked at once (a temporary counter): the turns left are the functional steps'
 //      device touches (a tick that issues a load also fetches the next: item 2).
-//   2. Functional plain ld/st of global memory without the turn (Sm::fetch's wait_turn): each
-//      SM logs the (sector, byte mask, store?) it touched in the cycle, and the loop checks at
-//      the cycle's end that no two SMs touched the same bytes with a store among them (a sort
-//      of the cycle's log); a conflict is a fault in a parallel cycle (run_timing's redo on one
-//      thread). Exact only if every other device touch in the cycle is logged too: simplest,
-//      a launch whose kernel has atomics, cp.async / TMA / bulk copies, printf, calls, fences or
-//      volatile/relaxed/acquire accesses keeps all its touches on the turn (a static look at the
-//      kernel, once a launch). DeviceMemory (func/memory.h) is one vector per buffer: disjoint
-//      bytes from several threads are safe; a fault stays a fault (redo).
+//   2. Built (touch_log.h; stop 39): functional plain ld/st of global and constant memory
+//      without the turn, in a launch whose kernel touches device memory in no other way (a
+//      static look, once a launch): each step logs the sectors and bytes it touched; two SMs
+//      on the same bytes, a store among them and the later one before its turn, make the
+//      cycle a fault (run_timing's redo on one thread). A fault stays a fault (redo).
+//      The bench's vec_add 2^22 and matmul_tiled_512 (2 or 5 threads, every cycle with 8 or
+//      more SMs due on the threads): 168,239 and 243,759 SM ticks took the turn at a functional
+//      touch, none now; ticks that took the turn at all, 269,087 -> 129,568 of 1,642,256 and
+//      523,322 -> 370,576 of 8,464,189 (the rest: L2 loads, item 1, built beside it); no launch
+//      redone.
 //   3. Atomics, the TMA's L2 requests (tma.cpp asks l2_->read/write), dsmem, printf stay on the
 //      turn; the sampled mode's replay (fast_forward.cpp) runs between cycles on one thread.
 // Not done (evaluated for issue 26): a cycle quantum, so that an SM runs Q cycles without waiting.
@@ -133,6 +139,7 @@
 #include <vector>
 
 #include "sim/timing/sm.h"
+#include "sim/timing/touch_log.h"
 #include "sim/timing/turn_gate.h"
 
 namespace warplab::timing {
@@ -177,6 +184,13 @@ class ParallelTicks final : public TurnGate {
   // SM ticks in the cycles this pool ran, and of them those that took the turn (all threads).
   uint64_t sm_ticks() const;
   uint64_t turn_ticks() const;
+  // A launch whose functional device touches are logged (touch_log.h) instead of taking the
+  // turn; nullptr: they take the turn. A cycle whose log met() is then treated as a fault.
+  void log_touches(TouchLog* log) { touches_ = log; }
+  bool before_touch() override;
+  void touched(const func::StepInfo& step) override;
+  // SM ticks of parallel cycles that took the turn at a functional device touch (measurement).
+  uint64_t touch_turns() const;
 
  private:
   void work(int thread);
@@ -208,6 +222,11 @@ class ParallelTicks final : public TurnGate {
     uint64_t ticks = 0, turns = 0;
   };
   std::vector<Counts> counts_;
+  TouchLog* touches_ = nullptr;
+  struct alignas(64) Count {
+    uint64_t n = 0;
+  };
+  std::unique_ptr<Count[]> touch_turns_;  // per thread
 };
 
 }  // namespace warplab::timing

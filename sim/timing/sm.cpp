@@ -185,15 +185,15 @@ bool Sm::fetch(Warp& w, uint64_t now) {
   // while a cluster wait holds the warp would count before that wait's release (dsmem.h).
   if (w.fetch_ready > now && b.cta->next_is_cluster_barrier(w.index))
     return w.at_barrier = true, w.barrier_release = w.fetch_ready, true;
-  if (ctx_.gate && b.cta->next_touches_device(w.index)) ctx_.gate->wait_turn();
+  const bool logged = ctx_.gate && b.cta->next_touches_device(w.index) && ctx_.gate->before_touch();
   Ahead& e = w.win.push();
   if (!b.cta->step(w.index, e.info, ctx_.stats, b.cta->step_clock(w.index, now, w.fetch_ready))) {
     w.win.pop_back();
-    fault_ = b.cta->fault();
-    if (!fault_) fault_ = func::LaunchFault{};
+    fault_ = b.cta->fault().value_or(func::LaunchFault{});
     return false;
   }
   const func::StepInfo& in = e.info;
+  if (logged) ctx_.gate->touched(in);
   if (in.is_store || in.is_atomic) ++ctx_.changes;
   // Loop copies: a taken backward branch just before this instruction starts another iteration.
   // (The branch may have left the window already: drop_unrolled.)

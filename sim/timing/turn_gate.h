@@ -7,6 +7,10 @@
 // wait_turn() before they change or read shared state; the one-thread loop has no gate.
 #pragma once
 
+namespace warplab::func {
+struct StepInfo;
+}
+
 namespace warplab::timing {
 
 class TurnGate {
@@ -23,6 +27,12 @@ class TurnGate {
   // Whether the calling SM is inside a parallel cycle, before or after its turn (the host's
   // counts only: TimingResult::turn_l2_reads).
   virtual bool in_parallel_cycle() const { return false; }
+  // Before a functional step that touches device memory (sm.cpp: fetch): waits for the turn,
+  // or, in a parallel cycle of a launch whose such steps are all plain loads and stores
+  // (touch_log.h), returns true at once: the caller runs the step and passes it to touched(),
+  // which logs the bytes it touched.
+  virtual bool before_touch() = 0;
+  virtual void touched(const func::StepInfo& step) = 0;
 
  protected:
   ~TurnGate() = default;
