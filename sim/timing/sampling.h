@@ -92,6 +92,12 @@ struct SamplingOptions {
   int period = 16;          // once stable, one detailed wave in every `period` (waves)
   int settle_waves = 1;     // detailed waves after a skip that are neither checked nor used to
                             // cost it: the re-entry transition (waves)
+  double tight_tolerance = 0;  // stable waves that agree within this skip to the tail at once,
+                              // with no check waves (fraction; 0 = never, the default: at 0.01
+                              // g.block_scan came out 2.06% off, its later waves 4% dearer)
+  bool confirmed_to_tail = true;  // a check wave that passes after a skip that was not cut sends
+                                  // the next skip to the tail (no more check waves)
+  int tail_waves = 2;             // the grid's last waves, always in detail (waves, at least 1)
 };
 
 // What a sampled run did (TimingResult::sampling); reports print it, so a sampled figure is
@@ -107,7 +113,9 @@ struct SamplingReport {
   uint64_t skipped_cycles = 0;  // added for the fast-forwarded waves
   uint64_t stopped_wave = 0;    // > 0: the check wave after which no wave was skipped (an upset)
   int stable_waves = 0, period = 0, settle_waves = 0;  // the options it ran with
-  double tolerance = 0;
+  int tail_waves = 0;
+  bool confirmed_to_tail = false;
+  double tolerance = 0, tight_tolerance = 0;
   double detailed_fraction() const { return blocks ? double(detailed_blocks) / blocks : 1; }
   std::string method() const;  // one line: how the detailed waves were chosen
 };
@@ -187,6 +195,10 @@ class WaveSampler {
   double reference_traffic_ = 0;  // its DRAM bytes read and written per wave
   double reference_work_ = 0;     // its warp instructions per wave
   int settling_ = 0;              // settle waves still to run after the last skip
+  // Whether the last `count` costs up to idx agree within `tolerance`; if so they become the
+  // reference (cycles, DRAM traffic, work) the skip is held to.
+  bool stable_window(size_t idx, size_t count, double tolerance);
+  double spread(size_t idx, size_t count) const;  // max - min cycles of those costs
   bool stopped_ = false;          // a skip upset the run: no more skips in this launch
   uint64_t stopped_wave_ = 0;     // the check wave that said so
   std::vector<Skip> skips_;
