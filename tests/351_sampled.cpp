@@ -376,6 +376,9 @@ TEST_CASE("351 sampler: the wave after a skip settles, the next one checks and c
   // cost a skip, so the skips cost 1000 a wave.
   SamplingOptions o;
   o.enabled = true;
+  o.tight_tolerance = 0;  // the periodic checks (tests below for the skips to the tail)
+  o.confirmed_to_tail = false;
+  o.tail_waves = 2;
   std::vector<WaveCost> waves(40, {1000, 500});
   waves[19].cycles = waves[36].cycles = 3000;
   const Fed f = feed(o, waves);
@@ -399,6 +402,9 @@ TEST_CASE(
   // before: nothing after it is checked), 38 settles, 39 is the last.
   SamplingOptions o;
   o.enabled = true;
+  o.tight_tolerance = 0;  // the periodic checks (tests below for the skips to the tail)
+  o.confirmed_to_tail = false;
+  o.tail_waves = 2;
   std::vector<WaveCost> waves(40, {1000, 400});
   for (int i = 0; i < 10; ++i) waves[i] = {2000, 1000};
   const Fed f = feed(o, waves);
@@ -418,6 +424,9 @@ TEST_CASE(
   // sampler skips no more, and the skip 4-18 costs 15 x 1000 (the wave before it).
   SamplingOptions o;
   o.enabled = true;
+  o.tight_tolerance = 0;  // the periodic checks (tests below for the skips to the tail)
+  o.confirmed_to_tail = false;
+  o.tail_waves = 2;
   std::vector<WaveCost> waves(40, {1000, 500});
   for (int i = 19; i < 40; ++i) waves[i].cycles = 700;
   const Fed f = feed(o, waves);
@@ -427,4 +436,66 @@ TEST_CASE(
   CHECK(f.result.cycles == 4 * 1000 + 21 * 700 + 15 * 1000);
   CHECK(f.result.sampling.stopped_wave == 20);
   CHECK(f.result.sampling.method().find("stopped at wave 20") != std::string::npos);
+}
+
+TEST_CASE("351 sampler: stable waves within tight_tolerance skip to the tail at once") {
+  // 40 waves of 1000 cycles: waves 1-3 agree exactly (within 1%), so the skip runs from wave 4
+  // to the tail (waves 38 and 39): 34 waves, costed from the waves before it (nothing after it
+  // is checked); 38 settles.
+  SamplingOptions o;
+  o.enabled = true;
+  o.tight_tolerance = 0.01;  // off by default
+  o.tail_waves = 2;
+  const Fed f = feed(o, std::vector<WaveCost>(40, {1000, 500}));
+  CHECK(f.detailed == std::vector<uint64_t>{0, 1, 2, 3, 38, 39});
+  CHECK(f.result.sampling.skipped_cycles == 34 * 1000);
+  CHECK(f.result.cycles == 40 * 1000);
+  CHECK(f.result.sampling.detailed_waves == 6);
+  CHECK(f.result.sampling.method().find("within 1%: skip to the tail") != std::string::npos);
+  // tail_waves = 1: the skip runs to wave 38, and only the last wave is in detail after it.
+  o.tail_waves = 1;
+  const Fed one = feed(o, std::vector<WaveCost>(40, {1000, 500}));
+  CHECK(one.detailed == std::vector<uint64_t>{0, 1, 2, 3, 39});
+  CHECK(one.result.sampling.skipped_cycles == 35 * 1000);
+}
+
+TEST_CASE("351 sampler: a check that passes after a whole skip sends the next skip to the tail") {
+  // Wave i costs 1000 + 20 x (i mod 3): 3 waves spread 4% (within 5%, not within 1%). 0
+  // warm-up; 1-3 stable (mean 1020); skip 4-18; 19 settles; 20 checks (1040, within 5%):
+  // skip 21-37 to the tail; 38 settles; 39 is the last. The first skip costs the mean of wave
+  // 3 (1000) and wave 20 (1040) a wave, the second wave 20's (1040) a wave.
+  SamplingOptions o;
+  o.enabled = true;
+  o.tight_tolerance = 0;
+  o.tail_waves = 2;
+  std::vector<WaveCost> waves(40, {1000, 500});
+  for (int i = 0; i < 40; ++i) waves[i].cycles = 1000 + 20 * (i % 3);
+  const Fed f = feed(o, waves);
+  CHECK(f.detailed == std::vector<uint64_t>{0, 1, 2, 3, 19, 20, 38, 39});
+  const uint64_t skipped = (15 * 1000 + 15 * 1040) / 2 + 17 * 1040;  // 15300 + 17680
+  CHECK(f.result.sampling.skipped_cycles == skipped);
+  CHECK(f.result.cycles == 8160 + skipped);
+  // Without the rule: checks every 16 waves (19-20, 36-37), then the last 2.
+  o.confirmed_to_tail = false;
+  const Fed periodic = feed(o, waves);
+  CHECK(periodic.detailed == std::vector<uint64_t>{0, 1, 2, 3, 19, 20, 36, 37, 38, 39});
+}
+
+TEST_CASE("351 sampler: three tail waves: the second one costs a skip to the tail with the wave before it") {
+  // The default tail_waves = 3: a skip to the tail (here at once, tight_tolerance 0.01) ends
+  // before wave 37, which settles; wave 38 is the wave after the skip, so the 33
+  // skipped waves cost the mean of wave 3 (1000) and wave 38 (1040: within 5%, else the check
+  // would say the skip upset the run) a wave: 33660 (g.block_scan,
+  // 2026-11-28: its later waves cost more than its first stable ones, and with two tail waves
+  // nothing after the skip costed it: 2.06% off; 1.36% with three).
+  SamplingOptions o;
+  o.enabled = true;
+  o.tight_tolerance = 0.01;
+  std::vector<WaveCost> waves(40, {1000, 500});
+  waves[38].cycles = 1040;
+  const Fed f = feed(o, waves);
+  CHECK(f.detailed == std::vector<uint64_t>{0, 1, 2, 3, 37, 38, 39});
+  CHECK(f.result.sampling.skipped_cycles == 33 * 1020);
+  CHECK(f.result.cycles == 6 * 1000 + 1040 + 33 * 1020);
+  CHECK(f.result.sampling.method().find("and the last 3") != std::string::npos);
 }

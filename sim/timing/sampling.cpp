@@ -49,13 +49,16 @@ WaveCounters minus(const WaveCounters& a, const WaveCounters& b) {
 std::string SamplingReport::method() const {
   if (!requested) return "full";
   if (!applied) return "full (" + why_full + ")";
-  char tol[32];
+  char tol[32], tight[32];
   std::snprintf(tol, sizeof tol, "%g%%", 100 * tolerance);
+  std::snprintf(tight, sizeof tight, "%g%%", 100 * tight_tolerance);
   return "waves of " + std::to_string(wave_blocks) + " blocks; detailed: wave 0 (warm-up), then " +
-         "waves until " + std::to_string(stable_waves) + " agree within " + tol + ", then " +
-         std::to_string(settle_waves) + " settling and 1 check in " + std::to_string(period) +
-         " (the check within " + tol +
-         " or measure again), and the last 2; the others fast-forwarded (functional; a skipped "
+         "waves until " + std::to_string(stable_waves) + " agree within " + tol + " (within " +
+         tight + ": skip to the tail), then " + std::to_string(settle_waves) +
+         " settling and 1 check in " + std::to_string(period) + " (the check within " + tol +
+         " or measure again" + (confirmed_to_tail ? "; a passing check skips to the tail" : "") +
+         "), and the last " + std::to_string(tail_waves) +
+         "; the others fast-forwarded (functional; a skipped "
          "wave whose work or L2 write-backs differ from the stable waves' ends the skip), their "
          "cycles and counters interpolated from the detailed waves on either side" +
          (stopped_wave ? "; stopped at wave " + std::to_string(stopped_wave) +
@@ -107,9 +110,11 @@ WaveSampler::WaveSampler(const SamplingOptions& options, uint64_t total_blocks,
       waves_((total_blocks + wave_blocks_ - 1) / wave_blocks_) {
   opt_.stable_waves = std::max(opt_.stable_waves, 2);
   opt_.period = std::max(opt_.period, 2);
-  // Warm-up, a stable window, one skipped wave and the two tail waves at the least.
-  const uint64_t need = std::max<uint64_t>(static_cast<uint64_t>(std::max(opt_.min_waves, 0)),
-                                           static_cast<uint64_t>(opt_.stable_waves) + 4);
+  opt_.tail_waves = std::max(opt_.tail_waves, 1);
+  // Warm-up, a stable window, one skipped wave and the tail waves at the least.
+  const uint64_t need = std::max<uint64_t>(
+      static_cast<uint64_t>(std::max(opt_.min_waves, 0)),
+      static_cast<uint64_t>(opt_.stable_waves) + 2 + static_cast<uint64_t>(opt_.tail_waves));
   if (!opt_.enabled) return;
   if (!not_here.empty()) {
     why_full_ = not_here;
@@ -144,10 +149,12 @@ uint64_t WaveSampler::at_boundary(uint64_t next, const WaveCounters& at) {
   if (costs_[idx].wave == 0) return next;  // the warm-up wave
   // 2. A check wave that agrees with the stable waves, or a measuring window that is stable.
   const double cycles = double(costs_[idx].delta.cycle);
-  bool skip = false;
+  bool skip = false, to_tail = false;
   if (phase_ == Phase::Skipping) {
     if (std::abs(cycles - reference_) <= opt_.tolerance * reference_) {
       skip = true;
+      // The steady state held across a whole skip: the next one runs to the tail.
+      to_tail = opt_.confirmed_to_tail && !skips_.empty() && !skips_.back().cut;
     } else {
       phase_ = Phase::Measure;
       window_begin_ = idx;
@@ -167,42 +174,54 @@ uint64_t WaveSampler::at_boundary(uint64_t next, const WaveCounters& at) {
       }
     }
   }
+  // 3. A measuring window whose last stable_waves agree within tolerance skips period - 1
+  //    waves; within tight_tolerance, to the tail.
   const size_t stable = static_cast<size_t>(opt_.stable_waves);
-  if (phase_ == Phase::Measure && idx + 1 >= window_begin_ + stable) {
-    double lo = cycles, hi = cycles, sum = 0;
-    for (size_t i = idx + 1 - stable; i <= idx; ++i) {
-      const double c = double(costs_[i].delta.cycle);
-      lo = std::min(lo, c);
-      hi = std::max(hi, c);
-      sum += c;
-    }
-    const double mean = sum / double(stable);
-    if (hi - lo <= opt_.tolerance * mean) {
-      phase_ = Phase::Skipping;
-      reference_ = mean;
-      // The window's DRAM traffic per wave: what a skipped wave's L2 write-backs are held to.
-      double read = 0, written = 0;
-      for (size_t i = idx + 1 - stable; i <= idx; ++i) {
-        read += double(costs_[i].delta.values[kDram]);
-        written += double(costs_[i].delta.values[kDram + 1]);
-      }
-      reference_written_ = written / double(stable);
-      reference_traffic_ = (read + written) / double(stable);
-      double work = 0;
-      for (size_t i = idx + 1 - stable; i <= idx; ++i)
-        work += double(costs_[i].delta.values[kWork]);
-      reference_work_ = work / double(stable);
-      skip = true;
-    }
+  if (phase_ == Phase::Measure && idx + 1 >= window_begin_ + stable &&
+      stable_window(idx, stable, opt_.tolerance)) {
+    phase_ = Phase::Skipping;
+    skip = true;
+    to_tail = opt_.tight_tolerance > 0 && spread(idx, stable) <= opt_.tight_tolerance * reference_;
   }
-  // 3. Skip up to period - 1 waves, never into the last two.
-  if (!skip || stopped_ || wave + 3 > waves_) return next;
-  const uint64_t n = std::min<uint64_t>(static_cast<uint64_t>(opt_.period - 1), waves_ - 2 - wave);
+  // 4. Skip up to period - 1 waves (to the tail after a tight window), never into the tail.
+  const uint64_t tail = static_cast<uint64_t>(opt_.tail_waves);
+  if (!skip || stopped_ || wave + tail + 1 > waves_) return next;
+  const uint64_t room = waves_ - tail - wave;
+  const uint64_t n = to_tail ? room : std::min<uint64_t>(uint64_t(opt_.period - 1), room);
   skips_.push_back({n, idx, kNone, false, false});
   settling_ = opt_.settle_waves;
   skipped_blocks_ += n * wave_blocks_;
   current_wave_ = wave + n;
   return next + n * wave_blocks_;
+}
+
+double WaveSampler::spread(size_t idx, size_t count) const {
+  double lo = double(costs_[idx].delta.cycle), hi = lo;
+  for (size_t i = idx + 1 - count; i <= idx; ++i) {
+    lo = std::min(lo, double(costs_[i].delta.cycle));
+    hi = std::max(hi, double(costs_[i].delta.cycle));
+  }
+  return hi - lo;
+}
+
+bool WaveSampler::stable_window(size_t idx, size_t count, double tolerance) {
+  double sum = 0;
+  for (size_t i = idx + 1 - count; i <= idx; ++i) sum += double(costs_[i].delta.cycle);
+  const double mean = sum / double(count);
+  if (spread(idx, count) > tolerance * mean) return false;
+  reference_ = mean;
+  // The window's DRAM traffic per wave: what a skipped wave's L2 write-backs are held to; its
+  // work: what a skipped wave's is.
+  double read = 0, written = 0, work = 0;
+  for (size_t i = idx + 1 - count; i <= idx; ++i) {
+    read += double(costs_[i].delta.values[kDram]);
+    written += double(costs_[i].delta.values[kDram + 1]);
+    work += double(costs_[i].delta.values[kWork]);
+  }
+  reference_written_ = written / double(count);
+  reference_traffic_ = (read + written) / double(count);
+  reference_work_ = work / double(count);
+  return true;
 }
 
 bool WaveSampler::skipped_wave(uint64_t written_back_bytes, uint64_t warp_instructions) const {
@@ -232,6 +251,9 @@ void WaveSampler::finish(TimingResult& r, uint64_t& active, uint64_t& resident,
   s.stable_waves = opt_.stable_waves;
   s.period = opt_.period;
   s.settle_waves = opt_.settle_waves;
+  s.confirmed_to_tail = opt_.confirmed_to_tail;
+  s.tight_tolerance = opt_.tight_tolerance;
+  s.tail_waves = opt_.tail_waves;
   s.stopped_wave = stopped_wave_;
   s.tolerance = opt_.tolerance;
   s.waves = waves_;
@@ -284,3 +306,4 @@ void WaveSampler::finish(TimingResult& r, uint64_t& active, uint64_t& resident,
 }
 
 }  // namespace warplab::timing
+

@@ -29,8 +29,16 @@
 //      goes back to step 2, else it skips again. A check that fails with the stable waves' work
 //      after a skip that was not cut means the skip itself upset the run, and the launch is not
 //      sampled further (see at_boundary: a grid that wraps over its data).
-//   5. Tail: the last two waves (the last one may be partial, and the GPU drains) always run in
-//      detail, so a skip never reaches the end of the grid.
+//      A check that passes after a skip that was not cut has confirmed the steady state across a
+//      whole skip: with `confirmed_to_tail` the next skip runs to the tail, with no more check
+//      waves (the per-wave functional checks of step 3 still end it where the waves change).
+//      With `tight_tolerance` > 0, a stable window that agrees within it skips to the tail at
+//      once (off by default: not yet validated on the whole corpus).
+//   5. Tail: the last `tail_waves` waves (the last one may be partial, and the GPU drains) always
+//      run in detail, so a skip never reaches the end of the grid. With 3, a skip to the tail has
+//      a settle wave and then a wave that costs it with the waves before it (2026-11-28:
+//      g.block_scan's later waves cost more than its first stable ones; with 2 tail waves
+//      nothing after its skip costed it, 2.06% off on main c393af2; 1.36% with 3).
 //   Each skipped stretch of n waves costs n x the mean of the detailed waves just before and just
 //   after it (the check wave), in cycles and in every counter (warp states, L1/L2/DRAM traffic,
 //   active cycles): the timeline is compressed, and the result adds the skipped stretches back.
@@ -66,6 +74,13 @@
 // first skip (l2.stride16.ref, heavy: 75.8% in detail, 1.2x, 1.13%), and l6.gelu_unfused.ref
 // (heavy) ran 44.9% in detail, 1.9x, 0.10%. 10x on such points needs a unit smaller than a wave
 // or a cheaper fast-forward, not tuning of these options.
+// The fast-forward's own cost (2026-11-28, branch samp4, l1.vec_add.ref = 2^24 floats, 63 waves,
+// one thread, thread CPU time around each fast_forward call on the 2-core host): 0.017 s a
+// skipped wave, half of it the functional executor (0.008 s with the L2 replay switched off) and
+// half the L2 replay (25k line replays a wave, ~340 ns each: the L2's tag array is larger than
+// the host's caches), against ~0.11 s a detailed wave (user time of the full run / 63). So even
+// with no detailed wave at all a streaming grid's sampled run is at most ~6.5x faster than the
+// full one; 10x needs a cheaper replay (or fewer replayed waves) as well as fewer detailed waves.
 // Simplified: the skipped blocks' accesses reach the L2 in block order and skip the L1s (see
 // fast_forward.h); the per-line warp states are scaled by the run's total ratio. Grids of fewer
 // than `min_waves` waves, traced and checked (racecheck, synccheck) launches run in full, and say
@@ -92,6 +107,11 @@ struct SamplingOptions {
   int period = 16;          // once stable, one detailed wave in every `period` (waves)
   int settle_waves = 1;     // detailed waves after a skip that are neither checked nor used to
                             // cost it: the re-entry transition (waves)
+  double tight_tolerance = 0;  // stable waves that agree within this skip to the tail at once,
+                              // with no check waves (fraction; 0 = never, the default)
+  bool confirmed_to_tail = true;  // a check wave that passes after a skip that was not cut sends
+                                  // the next skip to the tail (no more check waves)
+  int tail_waves = 3;             // the grid's last waves, always in detail (waves, at least 1)
 };
 
 // What a sampled run did (TimingResult::sampling); reports print it, so a sampled figure is
@@ -107,7 +127,9 @@ struct SamplingReport {
   uint64_t skipped_cycles = 0;  // added for the fast-forwarded waves
   uint64_t stopped_wave = 0;    // > 0: the check wave after which no wave was skipped (an upset)
   int stable_waves = 0, period = 0, settle_waves = 0;  // the options it ran with
-  double tolerance = 0;
+  int tail_waves = 0;
+  bool confirmed_to_tail = false;
+  double tolerance = 0, tight_tolerance = 0;
   double detailed_fraction() const { return blocks ? double(detailed_blocks) / blocks : 1; }
   std::string method() const;  // one line: how the detailed waves were chosen
 };
@@ -187,6 +209,10 @@ class WaveSampler {
   double reference_traffic_ = 0;  // its DRAM bytes read and written per wave
   double reference_work_ = 0;     // its warp instructions per wave
   int settling_ = 0;              // settle waves still to run after the last skip
+  // Whether the last `count` costs up to idx agree within `tolerance`; if so they become the
+  // reference (cycles, DRAM traffic, work) the skip is held to.
+  bool stable_window(size_t idx, size_t count, double tolerance);
+  double spread(size_t idx, size_t count) const;  // max - min cycles of those costs
   bool stopped_ = false;          // a skip upset the run: no more skips in this launch
   uint64_t stopped_wave_ = 0;     // the check wave that said so
   std::vector<Skip> skips_;
