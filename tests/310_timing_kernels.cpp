@@ -62,13 +62,6 @@ constexpr const char* kReload = R"(.version 9.0
 // Lines: first load 12, its use 13, second load (an L1 hit) 14, its use 15.
 
 
-template <class T>
-void put(std::vector<uint8_t>& p, T v) {
-  const size_t at = (p.size() + sizeof(T) - 1) / sizeof(T) * sizeof(T);
-  p.resize(at + sizeof(T));
-  std::memcpy(p.data() + at, &v, sizeof(T));
-}
-
 std::vector<uint64_t> issue_cycles(const TimingResult& r, int32_t line) {
   std::vector<uint64_t> out;
   for (const auto& i : r.trace.issues)

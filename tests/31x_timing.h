@@ -5,6 +5,7 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -13,6 +14,15 @@
 #include "sim/timing/gpu_model.h"
 
 namespace warplab::timing_tests {
+
+// Appends `v` to a launch's parameter bytes at its natural alignment (as the kernel's .param
+// list lays them out).
+template <class T>
+void put(std::vector<uint8_t>& p, T v) {
+  const size_t at = (p.size() + sizeof(T) - 1) / sizeof(T) * sizeof(T);
+  p.resize(at + sizeof(T));
+  std::memcpy(p.data() + at, &v, sizeof(T));
+}
 
 inline Expected<func::Program> load(const std::string& text) {
   auto m = ptx::parse_module(text, "test.ptx");

@@ -51,13 +51,6 @@ constexpr const char* kHistogram = R"(.version 9.0
 }
 )";
 
-template <class T>
-void put(std::vector<uint8_t>& p, T v) {
-  const size_t at = (p.size() + sizeof(T) - 1) / sizeof(T) * sizeof(T);
-  p.resize(at + sizeof(T));
-  std::memcpy(p.data() + at, &v, sizeof(T));
-}
-
 // One launch's whole outcome as text: the result JSON (as `warplab run --json` writes it, less
 // nothing: run_timing's result has no wall time), the fault, every buffer, and the trace.
 struct Outcome {

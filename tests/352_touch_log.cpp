@@ -90,13 +90,6 @@ constexpr const char* kTable = R"(.version 9.0
 }
 )";
 
-template <class T>
-void put(std::vector<uint8_t>& p, T v) {
-  const size_t at = (p.size() + sizeof(T) - 1) / sizeof(T) * sizeof(T);
-  p.resize(at + sizeof(T));
-  std::memcpy(p.data() + at, &v, sizeof(T));
-}
-
 struct Outcome {
   std::string json, memory;
   TimingResult result;
