@@ -62,7 +62,6 @@ uint32_t wait_for(const std::atomic<uint32_t>& word, Ready ready, bool own_core)
   uint32_t v = word.load(std::memory_order_acquire);
   if (ready(v)) return v;
   thread_local int64_t budget_ns = kSpinMaxNs;
-  bool answered = false;
   if (own_core) {
     const auto start = std::chrono::steady_clock::now();
     for (;;) {
@@ -76,14 +75,12 @@ uint32_t wait_for(const std::atomic<uint32_t>& word, Ready ready, bool own_core)
               .count() > budget_ns)
         break;
     }
-    answered = ready(v);
-    budget_ns = answered ? std::min(kSpinMaxNs, budget_ns * 2) : std::max(kSpinFloorNs, budget_ns / 2);
+    budget_ns = ready(v) ? std::min(kSpinMaxNs, budget_ns * 2) : std::max(kSpinFloorNs, budget_ns / 2);
   } else {
     for (uint32_t i = 0; !ready(v) && i < kSpinsShared; ++i) {
       pause();
       v = word.load(std::memory_order_acquire);
     }
-    answered = ready(v);
   }
   while (!ready(v)) {
     word.wait(v, std::memory_order_acquire);
@@ -96,8 +93,7 @@ uint32_t wait_for(const std::atomic<uint32_t>& word, Ready ready, bool own_core)
 ParallelTicks::ParallelTicks(int threads)
     : threads_(threads < 1 ? 1 : threads),
       own_core_(threads_ <= usable_cpus()),
-      counts_(threads_),
-      touch_turns_(std::make_unique<Count[]>(threads_)) {
+      counts_(threads_) {
   workers_.reserve(threads_ - 1);
   for (int t = 1; t < threads_; ++t)
     workers_.emplace_back([this, t] {
@@ -166,7 +162,7 @@ void ParallelTicks::work(int thread) {
     if (!sm.tick(now_) || sm.fault()) faulted_.store(true, std::memory_order_relaxed);
     ++counts_[thread].ticks;
     counts_[thread].turns += current_turn.passed;
-    touch_turns_[thread].n += current_turn.touch;
+    counts_[thread].touch_turns += current_turn.touch;
     current_turn = Turn{};
     glances_[due[i]].look(sm);
     finish(i);
@@ -233,7 +229,7 @@ void ParallelTicks::touched(const func::StepInfo& step) {
 
 uint64_t ParallelTicks::touch_turns() const {
   uint64_t n = 0;
-  for (int t = 0; t < threads_; ++t) n += touch_turns_[t].n;
+  for (const Counts& c : counts_) n += c.touch_turns;
   return n;
 }
 

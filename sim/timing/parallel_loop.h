@@ -220,13 +220,10 @@ class ParallelTicks final : public TurnGate {
   uint32_t flushed_ = 0;
   struct alignas(64) Counts {  // per thread, its own cache line
     uint64_t ticks = 0, turns = 0;
+    uint64_t touch_turns = 0;  // turns taken at a functional device touch (touch_turns())
   };
   std::vector<Counts> counts_;
   TouchLog* touches_ = nullptr;
-  struct alignas(64) Count {
-    uint64_t n = 0;
-  };
-  std::unique_ptr<Count[]> touch_turns_;  // per thread
 };
 
 }  // namespace warplab::timing
