@@ -1,6 +1,8 @@
 // Coalescer: warp accesses -> lines and 32-byte sectors (sim/timing/coalescer.h).
 #include <doctest/doctest.h>
 
+#include <vector>
+
 #include "sim/timing/coalescer.h"
 
 using namespace warplab::timing;
@@ -68,4 +70,78 @@ TEST_CASE("401 all lanes on one address: one sector (broadcast)") {
   CoalescedAccess c;
   coalesce(a, 0xffffffffu, 4, 128, 32, c);
   CHECK(c.sectors == 1);
+}
+
+// A byte-by-byte reference: which bytes of each line the lanes touch, then every field of
+// LineRequest from those bytes (lines in first-touch lane order).
+namespace {
+CoalescedAccess reference(const std::array<uint64_t, 32>& addr, uint32_t exec, uint32_t bytes,
+                          uint32_t line_bytes, uint32_t sector_bytes) {
+  CoalescedAccess c;
+  std::vector<std::vector<bool>> touched;
+  for (int lane = 0; lane < 32; ++lane) {
+    if (!(exec >> lane & 1u)) continue;
+    for (uint64_t b = addr[lane]; b < addr[lane] + bytes; ++b) {
+      const uint64_t line = b / line_bytes;
+      int i = 0;
+      while (i < c.line_count && c.lines[i].line != line) ++i;
+      if (i == c.line_count) {
+        c.lines[c.line_count++] = LineRequest{line, 0, 0, 0, 0};
+        touched.emplace_back(line_bytes, false);
+      }
+      touched[i][b % line_bytes] = true;
+      c.lines[i].lane_mask |= 1u << lane;
+      c.lines[i].sector_mask |= 1u << (b % line_bytes / sector_bytes);
+    }
+  }
+  for (int i = 0; i < c.line_count; ++i) {
+    LineRequest& r = c.lines[i];
+    auto whole = [&](uint32_t from, uint32_t n) {
+      for (uint32_t b = from; b < from + n; ++b)
+        if (!touched[i][b]) return false;
+      return true;
+    };
+    for (uint32_t s = 0; s < line_bytes / sector_bytes; ++s)
+      if (whole(s * sector_bytes, sector_bytes)) r.full_mask |= 1u << s;
+    for (uint32_t w = 0; w < 32; ++w)
+      if (whole(w * (line_bytes / 32), line_bytes / 32)) r.word_mask |= 1u << w;
+    c.sectors += __builtin_popcount(r.sector_mask);
+  }
+  return c;
+}
+}  // namespace
+
+TEST_CASE("401 a warp's contiguous run: lines, lanes, sectors, whole sectors and words") {
+  // Every element size and start offset within two lines, lines of 32 to 128 bytes (longer
+  // lines count every sector as whole: the other case below); a full warp (the run's own
+  // path) and one without lane 0 (the per-lane path).
+  for (uint32_t exec : {0xffffffffu, 0xfffffffeu})
+    for (uint32_t line_bytes : {32u, 64u, 128u})
+      for (uint32_t bytes : {1u, 2u, 4u, 8u, 16u})
+        for (uint64_t start = 0; start < 2 * line_bytes; ++start) {
+          CAPTURE(line_bytes);
+          CAPTURE(bytes);
+          CAPTURE(start);
+          CAPTURE(exec);
+          const auto a = strided(0x10000 + start, bytes);
+          CoalescedAccess got;
+          coalesce(a, exec, bytes, line_bytes, 32, got);
+          const CoalescedAccess want = reference(a, exec, bytes, line_bytes, 32);
+          REQUIRE(got.line_count == want.line_count);
+          CHECK(got.sectors == want.sectors);
+          for (int i = 0; i < want.line_count; ++i) {
+            CHECK(got.lines[i].line == want.lines[i].line);
+            CHECK(got.lines[i].lane_mask == want.lines[i].lane_mask);
+            CHECK(got.lines[i].sector_mask == want.lines[i].sector_mask);
+            CHECK(got.lines[i].full_mask == want.lines[i].full_mask);
+            CHECK(got.lines[i].word_mask == want.lines[i].word_mask);
+          }
+        }
+  // 256-byte lines: sectors count as whole and every word as written.
+  CoalescedAccess c;
+  coalesce(strided(0x10004, 4), 0xffffffffu, 4, 256, 32, c);
+  REQUIRE(c.line_count == 1);
+  CHECK(c.lines[0].sector_mask == 0x1fu);
+  CHECK(c.lines[0].full_mask == 0x1fu);
+  CHECK(c.lines[0].word_mask == ~0u);
 }

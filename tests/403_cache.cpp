@@ -56,3 +56,31 @@ TEST_CASE("403 dirty sectors come back on eviction; invalidate drops sectors") {
   CHECK(n.way == -1);
   CHECK_FALSE(c.contains(7, 0x1));
 }
+
+TEST_CASE("403 fill times per sector, for lines of 4 and of 8 sectors, and cleared") {
+  // Up to 5 sectors keep their fill times beside the way's state, more in an array of their own
+  // (cache.h): both give each sector its own time.
+  for (int sectors : {4, 8}) {
+    CAPTURE(sectors);
+    SectoredCache c(8, 2, sectors, "lru");
+    const uint32_t last = 1u << (sectors - 1);
+    auto a = c.access(5, last | 0x1u, 0, true);
+    CHECK(a.miss_mask == (last | 0x1u));
+    CHECK(c.fill_at(a.way, sectors - 1) == SectoredCache::kPending);
+    c.set_fill(a.way, last, 300);
+    c.set_fill(a.way, 0x1u, 200);
+    c.resolve_fill(a.way, 0x2u | last, 300, 400);  // sector 1 absent: left alone
+    CHECK(c.fill_at(a.way, 0) == 200);
+    CHECK(c.fill_at(a.way, sectors - 1) == 400);
+    CHECK(c.fill_at(a.way, 1) == 0);
+    auto b = c.access(5, last | 0x3u, 250, true);
+    CHECK(b.hit_mask == (last | 0x1u));
+    CHECK(b.pending_mask == last);
+    CHECK(b.miss_mask == 0x2u);
+    CHECK(b.ready_at == 400);
+    c.clear_fill_times();
+    CHECK(c.fill_at(a.way, sectors - 1) == 0);
+    CHECK(c.fill_at(a.way, 1) == 0);  // (its pending fill forgotten too)
+    CHECK(c.contains(5, last | 0x3u));
+  }
+}

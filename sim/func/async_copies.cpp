@@ -7,8 +7,12 @@ namespace warplab::func {
 void AsyncCopies::reset(int threads) {
   copies_.clear();
   landed_.clear();
-  threads_.clear();
-  threads_.resize(static_cast<size_t>(threads));
+  // No entry holds a Thread when none was made (a block without asynchronous copies): a block
+  // of the same size then keeps the vector as it is (a per-block cost, issue 26).
+  if (threads_made_ > 0 || threads_.size() != static_cast<size_t>(threads)) {
+    threads_.clear();
+    threads_.resize(static_cast<size_t>(threads));
+  }
   threads_made_ = 0;
   tracked_.clear();
   pending_ = 0;

@@ -243,14 +243,20 @@ void CtaImpl::reset(Dim3 block_index) {
         std::fill(s, s + 32, global_addr[c.variable] + c.value);
         continue;
       }
-      for (int l = 0; l < 32; ++l) {
-        const Dim3 t = thread_of(wi, l);
+      // Only the thread index and the lane's own values differ between lanes: the others are
+      // worked out once and copied to every lane (a per-block cost, issue 26).
+      using SR = ptx::SpecialReg;
+      const bool per_lane = c.special == SR::Tid || c.special == SR::Laneid ||
+                            c.special == SR::LanemaskEq || c.special == SR::LanemaskLt ||
+                            c.special == SR::LanemaskLe || c.special == SR::LanemaskGt ||
+                            c.special == SR::LanemaskGe;
+      for (int l = 0; l < (per_lane ? 32 : 1); ++l) {
         auto comp = [&](Dim3 v) { return c.component == 0 ? v.x : c.component == 1 ? v.y : v.z; };
         uint64_t v = 0;
         const uint32_t lm = 1u << l;
         switch (c.special) {
           case ptx::SpecialReg::Tid:
-            v = comp(t);
+            v = comp(thread_of(wi, l));
             break;
           case ptx::SpecialReg::Ntid:
             v = comp(block);
@@ -345,6 +351,7 @@ void CtaImpl::reset(Dim3 block_index) {
         }
         s[l] = v & 0xFFFFFFFFu;
       }
+      if (!per_lane) std::fill(s + 1, s + 32, s[0]);
     }
   }
 }

@@ -11,15 +11,16 @@ SectoredCache::SectoredCache(uint64_t lines, int assoc, int sectors_per_line,
     : sets_(std::max<uint64_t>(1, lines / std::max(1, assoc))),
       assoc_(std::max(1, assoc)),
       sectors_(sectors_per_line),
-      tag_(sets_ * assoc_, 0),
-      valid_(sets_ * assoc_, 0),
-      dirty_(sets_ * assoc_, 0),
-      partial_(sets_ * assoc_, 0),
-      written_(sets_ * assoc_, 0),
-      dirtied_(sets_ * assoc_, 0),
-      fill_(sets_ * assoc_ * sectors_per_line, 0),
+      tag_(sets_ * assoc_),
+      ways_(sets_ * assoc_),
+      fill_(sectors_per_line > kInlineSectors ? sets_ * assoc_ * sectors_per_line : 0),
       policy_(make_replacement(replacement, sets_ * assoc_)) {
   if (!policy_) policy_ = make_replacement("lru", sets_ * assoc_);
+}
+
+void SectoredCache::clear_fill_times() {
+  for (int64_t w = 0; w < static_cast<int64_t>(ways_.size()); ++w)
+    for (int s = 0; s < sectors_; ++s) fill(w, s) = 0;
 }
 
 int64_t SectoredCache::find(uint64_t line) const {
@@ -35,10 +36,10 @@ CacheAccess SectoredCache::access(uint64_t line, uint32_t sector_mask, uint64_t 
   int64_t way = find(line);
   // 1. Tag match: split the request into present and missing sectors.
   if (way >= 0) {
-    r.hit_mask = sector_mask & valid_[way];
-    r.miss_mask = sector_mask & ~valid_[way];
+    r.hit_mask = sector_mask & ways_[way].valid;
+    r.miss_mask = sector_mask & ~ways_[way].valid;
     for (uint32_t m = r.hit_mask; m; m &= m - 1) {
-      const uint64_t f = fill_[way * sectors_ + std::countr_zero(m)];
+      const uint64_t f = fill(way, std::countr_zero(m));
       if (f > now) r.pending_mask |= 1u << std::countr_zero(m);
       r.ready_at = std::max(r.ready_at, f);
     }
@@ -55,22 +56,19 @@ CacheAccess SectoredCache::access(uint64_t line, uint32_t sector_mask, uint64_t 
       pick = policy_->victim(first, assoc_);
       r.evicted = true;
       r.evicted_line = tag_[first + pick] - 1;
-      r.evicted_dirty = dirty_[first + pick];
-      r.evicted_partial = partial_[first + pick] & r.evicted_dirty;
+      r.evicted_dirty = ways_[first + pick].dirty;
+      r.evicted_partial = ways_[first + pick].partial & r.evicted_dirty;
     }
     way = static_cast<int64_t>(first + pick);
     tag_[way] = line + 1;
-    valid_[way] = 0;
-    dirty_[way] = 0;
-    partial_[way] = 0;
-    written_[way] = 0;
+    Way& w = ways_[way];
+    w.valid = w.dirty = w.partial = w.written = 0;
     policy_->on_fill(way, now);
   }
   // 3. Missing sectors become valid now, their data arriving at the fill time set later.
   if (allocate && r.miss_mask) {
-    valid_[way] |= r.miss_mask;
-    for (uint32_t m = r.miss_mask; m; m &= m - 1)
-      fill_[way * sectors_ + std::countr_zero(m)] = kPending;
+    ways_[way].valid |= r.miss_mask;
+    for (uint32_t m = r.miss_mask; m; m &= m - 1) fill(way, std::countr_zero(m)) = kPending;
   }
   r.way = allocate || r.hit_mask ? way : -1;
   return r;
@@ -78,23 +76,23 @@ CacheAccess SectoredCache::access(uint64_t line, uint32_t sector_mask, uint64_t 
 
 void SectoredCache::set_fill(int64_t way, uint32_t sector_mask, uint64_t ready_at) {
   if (way < 0) return;
-  for (uint32_t m = sector_mask; m; m &= m - 1)
-    fill_[way * sectors_ + std::countr_zero(m)] = ready_at;
+  for (uint32_t m = sector_mask; m; m &= m - 1) fill(way, std::countr_zero(m)) = ready_at;
 }
 
 void SectoredCache::resolve_fill(int64_t way, uint32_t sector_mask, uint64_t stand_in,
                                  uint64_t ready_at) {
   if (way < 0) return;
   for (uint32_t m = sector_mask; m; m &= m - 1) {
-    uint64_t& f = fill_[way * sectors_ + std::countr_zero(m)];
+    uint64_t& f = fill(way, std::countr_zero(m));
     if (f == stand_in) f = ready_at;
   }
 }
 
 void SectoredCache::mark_dirty(int64_t way, uint32_t sector_mask) {
   if (way < 0 || sector_mask == 0) return;
-  if (dirty_[way] == 0) dirtied_[way] = ++dirty_count_;
-  dirty_[way] |= sector_mask;
+  Way& w = ways_[way];
+  if (w.dirty == 0) w.dirtied = ++dirty_count_;
+  w.dirty |= sector_mask;
 }
 
 CacheAccess SectoredCache::clean_oldest_dirty(int64_t way, int max_dirty) {
@@ -105,32 +103,33 @@ CacheAccess SectoredCache::clean_oldest_dirty(int64_t way, int max_dirty) {
   int64_t oldest = -1;
   for (int w = 0; w < assoc_; ++w) {
     const int64_t i = static_cast<int64_t>(first + w);
-    if (dirty_[i] == 0) continue;
+    if (ways_[i].dirty == 0) continue;
     ++dirty;
-    if (i != way && (oldest < 0 || dirtied_[i] < dirtied_[oldest])) oldest = i;
+    if (i != way && (oldest < 0 || ways_[i].dirtied < ways_[oldest].dirtied)) oldest = i;
   }
   if (dirty <= max_dirty || oldest < 0) return r;
   r.evicted = true;
   r.evicted_line = tag_[oldest] - 1;
-  r.evicted_dirty = dirty_[oldest];
-  r.evicted_partial = partial_[oldest] & dirty_[oldest];
+  r.evicted_dirty = ways_[oldest].dirty;
+  r.evicted_partial = ways_[oldest].partial & ways_[oldest].dirty;
   r.way = oldest;
-  dirty_[oldest] = 0;
+  ways_[oldest].dirty = 0;
   return r;
 }
 
 void SectoredCache::invalidate(uint64_t line, uint32_t sector_mask) {
   const int64_t way = find(line);
   if (way < 0) return;
-  valid_[way] &= ~sector_mask;
-  dirty_[way] &= ~sector_mask;
-  partial_[way] &= ~sector_mask;
-  if (valid_[way] == 0) tag_[way] = 0;
+  Way& w = ways_[way];
+  w.valid &= ~sector_mask;
+  w.dirty &= ~sector_mask;
+  w.partial &= ~sector_mask;
+  if (w.valid == 0) tag_[way] = 0;
 }
 
 bool SectoredCache::contains(uint64_t line, uint32_t sector_mask) const {
   const int64_t way = find(line);
-  return way >= 0 && (valid_[way] & sector_mask) == sector_mask;
+  return way >= 0 && (ways_[way].valid & sector_mask) == sector_mask;
 }
 
 }  // namespace warplab::timing

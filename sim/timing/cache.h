@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "sim/common/zeroed_array.h"
 #include "sim/timing/replacement.h"
 
 namespace warplab::timing {
@@ -44,26 +45,26 @@ class SectoredCache {
   // One sector's fill time; and, for those of `sector_mask` whose fill time is still `stand_in`,
   // the fill time `ready_at` (a fill known only later: an L1 miss held to the cycle's end,
   // l2_queue.h; a sector reallocated meanwhile keeps its new fill).
-  uint64_t fill_at(int64_t way, int sector) const { return fill_[way * sectors_ + sector]; }
+  uint64_t fill_at(int64_t way, int sector) const { return fill(way, sector); }
   void resolve_fill(int64_t way, uint32_t sector_mask, uint64_t stand_in, uint64_t ready_at);
   void mark_dirty(int64_t way, uint32_t sector_mask);
   // Sectors holding only the bytes a store wrote (a partial write that missed): their other bytes
   // are in DRAM. A read must fetch them; a write-back must merge them (read-modify-write).
-  void mark_partial(int64_t way, uint32_t sector_mask) { partial_[way] |= sector_mask; }
+  void mark_partial(int64_t way, uint32_t sector_mask) { ways_[way].partial |= sector_mask; }
   void clear_partial(int64_t way, uint32_t sector_mask) {
-    partial_[way] &= ~sector_mask;
-    written_[way] &= ~sector_words(sector_mask);
+    ways_[way].partial &= ~sector_mask;
+    ways_[way].written &= ~sector_words(sector_mask);
   }
   // Records the 32nds of the line a store wrote; partial sectors wholly written by now become
   // whole sectors again.
   void add_written(int64_t way, uint32_t word_mask) {
-    written_[way] |= word_mask;
+    Way& w = ways_[way];
+    w.written |= word_mask;
     for (int s = 0; s < sectors_; ++s)
-      if ((partial_[way] >> s & 1u) &&
-          (written_[way] & sector_words(1u << s)) == sector_words(1u << s))
+      if ((w.partial >> s & 1u) && (w.written & sector_words(1u << s)) == sector_words(1u << s))
         clear_partial(way, 1u << s);
   }
-  uint32_t partial(int64_t way) const { return partial_[way]; }
+  uint32_t partial(int64_t way) const { return ways_[way].partial; }
   // A set may hold at most `max_dirty` dirty lines (an L2 that writes back early, l2.dirty_ways):
   // when `way`'s set holds more, the line made dirty first (not `way`) is cleaned and returned
   // as an eviction to write back (evicted, evicted_line, evicted_dirty, evicted_partial); it
@@ -73,16 +74,33 @@ class SectoredCache {
   void invalidate(uint64_t line, uint32_t sector_mask);
   bool contains(uint64_t line, uint32_t sector_mask) const;
   // Keeps the contents but forgets fill times (the next launch counts cycles from 0 again).
-  void clear_fill_times() { std::fill(fill_.begin(), fill_.end(), 0); }
+  void clear_fill_times();
   uint64_t sets() const { return sets_; }
 
   static constexpr uint64_t kPending = ~0ull;
 
  private:
+  // One way's state and its sectors' fill times side by side: 64 bytes, one host cache line
+  // when a line has at most kInlineSectors sectors (the presets' 4), so an access touches its
+  // set's tags, the policy's stamps and this one line (issue 26: per-core speed). Lines of more
+  // sectors keep their fill times in fill_ instead.
+  static constexpr int kInlineSectors = 5;
+  struct alignas(64) Way {
+    uint32_t valid, dirty, partial, written;  // sector masks; written: 32nds of the line
+    uint64_t dirtied;                         // the order its line became dirty (1, 2, ...)
+    uint64_t fill[kInlineSectors];            // per sector: the cycle its data arrives
+  };
+  static_assert(sizeof(Way) == 64);
+  uint64_t& fill(int64_t way, int sector) {
+    return sectors_ <= kInlineSectors ? ways_[way].fill[sector] : fill_[way * sectors_ + sector];
+  }
+  uint64_t fill(int64_t way, int sector) const {
+    return sectors_ <= kInlineSectors ? ways_[way].fill[sector] : fill_[way * sectors_ + sector];
+  }
   int64_t find(uint64_t line) const;
   uint64_t sets_;
   int assoc_, sectors_;
-  std::vector<uint64_t> tag_;  // line address + 1 (0 = invalid way)
+  ZeroedArray<uint64_t> tag_;  // line address + 1 (0 = invalid way)
   // The 32nds of the line that sector_mask's sectors span.
   uint32_t sector_words(uint32_t sector_mask) const {
     const int per = 32 / sectors_;
@@ -91,10 +109,9 @@ class SectoredCache {
       if (sector_mask >> s & 1u) m |= (per >= 32 ? ~0u : ((1u << per) - 1)) << (s * per);
     return m;
   }
-  std::vector<uint32_t> valid_, dirty_, partial_, written_;
-  std::vector<uint64_t> dirtied_;  // per way: the order its line became dirty (1, 2, ...)
+  ZeroedArray<Way> ways_;
   uint64_t dirty_count_ = 0;
-  std::vector<uint64_t> fill_;  // per way x sector
+  ZeroedArray<uint64_t> fill_;  // per way x sector, for lines of more than kInlineSectors
   std::unique_ptr<ReplacementPolicy> policy_;
 };
 

@@ -32,6 +32,17 @@ bool covered_all(const std::array<uint64_t, 2>& c, uint32_t lo, uint32_t n) {
   return (c[lo >> 6] & m) == m;
 }
 
+// Bits a..b of a mask (none when b < a); a, b < 32.
+uint32_t bit_range(int64_t a, int64_t b) {
+  return b < a ? 0 : static_cast<uint32_t>((2ull << b) - (1ull << a));
+}
+
+// The `unit`-byte pieces of a line wholly inside its bytes [lo, hi]: one bit each (unit > 0).
+uint32_t whole_units(uint64_t lo, uint64_t hi, uint32_t unit) {
+  return bit_range(static_cast<int64_t>((lo + unit - 1) / unit),
+                   static_cast<int64_t>((hi + 1) / unit) - 1);
+}
+
 }  // namespace
 
 void coalesce(const std::array<uint64_t, 32>& addr, uint32_t exec_mask, uint32_t access_bytes,
@@ -65,15 +76,21 @@ void coalesce(const std::array<uint64_t, 32>& addr, uint32_t exec_mask, uint32_t
       out.lines[i].sector_mask =
           static_cast<uint32_t>((2ull << (hi >> sector_shift)) - (1ull << (lo >> sector_shift)));
       out.lines[i].lane_mask = static_cast<uint32_t>(lanes);
-      covered[i] = {0, 0};
-      if (track) cover(covered[i], lo, hi);
+      out.sectors += popc32(out.lines[i].sector_mask);
+      // The run covers bytes lo..hi of the line and no others: its whole words and sectors.
+      const uint32_t word_bytes = line_bytes / 32;
+      out.lines[i].word_mask = !track ? ~0u : word_bytes ? whole_units(lo, hi, word_bytes) : 0;
+      out.lines[i].full_mask = !track
+                                   ? out.lines[i].sector_mask
+                                   : whole_units(lo, hi, sector_bytes) & out.lines[i].sector_mask;
     }
+    return;
   }
   // The line the previous lane's bytes ended in and its index: neighbouring lanes mostly share
   // a line, so the search below runs once a line, not once a lane.
   uint64_t last_line = ~0ull;
   int last_i = 0;
-  for (uint32_t m = contiguous ? 0 : exec_mask; m != 0; m &= m - 1) {
+  for (uint32_t m = exec_mask; m != 0; m &= m - 1) {
     const int lane = std::countr_zero(m);
     const uint64_t first = addr[lane], last = addr[lane] + bytes - 1;
     // 1. Each line the lane's bytes touch (two only when the access straddles a line).

@@ -5,6 +5,8 @@
 #include <bit>
 #include <cmath>
 
+#include "sim/common/bits.h"
+
 namespace warplab::timing {
 
 void MemoryCounters::add(const MemoryCounters& o) {
@@ -162,7 +164,7 @@ uint64_t L1Tex::load(const CoalescedAccess& a, bool local, uint64_t now, AccessJ
     // A strong load asks the L2 for every sector and leaves the L1 as it is.
     CacheAccess c = strong ? CacheAccess{} : l1_.access(r.line, r.sector_mask, t, true);
     if (strong) c.miss_mask = r.sector_mask;
-    const int hits = std::popcount(c.hit_mask);
+    const int hits = popc32(c.hit_mask);
     if (!local) counters_.global_ld_sector_hits += hits;
     jr.l1_hit_sectors += hits;
     uint64_t line_ready = t + config_.l1.hit_latency;
@@ -187,14 +189,14 @@ uint64_t L1Tex::load(const CoalescedAccess& a, bool local, uint64_t now, AccessJ
       held_floor_ = std::min(held_floor_, l2_.read_floor(t));
       held_waits_.push_back({handle, miss});
       waits = true;
-      jr.l1_miss_sectors += std::popcount(c.miss_mask);  // (dram_sectors: the trace's alone)
+      jr.l1_miss_sectors += popc32(c.miss_mask);  // (dram_sectors: the trace's alone)
     } else if (c.miss_mask) {
       int dram = 0;
       const uint64_t back = held_.read_now(l2_, r.line, c.miss_mask, t, &dram, &from_dram);
       if (!strong) l1_.set_fill(c.way, c.miss_mask, back);
       misses_.push(back);
       line_ready = std::max(line_ready, back);
-      jr.l1_miss_sectors += std::popcount(c.miss_mask);
+      jr.l1_miss_sectors += popc32(c.miss_mask);
       jr.dram_sectors += dram;
     }
     record_line(lines_out, r, config_.l1.line_bytes, SectorSource::L2, c.hit_mask, from_dram);
@@ -246,8 +248,8 @@ uint64_t L1Tex::store(const CoalescedAccess& a, bool local, uint64_t now, Access
     l1_.invalidate(r.line, r.sector_mask);
     if (const double rate = config_.l1.store_sectors_per_cycle; rate > 0) {
       const double start = std::max(double(t), store_free_);
-      const int full = std::popcount(r.sector_mask & r.full_mask);
-      const int part = std::popcount(r.sector_mask & ~r.full_mask);
+      const int full = popc32(r.sector_mask & r.full_mask);
+      const int part = popc32(r.sector_mask & ~r.full_mask);
       store_free_ = start + (full + part * config_.l1.store_partial_sectors) / rate;
       t = static_cast<uint64_t>(start);
     }

@@ -6,6 +6,8 @@
 #include <cmath>
 #include <numeric>
 
+#include "sim/common/bits.h"
+
 namespace warplab::timing {
 
 L2::L2(const GpuConfig& c)
@@ -102,10 +104,10 @@ uint64_t L2::occupy(int slice, double sectors, uint64_t now, bool write_path) {
 
 void L2::write_back(const CacheAccess& a, uint64_t now) {
   if (!a.evicted || !a.evicted_dirty) return;
-  const int n = std::popcount(a.evicted_dirty);
+  const int n = popc32(a.evicted_dirty);
   counters_.writebacks += n;
   // Sectors holding only part of their bytes: DRAM reads the rest first (read-modify-write).
-  const int p = std::popcount(a.evicted_partial);
+  const int p = popc32(a.evicted_partial);
   counters_.partial_writebacks += p;
   dram_.write_merging(a.evicted_line * line_bytes_, n * sector_bytes_, p * sector_bytes_, now);
 }
@@ -115,8 +117,7 @@ uint64_t L2::read(uint64_t line, uint32_t sector_mask, uint64_t now, int* dram_s
   if (gate_) gate_->wait_turn();
   const int slice = slice_of(line);
   // 1. Queue at the slice for its sector rate.
-  const uint64_t start =
-      occupy(slice, std::popcount(sector_mask) + config_.l2.request_sectors, now);
+  const uint64_t start = occupy(slice, popc32(sector_mask) + config_.l2.request_sectors, now);
   // 2. Tag lookup of the requested sectors widened to whole fetch groups: hits (possibly waiting
   //    for an earlier fill), misses allocate.
   const uint32_t fetch = fetch_groups(sector_mask);
@@ -131,14 +132,14 @@ uint64_t L2::read(uint64_t line, uint32_t sector_mask, uint64_t now, int* dram_s
   }
   // ncu's convention: a sector whose fill is still in flight is a hit (its tag is there); only
   // the request that sends a sector to DRAM misses (scripts/microbench/L2-JOIN-2026-11-27.md).
-  counters_.read_sector_hits += std::popcount(a.hit_mask & sector_mask);
-  counters_.read_sector_misses += std::popcount(a.miss_mask & sector_mask);
+  counters_.read_sector_hits += popc32(a.hit_mask & sector_mask);
+  counters_.read_sector_misses += popc32(a.miss_mask & sector_mask);
   uint64_t ready = read_floor(start);
   if (a.hit_mask)
     ready = std::max(ready, a.ready_at == SectoredCache::kPending ? ready : a.ready_at);
   // 3. Misses go to DRAM; the sectors' fill time is when DRAM data reaches the SM.
   if (a.miss_mask) {
-    const int bytes = std::popcount(a.miss_mask) * static_cast<int>(sector_bytes_);
+    const int bytes = popc32(a.miss_mask) * static_cast<int>(sector_bytes_);
     uint64_t back = dram_.read(line * line_bytes_, bytes, start);
     // A far line's data crosses from its home partition to the near one (l2_fabric.h). Its
     // place in the link's queue is booked now, in arrival order; DRAM and the link work
@@ -149,7 +150,7 @@ uint64_t L2::read(uint64_t line, uint32_t sector_mask, uint64_t now, int* dram_s
     slices_[slice].set_fill(a.way, a.miss_mask, fill);
     ready = std::max(ready, fill);
   }
-  if (dram_sectors) *dram_sectors = std::popcount(a.miss_mask);
+  if (dram_sectors) *dram_sectors = popc32(a.miss_mask);
   if (from_dram) *from_dram = (a.miss_mask | a.pending_mask) & sector_mask;
   return ready;
 }
@@ -158,11 +159,11 @@ uint64_t L2::write(uint64_t line, uint32_t sector_mask, uint32_t full_mask, uint
                    uint64_t now) {
   if (gate_) gate_->wait_turn();
   const int slice = slice_of(line);
-  const int full = std::popcount(sector_mask & full_mask);
-  const int part = std::popcount(sector_mask & ~full_mask);
+  const int full = popc32(sector_mask & full_mask);
+  const int part = popc32(sector_mask & ~full_mask);
   // A far line's store crosses to its home partition first (l2_fabric.h).
   if (fabric_.enabled() && L2Fabric::far(line))
-    now = fabric_.cross(slice % 2, std::popcount(sector_mask) * sector_bytes_, now);
+    now = fabric_.cross(slice % 2, popc32(sector_mask) * sector_bytes_, now);
   const uint64_t start = occupy(slice, store_slice_sectors(config_.l2, full, part), now, true);
   CacheAccess a = slices_[slice].access(line, sector_mask, start, true);
   write_back(a, start);
@@ -177,7 +178,7 @@ uint64_t L2::write(uint64_t line, uint32_t sector_mask, uint32_t full_mask, uint
   if (config_.l2.dirty_ways > 0)
     write_back(slices_[slice].clean_oldest_dirty(a.way, static_cast<int>(config_.l2.dirty_ways)),
                start);
-  counters_.write_sectors += std::popcount(sector_mask);
+  counters_.write_sectors += popc32(sector_mask);
   return write_floor(start);  // a store is complete in the L2 half a hit latency after it starts
 }
 
@@ -246,7 +247,7 @@ uint64_t L2::atomic(uint64_t line, uint32_t sector_mask, int repeats, uint64_t n
   // first. A floating-point add goes through the unit's adder one lane at a time on its word
   // (below); the unit itself is held as for integers.
   const double lane = config_.l2.atomic_lane_cycles;
-  const int sectors = std::popcount(sector_mask);
+  const int sectors = popc32(sector_mask);
   double busy = sectors * config_.l2.atomic_sector_cycles + repeats * lane;
   int chain = 0;
   // The word this unit (or slice) updated last: known before the start, so the wait for it is
@@ -266,7 +267,7 @@ uint64_t L2::atomic(uint64_t line, uint32_t sector_mask, int repeats, uint64_t n
     ready = std::max(ready, a.ready_at + config_.l2.atomic_latency);
   if (a.miss_mask) {
     const uint64_t back =
-        dram_.read(line * line_bytes_, std::popcount(a.miss_mask) * sector_bytes_, start);
+        dram_.read(line * line_bytes_, popc32(a.miss_mask) * sector_bytes_, start);
     slices_[slice].set_fill(a.way, a.miss_mask, back);
     ready = std::max(ready, back + config_.l2.hit_latency + config_.l2.atomic_latency);
   }
@@ -301,10 +302,10 @@ int L2::replay(uint64_t line, uint32_t sector_mask, uint32_t full_mask, uint32_t
       slice.add_written(a.way, word_mask);
     }
   }
-  int written = a.evicted ? std::popcount(a.evicted_dirty) : 0;
+  int written = a.evicted ? popc32(a.evicted_dirty) : 0;
   if (kind == Replay::Store && config_.l2.dirty_ways > 0) {
     const CacheAccess c = slice.clean_oldest_dirty(a.way, static_cast<int>(config_.l2.dirty_ways));
-    if (c.evicted) written += std::popcount(c.evicted_dirty);
+    if (c.evicted) written += popc32(c.evicted_dirty);
   }
   return written;
 }

@@ -1,6 +1,8 @@
 // Replacement policies: see replacement.h.
 #include "sim/timing/replacement.h"
 
+#include "sim/common/zeroed_array.h"
+
 namespace warplab::timing {
 namespace {
 
@@ -8,7 +10,7 @@ namespace {
 // only on fill. A counter (not the cycle) breaks ties between accesses in the same cycle.
 class StampPolicy : public ReplacementPolicy {
  public:
-  StampPolicy(uint64_t ways, bool touch_on_hit) : stamp_(ways, 0), touch_on_hit_(touch_on_hit) {}
+  StampPolicy(uint64_t ways, bool touch_on_hit) : stamp_(ways), touch_on_hit_(touch_on_hit) {}
   void on_fill(uint64_t way, uint64_t) override { stamp_[way] = ++counter_; }
   void on_hit(uint64_t way, uint64_t) override {
     if (touch_on_hit_) stamp_[way] = ++counter_;
@@ -21,7 +23,7 @@ class StampPolicy : public ReplacementPolicy {
   }
 
  private:
-  std::vector<uint64_t> stamp_;
+  ZeroedArray<uint64_t> stamp_;  // zero: never filled
   uint64_t counter_ = 0;
   bool touch_on_hit_;
 };
