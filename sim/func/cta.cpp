@@ -188,10 +188,16 @@ void CtaImpl::reset(Dim3 block_index) {
   block_idx = block_index;
   if (!zeroed) {
     // Each warp's registers but its const slots, which the loop below fills in every lane.
+    // Or only those some thread may read before writing (reg_init.h): the others keep the
+    // previous block's values, which no thread reads.
     const size_t per_warp = static_cast<size_t>(k->data_slots) * 32;
     const size_t c0 = static_cast<size_t>(k->first_const_slot) * 32;
     const size_t c1 = c0 + k->consts.size() * 32;
     for (size_t b = 0; per_warp > 0 && b < regs.size(); b += per_warp) {
+      if (k->zero_slots) {
+        for (int32_t s : *k->zero_slots) std::fill_n(regs.begin() + b + size_t(s) * 32, 32, 0);
+        continue;
+      }
       std::fill(regs.begin() + b, regs.begin() + b + c0, 0);
       std::fill(regs.begin() + b + c1, regs.begin() + b + per_warp, 0);
     }

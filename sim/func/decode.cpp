@@ -10,6 +10,7 @@
 #include "sim/func/cta_impl.h"
 #include "sim/func/exec.h"
 #include "sim/func/numeric.h"
+#include "sim/func/reg_init.h"
 
 namespace warplab::func {
 namespace {
@@ -260,6 +261,7 @@ class KernelBuilder {
     }
     k_.heads.resize(k_.code.size());
     for (size_t pc = 0; pc < k_.code.size(); ++pc) k_.heads[pc] = step_head(k_, k_.code[pc]);
+    k_.zero_slots = slots_read_before_written(k_);
     return Ok{};
   }
 

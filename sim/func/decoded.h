@@ -19,6 +19,7 @@
 #include <array>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -123,6 +124,9 @@ struct DecodedKernel {
   std::vector<int32_t> reg_width;  // per data slot: register width in bits
   std::vector<int32_t> slot_reg;   // per data slot: the function-local register index, or -1
   std::vector<int32_t> pred_reg;   // per predicate slot: the function-local register index, or -1
+  // The data slots a block slot zeroes for each block it runs after the first (reg_init.h);
+  // nullopt: every slot but the const slots.
+  std::optional<std::vector<int32_t>> zero_slots;
   int32_t data_slots = 0;          // function registers + specials + consts + sink
   int32_t pred_slots = 0;
   int32_t sink_slot = 0, sink_pred = 0;
