@@ -2,6 +2,7 @@
 #include "sim/func/cluster.h"
 
 #include <algorithm>
+#include <bit>
 
 #include "sim/func/cta_impl.h"
 #include "sim/func/exec.h"
@@ -91,14 +92,16 @@ std::string ClusterState::arrive(uint32_t rank, uint32_t thread, uint64_t clock)
   return {};
 }
 
-void ClusterState::thread_exited(uint32_t rank, uint32_t thread, uint64_t clock) {
-  uint64_t& a = arrived_[rank * threads_ + thread];
-  if (a == kExited) return;
-  if (a != completed_ + 1) --pending_;
-  a = kExited;
-  --live_;
-  ++changes_;
-  maybe_complete(clock);
+void ClusterState::threads_exited(uint32_t rank, uint32_t first, uint32_t lanes, uint64_t clock) {
+  for (uint32_t m = lanes; m; m &= m - 1) {  // lane by lane, in lane order
+    uint64_t& a = arrived_[rank * threads_ + first + static_cast<uint32_t>(std::countr_zero(m))];
+    if (a == kExited) continue;
+    if (a != completed_ + 1) --pending_;
+    a = kExited;
+    --live_;
+    ++changes_;
+    maybe_complete(clock);
+  }
 }
 
 // barrier.cluster.arrive / wait. A wait whose phase is still running leaves the warp's pc where

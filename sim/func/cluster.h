@@ -73,8 +73,9 @@ class ClusterState {
   bool passed(uint32_t rank, uint32_t thread) const {
     return arrived_[rank * threads_ + thread] <= completed_;
   }
-  // Thread `thread` of block `rank` exited (at `clock`): the barrier stops waiting for it.
-  void thread_exited(uint32_t rank, uint32_t thread, uint64_t clock);
+  // The threads first + lane of block `rank`, for each lane in `lanes`, exited (at `clock`): the
+  // barrier stops waiting for them.
+  void threads_exited(uint32_t rank, uint32_t first, uint32_t lanes, uint64_t clock);
   uint64_t completed_phases() const { return completed_; }
   uint64_t completed_at() const { return completed_at_; }  // clock of the last completion
   uint64_t changes() const { return changes_; }  // arrivals and exits so far (deadlock watch)

@@ -184,8 +184,34 @@ Dim3 CtaImpl::thread_of(int warp, int lane) const {
   return Dim3{t % block.x, (t / block.x) % block.y, t / (block.x * block.y)};
 }
 
+namespace {
+// Whether a const slot's value depends on which block of the launch runs (its index, its
+// cluster), not only on the launch, the warp and the lane.
+bool of_block(const ConstSlot& c) {
+  using SR = ptx::SpecialReg;
+  if (c.kind != ConstSlot::Kind::Special) return false;
+  switch (c.special) {
+    case SR::Ctaid:
+    case SR::ClusterId:
+    case SR::NClusterId:
+    case SR::ClusterCtaId:
+    case SR::ClusterNCtaId:
+    case SR::ClusterCtaRank:
+    case SR::ClusterNCtaRank:
+    case SR::IsExplicitCluster:
+      return true;
+    default:
+      return false;
+  }
+}
+}  // namespace
+
 void CtaImpl::reset(Dim3 block_index) {
   block_idx = block_index;
+  // A block after another of the same launch in this slot (not zeroed) finds the const slots
+  // as the previous block left them when its kernel writes nothing but its own destinations
+  // (one reg_init.h follows): only the block's own special registers change.
+  const bool all_consts = zeroed || !k->zero_slots;
   if (!zeroed) {
     // Each warp's registers but its const slots, which the loop below fills in every lane.
     // Or only those some thread may read before writing (reg_init.h): the others keep the
@@ -241,6 +267,7 @@ void CtaImpl::reset(Dim3 block_index) {
     for (size_t ci = 0; ci < k->consts.size(); ++ci) {
       const ConstSlot& c = k->consts[ci];
       uint64_t* s = w.R + (k->first_const_slot + ci) * 32;
+      if (!all_consts && !of_block(c)) continue;
       if (c.kind == ConstSlot::Kind::Value) {
         std::fill(s, s + 32, c.value);
         continue;
@@ -256,13 +283,14 @@ void CtaImpl::reset(Dim3 block_index) {
                             c.special == SR::LanemaskEq || c.special == SR::LanemaskLt ||
                             c.special == SR::LanemaskLe || c.special == SR::LanemaskGt ||
                             c.special == SR::LanemaskGe;
+      Dim3 t = thread_of(wi, 0);  // lane l's thread index (stepped below, no divisions)
       for (int l = 0; l < (per_lane ? 32 : 1); ++l) {
         auto comp = [&](Dim3 v) { return c.component == 0 ? v.x : c.component == 1 ? v.y : v.z; };
         uint64_t v = 0;
         const uint32_t lm = 1u << l;
         switch (c.special) {
           case ptx::SpecialReg::Tid:
-            v = comp(thread_of(wi, l));
+            v = comp(t);
             break;
           case ptx::SpecialReg::Ntid:
             v = comp(block);
@@ -356,6 +384,10 @@ void CtaImpl::reset(Dim3 block_index) {
             break;
         }
         s[l] = v & 0xFFFFFFFFu;
+        if (++t.x == block.x) {  // the next lane's thread: x first, then y, then z
+          t.x = 0;
+          if (++t.y == block.y) t.y = 0, ++t.z;
+        }
       }
       if (!per_lane) std::fill(s + 1, s + 32, s[0]);
     }
@@ -931,9 +963,7 @@ void CtaImpl::after_exit(Warp& w) {
   // The cluster barrier stops waiting for its threads; a block gone takes its shared memory.
   {
     ClusterState& cl = cluster_state();
-    for (uint32_t m = w.valid; m; m &= m - 1)
-      cl.thread_exited(cluster_rank, static_cast<uint32_t>(w.index * 32 + std::countr_zero(m)),
-                       last_clock);
+    cl.threads_exited(cluster_rank, static_cast<uint32_t>(w.index * 32), w.valid, last_clock);
     if (live_warps == 0) cl.block_exited(cluster_rank);
   }
   // The hardware finishes an exited thread's copies; its cp.async.mbarrier.arrive arrive-ons
