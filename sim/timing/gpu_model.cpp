@@ -326,7 +326,7 @@ Expected<TimingResult> simulate(const func::Program& program, func::DeviceMemory
         b = e;
         if (b < to && !sampler.skipped_wave(
                           f->evicted_dirty_sectors * static_cast<uint64_t>(config.l1.sector_bytes),
-                          f->stats.warp_instructions)) {
+                          f->stats.warp_instructions, config.peak_dram_bytes_per_cycle())) {
           sampler.cut_skip(b);
           return b;
         }

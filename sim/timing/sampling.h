@@ -171,7 +171,19 @@ class WaveSampler {
   // Likewise its work: `warp_instructions` (exact, from the functional run) must be the stable
   // waves' warp instructions per wave within `tolerance`, else the grid's waves are not alike
   // (bitonic steps whose second half of blocks returns at once) and the skip ends there too.
-  bool skipped_wave(uint64_t written_back_bytes, uint64_t warp_instructions) const;
+  // (2026-11-28, lesson 5's naive matmul at 2048 x 2048 x 32: its stable waves issued 2.05,
+  // 1.97 and 1.97M warp instructions, 6.6% more than a wave of its blocks, 1.88M, so every skip
+  // ends after one wave; allowing the stable waves' own spread on top of `tolerance` skipped
+  // 6 waves at once, but the tail waves after that skip cost 7-9% more than in the full run,
+  // and the launch came out 2.66% slow (0.74% with the cut skips): not kept.)
+  // The write-backs also count as the stable waves' when the DRAM, at its peak
+  // (`dram_bytes_per_cycle`; 0: not used), would move the stable waves' DRAM traffic and the
+  // difference in at most half of `tolerance` of a stable wave's cycles: a wave that does not
+  // wait for the DRAM, whose reads hit in the L2, where a few kB more write-backs are a large
+  // fraction of its small traffic but no time (lesson 5's tiled matmul at 2048 x 2048 x 32:
+  // 30-75 kB a skipped wave against 11.5 kB, a wave of 4,165 cycles).
+  bool skipped_wave(uint64_t written_back_bytes, uint64_t warp_instructions,
+                    double dram_bytes_per_cycle = 0) const;
   // Ends the current skip before block `next` (a wave boundary inside it): the waves from there
   // on run in detail.
   void cut_skip(uint64_t next);
