@@ -262,6 +262,7 @@ void WaveSampler::finish(TimingResult& r, uint64_t& active, uint64_t& resident,
   s.tight_tolerance = opt_.tight_tolerance;
   s.tail_waves = opt_.tail_waves;
   s.stopped_wave = stopped_wave_;
+  s.fast_forward_wall_s = fast_forward_wall_s_;
   s.tolerance = opt_.tolerance;
   s.waves = waves_;
   s.blocks = total_blocks_;

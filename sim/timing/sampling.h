@@ -126,6 +126,9 @@ struct SamplingReport {
   uint64_t blocks = 0, detailed_blocks = 0;
   uint64_t skipped_cycles = 0;  // added for the fast-forwarded waves
   uint64_t stopped_wave = 0;    // > 0: the check wave after which no wave was skipped (an upset)
+  // Host wall-clock seconds spent fast-forwarding (functional execution and the L2 replay): the
+  // part of the run's wall time (TimingResult's) that was not the detailed waves.
+  double fast_forward_wall_s = 0;
   int stable_waves = 0, period = 0, settle_waves = 0;  // the options it ran with
   int tail_waves = 0;
   bool confirmed_to_tail = false;
@@ -187,6 +190,8 @@ class WaveSampler {
   // Ends the current skip before block `next` (a wave boundary inside it): the waves from there
   // on run in detail.
   void cut_skip(uint64_t next);
+  // Host seconds the caller spent fast-forwarding (reported in SamplingReport).
+  void add_fast_forward_time(double seconds) { fast_forward_wall_s_ += seconds; }
   // The extrapolated totals of every skipped wave; call once the launch is over. Adds them to
   // `r` (cycles, warp states, memory table; per-line warp states scaled) and to `active` and
   // `resident` (SM-cycles and resident-warp-cycles, for the occupancy and IPC), and fills
@@ -229,6 +234,7 @@ class WaveSampler {
   uint64_t stopped_wave_ = 0;     // the check wave that said so
   std::vector<Skip> skips_;
   uint64_t skipped_blocks_ = 0;
+  double fast_forward_wall_s_ = 0;
 };
 
 }  // namespace warplab::timing
