@@ -45,7 +45,6 @@ json timing_json(const timing::TimingResult& r, const timing::GpuConfig& cfg,
                     {"blocks", sp.blocks},
                     {"detailed_blocks", sp.detailed_blocks},
                     {"skipped_cycles", sp.skipped_cycles},
-                    {"fast_forward_wall_s", sp.fast_forward_wall_s},
                     {"method", sp.method()}};
   }
   j["time_us"] = r.time_us;
