@@ -81,6 +81,23 @@
 // the host's caches), against ~0.11 s a detailed wave (user time of the full run / 63). So even
 // with no detailed wave at all a streaming grid's sampled run is at most ~6.5x faster than the
 // full one; 10x needs a cheaper replay (or fewer replayed waves) as well as fewer detailed waves.
+// Where a sampled run's time goes (2026-11-28, branch samp5, JSON sim.sampled.fast_forward_wall_s
+// against sim.wall_s): l1.vec_add.ref, one thread, dev host: 0.71 s of 3.18 s fast-forwarding,
+// 22 of 63 waves in detail. Lesson 5's matmul scaled to M=N=2048, K=32 (the 2048^3 grid, 16 waves
+// of 1056 blocks, 1/64 of the K loop), 2 threads: the naive kernel ran 14 of 16 waves in detail
+// (every skip cut after one wave: its stable waves issued 6.6% more warp instructions than a wave
+// of its blocks, the work check's tolerance is 5%), the tiled one 12 of 16 (wave 0, a ramp of
+// falling costs until waves 6-8 agree, the last 3); fast-forwarding was 5% of the naive run's
+// wall time and 0.4% of the tiled one's (K=16). So at 2048^3 (about 1.5G + 1.25G warp
+// instructions) about 2.2G run in detail: some 1,000 s at the 16-thread rate of `warplab bench`
+// (2.2M warp instructions/s on matmul_tiled_512), against a target of 60 s that leaves room for
+// about 5% of the grid in detail, less than one wave a launch. No choice of these options gets
+// there: a wave-based sampler needs wave 0, a stable window and the tail in detail (7 of 16
+// waves at the least). A unit smaller than a wave does not help either: the blocks of a wave
+// start together and end together (8 a SM, all resident for the whole wave), so a block's cost
+// is only seen over a wave's time. What would: fewer SMs simulated in detail while the others'
+// blocks are fast-forwarded, or a sample of each block's loop iterations (its time per iteration
+// measured in detail), neither of which is built.
 // Simplified: the skipped blocks' accesses reach the L2 in block order and skip the L1s (see
 // fast_forward.h); the per-line warp states are scaled by the run's total ratio. Grids of fewer
 // than `min_waves` waves, traced and checked (racecheck, synccheck) launches run in full, and say
