@@ -116,6 +116,9 @@ class SimBackend : public LaunchBackend {
     if (!r) return r.error();
     rec.sim = timing_json(*r, *ctx_.config, program().module());
     rec.sim["wall_s"] = rec.sim_wall_seconds;
+    // The host seconds a sampled run spent fast-forwarding (beside wall_s: never compared).
+    if (rec.sim.contains("sampled"))
+      rec.sim["sampled"]["fast_forward_wall_s"] = r->sampling.fast_forward_wall_s;
     rec.sim["l2"] = std::string(l2_start_name(options_.l2));  // warm: after its own warm-up
     if (!rec.resources)
       rec.sim["note"] = "registers per thread unknown (nvJitLink unavailable): 32 assumed";

@@ -159,10 +159,19 @@ struct SampledPoint {
   double err_pct = 0;  // 100 * |sampled - full| / full
   double full_wall_s = 0, sampled_wall_s = 0;  // the point's launches in the timing model
   double detailed_fraction = 1;  // of the point's blocks
+  bool sampled = false;  // the sampler skipped some of its blocks (else one run is both sides)
 };
-// options.sampled is ignored (both ways run); jobs and threads as for simulate_corpus.
-std::vector<SampledPoint> compare_sampled(const std::vector<CorpusPoint>& points,
-                                          const ValidateOptions& options);
+// options.sampled and options.progress are ignored. Every point runs sampled first; the points
+// that sampled (some blocks fast-forwarded) run again in full. A point the sampler ran in full is
+// the full model's run and is not run twice (its error is 0 by construction: the sampler changes
+// nothing until it skips). `done` (optional) gets each point as soon as both sides are known,
+// one call at a time from worker threads, so a run stopped part-way has still reported those.
+// Jobs and threads as for simulate_corpus.
+std::vector<SampledPoint> compare_sampled(
+    const std::vector<CorpusPoint>& points, const ValidateOptions& options,
+    const std::function<void(const SampledPoint&)>& done = nullptr);
+// One row of format_sampled's table.
+std::string format_sampled_row(const SampledPoint& p);
 // The table and the summary line "SAMPLED points=N max_err=X% mean_err=Y% speedup=S
 // speedup_heavy=H detailed=F% target=yes|no" (target: within 2% on every point).
 std::string format_sampled(const std::vector<SampledPoint>& points);

@@ -499,3 +499,30 @@ TEST_CASE("351 sampler: three tail waves: the second one costs a skip to the tai
   CHECK(f.result.cycles == 6 * 1000 + 1040 + 33 * 1020);
   CHECK(f.result.sampling.method().find("and the last 3") != std::string::npos);
 }
+
+TEST_CASE("351 sampler: write-backs the DRAM would move in a sliver of a wave do not end a skip") {
+  // 40 waves of 1000 cycles and 500 instructions, no DRAM traffic (wave_counters): waves 1-3 are
+  // stable and the skip starts at wave 4. A skipped wave's write-backs differ from the stable
+  // waves' (none) by d bytes; relative to their traffic (0, taken as 1 byte) any d ends the skip,
+  // unless the DRAM at its peak moves d in at most tolerance / 2 of a wave: 0.025 x 1000 = 25
+  // cycles, i.e. 250 bytes at 10 bytes a cycle.
+  SamplingOptions o;
+  o.enabled = true;
+  o.confirmed_to_tail = false;
+  o.tail_waves = 2;
+  WaveSampler s(o, 400, 10);
+  REQUIRE(s.active());
+  uint64_t cycle = 0, work = 0;
+  for (uint64_t wave = 0; wave < 4; ++wave) {
+    cycle += 1000;
+    work += 500;
+    CHECK(s.at_boundary((wave + 1) * 10, wave_counters(cycle, work)) == (wave + 1) * 10 +
+                                                                            (wave == 3 ? 150 : 0));
+  }
+  CHECK(s.skipped_wave(0, 500));             // the stable waves' write-backs and work
+  CHECK_FALSE(s.skipped_wave(1, 500));       // relative to the traffic alone: 1 byte is too many
+  CHECK(s.skipped_wave(250, 500, 10.0));     // 25 cycles at the peak: alike
+  CHECK_FALSE(s.skipped_wave(260, 500, 10.0));  // 26 cycles
+  CHECK_FALSE(s.skipped_wave(0, 530, 10.0));    // other work (6%) ends it whatever the DRAM
+  CHECK(s.skipped_wave(0, 525, 10.0));          // 5%: alike
+}

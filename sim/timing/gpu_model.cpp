@@ -314,9 +314,12 @@ Expected<TimingResult> simulate(const func::Program& program, func::DeviceMemory
       const uint64_t wave = std::max<uint64_t>(blocks_per_wave, 1);
       for (uint64_t b = next; b < to;) {
         const uint64_t e = std::min(b + wave, to);
+        const auto t0 = std::chrono::steady_clock::now();
         auto f = fast_forward(program, memory, launch, b, e, l2,
                               static_cast<uint32_t>(config.l1.line_bytes),
                               static_cast<uint32_t>(config.l1.sector_bytes));
+        sampler.add_fast_forward_time(
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
         if (f) add_stats(skipped_stats, f->stats);
         if (!f || f->fault) {
           skipped_fault = f ? *f->fault : func::LaunchFault{};
@@ -326,7 +329,7 @@ Expected<TimingResult> simulate(const func::Program& program, func::DeviceMemory
         b = e;
         if (b < to && !sampler.skipped_wave(
                           f->evicted_dirty_sectors * static_cast<uint64_t>(config.l1.sector_bytes),
-                          f->stats.warp_instructions)) {
+                          f->stats.warp_instructions, config.peak_dram_bytes_per_cycle())) {
           sampler.cut_skip(b);
           return b;
         }

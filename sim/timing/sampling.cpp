@@ -224,11 +224,18 @@ bool WaveSampler::stable_window(size_t idx, size_t count, double tolerance) {
   return true;
 }
 
-bool WaveSampler::skipped_wave(uint64_t written_back_bytes, uint64_t warp_instructions) const {
+bool WaveSampler::skipped_wave(uint64_t written_back_bytes, uint64_t warp_instructions,
+                               double dram_bytes_per_cycle) const {
   const double d = std::abs(double(written_back_bytes) - reference_written_);
   const double w = std::abs(double(warp_instructions) - reference_work_);
-  return d <= opt_.tolerance * std::max(reference_traffic_, 1.0) &&
-         w <= opt_.tolerance * std::max(reference_work_, 1.0);
+  // The write-backs are alike when they differ by at most `tolerance` of the DRAM traffic, or
+  // when the DRAM, at its peak, would move the stable waves' traffic and the difference in at
+  // most half of `tolerance` of a stable wave's cycles (a wave that does not wait for the DRAM).
+  const bool written_alike =
+      d <= opt_.tolerance * std::max(reference_traffic_, 1.0) ||
+      (dram_bytes_per_cycle > 0 &&
+       (reference_traffic_ + d) / dram_bytes_per_cycle <= 0.5 * opt_.tolerance * reference_);
+  return written_alike && w <= opt_.tolerance * std::max(reference_work_, 1.0);
 }
 
 void WaveSampler::cut_skip(uint64_t next) {
@@ -255,6 +262,7 @@ void WaveSampler::finish(TimingResult& r, uint64_t& active, uint64_t& resident,
   s.tight_tolerance = opt_.tight_tolerance;
   s.tail_waves = opt_.tail_waves;
   s.stopped_wave = stopped_wave_;
+  s.fast_forward_wall_s = fast_forward_wall_s_;
   s.tolerance = opt_.tolerance;
   s.waves = waves_;
   s.blocks = total_blocks_;

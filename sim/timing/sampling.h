@@ -81,6 +81,23 @@
 // the host's caches), against ~0.11 s a detailed wave (user time of the full run / 63). So even
 // with no detailed wave at all a streaming grid's sampled run is at most ~6.5x faster than the
 // full one; 10x needs a cheaper replay (or fewer replayed waves) as well as fewer detailed waves.
+// Where a sampled run's time goes (2026-11-28, branch samp5, JSON sim.sampled.fast_forward_wall_s
+// against sim.wall_s): l1.vec_add.ref, one thread, dev host: 0.71 s of 3.18 s fast-forwarding,
+// 22 of 63 waves in detail. Lesson 5's matmul scaled to M=N=2048, K=32 (the 2048^3 grid, 16 waves
+// of 1056 blocks, 1/64 of the K loop), 2 threads: the naive kernel ran 14 of 16 waves in detail
+// (every skip cut after one wave: its stable waves issued 6.6% more warp instructions than a wave
+// of its blocks, the work check's tolerance is 5%), the tiled one 12 of 16 (wave 0, a ramp of
+// falling costs until waves 6-8 agree, the last 3); fast-forwarding was 5% of the naive run's
+// wall time and 0.4% of the tiled one's (K=16). So at 2048^3 (about 1.5G + 1.25G warp
+// instructions) about 2.2G run in detail: some 1,000 s at the 16-thread rate of `warplab bench`
+// (2.2M warp instructions/s on matmul_tiled_512), against a target of 60 s that leaves room for
+// about 5% of the grid in detail, less than one wave a launch. No choice of these options gets
+// there: a wave-based sampler needs wave 0, a stable window and the tail in detail (7 of 16
+// waves at the least). A unit smaller than a wave does not help either: the blocks of a wave
+// start together and end together (8 a SM, all resident for the whole wave), so a block's cost
+// is only seen over a wave's time. What would: fewer SMs simulated in detail while the others'
+// blocks are fast-forwarded, or a sample of each block's loop iterations (its time per iteration
+// measured in detail), neither of which is built.
 // Simplified: the skipped blocks' accesses reach the L2 in block order and skip the L1s (see
 // fast_forward.h); the per-line warp states are scaled by the run's total ratio. Grids of fewer
 // than `min_waves` waves, traced and checked (racecheck, synccheck) launches run in full, and say
@@ -126,6 +143,9 @@ struct SamplingReport {
   uint64_t blocks = 0, detailed_blocks = 0;
   uint64_t skipped_cycles = 0;  // added for the fast-forwarded waves
   uint64_t stopped_wave = 0;    // > 0: the check wave after which no wave was skipped (an upset)
+  // Host wall-clock seconds spent fast-forwarding (functional execution and the L2 replay): the
+  // part of the run's wall time (TimingResult's) that was not the detailed waves.
+  double fast_forward_wall_s = 0;
   int stable_waves = 0, period = 0, settle_waves = 0;  // the options it ran with
   int tail_waves = 0;
   bool confirmed_to_tail = false;
@@ -171,10 +191,24 @@ class WaveSampler {
   // Likewise its work: `warp_instructions` (exact, from the functional run) must be the stable
   // waves' warp instructions per wave within `tolerance`, else the grid's waves are not alike
   // (bitonic steps whose second half of blocks returns at once) and the skip ends there too.
-  bool skipped_wave(uint64_t written_back_bytes, uint64_t warp_instructions) const;
+  // (2026-11-28, lesson 5's naive matmul at 2048 x 2048 x 32: its stable waves issued 2.05,
+  // 1.97 and 1.97M warp instructions, 6.6% more than a wave of its blocks, 1.88M, so every skip
+  // ends after one wave; allowing the stable waves' own spread on top of `tolerance` skipped
+  // 6 waves at once, but the tail waves after that skip cost 7-9% more than in the full run,
+  // and the launch came out 2.66% slow (0.74% with the cut skips): not kept.)
+  // The write-backs also count as the stable waves' when the DRAM, at its peak
+  // (`dram_bytes_per_cycle`; 0: not used), would move the stable waves' DRAM traffic and the
+  // difference in at most half of `tolerance` of a stable wave's cycles: a wave that does not
+  // wait for the DRAM, whose reads hit in the L2, where a few kB more write-backs are a large
+  // fraction of its small traffic but no time (lesson 5's tiled matmul at 2048 x 2048 x 32:
+  // 30-75 kB a skipped wave against 11.5 kB, a wave of 4,165 cycles).
+  bool skipped_wave(uint64_t written_back_bytes, uint64_t warp_instructions,
+                    double dram_bytes_per_cycle = 0) const;
   // Ends the current skip before block `next` (a wave boundary inside it): the waves from there
   // on run in detail.
   void cut_skip(uint64_t next);
+  // Host seconds the caller spent fast-forwarding (reported in SamplingReport).
+  void add_fast_forward_time(double seconds) { fast_forward_wall_s_ += seconds; }
   // The extrapolated totals of every skipped wave; call once the launch is over. Adds them to
   // `r` (cycles, warp states, memory table; per-line warp states scaled) and to `active` and
   // `resident` (SM-cycles and resident-warp-cycles, for the occupancy and IPC), and fills
@@ -217,6 +251,7 @@ class WaveSampler {
   uint64_t stopped_wave_ = 0;     // the check wave that said so
   std::vector<Skip> skips_;
   uint64_t skipped_blocks_ = 0;
+  double fast_forward_wall_s_ = 0;
 };
 
 }  // namespace warplab::timing
