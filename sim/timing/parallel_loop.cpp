@@ -137,11 +137,13 @@ bool ParallelTicks::tick(std::vector<Sm>& sms, const std::vector<uint32_t>& due,
   glances_ = glances.data();
   due_ = &due;
   now_ = now;
+  // The touch log's new cycle (its stamp, and shadow words for buffers bound since: a module
+  // variable bound by the launch's first block) before any thread can log a touch in it.
+  if (touches_) touches_->begin_cycle();
   start_.fetch_add(1, std::memory_order_release);
   start_.notify_all();
   // 2. Every thread ticks its SMs; 3. the cycle ends when every worker has left its work (its
   //    ticks' writes then visible here).
-  if (touches_) touches_->begin_cycle();
   work(0);
   wait_for(
       running_, [](uint32_t v) { return v == 0; }, own_core_);
