@@ -28,6 +28,12 @@ thread_local Turn current_turn;
 constexpr int64_t kSpinMaxNs = 500'000, kSpinFloorNs = 50'000;
 constexpr uint32_t kSpinsShared = 64;
 
+int64_t clock_ns() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
 void pause() {
 #if defined(__x86_64__) || defined(__i386__)
   __builtin_ia32_pause();
@@ -102,7 +108,9 @@ ParallelTicks::ParallelTicks(int threads)
         seen = wait_for(
             start_, [seen](uint32_t v) { return v != seen; }, own_core_);
         if (stop_) return;
+        if (profile_) counts_[t].begin_ns = clock_ns();
         work(t);
+        if (profile_) counts_[t].end_ns = clock_ns();
         running_.fetch_sub(1, std::memory_order_acq_rel);
         running_.notify_all();
       }
@@ -120,6 +128,7 @@ bool ParallelTicks::tick(std::vector<Sm>& sms, const std::vector<uint32_t>& due,
                          std::vector<SmGlance>& glances) {
   // 1. Publish the cycle's work; moving start_ (release) orders these writes before the
   //    workers read them.
+  const int64_t t0 = profile_ ? clock_ns() : 0;
   if (done_capacity_ < due.size()) {
     done_capacity_ = due.size();
     done_ = std::make_unique<std::atomic<uint8_t>[]>(done_capacity_);
@@ -144,14 +153,33 @@ bool ParallelTicks::tick(std::vector<Sm>& sms, const std::vector<uint32_t>& due,
   start_.notify_all();
   // 2. Every thread ticks its SMs; 3. the cycle ends when every worker has left its work (its
   //    ticks' writes then visible here).
+  if (profile_) counts_[0].begin_ns = clock_ns();
   work(0);
+  if (profile_) counts_[0].end_ns = clock_ns();
   wait_for(
       running_, [](uint32_t v) { return v == 0; }, own_core_);
+  const int64_t t_all = profile_ ? clock_ns() : 0;
   // The functional touches logged in the cycle: a meeting of two SMs is a fault (touch_log.h).
   if (touches_ && touches_->met(due)) faulted_.store(true, std::memory_order_relaxed);
+  const int64_t t_met = profile_ ? clock_ns() : 0;
   // 4. The L2 requests held back and not yet handed over go to the L2, SM by SM in the order.
   //    (The glances, taken after each tick, read nothing of their answers: l2_queue.h.)
   flush_until(static_cast<uint32_t>(due.size()));
+  if (profile_) {
+    LoopProfile& p = *profile_;
+    int64_t wake = 0, span = 0;
+    for (int t = 0; t < threads_; ++t) {
+      const Counts& c = counts_[t];
+      if (t > 0) wake = std::max(wake, c.begin_ns - t0);
+      span = std::max(span, c.end_ns - t0);
+      p.work_ns += double(c.end_ns - c.begin_ns);
+    }
+    p.wake_ns += double(wake), p.span_ns += double(span);
+    p.own_ns += double(counts_[0].end_ns - counts_[0].begin_ns);
+    p.end_wait_ns += double(t_all - counts_[0].end_ns);
+    p.met_ns += double(t_met - t_all);
+    p.flush_ns += double(clock_ns() - t_met);
+  }
   return !faulted_.load(std::memory_order_relaxed);
 }
 
@@ -161,6 +189,8 @@ void ParallelTicks::work(int thread) {
     if (owner_[due[i]] != thread) continue;
     Sm& sm = sms_[due[i]];
     current_turn = Turn{this, i, false};
+    // The blocks placed on it in this cycle first (sm_launch.cpp), then the tick.
+    if (sm.launches_pending() && !sm.run_launches()) faulted_.store(true, std::memory_order_relaxed);
     if (!sm.tick(now_) || sm.fault()) faulted_.store(true, std::memory_order_relaxed);
     ++counts_[thread].ticks;
     counts_[thread].turns += current_turn.passed;

@@ -31,8 +31,11 @@
 //      launch whose kernel touches device memory in no other way, runs at once and is logged;
 //      two SMs that met on the same bytes make the cycle a fault (touch_log.h);
 //   4. the cycle ends when every due SM is done, and what is still held goes to the L2, SM by SM
-//      in the order; block dispatch, the end-of-cycle checks (done, deadlock, livelock, limits)
-//      and the clock's jump stay on one thread, as before.
+//      in the order; the block scheduler's decisions, the end-of-cycle checks (done, deadlock,
+//      livelock, limits) and the clock's jump stay on one thread, as before. The launches'
+//      own work (a kept Cta's reset, the warps' first fetch) runs on the SM's thread before its
+//      tick (sm_launch.cpp; perf14: on the 2-core dev host, vec_add 2^20's dispatch took 290 ms
+//      of the loop's thread on one thread and 57 ms with 2).
 // The one-thread loop (and a cycle the loop runs on one thread) asks the L2 at once: the same
 // sequence of requests, the same answers, written to the same places before the cycle ends.
 // An SM's own work before its first shared touch overlaps with the others' (compute and shared
@@ -138,6 +141,7 @@
 #include <thread>
 #include <vector>
 
+#include "sim/timing/loop_profile.h"
 #include "sim/timing/sm.h"
 #include "sim/timing/touch_log.h"
 #include "sim/timing/turn_gate.h"
@@ -191,6 +195,9 @@ class ParallelTicks final : public TurnGate {
   void touched(const func::StepInfo& step) override;
   // SM ticks of parallel cycles that took the turn at a functional device touch (measurement).
   uint64_t touch_turns() const;
+  // Where the pool's cycles spend host time (loop_profile.h); nullptr: not measured. Set
+  // between launches only.
+  void profile(LoopProfile* p) { profile_ = p; }
 
  private:
   void work(int thread);
@@ -221,9 +228,11 @@ class ParallelTicks final : public TurnGate {
   struct alignas(64) Counts {  // per thread, its own cache line
     uint64_t ticks = 0, turns = 0;
     uint64_t touch_turns = 0;  // turns taken at a functional device touch (touch_turns())
+    int64_t begin_ns = 0, end_ns = 0;  // profile_: this cycle's work, on the host's steady clock
   };
   std::vector<Counts> counts_;
   TouchLog* touches_ = nullptr;
+  LoopProfile* profile_ = nullptr;
 };
 
 }  // namespace warplab::timing
