@@ -308,6 +308,7 @@ Expected<TimingResult> simulate(const func::Program& program, func::DeviceMemory
   if (sampler.active())
     blocks.set_skip_hook([&](uint64_t next, uint64_t at) {
       if (skipped_fault || !sampler.is_boundary(next)) return next;
+      for (Sm& sm : sms) sm.fill_held();  // the snapshot reads the SMs' state
       uint64_t work = r.stats.warp_instructions;  // the functional count so far
       for (const func::LaunchStats& s : more_stats) work += s.warp_instructions;
       const uint64_t to = sampler.at_boundary(next, snapshot(sms, l2, at, work));
@@ -455,6 +456,7 @@ Expected<TimingResult> simulate(const func::Program& program, func::DeviceMemory
     for (auto it = sms.rbegin(); !ticked && it != sms.rend(); ++it) {
       Sm& sm = *it;
       if (sm.busy() && sm.next_wake() <= now) {
+        sm.fill_held();  // the answers a parallel cycle's flush left it (sm_held.cpp)
         const bool ok = sm.tick(now);
         glances[sm.id()].look(sm);
         if (!ok) {
@@ -582,6 +584,7 @@ Expected<TimingResult> simulate(const func::Program& program, func::DeviceMemory
     now = target;
   }
   // 4. Results.
+  for (Sm& sm : sms) sm.fill_held();
   if (profiling)
     prof.loop_ns =
         std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - loop_begin)

@@ -189,7 +189,9 @@ void ParallelTicks::work(int thread) {
     if (owner_[due[i]] != thread) continue;
     Sm& sm = sms_[due[i]];
     current_turn = Turn{this, i, false};
-    // The blocks placed on it in this cycle first (sm_launch.cpp), then the tick.
+    // The answers to what it held last time (sm_held.cpp), the blocks placed on it in this
+    // cycle (sm_launch.cpp), then the tick.
+    sm.fill_held();
     if (sm.launches_pending() && !sm.run_launches()) faulted_.store(true, std::memory_order_relaxed);
     if (!sm.tick(now_) || sm.fault()) faulted_.store(true, std::memory_order_relaxed);
     ++counts_[thread].ticks;
@@ -222,8 +224,10 @@ void ParallelTicks::wait_turn() {
   wait_for(
       prefix_, [&t](uint32_t p) { return p >= t.position; }, own_core_);
   t.passed = true;
-  // What the SMs before it, and this SM itself, held back goes to the L2 first.
+  // What the SMs before it, and this SM itself, held back goes to the L2 first (and this SM's
+  // answers into its state at once: the rest of its tick may read them).
   flush_until(t.position + 1);
+  sms_[(*due_)[t.position]].fill_held();
 }
 
 bool ParallelTicks::before_turn() const {
@@ -266,7 +270,8 @@ uint64_t ParallelTicks::touch_turns() const {
 }
 
 void ParallelTicks::flush_until(uint32_t end) {
-  for (; flushed_ < end; ++flushed_) sms_[(*due_)[flushed_]].flush_l2();
+  // The answers go into each SM's state on its own thread, before its next tick (fill_held).
+  for (; flushed_ < end; ++flushed_) sms_[(*due_)[flushed_]].ask_l2();
 }
 
 }  // namespace warplab::timing

@@ -144,7 +144,14 @@ class Sm {
   const L1Tex& l1tex() const { return l1tex_; }
   // Hands the L2 requests its L1 held back in this cycle to the L2 (parallel_loop.h), and fills
   // the answers of its held loads in where the tick put them (sm_held.cpp).
-  void flush_l2();
+  void flush_l2() { ask_l2(), fill_held(); }
+  // Its two halves (sm_held.cpp): ask_l2 hands the held requests to the L2 (in the loop's order,
+  // any thread); fill_held writes the answers into the SM's own state (the L1's fills and
+  // misses, the warps' scoreboards), on the thread that ticks it, before its next tick (and
+  // before anything else reads that state: the loop calls it before a tick, a launch, the
+  // sampler's snapshot and the results).
+  void ask_l2();
+  void fill_held();
   const std::optional<func::LaunchFault>& fault() const { return fault_; }
   // Stops the SM's resident blocks at an outside limit (`what`): the first block's Deadlock or
   // Hang fault (func::Cta::stop), which also becomes fault(). False when no block is resident.
@@ -223,6 +230,7 @@ class Sm {
   uint64_t load(int slot, const CoalescedAccess& a, bool local, uint64_t now, AccessJourney& j,
                 const ptx::Instruction& inst);
   std::vector<int> held_slots_;
+  bool unfilled_ = false;  // ask_l2 ran and fill_held not yet
   // Records an issue in the trace.
   void trace_issue(int slot, const func::StepInfo& in, uint64_t now);
   // win.at(0) issued: drop it, pass over loads already issued ahead (their results join the

@@ -54,6 +54,7 @@ bool Sm::may_defer_launches(const ptx::Function& kernel) {
 }
 
 Status Sm::place_block(func::Dim3 index, uint64_t linear, uint64_t now, bool defer) {
+  fill_held();  // (the loop's thread, between cycles: the SM is not ticking)
   if (defer) {
     // The slot launch_block will take after the deferred ones: the next free one.
     size_t skip = deferred_.size();
