@@ -27,6 +27,11 @@ thread_local Turn current_turn;
 // rounds.
 constexpr int64_t kSpinMaxNs = 500'000, kSpinFloorNs = 50'000;
 constexpr uint32_t kSpinsShared = 64;
+// The loop thread's early flush (tick, step 3) gives up after this many pause rounds (tens of
+// microseconds) without an SM to hand over; the wait_for after it then spins or sleeps by its
+// budget (a loaded host: spinning longer here took the core from the workers, 4x slower cycles
+// on the 2-core dev host).
+constexpr uint32_t kEarlyFlushSpins = 1u << 10;
 
 int64_t clock_ns() {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(
@@ -156,6 +161,25 @@ bool ParallelTicks::tick(std::vector<Sm>& sms, const std::vector<uint32_t>& due,
   if (profile_) counts_[0].begin_ns = clock_ns();
   work(0);
   if (profile_) counts_[0].end_ns = clock_ns();
+  // 3. While the others still tick, hand the held requests of the SMs that have ended, in the
+  //    order, to the L2 (what the cycle's end would do, off its path); an SM that takes its turn
+  //    meanwhile has the L2 to itself (own_l2). Then wait for the last worker.
+  if (own_core_) {
+    const uint32_t n = static_cast<uint32_t>(due.size());
+    uint32_t idle = 0;
+    while (running_.load(std::memory_order_acquire) != 0 && flushed_ < n &&
+           idle < kEarlyFlushSpins) {
+      const uint32_t p = prefix_.load(std::memory_order_acquire);
+      if (p > flushed_ && !l2_owned_.exchange(true, std::memory_order_acquire)) {
+        flush_until(p);
+        l2_owned_.store(false, std::memory_order_release);
+        idle = 0;
+      } else {
+        pause();
+        ++idle;
+      }
+    }
+  }
   wait_for(
       running_, [](uint32_t v) { return v == 0; }, own_core_);
   const int64_t t_all = profile_ ? clock_ns() : 0;
@@ -192,8 +216,10 @@ void ParallelTicks::work(int thread) {
     // The answers to what it held last time (sm_held.cpp), the blocks placed on it in this
     // cycle (sm_launch.cpp), then the tick.
     sm.fill_held();
-    if (sm.launches_pending() && !sm.run_launches()) faulted_.store(true, std::memory_order_relaxed);
+    if (sm.launches_pending() && !sm.run_launches())
+      faulted_.store(true, std::memory_order_relaxed);
     if (!sm.tick(now_) || sm.fault()) faulted_.store(true, std::memory_order_relaxed);
+    if (current_turn.passed) l2_owned_.store(false, std::memory_order_release);
     ++counts_[thread].ticks;
     counts_[thread].turns += current_turn.passed;
     counts_[thread].touch_turns += current_turn.touch;
@@ -224,6 +250,9 @@ void ParallelTicks::wait_turn() {
   wait_for(
       prefix_, [&t](uint32_t p) { return p >= t.position; }, own_core_);
   t.passed = true;
+  // The shared units are this SM's until its tick ends (the loop's thread may be handing the
+  // earlier SMs' held requests over: own_l2).
+  own_l2();
   // What the SMs before it, and this SM itself, held back goes to the L2 first (and this SM's
   // answers into its state at once: the rest of its tick may read them).
   flush_until(t.position + 1);
@@ -267,6 +296,10 @@ uint64_t ParallelTicks::touch_turns() const {
   uint64_t n = 0;
   for (const Counts& c : counts_) n += c.touch_turns;
   return n;
+}
+
+void ParallelTicks::own_l2() {
+  while (l2_owned_.exchange(true, std::memory_order_acquire)) pause();
 }
 
 void ParallelTicks::flush_until(uint32_t end) {

@@ -205,6 +205,8 @@ class ParallelTicks final : public TurnGate {
   // Hands the L2 requests held back by the due SMs at positions [flushed_, end) to the L2, in
   // the order (l2_queue.h); called by the SM holding the turn, and after the cycle's ticks.
   void flush_until(uint32_t end);
+  // Takes l2_owned_ (spinning): an SM in its turn, until its tick ends.
+  void own_l2();
 
   int threads_;
   bool own_core_;                 // a core for each thread: waits spin longer (wait_for)
@@ -222,9 +224,12 @@ class ParallelTicks final : public TurnGate {
   size_t done_capacity_ = 0;
   std::atomic<uint32_t> prefix_{0};  // positions [0, prefix_) have all ended
   std::atomic<bool> faulted_{false};
-  // Positions [0, flushed_) have handed their held L2 requests over (written and read only by
-  // the SM holding the turn, and by the loop after the cycle's ticks: ordered by prefix_).
+  // Positions [0, flushed_) have handed their held L2 requests over (written and read only
+  // by whoever holds l2_owned_, and by the loop after the cycle's ticks: ordered by prefix_).
   uint32_t flushed_ = 0;
+  // Whoever touches the L2 and flushed_ inside a cycle: the SM holding the turn (until its tick
+  // ends), or the loop's thread handing over the ended SMs' held requests while others tick.
+  std::atomic<bool> l2_owned_{false};
   struct alignas(64) Counts {  // per thread, its own cache line
     uint64_t ticks = 0, turns = 0;
     uint64_t touch_turns = 0;  // turns taken at a functional device touch (touch_turns())
