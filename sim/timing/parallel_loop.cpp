@@ -134,19 +134,21 @@ bool ParallelTicks::tick(std::vector<Sm>& sms, const std::vector<uint32_t>& due,
   // 1. Publish the cycle's work; moving start_ (release) orders these writes before the
   //    workers read them.
   const int64_t t0 = profile_ ? clock_ns() : 0;
-  if (done_capacity_ < due.size()) {
-    done_capacity_ = due.size();
-    done_ = std::make_unique<std::atomic<uint8_t>[]>(done_capacity_);
-  }
-  for (size_t i = 0; i < due.size(); ++i) done_[i].store(0, std::memory_order_relaxed);
-  prefix_.store(0, std::memory_order_relaxed);
-  flushed_ = 0;
   faulted_.store(false, std::memory_order_relaxed);
   running_.store(static_cast<uint32_t>(threads_ - 1), std::memory_order_relaxed);
   if (owner_.size() != sms.size()) {
     owner_.resize(sms.size());
     for (size_t i = 0; i < sms.size(); ++i) owner_[i] = static_cast<uint16_t>(thread_of(int(i)));
   }
+  // Each thread's first position (ended_prefix reads it until the thread has ended a tick).
+  const uint32_t n = static_cast<uint32_t>(due.size());
+  ++cycle_;
+  first_.assign(threads_, n);
+  for (uint32_t i = 0; i < n; ++i) {
+    uint32_t& f = first_[owner_[due[i]]];
+    if (f == n) f = i;
+  }
+  flushed_ = 0;
   sms_ = sms.data();
   glances_ = glances.data();
   due_ = &due;
@@ -165,11 +167,10 @@ bool ParallelTicks::tick(std::vector<Sm>& sms, const std::vector<uint32_t>& due,
   //    order, to the L2 (what the cycle's end would do, off its path); an SM that takes its turn
   //    meanwhile has the L2 to itself (own_l2). Then wait for the last worker.
   if (own_core_) {
-    const uint32_t n = static_cast<uint32_t>(due.size());
     uint32_t idle = 0;
     while (running_.load(std::memory_order_acquire) != 0 && flushed_ < n &&
            idle < kEarlyFlushSpins) {
-      const uint32_t p = prefix_.load(std::memory_order_acquire);
+      const uint32_t p = ended_prefix();
       if (p > flushed_ && !l2_owned_.exchange(true, std::memory_order_acquire)) {
         flush_until(p);
         l2_owned_.store(false, std::memory_order_release);
@@ -225,30 +226,47 @@ void ParallelTicks::work(int thread) {
     counts_[thread].touch_turns += current_turn.touch;
     current_turn = Turn{};
     glances_[due[i]].look(sm);
-    finish(i);
+    finish(thread, i);
   }
 }
 
-void ParallelTicks::finish(uint32_t position) {
-  // Mark it ended, then move the prefix of ended positions as far as it goes (another thread
-  // may be moving it too: each step is a compare-and-swap from the value it saw).
-  done_[position].store(1);
-  const uint32_t n = static_cast<uint32_t>(due_->size());
-  bool moved = false;
-  for (;;) {
-    uint32_t p = prefix_.load();
-    if (p >= n || !done_[p].load()) break;
-    if (prefix_.compare_exchange_strong(p, p + 1)) moved = true;
+void ParallelTicks::finish(int thread, uint32_t position) {
+  // Publish the thread's next position (its SMs before it have ended), in its own cache line;
+  // wake the SMs waiting for their turn, if any (seq_cst, with wait_turn: one of the two sees
+  // the other).
+  const std::vector<uint32_t>& due = *due_;
+  uint32_t next = position + 1;
+  while (next < due.size() && owner_[due[next]] != thread) ++next;
+  counts_[thread].next.store(uint64_t{cycle_} << 32 | next);
+  if (waiters_.load() > 0) {
+    ended_.fetch_add(1);
+    ended_.notify_all();
   }
-  if (moved) prefix_.notify_all();
+}
+
+uint32_t ParallelTicks::ended_prefix() const {
+  // The smallest position not yet ended: the least of each thread's next (its first, while
+  // its word is from an earlier cycle).
+  uint32_t p = static_cast<uint32_t>(due_->size());
+  for (int t = 0; t < threads_; ++t) {
+    const uint64_t w = counts_[t].next.load();
+    p = std::min(p, uint32_t(w >> 32) == cycle_ ? uint32_t(w) : first_[t]);
+  }
+  return p;
 }
 
 void ParallelTicks::wait_turn() {
   Turn& t = current_turn;
   if (t.owner != this || t.passed) return;
   // Every SM before this one in the order has ended its tick: wait until the prefix reaches us.
-  wait_for(
-      prefix_, [&t](uint32_t p) { return p >= t.position; }, own_core_);
+  waiters_.fetch_add(1);
+  for (;;) {
+    const uint32_t seen = ended_.load();
+    if (ended_prefix() >= t.position) break;
+    wait_for(
+        ended_, [seen](uint32_t v) { return v != seen; }, own_core_);
+  }
+  waiters_.fetch_sub(1);
   t.passed = true;
   // The shared units are this SM's until its tick ends (the loop's thread may be handing the
   // earlier SMs' held requests over: own_l2).

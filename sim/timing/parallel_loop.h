@@ -201,7 +201,9 @@ class ParallelTicks final : public TurnGate {
 
  private:
   void work(int thread);
-  void finish(uint32_t position);
+  void finish(int thread, uint32_t position);
+  // Positions [0, ended_prefix()) have all ended their ticks in this cycle.
+  uint32_t ended_prefix() const;
   // Hands the L2 requests held back by the due SMs at positions [flushed_, end) to the L2, in
   // the order (l2_queue.h); called by the SM holding the turn, and after the cycle's ticks.
   void flush_until(uint32_t end);
@@ -220,12 +222,17 @@ class ParallelTicks final : public TurnGate {
   bool stop_ = false;
   std::atomic<uint32_t> start_{0};    // cycles handed out: a worker starts when it moves
   std::atomic<uint32_t> running_{0};  // workers still inside the cycle's work
-  std::unique_ptr<std::atomic<uint8_t>[]> done_;  // per position: its tick has ended
-  size_t done_capacity_ = 0;
-  std::atomic<uint32_t> prefix_{0};  // positions [0, prefix_) have all ended
+  // Which ticks have ended: each thread's next position (Counts::next, its own cache line;
+  // stop 39 kept one shared prefix, moved by a compare-and-swap after every tick, a cache line
+  // every thread wrote 132 times a cycle); first_: each thread's first position in the cycle,
+  // cycle_: the cycle's number (a Counts::next of another cycle reads as first_).
+  uint32_t cycle_ = 0;
+  std::vector<uint32_t> first_;
+  std::atomic<uint32_t> waiters_{0};  // SMs in wait_turn
+  std::atomic<uint32_t> ended_{0};    // moved after a tick ends while one waits (its futex word)
   std::atomic<bool> faulted_{false};
   // Positions [0, flushed_) have handed their held L2 requests over (written and read only
-  // by whoever holds l2_owned_, and by the loop after the cycle's ticks: ordered by prefix_).
+  // by whoever holds l2_owned_, and by the loop after the cycle's ticks: ordered by ended_prefix).
   uint32_t flushed_ = 0;
   // Whoever touches the L2 and flushed_ inside a cycle: the SM holding the turn (until its tick
   // ends), or the loop's thread handing over the ended SMs' held requests while others tick.
@@ -234,6 +241,8 @@ class ParallelTicks final : public TurnGate {
     uint64_t ticks = 0, turns = 0;
     uint64_t touch_turns = 0;  // turns taken at a functional device touch (touch_turns())
     int64_t begin_ns = 0, end_ns = 0;  // profile_: this cycle's work, on the host's steady clock
+    // The cycle's number (high half) and the thread's next position whose tick has not ended.
+    std::atomic<uint64_t> next{0};
   };
   std::vector<Counts> counts_;
   TouchLog* touches_ = nullptr;
