@@ -1,5 +1,6 @@
 #include "lab/bench.h"
 
+#include <algorithm>
 #include <cinttypes>
 #include <cstdio>
 #include <filesystem>
@@ -37,7 +38,7 @@ std::vector<BenchWorkload> bench_workloads() {
 }
 
 Expected<BenchResult> run_bench(const BenchWorkload& w, const Toolchain& toolchain, int threads,
-                                bool adapt) {
+                                bool adapt, bool profile) {
   BenchResult out;
   out.workload = w;
   out.threads = w.mode == SimMode::Timing ? threads : 1;
@@ -59,6 +60,7 @@ Expected<BenchResult> run_bench(const BenchWorkload& w, const Toolchain& toolcha
   opt.count_lines = false;
   opt.threads = threads;
   opt.adapt_threads = adapt;
+  opt.profile_loop = profile;
   Runner runner(toolchain, opt);
   auto r = runner.run_once(*exp);
   if (!r) return r.error();
@@ -80,6 +82,7 @@ Expected<BenchResult> run_bench(const BenchWorkload& w, const Toolchain& toolcha
       out.turn_l2_reads += t.turn_l2_reads;
       out.held_l2_writes += t.held_l2_writes;
       out.turn_l2_writes += t.turn_l2_writes;
+      out.loop.add(t.loop_profile);
     }
   }
   return out;
@@ -114,6 +117,23 @@ std::string turns_line(const BenchResult& r) {
                 " l2_writes_in_turn=%" PRIu64,
                 r.parallel_cycles, r.parallel_sm_ticks, r.turn_sm_ticks, r.held_l2_reads,
                 r.turn_l2_reads, r.held_l2_writes, r.turn_l2_writes);
+  return b;
+}
+
+std::string loop_line(const BenchResult& r) {
+  const timing::LoopProfile& p = r.loop;
+  const double c = p.pool_cycles ? double(p.pool_cycles) : 1;
+  char b[640];
+  std::snprintf(b, sizeof b,
+                "# loop: ms loop=%.0f dispatch=%.0f due=%.0f pool=%.0f one=%.0f after=%.0f | "
+                "cycles pool=%" PRIu64 " one=%" PRIu64 " dispatches=%" PRIu64
+                " | us/pool-cycle pool=%.2f wake=%.2f span=%.2f own=%.2f end_wait=%.2f met=%.2f "
+                "flush=%.2f work/threads=%.2f",
+                p.loop_ns / 1e6, p.dispatch_ns / 1e6, p.due_ns / 1e6, p.pool_ns / 1e6,
+                p.one_ns / 1e6, p.after_ns / 1e6, p.pool_cycles, p.one_cycles, p.dispatches,
+                p.pool_ns / c / 1e3, p.wake_ns / c / 1e3, p.span_ns / c / 1e3, p.own_ns / c / 1e3,
+                p.end_wait_ns / c / 1e3, p.met_ns / c / 1e3, p.flush_ns / c / 1e3,
+                p.work_ns / c / 1e3 / std::max(r.threads, 1));
   return b;
 }
 

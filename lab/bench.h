@@ -13,6 +13,7 @@
 
 #include "lab/compile.h"
 #include "lab/runner.h"
+#include "sim/timing/loop_profile.h"
 
 namespace warplab::lab {
 
@@ -38,6 +39,7 @@ struct BenchResult {
   // How the host ran it, summed over launches (timing::TimingResult: parallel_cycles ...).
   uint64_t parallel_cycles = 0, parallel_sm_ticks = 0, turn_sm_ticks = 0;
   uint64_t held_l2_reads = 0, turn_l2_reads = 0, held_l2_writes = 0, turn_l2_writes = 0;
+  timing::LoopProfile loop;  // `profile`: where the loop's host time went, summed over launches
 };
 
 // Directory holding the bench experiments: bench/ beside the executable or in an installed
@@ -45,9 +47,9 @@ struct BenchResult {
 std::string bench_dir();
 
 // `threads`: the timing model's host threads per launch (timing workloads; 0 = all cores).
-// `adapt`: RunOptions::adapt_threads.
+// `adapt`: RunOptions::adapt_threads; `profile`: RunOptions::profile_loop.
 Expected<BenchResult> run_bench(const BenchWorkload& w, const Toolchain& toolchain,
-                                int threads = 1, bool adapt = true);
+                                int threads = 1, bool adapt = true, bool profile = false);
 
 // "BENCH mode=functional workload=NAME warp_inst_per_s=NUMBER"; timing workloads also name
 // their threads: "BENCH mode=timing workload=NAME threads=N warp_inst_per_s=NUMBER".
@@ -58,5 +60,8 @@ std::string speedup_line(const BenchResult& many, const BenchResult& one);
 // "# turns: parallel_cycles=N sm_ticks=N turn_ticks=N l2_reads_held=N l2_reads_in_turn=N
 // l2_writes_held=N l2_writes_in_turn=N": how often the parallel loop's SMs took their turn.
 std::string turns_line(const BenchResult& r);
+// "# loop: ..." (profile): where the loop's host time went, in milliseconds, and per cycle of
+// the pool in microseconds (sim/timing/loop_profile.h names each).
+std::string loop_line(const BenchResult& r);
 
 }  // namespace warplab::lab

@@ -136,6 +136,9 @@ struct RunOptions {
   // that is faster (timing::TimingOptions::adapt_threads); false: every cycle with enough SMs
   // due on the threads (the same results either way).
   bool adapt_threads = true;
+  // Timing mode: measure where the loop's host time goes (timing::TimingOptions::profile_loop;
+  // LaunchRecord::timing->loop_profile).
+  bool profile_loop = false;
   // Timing mode: sampled simulation (sim/timing/sampling.h; `--sampled`): grids of many waves
   // simulate some waves in detail and fast-forward the rest; every result says so.
   bool sampled = false;

@@ -89,6 +89,7 @@ class SimBackend : public LaunchBackend {
     if (options_.max_cycles) to.max_cycles = *options_.max_cycles;
     to.threads = options_.threads;
     to.adapt_threads = options_.adapt_threads;
+    to.profile_loop = options_.profile_loop;
     to.sampling.enabled = options_.sampled;
     to.cancel = options_.cancel;
     to.progress = options_.on_timing_progress;

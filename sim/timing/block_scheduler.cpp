@@ -61,7 +61,7 @@ Status BlockScheduler::dispatch(uint64_t now, std::vector<Sm>& sms) {
     const func::Dim3 index{static_cast<uint32_t>(i % grid_.x),
                            static_cast<uint32_t>(i / grid_.x % grid_.y),
                            static_cast<uint32_t>(i / (uint64_t{grid_.x} * grid_.y))};
-    if (auto st = sms[rr_].launch_block(index, i, now); !st) return st;
+    if (auto st = sms[rr_].place_block(index, i, now, defer_); !st) return st;
     ++next_;
     rr_ = (rr_ + 1) % sms.size();
     // 3. The distributor is busy for one interval.

@@ -66,6 +66,9 @@ class BlockScheduler {
   // block to place instead (the blocks in between are the hook's to run).
   using SkipHook = std::function<uint64_t(uint64_t next, uint64_t now)>;
   void set_skip_hook(SkipHook hook) { skip_ = std::move(hook); }
+  // The parallel loop: each SM runs its launches' work later, on its own thread (Sm::place_block,
+  // sm_launch.cpp); the decisions (which block, which SM, which cycle) stay here, in order.
+  void defer_launches(bool on) { defer_ = on; }
 
  private:
   func::Dim3 grid_;
@@ -73,6 +76,7 @@ class BlockScheduler {
   double interval_, due_ = 0;
   size_t rr_ = 0;
   SkipHook skip_;
+  bool defer_ = false;
   // Clusters (shape_.count() > 1).
   Status dispatch_clusters(uint64_t now, std::vector<Sm>& sms);
   func::Dim3 shape_{1, 1, 1};

@@ -301,9 +301,14 @@ Expected<TimingResult> simulate(const func::Program& program, func::DeviceMemory
   };
   BlockScheduler blocks(launch.grid, config.core.block_dispatch_interval, cluster,
                         static_cast<uint32_t>(block_threads), config.cluster, sms.size());
+  // With the pool, an SM's launches run on its own thread (sm_launch.cpp); the cycles that run
+  // here run them before the ticks.
+  const bool defer_launches = pool && !sampler.active() && Sm::may_defer_launches(*kernel);
+  blocks.defer_launches(defer_launches);
   if (sampler.active())
     blocks.set_skip_hook([&](uint64_t next, uint64_t at) {
       if (skipped_fault || !sampler.is_boundary(next)) return next;
+      for (Sm& sm : sms) sm.fill_held();  // the snapshot reads the SMs' state
       uint64_t work = r.stats.warp_instructions;  // the functional count so far
       for (const func::LaunchStats& s : more_stats) work += s.warp_instructions;
       const uint64_t to = sampler.at_boundary(next, snapshot(sms, l2, at, work));
@@ -358,6 +363,26 @@ Expected<TimingResult> simulate(const func::Program& program, func::DeviceMemory
   // 3. The clock: run every SM that has something to do this cycle, then jump to the next cycle
   //    where anything can happen.
   uint64_t now = 0, last_progress = 0, issued_before = 0;
+  // TimingOptions::profile_loop (loop_profile.h): the host clock at the section's start.
+  LoopProfile& prof = r.loop_profile;
+  const bool profiling = options.profile_loop;
+  auto clock = [profiling] {
+    return profiling ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point{};
+  };
+  auto lap = [profiling](std::chrono::steady_clock::time_point& from, double& into) {
+    if (!profiling) return;
+    const auto t = std::chrono::steady_clock::now();
+    into += std::chrono::duration<double, std::nano>(t - from).count();
+    from = t;
+  };
+  const auto loop_begin = clock();
+  struct ProfileScope {  // the pool measures into r only while this simulation runs
+    ParallelTicks* pool;
+    ~ProfileScope() {
+      if (pool) pool->profile(nullptr);
+    }
+  } profile_scope{profiling ? pool : nullptr};
+  if (profile_scope.pool) pool->profile(&prof);
   // Livelock watch (3e): armed after kWatchAfter warp instructions without a change event.
   constexpr uint64_t kWatchAfter = 1 << 20, kWatchCheckEvery = 1 << 14;
   uint64_t seen_changes = ~0ull, quiet_since = 0, watch_checked = 0;
@@ -377,11 +402,14 @@ Expected<TimingResult> simulate(const func::Program& program, func::DeviceMemory
       }
     }
     // 3a. Dispatch blocks that are due (only an SM with room can take one).
+    auto section = clock();
     const uint64_t dispatched = blocks.dispatched();
     const auto dispatch_status = blocks.dispatch(now, sms);
     if (blocks.dispatched() != dispatched || !dispatch_status)
       for (size_t i = 0; i < sms.size(); ++i)
         if (glances[i].room) glances[i].look(sms[i]);
+    if (profiling) prof.dispatches += blocks.dispatched() - dispatched;
+    lap(section, prof.dispatch_ns);
     if (!dispatch_status) return dispatch_status.error();
     if (skipped_fault) {
       r.fault = skipped_fault;
@@ -402,6 +430,7 @@ Expected<TimingResult> simulate(const func::Program& program, func::DeviceMemory
         pending_fault = pending_fault || glances[i].fault;
         if (glances[i].busy && glances[i].wake <= now) due.push_back(static_cast<uint32_t>(i));
       }
+      lap(section, prof.due_ns);
       if (!pending_fault && due.size() >= kMinParallelSms) {
         const bool warm = eligible % kTrialCycles >= kTrialWarm;
         const uint64_t phase = eligible++ / kTrialCycles % kTrialEvery;
@@ -417,12 +446,20 @@ Expected<TimingResult> simulate(const func::Program& program, func::DeviceMemory
           }
           ticked = true;
           ++r.parallel_cycles;
+          lap(section, prof.pool_ns);
+          prof.pool_cycles += profiling;
         }
       }
     }
+    const bool alone = !ticked;
+    if (alone && defer_launches && blocks.dispatched() != dispatched)
+      for (Sm& sm : sms)
+        if (sm.launches_pending())
+          if (auto st = sm.run_launches(); !st) return st.error();
     for (auto it = sms.rbegin(); !ticked && it != sms.rend(); ++it) {
       Sm& sm = *it;
       if (sm.busy() && sm.next_wake() <= now) {
+        sm.fill_held();  // the answers a parallel cycle's flush left it (sm_held.cpp)
         const bool ok = sm.tick(now);
         glances[sm.id()].look(sm);
         if (!ok) {
@@ -438,6 +475,10 @@ Expected<TimingResult> simulate(const func::Program& program, func::DeviceMemory
       }
     }
     if (faulted) break;
+    if (alone) {
+      lap(section, prof.one_ns);
+      prof.one_cycles += profiling;
+    }
     if (trial >= 0) {
       if (timed) {
         trial_ns[trial] +=
@@ -532,6 +573,7 @@ Expected<TimingResult> simulate(const func::Program& program, func::DeviceMemory
       }
       break;
     }
+    lap(section, prof.after_ns);
     uint64_t target = std::max(next, now + 1);
     if (options.max_cycles && now < options.max_cycles)
       target = std::min(target, options.max_cycles);
@@ -545,6 +587,11 @@ Expected<TimingResult> simulate(const func::Program& program, func::DeviceMemory
     now = target;
   }
   // 4. Results.
+  for (Sm& sm : sms) sm.fill_held();
+  if (profiling)
+    prof.loop_ns =
+        std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - loop_begin)
+            .count();
   for (Sm& sm : sms) sm.collect_hazards();
   r.hazards = std::move(ctx.hazards);
   for (size_t t = 1; t < ctxs.size(); ++t)
@@ -565,6 +612,7 @@ Expected<TimingResult> simulate(const func::Program& program, func::DeviceMemory
     r.held_l2_writes += q.held_writes, r.turn_l2_writes += q.turn_writes;
     active += sm.active_cycles();
     resident += sm.resident_warp_cycles();
+    r.deferred_launches += sm.launches_deferred();
   }
   r.memory.l2_read_sector_hits = l2.counters().read_sector_hits;
   r.memory.l2_read_sector_misses = l2.counters().read_sector_misses;

@@ -41,6 +41,7 @@
 #include "sim/timing/config.h"
 #include "sim/timing/l1tex.h"
 #include "sim/timing/l2.h"
+#include "sim/timing/loop_profile.h"
 #include "sim/timing/occupancy.h"
 #include "sim/timing/sampling.h"
 #include "sim/timing/trace.h"
@@ -73,6 +74,9 @@ struct TimingOptions {
   // cycle where two SMs met on the same bytes sends the launch to the one-thread redo. Either
   // way the results are the same. false: they wait for the turn (measurements, tests).
   bool log_touches = true;
+  // Measure where the loop's host time goes (TimingResult::loop_profile, loop_profile.h): a few
+  // clock reads a cycle; nothing simulated changes.
+  bool profile_loop = false;
   // Set by another thread (the app's Cancel button): the launch stops at the next cycle the loop
   // visits and run_timing returns the Error "cancelled" (memory holds what ran so far).
   const std::atomic<bool>* cancel = nullptr;
@@ -153,6 +157,10 @@ struct TimingResult {
   // SM ticks of those cycles that waited for their turn at a functional step that touches device
   // memory (TimingOptions::log_touches), in the parallel simulation (a redone launch's too).
   uint64_t touch_turns = 0;
+  // Block launches whose work ran on the SM's own thread (sm_launch.cpp), in that simulation.
+  uint64_t deferred_launches = 0;
+  // TimingOptions::profile_loop: where the host time went (the attempt that gave the result).
+  LoopProfile loop_profile;
 
   std::vector<Metric> metrics() const;
 };

@@ -214,9 +214,7 @@ uint64_t L1Tex::load(const CoalescedAccess& a, bool local, uint64_t now, AccessJ
   return ready;
 }
 
-void L1Tex::flush_l2() {
-  if (held_.empty()) return;
-  held_.flush(l2_);
+void L1Tex::fill_held() {
   for (uint32_t i = 0; i < held_misses_.size(); ++i) {
     const uint64_t back = held_.answer(i);
     misses_.push(back);

@@ -116,7 +116,14 @@ class L1Tex {
                  uint64_t* drain = nullptr);
   // Hands the loads and stores held back in this cycle to the L2 (the parallel loop, in its
   // order) and fills in their answers: the L1's fill times, the misses in flight, held_answer.
-  void flush_l2();
+  void flush_l2() {
+    if (holds()) ask_l2(), fill_held();
+  }
+  // flush_l2's two halves: the L2 requests (on the loop's order), and the answers written into
+  // the L1's own state (SM-local: the parallel loop runs it on the SM's thread, before its next
+  // tick, sm_held.cpp).
+  void ask_l2() { held_.flush(l2_); }
+  void fill_held();
   bool holds() const { return !held_.empty(); }
   // An atomic or reduction, resolved at the L2: returns the cycle the old values are back
   // (`returns`: an ATOMG whose old value is read, l2.atomic_return_latency later than a RED).

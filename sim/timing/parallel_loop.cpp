@@ -27,6 +27,17 @@ thread_local Turn current_turn;
 // rounds.
 constexpr int64_t kSpinMaxNs = 500'000, kSpinFloorNs = 50'000;
 constexpr uint32_t kSpinsShared = 64;
+// The loop thread's early flush (tick, step 3) gives up after this many pause rounds (tens of
+// microseconds) without an SM to hand over; the wait_for after it then spins or sleeps by its
+// budget (a loaded host: spinning longer here took the core from the workers, 4x slower cycles
+// on the 2-core dev host).
+constexpr uint32_t kEarlyFlushSpins = 1u << 10;
+
+int64_t clock_ns() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
 
 void pause() {
 #if defined(__x86_64__) || defined(__i386__)
@@ -102,7 +113,9 @@ ParallelTicks::ParallelTicks(int threads)
         seen = wait_for(
             start_, [seen](uint32_t v) { return v != seen; }, own_core_);
         if (stop_) return;
+        if (profile_) counts_[t].begin_ns = clock_ns();
         work(t);
+        if (profile_) counts_[t].end_ns = clock_ns();
         running_.fetch_sub(1, std::memory_order_acq_rel);
         running_.notify_all();
       }
@@ -120,36 +133,78 @@ bool ParallelTicks::tick(std::vector<Sm>& sms, const std::vector<uint32_t>& due,
                          std::vector<SmGlance>& glances) {
   // 1. Publish the cycle's work; moving start_ (release) orders these writes before the
   //    workers read them.
-  if (done_capacity_ < due.size()) {
-    done_capacity_ = due.size();
-    done_ = std::make_unique<std::atomic<uint8_t>[]>(done_capacity_);
-  }
-  for (size_t i = 0; i < due.size(); ++i) done_[i].store(0, std::memory_order_relaxed);
-  prefix_.store(0, std::memory_order_relaxed);
-  flushed_ = 0;
+  const int64_t t0 = profile_ ? clock_ns() : 0;
   faulted_.store(false, std::memory_order_relaxed);
   running_.store(static_cast<uint32_t>(threads_ - 1), std::memory_order_relaxed);
   if (owner_.size() != sms.size()) {
     owner_.resize(sms.size());
     for (size_t i = 0; i < sms.size(); ++i) owner_[i] = static_cast<uint16_t>(thread_of(int(i)));
   }
+  // Each thread's first position (ended_prefix reads it until the thread has ended a tick).
+  const uint32_t n = static_cast<uint32_t>(due.size());
+  ++cycle_;
+  first_.assign(threads_, n);
+  for (uint32_t i = 0; i < n; ++i) {
+    uint32_t& f = first_[owner_[due[i]]];
+    if (f == n) f = i;
+  }
+  flushed_ = 0;
   sms_ = sms.data();
   glances_ = glances.data();
   due_ = &due;
   now_ = now;
+  // The touch log's new cycle (its stamp, and shadow words for buffers bound since: a module
+  // variable bound by the launch's first block) before any thread can log a touch in it.
+  if (touches_) touches_->begin_cycle();
   start_.fetch_add(1, std::memory_order_release);
   start_.notify_all();
   // 2. Every thread ticks its SMs; 3. the cycle ends when every worker has left its work (its
   //    ticks' writes then visible here).
-  if (touches_) touches_->begin_cycle();
+  if (profile_) counts_[0].begin_ns = clock_ns();
   work(0);
+  if (profile_) counts_[0].end_ns = clock_ns();
+  // 3. While the others still tick, hand the held requests of the SMs that have ended, in the
+  //    order, to the L2 (what the cycle's end would do, off its path); an SM that takes its turn
+  //    meanwhile has the L2 to itself (own_l2). Then wait for the last worker.
+  if (own_core_) {
+    uint32_t idle = 0;
+    while (running_.load(std::memory_order_acquire) != 0 && flushed_ < n &&
+           idle < kEarlyFlushSpins) {
+      const uint32_t p = ended_prefix();
+      if (p > flushed_ && !l2_owned_.exchange(true, std::memory_order_acquire)) {
+        flush_until(p);
+        l2_owned_.store(false, std::memory_order_release);
+        idle = 0;
+      } else {
+        pause();
+        ++idle;
+      }
+    }
+  }
   wait_for(
       running_, [](uint32_t v) { return v == 0; }, own_core_);
+  const int64_t t_all = profile_ ? clock_ns() : 0;
   // The functional touches logged in the cycle: a meeting of two SMs is a fault (touch_log.h).
   if (touches_ && touches_->met(due)) faulted_.store(true, std::memory_order_relaxed);
+  const int64_t t_met = profile_ ? clock_ns() : 0;
   // 4. The L2 requests held back and not yet handed over go to the L2, SM by SM in the order.
   //    (The glances, taken after each tick, read nothing of their answers: l2_queue.h.)
   flush_until(static_cast<uint32_t>(due.size()));
+  if (profile_) {
+    LoopProfile& p = *profile_;
+    int64_t wake = 0, span = 0;
+    for (int t = 0; t < threads_; ++t) {
+      const Counts& c = counts_[t];
+      if (t > 0) wake = std::max(wake, c.begin_ns - t0);
+      span = std::max(span, c.end_ns - t0);
+      p.work_ns += double(c.end_ns - c.begin_ns);
+    }
+    p.wake_ns += double(wake), p.span_ns += double(span);
+    p.own_ns += double(counts_[0].end_ns - counts_[0].begin_ns);
+    p.end_wait_ns += double(t_all - counts_[0].end_ns);
+    p.met_ns += double(t_met - t_all);
+    p.flush_ns += double(clock_ns() - t_met);
+  }
   return !faulted_.load(std::memory_order_relaxed);
 }
 
@@ -159,39 +214,67 @@ void ParallelTicks::work(int thread) {
     if (owner_[due[i]] != thread) continue;
     Sm& sm = sms_[due[i]];
     current_turn = Turn{this, i, false};
+    // The answers to what it held last time (sm_held.cpp), the blocks placed on it in this
+    // cycle (sm_launch.cpp), then the tick.
+    sm.fill_held();
+    if (sm.launches_pending() && !sm.run_launches())
+      faulted_.store(true, std::memory_order_relaxed);
     if (!sm.tick(now_) || sm.fault()) faulted_.store(true, std::memory_order_relaxed);
+    if (current_turn.passed) l2_owned_.store(false, std::memory_order_release);
     ++counts_[thread].ticks;
     counts_[thread].turns += current_turn.passed;
     counts_[thread].touch_turns += current_turn.touch;
     current_turn = Turn{};
     glances_[due[i]].look(sm);
-    finish(i);
+    finish(thread, i);
   }
 }
 
-void ParallelTicks::finish(uint32_t position) {
-  // Mark it ended, then move the prefix of ended positions as far as it goes (another thread
-  // may be moving it too: each step is a compare-and-swap from the value it saw).
-  done_[position].store(1);
-  const uint32_t n = static_cast<uint32_t>(due_->size());
-  bool moved = false;
-  for (;;) {
-    uint32_t p = prefix_.load();
-    if (p >= n || !done_[p].load()) break;
-    if (prefix_.compare_exchange_strong(p, p + 1)) moved = true;
+void ParallelTicks::finish(int thread, uint32_t position) {
+  // Publish the thread's next position (its SMs before it have ended), in its own cache line;
+  // wake the SMs waiting for their turn, if any (seq_cst, with wait_turn: one of the two sees
+  // the other).
+  const std::vector<uint32_t>& due = *due_;
+  uint32_t next = position + 1;
+  while (next < due.size() && owner_[due[next]] != thread) ++next;
+  counts_[thread].next.store(uint64_t{cycle_} << 32 | next);
+  if (waiters_.load() > 0) {
+    ended_.fetch_add(1);
+    ended_.notify_all();
   }
-  if (moved) prefix_.notify_all();
+}
+
+uint32_t ParallelTicks::ended_prefix() const {
+  // The smallest position not yet ended: the least of each thread's next (its first, while
+  // its word is from an earlier cycle).
+  uint32_t p = static_cast<uint32_t>(due_->size());
+  for (int t = 0; t < threads_; ++t) {
+    const uint64_t w = counts_[t].next.load();
+    p = std::min(p, uint32_t(w >> 32) == cycle_ ? uint32_t(w) : first_[t]);
+  }
+  return p;
 }
 
 void ParallelTicks::wait_turn() {
   Turn& t = current_turn;
   if (t.owner != this || t.passed) return;
   // Every SM before this one in the order has ended its tick: wait until the prefix reaches us.
-  wait_for(
-      prefix_, [&t](uint32_t p) { return p >= t.position; }, own_core_);
+  waiters_.fetch_add(1);
+  for (;;) {
+    const uint32_t seen = ended_.load();
+    if (ended_prefix() >= t.position) break;
+    wait_for(
+        ended_, [seen](uint32_t v) { return v != seen; }, own_core_);
+  }
+  waiters_.fetch_sub(1);
   t.passed = true;
-  // What the SMs before it, and this SM itself, held back goes to the L2 first.
+  // The shared units are this SM's until its tick ends (the loop's thread may be handing the
+  // earlier SMs' held requests over: own_l2).
+  own_l2();
+  // What the SMs before it, and this SM itself, held back goes to the L2 first (and this SM's
+  // answers into its state at once: the rest of its tick may read them).
   flush_until(t.position + 1);
+  sms_[(*due_)[t.position]].fill_held();
 }
 
 bool ParallelTicks::before_turn() const {
@@ -233,8 +316,13 @@ uint64_t ParallelTicks::touch_turns() const {
   return n;
 }
 
+void ParallelTicks::own_l2() {
+  while (l2_owned_.exchange(true, std::memory_order_acquire)) pause();
+}
+
 void ParallelTicks::flush_until(uint32_t end) {
-  for (; flushed_ < end; ++flushed_) sms_[(*due_)[flushed_]].flush_l2();
+  // The answers go into each SM's state on its own thread, before its next tick (fill_held).
+  for (; flushed_ < end; ++flushed_) sms_[(*due_)[flushed_]].ask_l2();
 }
 
 }  // namespace warplab::timing

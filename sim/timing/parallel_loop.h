@@ -31,8 +31,11 @@
 //      launch whose kernel touches device memory in no other way, runs at once and is logged;
 //      two SMs that met on the same bytes make the cycle a fault (touch_log.h);
 //   4. the cycle ends when every due SM is done, and what is still held goes to the L2, SM by SM
-//      in the order; block dispatch, the end-of-cycle checks (done, deadlock, livelock, limits)
-//      and the clock's jump stay on one thread, as before.
+//      in the order; the block scheduler's decisions, the end-of-cycle checks (done, deadlock,
+//      livelock, limits) and the clock's jump stay on one thread, as before. The launches'
+//      own work (a kept Cta's reset, the warps' first fetch) runs on the SM's thread before its
+//      tick (sm_launch.cpp; perf14: on the 2-core dev host, vec_add 2^20's dispatch took 290 ms
+//      of the loop's thread on one thread and 57 ms with 2).
 // The one-thread loop (and a cycle the loop runs on one thread) asks the L2 at once: the same
 // sequence of requests, the same answers, written to the same places before the cycle ends.
 // An SM's own work before its first shared touch overlaps with the others' (compute and shared
@@ -138,6 +141,7 @@
 #include <thread>
 #include <vector>
 
+#include "sim/timing/loop_profile.h"
 #include "sim/timing/sm.h"
 #include "sim/timing/touch_log.h"
 #include "sim/timing/turn_gate.h"
@@ -191,13 +195,20 @@ class ParallelTicks final : public TurnGate {
   void touched(const func::StepInfo& step) override;
   // SM ticks of parallel cycles that took the turn at a functional device touch (measurement).
   uint64_t touch_turns() const;
+  // Where the pool's cycles spend host time (loop_profile.h); nullptr: not measured. Set
+  // between launches only.
+  void profile(LoopProfile* p) { profile_ = p; }
 
  private:
   void work(int thread);
-  void finish(uint32_t position);
+  void finish(int thread, uint32_t position);
+  // Positions [0, ended_prefix()) have all ended their ticks in this cycle.
+  uint32_t ended_prefix() const;
   // Hands the L2 requests held back by the due SMs at positions [flushed_, end) to the L2, in
   // the order (l2_queue.h); called by the SM holding the turn, and after the cycle's ticks.
   void flush_until(uint32_t end);
+  // Takes l2_owned_ (spinning): an SM in its turn, until its tick ends.
+  void own_l2();
 
   int threads_;
   bool own_core_;                 // a core for each thread: waits spin longer (wait_for)
@@ -211,19 +222,31 @@ class ParallelTicks final : public TurnGate {
   bool stop_ = false;
   std::atomic<uint32_t> start_{0};    // cycles handed out: a worker starts when it moves
   std::atomic<uint32_t> running_{0};  // workers still inside the cycle's work
-  std::unique_ptr<std::atomic<uint8_t>[]> done_;  // per position: its tick has ended
-  size_t done_capacity_ = 0;
-  std::atomic<uint32_t> prefix_{0};  // positions [0, prefix_) have all ended
+  // Which ticks have ended: each thread's next position (Counts::next, its own cache line;
+  // stop 39 kept one shared prefix, moved by a compare-and-swap after every tick, a cache line
+  // every thread wrote 132 times a cycle); first_: each thread's first position in the cycle,
+  // cycle_: the cycle's number (a Counts::next of another cycle reads as first_).
+  uint32_t cycle_ = 0;
+  std::vector<uint32_t> first_;
+  std::atomic<uint32_t> waiters_{0};  // SMs in wait_turn
+  std::atomic<uint32_t> ended_{0};    // moved after a tick ends while one waits (its futex word)
   std::atomic<bool> faulted_{false};
-  // Positions [0, flushed_) have handed their held L2 requests over (written and read only by
-  // the SM holding the turn, and by the loop after the cycle's ticks: ordered by prefix_).
+  // Positions [0, flushed_) have handed their held L2 requests over (written and read only
+  // by whoever holds l2_owned_, and by the loop after the cycle's ticks: ordered by ended_prefix).
   uint32_t flushed_ = 0;
+  // Whoever touches the L2 and flushed_ inside a cycle: the SM holding the turn (until its tick
+  // ends), or the loop's thread handing over the ended SMs' held requests while others tick.
+  std::atomic<bool> l2_owned_{false};
   struct alignas(64) Counts {  // per thread, its own cache line
     uint64_t ticks = 0, turns = 0;
     uint64_t touch_turns = 0;  // turns taken at a functional device touch (touch_turns())
+    int64_t begin_ns = 0, end_ns = 0;  // profile_: this cycle's work, on the host's steady clock
+    // The cycle's number (high half) and the thread's next position whose tick has not ended.
+    std::atomic<uint64_t> next{0};
   };
   std::vector<Counts> counts_;
   TouchLog* touches_ = nullptr;
+  LoopProfile* profile_ = nullptr;
 };
 
 }  // namespace warplab::timing

@@ -116,6 +116,19 @@ class Sm {
   // `rank` of `cluster` when not nullptr (sim/func/cluster.h).
   Status launch_block(func::Dim3 index, uint64_t linear, uint64_t now,
                       func::ClusterState* cluster = nullptr, uint32_t rank = 0);
+  // The block scheduler's way in (sm_launch.cpp): launch_block at once, or with `defer` (the
+  // parallel loop's cycles) only recorded when the block's slot keeps a Cta from an earlier
+  // block: has_room(), busy() and next_wake() then answer as after the launch, and
+  // run_launches() does launch_block's work later, on the thread that ticks the SM, before its
+  // tick in the same cycle. Deferred launches run before one made at once (their order stays).
+  Status place_block(func::Dim3 index, uint64_t linear, uint64_t now, bool defer);
+  Status run_launches();
+  bool launches_pending() const { return !deferred_.empty(); }
+  uint64_t launches_deferred() const { return launches_deferred_; }  // place_block's, in all
+  // Whether a launch of `kernel` may be deferred: its first instruction, which launch_block
+  // runs functionally for every warp, touches no device memory (its order among the cycle's
+  // SMs would matter).
+  static bool may_defer_launches(const ptx::Function& kernel);
   // Simulates cycle `now` (requires now >= next_wake()). Returns false when the kernel faulted.
   bool tick(uint64_t now);
   uint64_t next_wake() const { return next_wake_; }
@@ -131,7 +144,14 @@ class Sm {
   const L1Tex& l1tex() const { return l1tex_; }
   // Hands the L2 requests its L1 held back in this cycle to the L2 (parallel_loop.h), and fills
   // the answers of its held loads in where the tick put them (sm_held.cpp).
-  void flush_l2();
+  void flush_l2() { ask_l2(), fill_held(); }
+  // Its two halves (sm_held.cpp): ask_l2 hands the held requests to the L2 (in the loop's order,
+  // any thread); fill_held writes the answers into the SM's own state (the L1's fills and
+  // misses, the warps' scoreboards), on the thread that ticks it, before its next tick (and
+  // before anything else reads that state: the loop calls it before a tick, a launch, the
+  // sampler's snapshot and the results).
+  void ask_l2();
+  void fill_held();
   const std::optional<func::LaunchFault>& fault() const { return fault_; }
   // Stops the SM's resident blocks at an outside limit (`what`): the first block's Deadlock or
   // Hang fault (func::Cta::stop), which also becomes fault(). False when no block is resident.
@@ -210,6 +230,7 @@ class Sm {
   uint64_t load(int slot, const CoalescedAccess& a, bool local, uint64_t now, AccessJourney& j,
                 const ptx::Instruction& inst);
   std::vector<int> held_slots_;
+  bool unfilled_ = false;  // ask_l2 ran and fill_held not yet
   // Records an issue in the trace.
   void trace_issue(int slot, const func::StepInfo& in, uint64_t now);
   // win.at(0) issued: drop it, pass over loads already issued ahead (their results join the
@@ -257,6 +278,13 @@ class Sm {
   uint64_t instructions_ = 0, active_cycles_ = 0, resident_warp_cycles_ = 0, blocks_completed_ = 0;
   WarpStateCycles state_cycles_{};
   std::optional<func::LaunchFault> fault_;
+  struct Deferred {  // place_block's launches not yet run (sm_launch.cpp)
+    func::Dim3 index;
+    uint64_t linear, now, wake_before;
+    int warps;
+  };
+  std::vector<Deferred> deferred_;
+  uint64_t launches_deferred_ = 0;
 };
 
 }  // namespace warplab::timing

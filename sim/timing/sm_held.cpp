@@ -30,9 +30,16 @@ uint64_t Sm::load(int slot, const CoalescedAccess& a, bool local, uint64_t now, 
   return ready;
 }
 
-void Sm::flush_l2() {
+void Sm::ask_l2() {
   if (!l1tex_.holds()) return;
-  l1tex_.flush_l2();
+  l1tex_.ask_l2();
+  unfilled_ = true;
+}
+
+void Sm::fill_held() {
+  if (!unfilled_) return;
+  unfilled_ = false;
+  l1tex_.fill_held();
   auto fill = [this](uint64_t& v) {
     if (L2Queue::is_held(v)) v = l1tex_.held_answer(v);
   };

@@ -17,8 +17,10 @@ struct BenchArgs {
   std::vector<std::string> workloads;
   std::string mode;  // "" = every mode
   bool list = false;
-  int threads = 1;  // timing workloads: host threads per launch (0 = all cores)
+  // Timing workloads: host threads per launch (0 = all cores); several: each after one thread.
+  std::vector<int> threads{1};
   bool no_adapt = false;
+  bool profile_loop = false;
 };
 
 int run(const BenchArgs& a) {
@@ -37,7 +39,10 @@ int run(const BenchArgs& a) {
     if (!known) return report_error(Error{"", 0, "unknown workload '" + name + "' (see --list)"});
   }
   lab::Toolchain toolchain;
-  const int threads = resolve_threads(a.threads);
+  std::vector<int> counts;
+  for (int t : a.threads) counts.push_back(resolve_threads(t));
+  if (counts.empty()) counts.push_back(1);
+  const bool several = counts.size() > 1 || counts.front() > 1;
   int ran = 0;
   bool differ = false;
   for (const lab::BenchWorkload& w : table) {
@@ -46,10 +51,14 @@ int run(const BenchArgs& a) {
         std::find(a.workloads.begin(), a.workloads.end(), w.name) == a.workloads.end())
       continue;
     // A timing workload on several threads runs on one thread first, for the speed-up.
-    const bool compare = w.mode == lab::SimMode::Timing && threads > 1;
+    const bool compare = w.mode == lab::SimMode::Timing && several;
+    std::vector<int> runs = compare ? std::vector<int>{1} : std::vector<int>{counts.front()};
+    if (compare)
+      for (int t : counts)
+        if (t > 1) runs.push_back(t);
     std::optional<lab::BenchResult> one;
-    for (int t : compare ? std::vector<int>{1, threads} : std::vector<int>{threads}) {
-      auto r = lab::run_bench(w, toolchain, t, !a.no_adapt);
+    for (int t : runs) {
+      auto r = lab::run_bench(w, toolchain, t, !a.no_adapt, a.profile_loop);
       if (!r) return report_error(r.error());
       ++ran;
       char detail[256];
@@ -60,6 +69,8 @@ int run(const BenchArgs& a) {
                     r->used_checked_in_ptx ? " (checked-in PTX: NVRTC unavailable)" : "");
       std::cout << detail << "\n" << lab::bench_line(*r) << "\n" << std::flush;
       if (r->parallel_cycles > 0) std::cout << lab::turns_line(*r) << "\n" << std::flush;
+      if (a.profile_loop && w.mode == lab::SimMode::Timing)
+        std::cout << lab::loop_line(*r) << "\n" << std::flush;
       if (compare && t == 1) {
         one = *r;
       } else if (one) {
@@ -71,7 +82,7 @@ int run(const BenchArgs& a) {
   }
   if (ran == 0) return report_error(Error{"", 0, "no workload matches"});
   if (differ) {
-    std::cerr << "warplab: the cycles differ between 1 and " << threads << " threads\n";
+    std::cerr << "warplab: the cycles differ between 1 thread and several\n";
     return kExitFailed;
   }
   return kExitOk;
@@ -92,12 +103,16 @@ Command add_bench_command(CLI::App& app) {
   sub->add_flag("--list", args->list, "List the workloads");
   sub->add_option("--threads", args->threads,
                   "Host threads per timing launch (default 1; 0 = all cores); above 1, each "
-                  "timing workload also runs on one thread for the speed-up")
+                  "timing workload also runs on one thread for the speed-up (repeatable: "
+                  "--threads 4 --threads 16 runs one thread, then 4, then 16)")
       ->check(CLI::NonNegativeNumber);
   sub->add_flag("--no-adapt", args->no_adapt,
                 "Tick every cycle with enough SMs due on the threads (no timed trials of one "
                 "thread against several): the '# turns:' line's counts then depend on the input "
                 "alone");
+  sub->add_flag("--profile-loop", args->profile_loop,
+                "Print a '# loop:' line per timing run: where the loop's host time went "
+                "(dispatch, the pool's cycles, their waits, the flush; sim/timing/loop_profile.h)");
   return {sub, [args] { return run(*args); }};
 }
 

@@ -1,0 +1,38 @@
+// Where the parallel loop's host time goes (a measurement of the simulator, not of the GPU).
+//
+// What it is for: a parallel cycle (parallel_loop.h) costs its slowest thread's ticks plus what
+// the loop's thread does alone (block dispatch, the flush of held L2 requests, the touch log's
+// check, the scans of the glances) plus the waits that hand the cycle out and collect it. These
+// sums say which of them a cycle spends its time on. Opt-in (TimingOptions::profile_loop,
+// `warplab bench --profile-loop`): each is two clock reads, and none changes what is simulated.
+// All times are host nanoseconds summed over the launch.
+#pragma once
+
+#include <cstdint>
+
+namespace warplab::timing {
+
+struct LoopProfile {
+  // The loop (gpu_model.cpp), every visited cycle: 3a block dispatch; the scan for due SMs; the
+  // cycles ticked on the pool (ParallelTicks::tick) and on the loop's thread alone; 3c-3e (done,
+  // next cycle, deadlock and livelock checks); and the whole loop.
+  double dispatch_ns = 0, due_ns = 0, pool_ns = 0, one_ns = 0, after_ns = 0, loop_ns = 0;
+  uint64_t pool_cycles = 0, one_cycles = 0, dispatches = 0;
+  // Inside the pool's cycles (parallel_loop.cpp), per cycle summed: from handing the cycle out
+  // to the last thread's start of work (wake), to the slowest thread's end of work (span),
+  // the loop thread's own ticks (own) and its wait for the others after them (end_wait), the
+  // touch log's check (met) and the flush of held requests at the cycle's end (flush); the
+  // ticks of all threads summed (work, for the balance: span against work / threads).
+  double wake_ns = 0, span_ns = 0, own_ns = 0, end_wait_ns = 0, met_ns = 0, flush_ns = 0;
+  double work_ns = 0;
+
+  void add(const LoopProfile& o) {
+    dispatch_ns += o.dispatch_ns, due_ns += o.due_ns, pool_ns += o.pool_ns, one_ns += o.one_ns;
+    after_ns += o.after_ns, loop_ns += o.loop_ns;
+    pool_cycles += o.pool_cycles, one_cycles += o.one_cycles, dispatches += o.dispatches;
+    wake_ns += o.wake_ns, span_ns += o.span_ns, own_ns += o.own_ns, end_wait_ns += o.end_wait_ns;
+    met_ns += o.met_ns, flush_ns += o.flush_ns, work_ns += o.work_ns;
+  }
+};
+
+}  // namespace warplab::timing

@@ -1,0 +1,97 @@
+// A block's launch on its SM, done on the thread that ticks the SM (the parallel loop's
+// deferral; parallel_loop.h).
+//
+// What the hardware does: the block scheduler picks an SM with room and sends it the block;
+// the SM sets up the block's warps (registers, shared memory, barrier) and they start fetching.
+// What is modelled: the block scheduler (block_scheduler.h) decides, on the loop's thread and in
+// its order, which SM takes which block in which cycle; launch_block (sm.cpp) then resets the
+// kept Cta of the block's slot and runs every warp's first instruction functionally. In a cycle
+// the parallel loop ticks on several threads, that second half is the SM's own business: it
+// reads the launch's parameters and writes only the SM's state, so it may run on the SM's own
+// thread at the start of its tick in the same cycle (an SM that takes a block is due in that
+// cycle), in parallel with the other SMs, instead of on the loop's thread before any SM ticks.
+// What the loop reads of the SM in between (has_room, busy, next_wake: the glance) is booked at
+// once here, with the accounting up to `now` that launch_block does first.
+// Not deferred: a block whose slot has no Cta yet (Cta::create may bind the module's variables,
+// which allocates device memory), a kernel whose first instruction touches device memory (its
+// order against the other SMs' touches in the cycle would change: may_defer_launches), the
+// cycles that run on one thread (the loop runs the deferred launches before the ticks, as
+// launch_block at once), and launches with a trace, checks, clusters or sampling (one thread).
+// A deferred launch that faults (its first instruction) makes the parallel cycle differ from the
+// one-thread loop's: run_timing then simulates the launch again on one thread.
+#include <algorithm>
+
+#include "sim/timing/sm.h"
+#include "sim/timing/sm_warp.h"
+
+namespace warplab::timing {
+
+bool Sm::may_defer_launches(const ptx::Function& kernel) {
+  if (kernel.instructions.empty()) return false;
+  const ptx::Instruction& i = kernel.instructions.front();
+  switch (i.op) {  // func::Cta::next_touches_device's list
+    case ptx::Opcode::Ld:
+    case ptx::Opcode::Ldu:
+    case ptx::Opcode::St:
+    case ptx::Opcode::Prefetch:
+    case ptx::Opcode::Prefetchu:
+    case ptx::Opcode::Atom:
+    case ptx::Opcode::Red:
+      return i.space == ptx::Space::Shared || i.space == ptx::Space::Local ||
+             i.space == ptx::Space::Param;
+    case ptx::Opcode::CpAsync:
+    case ptx::Opcode::CpAsyncBulk:
+    case ptx::Opcode::CpAsyncBulkTensor:
+    case ptx::Opcode::CpAsyncBulkPrefetchTensor:
+    case ptx::Opcode::PrefetchTensormap:
+    case ptx::Opcode::TensormapReplace:
+    case ptx::Opcode::TensormapCpFenceproxy:
+    case ptx::Opcode::Call:
+      return false;
+    default:
+      return true;
+  }
+}
+
+Status Sm::place_block(func::Dim3 index, uint64_t linear, uint64_t now, bool defer) {
+  fill_held();  // (the loop's thread, between cycles: the SM is not ticking)
+  if (defer) {
+    // The slot launch_block will take after the deferred ones: the next free one.
+    size_t skip = deferred_.size();
+    size_t b = 0;
+    for (; b < blocks_.size(); ++b)
+      if (!blocks_[b].used && skip-- == 0) break;
+    if (b < blocks_.size() && blocks_[b].cta) {
+      // launch_block's accounting up to now (the resident set changes now), then its counts.
+      if (resident_warps_ > 0 && now > last_account_) {
+        active_cycles_ += now - last_account_;
+        resident_warp_cycles_ += (now - last_account_) * resident_warps_;
+      }
+      last_account_ = now;
+      const int warps = blocks_[b].cta->warp_count();
+      deferred_.push_back(Deferred{index, linear, now, next_wake_, warps});
+      ++launches_deferred_;
+      ++resident_blocks_;
+      resident_warps_ += warps;
+      next_wake_ = std::min(next_wake_, now);
+      return Ok{};
+    }
+  }
+  if (auto st = run_launches(); !st) return st;
+  return launch_block(index, linear, now);
+}
+
+Status Sm::run_launches() {
+  if (deferred_.empty()) return Ok{};
+  // Back to the state before place_block booked them; launch_block books each again (its
+  // accounting finds last_account_ == now: nothing to add).
+  next_wake_ = deferred_.front().wake_before;
+  for (const Deferred& d : deferred_) --resident_blocks_, resident_warps_ -= d.warps;
+  Status st = Ok{};
+  for (const Deferred& d : deferred_)
+    if (st) st = launch_block(d.index, d.linear, d.now);
+  deferred_.clear();
+  return st;
+}
+
+}  // namespace warplab::timing

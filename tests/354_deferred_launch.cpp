@@ -1,0 +1,167 @@
+// Block launches run on the SM's own thread in the parallel loop's cycles (sim/timing/
+// sm_launch.cpp): which kernels may defer them, and multi-wave launches on 1, 2 and 5 threads
+// whose later blocks are launched that way (and one whose first instruction loads device memory,
+// whose launches stay on the loop's thread), each giving the one-thread JSON and memory, with
+// the outputs checked against values computed here.
+#include <doctest/doctest.h>
+
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "31x_timing.h"
+#include "lab/metrics_json.h"
+#include "sim/timing/sm.h"
+
+using namespace warplab;
+using namespace warplab::timing;
+using namespace warplab::timing_tests;
+
+namespace {
+
+// out[i] = seed * 3 + i: the first instruction loads a module variable (device memory).
+constexpr const char* kSeeded = R"(.version 9.0
+.target sm_90
+.address_size 64
+.global .align 4 .u32 seed = 7;
+.visible .entry seeded(.param .u64 out)
+{
+  .reg .b32 %r<8>;
+  .reg .b64 %rd<8>;
+  ld.global.u32 %r1, [seed];
+  ld.param.u64 %rd1, [out];
+  cvta.to.global.u64 %rd2, %rd1;
+  mov.u32 %r2, %ctaid.x;
+  mov.u32 %r3, %ntid.x;
+  mov.u32 %r4, %tid.x;
+  mad.lo.s32 %r5, %r2, %r3, %r4;
+  mad.lo.s32 %r6, %r1, 3, %r5;
+  mul.wide.u32 %rd3, %r5, 4;
+  add.s64 %rd4, %rd2, %rd3;
+  st.global.u32 [%rd4], %r6;
+  ret;
+}
+)";
+
+struct Outcome {
+  std::string json;
+  std::vector<std::vector<uint8_t>> memory;
+  TimingResult result;
+};
+
+// `kernel` of `ptx` with the buffers (`init` bytes each) as its pointer arguments and then
+// `scalars`, on `threads` host threads of the H100 preset, every cycle with enough SMs due on
+// the threads.
+Outcome run(const char* ptx, const std::string& kernel, func::Dim3 grid, func::Dim3 block,
+            const std::vector<std::vector<uint8_t>>& init, const std::vector<uint32_t>& scalars,
+            int threads) {
+  auto prog = load(ptx);
+  REQUIRE(prog);
+  auto cfg = load_config("h100-sxm");
+  REQUIRE(cfg);
+  func::DeviceMemory mem;
+  func::LaunchConfig launch{kernel, grid, block, 0, {}};
+  std::vector<uint64_t> addr;
+  for (const auto& bytes : init) {
+    addr.push_back(mem.allocate("b" + std::to_string(addr.size()), bytes.size()));
+    REQUIRE(mem.write(addr.back(), bytes.data(), bytes.size()));
+  }
+  for (uint64_t a : addr) put(launch.params, a);
+  for (uint32_t v : scalars) put(launch.params, v);
+  TimingOptions o;
+  o.threads = threads;
+  o.adapt_threads = false;
+  o.registers_per_thread = 32;
+  auto r = run_timing(*prog, mem, launch, *cfg, o);
+  REQUIRE(r);
+  Outcome out;
+  nlohmann::json j = lab::timing_json(*r, *cfg, prog->module());
+  j["fault"] = r->fault ? r->fault->message : "";
+  j["stats"] = {r->stats.warp_instructions, r->stats.thread_instructions};
+  out.json = j.dump();
+  for (size_t i = 0; i < init.size(); ++i) {
+    std::vector<uint8_t> bytes(init[i].size());
+    REQUIRE(mem.read(addr[i], bytes.data(), bytes.size()));
+    out.memory.push_back(std::move(bytes));
+  }
+  out.result = std::move(*r);
+  return out;
+}
+
+const ptx::Function& first_kernel(const char* ptx) {
+  static thread_local std::optional<func::Program> keep;
+  auto p = load(ptx);
+  REQUIRE(p);
+  keep.emplace(std::move(*p));
+  return keep->module().functions.front();
+}
+
+std::string entry(const std::string& first) {
+  return ".version 9.0\n.target sm_90\n.address_size 64\n.global .u32 g;\n"
+         ".visible .entry k(.param .u64 p)\n{\n  .reg .b32 %r<4>;\n  .reg .b64 %rd<4>;\n" +
+         first + "  ret;\n}\n";
+}
+
+}  // namespace
+
+TEST_CASE("354 which kernels' launches may run on the SM's thread: the first instruction") {
+  CHECK(Sm::may_defer_launches(first_kernel(entry("  ld.param.u64 %rd1, [p];\n").c_str())));
+  CHECK(Sm::may_defer_launches(first_kernel(entry("  mov.u32 %r1, %tid.x;\n").c_str())));
+  CHECK_FALSE(Sm::may_defer_launches(first_kernel(entry("  ld.global.u32 %r1, [g];\n").c_str())));
+  CHECK_FALSE(Sm::may_defer_launches(first_kernel(entry("  st.global.u32 [g], 1;\n").c_str())));
+  CHECK_FALSE(
+      Sm::may_defer_launches(first_kernel(entry("  atom.global.add.u32 %r1, [g], 1;\n").c_str())));
+}
+
+TEST_CASE(
+    "354 multi-wave vec_add: later blocks launched on the SMs' threads, the one-thread JSON") {
+  // 1,200 blocks of 64 threads: about a wave and a half of 8 blocks per SM on 132 SMs, so the
+  // later blocks reuse kept block slots (deferred) while the first wave creates them.
+  const uint32_t n = 1200 * 64;
+  std::vector<uint8_t> x(4 * n), y(4 * n), z(4 * n, 0);
+  for (uint32_t i = 0; i < n; ++i) {
+    const float a = float(i % 1000) * 0.5f, b = float(i % 7) - 3.0f;
+    std::memcpy(&x[4 * i], &a, 4);
+    std::memcpy(&y[4 * i], &b, 4);
+  }
+  const func::Dim3 grid{1200, 1, 1}, block{64, 1, 1};
+  const Outcome one = run(kVecAdd, "vec_add", grid, block, {x, y, z}, {n}, 1);
+  CHECK(one.result.deferred_launches == 0);
+  for (uint32_t i = 0; i < n; i += 97) {
+    float v;
+    std::memcpy(&v, one.memory[2].data() + 4 * i, 4);
+    REQUIRE(v == float(i % 1000) * 0.5f + (float(i % 7) - 3.0f));
+  }
+  for (int t : {2, 5}) {
+    CAPTURE(t);
+    const Outcome many = run(kVecAdd, "vec_add", grid, block, {x, y, z}, {n}, t);
+    CHECK(many.json == one.json);
+    CHECK(many.memory == one.memory);
+    CHECK_FALSE(many.result.redone_on_one_thread);
+    CHECK(many.result.parallel_cycles > 0);
+    // Some blocks were launched on the SMs' threads (not all: the first wave creates its Ctas).
+    CHECK(many.result.deferred_launches > 0);
+    CHECK(many.result.deferred_launches < 1200);
+  }
+}
+
+TEST_CASE(
+    "354 a kernel whose first instruction loads device memory: launched on the loop's thread") {
+  const func::Dim3 grid{1200, 1, 1}, block{64, 1, 1};
+  const uint32_t n = 1200 * 64;
+  const std::vector<uint8_t> out(4 * n, 0);
+  const Outcome one = run(kSeeded, "seeded", grid, block, {out}, {}, 1);
+  for (uint32_t i = 0; i < n; i += 89) {
+    uint32_t v;
+    std::memcpy(&v, one.memory[0].data() + 4 * i, 4);
+    REQUIRE(v == 7 * 3 + i);
+  }
+  for (int t : {2, 5}) {
+    CAPTURE(t);
+    const Outcome many = run(kSeeded, "seeded", grid, block, {out}, {}, t);
+    CHECK(many.json == one.json);
+    CHECK(many.memory == one.memory);
+    CHECK(many.result.parallel_cycles > 0);
+    CHECK(many.result.deferred_launches == 0);
+  }
+}
