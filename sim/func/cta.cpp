@@ -1086,7 +1086,10 @@ bool Cta::next_touches_device(int warp) const {
   if (pc < 0 || pc >= static_cast<int32_t>(c.k->code.size())) return true;
   const DInst& d = c.k->code[pc];
   if (!d.ir) return true;
-  switch (d.ir->op) {
+  return touches_device(d.ir->op, d.space);
+}
+bool touches_device(ptx::Opcode op, ptx::Space space) {
+  switch (op) {
     case ptx::Opcode::Ld:
     case ptx::Opcode::Ldu:
     case ptx::Opcode::St:
@@ -1094,8 +1097,8 @@ bool Cta::next_touches_device(int warp) const {
     case ptx::Opcode::Prefetchu:
     case ptx::Opcode::Atom:
     case ptx::Opcode::Red:
-      return d.space != ptx::Space::Shared && d.space != ptx::Space::Local &&
-             d.space != ptx::Space::Param;
+      return space != ptx::Space::Shared && space != ptx::Space::Local &&
+             space != ptx::Space::Param;
     case ptx::Opcode::CpAsync:
     case ptx::Opcode::CpAsyncBulk:
     case ptx::Opcode::CpAsyncBulkTensor:

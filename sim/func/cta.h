@@ -138,4 +138,9 @@ class Cta {
   std::unique_ptr<CtaImpl> impl_;
 };
 
+// Whether an instruction of this opcode, in this state space, may touch what blocks share: device
+// memory (global, generic or constant space, asynchronous copies, tensor maps) or the printf buffer
+// (calls). Cta::next_touches_device and the timing model's deferred launches (sm_launch.cpp) ask it.
+bool touches_device(ptx::Opcode op, ptx::Space space);
+
 }  // namespace warplab::func

@@ -29,28 +29,7 @@ namespace warplab::timing {
 bool Sm::may_defer_launches(const ptx::Function& kernel) {
   if (kernel.instructions.empty()) return false;
   const ptx::Instruction& i = kernel.instructions.front();
-  switch (i.op) {  // func::Cta::next_touches_device's list
-    case ptx::Opcode::Ld:
-    case ptx::Opcode::Ldu:
-    case ptx::Opcode::St:
-    case ptx::Opcode::Prefetch:
-    case ptx::Opcode::Prefetchu:
-    case ptx::Opcode::Atom:
-    case ptx::Opcode::Red:
-      return i.space == ptx::Space::Shared || i.space == ptx::Space::Local ||
-             i.space == ptx::Space::Param;
-    case ptx::Opcode::CpAsync:
-    case ptx::Opcode::CpAsyncBulk:
-    case ptx::Opcode::CpAsyncBulkTensor:
-    case ptx::Opcode::CpAsyncBulkPrefetchTensor:
-    case ptx::Opcode::PrefetchTensormap:
-    case ptx::Opcode::TensormapReplace:
-    case ptx::Opcode::TensormapCpFenceproxy:
-    case ptx::Opcode::Call:
-      return false;
-    default:
-      return true;
-  }
+  return !func::touches_device(i.op, i.space);
 }
 
 Status Sm::place_block(func::Dim3 index, uint64_t linear, uint64_t now, bool defer) {
