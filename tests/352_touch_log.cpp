@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "31x_timing.h"
-#include "lab/metrics_json.h"
+#include "35x_parallel.h"
 #include "sim/timing/touch_log.h"
 
 using namespace warplab;
@@ -110,18 +110,12 @@ Outcome run(const char* ptx, const std::string& kernel, func::Dim3 grid, func::D
   for (size_t s : sizes) addr.push_back(mem.allocate("b" + std::to_string(addr.size()), s));
   for (uint64_t a : addr) put(launch.params, a);
   for (uint32_t v : scalars) put(launch.params, v);
-  TimingOptions o;
-  o.threads = threads;
-  o.adapt_threads = false;  // every cycle with enough SMs due on the threads
+  TimingOptions o = parallel_options(threads);
   o.log_touches = log_touches;
-  o.registers_per_thread = 32;
   auto r = run_timing(*prog, mem, launch, *cfg, o);
   REQUIRE(r);
   Outcome out;
-  nlohmann::json j = lab::timing_json(*r, *cfg, prog->module());
-  j["fault"] = r->fault ? r->fault->message : "";
-  j["stats"] = {r->stats.warp_instructions, r->stats.thread_instructions};
-  out.json = j.dump();
+  out.json = identity_json(*r, *cfg, prog->module());
   for (size_t i = 0; i < sizes.size(); ++i) {
     std::vector<uint8_t> bytes(sizes[i]);
     REQUIRE(mem.read(addr[i], bytes.data(), bytes.size()));
