@@ -4,7 +4,6 @@
 #include <toml++/toml.h>
 
 #include <algorithm>
-#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -20,6 +19,7 @@
 #include "lab/experiment.h"
 #include "lab/runner.h"
 #include "lab/triton.h"
+#include "lab/validate_schedule.h"
 
 namespace warplab::lab {
 namespace {
@@ -516,28 +516,35 @@ std::vector<SimPoint> simulate_corpus(const std::vector<CorpusPoint>& points,
   // One toolchain for every run: NVRTC and nvJitLink are loaded once and stay loaded while the
   // workers compile (Toolchain::resource_usage takes nvJitLink one call at a time).
   Toolchain toolchain;
-  std::atomic<size_t> next{0};
-  std::mutex progress_mutex;
-  auto worker = [&] {
-    for (size_t k = next++; k < groups.size(); k = next++) {
-      run_group(groups[k], points, options, toolchain, out);  // writes only its own points
-      if (options.progress) {
-        std::vector<std::string> ids;
-        std::vector<SimPoint> results;
-        for (size_t i : groups[k].points) {
-          ids.push_back(points[i].id);
-          results.push_back(out[i]);
-        }
-        std::lock_guard<std::mutex> lock(progress_mutex);
-        options.progress(ids, results, out[groups[k].points.front()].wall_s);
-      }
+  // The plan (validate_schedule.h): longest measured runs first, each with threads by its share
+  // of the whole, from jobs x threads host threads.
+  std::vector<RunCost> costs(groups.size());
+  for (size_t k = 0; k < groups.size(); ++k)
+    for (size_t i : groups[k].points) {
+      costs[k].heavy = costs[k].heavy || points[i].heavy;
+      if (auto c = options.cost_s.find(points[i].id); c != options.cost_s.end())
+        costs[k].cost_s = std::max(costs[k].cost_s, c->second);
     }
-  };
-  const unsigned jobs = std::max(1u, std::min<unsigned>(options.jobs, groups.size()));
-  std::vector<std::thread> threads;
-  for (unsigned t = 1; t < jobs; ++t) threads.emplace_back(worker);
-  worker();
-  for (std::thread& t : threads) t.join();
+  const unsigned host =
+      std::max(1u, options.jobs) * static_cast<unsigned>(std::max(1, options.threads));
+  const std::vector<PlannedRun> plan = plan_runs(costs, host, options.threads);
+  std::mutex progress_mutex;
+  dispatch_runs(plan, host, [&](const PlannedRun& planned) {
+    const RunGroup& g = groups[planned.run];
+    ValidateOptions run_options = options;
+    run_options.threads = planned.threads;
+    run_group(g, points, run_options, toolchain, out);  // writes only its own points
+    if (options.progress) {
+      std::vector<std::string> ids;
+      std::vector<SimPoint> results;
+      for (size_t i : g.points) {
+        ids.push_back(points[i].id);
+        results.push_back(out[i]);
+      }
+      std::lock_guard<std::mutex> lock(progress_mutex);
+      options.progress(ids, results, out[g.points.front()].wall_s);
+    }
+  });
   return out;
 }
 

@@ -133,9 +133,14 @@ struct ValidateOptions {
   std::string config;   // timing preset ("" = h100-sxm)
   bool cold_l2 = true;  // every launch starts with an empty L2 (the GPU data's convention)
   unsigned jobs = 1;    // runs simulated in parallel (results do not depend on it)
-  // Host threads inside each run (timing::TimingOptions::threads; 0 = all cores): jobs x threads
-  // threads in all while every job runs (results do not depend on either).
+  // Host threads inside each run (timing::TimingOptions::threads; 0 = all cores), at least:
+  // jobs x threads host threads in all, which a run measured to cost a large share of the whole
+  // gets more of (validate_schedule.h; results do not depend on either).
   int threads = 1;
+  // Measured seconds per point id on one thread (load_costs, validation/sim-cost.tsv): only
+  // order the runs and size their threads (validate_schedule.h); {} = none measured (heavy
+  // runs first, then the corpus's order, each on `threads`).
+  std::map<std::string, double> cost_s;
   bool sampled = false;  // RunOptions::sampled (validate --sampled runs each point both ways)
   // Called after each run with its points' ids and results (from worker threads, one call at a
   // time), so that a run stopped part-way has still reported what it finished.

@@ -28,6 +28,7 @@
 #include "lab/install_dirs.h"
 #include "lab/stalls_validate.h"
 #include "lab/validate.h"
+#include "lab/validate_schedule.h"
 #include "ui/cli/commands.h"
 #include "sim/common/output_file.h"
 #include "sim/timing/config.h"
@@ -52,6 +53,7 @@ struct ValidateArgs {
   std::string stalls_data = "validation/data/stalls";
   int threads = 0;    // per run; 0 = what the jobs leave of the hardware threads
   bool sampled = false;  // --sampled: each point full and sampled, the sampled mode's error
+  std::string costs;     // measured run times (default: <corpus dir>/sim-cost.tsv, if present)
 };
 
 // 1234 -> "1.23k", 12345678 -> "12.3M": short enough for side-by-side columns.
@@ -186,6 +188,15 @@ int validate(const ValidateArgs& given) {
                  ? a.jobs
                  : (a.threads > 0 ? std::max(1u, cores / static_cast<unsigned>(a.threads)) : cores);
   opt.threads = a.threads > 0 ? a.threads : static_cast<int>(std::max(1u, cores / opt.jobs));
+  // The measured run times that order the runs and size their threads (validate_schedule.h).
+  const std::string costs_path =
+      !a.costs.empty() ? a.costs
+                       : (std::filesystem::path(a.corpus).parent_path() / "sim-cost.tsv").string();
+  if (!a.costs.empty() || std::filesystem::exists(costs_path)) {
+    auto costs = lab::load_costs(costs_path);
+    if (!costs) return report_error(costs.error());
+    opt.cost_s = std::move(*costs);
+  }
   // Each run's points as it finishes (stderr), with the GPU's time: a run stopped part-way has
   // still reported them.
   opt.progress = [&data](const std::vector<std::string>& ids,
@@ -521,6 +532,10 @@ Command add_validate_command(CLI::App& app) {
                   "Host threads inside each run (default: what -j leaves of the hardware "
                   "threads, 1 without -j). Results are identical for any number")
       ->check(CLI::NonNegativeNumber);
+  sub->add_option("--costs", args->costs,
+                  "Measured seconds per point on one thread ('ID SECONDS' lines; default: "
+                  "sim-cost.tsv beside the manifest): the longest runs start first, with more of "
+                  "the jobs x threads host threads (lab/validate_schedule.h)");
   return {sub, [args] { return validate(*args); }};
 }
 
