@@ -525,13 +525,13 @@ std::vector<SimPoint> simulate_corpus(const std::vector<CorpusPoint>& points,
   // workers compile (Toolchain::resource_usage takes nvJitLink one call at a time).
   Toolchain toolchain;
   // The plan (validate_schedule.h): longest measured runs first, each with threads by its share
-  // of the whole, from jobs x threads host threads.
+  // of the whole, from jobs x threads host threads. A run costs its measured points' costs summed.
   std::vector<RunCost> costs(groups.size());
   for (size_t k = 0; k < groups.size(); ++k)
     for (size_t i : groups[k].points) {
       costs[k].heavy = costs[k].heavy || points[i].heavy;
       if (auto c = options.cost_s.find(points[i].id); c != options.cost_s.end())
-        costs[k].cost_s = std::max(costs[k].cost_s, c->second);
+        costs[k].cost_s = std::max(0.0, costs[k].cost_s) + c->second;
     }
   const unsigned host =
       std::max(1u, options.jobs) * static_cast<unsigned>(std::max(1, options.threads));

@@ -137,9 +137,9 @@ struct ValidateOptions {
   // jobs x threads host threads in all, which a run measured to cost a large share of the whole
   // gets more of (validate_schedule.h; results do not depend on either).
   int threads = 1;
-  // Measured seconds per point id on one thread (load_costs, validation/sim-cost.tsv): only
-  // order the runs and size their threads (validate_schedule.h); {} = none measured (heavy
-  // runs first, then the corpus's order, each on `threads`).
+  // Measured seconds per point id on one thread (load_costs, validation/sim-cost.tsv; a run
+  // costs its points' sum): only order the runs and size their threads (validate_schedule.h);
+  // {} = none measured (heavy runs first, then the corpus's order, each on `threads`).
   std::map<std::string, double> cost_s;
   bool sampled = false;  // RunOptions::sampled (validate --sampled runs each point both ways)
   // Called after each run with its points' ids and results (from worker threads, one call at a

@@ -132,6 +132,9 @@ TEST_CASE("572 the committed cost file names only corpus points") {
     CHECK_MESSAGE(std::any_of(corpus->begin(), corpus->end(),
                               [&](const CorpusPoint& p) { return p.id == id; }),
                   id);
+  // Lesson 5 at 2048^3 is in it: by far the longest runs, they must start first.
+  CHECK(costs->count("l5.matmul_naive.ref") == 1);
+  CHECK(costs->count("l5.matmul_tiled.ref") == 1);
 }
 
 TEST_CASE("572 heavy points with their own launches run alone: same cycles as run together") {
