@@ -536,6 +536,17 @@ std::vector<SimPoint> simulate_corpus(const std::vector<CorpusPoint>& points,
   const unsigned host =
       std::max(1u, options.jobs) * static_cast<unsigned>(std::max(1, options.threads));
   const std::vector<PlannedRun> plan = plan_runs(costs, host, options.threads);
+  if (options.plan) {
+    std::vector<std::string> ids;
+    std::vector<int> threads;
+    std::vector<double> expected;
+    for (const PlannedRun& r : plan) {
+      ids.push_back(points[groups[r.run].points.front()].id);
+      threads.push_back(r.threads);
+      expected.push_back(r.cost_s);
+    }
+    options.plan(ids, threads, expected, host);
+  }
   std::mutex progress_mutex;
   dispatch_runs(plan, host, [&](const PlannedRun& planned) {
     const RunGroup& g = groups[planned.run];

@@ -141,6 +141,11 @@ struct ValidateOptions {
   // costs its points' sum): only order the runs and size their threads (validate_schedule.h);
   // {} = none measured (heavy runs first, then the corpus's order, each on `threads`).
   std::map<std::string, double> cost_s;
+  // Called once before the runs start with the plan: per run in start order, its first point's
+  // id, its host threads and its expected cost (s; measured, or its kind's mean).
+  std::function<void(const std::vector<std::string>& ids, const std::vector<int>& threads,
+                     const std::vector<double>& cost_s, unsigned host_threads)>
+      plan;
   bool sampled = false;  // RunOptions::sampled (validate --sampled runs each point both ways)
   // Called after each run with its points' ids and results (from worker threads, one call at a
   // time), so that a run stopped part-way has still reported what it finished.

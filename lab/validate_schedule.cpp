@@ -43,6 +43,7 @@ std::vector<PlannedRun> plan_runs(const std::vector<RunCost>& runs, unsigned hos
   for (size_t i : order) {
     PlannedRun p;
     p.run = i;
+    p.cost_s = cost[i];
     if (min_threads <= 0) {
       p.threads = 0;
     } else {

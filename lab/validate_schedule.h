@@ -42,8 +42,9 @@ struct RunCost {
 
 // A run's place in the plan.
 struct PlannedRun {
-  size_t run = 0;   // index into the runs given to plan_runs
-  int threads = 1;  // host threads it runs on (0: the runner's default, all cores)
+  size_t run = 0;     // index into the runs given to plan_runs
+  int threads = 1;    // host threads it runs on (0: the runner's default, all cores)
+  double cost_s = 0;  // expected (measured, or the mean of its kind's measured runs)
 };
 
 // The plan for `runs` on `host_threads` threads, `min_threads` per run at least (<= 0: every run

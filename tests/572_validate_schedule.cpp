@@ -157,7 +157,19 @@ TEST_CASE("572 heavy points with their own launches run alone: same cycles as ru
   o.threads = 2;
   const std::vector<SimPoint> together = simulate_corpus(corpus(false), o);
   o.cost_s = {{"matmul_tiled", 100}, {"matmul_naive", 1}};
+  // Host threads 2 x 2 = 4: the tiled point, 100 of 101 s, gets ceil(3.96) = 4 threads and goes
+  // first; the naive one ceil(0.04) = 1, raised to the 2 asked for.
+  std::vector<std::string> plan_ids;
+  std::vector<int> plan_threads;
+  o.plan = [&](const std::vector<std::string>& ids, const std::vector<int>& threads,
+               const std::vector<double>&, unsigned host) {
+    plan_ids = ids;
+    plan_threads = threads;
+    CHECK(host == 4);
+  };
   const std::vector<SimPoint> alone = simulate_corpus(corpus(true), o);
+  CHECK(plan_ids == std::vector<std::string>{"matmul_tiled", "matmul_naive"});
+  CHECK(plan_threads == std::vector<int>{4, 2});
   REQUIRE(together.size() == 2);
   REQUIRE(alone.size() == 2);
   // One run serves both light points (one wall time); the heavy ones ran apart.

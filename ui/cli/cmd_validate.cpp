@@ -197,6 +197,17 @@ int validate(const ValidateArgs& given) {
     if (!costs) return report_error(costs.error());
     opt.cost_s = std::move(*costs);
   }
+  // The plan's longest runs (stderr): which start first, on how many threads.
+  opt.plan = [](const std::vector<std::string>& ids, const std::vector<int>& threads,
+                const std::vector<double>& cost_s, unsigned host) {
+    std::cerr << "  plan: " << ids.size() << " runs on " << host
+              << " host threads, longest expected first:";
+    for (size_t k = 0; k < ids.size() && k < 4; ++k)
+      std::cerr << (k ? ", " : " ") << ids[k] << " (" << threads[k]
+                << (threads[k] == 1 ? " thread, " : " threads, ") << fixed(cost_s[k], 1)
+                << " s on one)";
+    std::cerr << "\n";
+  };
   // Each run's points as it finishes (stderr), with the GPU's time: a run stopped part-way has
   // still reported them.
   opt.progress = [&data](const std::vector<std::string>& ids,
