@@ -98,6 +98,15 @@
 // is only seen over a wave's time. What would: fewer SMs simulated in detail while the others'
 // blocks are fast-forwarded, or a sample of each block's loop iterations (its time per iteration
 // measured in detail), neither of which is built.
+// Measured at full size (2026-11-28, samp6, the device host's 16 vCPUs, 16 threads, main 90a300e;
+// scripts/microbench/h100-host-lesson5-2048-2026-11-28-samp6.txt): the full model runs the
+// 2048 x 2048 grid at K=128 in 30.2 s (naive) + 17.2 s (tiled), so ~733 s at 2048^3; sampled,
+// 2048^3's naive launch ran at the full run's pace (4% of its blocks after 38 s, ~1,000 s left
+// by the CLI's estimate). The functional executor, which fast-forwards, ran under 30M warp
+// instructions/s on one thread (K=256 did not finish in 12 s): the ~9 waves a 2048^3 launch
+// would skip take it about a minute on their own, so under 60 s also needs the fast-forward
+// spread over threads (the skipped blocks' functional runs are independent when the kernel has
+// no atomics; their L2 replays would then go in block order after them).
 // Simplified: the skipped blocks' accesses reach the L2 in block order and skip the L1s (see
 // fast_forward.h); the per-line warp states are scaled by the run's total ratio. Grids of fewer
 // than `min_waves` waves, traced and checked (racecheck, synccheck) launches run in full, and say
