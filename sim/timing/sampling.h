@@ -105,8 +105,8 @@
 // by the CLI's estimate). The functional executor, which fast-forwards, ran under 30M warp
 // instructions/s on one thread (K=256 did not finish in 12 s): the ~9 waves a 2048^3 launch
 // would skip take it about a minute on their own, so under 60 s also needs the fast-forward
-// spread over threads (the skipped blocks' functional runs are independent when the kernel has
-// no atomics; their L2 replays would then go in block order after them).
+// spread over threads (possible where no skipped block reads what another writes: no atomics,
+// flags or fences; their L2 replays would then go in block order after them). Not built.
 // Simplified: the skipped blocks' accesses reach the L2 in block order and skip the L1s (see
 // fast_forward.h); the per-line warp states are scaled by the run's total ratio. Grids of fewer
 // than `min_waves` waves, traced and checked (racecheck, synccheck) launches run in full, and say
