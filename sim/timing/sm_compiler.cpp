@@ -189,7 +189,12 @@ void Sm::vectorize(Warp& w, Ahead& e) {
   bool joins = w.vec_bytes > 0 && w.vec_mask == in.exec_mask && w.vec_function == in.function &&
                w.vec_bytes + in.access_bytes <= 16 && base >= 0 && base == w.vec_base &&
                offset == w.vec_offset + static_cast<int64_t>(w.vec_bytes);
-  for (uint32_t m = in.exec_mask; joins && m; m &= m - 1) {
+  if (joins && in.exec_mask == ~0u) {  // a full warp: one pass, no branch per lane
+    uint64_t differ = 0;
+    for (int l = 0; l < 32; ++l) differ |= in.addr[l] ^ (w.vec_start[l] + w.vec_bytes);
+    joins = differ == 0;
+  }
+  for (uint32_t m = in.exec_mask; joins && m && m != ~0u; m &= m - 1) {
     const int l = std::countr_zero(m);
     joins = in.addr[l] == w.vec_start[l] + w.vec_bytes;
   }
@@ -205,7 +210,12 @@ void Sm::vectorize(Warp& w, Ahead& e) {
   }
   // 2. Else it may start a group: every lane's address 16-byte aligned, room left to grow.
   bool aligned = in.access_bytes < 16;
-  for (uint32_t m = in.exec_mask; aligned && m; m &= m - 1)
+  if (aligned && in.exec_mask == ~0u) {
+    uint64_t bits = 0;
+    for (int l = 0; l < 32; ++l) bits |= in.addr[l];
+    aligned = bits % 16 == 0;
+  }
+  for (uint32_t m = in.exec_mask; aligned && m && m != ~0u; m &= m - 1)
     aligned = in.addr[std::countr_zero(m)] % 16 == 0;
   if (!aligned) return;  // another load between the group's members leaves the group open
   if (base < 0) return;
