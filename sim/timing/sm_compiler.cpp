@@ -321,9 +321,8 @@ bool Sm::returns_value(const func::StepInfo& in) {
   return known == 1;
 }
 
-int Sm::find_hoist(Warp& w, int sp, uint64_t now, uint64_t& wake) {
+int Sm::scan_hoist(Warp& w, int sp, uint64_t now, uint64_t& wake) {
   const CompilerConfig& cc = ctx_.config.compiler;
-  if (w.hoist_at != 0) return w.hoist_at > 0 ? hoist_now(w, sp, now, wake) : 0;
   // Whether every entry so far will be passed over at every later look (none waits for data).
   bool settled = true;
   // `none`: no load to hoist until the warp issues (what decided it stays as it is till then),
@@ -419,23 +418,6 @@ uint64_t Sm::loaded_operands_ready(const Warp& w, const Ahead& e, size_t k) cons
       if (p.key == e.ext[x]) ready = std::max(ready, p.ready + arithmetic);
   }
   return ready;
-}
-
-int Sm::hoist_now(Warp& w, int sp, uint64_t now, uint64_t& wake) {
-  // Loads leave in program order: this one takes the load/store pipe and the LSU queue.
-  const uint64_t free = pipe_free_[sp][static_cast<int>(UnitClass::Ldst)];
-  if (free > now) {
-    wake = std::min(wake, free);
-    return 0;
-  }
-  uint64_t qwake = kNever;
-  const bool ok = w.hoist_shared ? mio_accepts(now, qwake)
-                                 : l1tex_.can_accept_global(now, qwake);
-  if (!ok) {
-    wake = std::min(wake, qwake);
-    return 0;
-  }
-  return w.hoist_at;
 }
 
 // Registers that hold loaded results (find_hoist counts them against the compiler's share).
