@@ -35,7 +35,8 @@ std::string kernel(const std::string& op) {
   ld.global.f32 %f1, [%rd6];
   ld.global.f32 %f2, [%rd7];
   ld.global.f32 %f3, [%rd8];
-  )" + op + R"( %f4, %f1, %f2, %f3;
+  )" + op +
+         R"( %f4, %f1, %f2, %f3;
   st.global.f32 [%rd9], %f4;
   ret;
 }
@@ -67,42 +68,51 @@ uint32_t expected(uint32_t a, uint32_t b, uint32_t c, bool ftz, bool sat) {
 
 }  // namespace
 
-TEST_CASE("fma.rn.f32 (.ftz, .sat): one rounding, flushes, clamps and NaNs, full and partial warps") {
+TEST_CASE(
+    "fma.rn.f32 (.ftz, .sat): one rounding, flushes, clamps and NaNs, full and partial warps") {
   const uint32_t one_p = to_bits(1.0f + 0x1p-12f), sum = to_bits(-(1.0f + 0x1p-11f));
   // 32 lanes of (a, b, c): ordinary values, the fused case (a*b+c exact only without the
   // intermediate rounding: 2^-24, where an unfused multiply and add give 0), NaNs, infinities,
   // inf*0, subnormal operands and results, overflow, and values around the .sat bounds.
   const std::vector<uint32_t> a = {
-      to_bits(1.5f),  one_p,       0x7FC00001u, to_bits(INFINITY), to_bits(INFINITY),
-      0x00000001u,    0x807FFFFFu, to_bits(1e-20f), to_bits(3e38f), to_bits(0.5f),
-      to_bits(2.0f),  to_bits(-0.5f), to_bits(0.25f), 0x00400000u, to_bits(-1e-30f),
-      to_bits(1.0f),  to_bits(-3.0f), to_bits(7.0f), to_bits(0.1f), to_bits(-0.0f),
-      to_bits(1e-38f), to_bits(0.75f), to_bits(-2.5f), to_bits(1.0f), to_bits(0.3f),
-      to_bits(1e10f), to_bits(-1e10f), 0x00000010u, to_bits(1.0f), to_bits(5.0f),
+      to_bits(1.5f),   one_p,           0x7FC00001u,     to_bits(INFINITY), to_bits(INFINITY),
+      0x00000001u,     0x807FFFFFu,     to_bits(1e-20f), to_bits(3e38f),    to_bits(0.5f),
+      to_bits(2.0f),   to_bits(-0.5f),  to_bits(0.25f),  0x00400000u,       to_bits(-1e-30f),
+      to_bits(1.0f),   to_bits(-3.0f),  to_bits(7.0f),   to_bits(0.1f),     to_bits(-0.0f),
+      to_bits(1e-38f), to_bits(0.75f),  to_bits(-2.5f),  to_bits(1.0f),     to_bits(0.3f),
+      to_bits(1e10f),  to_bits(-1e10f), 0x00000010u,     to_bits(1.0f),     to_bits(5.0f),
       to_bits(0.999f), to_bits(-7.5f)};
   const std::vector<uint32_t> b = {
-      to_bits(2.0f),  one_p,        to_bits(1.0f), to_bits(0.0f), to_bits(2.0f),
-      to_bits(1.0f),  to_bits(1.0f), to_bits(1e-20f), to_bits(3e38f), to_bits(1.0f),
-      to_bits(1.0f),  to_bits(1.0f), to_bits(3.0f), to_bits(2.0f), to_bits(1e-10f),
-      to_bits(1.0f),  to_bits(3.0f), to_bits(-7.0f), to_bits(0.1f), to_bits(0.0f),
-      to_bits(0.5f),  to_bits(2.0f), to_bits(0.4f), to_bits(-INFINITY), to_bits(3.0f),
-      to_bits(1e10f), to_bits(1e10f), to_bits(0.5f), to_bits(1.0f), to_bits(-0.2f),
+      to_bits(2.0f),   one_p,          to_bits(1.0f),   to_bits(0.0f),      to_bits(2.0f),
+      to_bits(1.0f),   to_bits(1.0f),  to_bits(1e-20f), to_bits(3e38f),     to_bits(1.0f),
+      to_bits(1.0f),   to_bits(1.0f),  to_bits(3.0f),   to_bits(2.0f),      to_bits(1e-10f),
+      to_bits(1.0f),   to_bits(3.0f),  to_bits(-7.0f),  to_bits(0.1f),      to_bits(0.0f),
+      to_bits(0.5f),   to_bits(2.0f),  to_bits(0.4f),   to_bits(-INFINITY), to_bits(3.0f),
+      to_bits(1e10f),  to_bits(1e10f), to_bits(0.5f),   to_bits(1.0f),      to_bits(-0.2f),
       to_bits(1.001f), to_bits(2.0f)};
-  const std::vector<uint32_t> c = {
-      to_bits(0.25f), sum,          to_bits(1.0f), to_bits(1.0f), to_bits(-INFINITY),
-      to_bits(0.0f),  0x00000001u,  to_bits(0.0f), to_bits(0.0f), to_bits(0.25f),
-      to_bits(0.0f),  to_bits(0.0f), to_bits(0.0f), 0x80000000u, to_bits(0.0f),
-      to_bits(-1.0f), to_bits(9.0f), to_bits(49.0f), to_bits(-0.01f), to_bits(-0.0f),
-      to_bits(0.0f),  to_bits(-0.5f), to_bits(1.0f), to_bits(INFINITY), to_bits(0.1f),
-      to_bits(-1e20f), to_bits(1e20f), 0x80000001u, to_bits(0.0f), to_bits(1.0f),
-      to_bits(0.0f),  to_bits(16.0f)};
+  const std::vector<uint32_t> c = {to_bits(0.25f),     sum,
+                                   to_bits(1.0f),      to_bits(1.0f),
+                                   to_bits(-INFINITY), to_bits(0.0f),
+                                   0x00000001u,        to_bits(0.0f),
+                                   to_bits(0.0f),      to_bits(0.25f),
+                                   to_bits(0.0f),      to_bits(0.0f),
+                                   to_bits(0.0f),      0x80000000u,
+                                   to_bits(0.0f),      to_bits(-1.0f),
+                                   to_bits(9.0f),      to_bits(49.0f),
+                                   to_bits(-0.01f),    to_bits(-0.0f),
+                                   to_bits(0.0f),      to_bits(-0.5f),
+                                   to_bits(1.0f),      to_bits(INFINITY),
+                                   to_bits(0.1f),      to_bits(-1e20f),
+                                   to_bits(1e20f),     0x80000001u,
+                                   to_bits(0.0f),      to_bits(1.0f),
+                                   to_bits(0.0f),      to_bits(16.0f)};
   REQUIRE(a.size() == 32);
   REQUIRE(b.size() == 32);
   REQUIRE(c.size() == 32);
   // The fused case is one: 2^-24, not the 0 of a rounded product plus c.
   CHECK(expected(a[1], b[1], c[1], false, false) == to_bits(0x1p-24f));
-  for (const char* op : {"fma.rn.f32", "fma.rn.ftz.f32", "fma.rn.sat.f32", "fma.rn.ftz.sat.f32",
-                         "mad.rn.f32"}) {
+  for (const char* op :
+       {"fma.rn.f32", "fma.rn.ftz.f32", "fma.rn.sat.f32", "fma.rn.ftz.sat.f32", "mad.rn.f32"}) {
     const std::string name = op;
     const bool ftz = name.find(".ftz") != std::string::npos;
     const bool sat = name.find(".sat") != std::string::npos;

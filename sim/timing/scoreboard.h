@@ -26,7 +26,7 @@ struct PendingWrite {  // a register write not yet visible
   int32_t key = 0;     // function << 20 | register
   uint64_t ready = 0;
   WarpState kind = WarpState::Wait;
-  uint64_t branch_ready = 0;  // when a branch may read it (>= ready): pipes.predicate_branch_latency
+  uint64_t branch_ready = 0;  // when a branch may read it (>= ready: predicate_branch_latency)
 };
 
 // `in`'s destination registers are written at `ready` (waited on as `kind`); a predicate that a
