@@ -6,6 +6,7 @@
 // them to registers. f32 add/mul/fma in round-to-nearest, the bulk of any kernel's float work,
 // get fast paths specialised on .ftz/.sat; every other combination calls num:: with the
 // instruction's rounding mode and flags.
+#include <bit>
 #include <cmath>
 
 #include "sim/func/exec.h"
@@ -57,6 +58,28 @@ void fma_f32_rn(Exec& x, const DInst& d) {
         num::detail::f32_finish(std::fma(num::as_f32(a), num::as_f32(b), num::as_f32(c)), F, S);
   });
 }
+#if defined(__x86_64__) && defined(__GNUC__)
+// The same with the host's FMA instruction inline (std::fma above calls libm's fmaf once a
+// lane): a fused multiply-add rounds once, to nearest, in hardware as in libm, so every lane's
+// bits are the same (NaNs leave f32_finish canonical either way). Picked when the host has FMA.
+// (Its lambda names the target too: a lambda does not inherit its function's.)
+template <bool F, bool S>
+__attribute__((target("fma"))) void fma_f32_rn_fma3(Exec& x, const DInst& d) {
+  uint64_t* R = x.R;
+  const int o = d.d[0] * 32, sa = d.s[0] * 32, sb = d.s[1] * 32, sc = d.s[2] * 32;
+  auto lane = [&](int l) __attribute__((always_inline, target("fma"))) {
+    uint32_t a = u32(R[sa + l]), b = u32(R[sb + l]), c = u32(R[sc + l]);
+    if constexpr (F) a = num::f32_flush(a), b = num::f32_flush(b), c = num::f32_flush(c);
+    R[o + l] = num::detail::f32_finish(
+        __builtin_fmaf(num::as_f32(a), num::as_f32(b), num::as_f32(c)), F, S);
+  };
+  if (x.exec == 0xFFFFFFFFu) {
+    for (int l = 0; l < 32; ++l) lane(l);
+  } else {
+    for (uint32_t m = x.exec; m; m &= m - 1) lane(std::countr_zero(m));
+  }
+}
+#endif
 #define WL_PICK4(FN)                                                                              \
   Handler pick_##FN(bool f, bool s) {                                                             \
     return f ? (s ? FN<true, true> : FN<true, false>) : (s ? FN<false, true> : FN<false, false>); \
@@ -64,7 +87,16 @@ void fma_f32_rn(Exec& x, const DInst& d) {
 WL_PICK4(add_f32_rn)
 WL_PICK4(sub_f32_rn)
 WL_PICK4(mul_f32_rn)
+#if defined(__x86_64__) && defined(__GNUC__)
+WL_PICK4(fma_f32_rn_fma3)
+Handler pick_fma_f32_rn(bool f, bool s) {
+  if (__builtin_cpu_supports("fma")) return pick_fma_f32_rn_fma3(f, s);
+  return f ? (s ? fma_f32_rn<true, true> : fma_f32_rn<true, false>)
+           : (s ? fma_f32_rn<false, true> : fma_f32_rn<false, false>);
+}
+#else
 WL_PICK4(fma_f32_rn)
+#endif
 
 // ---- f32 general --------------------------------------------------------------------------------
 WL_LANES2(add_f32, num::f32_add(u32(a), u32(b), md.rounding, md.ftz, md.sat))

@@ -189,28 +189,30 @@ struct FastView {
     return p;
   }
   // Whether every lane of a full warp has its access in the view: then the lanes' data moves
-  // in a loop without checks (the same lanes in the same order as lane by lane).
-  // Shared: every lane fits when the highest address does and no address has a low bit set.
-  bool all_fit(const uint64_t* addr_reg, int64_t off) const {
-    if constexpr (S == Space::Shared) {
-      uint64_t most = 0, bits = 0;
-      for (int l = 0; l < 32; ++l) {
-        const uint64_t a = addr_reg[l] + off;
-        most = std::max(most, a);
-        bits |= a;
-      }
-      return most < hi && total <= hi - most && (bits & (total - 1)) == 0;
-    } else {
+  // in a loop without checks (the same lanes in the same order as lane by lane). It writes each
+  // lane's address to `out` as it goes (the step's lane addresses when it answers yes).
+  // A lane fits when u = a - lo lies in [0, hi - lo - total] and a is aligned. With the span
+  // below 2^63, that is: neither u nor (limit - u) has its top bit set, so the whole warp is one
+  // pass of subtractions and ORs (no compare per lane), the same answer as fits() lane by lane.
+  bool all_fit(const uint64_t* __restrict addr_reg, int64_t off, uint64_t* __restrict out) const {
+    const uint64_t span = hi - lo;
+    if (span < total || (span >> 63) != 0) {  // (an empty or odd view: lane by lane)
       bool ok = true;
-      for (int l = 0; l < 32; ++l) ok &= fits(addr_reg[l] + off);
+      for (int l = 0; l < 32; ++l) ok &= fits(out[l] = addr_reg[l] + off);
       return ok;
     }
+    const uint64_t limit = span - total;
+    uint64_t bits = 0, over = 0;
+    for (int l = 0; l < 32; ++l) {
+      const uint64_t a = addr_reg[l] + off, u = a - lo;
+      out[l] = a;
+      bits |= a;
+      over |= u | (limit - u);
+    }
+    return (over >> 63) == 0 && (bits & (total - 1)) == 0;
   }
-  // A full warp whose lanes all fit: the step's lane addresses.
-  void note_all(const uint64_t* __restrict addr_reg, int64_t off) const {
-    if (uint64_t* __restrict out = addr)  // (the step's addresses are not registers)
-      for (int l = 0; l < 32; ++l) out[l] = addr_reg[l] + off;
-  }
+  // Where all_fit writes the lanes' addresses: the step's (x.info), else `spare`.
+  uint64_t* lanes_out(uint64_t* spare) const { return addr ? addr : spare; }
 };
 template <class U>
 inline uint64_t load_as(const uint8_t* p) {
@@ -233,12 +235,13 @@ void ld_fast(Exec& x, const DInst& d) {
   int dst[Vec];
   for (int e = 0; e < Vec; ++e) dst[e] = d.d[e] * 32;
   FastView<S, Size, Vec> view(x);
-  if (x.exec == ~0u && view.all_fit(R + sa, off)) {
-    view.note_all(R + sa, off);
+  uint64_t spare[32];
+  uint64_t* a = view.lanes_out(spare);
+  if (x.exec == ~0u && view.all_fit(R + sa, off, a)) {
     // The lanes' data, with the sign extension decided once for the warp.
     auto lanes = [&](auto extend) {
       for (int l = 0; l < 32; ++l) {
-        const uint8_t* p = view.at(R[sa + l] + off);
+        const uint8_t* p = view.at(a[l]);
         for (int e = 0; e < Vec; ++e) {
           uint64_t v = load_as<UInt<Size>>(p + e * Size);
           if constexpr (decltype(extend)::value)
@@ -273,10 +276,11 @@ void st_fast(Exec& x, const DInst& d) {
   int src[Vec];
   for (int e = 0; e < Vec; ++e) src[e] = d.s[1 + e] * 32;
   FastView<S, Size, Vec> view(x);
-  if (x.exec == ~0u && view.all_fit(R + sa, off)) {
-    view.note_all(R + sa, off);
+  uint64_t spare[32];
+  uint64_t* a = view.lanes_out(spare);
+  if (x.exec == ~0u && view.all_fit(R + sa, off, a)) {
     for (int l = 0; l < 32; ++l) {
-      uint8_t* p = view.at(R[sa + l] + off);
+      uint8_t* p = view.at(a[l]);
       for (int e = 0; e < Vec; ++e) {
         const UInt<Size> v = static_cast<UInt<Size>>(R[src[e] + l]);
         std::memcpy(p + e * Size, &v, Size);

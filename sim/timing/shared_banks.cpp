@@ -84,12 +84,18 @@ SharedAccessCost shared_access_cost(const std::array<uint64_t, 32>& addr, uint32
   if (exec_mask == ~0u && bytes <= 4 && bytes <= bank_bytes && banks >= 32 &&
       single_bit(banks) && single_bit(bank_bytes)) {
     const int shift = std::countr_zero(bank_bytes);
-    uint64_t lo = addr[0] >> shift, hi = lo;
-    for (uint32_t l = 1; l < 32; ++l) {
-      const uint64_t w = addr[l] >> shift;
-      lo = std::min(lo, w);
-      hi = std::max(hi, w);
-    }
+    // First in one pass without compares: all words within lane 0's aligned run of 32 words
+    // (the usual case); else their spread, lowest to highest.
+    const uint64_t w0 = addr[0] >> shift;
+    uint64_t apart = 0;
+    for (uint32_t l = 0; l < 32; ++l) apart |= (addr[l] >> shift) ^ w0;
+    uint64_t lo = w0, hi = w0;
+    if (apart >= 32)
+      for (uint32_t l = 1; l < 32; ++l) {
+        const uint64_t w = addr[l] >> shift;
+        lo = std::min(lo, w);
+        hi = std::max(hi, w);
+      }
     if (hi - lo < 32) {
       cost.wavefronts = cost.ideal_wavefronts = 1;
       return cost;

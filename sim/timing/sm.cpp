@@ -29,18 +29,6 @@ bool is_global_like(Space s) {
 
 bool is_memory_op(Opcode op) { return ptx::is_lsu_access(op); }  // isa.h
 
-// The scoreboard: `in`'s destination registers are written at `ready` (waited on as `kind`).
-// A predicate written by a compare reaches a branch later than `ready`: branch_ready.
-void write_pending(std::vector<Sm::Pending>& pending, const func::StepInfo& in, uint64_t ready,
-                   WarpState kind, uint64_t branch_ready = 0) {
-  const int32_t fkey = in.function << 20;
-  for (int i = 0; i < in.dst_count; ++i) {
-    const int32_t key = fkey | in.dst_regs[i];
-    std::erase_if(pending, [&](const Sm::Pending& p) { return p.key == key; });
-    pending.push_back({key, ready, kind, std::max(ready, branch_ready)});
-  }
-}
-
 // A load the compiler may move above earlier instructions: a plain (weak, non-volatile) load
 // from global, local or shared memory, or another block's shared memory through a generic or
 // shared::cluster address (ptxas schedules a generic LD like any load: the H100 overlaps
@@ -268,31 +256,17 @@ WarpState Sm::evaluate_stalled(Warp& w, int sp, uint64_t now, uint64_t& wake) {
   //    is until the warp issues this instruction: w.next_clear.)
   if (!w.next_clear) {
     if (!w.sb_known) {  // the latest pending write of its registers (the last to clear)
-      const func::StepInfo& in = w.win.first->info;
-      uint64_t blocked = 0;
-      WarpState kind = WarpState::Wait;
-      const int32_t fkey = in.function << 20;
-      auto check = [&](int32_t reg, bool branch_reads) {
-        for (const Pending& p : w.pending) {
-          const uint64_t ready = branch_reads ? p.branch_ready : p.ready;
-          if (p.key == (fkey | reg) && ready > now && ready > blocked) {
-            blocked = ready;
-            kind = p.kind;
-          }
-        }
-      };
+      PendingWait wait;
       if (!w.pending.empty()) {
         // Kept two integer latencies past ready: find_hoist reads when a load's data came back.
         const uint64_t keep = 2 * static_cast<uint64_t>(ctx_.config.pipes.integer.latency);
         std::erase_if(w.pending, [&](const Pending& p) { return p.branch_ready + keep <= now; });
-        for (int i = 0; i < in.src_count; ++i) check(in.src_regs[i], false);
-        for (int i = 0; i < in.dst_count; ++i) check(in.dst_regs[i], false);
-        if (in.inst->guard >= 0) check(in.inst->guard, in.is_branch);
+        wait = latest_pending(w.pending, w.win.first->info, now);  // scoreboard.h
       }
-      if (blocked > now && kind != WarpState::Wait)
-        w.long_operands = std::max(w.long_operands, blocked);
-      w.sb_until = blocked;
-      w.sb_kind = kind;
+      if (wait.until > now && wait.kind != WarpState::Wait)
+        w.long_operands = std::max(w.long_operands, wait.until);
+      w.sb_until = wait.until;
+      w.sb_kind = wait.kind;
       w.sb_known = true;
     }
     if (w.sb_until > now) {

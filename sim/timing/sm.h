@@ -8,8 +8,8 @@
 // latency (ALU pipes) or a variable one (memory). With enough ready warps, the scheduler always
 // finds one to issue while the others wait: that is how GPUs hide latency.
 //
-// Modelled: per-warp scoreboard of pending register writes (kind: fixed latency, MIO, L1TEX),
-// per-sub-partition pipelines with latency and issue interval, branch resolution and divergence
+// Modelled: per-warp scoreboard of pending register writes (scoreboard.h; kind: fixed latency,
+// MIO, L1TEX), per-sub-partition pipelines with latency and issue interval, branch resolution and divergence
 // (each serialized path issues its own instructions), bar.sync, exited warps draining their
 // stores, the L1TEX unit (l1tex.h), one warp state per resident warp per cycle. The SM runs a
 // cycle only when something can happen: when no warp can issue, it sleeps until the earliest
@@ -62,6 +62,7 @@
 #include "sim/timing/issue_pipe.h"
 #include "sim/timing/l1tex.h"
 #include "sim/timing/occupancy.h"
+#include "sim/timing/scoreboard.h"
 #include "sim/timing/trace.h"
 #include "sim/timing/turn_gate.h"
 #include "sim/timing/warp_scheduler.h"
@@ -164,7 +165,7 @@ class Sm {
   bool looping() const;
 
  public:
-  struct Pending;  // a register write not yet visible (sm_warp.h)
+  using Pending = PendingWrite;  // a register write not yet visible (scoreboard.h)
 
  private:
   struct Ahead;
@@ -199,13 +200,16 @@ class Sm {
   uint64_t predicate_branch_ready(const Warp& w, const func::StepInfo& in) const;
   // The compiler's schedule (CompilerConfig): a later load of the window that could issue now
   // while win.at(0) waits; 0 when none. May fetch further ahead (sets fault_ if that faults).
+  // Inline (sm_warp.h): what an earlier look decided answers at once (w.hoist_at); only a warp
+  // without that answer has its window scanned (scan_hoist, sm_compiler.cpp).
   int find_hoist(Warp& w, int sp, uint64_t now, uint64_t& wake);
+  int scan_hoist(Warp& w, int sp, uint64_t now, uint64_t& wake);
   uint64_t loaded_operands_ready(const Warp& w, const Ahead& e, size_t k) const;
   void depend(Warp& w, Ahead& e, bool arithmetic, bool slow_path);
   bool returns_value(const func::StepInfo& in);
   std::vector<std::vector<int8_t>> returns_;  // per function and pc: -1 not known yet
   // find_hoist's load win.at(w.hoist_at): w.hoist_at when the load/store pipe and its LSU queue
-  // take it now, else 0 (and `wake` lowered to when they might).
+  // take it now, else 0 (and `wake` lowered to when they might). Inline (sm_warp.h).
   int hoist_now(Warp& w, int sp, uint64_t now, uint64_t& wake);
   // l1tex_.can_accept_shared(now, wake), asked once a cycle: the answer holds until a shared
   // access enters the MIO queue (access() forgets it), however many warps ask (sm_warp.h).

@@ -189,7 +189,12 @@ void Sm::vectorize(Warp& w, Ahead& e) {
   bool joins = w.vec_bytes > 0 && w.vec_mask == in.exec_mask && w.vec_function == in.function &&
                w.vec_bytes + in.access_bytes <= 16 && base >= 0 && base == w.vec_base &&
                offset == w.vec_offset + static_cast<int64_t>(w.vec_bytes);
-  for (uint32_t m = in.exec_mask; joins && m; m &= m - 1) {
+  if (joins && in.exec_mask == ~0u) {  // a full warp: one pass, no branch per lane
+    uint64_t differ = 0;
+    for (int l = 0; l < 32; ++l) differ |= in.addr[l] ^ (w.vec_start[l] + w.vec_bytes);
+    joins = differ == 0;
+  }
+  for (uint32_t m = in.exec_mask; joins && m && m != ~0u; m &= m - 1) {
     const int l = std::countr_zero(m);
     joins = in.addr[l] == w.vec_start[l] + w.vec_bytes;
   }
@@ -205,7 +210,12 @@ void Sm::vectorize(Warp& w, Ahead& e) {
   }
   // 2. Else it may start a group: every lane's address 16-byte aligned, room left to grow.
   bool aligned = in.access_bytes < 16;
-  for (uint32_t m = in.exec_mask; aligned && m; m &= m - 1)
+  if (aligned && in.exec_mask == ~0u) {
+    uint64_t bits = 0;
+    for (int l = 0; l < 32; ++l) bits |= in.addr[l];
+    aligned = bits % 16 == 0;
+  }
+  for (uint32_t m = in.exec_mask; aligned && m && m != ~0u; m &= m - 1)
     aligned = in.addr[std::countr_zero(m)] % 16 == 0;
   if (!aligned) return;  // another load between the group's members leaves the group open
   if (base < 0) return;
@@ -311,9 +321,8 @@ bool Sm::returns_value(const func::StepInfo& in) {
   return known == 1;
 }
 
-int Sm::find_hoist(Warp& w, int sp, uint64_t now, uint64_t& wake) {
+int Sm::scan_hoist(Warp& w, int sp, uint64_t now, uint64_t& wake) {
   const CompilerConfig& cc = ctx_.config.compiler;
-  if (w.hoist_at != 0) return w.hoist_at > 0 ? hoist_now(w, sp, now, wake) : 0;
   // Whether every entry so far will be passed over at every later look (none waits for data).
   bool settled = true;
   // `none`: no load to hoist until the warp issues (what decided it stays as it is till then),
@@ -409,23 +418,6 @@ uint64_t Sm::loaded_operands_ready(const Warp& w, const Ahead& e, size_t k) cons
       if (p.key == e.ext[x]) ready = std::max(ready, p.ready + arithmetic);
   }
   return ready;
-}
-
-int Sm::hoist_now(Warp& w, int sp, uint64_t now, uint64_t& wake) {
-  // Loads leave in program order: this one takes the load/store pipe and the LSU queue.
-  const uint64_t free = pipe_free_[sp][static_cast<int>(UnitClass::Ldst)];
-  if (free > now) {
-    wake = std::min(wake, free);
-    return 0;
-  }
-  uint64_t qwake = kNever;
-  const bool ok = w.hoist_shared ? mio_accepts(now, qwake)
-                                 : l1tex_.can_accept_global(now, qwake);
-  if (!ok) {
-    wake = std::min(wake, qwake);
-    return 0;
-  }
-  return w.hoist_at;
 }
 
 // Registers that hold loaded results (find_hoist counts them against the compiler's share).

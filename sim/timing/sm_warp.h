@@ -9,6 +9,7 @@
 // that model decided about the instruction.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <optional>
@@ -18,13 +19,6 @@
 #include "sim/timing/sm.h"
 
 namespace warplab::timing {
-
-struct Sm::Pending {  // a register write not yet visible
-  int32_t key = 0;    // function << 20 | register
-  uint64_t ready = 0;
-  WarpState kind = WarpState::Wait;
-  uint64_t branch_ready = 0;  // when a branch may read it (>= ready): pipes.predicate_branch_latency
-};
 
 // Which L1TEX queue an instruction's access enters when it issues.
 enum class NextAccess : uint8_t { None, Global, Shared };
@@ -68,7 +62,7 @@ struct Sm::Window {
   uint32_t passed = 1;
   uint8_t stores = 0;  // the memory that plain stores among at(1) .. at(passed - 1) may write
   // Whether the warp's summary of `first` (Warp::next_*) is up to date: cleared whenever
-  // `first` may have changed.
+  // `first` changes.
   bool first_known = false;
   std::vector<uint32_t> ring;   // pool indices; a power of two long: indexes wrap with a mask
   std::vector<Ahead> pool;
@@ -103,7 +97,12 @@ struct Sm::Window {
       spare.pop_back();
     }
     ring[(head + count++) & (ring.size() - 1)] = e;
-    find_first();
+    // A new last entry leaves at(0) as it was, and the warp's summary of it (and what evaluate()
+    // decided from it) holds; only its address may move with the pool.
+    if (count == 1)
+      find_first();
+    else
+      first = &pool[ring[head]];
     return pool[e];
   }
   void pop() {
@@ -205,6 +204,27 @@ inline bool Sm::mio_accepts(uint64_t now, uint64_t& wake) {
   }
   if (!mio_ok_) wake = mio_wake_;
   return mio_ok_;
+}
+
+inline int Sm::hoist_now(Warp& w, int sp, uint64_t now, uint64_t& wake) {
+  // Loads leave in program order: this one takes the load/store pipe and the LSU queue.
+  const uint64_t free = pipe_free_[sp][static_cast<int>(ptx::UnitClass::Ldst)];
+  if (free > now) {
+    wake = std::min(wake, free);
+    return 0;
+  }
+  uint64_t qwake = kNever;
+  const bool ok = w.hoist_shared ? mio_accepts(now, qwake) : l1tex_.can_accept_global(now, qwake);
+  if (!ok) {
+    wake = std::min(wake, qwake);
+    return 0;
+  }
+  return w.hoist_at;
+}
+
+inline int Sm::find_hoist(Warp& w, int sp, uint64_t now, uint64_t& wake) {
+  if (w.hoist_at != 0) return w.hoist_at > 0 ? hoist_now(w, sp, now, wake) : 0;
+  return scan_hoist(w, sp, now, wake);
 }
 
 // evaluate()'s steps 2 and 3 for a warp whose next instruction has cleared its scoreboard: the
