@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <bit>
 
+#include "sim/common/bits.h"
 #include "sim/func/cta_impl.h"
 #include "sim/func/exec.h"
 
@@ -93,8 +94,32 @@ std::string ClusterState::arrive(uint32_t rank, uint32_t thread, uint64_t clock)
 }
 
 void ClusterState::threads_exited(uint32_t rank, uint32_t first, uint32_t lanes, uint64_t clock) {
+  uint64_t* const warp = &arrived_[rank * threads_ + first];
+  // Every warp's exit when at least as many threads are pending as exit here (always, in a
+  // kernel without cluster barriers): the phase can complete only with the last lane, so the
+  // lanes' order does not matter, and one check at the end does what the loop below checks
+  // after each lane. (Counts kept in locals: a store through `warp` might be one to them.)
+  if (pending_ >= static_cast<uint64_t>(popc32(lanes))) {
+    const uint64_t phase = completed_ + 1;
+    uint64_t not_arrived = 0, gone = 0;
+    auto exit_lane = [&](uint64_t& a) {
+      gone += a != kExited;
+      not_arrived += a != kExited && a != phase;
+      a = kExited;
+    };
+    if (lanes == ~0u) {
+      for (int l = 0; l < 32; ++l) exit_lane(warp[l]);
+    } else {
+      for (uint32_t m = lanes; m; m &= m - 1) exit_lane(warp[std::countr_zero(m)]);
+    }
+    pending_ -= not_arrived;
+    live_ -= gone;
+    changes_ += gone;
+    if (gone) maybe_complete(clock);
+    return;
+  }
   for (uint32_t m = lanes; m; m &= m - 1) {  // lane by lane, in lane order
-    uint64_t& a = arrived_[rank * threads_ + first + static_cast<uint32_t>(std::countr_zero(m))];
+    uint64_t& a = warp[std::countr_zero(m)];
     if (a == kExited) continue;
     if (a != completed_ + 1) --pending_;
     a = kExited;
