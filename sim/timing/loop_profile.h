@@ -25,6 +25,11 @@ struct LoopProfile {
   // ticks of all threads summed (work, for the balance: span against work / threads).
   double wake_ns = 0, span_ns = 0, own_ns = 0, end_wait_ns = 0, met_ns = 0, flush_ns = 0;
   double work_ns = 0;
+  // Of that work, the blocks' launches run on the SMs' threads (sm_launch.cpp): all threads'
+  // summed (launch), the most one thread spent on them in its cycle (launch_max: what a launch
+  // adds to the span), and how many SM ticks began with launches (launches).
+  double launch_ns = 0, launch_max_ns = 0;
+  uint64_t launches = 0;
 
   void add(const LoopProfile& o) {
     dispatch_ns += o.dispatch_ns, due_ns += o.due_ns, pool_ns += o.pool_ns, one_ns += o.one_ns;
@@ -32,6 +37,7 @@ struct LoopProfile {
     pool_cycles += o.pool_cycles, one_cycles += o.one_cycles, dispatches += o.dispatches;
     wake_ns += o.wake_ns, span_ns += o.span_ns, own_ns += o.own_ns, end_wait_ns += o.end_wait_ns;
     met_ns += o.met_ns, flush_ns += o.flush_ns, work_ns += o.work_ns;
+    launch_ns += o.launch_ns, launch_max_ns += o.launch_max_ns, launches += o.launches;
   }
 };
 
