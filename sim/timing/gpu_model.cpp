@@ -205,9 +205,10 @@ Expected<TimingResult> simulate(const func::Program& program, func::DeviceMemory
     r.trace.sub_partitions = static_cast<int32_t>(config.core.sub_partitions);
     r.trace.warp_scheduler = config.core.warp_scheduler;
   }
-  // One context per host thread (parallel_loop.h): each keeps its SMs' counts, summed at the end.
-  const int threads = pool ? pool->threads() : 1;
-  std::deque<func::LaunchStats> more_stats(threads - 1);
+  // With the pool, one context per SM (parallel_loop.h: any thread may tick an SM): each keeps
+  // its SM's counts, summed at the end.
+  const int contexts = pool ? static_cast<int>(config.core.sm_count) : 1;
+  std::deque<func::LaunchStats> more_stats(contexts - 1);
   std::deque<std::vector<WarpStateCycles>> more_lines;
   std::deque<LaunchContext> ctxs;
   ctxs.push_back(LaunchContext{launch_config,
@@ -234,7 +235,7 @@ Expected<TimingResult> simulate(const func::Program& program, func::DeviceMemory
              (serial[i] ? kSerialCopyStore : 0);
     ctx.vector_bytes.push_back(shared_vector_bytes(f));
   }
-  for (int t = 1; t < threads; ++t) {
+  for (int t = 1; t < contexts; ++t) {
     auto& lines = more_lines.emplace_back(by_line.size(), WarpStateCycles{});
     ctxs.push_back(LaunchContext{launch_config,
                                  program,
@@ -255,20 +256,26 @@ Expected<TimingResult> simulate(const func::Program& program, func::DeviceMemory
   GateScope gate(l2, pool);
   TouchScope touches(pool, options.log_touches && touches_loggable(*kernel), memory,
                      config.core.sm_count);
-  auto changes = [&] {
-    uint64_t c = 0;
-    for (const LaunchContext& x : ctxs) c += x.changes;
-    return c;
-  };
   std::vector<Sm> sms;
   sms.reserve(config.core.sm_count);
   for (int i = 0; i < config.core.sm_count; ++i)
-    sms.emplace_back(i, ctxs[pool ? pool->thread_of(i) : 0]);
+    sms.emplace_back(i, ctxs[pool ? i : 0]);
   // The loop reads each SM's glance (parallel_loop.h), refreshed after its ticks and dispatches.
   std::vector<SmGlance> glances(sms.size());
   for (size_t i = 0; i < sms.size(); ++i) glances[i].look(sms[i]);
+  // (With the pool, the glances' copies, read in 3c with the rest of them: every change comes
+  // from an SM's launch or tick, and a glance is taken after each; not a cache line per SM.)
+  auto changes = [&] {
+    uint64_t c = 0;
+    if (pool)
+      for (const SmGlance& g : glances) c += g.changes;
+    else
+      c = ctx.changes;
+    return c;
+  };
   std::vector<uint32_t> due;
   due.reserve(sms.size());
+  const std::vector<size_t> none;  // no launches in the SMs' ticks (pool->tick)
   uint64_t eligible = 0;           // cycles with enough SMs due for the pool
   double trial_ns[2] = {0, 0};     // adapt_threads: [one thread, pool] time in trials
   uint64_t trial_sms[2] = {0, 0};  // ... and the SM ticks they made
@@ -366,16 +373,7 @@ Expected<TimingResult> simulate(const func::Program& program, func::DeviceMemory
   // TimingOptions::profile_loop (loop_profile.h): the host clock at the section's start.
   LoopProfile& prof = r.loop_profile;
   const bool profiling = options.profile_loop;
-  auto clock = [profiling] {
-    return profiling ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point{};
-  };
-  auto lap = [profiling](std::chrono::steady_clock::time_point& from, double& into) {
-    if (!profiling) return;
-    const auto t = std::chrono::steady_clock::now();
-    into += std::chrono::duration<double, std::nano>(t - from).count();
-    from = t;
-  };
-  const auto loop_begin = clock();
+  LoopClock laps(profiling);
   struct ProfileScope {  // the pool measures into r only while this simulation runs
     ParallelTicks* pool;
     ~ProfileScope() {
@@ -402,14 +400,12 @@ Expected<TimingResult> simulate(const func::Program& program, func::DeviceMemory
       }
     }
     // 3a. Dispatch blocks that are due (only an SM with room can take one).
-    auto section = clock();
+    laps.start();
     const uint64_t dispatched = blocks.dispatched();
     const auto dispatch_status = blocks.dispatch(now, sms);
-    if (blocks.dispatched() != dispatched || !dispatch_status)
-      for (size_t i = 0; i < sms.size(); ++i)
-        if (glances[i].room) glances[i].look(sms[i]);
+    for (size_t i : blocks.placed()) glances[i].look(sms[i]);  // (the SMs it changed)
     if (profiling) prof.dispatches += blocks.dispatched() - dispatched;
-    lap(section, prof.dispatch_ns);
+    laps.lap(prof.dispatch_ns);
     if (!dispatch_status) return dispatch_status.error();
     if (skipped_fault) {
       r.fault = skipped_fault;
@@ -430,7 +426,7 @@ Expected<TimingResult> simulate(const func::Program& program, func::DeviceMemory
         pending_fault = pending_fault || glances[i].fault;
         if (glances[i].busy && glances[i].wake <= now) due.push_back(static_cast<uint32_t>(i));
       }
-      lap(section, prof.due_ns);
+      laps.lap(prof.due_ns);
       if (!pending_fault && due.size() >= kMinParallelSms) {
         const bool warm = eligible % kTrialCycles >= kTrialWarm;
         const uint64_t phase = eligible++ / kTrialCycles % kTrialEvery;
@@ -440,13 +436,13 @@ Expected<TimingResult> simulate(const func::Program& program, func::DeviceMemory
           trial_begin = std::chrono::steady_clock::now();
         }
         if (!options.adapt_threads || (trial >= 0 ? trial == 1 : use_pool)) {
-          if (!pool->tick(sms, due, now, glances)) {
+          if (!pool->tick(sms, due, now, glances, defer_launches ? blocks.placed() : none)) {
             redo = true;
             return Error{"", 0, "internal: a fault in a parallel cycle"};
           }
           ticked = true;
           ++r.parallel_cycles;
-          lap(section, prof.pool_ns);
+          laps.lap(prof.pool_ns);
           prof.pool_cycles += profiling;
         }
       }
@@ -476,7 +472,7 @@ Expected<TimingResult> simulate(const func::Program& program, func::DeviceMemory
     }
     if (faulted) break;
     if (alone) {
-      lap(section, prof.one_ns);
+      laps.lap(prof.one_ns);
       prof.one_cycles += profiling;
     }
     if (trial >= 0) {
@@ -573,7 +569,7 @@ Expected<TimingResult> simulate(const func::Program& program, func::DeviceMemory
       }
       break;
     }
-    lap(section, prof.after_ns);
+    laps.lap(prof.after_ns);
     uint64_t target = std::max(next, now + 1);
     if (options.max_cycles && now < options.max_cycles)
       target = std::min(target, options.max_cycles);
@@ -588,10 +584,7 @@ Expected<TimingResult> simulate(const func::Program& program, func::DeviceMemory
   }
   // 4. Results.
   for (Sm& sm : sms) sm.fill_held();
-  if (profiling)
-    prof.loop_ns =
-        std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - loop_begin)
-            .count();
+  if (profiling) prof.loop_ns = laps.total_ns();
   for (Sm& sm : sms) sm.collect_hazards();
   r.hazards = std::move(ctx.hazards);
   for (size_t t = 1; t < ctxs.size(); ++t)

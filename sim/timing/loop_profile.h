@@ -8,6 +8,7 @@
 // All times are host nanoseconds summed over the launch.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 
 namespace warplab::timing {
@@ -39,6 +40,34 @@ struct LoopProfile {
     met_ns += o.met_ns, flush_ns += o.flush_ns, work_ns += o.work_ns;
     launch_ns += o.launch_ns, launch_max_ns += o.launch_max_ns, launches += o.launches;
   }
+};
+
+// The loop's stopwatch (gpu_model.cpp): laps of the host's steady clock added to a LoopProfile's
+// sums, one section of the loop after another; when off, it reads no clock at all.
+class LoopClock {
+ public:
+  using Clock = std::chrono::steady_clock;
+  explicit LoopClock(bool on) : on_(on), begin_(on ? Clock::now() : Clock::time_point{}) {}
+  bool on() const { return on_; }
+  // A section starts now.
+  void start() {
+    if (on_) from_ = Clock::now();
+  }
+  // The time since the section's start goes to `into`, and the next section starts now.
+  void lap(double& into) {
+    if (!on_) return;
+    const Clock::time_point t = Clock::now();
+    into += std::chrono::duration<double, std::nano>(t - from_).count();
+    from_ = t;
+  }
+  // Nanoseconds since the stopwatch was made (0 when off).
+  double total_ns() const {
+    return on_ ? std::chrono::duration<double, std::nano>(Clock::now() - begin_).count() : 0;
+  }
+
+ private:
+  bool on_;
+  Clock::time_point begin_, from_{};
 };
 
 }  // namespace warplab::timing
