@@ -205,10 +205,9 @@ Expected<TimingResult> simulate(const func::Program& program, func::DeviceMemory
     r.trace.sub_partitions = static_cast<int32_t>(config.core.sub_partitions);
     r.trace.warp_scheduler = config.core.warp_scheduler;
   }
-  // With the pool, one context per SM (parallel_loop.h: any thread may tick an SM): each keeps
-  // its SM's counts, summed at the end.
-  const int contexts = pool ? static_cast<int>(config.core.sm_count) : 1;
-  std::deque<func::LaunchStats> more_stats(contexts - 1);
+  // One context per host thread (parallel_loop.h): each keeps its SMs' counts, summed at the end.
+  const int threads = pool ? pool->threads() : 1;
+  std::deque<func::LaunchStats> more_stats(threads - 1);
   std::deque<std::vector<WarpStateCycles>> more_lines;
   std::deque<LaunchContext> ctxs;
   ctxs.push_back(LaunchContext{launch_config,
@@ -235,7 +234,7 @@ Expected<TimingResult> simulate(const func::Program& program, func::DeviceMemory
              (serial[i] ? kSerialCopyStore : 0);
     ctx.vector_bytes.push_back(shared_vector_bytes(f));
   }
-  for (int t = 1; t < contexts; ++t) {
+  for (int t = 1; t < threads; ++t) {
     auto& lines = more_lines.emplace_back(by_line.size(), WarpStateCycles{});
     ctxs.push_back(LaunchContext{launch_config,
                                  program,
@@ -256,26 +255,20 @@ Expected<TimingResult> simulate(const func::Program& program, func::DeviceMemory
   GateScope gate(l2, pool);
   TouchScope touches(pool, options.log_touches && touches_loggable(*kernel), memory,
                      config.core.sm_count);
+  auto changes = [&] {
+    uint64_t c = 0;
+    for (const LaunchContext& x : ctxs) c += x.changes;
+    return c;
+  };
   std::vector<Sm> sms;
   sms.reserve(config.core.sm_count);
   for (int i = 0; i < config.core.sm_count; ++i)
-    sms.emplace_back(i, ctxs[pool ? i : 0]);
+    sms.emplace_back(i, ctxs[pool ? pool->thread_of(i) : 0]);
   // The loop reads each SM's glance (parallel_loop.h), refreshed after its ticks and dispatches.
   std::vector<SmGlance> glances(sms.size());
   for (size_t i = 0; i < sms.size(); ++i) glances[i].look(sms[i]);
-  // (With the pool, the glances' copies, read in 3c with the rest of them: every change comes
-  // from an SM's launch or tick, and a glance is taken after each; not a cache line per SM.)
-  auto changes = [&] {
-    uint64_t c = 0;
-    if (pool)
-      for (const SmGlance& g : glances) c += g.changes;
-    else
-      c = ctx.changes;
-    return c;
-  };
   std::vector<uint32_t> due;
   due.reserve(sms.size());
-  const std::vector<size_t> none;  // no launches in the SMs' ticks (pool->tick)
   uint64_t eligible = 0;           // cycles with enough SMs due for the pool
   double trial_ns[2] = {0, 0};     // adapt_threads: [one thread, pool] time in trials
   uint64_t trial_sms[2] = {0, 0};  // ... and the SM ticks they made
@@ -436,7 +429,7 @@ Expected<TimingResult> simulate(const func::Program& program, func::DeviceMemory
           trial_begin = std::chrono::steady_clock::now();
         }
         if (!options.adapt_threads || (trial >= 0 ? trial == 1 : use_pool)) {
-          if (!pool->tick(sms, due, now, glances, defer_launches ? blocks.placed() : none)) {
+          if (!pool->tick(sms, due, now, glances)) {
             redo = true;
             return Error{"", 0, "internal: a fault in a parallel cycle"};
           }

@@ -130,24 +130,22 @@ ParallelTicks::~ParallelTicks() {
 }
 
 bool ParallelTicks::tick(std::vector<Sm>& sms, const std::vector<uint32_t>& due, uint64_t now,
-                         std::vector<SmGlance>& glances, const std::vector<size_t>& launching) {
+                         std::vector<SmGlance>& glances) {
   // 1. Publish the cycle's work; moving start_ (release) orders these writes before the
   //    workers read them.
   const int64_t t0 = profile_ ? clock_ns() : 0;
   faulted_.store(false, std::memory_order_relaxed);
   running_.store(static_cast<uint32_t>(threads_ - 1), std::memory_order_relaxed);
-  if (home_.size() != sms.size()) {
-    home_.resize(sms.size());
-    for (size_t i = 0; i < sms.size(); ++i) home_[i] = static_cast<uint16_t>(thread_of(int(i)));
-    launching_.assign(sms.size(), 0);
+  if (owner_.size() != sms.size()) {
+    owner_.resize(sms.size());
+    for (size_t i = 0; i < sms.size(); ++i) owner_[i] = static_cast<uint16_t>(thread_of(int(i)));
   }
-  assign(due, launching);
   // Each thread's first position (ended_prefix reads it until the thread has ended a tick).
   const uint32_t n = static_cast<uint32_t>(due.size());
   ++cycle_;
   first_.assign(threads_, n);
   for (uint32_t i = 0; i < n; ++i) {
-    uint32_t& f = first_[who_[i]];
+    uint32_t& f = first_[owner_[due[i]]];
     if (f == n) f = i;
   }
   flushed_ = 0;
@@ -214,42 +212,10 @@ bool ParallelTicks::tick(std::vector<Sm>& sms, const std::vector<uint32_t>& due,
   return !faulted_.load(std::memory_order_relaxed);
 }
 
-void ParallelTicks::assign(const std::vector<uint32_t>& due,
-                           const std::vector<size_t>& launching) {
-  // Any assignment gives the same cycles (the turns keep the one-thread order at what the SMs
-  // share); what it changes is how long the cycle takes: its slowest thread. So each SM ticks
-  // on its home thread (its state stays in that core's caches), except an SM that launches a
-  // block: the launch costs about kLaunchTicks ticks (a kept Cta's reset, the warps' first
-  // fetch, all of it in memory the SM has not touched for a while, so cold on any core), and
-  // such an SM goes to the thread with the least work after the others are placed (the highest
-  // numbered on a tie: thread 0 also hands the cycle out and flushes).
-  // perf17-1 (device host, vec_add_2^24, 16 threads, homes only): a launch took 13.5 us, the
-  // slowest thread's launches 5.4 us of a 25.7 us cycle; 48.6 SMs due a cycle, 2.0 us a tick.
-  constexpr uint32_t kLaunchTicks = 6;
-  const uint32_t n = static_cast<uint32_t>(due.size());
-  who_.resize(n);
-  load_.assign(threads_, 0);
-  for (size_t s : launching) launching_[s] = 1;
-  for (uint32_t i = 0; i < n; ++i) {
-    if (launching_[due[i]]) continue;
-    who_[i] = home_[due[i]];
-    ++load_[who_[i]];
-  }
-  for (uint32_t i = 0; i < n; ++i) {
-    if (!launching_[due[i]]) continue;
-    int least = threads_ - 1;
-    for (int t = threads_ - 2; t >= 0; --t)
-      if (load_[t] < load_[least]) least = t;
-    who_[i] = static_cast<uint16_t>(least);
-    load_[least] += 1 + kLaunchTicks;
-  }
-  for (size_t s : launching) launching_[s] = 0;
-}
-
 void ParallelTicks::work(int thread) {
   const std::vector<uint32_t>& due = *due_;
   for (uint32_t i = 0; i < due.size(); ++i) {
-    if (who_[i] != thread) continue;
+    if (owner_[due[i]] != thread) continue;
     Sm& sm = sms_[due[i]];
     current_turn = Turn{this, i, false};
     // The answers to what it held last time (sm_held.cpp), the blocks placed on it in this
@@ -278,7 +244,7 @@ void ParallelTicks::finish(int thread, uint32_t position) {
   // the other).
   const std::vector<uint32_t>& due = *due_;
   uint32_t next = position + 1;
-  while (next < due.size() && who_[next] != thread) ++next;
+  while (next < due.size() && owner_[due[next]] != thread) ++next;
   counts_[thread].next.store(uint64_t{cycle_} << 32 | next);
   if (waiters_.load() > 0) {
     ended_.fetch_add(1);

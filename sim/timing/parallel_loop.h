@@ -16,9 +16,8 @@
 // the line merges with it, and the MSHR count limits the next issue).
 // Instead, within one cycle:
 //   1. the SMs due this cycle are numbered in the one-thread order; thread k ticks those whose
-//      SM number is k modulo the thread count (their home), in that order, except the SMs that
-//      launch a block in the cycle, which go to the threads with the least work (assign; each
-//      SM keeps its own instruction counts and per-line warp states, summed at the end);
+//      SM number is k modulo the thread count, in that order (a fixed assignment: each thread
+//      keeps its SMs' instruction counts and per-line warp states, summed at the end);
 //   2. an SM runs its own work (warps, scheduler, pipelines, L1, shared memory, registers) at
 //      once, in parallel with the others;
 //   3. before its first touch of anything shared (an L2 request, a functional step that reads or
@@ -156,13 +155,11 @@ namespace warplab::timing {
 struct SmGlance {
   uint64_t wake = kNever;  // next_wake() while busy, else kNever
   uint64_t instructions = 0;
-  uint64_t changes = 0;  // its LaunchContext's changes (one per SM with the pool: gpu_model.cpp)
   bool busy = false, room = false, fault = false;
   void look(const Sm& sm) {
     busy = sm.busy();
     wake = busy ? sm.next_wake() : kNever;
     instructions = sm.instructions();
-    changes = sm.changes();
     room = sm.has_room();
     fault = sm.fault().has_value();
   }
@@ -178,15 +175,13 @@ class ParallelTicks final : public TurnGate {
   ParallelTicks& operator=(const ParallelTicks&) = delete;
 
   int threads() const { return threads_; }
-  // The thread that ticks SM `id` in a cycle where it launches no block (its home: it keeps
-  // the SM's state in that core's caches).
+  // Which thread (and so which LaunchContext) ticks SM `id`.
   int thread_of(int sm_id) const { return sm_id % threads_; }
   // Ticks the SMs sms[due[0]], sms[due[1]], ... (in the one-thread loop's order) at cycle
-  // `now`, and refreshes their glances; `launching`: the due SMs whose ticks begin with a
-  // block's launch (sm_launch.cpp), which go to the threads with the least work (see tick).
-  // False when one faulted: the cycle then differs from the one-thread loop's (see above).
+  // `now`, and refreshes their glances. False when one faulted: the cycle then differs from the
+  // one-thread loop's (see above).
   bool tick(std::vector<Sm>& sms, const std::vector<uint32_t>& due, uint64_t now,
-            std::vector<SmGlance>& glances, const std::vector<size_t>& launching);
+            std::vector<SmGlance>& glances);
   void wait_turn() override;
   bool before_turn() const override;
   bool in_parallel_cycle() const override;
@@ -205,8 +200,6 @@ class ParallelTicks final : public TurnGate {
   void profile(LoopProfile* p) { profile_ = p; }
 
  private:
-  // Which thread ticks each position of the cycle (who_).
-  void assign(const std::vector<uint32_t>& due, const std::vector<size_t>& launching);
   void work(int thread);
   void finish(int thread, uint32_t position);
   // Positions [0, ended_prefix()) have all ended their ticks in this cycle.
@@ -219,10 +212,7 @@ class ParallelTicks final : public TurnGate {
 
   int threads_;
   bool own_core_;                 // a core for each thread: waits spin longer (wait_for)
-  std::vector<uint16_t> home_;  // per SM: thread_of(id), looked up (a division per SM per thread)
-  std::vector<uint16_t> who_;   // per position of the cycle: the thread that ticks it (assign)
-  std::vector<uint32_t> load_;  // assign: per thread, its work in the cycle (in SM ticks)
-  std::vector<uint8_t> launching_;  // assign: per SM, whether its tick begins with a launch
+  std::vector<uint16_t> owner_;  // per SM: thread_of(id), looked up (a division per SM per thread)
   std::vector<std::thread> workers_;
   // The cycle's work (written by the caller before it moves start_, read by the workers after).
   Sm* sms_ = nullptr;
