@@ -45,6 +45,7 @@ uint64_t BlockScheduler::next_due() const {
 }
 
 Status BlockScheduler::dispatch(uint64_t now, std::vector<Sm>& sms) {
+  placed_.clear();
   if (shape_.count() > 1) return dispatch_clusters(now, sms);
   while (!done() && due_ <= double(now)) {
     // 1. The next SM (round-robin) with room for one more block.
@@ -61,6 +62,7 @@ Status BlockScheduler::dispatch(uint64_t now, std::vector<Sm>& sms) {
     const func::Dim3 index{static_cast<uint32_t>(i % grid_.x),
                            static_cast<uint32_t>(i / grid_.x % grid_.y),
                            static_cast<uint32_t>(i / (uint64_t{grid_.x} * grid_.y))};
+    placed_.push_back(rr_);
     if (auto st = sms[rr_].place_block(index, i, now, defer_); !st) return st;
     ++next_;
     rr_ = (rr_ + 1) % sms.size();
@@ -115,6 +117,7 @@ Status BlockScheduler::dispatch_clusters(uint64_t now, std::vector<Sm>& sms) {
                              id.y * shape_.y + r / shape_.x % shape_.y,
                              id.z * shape_.z + r / (shape_.x * shape_.y)};
       const uint64_t linear = index.x + uint64_t{grid_.x} * (index.y + uint64_t{grid_.y} * index.z);
+      placed_.push_back(chosen[r]);
       if (auto st = sms[chosen[r]].launch_block(index, linear, now, cluster, r); !st) return st;
     }
     next_ += size;

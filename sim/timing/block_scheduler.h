@@ -62,6 +62,9 @@ class BlockScheduler {
   // The next cycle a dispatch could happen if an SM has room (kNever when all are dispatched).
   uint64_t next_due() const;
   uint64_t dispatched() const { return next_; }
+  // The SMs the last dispatch() gave blocks to (an SM once for each block), in that order: the
+  // only SMs whose state it changed (the loop refreshes their glances: parallel_loop.h).
+  const std::vector<size_t>& placed() const { return placed_; }
   // Sampled simulation (sampling.h): called before block `next` is placed at `now`; returns the
   // block to place instead (the blocks in between are the hook's to run).
   using SkipHook = std::function<uint64_t(uint64_t next, uint64_t now)>;
@@ -77,6 +80,7 @@ class BlockScheduler {
   size_t rr_ = 0;
   SkipHook skip_;
   bool defer_ = false;
+  std::vector<size_t> placed_;
   // Clusters (shape_.count() > 1).
   Status dispatch_clusters(uint64_t now, std::vector<Sm>& sms);
   func::Dim3 shape_{1, 1, 1};

@@ -366,16 +366,7 @@ Expected<TimingResult> simulate(const func::Program& program, func::DeviceMemory
   // TimingOptions::profile_loop (loop_profile.h): the host clock at the section's start.
   LoopProfile& prof = r.loop_profile;
   const bool profiling = options.profile_loop;
-  auto clock = [profiling] {
-    return profiling ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point{};
-  };
-  auto lap = [profiling](std::chrono::steady_clock::time_point& from, double& into) {
-    if (!profiling) return;
-    const auto t = std::chrono::steady_clock::now();
-    into += std::chrono::duration<double, std::nano>(t - from).count();
-    from = t;
-  };
-  const auto loop_begin = clock();
+  LoopClock laps(profiling);
   struct ProfileScope {  // the pool measures into r only while this simulation runs
     ParallelTicks* pool;
     ~ProfileScope() {
@@ -402,14 +393,12 @@ Expected<TimingResult> simulate(const func::Program& program, func::DeviceMemory
       }
     }
     // 3a. Dispatch blocks that are due (only an SM with room can take one).
-    auto section = clock();
+    laps.start();
     const uint64_t dispatched = blocks.dispatched();
     const auto dispatch_status = blocks.dispatch(now, sms);
-    if (blocks.dispatched() != dispatched || !dispatch_status)
-      for (size_t i = 0; i < sms.size(); ++i)
-        if (glances[i].room) glances[i].look(sms[i]);
+    for (size_t i : blocks.placed()) glances[i].look(sms[i]);  // (the SMs it changed)
     if (profiling) prof.dispatches += blocks.dispatched() - dispatched;
-    lap(section, prof.dispatch_ns);
+    laps.lap(prof.dispatch_ns);
     if (!dispatch_status) return dispatch_status.error();
     if (skipped_fault) {
       r.fault = skipped_fault;
@@ -430,7 +419,7 @@ Expected<TimingResult> simulate(const func::Program& program, func::DeviceMemory
         pending_fault = pending_fault || glances[i].fault;
         if (glances[i].busy && glances[i].wake <= now) due.push_back(static_cast<uint32_t>(i));
       }
-      lap(section, prof.due_ns);
+      laps.lap(prof.due_ns);
       if (!pending_fault && due.size() >= kMinParallelSms) {
         const bool warm = eligible % kTrialCycles >= kTrialWarm;
         const uint64_t phase = eligible++ / kTrialCycles % kTrialEvery;
@@ -446,7 +435,7 @@ Expected<TimingResult> simulate(const func::Program& program, func::DeviceMemory
           }
           ticked = true;
           ++r.parallel_cycles;
-          lap(section, prof.pool_ns);
+          laps.lap(prof.pool_ns);
           prof.pool_cycles += profiling;
         }
       }
@@ -476,7 +465,7 @@ Expected<TimingResult> simulate(const func::Program& program, func::DeviceMemory
     }
     if (faulted) break;
     if (alone) {
-      lap(section, prof.one_ns);
+      laps.lap(prof.one_ns);
       prof.one_cycles += profiling;
     }
     if (trial >= 0) {
@@ -573,7 +562,7 @@ Expected<TimingResult> simulate(const func::Program& program, func::DeviceMemory
       }
       break;
     }
-    lap(section, prof.after_ns);
+    laps.lap(prof.after_ns);
     uint64_t target = std::max(next, now + 1);
     if (options.max_cycles && now < options.max_cycles)
       target = std::min(target, options.max_cycles);
@@ -588,10 +577,7 @@ Expected<TimingResult> simulate(const func::Program& program, func::DeviceMemory
   }
   // 4. Results.
   for (Sm& sm : sms) sm.fill_held();
-  if (profiling)
-    prof.loop_ns =
-        std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - loop_begin)
-            .count();
+  if (profiling) prof.loop_ns = laps.total_ns();
   for (Sm& sm : sms) sm.collect_hazards();
   r.hazards = std::move(ctx.hazards);
   for (size_t t = 1; t < ctxs.size(); ++t)

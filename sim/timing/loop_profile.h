@@ -8,6 +8,7 @@
 // All times are host nanoseconds summed over the launch.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 
 namespace warplab::timing {
@@ -25,6 +26,11 @@ struct LoopProfile {
   // ticks of all threads summed (work, for the balance: span against work / threads).
   double wake_ns = 0, span_ns = 0, own_ns = 0, end_wait_ns = 0, met_ns = 0, flush_ns = 0;
   double work_ns = 0;
+  // Of that work, the blocks' launches run on the SMs' threads (sm_launch.cpp): all threads'
+  // summed (launch), the most one thread spent on them in its cycle (launch_max: what a launch
+  // adds to the span), and how many SM ticks began with launches (launches).
+  double launch_ns = 0, launch_max_ns = 0;
+  uint64_t launches = 0;
 
   void add(const LoopProfile& o) {
     dispatch_ns += o.dispatch_ns, due_ns += o.due_ns, pool_ns += o.pool_ns, one_ns += o.one_ns;
@@ -32,7 +38,36 @@ struct LoopProfile {
     pool_cycles += o.pool_cycles, one_cycles += o.one_cycles, dispatches += o.dispatches;
     wake_ns += o.wake_ns, span_ns += o.span_ns, own_ns += o.own_ns, end_wait_ns += o.end_wait_ns;
     met_ns += o.met_ns, flush_ns += o.flush_ns, work_ns += o.work_ns;
+    launch_ns += o.launch_ns, launch_max_ns += o.launch_max_ns, launches += o.launches;
   }
+};
+
+// The loop's stopwatch (gpu_model.cpp): laps of the host's steady clock added to a LoopProfile's
+// sums, one section of the loop after another; when off, it reads no clock at all.
+class LoopClock {
+ public:
+  using Clock = std::chrono::steady_clock;
+  explicit LoopClock(bool on) : on_(on), begin_(on ? Clock::now() : Clock::time_point{}) {}
+  bool on() const { return on_; }
+  // A section starts now.
+  void start() {
+    if (on_) from_ = Clock::now();
+  }
+  // The time since the section's start goes to `into`, and the next section starts now.
+  void lap(double& into) {
+    if (!on_) return;
+    const Clock::time_point t = Clock::now();
+    into += std::chrono::duration<double, std::nano>(t - from_).count();
+    from_ = t;
+  }
+  // Nanoseconds since the stopwatch was made (0 when off).
+  double total_ns() const {
+    return on_ ? std::chrono::duration<double, std::nano>(Clock::now() - begin_).count() : 0;
+  }
+
+ private:
+  bool on_;
+  Clock::time_point begin_, from_{};
 };
 
 }  // namespace warplab::timing

@@ -192,14 +192,18 @@ bool ParallelTicks::tick(std::vector<Sm>& sms, const std::vector<uint32_t>& due,
   flush_until(static_cast<uint32_t>(due.size()));
   if (profile_) {
     LoopProfile& p = *profile_;
-    int64_t wake = 0, span = 0;
+    int64_t wake = 0, span = 0, launch_max = 0;
     for (int t = 0; t < threads_; ++t) {
-      const Counts& c = counts_[t];
+      Counts& c = counts_[t];
       if (t > 0) wake = std::max(wake, c.begin_ns - t0);
       span = std::max(span, c.end_ns - t0);
       p.work_ns += double(c.end_ns - c.begin_ns);
+      p.launch_ns += double(c.launch_ns);
+      launch_max = std::max(launch_max, c.launch_ns);
+      p.launches += c.launches;
+      c.launch_ns = 0, c.launches = 0;
     }
-    p.wake_ns += double(wake), p.span_ns += double(span);
+    p.wake_ns += double(wake), p.span_ns += double(span), p.launch_max_ns += double(launch_max);
     p.own_ns += double(counts_[0].end_ns - counts_[0].begin_ns);
     p.end_wait_ns += double(t_all - counts_[0].end_ns);
     p.met_ns += double(t_met - t_all);
@@ -217,8 +221,12 @@ void ParallelTicks::work(int thread) {
     // The answers to what it held last time (sm_held.cpp), the blocks placed on it in this
     // cycle (sm_launch.cpp), then the tick.
     sm.fill_held();
-    if (sm.launches_pending() && !sm.run_launches())
-      faulted_.store(true, std::memory_order_relaxed);
+    if (sm.launches_pending()) {
+      const int64_t t0 = profile_ ? clock_ns() : 0;
+      if (profile_) ++counts_[thread].launches;
+      if (!sm.run_launches()) faulted_.store(true, std::memory_order_relaxed);
+      if (profile_) counts_[thread].launch_ns += clock_ns() - t0;
+    }
     if (!sm.tick(now_) || sm.fault()) faulted_.store(true, std::memory_order_relaxed);
     if (current_turn.passed) l2_owned_.store(false, std::memory_order_release);
     ++counts_[thread].ticks;

@@ -241,6 +241,8 @@ class ParallelTicks final : public TurnGate {
     uint64_t ticks = 0, turns = 0;
     uint64_t touch_turns = 0;  // turns taken at a functional device touch (touch_turns())
     int64_t begin_ns = 0, end_ns = 0;  // profile_: this cycle's work, on the host's steady clock
+    int64_t launch_ns = 0;  // ... and of it, its SMs' launches (sm_launch.cpp), and how many
+    uint64_t launches = 0;  // SMs ran them (both moved to the profile at the cycle's end)
     // The cycle's number (high half) and the thread's next position whose tick has not ended.
     std::atomic<uint64_t> next{0};
   };

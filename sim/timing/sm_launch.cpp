@@ -4,7 +4,7 @@
 // What the hardware does: the block scheduler picks an SM with room and sends it the block;
 // the SM sets up the block's warps (registers, shared memory, barrier) and they start fetching.
 // What is modelled: the block scheduler (block_scheduler.h) decides, on the loop's thread and in
-// its order, which SM takes which block in which cycle; launch_block (sm.cpp) then resets the
+// its order, which SM takes which block in which cycle; launch_block (below) then resets the
 // kept Cta of the block's slot and runs every warp's first instruction functionally. In a cycle
 // the parallel loop ticks on several threads, that second half is the SM's own business: it
 // reads the launch's parameters and writes only the SM's state, so it may run on the SM's own
@@ -20,6 +20,7 @@
 // A deferred launch that faults (its first instruction) makes the parallel cycle differ from the
 // one-thread loop's: run_timing then simulates the launch again on one thread.
 #include <algorithm>
+#include <memory>
 
 #include "sim/timing/sm.h"
 #include "sim/timing/sm_warp.h"
@@ -30,6 +31,76 @@ bool Sm::may_defer_launches(const ptx::Function& kernel) {
   if (kernel.instructions.empty()) return false;
   const ptx::Instruction& i = kernel.instructions.front();
   return !func::touches_device(i.op, i.space);
+}
+
+Status Sm::launch_block(func::Dim3 index, uint64_t linear, uint64_t now,
+                        func::ClusterState* cluster, uint32_t rank) {
+  int b = 0;
+  while (b < static_cast<int>(blocks_.size()) && blocks_[b].used) ++b;
+  if (b == static_cast<int>(blocks_.size())) return Error{"", 0, "internal: no free block slot"};
+  Block& block = blocks_[b];
+  if (block.cta) {
+    if (auto st = block.cta->relaunch(index); !st) return st.error();
+  } else {
+    auto cta = func::Cta::create(ctx_.program, ctx_.memory, ctx_.launch, index, id_);
+    if (!cta) return cta.error();
+    block.cta.emplace(std::move(*cta));
+  }
+  if (cluster) block.cta->join_cluster(cluster, rank);
+  block.used = true;
+  block.linear = linear;
+  block.slots.clear();
+  block.arrived = 0;
+  block.barrier = {};
+  const int n = block.cta->warp_count();
+  // SM-level accounting up to now (the resident set changes now). Warps account lazily.
+  if (resident_warps_ > 0 && now > last_account_) {
+    active_cycles_ += now - last_account_;
+    resident_warp_cycles_ += (now - last_account_) * resident_warps_;
+  }
+  last_account_ = now;
+  int slot = 0;
+  for (int w = 0; w < n; ++w) {
+    while (warps_[slot].used) ++slot;
+    Warp& warp = warps_[slot];
+    // A fresh warp that keeps the slot's window and scoreboard storage.
+    // (Built in place, not assigned from a temporary Warp{}: a cold slot's kilobyte is written
+    // once, not a temporary's copy of it; `unread` keeps its storage too.)
+    Window win = std::move(warp.win);
+    std::vector<Pending> pending = std::move(warp.pending);
+    std::vector<int32_t> unread = std::move(warp.unread);
+    win.clear();
+    pending.clear();
+    unread.clear();
+    std::destroy_at(&warp);
+    std::construct_at(&warp);
+    warp.win = std::move(win);
+    warp.pending = std::move(pending);
+    warp.unread = std::move(unread);
+    warp.used = true;
+    wake_[slot] = 0;
+    warp.block = b;
+    warp.index = w;
+    age_[slot] = age_counter_++;
+    warp.fetch_ready = now + ctx_.config.core.block_launch_latency;
+    warp.fetch_reason = WarpState::NoInstruction;
+    warp.block_start = warp.fetch_ready;
+    warp.since = now;
+    warp.span_begin = now;
+    block.slots.push_back(slot);
+    slot_end_ = std::max(slot_end_, slot + 1);
+  }
+  block.live = n;
+  block.used_slots = n;
+  block.begin = now;
+  ++resident_blocks_;
+  ++ctx_.changes;
+  resident_warps_ += n;
+  // Fetch every warp's first instruction (the functional executor runs it now).
+  for (int s : block.slots)
+    if (!fetch(warps_[s], now)) return Ok{};
+  next_wake_ = std::min(next_wake_, now);
+  return Ok{};
 }
 
 Status Sm::place_block(func::Dim3 index, uint64_t linear, uint64_t now, bool defer) {
