@@ -62,7 +62,7 @@ struct Sm::Window {
   uint32_t passed = 1;
   uint8_t stores = 0;  // the memory that plain stores among at(1) .. at(passed - 1) may write
   // Whether the warp's summary of `first` (Warp::next_*) is up to date: cleared whenever
-  // `first` changes.
+  // `first` may have changed.
   bool first_known = false;
   std::vector<uint32_t> ring;   // pool indices; a power of two long: indexes wrap with a mask
   std::vector<Ahead> pool;
@@ -97,12 +97,7 @@ struct Sm::Window {
       spare.pop_back();
     }
     ring[(head + count++) & (ring.size() - 1)] = e;
-    // A new last entry leaves at(0) as it was, and the warp's summary of it (and what evaluate()
-    // decided from it) holds; only its address may move with the pool.
-    if (count == 1)
-      find_first();
-    else
-      first = &pool[ring[head]];
+    find_first();
     return pool[e];
   }
   void pop() {
