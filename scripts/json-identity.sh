@@ -57,7 +57,9 @@ elif [ ${#files[@]} -gt 0 ]; then
   for f in "${files[@]}"; do printf '%s\t\n' "$f"; done >"$jobs_file"
 else
   # The representative set: lessons 01-08, 10 and 13 at their own sizes, and corpus experiments
-  # that exercise atomics, bank conflicts, tensor cores, asynchronous copies and Triton's PTX.
+  # that exercise atomics, bank conflicts, tensor cores, asynchronous copies and Triton's PTX, and
+  # gen2-sparse's per-thread walks (stop 41: a look-ahead change passed the rest of this set and
+  # changed g2.spmv_csr_thread's cycles).
   {
     for d in 01 02 03 04 05 06 07 08 10 13; do
       for f in "$here"/lessons/$d-*/*.toml; do
@@ -66,7 +68,7 @@ else
     done
     for e in atomic_global_atom atomic_shared_atom atomic_global_red bank_conflict tensor_mma \
              tensor_ldmatrix mma_bf16 async_copies block_reduce divergent_loop stencil sfu \
-             triton-vector-add triton-softmax triton-matmul; do
+             triton-vector-add triton-softmax triton-matmul gen2-sparse; do
       printf '%s\t\n' "$here/validation/experiments/$e.toml"
     done
   } >"$jobs_file"
