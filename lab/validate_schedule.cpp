@@ -4,10 +4,11 @@
 #include <algorithm>
 #include <cmath>
 #include <condition_variable>
-#include <fstream>
 #include <mutex>
 #include <sstream>
 #include <thread>
+
+#include "sim/common/input_file.h"
 
 namespace warplab::lab {
 
@@ -115,11 +116,9 @@ Expected<std::map<std::string, double>> parse_costs(const std::string& text,
 }
 
 Expected<std::map<std::string, double>> load_costs(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Error{path, 0, "cannot open file"};
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return parse_costs(ss.str(), path);
+  auto text = read_input_file(path, "costs file");  // (a directory, a FIFO or /dev/zero: an error)
+  if (!text) return text.error();
+  return parse_costs(*text, path);
 }
 
 }  // namespace warplab::lab

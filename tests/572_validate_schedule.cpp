@@ -123,6 +123,16 @@ TEST_CASE("572 costs: the reader and its errors") {
   CHECK(dup.file == "f.tsv");
 }
 
+TEST_CASE("572 costs: a path that is not a regular file is an error, not a read") {
+  // (before, --costs /dev/zero read forever)
+  for (const char* path : {"/dev/zero", "/nonexistent/sim-cost.tsv", "/tmp"}) {
+    auto c = load_costs(path);
+    REQUIRE_FALSE(c);
+    CHECK(c.error().file == path);
+    CHECK(c.error().message.find("costs file") != std::string::npos);
+  }
+}
+
 TEST_CASE("572 the committed cost file names only corpus points") {
   auto costs = load_costs(src("validation/sim-cost.tsv"));
   REQUIRE(costs);
