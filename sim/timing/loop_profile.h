@@ -48,7 +48,6 @@ class LoopClock {
  public:
   using Clock = std::chrono::steady_clock;
   explicit LoopClock(bool on) : on_(on), begin_(on ? Clock::now() : Clock::time_point{}) {}
-  bool on() const { return on_; }
   // A section starts now.
   void start() {
     if (on_) from_ = Clock::now();
