@@ -7,8 +7,7 @@
 
 #include "sim/timing/issue_pipe.h"
 #include "sim/timing/schedule.h"
-#include "sim/timing/sm_mio_wait.h"
-#include "sim/timing/sm_warp.h"
+#include "sim/timing/sm_ready.h"
 #include "sim/timing/tensor_pipe.h"
 #include "sim/timing/wake_scan.h"
 
@@ -90,6 +89,8 @@ Sm::Sm(int id, LaunchContext& ctx)
   const size_t words = (warps_.size() + 63) / 64;
   due_.assign(words, 0);
   mio_wait_.assign(words, 0);
+  ready_.assign(words, 0);
+  keep_.resize(warps_.size());
   sp_slots_.assign(pipe_free_.size(), std::vector<uint64_t>(words, 0));
   for (size_t s = 0; s < warps_.size(); ++s)
     sp_slots_[s % pipe_free_.size()][s / 64] |= 1ull << (s % 64);
@@ -244,13 +245,15 @@ bool Sm::tick(uint64_t now) {
     due_[wd] = scan.due;
     later = std::min(later, scan.later);
   }
-  //    The due warps' first lines start loading together, before any is read.
+  //    The due warps' first lines start loading together, before any is read (not the kept
+  //    ready ones: step 3 does not read them, sm_ready.h; nor does this step: they are neither
+  //    at a barrier nor exited).
   for (int wd = 0; wd < nwords; ++wd)
-    for (uint64_t bits = due_[wd]; bits; bits &= bits - 1)
+    for (uint64_t bits = due_[wd] & ~ready_[wd]; bits; bits &= bits - 1)
       __builtin_prefetch(&warps_[64 * wd + std::countr_zero(bits)]);
   constexpr size_t kAheadHotBytes = offsetof(Ahead, info) + offsetof(func::StepInfo, addr);
   for (int wd = 0; wd < nwords; ++wd)
-    for (uint64_t bits = due_[wd] & ~mio_wait_[wd]; bits; bits &= bits - 1) {  // (held: none)
+    for (uint64_t bits = due_[wd] & ~(mio_wait_[wd] | ready_[wd]); bits; bits &= bits - 1) {
       const int s = 64 * wd + std::countr_zero(bits);
       Warp& w = warps_[s];
       const char* next = reinterpret_cast<const char*>(w.win.first);
@@ -290,30 +293,15 @@ bool Sm::tick(uint64_t now) {
       uint64_t due = due_[wd] & mine[wd], qwake;  // warps held by a full MIO queue first, in brief
       if (const uint64_t held = due & mio_wait_[wd]; held && !mio_accepts(now, qwake))
         mio_wait(sp, wd, held, now, wake_min), due &= ~held;
-      for (uint64_t bits = due; bits; bits &= bits - 1) {
+      // Ready warps kept from the last look: only their pipe and queue are asked (sm_ready.h).
+      uint64_t go = still_ready(sp, wd, due & ready_[wd], now);
+      for (uint64_t bits = due & ~go; bits; bits &= bits - 1) {
         const int s = 64 * wd + std::countr_zero(bits);
-        if (wake_[s] > now) continue;  // freed in step 2
-        Warp& w = warps_[s];
-        uint64_t wake = kNever;
-        const WarpState state = evaluate(w, sp, now, wake);
-        if (fault_) return false;  // looking ahead ran a faulting instruction
-        wake_[s] = wake;
-        if (w.win.first && !w.win.first_known) learn_next(w);
-        // Its cycles are counted when its state or line changes (the same sums, added later).
-        const int32_t line = w.win.first ? w.next_line : 0;
-        if (state != w.state || line != w.line) account(w, s, now), w.state = state, w.line = line;
-        const uint64_t bit = 1ull << (s % 64);
-        mio_wait_[wd] = waits_on_mio(w, state, now) ? mio_wait_[wd] | bit : mio_wait_[wd] & ~bit;
-        // Ready but for a pipe or the scheduler: it issues soon, and its next fetch runs the
-        // instruction after it (a host-cache hint; nothing simulated depends on it).
-        if (w.next_clear && !w.next_warmed && w.win.count == 1 && w.win.first_known) {
-          w.next_warmed = true;
-          blocks_[w.block].cta->prefetch_step(w.index);
-        }
-        if (w.state == WarpState::NotSelected)
-          candidates_[ready++] = {s, age_[s]};
-        else
-          wake_min = std::min(wake_min, wake);
+        if (wake_[s] <= now && !look(s, sp, now, wake_min, go)) return false;  // (> now: freed)
+      }
+      for (; go; go &= go - 1) {  // in slot order
+        const int s = 64 * wd + std::countr_zero(go);
+        candidates_[ready++] = {s, age_[s]};
       }
     }
     if (ready > 0 && issue_free_[sp] > now) {
@@ -322,6 +310,7 @@ bool Sm::tick(uint64_t now) {
     } else if (ready > 0) {
       const int pick = candidates_[schedulers_[sp]->pick({candidates_.data(), ready})].slot;
       schedulers_[sp]->on_issue(pick);
+      ready_[pick / 64] &= ~(1ull << (pick % 64));
       account(warps_[pick], pick, now);
       warps_[pick].state = WarpState::Selected;
       wake_[pick] = now;  // look at it again next cycle
@@ -611,6 +600,7 @@ void Sm::free_warp(int slot, uint64_t now) {
   w.used = false;
   wake_[slot] = kNever;
   mio_wait_[slot / 64] &= ~(1ull << (slot % 64));
+  ready_[slot / 64] &= ~(1ull << (slot % 64));
   while (slot_end_ > 0 && !warps_[slot_end_ - 1].used) --slot_end_;
   --resident_warps_;
   if (--b.used_slots == 0) {

@@ -185,6 +185,13 @@ class Sm {
   // is one; and the wake cycles of those of `held` (slots 64 * wd + bit) while it stays full.
   bool waits_on_mio(const Warp& w, WarpState state, uint64_t now) const;
   void mio_wait(int sp, int wd, uint64_t held, uint64_t now, uint64_t& wake_min);
+  // Ready warps kept from the last look (sm_ready.h): of `kept` (slots 64 * wd + bit), those
+  // whose pipe and queue still take them now; and look(), the tick's full look at warp slot s
+  // (its state, wake cycle and accounting; sets its bit in `go` when it is ready). False: a
+  // fault.
+  struct Keep;
+  uint64_t still_ready(int sp, int wd, uint64_t kept, uint64_t now);
+  bool look(int s, int sp, uint64_t now, uint64_t& wake_min, uint64_t& go);
   // Steps 2 and 3 of evaluate() (sm_warp.h): a warp whose next instruction is clear to issue.
   WarpState pipe_state(Warp& w, int sp, uint64_t now, uint64_t& wake);
   // Fills w's summary of its next instruction, win.first (Warp::next_*).
@@ -262,6 +269,8 @@ class Sm {
   std::vector<uint64_t> due_;
   std::vector<std::vector<uint64_t>> sp_slots_;
   std::vector<uint64_t> mio_wait_;  // per slot, a bit: held by a full MIO queue (sm_mio_wait.h)
+  std::vector<uint64_t> ready_;     // per slot, a bit: ready and not picked, kept (sm_ready.h)
+  std::vector<Keep> keep_;          // per slot: what keeps such a warp ready
   std::vector<Block> blocks_;  // block slots
   std::vector<std::unique_ptr<WarpSchedulerPolicy>> schedulers_;
   std::vector<std::array<uint64_t, 14>> pipe_free_;  // [sub-partition][UnitClass, IMAD, MATCH]
