@@ -85,11 +85,11 @@ Sm::Sm(int id, LaunchContext& ctx)
                               static_cast<double>(ctx.occupancy.registers_per_warp / 32)))) {
   for (int64_t i = 0; i < ctx.config.core.sub_partitions; ++i)
     schedulers_.push_back(make_warp_scheduler(ctx.config.core.warp_scheduler));
-  candidates_.resize(warps_.size());
   const size_t words = (warps_.size() + 63) / 64;
   due_.assign(words, 0);
   mio_wait_.assign(words, 0);
   ready_.assign(words, 0);
+  ready_now_.assign(words, 0);
   keep_.resize(warps_.size());
   sp_slots_.assign(pipe_free_.size(), std::vector<uint64_t>(words, 0));
   for (size_t s = 0; s < warps_.size(); ++s)
@@ -287,7 +287,7 @@ bool Sm::tick(uint64_t now) {
   release_wake_ = kNever;
   const int nsp = static_cast<int>(pipe_free_.size());
   for (int sp = 0; sp < nsp; ++sp) {
-    size_t ready = 0;  // candidates_[0, ready): this sub-partition's ready warps
+    uint64_t ready = 0;  // any bit of ready_now_: this sub-partition's ready warps
     const std::vector<uint64_t>& mine = sp_slots_[sp];
     for (int wd = 0; wd < nwords; ++wd) {
       uint64_t due = due_[wd] & mine[wd], qwake;  // warps held by a full MIO queue first, in brief
@@ -299,16 +299,13 @@ bool Sm::tick(uint64_t now) {
         const int s = 64 * wd + std::countr_zero(bits);
         if (wake_[s] <= now && !look(s, sp, now, wake_min, go)) return false;  // (> now: freed)
       }
-      for (; go; go &= go - 1) {  // in slot order
-        const int s = 64 * wd + std::countr_zero(go);
-        candidates_[ready++] = {s, age_[s]};
-      }
+      ready_now_[wd] = go, ready |= go;
     }
-    if (ready > 0 && issue_free_[sp] > now) {
+    if (ready && issue_free_[sp] > now) {
       // The scheduler is still issuing an expanded instruction's sequence.
       wake_min = std::min(wake_min, issue_free_[sp]);
-    } else if (ready > 0) {
-      const int pick = candidates_[schedulers_[sp]->pick({candidates_.data(), ready})].slot;
+    } else if (ready) {
+      const int pick = schedulers_[sp]->pick({ready_now_, age_.data()});
       schedulers_[sp]->on_issue(pick);
       ready_[pick / 64] &= ~(1ull << (pick % 64));
       account(warps_[pick], pick, now);

@@ -278,7 +278,7 @@ class Sm {
   IssuePipes issue_pipes_;  // each instruction's unit and issue pipe (issue_pipe.h)
   // Registers per thread that may hold results of loads in flight (CompilerConfig).
   int load_registers_;
-  std::vector<Candidate> candidates_;  // one per slot; tick() fills a prefix per sub-partition
+  std::vector<uint64_t> ready_now_;  // tick(): the ready warps of one sub-partition (a bit a slot)
   uint64_t mio_asked_ = kNever;  // mio_accepts(): the cycle of the answer below (kNever: none)
   bool mio_ok_ = false;
   uint64_t mio_wake_ = kNever;

@@ -1,16 +1,22 @@
 // Warp scheduling policies: see warp_scheduler.h.
 #include "sim/timing/warp_scheduler.h"
 
+#include <bit>
+
 namespace warplab::timing {
 namespace {
 
-// Loose round-robin: the first ready warp after the one that issued last.
+// Loose round-robin: the first ready warp after the one that issued last (by slot, wrapping).
 class LooseRoundRobin : public WarpSchedulerPolicy {
  public:
-  int pick(std::span<const Candidate> ready) override {
-    for (size_t i = 0; i < ready.size(); ++i)
-      if (ready[i].slot > last_) return static_cast<int>(i);
-    return 0;
+  int pick(const ReadyWarps& ready) override {
+    const size_t from = static_cast<size_t>(last_ + 1);  // the first slot after it
+    for (size_t wd = from / 64; wd < ready.bits.size(); ++wd) {
+      const uint64_t m = ready.bits[wd] & (wd == from / 64 ? ~0ull << (from % 64) : ~0ull);
+      if (m) return static_cast<int>(64 * wd + std::countr_zero(m));
+    }
+    for (size_t wd = 0;; ++wd)  // none after it: the first ready warp
+      if (ready.bits[wd]) return static_cast<int>(64 * wd + std::countr_zero(ready.bits[wd]));
   }
   void on_issue(int slot) override { last_ = slot; }
 
@@ -18,15 +24,20 @@ class LooseRoundRobin : public WarpSchedulerPolicy {
   int last_ = -1;
 };
 
-// Greedy-then-oldest: the warp that issued last if it is ready, else the oldest ready warp.
+// Greedy-then-oldest: the warp that issued last if it is ready, else the oldest ready warp (the
+// first by slot among equally old ones).
 class GreedyThenOldest : public WarpSchedulerPolicy {
  public:
-  int pick(std::span<const Candidate> ready) override {
-    int best = 0;
-    for (size_t i = 0; i < ready.size(); ++i) {
-      if (ready[i].slot == last_) return static_cast<int>(i);
-      if (ready[i].age < ready[best].age) best = static_cast<int>(i);
-    }
+  int pick(const ReadyWarps& ready) override {
+    if (last_ >= 0 && static_cast<size_t>(last_ / 64) < ready.bits.size() &&
+        (ready.bits[last_ / 64] >> (last_ % 64)) & 1)
+      return last_;
+    int best = -1;
+    for (size_t wd = 0; wd < ready.bits.size(); ++wd)
+      for (uint64_t m = ready.bits[wd]; m; m &= m - 1) {
+        const int s = static_cast<int>(64 * wd + std::countr_zero(m));
+        if (best < 0 || ready.age[s] < ready.age[best]) best = s;
+      }
     return best;
   }
   void on_issue(int slot) override { last_ = slot; }

@@ -6,9 +6,10 @@
 // (gto) keeps issuing from the same warp until it stalls, then takes the oldest ready warp, which
 // tends to spread warps out in time and helps caches.
 //
-// Contract: pick() gets the ready candidates (slot index, age: lower = launched earlier), in slot
-// order, and returns the index *into the candidate list*. on_issue() tells the policy who issued.
-// Policies are picked by name from make_warp_scheduler(); add one by a class and a row there.
+// Contract: pick() gets the ready warps as a set of slots (ReadyWarps: one bit per slot, and
+// each slot's age: lower = launched earlier) with at least one in it, and returns the slot it
+// issues. on_issue() tells the policy who issued. Policies are picked by name from
+// make_warp_scheduler(); add one by a class and a row there.
 #pragma once
 
 #include <cstdint>
@@ -18,15 +19,15 @@
 
 namespace warplab::timing {
 
-struct Candidate {
-  int slot = 0;
-  uint64_t age = 0;
+struct ReadyWarps {
+  std::span<const uint64_t> bits;  // slot s is ready when bit s % 64 of bits[s / 64] is set
+  const uint64_t* age = nullptr;   // [slot]
 };
 
 class WarpSchedulerPolicy {
  public:
   virtual ~WarpSchedulerPolicy() = default;
-  virtual int pick(std::span<const Candidate> ready) = 0;
+  virtual int pick(const ReadyWarps& ready) = 0;
   virtual void on_issue(int slot) = 0;
 };
 
