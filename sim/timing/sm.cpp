@@ -294,7 +294,8 @@ bool Sm::tick(uint64_t now) {
       if (const uint64_t held = due & mio_wait_[wd]; held && !mio_accepts(now, qwake))
         mio_wait(sp, wd, held, now, wake_min), due &= ~held;
       // Ready warps kept from the last look: only their pipe and queue are asked (sm_ready.h).
-      uint64_t go = still_ready(sp, wd, due & ready_[wd], now);
+      const uint64_t kept = due & ready_[wd];
+      uint64_t go = kept ? still_ready(sp, wd, kept, now) : 0;
       for (uint64_t bits = due & ~go; bits; bits &= bits - 1) {
         const int s = 64 * wd + std::countr_zero(bits);
         if (wake_[s] <= now && !look(s, sp, now, wake_min, go)) return false;  // (> now: freed)
@@ -307,7 +308,7 @@ bool Sm::tick(uint64_t now) {
     } else if (ready) {
       const int pick = schedulers_[sp]->pick({ready_now_, age_.data()});
       schedulers_[sp]->on_issue(pick);
-      ready_[pick / 64] &= ~(1ull << (pick % 64));
+      ready_[unsigned(pick) / 64] &= ~(1ull << (unsigned(pick) % 64));
       account(warps_[pick], pick, now);
       warps_[pick].state = WarpState::Selected;
       wake_[pick] = now;  // look at it again next cycle

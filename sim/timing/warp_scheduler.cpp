@@ -11,6 +11,10 @@ class LooseRoundRobin : public WarpSchedulerPolicy {
  public:
   int pick(const ReadyWarps& ready) override {
     const size_t from = static_cast<size_t>(last_ + 1);  // the first slot after it
+    if (ready.bits.size() == 1) {  // up to 64 slots (the usual SM): one word
+      const uint64_t after = from < 64 ? ready.bits[0] & (~0ull << from) : 0;
+      return std::countr_zero(after ? after : ready.bits[0]);
+    }
     for (size_t wd = from / 64; wd < ready.bits.size(); ++wd) {
       const uint64_t m = ready.bits[wd] & (wd == from / 64 ? ~0ull << (from % 64) : ~0ull);
       if (m) return static_cast<int>(64 * wd + std::countr_zero(m));
