@@ -7,7 +7,9 @@
 // Modelled (for the simulator's speed, nothing the hardware does): what made such a warp ready
 // holds until its own next issue: its next instruction (or the later load find_hoist offers it,
 // Warp::pick), and that its registers are clear (or, for the offered load, that its next
-// instruction's registers stay pending until sb_until, when the look changes). What can change
+// instruction's registers stay pending until sb_until, when the look changes), as long as the
+// look used the warp's kept answers (Warp::next_clear, sb_known, hoist_at) and fetched nothing
+// (a look-ahead fetch makes the next look start afresh). What can change
 // while it waits lies outside the warp: the pipe it needs (pipe_free_, which an issue of its
 // sub-partition moves on) and the L1TEX queue its access enters. So Sm::tick keeps a bit per
 // slot (ready_) and each such warp's key (Keep), and the next cycle asks only the pipe and the
@@ -85,6 +87,11 @@ inline uint64_t Sm::still_ready(int sp, int wd, uint64_t kept, uint64_t now) {
     return true;
   }
   go |= bit;
+  // Kept only when its next look would ask the same: not after a look-ahead fetch (fetch() makes
+  // the tick call learn_next again, which forgets the scoreboard's and find_hoist's answers: the
+  // next look scans again and may offer an earlier load whose address has come in since).
+  if (!w.win.first_known || (w.pick == 0 ? !w.next_clear : !w.sb_known || w.hoist_at != w.pick))
+    return true;
   ready_[wd] |= bit;
   Keep& k = keep_[s];
   if (w.pick == 0) {  // its next instruction (pipe_state)
