@@ -138,6 +138,12 @@ struct SamplingOptions {
   bool confirmed_to_tail = true;  // a check wave that passes after a skip that was not cut sends
                                   // the next skip to the tail (no more check waves)
   int tail_waves = 3;             // the grid's last waves, always in detail (waves, at least 1)
+  // Within-wave rate sampling (rate_sampler.h), for grids whose blocks outlive many windows:
+  bool within_wave = true;  // allowed (it starts only where its conditions hold)
+  int rate_window = 2048;   // the span over which a rate is measured (cycles)
+  int rate_windows = 4;     // consecutive windows whose rates must agree (windows, at least 2)
+  double rate_tolerance = 0.02;  // their allowed spread of warp instructions per cycle
+                                 // ((max - min) / mean; fraction)
 };
 
 // What a sampled run did (TimingResult::sampling); reports print it, so a sampled figure is
@@ -159,7 +165,14 @@ struct SamplingReport {
   int tail_waves = 0;
   bool confirmed_to_tail = false;
   double tolerance = 0, tight_tolerance = 0;
-  double detailed_fraction() const { return blocks ? double(detailed_blocks) / blocks : 1; }
+  // Within-wave rate sampling (rate_sampler.h): the launch's start and its last wave's start in
+  // detail, the rest from their steady rates; detailed_blocks is then work_fraction x blocks.
+  bool within_wave = false;
+  double work_fraction = 1;  // warp instructions simulated in detail / all (exact counts)
+  std::string rate_method;   // what was done (one line), when within_wave
+  double detailed_fraction() const {
+    return within_wave ? work_fraction : blocks ? double(detailed_blocks) / blocks : 1;
+  }
   std::string method() const;  // one line: how the detailed waves were chosen
 };
 
@@ -177,6 +190,16 @@ WaveCounters snapshot(std::vector<Sm>& sms, const L2& l2, uint64_t now, uint64_t
 // Totals with only the cycle and the warp instructions set, every other counter 0 (a sampler
 // fed by hand: tests).
 WaveCounters wave_counters(uint64_t cycle, uint64_t warp_instructions);
+// Where snapshot() puts the launch's warp instructions (functional count) and its SM-cycles and
+// resident-warp-cycles in WaveCounters::values.
+size_t work_counter();
+size_t active_counter();
+size_t resident_counter();
+// Adds extrapolated counters (`extra`, in WaveCounters::values' order; the work counter is not
+// added) to `r` (warp states, memory table; the per-line warp states scaled by their state's
+// total ratio), `active` and `resident`.
+void add_counters(TimingResult& r, const std::vector<double>& extra, uint64_t& active,
+                  uint64_t& resident, std::vector<WarpStateCycles>& by_line);
 
 class WaveSampler {
  public:
