@@ -107,6 +107,21 @@
 // would skip take it about a minute on their own, so under 60 s also needs the fast-forward
 // spread over threads (possible where no skipped block reads what another writes: no atomics,
 // flags or fences; their L2 replays would then go in block order after them). Not built.
+// Built since (2026-11-28, samp7): a unit smaller than a wave, within-wave rate sampling
+// (rate_sampler.h). When a launch this sampler may sample has blocks that outlive
+// `rate_windows` windows of `rate_window` cycles at a steady rate (spread <= `rate_tolerance`)
+// before any block finishes, only the first wave's start and the last wave's start run in
+// detail; the rest is the exact functional work (run_blocks, fast_forward.h, on several
+// threads) at their steady rates. Where a block finishes first (short blocks), the watch gives
+// up and the run goes on here, unchanged (corpus points checked: see the samp7 record). Measured (scripts/microbench/h200-host-lesson5-2048-rate-sampled-2026-11-
+// 28-samp7.txt, device host, 16 threads): lesson 5 at 2048^3, both launches rate-sampled, in
+// 33.7 s (0.37% and 0.86% of the warp instructions in detail); at 2048 x 2048 x 128 the naive
+// launch came out +1.65% against the full model (the tiled one's blocks end before its rate is
+// steady: wave-sampled, +0.41%); 1536 x 1536 x 128 naive, dev host: -1.44%. Its error sources
+// (rate_sampler.h): the later waves run at the first wave's steady rate (tests/356, a 16-SM grid
+// of 9.4 waves: -2.4%, and -3.5% with blocks three times longer: the later waves there are
+// slower than the first one's steady state), the transitions between waves are not timed, and
+// the last wave starts cold. The full model at 2048^3 (~733 s) was not run to compare.
 // Simplified: the skipped blocks' accesses reach the L2 in block order and skip the L1s (see
 // fast_forward.h); the per-line warp states are scaled by the run's total ratio. Grids of fewer
 // than `min_waves` waves, traced and checked (racecheck, synccheck) launches run in full, and say
