@@ -20,10 +20,14 @@
 // a streaming kernel's do; reuse inside an SM's L1 would keep some of them from the L2, which
 // changes only the L2's replacement order); the order of the skipped accesses is block after
 // block, not the interleaving of the SMs; TMA and bulk copies are not replayed.
+// Also here, for the within-wave rate sampler (rate_sampler.h): run_blocks runs a whole launch
+// functionally, on several host threads when its blocks cannot see each other (below), and
+// counts each block's warp instructions.
 #pragma once
 
 #include <cstdint>
 #include <optional>
+#include <vector>
 
 #include "sim/common/error.h"
 #include "sim/func/executor.h"
@@ -46,5 +50,27 @@ Expected<FastForwardResult> fast_forward(const func::Program& program, func::Dev
                                          const func::LaunchConfig& launch, uint64_t first,
                                          uint64_t end, L2& l2, uint32_t line_bytes,
                                          uint32_t sector_bytes);
+
+// What run_blocks did.
+struct BlockRunResult {
+  func::LaunchStats stats;                 // of every block that ran (exact)
+  std::vector<uint64_t> block_work;        // per block (linear index): its warp instructions
+  std::optional<func::LaunchFault> fault;  // the first faulting block's (grid order); later
+                                           // blocks did not run
+  int threads = 1;                         // host threads whose results were kept
+  std::string why_one_thread;              // when threads == 1 though more were offered
+};
+
+// Runs every block of `launch` functionally in grid order's semantics (no L2 replay). With
+// `threads` > 1 the grid is cut into that many contiguous ranges run at once, each on its own
+// Cta, when the kernel's only device touches are plain global loads and stores
+// (touch_log.h: touches_loggable); each range logs the 4 KiB pages it loaded and the 4-byte
+// words it stored, and if a page one range stored is one another range loaded, or two ranges
+// stored a common word, or a block faulted, `memory` is set back to `before` and the grid runs
+// again on one thread: the result is always the one-thread run's. `before`: `memory` as the
+// launch found it (required when threads > 1).
+Expected<BlockRunResult> run_blocks(const func::Program& program, func::DeviceMemory& memory,
+                                    const func::LaunchConfig& launch, int threads,
+                                    const func::DeviceMemory* before);
 
 }  // namespace warplab::timing

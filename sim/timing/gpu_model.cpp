@@ -11,6 +11,7 @@
 #include "sim/timing/l2.h"
 #include "sim/timing/parallel_loop.h"
 #include "sim/timing/fast_forward.h"
+#include "sim/timing/rate_sampler.h"
 #include "sim/timing/sampling.h"
 #include "sim/timing/sm_clock.h"
 #include "sim/timing/schedule.h"
@@ -156,12 +157,22 @@ struct TouchScope {
   TouchScope& operator=(const TouchScope&) = delete;
 };
 
+// A detailed stage of within-wave rate sampling (rate_sampler.h): the watch that may stop it,
+// the first block it places, and whether it is the launch's start (its watch looks only when the
+// wave sampler may sample the launch).
+struct RateRun {
+  RateWatch* watch = nullptr;
+  uint64_t first_block = 0;
+  bool start = true;
+};
+
 // One simulation of the launch; `pool` null: the one-thread loop. With a pool, `redo` is set
 // (and an Error returned) when a fault inside a parallel cycle makes the result differ from the
 // one-thread loop's; run_timing then simulates the launch again on one thread.
 Expected<TimingResult> simulate(const func::Program& program, func::DeviceMemory& memory,
                                 const func::LaunchConfig& launch, const GpuConfig& config,
-                                const TimingOptions& options, ParallelTicks* pool, bool& redo) {
+                                const TimingOptions& options, ParallelTicks* pool, bool& redo,
+                                const RateRun& rate) {
   const auto wall_begin = std::chrono::steady_clock::now();
   const ptx::Function* kernel = program.kernel(launch.kernel);
   if (!kernel) return Error{program.module().path, 0, "unknown kernel '" + launch.kernel + "'"};
@@ -284,6 +295,7 @@ Expected<TimingResult> simulate(const func::Program& program, func::DeviceMemory
                                             : "");
   func::LaunchStats skipped_stats;
   std::optional<func::LaunchFault> skipped_fault;
+  RateWatch* watch = rate.watch && (!rate.start || sampler.active()) ? rate.watch : nullptr;
   // Progress (TimingOptions::progress) and Cancel.
   uint64_t visits = 0;
   double next_report = options.progress_seconds;
@@ -305,13 +317,19 @@ Expected<TimingResult> simulate(const func::Program& program, func::DeviceMemory
   // here run them before the ticks.
   const bool defer_launches = pool && !sampler.active() && Sm::may_defer_launches(*kernel);
   blocks.defer_launches(defer_launches);
+  if (rate.first_block > 0)  // a rate stage of the launch's last wave: its blocks alone
+    blocks.set_skip_hook(
+        [first = rate.first_block](uint64_t next, uint64_t) { return std::max(next, first); });
+  auto work_so_far = [&] {  // the launch's functional count so far
+    uint64_t work = r.stats.warp_instructions;
+    for (const func::LaunchStats& s : more_stats) work += s.warp_instructions;
+    return work;
+  };
   if (sampler.active())
     blocks.set_skip_hook([&](uint64_t next, uint64_t at) {
       if (skipped_fault || !sampler.is_boundary(next)) return next;
       for (Sm& sm : sms) sm.fill_held();  // the snapshot reads the SMs' state
-      uint64_t work = r.stats.warp_instructions;  // the functional count so far
-      for (const func::LaunchStats& s : more_stats) work += s.warp_instructions;
-      const uint64_t to = sampler.at_boundary(next, snapshot(sms, l2, at, work));
+      const uint64_t to = sampler.at_boundary(next, snapshot(sms, l2, at, work_so_far()));
       if (to == next) return next;
       // The skipped blocks run functionally, a wave at a time, and leave their lines in the L2
       // (fast_forward.h); a wave whose write-backs or work are not the stable waves' ends the
@@ -391,6 +409,23 @@ Expected<TimingResult> simulate(const func::Program& program, func::DeviceMemory
           report(now, t);
         }
       }
+    }
+    // Within-wave rate sampling (rate_sampler.h): a look every window; steady: stop here.
+    if (watch && watch->armed() && now >= watch->next_look()) {
+      std::vector<uint64_t> issued(sms.size());
+      std::vector<int> resident(sms.size());
+      uint64_t finished = 0;
+      for (size_t i = 0; i < sms.size(); ++i) {
+        sms[i].fill_held();
+        issued[i] = sms[i].instructions();
+        resident[i] = sms[i].resident_blocks();
+        finished += sms[i].blocks_completed();
+      }
+      const uint64_t wave = std::min(launch.grid.count() - rate.first_block, blocks_per_wave);
+      const bool placed = blocks.dispatched() >= rate.first_block + wave;
+      if (watch->look(snapshot(sms, l2, now, work_so_far()), issued, resident, placed,
+                      finished > 0))
+        break;
     }
     // 3a. Dispatch blocks that are due (only an SM with room can take one).
     laps.start();
@@ -577,6 +612,8 @@ Expected<TimingResult> simulate(const func::Program& program, func::DeviceMemory
   }
   // 4. Results.
   for (Sm& sm : sms) sm.fill_held();
+  if (watch && (watch->steady() || !rate.start))
+    watch->end(snapshot(sms, l2, now, work_so_far()));
   if (profiling) prof.loop_ns = laps.total_ns();
   for (Sm& sm : sms) sm.collect_hazards();
   r.hazards = std::move(ctx.hazards);
@@ -650,13 +687,14 @@ Expected<TimingResult> simulate(const func::Program& program, func::DeviceMemory
 
 }  // namespace
 
-Expected<TimingResult> run_timing(const func::Program& program, func::DeviceMemory& memory,
-                                  const func::LaunchConfig& launch, const GpuConfig& config,
-                                  const TimingOptions& options) {
-  if (auto st = validate_config(config); !st) return st.error();
-  int threads =
-      options.threads > 0 ? options.threads : static_cast<int>(std::thread::hardware_concurrency());
-  threads = static_cast<int>(std::min<int64_t>(std::max(threads, 1), config.core.sm_count));
+namespace {
+
+// run_timing's detailed simulation of a launch (or of one rate stage): on `threads` host threads
+// when it may, else on one.
+Expected<TimingResult> simulate_on(const func::Program& program, func::DeviceMemory& memory,
+                                   const func::LaunchConfig& launch, const GpuConfig& config,
+                                   const TimingOptions& options, int threads,
+                                   const RateRun& rate) {
   bool redo = false;
   // One thread: the traced and checked launches (their records are kept in the order of the
   // one-thread loop), a kept L2 (it could not be put back after a redo), or asked for.
@@ -666,13 +704,13 @@ Expected<TimingResult> run_timing(const func::Program& program, func::DeviceMemo
   const bool clusters = kernel && func::effective_cluster(launch, *kernel).count() > 1;
   if (threads <= 1 || options.trace.enabled || options.l2 || launch.synccheck || launch.racecheck ||
       clusters)
-    return simulate(program, memory, launch, config, options, nullptr, redo);
+    return simulate(program, memory, launch, config, options, nullptr, redo, rate);
   // The starting memory, to simulate again on one thread after a fault in a parallel cycle.
   func::DeviceMemory before = memory;
   uint64_t touch_turns = 0;
   {
     ParallelTicks pool(threads);
-    auto r = simulate(program, memory, launch, config, options, &pool, redo);
+    auto r = simulate(program, memory, launch, config, options, &pool, redo, rate);
     if (r) r->parallel_sm_ticks = pool.sm_ticks(), r->turn_sm_ticks = pool.turn_ticks();
     touch_turns = pool.touch_turns();
     if (!redo) {
@@ -681,11 +719,64 @@ Expected<TimingResult> run_timing(const func::Program& program, func::DeviceMemo
     }
   }
   memory = std::move(before);
-  auto r = simulate(program, memory, launch, config, options, nullptr, redo);
+  if (rate.watch) *rate.watch = RateWatch(options.sampling);  // looks again from the start
+  auto r = simulate(program, memory, launch, config, options, nullptr, redo, rate);
   if (r) {
     r->redone_on_one_thread = true;
     r->touch_turns = touch_turns;
   }
+  return r;
+}
+
+}  // namespace
+
+Expected<TimingResult> run_timing(const func::Program& program, func::DeviceMemory& memory,
+                                  const func::LaunchConfig& launch, const GpuConfig& config,
+                                  const TimingOptions& options) {
+  if (auto st = validate_config(config); !st) return st.error();
+  int threads =
+      options.threads > 0 ? options.threads : static_cast<int>(std::thread::hardware_concurrency());
+  threads = static_cast<int>(std::min<int64_t>(std::max(threads, 1), config.core.sm_count));
+  // Within-wave rate sampling (rate_sampler.h) may apply: stage A is the launch's simulation,
+  // with a watch that stops it once its first wave's rate is steady.
+  const SamplingOptions& so = options.sampling;
+  if (!so.enabled || !so.within_wave || options.l2 || options.trace.enabled)
+    return simulate_on(program, memory, launch, config, options, threads, RateRun{});
+  const auto wall_begin = std::chrono::steady_clock::now();
+  const func::DeviceMemory start = memory;  // as the launch found it
+  RateWatch watch_a(so);
+  auto a = simulate_on(program, memory, launch, config, options, threads, RateRun{&watch_a, 0});
+  if (!a || !watch_a.steady()) return a;  // the watch gave up: the run went on (wave sampling)
+  // Stage B: the last wave's blocks alone, from an idle GPU, on a copy of the starting memory.
+  const uint64_t total = launch.grid.count();
+  const uint64_t wave = std::max<uint64_t>(a->sampling.wave_blocks, 1);
+  const uint64_t last = (total - 1) / wave * wave;
+  TimingOptions ob = options;
+  ob.sampling.enabled = false;
+  func::DeviceMemory scratch = start;
+  RateWatch watch_b(so);
+  auto b = simulate_on(program, scratch, launch, config, ob, threads,
+                       RateRun{&watch_b, last, false});
+  if (!b) return b.error();
+  // The exact work and stores: the whole launch, functionally, on the starting memory.
+  const auto t0 = std::chrono::steady_clock::now();
+  memory = start;
+  auto f = run_blocks(program, memory, launch, threads, &start);
+  if (!f) return f.error();
+  const double ff = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  TimingResult r = std::move(*a);
+  if (b->fault || f->fault) {  // no time to extrapolate: the launch faulted
+    r.fault = f->fault ? f->fault : b->fault;
+    r.stats = f->stats;
+    return r;
+  }
+  combine_rate_stages(r, RateStage{&r, &watch_a, 0, total}, RateStage{&*b, &watch_b, last, total - last},
+                      f->block_work, f->stats, config.core.max_warps_per_sm, program,
+                      config.peak_dram_bytes_per_second(), config.core.launch_overhead_us);
+  r.sampling.wave_blocks = wave;
+  r.sampling.waves = (total + wave - 1) / wave;
+  r.sampling.fast_forward_wall_s = ff;
+  (void)wall_begin;
   return r;
 }
 

@@ -48,6 +48,7 @@ WaveCounters minus(const WaveCounters& a, const WaveCounters& b) {
 
 std::string SamplingReport::method() const {
   if (!requested) return "full";
+  if (within_wave) return rate_method;
   if (!applied) return "full (" + why_full + ")";
   char tol[32], tight[32];
   std::snprintf(tol, sizeof tol, "%g%%", 100 * tolerance);
@@ -286,9 +287,18 @@ void WaveSampler::finish(TimingResult& r, uint64_t& active, uint64_t& resident,
     for (size_t i = 0; i < kValues; ++i)
       extra[i] += wb * double(b.delta.values[i]) + wa * double(a.delta.values[i]);
   }
-  auto add = [&](size_t i) { return static_cast<uint64_t>(std::llround(extra[i])); };
   s.skipped_cycles = static_cast<uint64_t>(std::llround(cycles));
   r.cycles += s.skipped_cycles;
+  add_counters(r, extra, active, resident, by_line);
+}
+
+size_t work_counter() { return kWork; }
+size_t active_counter() { return kSm; }
+size_t resident_counter() { return kSm + 1; }
+
+void add_counters(TimingResult& r, const std::vector<double>& extra, uint64_t& active,
+                  uint64_t& resident, std::vector<WarpStateCycles>& by_line) {
+  auto add = [&](size_t i) { return static_cast<uint64_t>(std::llround(extra[i])); };
   // 2. Warp states, with the per-line ones scaled by their state's total ratio.
   for (int st = 0; st < kWarpStateCount; ++st) {
     const uint64_t before = r.warp_states[st];

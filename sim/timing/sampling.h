@@ -107,6 +107,21 @@
 // would skip take it about a minute on their own, so under 60 s also needs the fast-forward
 // spread over threads (possible where no skipped block reads what another writes: no atomics,
 // flags or fences; their L2 replays would then go in block order after them). Not built.
+// Built since (2026-11-28, samp7): a unit smaller than a wave, within-wave rate sampling
+// (rate_sampler.h). When a launch this sampler may sample has blocks that outlive
+// `rate_windows` windows of `rate_window` cycles at a steady rate (spread <= `rate_tolerance`)
+// before any block finishes, only the first wave's start and the last wave's start run in
+// detail; the rest is the exact functional work (run_blocks, fast_forward.h, on several
+// threads) at their steady rates. Where a block finishes first (short blocks), the watch gives
+// up and the run goes on here, unchanged (corpus points checked: see the samp7 record). Measured (scripts/microbench/h200-host-lesson5-2048-rate-sampled-2026-11-
+// 28-samp7.txt, device host, 16 threads): lesson 5 at 2048^3, both launches rate-sampled, in
+// 33.7 s (0.37% and 0.86% of the warp instructions in detail); at 2048 x 2048 x 128 the naive
+// launch came out +1.65% against the full model (the tiled one's blocks end before its rate is
+// steady: wave-sampled, +0.41%); 1536 x 1536 x 128 naive, dev host: -1.44%. Its error sources
+// (rate_sampler.h): the later waves run at the first wave's steady rate (tests/356, a 16-SM grid
+// of 9.4 waves: -2.4%, and -3.5% with blocks three times longer: the later waves there are
+// slower than the first one's steady state), the transitions between waves are not timed, and
+// the last wave starts cold. The full model at 2048^3 (~733 s) was not run to compare.
 // Simplified: the skipped blocks' accesses reach the L2 in block order and skip the L1s (see
 // fast_forward.h); the per-line warp states are scaled by the run's total ratio. Grids of fewer
 // than `min_waves` waves, traced and checked (racecheck, synccheck) launches run in full, and say
@@ -138,6 +153,12 @@ struct SamplingOptions {
   bool confirmed_to_tail = true;  // a check wave that passes after a skip that was not cut sends
                                   // the next skip to the tail (no more check waves)
   int tail_waves = 3;             // the grid's last waves, always in detail (waves, at least 1)
+  // Within-wave rate sampling (rate_sampler.h), for grids whose blocks outlive many windows:
+  bool within_wave = true;  // allowed (it starts only where its conditions hold)
+  int rate_window = 2048;   // the span over which a rate is measured (cycles)
+  int rate_windows = 4;     // consecutive windows whose rates must agree (windows, at least 2)
+  double rate_tolerance = 0.02;  // their allowed spread of warp instructions per cycle
+                                 // ((max - min) / mean; fraction)
 };
 
 // What a sampled run did (TimingResult::sampling); reports print it, so a sampled figure is
@@ -159,7 +180,14 @@ struct SamplingReport {
   int tail_waves = 0;
   bool confirmed_to_tail = false;
   double tolerance = 0, tight_tolerance = 0;
-  double detailed_fraction() const { return blocks ? double(detailed_blocks) / blocks : 1; }
+  // Within-wave rate sampling (rate_sampler.h): the launch's start and its last wave's start in
+  // detail, the rest from their steady rates; detailed_blocks is then work_fraction x blocks.
+  bool within_wave = false;
+  double work_fraction = 1;  // warp instructions simulated in detail / all (exact counts)
+  std::string rate_method;   // what was done (one line), when within_wave
+  double detailed_fraction() const {
+    return within_wave ? work_fraction : blocks ? double(detailed_blocks) / blocks : 1;
+  }
   std::string method() const;  // one line: how the detailed waves were chosen
 };
 
@@ -177,6 +205,16 @@ WaveCounters snapshot(std::vector<Sm>& sms, const L2& l2, uint64_t now, uint64_t
 // Totals with only the cycle and the warp instructions set, every other counter 0 (a sampler
 // fed by hand: tests).
 WaveCounters wave_counters(uint64_t cycle, uint64_t warp_instructions);
+// Where snapshot() puts the launch's warp instructions (functional count) and its SM-cycles and
+// resident-warp-cycles in WaveCounters::values.
+size_t work_counter();
+size_t active_counter();
+size_t resident_counter();
+// Adds extrapolated counters (`extra`, in WaveCounters::values' order; the work counter is not
+// added) to `r` (warp states, memory table; the per-line warp states scaled by their state's
+// total ratio), `active` and `resident`.
+void add_counters(TimingResult& r, const std::vector<double>& extra, uint64_t& active,
+                  uint64_t& resident, std::vector<WarpStateCycles>& by_line);
 
 class WaveSampler {
  public:

