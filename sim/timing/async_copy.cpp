@@ -15,15 +15,15 @@ constexpr size_t kMaxGroups = 64;
 void AsyncCopyUnit::Groups::commit() {
   closed.push_back(open);
   open = 0;
-  if (closed.size() > kMaxGroups) closed.pop_front();
+  if (closed.size() > kMaxGroups) closed.erase(closed.begin());
 }
 
 uint64_t AsyncCopyUnit::Groups::wait(uint32_t newest_pending) {
   uint64_t until = 0;
-  while (closed.size() > newest_pending) {
-    until = std::max(until, closed.front());
-    closed.pop_front();
-  }
+  if (closed.size() <= newest_pending) return until;
+  const auto done = closed.end() - newest_pending;  // the groups it waits for
+  for (auto g = closed.begin(); g != done; ++g) until = std::max(until, *g);
+  closed.erase(closed.begin(), done);
   return until;
 }
 

@@ -62,6 +62,7 @@ CacheAccess SectoredCache::access(uint64_t line, uint32_t sector_mask, uint64_t 
     way = static_cast<int64_t>(first + pick);
     tag_[way] = line + 1;
     Way& w = ways_[way];
+    if (w.dirty) dirtied_[way] = 0;  // (a clean way's is 0 already: an L1's stays untouched)
     w.valid = w.dirty = w.partial = w.written = 0;
     policy_->on_fill(way, now);
   }
@@ -91,21 +92,22 @@ void SectoredCache::resolve_fill(int64_t way, uint32_t sector_mask, uint64_t sta
 void SectoredCache::mark_dirty(int64_t way, uint32_t sector_mask) {
   if (way < 0 || sector_mask == 0) return;
   Way& w = ways_[way];
-  if (w.dirty == 0) w.dirtied = ++dirty_count_;
+  if (dirtied_.size() == 0) dirtied_ = ZeroedArray<uint64_t>(ways_.size());  // (an L1: never)
+  if (w.dirty == 0) dirtied_[way] = ++dirty_count_;
   w.dirty |= sector_mask;
 }
 
 CacheAccess SectoredCache::clean_oldest_dirty(int64_t way, int max_dirty) {
   CacheAccess r;
-  if (way < 0) return r;
+  if (way < 0 || dirtied_.size() == 0) return r;  // (nothing was ever dirty)
   const uint64_t first = static_cast<uint64_t>(way) / assoc_ * assoc_;
   int dirty = 0;
   int64_t oldest = -1;
   for (int w = 0; w < assoc_; ++w) {
     const int64_t i = static_cast<int64_t>(first + w);
-    if (ways_[i].dirty == 0) continue;
+    if (dirtied_[i] == 0) continue;  // clean
     ++dirty;
-    if (i != way && (oldest < 0 || ways_[i].dirtied < ways_[oldest].dirtied)) oldest = i;
+    if (i != way && (oldest < 0 || dirtied_[i] < dirtied_[oldest])) oldest = i;
   }
   if (dirty <= max_dirty || oldest < 0) return r;
   r.evicted = true;
@@ -114,6 +116,7 @@ CacheAccess SectoredCache::clean_oldest_dirty(int64_t way, int max_dirty) {
   r.evicted_partial = ways_[oldest].partial & ways_[oldest].dirty;
   r.way = oldest;
   ways_[oldest].dirty = 0;
+  dirtied_[oldest] = 0;
   return r;
 }
 
@@ -122,7 +125,7 @@ void SectoredCache::invalidate(uint64_t line, uint32_t sector_mask) {
   if (way < 0) return;
   Way& w = ways_[way];
   w.valid &= ~sector_mask;
-  w.dirty &= ~sector_mask;
+  if (w.dirty && (w.dirty &= ~sector_mask) == 0) dirtied_[way] = 0;
   w.partial &= ~sector_mask;
   if (w.valid == 0) tag_[way] = 0;
 }
