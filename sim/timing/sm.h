@@ -138,6 +138,7 @@ class Sm {
 
   int id() const { return id_; }
   uint64_t instructions() const { return instructions_; }
+  uint64_t changes() const { return ctx_.changes; }  // its LaunchContext's (the livelock watch)
   uint64_t active_cycles() const { return active_cycles_; }
   uint64_t resident_warp_cycles() const { return resident_warp_cycles_; }
   uint64_t blocks_completed() const { return blocks_completed_; }
