@@ -71,7 +71,7 @@ class BlockScheduler {
   void set_skip_hook(SkipHook hook) { skip_ = std::move(hook); }
   // The parallel loop: each SM runs its launches' work later, on its own thread (Sm::place_block,
   // sm_launch.cpp); the decisions (which block, which SM, which cycle) stay here, in order.
-  void defer_launches(bool on) { defer_ = on; }
+  void defer_launches(Sm::Defer how) { defer_ = how; }
 
  private:
   func::Dim3 grid_;
@@ -79,7 +79,7 @@ class BlockScheduler {
   double interval_, due_ = 0;
   size_t rr_ = 0;
   SkipHook skip_;
-  bool defer_ = false;
+  Sm::Defer defer_ = Sm::Defer::None;
   std::vector<size_t> placed_;
   // Clusters (shape_.count() > 1).
   Status dispatch_clusters(uint64_t now, std::vector<Sm>& sms);

@@ -318,7 +318,9 @@ Expected<TimingResult> simulate(const func::Program& program, func::DeviceMemory
   // With the pool, an SM's launches run on its own thread (sm_launch.cpp); the cycles that run
   // here run them before the ticks.
   const bool defer_launches = pool && !sampler.active() && Sm::may_defer_launches(*kernel);
-  blocks.defer_launches(defer_launches);
+  blocks.defer_launches(!defer_launches                                     ? Sm::Defer::None
+                        : Sm::may_defer_creates(program, launch.kernel) ? Sm::Defer::All
+                                                                        : Sm::Defer::Kept);
   if (sampler.active())
     blocks.set_skip_hook([&](uint64_t next, uint64_t at) {
       if (skipped_fault || !sampler.is_boundary(next)) return next;
