@@ -273,10 +273,13 @@ Expected<TimingResult> simulate(const func::Program& program, func::DeviceMemory
   // not a cache line of each SM's context that another thread has just written.
   auto changes = [&] {
     uint64_t c = 0;
-    if (pool)
-      for (const SmGlance& g : glances) c += g.changes;
-    else
+    if (pool) {
+      uint32_t sum = 0;  // modulo 2^32, as the glances keep them
+      for (const SmGlance& g : glances) sum += g.changes;
+      c = sum;
+    } else {
       c = ctx.changes;
+    }
     return c;
   };
   std::vector<uint32_t> due;
@@ -416,7 +419,7 @@ Expected<TimingResult> simulate(const func::Program& program, func::DeviceMemory
     const uint64_t dispatched = blocks.dispatched();
     Status dispatch_status = Ok{};
     if (room) {
-      dispatch_status = blocks.dispatch(now, sms);
+      dispatch_status = blocks.dispatch(now, sms, glances);
       for (size_t i : blocks.placed()) glances[i].look(sms[i]);  // (the SMs it changed)
     }
     if (profiling) prof.dispatches += blocks.dispatched() - dispatched;

@@ -148,29 +148,11 @@
 
 #include "sim/timing/loop_profile.h"
 #include "sim/timing/sm.h"
+#include "sim/timing/sm_glance.h"
 #include "sim/timing/touch_log.h"
 #include "sim/timing/turn_gate.h"
 
 namespace warplab::timing {
-
-// What the loop reads of an SM between cycles (which SMs are due, when the next is, whether one
-// has room or faulted, instructions issued), refreshed by the thread that ticked it. Kept in one
-// array, so that the loop's thread reads a few cache lines each cycle instead of a line or two
-// of every SM that another thread has just written.
-struct SmGlance {
-  uint64_t wake = kNever;  // next_wake() while busy, else kNever
-  uint64_t instructions = 0;
-  uint64_t changes = 0;  // its LaunchContext's changes (each SM has its own with a pool)
-  bool busy = false, room = false, fault = false;
-  void look(const Sm& sm) {
-    busy = sm.busy();
-    wake = busy ? sm.next_wake() : kNever;
-    instructions = sm.instructions();
-    changes = sm.changes();
-    room = sm.has_room();
-    fault = sm.fault().has_value();
-  }
-};
 
 class ParallelTicks final : public TurnGate {
  public:
