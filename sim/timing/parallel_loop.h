@@ -18,9 +18,10 @@
 //   1. the SMs due this cycle are numbered in the one-thread order; thread k starts with those
 //      whose SM number is k modulo the thread count (their home: the SM's state stays in that
 //      core's caches from one cycle to the next), in that order; a thread that has ticked its
-//      own takes the last SM still waiting in the queue of the thread with the most left (work
-//      stealing: a cycle's due SMs and launches are uneven over the homes, perf17-1's
-//      slowest thread did ~3x the average on vec_add_2^24 and ~1.8x on matmul_tiled_512). Each
+//      own takes the last SM still waiting in the queue of the thread with the most left, when
+//      that queue has 2 or more left (work stealing, below: a cycle's due SMs and launches are
+//      uneven over the homes, perf17-1's slowest thread did ~3x the average on vec_add_2^24
+//      and ~1.8x on matmul_tiled_512). Each
 //      SM keeps its own instruction counts and per-line warp states (its LaunchContext), summed
 //      at the end, so which thread ticked it changes no result;
 //   2. an SM runs its own work (warps, scheduler, pipelines, L1, shared memory, registers) at
@@ -63,6 +64,22 @@
 // machine, where waking a halted CPU costs more still), and nearly every wait then slept
 // (stop 39, int39: matmul_tiled_512 2.1x on 16 threads, 4.9x with a long spin). A thread that
 // may not have a core of its own (more threads than the process may run on) spins only briefly.
+// Work stealing and the launches (stop 42, perf20; record: scripts/microbench/
+// h200-host-loopprof-perf20-2026-11-28.txt, device host, 16 threads, identical JSON):
+//   - Built: the trials of adapt_threads back off while the pool wins by 2x (gpu_model.cpp: a
+//     one-thread trial every 32 stretches was 16-23% of the 16-thread loop); a slot's first
+//     Cta::create runs on the SM's thread when the kernel references no module variable
+//     (sm_launch.cpp); the block scheduler reads the glances (sm_glance.h) before an SM.
+//     matmul_tiled_512: 4.073 -> 2.974 s (1.37x; 8 threads 1.41x), 6.41x over one thread.
+//   - Stealing from any queue with one SM left balanced the threads but moved each stolen SM's
+//     state between cores: on vec_add_2^24, 1.48M of 7.22M ticks stolen, work per thread 5.31
+//     -> 7.89 us a pool cycle, a launch 9.16 -> 11.67 us, the span no shorter (15.0 -> 15.8 us)
+//     and the run no faster (3.379 -> 3.383 s); on matmul it gained nothing either (3.009 s
+//     without it). Hence stealing only from a queue with 2 or more left (kStealFrom).
+//   - Not done: the stream's cycle is its slowest thread's launch (9 us, launch_max 3.7-4.8 us
+//     a pool cycle) plus its ticks; a launch ticked first in its thread (the others then
+//     stolen) would shorten it, but a thread that ticks out of order may wait for a turn that
+//     its own queue holds, so that needs a turn-free cycle known in advance.
 // Held to the cycle's end (l2_queue.h; stop 38): the exact form of the quantum for Q = 1, a cycle.
 // Built: an SM's plain stores before its turn (their answer only raises the warp's drain time).
 // In test 350's streaming and multi-wave vec_add on 2 and 5 threads, 9,500 of 26,560 store
