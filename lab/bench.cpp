@@ -134,8 +134,8 @@ std::string loop_line(const BenchResult& r) {
                 p.one_ns / 1e6, p.after_ns / 1e6, p.pool_cycles, p.one_cycles, p.dispatches,
                 p.pool_ns / c / 1e3, p.wake_ns / c / 1e3, p.span_ns / c / 1e3, p.own_ns / c / 1e3,
                 p.end_wait_ns / c / 1e3, p.met_ns / c / 1e3, p.flush_ns / c / 1e3,
-                p.work_ns / c / 1e3 / std::max(r.threads, 1), p.launch_max_ns / c / 1e3,
-                p.launches, p.launches ? p.launch_ns / double(p.launches) / 1e3 : 0.0, p.steals);
+                p.work_ns / c / 1e3 / std::max(r.threads, 1), p.launch_max_ns / c / 1e3, p.launches,
+                p.launches ? p.launch_ns / double(p.launches) / 1e3 : 0.0, p.steals);
   return b;
 }
 

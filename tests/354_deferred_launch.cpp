@@ -145,8 +145,7 @@ TEST_CASE("354 which kernels' first blocks may create their Ctas on the SM's thr
   CHECK_FALSE(Sm::may_defer_creates(*plain, "no_such_kernel"));
 }
 
-TEST_CASE(
-    "354 multi-wave vec_add: every block launched on the SMs' threads, the one-thread JSON") {
+TEST_CASE("354 multi-wave vec_add: every block launched on the SMs' threads, the one-thread JSON") {
   // 1,200 blocks of 64 threads: about a wave and a half of 8 blocks per SM on 132 SMs; the
   // first wave creates the slots' Ctas, the later blocks reuse them, all on the SMs' threads
   // (the kernel references no module variable).

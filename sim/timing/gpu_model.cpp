@@ -284,11 +284,11 @@ Expected<TimingResult> simulate(const func::Program& program, func::DeviceMemory
   };
   std::vector<uint32_t> due;
   due.reserve(sms.size());
-  uint64_t eligible = 0;           // cycles with enough SMs due for the pool
-  uint64_t stretch = 0;            // adapt_threads: stretches since the last trials began
+  uint64_t eligible = 0;               // cycles with enough SMs due for the pool
+  uint64_t stretch = 0;                // adapt_threads: stretches since the last trials began
   uint64_t trial_every = kTrialEvery;  // ... and how many stretches apart they are now
-  double trial_ns[2] = {0, 0};     // adapt_threads: [one thread, pool] time in trials
-  uint64_t trial_sms[2] = {0, 0};  // ... and the SM ticks they made
+  double trial_ns[2] = {0, 0};         // adapt_threads: [one thread, pool] time in trials
+  uint64_t trial_sms[2] = {0, 0};      // ... and the SM ticks they made
   bool use_pool = true;
   // Sampled simulation (sampling.h): at each wave boundary the sampler may fast-forward waves,
   // whose blocks then run here in the functional executor.
@@ -321,7 +321,7 @@ Expected<TimingResult> simulate(const func::Program& program, func::DeviceMemory
   // With the pool, an SM's launches run on its own thread (sm_launch.cpp); the cycles that run
   // here run them before the ticks.
   const bool defer_launches = pool && !sampler.active() && Sm::may_defer_launches(*kernel);
-  blocks.defer_launches(!defer_launches                                     ? Sm::Defer::None
+  blocks.defer_launches(!defer_launches                                 ? Sm::Defer::None
                         : Sm::may_defer_creates(program, launch.kernel) ? Sm::Defer::All
                                                                         : Sm::Defer::Kept);
   if (sampler.active())

@@ -223,7 +223,7 @@ class ParallelTicks final : public TurnGate {
   void own_l2();
 
   int threads_;
-  bool own_core_;                 // a core for each thread: waits spin longer (wait_for)
+  bool own_core_;               // a core for each thread: waits spin longer (wait_for)
   std::vector<uint16_t> home_;  // per SM: home_of(id), looked up (a division per SM per cycle)
   // The cycle's positions, each thread's home SMs' together in the order (Counts::queue says
   // which part of it is still the thread's to tick).

@@ -18,8 +18,8 @@
 // mostly the fresh memory's page faults; 1,056 of them for vec_add's first wave, serial on the
 // loop's thread until now).
 // Not deferred: a first block of a kernel that references module variables (Cta::create may
-// bind them, which allocates device memory), a kernel whose first instruction touches device memory (its
-// order against the other SMs' touches in the cycle would change: may_defer_launches), the
+// bind them, which allocates device memory), a kernel whose first instruction touches device memory
+// (its order against the other SMs' touches in the cycle would change: may_defer_launches), the
 // cycles that run on one thread (the loop runs the deferred launches before the ticks, as
 // launch_block at once), and launches with a trace, checks, clusters or sampling (one thread).
 // A deferred launch that faults (its first instruction) makes the parallel cycle differ from the
