@@ -398,7 +398,6 @@ Expected<TimingResult> simulate(const func::Program& program, func::DeviceMemory
   uint64_t seen_changes = ~0ull, quiet_since = 0, watch_checked = 0;
   bool watching = false;
   bool room = true;  // whether an SM has room for a block (3c; at the start, ask them)
-  const std::vector<size_t> nobody;
   for (;;) {
     // Cancel (another thread sets the flag) and progress, checked every few visited cycles.
     if ((++visits & 7) == 0) {
@@ -419,10 +418,8 @@ Expected<TimingResult> simulate(const func::Program& program, func::DeviceMemory
     laps.start();
     const uint64_t dispatched = blocks.dispatched();
     Status dispatch_status = Ok{};
-    const std::vector<size_t>* launching = &nobody;  // SMs whose launches run in their tick
     if (room) {
       dispatch_status = blocks.dispatch(now, sms, glances);
-      if (defer_launches) launching = &blocks.placed();
       for (size_t i : blocks.placed()) glances[i].look(sms[i]);  // (the SMs it changed)
     }
     if (profiling) prof.dispatches += blocks.dispatched() - dispatched;
@@ -458,7 +455,7 @@ Expected<TimingResult> simulate(const func::Program& program, func::DeviceMemory
           trial_begin = std::chrono::steady_clock::now();
         }
         if (!options.adapt_threads || (trial >= 0 ? trial == 1 : use_pool)) {
-          if (!pool->tick(sms, due, now, glances, *launching)) {
+          if (!pool->tick(sms, due, now, glances)) {
             redo = true;
             return Error{"", 0, "internal: a fault in a parallel cycle"};
           }

@@ -38,9 +38,6 @@ constexpr uint32_t kEarlyFlushSpins = 1u << 10;
 // host, vec_add_2^24 on 16 threads, stealing from any queue with one left: 1.48M of 7.22M ticks
 // stolen, work per thread 5.31 -> 7.89 us a pool cycle, the span no shorter).
 constexpr uint32_t kStealFrom = 2;
-// What a block's launch on an SM's thread costs, in ticks of a streaming kernel (perf20-1,
-// device host, vec_add_2^24 on 16 threads: 9.2 us a launch, 1.7 us a tick).
-constexpr uint32_t kLaunchTicks = 5;
 
 int64_t clock_ns() {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(
@@ -114,8 +111,6 @@ ParallelTicks::ParallelTicks(int threads)
     : threads_(threads < 1 ? 1 : threads),
       own_core_(threads_ <= usable_cpus()),
       begins_(threads_ + 1),
-      load_(threads_),
-      carries_(threads_),
       counts_(threads_) {
   workers_.reserve(threads_ - 1);
   for (int t = 1; t < threads_; ++t)
@@ -142,14 +137,13 @@ ParallelTicks::~ParallelTicks() {
 }
 
 bool ParallelTicks::tick(std::vector<Sm>& sms, const std::vector<uint32_t>& due, uint64_t now,
-                         std::vector<SmGlance>& glances, const std::vector<size_t>& launching) {
+                         std::vector<SmGlance>& glances) {
   // 1. Publish the cycle's work; moving start_ (release) orders these writes before the
   //    workers read them.
   const int64_t t0 = profile_ ? clock_ns() : 0;
   faulted_.store(false, std::memory_order_relaxed);
   running_.store(static_cast<uint32_t>(threads_ - 1), std::memory_order_relaxed);
   if (home_.size() != sms.size()) {
-    launching_.assign(sms.size(), 0);
     home_.resize(sms.size());
     for (size_t i = 0; i < sms.size(); ++i) home_[i] = static_cast<uint16_t>(home_of(int(i)));
   }
@@ -160,42 +154,15 @@ bool ParallelTicks::tick(std::vector<Sm>& sms, const std::vector<uint32_t>& due,
   }
   ++cycle_;
   prefix_.store(0, std::memory_order_relaxed);
-  // Each position's thread: its SM's home, except that a thread whose SMs launch blocks in this
-  // cycle (a launch costs about kLaunchTicks ticks) hands its other SMs, one at a time, to the
-  // thread with the least work while that leaves it with more than the receiver: the launch's
-  // own state stays on the SM's home core, and its thread's cycle is not the launch plus the
-  // ticks after it. (Any assignment gives the same results; each queue stays in the order.)
-  who_.resize(n);
-  std::fill(load_.begin(), load_.end(), 0);
-  std::fill(carries_.begin(), carries_.end(), 0);
-  for (size_t sm : launching) launching_[sm] = sms[sm].launches_pending();
-  for (uint32_t i = 0; i < n; ++i) {
-    const uint16_t t = home_[due[i]];
-    who_[i] = t;
-    load_[t] += launching_[due[i]] ? kLaunchTicks : 1;
-    carries_[t] |= launching_[due[i]];
-  }
-  if (!launching.empty())
-    for (uint32_t i = 0; i < n; ++i) {
-      const uint16_t t = who_[i];
-      if (!carries_[t] || launching_[due[i]]) continue;
-      int least = 0;
-      for (int u = 1; u < threads_; ++u)
-        if (load_[u] < load_[least]) least = u;
-      if (load_[least] + 1 >= load_[t]) continue;
-      --load_[t], ++load_[least];
-      who_[i] = static_cast<uint16_t>(least);
-    }
-  for (size_t sm : launching) launching_[sm] = 0;
-  // Each thread's queue: its positions in the order (a counting sort by thread).
+  // Each thread's queue: its home SMs' positions in the order (a counting sort by home).
   order_.resize(n);
   uint32_t* begin = begins_.data();
   std::fill(begins_.begin(), begins_.end(), 0);
-  for (uint32_t i = 0; i < n; ++i) ++begin[who_[i] + 1];
+  for (uint32_t i = 0; i < n; ++i) ++begin[home_[due[i]] + 1];
   for (int t = 0; t < threads_; ++t) begin[t + 1] += begin[t];
   for (int t = 0; t < threads_; ++t)
     counts_[t].queue.store(uint64_t{begin[t + 1]} << 32 | begin[t], std::memory_order_relaxed);
-  for (uint32_t i = 0; i < n; ++i) order_[begin[who_[i]]++] = i;
+  for (uint32_t i = 0; i < n; ++i) order_[begin[home_[due[i]]]++] = i;
   flushed_ = 0;
   sms_ = sms.data();
   glances_ = glances.data();

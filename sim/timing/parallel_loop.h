@@ -186,10 +186,8 @@ class ParallelTicks final : public TurnGate {
   // Ticks the SMs sms[due[0]], sms[due[1]], ... (in the one-thread loop's order) at cycle
   // `now`, and refreshes their glances. False when one faulted: the cycle then differs from the
   // one-thread loop's (see above).
-  // `launching`: the SMs that launch blocks at the start of their tick (their other due SMs'
-  // thread may change: tick()).
   bool tick(std::vector<Sm>& sms, const std::vector<uint32_t>& due, uint64_t now,
-            std::vector<SmGlance>& glances, const std::vector<size_t>& launching);
+            std::vector<SmGlance>& glances);
   void wait_turn() override;
   bool before_turn() const override;
   bool in_parallel_cycle() const override;
@@ -229,11 +227,6 @@ class ParallelTicks final : public TurnGate {
   // which part of it is still the thread's to tick).
   std::vector<uint32_t> order_;
   std::vector<uint32_t> begins_;  // tick(): where each thread's queue begins in order_
-  // tick(): each position's thread, each thread's work (ticks), whether it launches a block,
-  // and per SM whether it does.
-  std::vector<uint16_t> who_;
-  std::vector<uint32_t> load_;
-  std::vector<uint8_t> carries_, launching_;
   std::vector<std::thread> workers_;
   // The cycle's work (written by the caller before it moves start_, read by the workers after).
   Sm* sms_ = nullptr;
