@@ -37,7 +37,7 @@ constexpr uint32_t kEarlyFlushSpins = 1u << 10;
 // one after another): a stolen SM's state moves to the thief's core and back (perf20-1, device
 // host, vec_add_2^24 on 16 threads, stealing from any queue with one left: 1.48M of 7.22M ticks
 // stolen, work per thread 5.31 -> 7.89 us a pool cycle, the span no shorter).
-constexpr uint32_t kStealFrom = 2;
+constexpr uint32_t kStealFrom = 1;
 
 int64_t clock_ns() {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(
