@@ -18,8 +18,8 @@
 //   1. the SMs due this cycle are numbered in the one-thread order; thread k starts with those
 //      whose SM number is k modulo the thread count (their home: the SM's state stays in that
 //      core's caches from one cycle to the next), in that order; a thread that has ticked its
-//      own takes the last SM still waiting in the queue of the thread with the most left, when
-//      that queue has 2 or more left (work stealing, below: a cycle's due SMs and launches are
+//      own takes the last SM still waiting in the queue of the thread with the most left
+//      (work stealing, below: a cycle's due SMs and launches are
 //      uneven over the homes, perf17-1's slowest thread did ~3x the average on vec_add_2^24
 //      and ~1.8x on matmul_tiled_512). Each
 //      SM keeps its own instruction counts and per-line warp states (its LaunchContext), summed
@@ -75,7 +75,8 @@
 //     state between cores: on vec_add_2^24, 1.48M of 7.22M ticks stolen, work per thread 5.31
 //     -> 7.89 us a pool cycle, a launch 9.16 -> 11.67 us, the span no shorter (15.0 -> 15.8 us)
 //     and the run no faster (3.379 -> 3.383 s); on matmul it gained nothing either (3.009 s
-//     without it). Hence stealing only from a queue with 2 or more left (kStealFrom).
+//     without it). perf20-2 (one run each): base 3.954 s, stealing from any queue 3.181 s, from
+//     queues with 2+ left 3.746 s: kept from any (kStealFrom = 1).
 //   - Not done: the stream's cycle is its slowest thread's launch (9 us, launch_max 3.7-4.8 us
 //     a pool cycle) plus its ticks; a launch ticked first in its thread (the others then
 //     stolen) would shorten it, but a thread that ticks out of order may wait for a turn that
