@@ -129,13 +129,13 @@ std::string loop_line(const BenchResult& r) {
                 "cycles pool=%" PRIu64 " one=%" PRIu64 " dispatches=%" PRIu64
                 " | us/pool-cycle pool=%.2f wake=%.2f span=%.2f own=%.2f end_wait=%.2f met=%.2f "
                 "flush=%.2f work/threads=%.2f launch_max=%.2f | launches=%" PRIu64
-                " us/launch=%.2f",
+                " us/launch=%.2f steals=%" PRIu64,
                 p.loop_ns / 1e6, p.dispatch_ns / 1e6, p.due_ns / 1e6, p.pool_ns / 1e6,
                 p.one_ns / 1e6, p.after_ns / 1e6, p.pool_cycles, p.one_cycles, p.dispatches,
                 p.pool_ns / c / 1e3, p.wake_ns / c / 1e3, p.span_ns / c / 1e3, p.own_ns / c / 1e3,
                 p.end_wait_ns / c / 1e3, p.met_ns / c / 1e3, p.flush_ns / c / 1e3,
-                p.work_ns / c / 1e3 / std::max(r.threads, 1), p.launch_max_ns / c / 1e3,
-                p.launches, p.launches ? p.launch_ns / double(p.launches) / 1e3 : 0.0);
+                p.work_ns / c / 1e3 / std::max(r.threads, 1), p.launch_max_ns / c / 1e3, p.launches,
+                p.launches ? p.launch_ns / double(p.launches) / 1e3 : 0.0, p.steals);
   return b;
 }
 

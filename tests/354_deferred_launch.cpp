@@ -1,8 +1,10 @@
 // Block launches run on the SM's own thread in the parallel loop's cycles (sim/timing/
-// sm_launch.cpp): which kernels may defer them, and multi-wave launches on 1, 2 and 5 threads
-// whose later blocks are launched that way (and one whose first instruction loads device memory,
-// whose launches stay on the loop's thread), each giving the one-thread JSON and memory, with
-// the outputs checked against values computed here.
+// sm_launch.cpp): which kernels may defer them (and their first blocks' Cta::create), and
+// multi-wave launches on 1, 2 and 5 threads whose blocks are launched that way (one whose
+// first instruction loads device memory, whose launches stay on the loop's thread, and one
+// that reads a module variable later, whose first wave creates its Ctas on the loop's thread),
+// each giving the one-thread JSON and memory, with the outputs checked against values computed
+// here.
 #include <doctest/doctest.h>
 
 #include <cstring>
@@ -30,6 +32,32 @@ constexpr const char* kSeeded = R"(.version 9.0
   .reg .b64 %rd<8>;
   ld.global.u32 %r1, [seed];
   ld.param.u64 %rd1, [out];
+  cvta.to.global.u64 %rd2, %rd1;
+  mov.u32 %r2, %ctaid.x;
+  mov.u32 %r3, %ntid.x;
+  mov.u32 %r4, %tid.x;
+  mad.lo.s32 %r5, %r2, %r3, %r4;
+  mad.lo.s32 %r6, %r1, 3, %r5;
+  mul.wide.u32 %rd3, %r5, 4;
+  add.s64 %rd4, %rd2, %rd3;
+  st.global.u32 [%rd4], %r6;
+  ret;
+}
+)";
+
+// The same values, but the first instruction reads a parameter (its launches may be deferred)
+// and the module variable comes second: a slot's first block still creates its Cta on the
+// loop's thread (Cta::create binds the variable).
+constexpr const char* kSeededLater = R"(.version 9.0
+.target sm_90
+.address_size 64
+.global .align 4 .u32 seed = 7;
+.visible .entry seeded_later(.param .u64 out)
+{
+  .reg .b32 %r<8>;
+  .reg .b64 %rd<8>;
+  ld.param.u64 %rd1, [out];
+  ld.global.u32 %r1, [seed];
   cvta.to.global.u64 %rd2, %rd1;
   mov.u32 %r2, %ctaid.x;
   mov.u32 %r3, %ntid.x;
@@ -107,10 +135,20 @@ TEST_CASE("354 which kernels' launches may run on the SM's thread: the first ins
       Sm::may_defer_launches(first_kernel(entry("  atom.global.add.u32 %r1, [g], 1;\n").c_str())));
 }
 
-TEST_CASE(
-    "354 multi-wave vec_add: later blocks launched on the SMs' threads, the one-thread JSON") {
-  // 1,200 blocks of 64 threads: about a wave and a half of 8 blocks per SM on 132 SMs, so the
-  // later blocks reuse kept block slots (deferred) while the first wave creates them.
+TEST_CASE("354 which kernels' first blocks may create their Ctas on the SM's thread") {
+  auto plain = load(entry("  mov.u32 %r1, %tid.x;\n").c_str());
+  REQUIRE(plain);
+  CHECK(Sm::may_defer_creates(*plain, "k"));  // (the module's `g` is not referenced)
+  auto uses = load(entry("  ld.param.u64 %rd1, [p];\n  ld.global.u32 %r1, [g];\n").c_str());
+  REQUIRE(uses);
+  CHECK_FALSE(Sm::may_defer_creates(*uses, "k"));
+  CHECK_FALSE(Sm::may_defer_creates(*plain, "no_such_kernel"));
+}
+
+TEST_CASE("354 multi-wave vec_add: every block launched on the SMs' threads, the one-thread JSON") {
+  // 1,200 blocks of 64 threads: about a wave and a half of 8 blocks per SM on 132 SMs; the
+  // first wave creates the slots' Ctas, the later blocks reuse them, all on the SMs' threads
+  // (the kernel references no module variable).
   const uint32_t n = 1200 * 64;
   std::vector<uint8_t> x(4 * n), y(4 * n), z(4 * n, 0);
   for (uint32_t i = 0; i < n; ++i) {
@@ -133,7 +171,29 @@ TEST_CASE(
     CHECK(many.memory == one.memory);
     CHECK_FALSE(many.result.redone_on_one_thread);
     CHECK(many.result.parallel_cycles > 0);
-    // Some blocks were launched on the SMs' threads (not all: the first wave creates its Ctas).
+    CHECK(many.result.deferred_launches == 1200);
+  }
+}
+
+TEST_CASE(
+    "354 a kernel that reads a module variable: its first wave created on the loop's thread") {
+  const func::Dim3 grid{1200, 1, 1}, block{64, 1, 1};
+  const uint32_t n = 1200 * 64;
+  const std::vector<uint8_t> out(4 * n, 0);
+  const Outcome one = run(kSeededLater, "seeded_later", grid, block, {out}, {}, 1);
+  for (uint32_t i = 0; i < n; i += 89) {
+    uint32_t v;
+    std::memcpy(&v, one.memory[0].data() + 4 * i, 4);
+    REQUIRE(v == 7 * 3 + i);
+  }
+  for (int t : {2, 5}) {
+    CAPTURE(t);
+    const Outcome many = run(kSeededLater, "seeded_later", grid, block, {out}, {}, t);
+    CHECK(many.json == one.json);
+    CHECK(many.memory == one.memory);
+    CHECK_FALSE(many.result.redone_on_one_thread);
+    CHECK(many.result.parallel_cycles > 0);
+    // The later blocks were launched on the SMs' threads, not the first wave's.
     CHECK(many.result.deferred_launches > 0);
     CHECK(many.result.deferred_launches < 1200);
   }

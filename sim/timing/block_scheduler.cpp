@@ -44,13 +44,14 @@ uint64_t BlockScheduler::next_due() const {
   return done() ? kNever : static_cast<uint64_t>(std::ceil(due_));
 }
 
-Status BlockScheduler::dispatch(uint64_t now, std::vector<Sm>& sms) {
+Status BlockScheduler::dispatch(uint64_t now, std::vector<Sm>& sms,
+                                const std::vector<SmGlance>& glances) {
   placed_.clear();
   if (shape_.count() > 1) return dispatch_clusters(now, sms);
   while (!done() && due_ <= double(now)) {
     // 1. The next SM (round-robin) with room for one more block.
     size_t tried = 0;
-    while (tried < sms.size() && !sms[rr_].has_room()) {
+    while (tried < sms.size() && !(glances[rr_].room && sms[rr_].has_room())) {
       rr_ = (rr_ + 1) % sms.size();
       ++tried;
     }

@@ -39,6 +39,7 @@
 #include "sim/func/cluster.h"
 #include "sim/func/launch.h"
 #include "sim/timing/sm.h"
+#include "sim/timing/sm_glance.h"
 
 namespace warplab::timing {
 
@@ -57,7 +58,9 @@ class BlockScheduler {
                                            uint32_t size);
   ~BlockScheduler();
   // Dispatches as many blocks as are due at `now` to SMs with room. Errors come from Cta::create.
-  Status dispatch(uint64_t now, std::vector<Sm>& sms);
+  // `glances` (sm_glance.h): an SM whose glance has no room has none (one array to read, not
+  // a line of each SM that another host thread wrote); one whose glance has room is asked.
+  Status dispatch(uint64_t now, std::vector<Sm>& sms, const std::vector<SmGlance>& glances);
   bool done() const { return next_ >= total_; }
   // The next cycle a dispatch could happen if an SM has room (kNever when all are dispatched).
   uint64_t next_due() const;
@@ -71,7 +74,7 @@ class BlockScheduler {
   void set_skip_hook(SkipHook hook) { skip_ = std::move(hook); }
   // The parallel loop: each SM runs its launches' work later, on its own thread (Sm::place_block,
   // sm_launch.cpp); the decisions (which block, which SM, which cycle) stay here, in order.
-  void defer_launches(bool on) { defer_ = on; }
+  void defer_launches(Sm::Defer how) { defer_ = how; }
 
  private:
   func::Dim3 grid_;
@@ -79,7 +82,7 @@ class BlockScheduler {
   double interval_, due_ = 0;
   size_t rr_ = 0;
   SkipHook skip_;
-  bool defer_ = false;
+  Sm::Defer defer_ = Sm::Defer::None;
   std::vector<size_t> placed_;
   // Clusters (shape_.count() > 1).
   Status dispatch_clusters(uint64_t now, std::vector<Sm>& sms);

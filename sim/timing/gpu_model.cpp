@@ -107,7 +107,13 @@ constexpr size_t kMinParallelSms = 8;
 // the rest.
 // The first kTrialWarm cycles of a trial are not timed: they move the SMs' state between the
 // host cores' caches (to the pool's threads or back), which the stretch it picks pays only once.
-constexpr uint64_t kTrialCycles = 64, kTrialEvery = 32, kTrialWarm = 16;
+// A one-thread trial costs what the pool would do in threads-fold less time: on 16 threads a
+// trial every 32 stretches took 16-23% of the loop (perf17-1, device host: matmul_tiled_512's
+// one-thread cycles 943 of 4,149 ms, vec_add_2^24's 401 of 4,687). So while the pool wins by
+// more than kTrialMargin, the next trial comes twice as many stretches later (up to
+// kTrialEveryMax); a closer result or a loss (a busy host) brings back every kTrialEvery.
+constexpr uint64_t kTrialCycles = 64, kTrialEvery = 32, kTrialEveryMax = 1024, kTrialWarm = 16;
+constexpr double kTrialMargin = 2;
 
 // Adds `from`'s counts to `into` (one thread's share of a launch's counts).
 void add_stats(func::LaunchStats& into, const func::LaunchStats& from) {
@@ -216,9 +222,10 @@ Expected<TimingResult> simulate(const func::Program& program, func::DeviceMemory
     r.trace.sub_partitions = static_cast<int32_t>(config.core.sub_partitions);
     r.trace.warp_scheduler = config.core.warp_scheduler;
   }
-  // One context per host thread (parallel_loop.h): each keeps its SMs' counts, summed at the end.
-  const int threads = pool ? pool->threads() : 1;
-  std::deque<func::LaunchStats> more_stats(threads - 1);
+  // With the pool, one context per SM (parallel_loop.h: any thread may tick an SM): each keeps
+  // its SM's counts, summed at the end.
+  const int contexts = pool ? static_cast<int>(config.core.sm_count) : 1;
+  std::deque<func::LaunchStats> more_stats(contexts - 1);
   std::deque<std::vector<WarpStateCycles>> more_lines;
   std::deque<LaunchContext> ctxs;
   ctxs.push_back(LaunchContext{launch_config,
@@ -245,7 +252,7 @@ Expected<TimingResult> simulate(const func::Program& program, func::DeviceMemory
              (serial[i] ? kSerialCopyStore : 0);
     ctx.vector_bytes.push_back(shared_vector_bytes(f));
   }
-  for (int t = 1; t < threads; ++t) {
+  for (int t = 1; t < contexts; ++t) {
     auto& lines = more_lines.emplace_back(by_line.size(), WarpStateCycles{});
     ctxs.push_back(LaunchContext{launch_config,
                                  program,
@@ -266,23 +273,33 @@ Expected<TimingResult> simulate(const func::Program& program, func::DeviceMemory
   GateScope gate(l2, pool);
   TouchScope touches(pool, options.log_touches && touches_loggable(*kernel), memory,
                      config.core.sm_count);
-  auto changes = [&] {
-    uint64_t c = 0;
-    for (const LaunchContext& x : ctxs) c += x.changes;
-    return c;
-  };
   std::vector<Sm> sms;
   sms.reserve(config.core.sm_count);
-  for (int i = 0; i < config.core.sm_count; ++i)
-    sms.emplace_back(i, ctxs[pool ? pool->thread_of(i) : 0]);
+  for (int i = 0; i < config.core.sm_count; ++i) sms.emplace_back(i, ctxs[pool ? i : 0]);
   // The loop reads each SM's glance (parallel_loop.h), refreshed after its ticks and dispatches.
   std::vector<SmGlance> glances(sms.size());
   for (size_t i = 0; i < sms.size(); ++i) glances[i].look(sms[i]);
+  // The livelock watch's count of changes (3e). With the pool, the glances' copies, read with
+  // the rest of them (every change comes from an SM's launch or tick, each followed by a look):
+  // not a cache line of each SM's context that another thread has just written.
+  auto changes = [&] {
+    uint64_t c = 0;
+    if (pool) {
+      uint32_t sum = 0;  // modulo 2^32, as the glances keep them
+      for (const SmGlance& g : glances) sum += g.changes;
+      c = sum;
+    } else {
+      c = ctx.changes;
+    }
+    return c;
+  };
   std::vector<uint32_t> due;
   due.reserve(sms.size());
-  uint64_t eligible = 0;           // cycles with enough SMs due for the pool
-  double trial_ns[2] = {0, 0};     // adapt_threads: [one thread, pool] time in trials
-  uint64_t trial_sms[2] = {0, 0};  // ... and the SM ticks they made
+  uint64_t eligible = 0;               // cycles with enough SMs due for the pool
+  uint64_t stretch = 0;                // adapt_threads: stretches since the last trials began
+  uint64_t trial_every = kTrialEvery;  // ... and how many stretches apart they are now
+  double trial_ns[2] = {0, 0};         // adapt_threads: [one thread, pool] time in trials
+  uint64_t trial_sms[2] = {0, 0};      // ... and the SM ticks they made
   bool use_pool = true;
   // Sampled simulation (sampling.h): at each wave boundary the sampler may fast-forward waves,
   // whose blocks then run here in the functional executor.
@@ -316,7 +333,9 @@ Expected<TimingResult> simulate(const func::Program& program, func::DeviceMemory
   // With the pool, an SM's launches run on its own thread (sm_launch.cpp); the cycles that run
   // here run them before the ticks.
   const bool defer_launches = pool && !sampler.active() && Sm::may_defer_launches(*kernel);
-  blocks.defer_launches(defer_launches);
+  blocks.defer_launches(!defer_launches                                 ? Sm::Defer::None
+                        : Sm::may_defer_creates(program, launch.kernel) ? Sm::Defer::All
+                                                                        : Sm::Defer::Kept);
   if (rate.first_block > 0)  // a rate stage of the launch's last wave: its blocks alone
     blocks.set_skip_hook(
         [first = rate.first_block](uint64_t next, uint64_t) { return std::max(next, first); });
@@ -396,6 +415,7 @@ Expected<TimingResult> simulate(const func::Program& program, func::DeviceMemory
   constexpr uint64_t kWatchAfter = 1 << 20, kWatchCheckEvery = 1 << 14;
   uint64_t seen_changes = ~0ull, quiet_since = 0, watch_checked = 0;
   bool watching = false;
+  bool room = true;  // whether an SM has room for a block (3c; at the start, ask them)
   for (;;) {
     // Cancel (another thread sets the flag) and progress, checked every few visited cycles.
     if ((++visits & 7) == 0) {
@@ -428,10 +448,15 @@ Expected<TimingResult> simulate(const func::Program& program, func::DeviceMemory
         break;
     }
     // 3a. Dispatch blocks that are due (only an SM with room can take one).
+    //     (Not while no SM has room, as 3c found at the end of the last cycle: the dispatch would
+    //     read every SM's occupancy to find none, cache lines the pool's threads write.)
     laps.start();
     const uint64_t dispatched = blocks.dispatched();
-    const auto dispatch_status = blocks.dispatch(now, sms);
-    for (size_t i : blocks.placed()) glances[i].look(sms[i]);  // (the SMs it changed)
+    Status dispatch_status = Ok{};
+    if (room) {
+      dispatch_status = blocks.dispatch(now, sms, glances);
+      for (size_t i : blocks.placed()) glances[i].look(sms[i]);  // (the SMs it changed)
+    }
     if (profiling) prof.dispatches += blocks.dispatched() - dispatched;
     laps.lap(prof.dispatch_ns);
     if (!dispatch_status) return dispatch_status.error();
@@ -457,7 +482,8 @@ Expected<TimingResult> simulate(const func::Program& program, func::DeviceMemory
       laps.lap(prof.due_ns);
       if (!pending_fault && due.size() >= kMinParallelSms) {
         const bool warm = eligible % kTrialCycles >= kTrialWarm;
-        const uint64_t phase = eligible++ / kTrialCycles % kTrialEvery;
+        const uint64_t phase = stretch;
+        if (++eligible % kTrialCycles == 0 && ++stretch == trial_every) stretch = 0;
         if (options.adapt_threads && phase < 2) {
           trial = static_cast<int>(phase);
           timed = warm;
@@ -512,6 +538,9 @@ Expected<TimingResult> simulate(const func::Program& program, func::DeviceMemory
       }
       if (trial == 1 && eligible % kTrialCycles == 0) {  // both trials done: pick the faster
         use_pool = trial_ns[1] * double(trial_sms[0]) < trial_ns[0] * double(trial_sms[1]);
+        const bool wide =
+            trial_ns[1] * kTrialMargin * double(trial_sms[0]) < trial_ns[0] * double(trial_sms[1]);
+        trial_every = wide ? std::min(trial_every * 2, kTrialEveryMax) : kTrialEvery;
         trial_ns[0] = trial_ns[1] = 0;
         trial_sms[0] = trial_sms[1] = 0;
       }
@@ -519,7 +548,7 @@ Expected<TimingResult> simulate(const func::Program& program, func::DeviceMemory
     // 3c. Done? Otherwise find the next interesting cycle.
     bool any_busy = false;
     uint64_t next = kNever;
-    bool room = false;
+    room = false;
     for (const SmGlance& g : glances) {
       if (g.busy) {
         any_busy = true;

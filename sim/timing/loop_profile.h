@@ -31,6 +31,8 @@ struct LoopProfile {
   // adds to the span), and how many SM ticks began with launches (launches).
   double launch_ns = 0, launch_max_ns = 0;
   uint64_t launches = 0;
+  // SM ticks that a thread took from another thread's queue (parallel_loop.h: work stealing).
+  uint64_t steals = 0;
 
   void add(const LoopProfile& o) {
     dispatch_ns += o.dispatch_ns, due_ns += o.due_ns, pool_ns += o.pool_ns, one_ns += o.one_ns;
@@ -39,6 +41,7 @@ struct LoopProfile {
     wake_ns += o.wake_ns, span_ns += o.span_ns, own_ns += o.own_ns, end_wait_ns += o.end_wait_ns;
     met_ns += o.met_ns, flush_ns += o.flush_ns, work_ns += o.work_ns;
     launch_ns += o.launch_ns, launch_max_ns += o.launch_max_ns, launches += o.launches;
+    steals += o.steals;
   }
 };
 

@@ -15,9 +15,15 @@
 // (the L2's answer is used in the very tick that asks: the L1 books the fill, a second miss to
 // the line merges with it, and the MSHR count limits the next issue).
 // Instead, within one cycle:
-//   1. the SMs due this cycle are numbered in the one-thread order; thread k ticks those whose
-//      SM number is k modulo the thread count, in that order (a fixed assignment: each thread
-//      keeps its SMs' instruction counts and per-line warp states, summed at the end);
+//   1. the SMs due this cycle are numbered in the one-thread order; thread k starts with those
+//      whose SM number is k modulo the thread count (their home: the SM's state stays in that
+//      core's caches from one cycle to the next), in that order; a thread that has ticked its
+//      own takes the last SM still waiting in the queue of the thread with the most left
+//      (work stealing, below: a cycle's due SMs and launches are
+//      uneven over the homes, perf17-1's slowest thread did ~3x the average on vec_add_2^24
+//      and ~1.8x on matmul_tiled_512). Each
+//      SM keeps its own instruction counts and per-line warp states (its LaunchContext), summed
+//      at the end, so which thread ticked it changes no result;
 //   2. an SM runs its own work (warps, scheduler, pipelines, L1, shared memory, registers) at
 //      once, in parallel with the others;
 //   3. before its first touch of anything shared (an L2 request, a functional step that reads or
@@ -58,6 +64,23 @@
 // machine, where waking a halted CPU costs more still), and nearly every wait then slept
 // (stop 39, int39: matmul_tiled_512 2.1x on 16 threads, 4.9x with a long spin). A thread that
 // may not have a core of its own (more threads than the process may run on) spins only briefly.
+// Work stealing and the launches (stop 42, perf20; record: scripts/microbench/
+// h200-host-loopprof-perf20-2026-11-28.txt, device host, 16 threads, identical JSON):
+//   - Built: the trials of adapt_threads back off while the pool wins by 2x (gpu_model.cpp: a
+//     one-thread trial every 32 stretches was 16-23% of the 16-thread loop); a slot's first
+//     Cta::create runs on the SM's thread when the kernel references no module variable
+//     (sm_launch.cpp); the block scheduler reads the glances (sm_glance.h) before an SM.
+//     matmul_tiled_512: 4.073 -> 2.974 s (1.37x; 8 threads 1.41x), 6.41x over one thread.
+//   - Stealing from any queue with one SM left balanced the threads but moved each stolen SM's
+//     state between cores: on vec_add_2^24, 1.48M of 7.22M ticks stolen, work per thread 5.31
+//     -> 7.89 us a pool cycle, a launch 9.16 -> 11.67 us, the span no shorter (15.0 -> 15.8 us)
+//     and the run no faster (3.379 -> 3.383 s); on matmul it gained nothing either (3.009 s
+//     without it). perf20-2 (one run each): base 3.954 s, stealing from any queue 3.181 s, from
+//     queues with 2+ left 3.746 s: kept from any (kStealFrom = 1).
+//   - Not done: the stream's cycle is its slowest thread's launch (9 us, launch_max 3.7-4.8 us
+//     a pool cycle) plus its ticks; a launch ticked first in its thread (the others then
+//     stolen) would shorten it, but a thread that ticks out of order may wait for a turn that
+//     its own queue holds, so that needs a turn-free cycle known in advance.
 // Held to the cycle's end (l2_queue.h; stop 38): the exact form of the quantum for Q = 1, a cycle.
 // Built: an SM's plain stores before its turn (their answer only raises the warp's drain time).
 // In test 350's streaming and multi-wave vec_add on 2 and 5 threads, 9,500 of 26,560 store
@@ -143,40 +166,24 @@
 
 #include "sim/timing/loop_profile.h"
 #include "sim/timing/sm.h"
+#include "sim/timing/sm_glance.h"
 #include "sim/timing/touch_log.h"
 #include "sim/timing/turn_gate.h"
 
 namespace warplab::timing {
 
-// What the loop reads of an SM between cycles (which SMs are due, when the next is, whether one
-// has room or faulted, instructions issued), refreshed by the thread that ticked it. Kept in one
-// array, so that the loop's thread reads a few cache lines each cycle instead of a line or two
-// of every SM that another thread has just written.
-struct SmGlance {
-  uint64_t wake = kNever;  // next_wake() while busy, else kNever
-  uint64_t instructions = 0;
-  bool busy = false, room = false, fault = false;
-  void look(const Sm& sm) {
-    busy = sm.busy();
-    wake = busy ? sm.next_wake() : kNever;
-    instructions = sm.instructions();
-    room = sm.has_room();
-    fault = sm.fault().has_value();
-  }
-};
-
 class ParallelTicks final : public TurnGate {
  public:
   // `threads` host threads in all, the caller's included (threads - 1 are started here and sleep
-  // between cycles). SM `id` is always ticked by thread id % threads.
+  // between cycles). SM `id`'s home is thread id % threads (it may be ticked by another: above).
   explicit ParallelTicks(int threads);
   ~ParallelTicks();
   ParallelTicks(const ParallelTicks&) = delete;
   ParallelTicks& operator=(const ParallelTicks&) = delete;
 
   int threads() const { return threads_; }
-  // Which thread (and so which LaunchContext) ticks SM `id`.
-  int thread_of(int sm_id) const { return sm_id % threads_; }
+  // The thread that ticks SM `id` first in each cycle, unless another takes it (above).
+  int home_of(int sm_id) const { return sm_id % threads_; }
   // Ticks the SMs sms[due[0]], sms[due[1]], ... (in the one-thread loop's order) at cycle
   // `now`, and refreshes their glances. False when one faulted: the cycle then differs from the
   // one-thread loop's (see above).
@@ -201,9 +208,13 @@ class ParallelTicks final : public TurnGate {
 
  private:
   void work(int thread);
-  void finish(int thread, uint32_t position);
+  // The next position `thread` ticks: the first left in its own queue, else the last left in
+  // the queue with the most left (another thread's); n (the due count) when none is left.
+  uint32_t claim(int thread);
+  void tick_one(int thread, uint32_t position);
+  void finish(uint32_t position);
   // Positions [0, ended_prefix()) have all ended their ticks in this cycle.
-  uint32_t ended_prefix() const;
+  uint32_t ended_prefix();
   // Hands the L2 requests held back by the due SMs at positions [flushed_, end) to the L2, in
   // the order (l2_queue.h); called by the SM holding the turn, and after the cycle's ticks.
   void flush_until(uint32_t end);
@@ -211,8 +222,12 @@ class ParallelTicks final : public TurnGate {
   void own_l2();
 
   int threads_;
-  bool own_core_;                 // a core for each thread: waits spin longer (wait_for)
-  std::vector<uint16_t> owner_;  // per SM: thread_of(id), looked up (a division per SM per thread)
+  bool own_core_;               // a core for each thread: waits spin longer (wait_for)
+  std::vector<uint16_t> home_;  // per SM: home_of(id), looked up (a division per SM per cycle)
+  // The cycle's positions, each thread's home SMs' together in the order (Counts::queue says
+  // which part of it is still the thread's to tick).
+  std::vector<uint32_t> order_;
+  std::vector<uint32_t> begins_;  // tick(): where each thread's queue begins in order_
   std::vector<std::thread> workers_;
   // The cycle's work (written by the caller before it moves start_, read by the workers after).
   Sm* sms_ = nullptr;
@@ -222,12 +237,17 @@ class ParallelTicks final : public TurnGate {
   bool stop_ = false;
   std::atomic<uint32_t> start_{0};    // cycles handed out: a worker starts when it moves
   std::atomic<uint32_t> running_{0};  // workers still inside the cycle's work
-  // Which ticks have ended: each thread's next position (Counts::next, its own cache line;
-  // stop 39 kept one shared prefix, moved by a compare-and-swap after every tick, a cache line
-  // every thread wrote 132 times a cycle); first_: each thread's first position in the cycle,
-  // cycle_: the cycle's number (a Counts::next of another cycle reads as first_).
+  // Which ticks have ended: per position, the number of the cycle in which it last ended (its
+  // own cache line, written once a tick; stop 39 kept one shared prefix, moved by a
+  // compare-and-swap after every tick, a cache line every thread wrote 132 times a cycle);
+  // prefix_: a position below which all have ended (moved on by whoever reads them).
   uint32_t cycle_ = 0;
-  std::vector<uint32_t> first_;
+  struct alignas(64) Ended {
+    std::atomic<uint32_t> cycle{0};
+  };
+  std::unique_ptr<Ended[]> ended_at_;
+  size_t ended_size_ = 0;
+  std::atomic<uint32_t> prefix_{0};
   std::atomic<uint32_t> waiters_{0};  // SMs in wait_turn
   std::atomic<uint32_t> ended_{0};    // moved after a tick ends while one waits (its futex word)
   std::atomic<bool> faulted_{false};
@@ -243,8 +263,10 @@ class ParallelTicks final : public TurnGate {
     int64_t begin_ns = 0, end_ns = 0;  // profile_: this cycle's work, on the host's steady clock
     int64_t launch_ns = 0;  // ... and of it, its SMs' launches (sm_launch.cpp), and how many
     uint64_t launches = 0;  // SMs ran them (both moved to the profile at the cycle's end)
-    // The cycle's number (high half) and the thread's next position whose tick has not ended.
-    std::atomic<uint64_t> next{0};
+    uint64_t steals = 0;    // SMs it took from another thread's queue (moved likewise)
+    // The thread's queue: order_[front, back) (front in the low half), taken from the front by
+    // the thread, from the back by the others (compare-and-swap).
+    std::atomic<uint64_t> queue{0};
   };
   std::vector<Counts> counts_;
   TouchLog* touches_ = nullptr;

@@ -122,7 +122,10 @@ class Sm {
   // block: has_room(), busy() and next_wake() then answer as after the launch, and
   // run_launches() does launch_block's work later, on the thread that ticks the SM, before its
   // tick in the same cycle. Deferred launches run before one made at once (their order stays).
-  Status place_block(func::Dim3 index, uint64_t linear, uint64_t now, bool defer);
+  // Which launches place_block may defer: none, those into a slot that keeps a Cta, or all
+  // (also a slot's first, whose Cta::create then runs on the SM's thread: may_defer_creates).
+  enum class Defer : uint8_t { None, Kept, All };
+  Status place_block(func::Dim3 index, uint64_t linear, uint64_t now, Defer defer);
   Status run_launches();
   bool launches_pending() const { return !deferred_.empty(); }
   uint64_t launches_deferred() const { return launches_deferred_; }  // place_block's, in all
@@ -130,6 +133,9 @@ class Sm {
   // runs functionally for every warp, touches no device memory (its order among the cycle's
   // SMs would matter).
   static bool may_defer_launches(const ptx::Function& kernel);
+  // Whether a block's Cta::create may run on the SM's thread: `kernel` references no module
+  // variables (the first block's create binds them, allocating device memory).
+  static bool may_defer_creates(const func::Program& program, const std::string& kernel);
   // Simulates cycle `now` (requires now >= next_wake()). Returns false when the kernel faulted.
   bool tick(uint64_t now);
   uint64_t next_wake() const { return next_wake_; }
@@ -138,6 +144,7 @@ class Sm {
 
   int id() const { return id_; }
   uint64_t instructions() const { return instructions_; }
+  uint64_t changes() const { return ctx_.changes; }  // its LaunchContext's (the livelock watch)
   uint64_t active_cycles() const { return active_cycles_; }
   uint64_t resident_warp_cycles() const { return resident_warp_cycles_; }
   uint64_t blocks_completed() const { return blocks_completed_; }

@@ -12,16 +12,24 @@
 // cycle), in parallel with the other SMs, instead of on the loop's thread before any SM ticks.
 // What the loop reads of the SM in between (has_room, busy, next_wake: the glance) is booked at
 // once here, with the accounting up to `now` that launch_block does first.
-// Not deferred: a block whose slot has no Cta yet (Cta::create may bind the module's variables,
-// which allocates device memory), a kernel whose first instruction touches device memory (its
-// order against the other SMs' touches in the cycle would change: may_defer_launches), the
+// A block whose slot has no Cta yet (the launch's first wave) is deferred too when the kernel
+// references no module variables (may_defer_creates): Cta::create then only reads the launch
+// and allocates the block's own state (perf17: ~625,000 TSC cycles a block on the dev host,
+// mostly the fresh memory's page faults; 1,056 of them for vec_add's first wave, serial on the
+// loop's thread until now).
+// Not deferred: a first block of a kernel that references module variables (Cta::create may
+// bind them, which allocates device memory), a kernel whose first instruction touches device memory
+// (its order against the other SMs' touches in the cycle would change: may_defer_launches), the
 // cycles that run on one thread (the loop runs the deferred launches before the ticks, as
 // launch_block at once), and launches with a trace, checks, clusters or sampling (one thread).
 // A deferred launch that faults (its first instruction) makes the parallel cycle differ from the
 // one-thread loop's: run_timing then simulates the launch again on one thread.
 #include <algorithm>
 #include <memory>
+#include <string>
 
+#include "sim/func/decoded.h"
+#include "sim/func/executor.h"
 #include "sim/timing/sm.h"
 #include "sim/timing/sm_warp.h"
 
@@ -31,6 +39,11 @@ bool Sm::may_defer_launches(const ptx::Function& kernel) {
   if (kernel.instructions.empty()) return false;
   const ptx::Instruction& i = kernel.instructions.front();
   return !func::touches_device(i.op, i.space);
+}
+
+bool Sm::may_defer_creates(const func::Program& program, const std::string& kernel) {
+  const func::DecodedKernel* k = program.decoded().find(kernel);
+  return k && k->global_vars.empty();
 }
 
 Status Sm::launch_block(func::Dim3 index, uint64_t linear, uint64_t now,
@@ -103,22 +116,23 @@ Status Sm::launch_block(func::Dim3 index, uint64_t linear, uint64_t now,
   return Ok{};
 }
 
-Status Sm::place_block(func::Dim3 index, uint64_t linear, uint64_t now, bool defer) {
+Status Sm::place_block(func::Dim3 index, uint64_t linear, uint64_t now, Defer defer) {
   fill_held();  // (the loop's thread, between cycles: the SM is not ticking)
-  if (defer) {
+  if (defer != Defer::None) {
     // The slot launch_block will take after the deferred ones: the next free one.
     size_t skip = deferred_.size();
     size_t b = 0;
     for (; b < blocks_.size(); ++b)
       if (!blocks_[b].used && skip-- == 0) break;
-    if (b < blocks_.size() && blocks_[b].cta) {
+    if (b < blocks_.size() && (blocks_[b].cta || defer == Defer::All)) {
       // launch_block's accounting up to now (the resident set changes now), then its counts.
       if (resident_warps_ > 0 && now > last_account_) {
         active_cycles_ += now - last_account_;
         resident_warp_cycles_ += (now - last_account_) * resident_warps_;
       }
       last_account_ = now;
-      const int warps = blocks_[b].cta->warp_count();
+      const int warps =
+          blocks_[b].cta ? blocks_[b].cta->warp_count() : ctx_.occupancy.warps_per_block;
       deferred_.push_back(Deferred{index, linear, now, next_wake_, warps});
       ++launches_deferred_;
       ++resident_blocks_;
