@@ -10,6 +10,7 @@
 #include "sim/func/cta.h"
 #include "sim/timing/coalescer.h"
 #include "sim/timing/l2.h"
+#include "sim/timing/stats_sum.h"
 #include "sim/timing/touch_log.h"
 
 namespace warplab::timing {
@@ -171,28 +172,6 @@ Status run_range(const func::Program& program, func::DeviceMemory& memory,
   return Ok{};
 }
 
-void add_launch_stats(func::LaunchStats& into, const func::LaunchStats& from) {
-  into.warp_instructions += from.warp_instructions;
-  into.thread_instructions += from.thread_instructions;
-  for (size_t c = 0; c < into.warp_by_class.size(); ++c) {
-    into.warp_by_class[c] += from.warp_by_class[c];
-    into.thread_by_class[c] += from.thread_by_class[c];
-  }
-  for (const auto& [line, n] : from.by_ptx_line) {
-    auto& d = into.by_ptx_line[line];
-    d.warp_instructions += n.warp_instructions;
-    d.thread_instructions += n.thread_instructions;
-  }
-  for (const auto& [line, n] : from.by_src_line) {
-    auto& d = into.by_src_line[line];
-    d.warp_instructions += n.warp_instructions;
-    d.thread_instructions += n.thread_instructions;
-  }
-  into.blocks += from.blocks;
-  into.warps += from.warps;
-  into.threads += from.threads;
-}
-
 }  // namespace
 
 Expected<BlockRunResult> run_blocks(const func::Program& program, func::DeviceMemory& memory,
@@ -237,7 +216,7 @@ Expected<BlockRunResult> run_blocks(const func::Program& program, func::DeviceMe
     if (!clean) r.why_one_thread = "a block faulted";
     else if (ranges_meet(touches)) r.why_one_thread = "ranges of blocks touched the same bytes";
     if (clean && r.why_one_thread.empty()) {
-      for (const func::LaunchStats& s : stats) add_launch_stats(r.stats, s);
+      for (const func::LaunchStats& s : stats) add_stats(r.stats, s);
       r.threads = static_cast<int>(t);
       return r;
     }

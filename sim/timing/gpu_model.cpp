@@ -14,6 +14,7 @@
 #include "sim/timing/rate_sampler.h"
 #include "sim/timing/sampling.h"
 #include "sim/timing/sm_clock.h"
+#include "sim/timing/stats_sum.h"
 #include "sim/timing/schedule.h"
 #include "sim/timing/sm.h"
 #include "sim/timing/touch_log.h"
@@ -114,29 +115,6 @@ constexpr size_t kMinParallelSms = 8;
 // kTrialEveryMax); a closer result or a loss (a busy host) brings back every kTrialEvery.
 constexpr uint64_t kTrialCycles = 64, kTrialEvery = 32, kTrialEveryMax = 1024, kTrialWarm = 16;
 constexpr double kTrialMargin = 2;
-
-// Adds `from`'s counts to `into` (one thread's share of a launch's counts).
-void add_stats(func::LaunchStats& into, const func::LaunchStats& from) {
-  into.warp_instructions += from.warp_instructions;
-  into.thread_instructions += from.thread_instructions;
-  for (size_t c = 0; c < into.warp_by_class.size(); ++c) {
-    into.warp_by_class[c] += from.warp_by_class[c];
-    into.thread_by_class[c] += from.thread_by_class[c];
-  }
-  for (const auto& [line, n] : from.by_ptx_line) {
-    auto& d = into.by_ptx_line[line];
-    d.warp_instructions += n.warp_instructions;
-    d.thread_instructions += n.thread_instructions;
-  }
-  for (const auto& [line, n] : from.by_src_line) {
-    auto& d = into.by_src_line[line];
-    d.warp_instructions += n.warp_instructions;
-    d.thread_instructions += n.thread_instructions;
-  }
-  into.blocks += from.blocks;
-  into.warps += from.warps;
-  into.threads += from.threads;
-}
 
 // The L2's gate for the length of one simulation (unset again however it ends).
 struct GateScope {
