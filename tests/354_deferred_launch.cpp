@@ -21,18 +21,23 @@ using namespace warplab::timing_tests;
 
 namespace {
 
-// out[i] = seed * 3 + i: the first instruction loads a module variable (device memory).
-constexpr const char* kSeeded = R"(.version 9.0
+// out[i] = seed * 3 + i, from a kernel `name` whose first instruction loads the module variable
+// `seed` (device memory), or, with `param_first`, reads a parameter (its launches may be deferred)
+// and loads the variable second: a slot's first block then still creates its Cta on the loop's
+// thread (Cta::create binds the variable).
+std::string seeded_ptx(const std::string& name, bool param_first) {
+  const std::string load_seed = "  ld.global.u32 %r1, [seed];\n";
+  const std::string load_out = "  ld.param.u64 %rd1, [out];\n";
+  return R"(.version 9.0
 .target sm_90
 .address_size 64
 .global .align 4 .u32 seed = 7;
-.visible .entry seeded(.param .u64 out)
+.visible .entry )" + name + R"((.param .u64 out)
 {
   .reg .b32 %r<8>;
   .reg .b64 %rd<8>;
-  ld.global.u32 %r1, [seed];
-  ld.param.u64 %rd1, [out];
-  cvta.to.global.u64 %rd2, %rd1;
+)" + (param_first ? load_out + load_seed : load_seed + load_out) +
+         R"(  cvta.to.global.u64 %rd2, %rd1;
   mov.u32 %r2, %ctaid.x;
   mov.u32 %r3, %ntid.x;
   mov.u32 %r4, %tid.x;
@@ -44,32 +49,9 @@ constexpr const char* kSeeded = R"(.version 9.0
   ret;
 }
 )";
-
-// The same values, but the first instruction reads a parameter (its launches may be deferred)
-// and the module variable comes second: a slot's first block still creates its Cta on the
-// loop's thread (Cta::create binds the variable).
-constexpr const char* kSeededLater = R"(.version 9.0
-.target sm_90
-.address_size 64
-.global .align 4 .u32 seed = 7;
-.visible .entry seeded_later(.param .u64 out)
-{
-  .reg .b32 %r<8>;
-  .reg .b64 %rd<8>;
-  ld.param.u64 %rd1, [out];
-  ld.global.u32 %r1, [seed];
-  cvta.to.global.u64 %rd2, %rd1;
-  mov.u32 %r2, %ctaid.x;
-  mov.u32 %r3, %ntid.x;
-  mov.u32 %r4, %tid.x;
-  mad.lo.s32 %r5, %r2, %r3, %r4;
-  mad.lo.s32 %r6, %r1, 3, %r5;
-  mul.wide.u32 %rd3, %r5, 4;
-  add.s64 %rd4, %rd2, %rd3;
-  st.global.u32 [%rd4], %r6;
-  ret;
 }
-)";
+const std::string kSeeded = seeded_ptx("seeded", false);
+const std::string kSeededLater = seeded_ptx("seeded_later", true);
 
 struct Outcome {
   std::string json;
@@ -80,7 +62,7 @@ struct Outcome {
 // `kernel` of `ptx` with the buffers (`init` bytes each) as its pointer arguments and then
 // `scalars`, on `threads` host threads of the H100 preset, every cycle with enough SMs due on
 // the threads.
-Outcome run(const char* ptx, const std::string& kernel, func::Dim3 grid, func::Dim3 block,
+Outcome run(const std::string& ptx, const std::string& kernel, func::Dim3 grid, func::Dim3 block,
             const std::vector<std::vector<uint8_t>>& init, const std::vector<uint32_t>& scalars,
             int threads) {
   auto prog = load(ptx);
