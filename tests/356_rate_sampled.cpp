@@ -11,6 +11,7 @@
 #include <cmath>
 #include <cstring>
 
+#include "31x_timing.h"
 #include "lab/metrics_json.h"
 #include "sim/func/executor.h"
 #include "sim/ptx/parser.h"
@@ -66,12 +67,7 @@ $L_loop:
 // rate is steady for most of a block's life (with 128 KiB it rose for half of it: 2026-11-28).
 constexpr uint32_t kMask = (1u << 10) - 1;
 
-template <class T>
-void put(std::vector<uint8_t>& p, T v) {
-  const size_t at = (p.size() + sizeof(T) - 1) / sizeof(T) * sizeof(T);
-  p.resize(at + sizeof(T));
-  std::memcpy(p.data() + at, &v, sizeof(T));
-}
+using timing_tests::put;  // (31x_timing.h)
 
 uint32_t input(uint32_t i) { return i * 2654435761u ^ (i >> 7); }
 
