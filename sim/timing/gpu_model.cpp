@@ -322,6 +322,19 @@ Expected<TimingResult> simulate(const func::Program& program, func::DeviceMemory
     for (const func::LaunchStats& s : more_stats) work += s.warp_instructions;
     return work;
   };
+  auto lines_so_far = [&] {  // the launch's warp instructions so far per PTX line (the mix)
+    int32_t last = 0;
+    for (const ptx::Function& f : program.module().functions)
+      for (const ptx::Instruction& i : f.instructions) last = std::max(last, i.ptx_line);
+    std::vector<uint64_t> lines(size_t(last) + 1, 0);
+    auto add = [&](const func::LaunchStats& s) {
+      for (const auto& [line, c] : s.by_ptx_line)
+        if (line >= 0 && line <= last) lines[size_t(line)] += c.warp_instructions;
+    };
+    add(r.stats);
+    for (const func::LaunchStats& s : more_stats) add(s);
+    return lines;
+  };
   if (sampler.active())
     blocks.set_skip_hook([&](uint64_t next, uint64_t at) {
       if (skipped_fault || !sampler.is_boundary(next)) return next;
@@ -421,8 +434,9 @@ Expected<TimingResult> simulate(const func::Program& program, func::DeviceMemory
       }
       const uint64_t wave = std::min(launch.grid.count() - rate.first_block, blocks_per_wave);
       const bool placed = blocks.dispatched() >= rate.first_block + wave;
+      const std::vector<uint64_t> lines = lines_so_far();
       if (watch->look(snapshot(sms, l2, now, work_so_far()), issued, resident, placed,
-                      finished > 0))
+                      finished > 0, &lines))
         break;
     }
     // 3a. Dispatch blocks that are due (only an SM with room can take one).
@@ -754,6 +768,32 @@ Expected<TimingResult> run_timing(const func::Program& program, func::DeviceMemo
   RateWatch watch_a(so);
   auto a = simulate_on(program, memory, launch, config, options, threads, RateRun{&watch_a, 0});
   if (!a || !watch_a.steady()) return a;  // the watch gave up: the run went on (wave sampling)
+  // The exact work and stores: the whole launch, functionally, on the starting memory.
+  const auto t0 = std::chrono::steady_clock::now();
+  memory = start;
+  auto f = run_blocks(program, memory, launch, threads, &start);
+  if (!f) return f.error();
+  const double ff = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  // The steady windows must have run the launch's mix of instructions (rate_sampler.h): blocks
+  // of several phases (a fast loop over L2-resident data, then a slow one over DRAM) reach a
+  // steady rate in their first phase, which is not the launch's rate. Then the launch is
+  // simulated again as without within-wave rates, from the memory it found.
+  const double mix = mix_distance(watch_a.steady_lines(), f->stats.by_ptx_line);
+  if (!f->fault && mix > so.rate_mix_tolerance) {
+    memory = start;
+    TimingOptions of = options;
+    of.sampling.within_wave = false;
+    auto full = simulate_on(program, memory, launch, config, of, threads, RateRun{});
+    if (!full) return full;
+    char why[256];
+    std::snprintf(why, sizeof why,
+                  "the first wave's steady windows (to cycle %llu) ran another instruction mix "
+                  "than the launch (distance %.1f%% > %.1f%%: blocks of several phases)",
+                  static_cast<unsigned long long>(watch_a.at_end().cycle), 100 * mix,
+                  100 * so.rate_mix_tolerance);
+    full->sampling.rate_refused = why;
+    return full;
+  }
   // Stage B: the last wave's blocks alone, from an idle GPU, on a copy of the starting memory.
   const uint64_t total = launch.grid.count();
   const uint64_t wave = std::max<uint64_t>(a->sampling.wave_blocks, 1);
@@ -765,12 +805,6 @@ Expected<TimingResult> run_timing(const func::Program& program, func::DeviceMemo
   auto b = simulate_on(program, scratch, launch, config, ob, threads,
                        RateRun{&watch_b, last, false});
   if (!b) return b.error();
-  // The exact work and stores: the whole launch, functionally, on the starting memory.
-  const auto t0 = std::chrono::steady_clock::now();
-  memory = start;
-  auto f = run_blocks(program, memory, launch, threads, &start);
-  if (!f) return f.error();
-  const double ff = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   TimingResult r = std::move(*a);
   if (b->fault || f->fault) {  // no time to extrapolate: the launch faulted
     r.fault = f->fault ? f->fault : b->fault;

@@ -17,7 +17,8 @@ RateWatch::RateWatch(const SamplingOptions& options)
       next_(static_cast<uint64_t>(window_)) {}
 
 bool RateWatch::look(const WaveCounters& at, const std::vector<uint64_t>& issued,
-                     const std::vector<int>& resident, bool placed, bool finished) {
+                     const std::vector<int>& resident, bool placed, bool finished,
+                     const std::vector<uint64_t>* lines) {
   next_ = (at.cycle / window_ + 1) * window_;
   if (!armed_) return false;
   if (finished) {  // blocks shorter than the watch: not a launch for it
@@ -27,9 +28,13 @@ bool RateWatch::look(const WaveCounters& at, const std::vector<uint64_t>& issued
   if (!placed) {  // the steady windows start once every block of the wave is resident
     looks_.clear();
     issued_.clear();
+    lines_.clear();
   }
   looks_.push_back(at);
   issued_.push_back(issued);
+  // Only the last need_ + 1 looks' lines can start or end the steady windows.
+  if (lines_.size() > static_cast<size_t>(need_)) lines_.erase(lines_.begin());
+  lines_.push_back(lines ? *lines : std::vector<uint64_t>{});
   const size_t k = looks_.size();
   if (k < static_cast<size_t>(need_) + 1) return false;
   const size_t first = k - 1 - static_cast<size_t>(need_);
@@ -61,6 +66,35 @@ std::vector<double> RateWatch::rates() const {
 }
 
 double RateWatch::work_rate() const { return rates()[work_counter()]; }
+
+std::vector<uint64_t> RateWatch::steady_lines() const {
+  // The steady windows are the last need_ of the looks at the stop: lines_.front() is their
+  // start (looks_[first_]) and lines_.back() their end.
+  if (!steady_ || lines_.size() != static_cast<size_t>(need_) + 1) return {};
+  const std::vector<uint64_t>& a = lines_.front();
+  const std::vector<uint64_t>& b = lines_.back();
+  std::vector<uint64_t> d(b.size(), 0);
+  for (size_t i = 0; i < b.size(); ++i) d[i] = b[i] - (i < a.size() ? a[i] : 0);
+  return d;
+}
+
+double mix_distance(const std::vector<uint64_t>& window,
+                    const std::map<int32_t, func::LineCounts>& launch) {
+  double w = 0, l = 0;
+  for (uint64_t v : window) w += double(v);
+  for (const auto& [line, c] : launch) l += double(c.warp_instructions);
+  if (w <= 0 || l <= 0) return 1;
+  double d = 0, seen = 0;  // seen: the launch's share on lines the window has an entry for
+  for (const auto& [line, c] : launch) {
+    const double q = double(c.warp_instructions) / l;
+    const double p =
+        line >= 0 && size_t(line) < window.size() ? double(window[size_t(line)]) / w : 0;
+    d += std::abs(p - q);
+    seen += p;
+  }
+  d += std::max(0.0, 1 - seen);  // window lines the launch never ran (cannot happen: exact)
+  return d / 2;
+}
 
 double RateWatch::drain_cycles(double block_work) const {
   const std::vector<uint64_t>& now = issued_.back();
@@ -156,14 +190,15 @@ void combine_rate_stages(TimingResult& a, const RateStage& sa, const RateStage& 
   char line[512];
   std::snprintf(line, sizeof line,
                 "within-wave rates: the first wave in detail to cycle %llu (steady %.2f warp "
-                "instructions/cycle), the last wave's %llu blocks in detail %s%llu cycles; "
+                "instructions/cycle), the last wave's %llu blocks in detail %s%llu%s; "
                 "%.0f cycles extrapolated from the first wave's rate and %.0f from the last "
                 "one's slowest SM; %.2f%% of the warp instructions in detail; instruction counts "
                 "and stores exact (functional), other counters extrapolated",
                 static_cast<unsigned long long>(ea.cycle), sa.watch->work_rate(),
                 static_cast<unsigned long long>(sb.blocks),
                 sb.watch->steady() ? "to cycle " : "to its end, ",
-                static_cast<unsigned long long>(eb.cycle), middle, drain, 100 * s.work_fraction);
+                static_cast<unsigned long long>(eb.cycle), sb.watch->steady() ? "" : " cycles",
+                middle, drain, 100 * s.work_fraction);
   s.rate_method = line;
 }
 

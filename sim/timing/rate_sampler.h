@@ -18,6 +18,17 @@
 //      has finished yet, the rate is steady: the detailed simulation stops there (cycle T_A,
 //      F_A warp instructions). If a block finishes first (short blocks: every corpus point
 //      that samples), the watch gives up and the run goes on as before (wave sampling).
+//   1b. The mix check (2026-11-28, after l12.traffic.large came out 33.75% fast): the whole
+//      launch then runs functionally (step 3, moved before stage B), which gives its exact
+//      warp instructions per PTX line. The steady windows must have run the same mix: if the
+//      total variation distance between the two shares per line is above
+//      `rate_mix_tolerance`, the windows saw one phase of the blocks only (lesson 12's
+//      panel_sum first sums an L2-resident A panel at 25.8 warp instructions a cycle, then
+//      reads a B panel from DRAM at a fraction of that; its windows ran the first loop's lines
+//      alone), and the launch is simulated again from the memory it found, as without
+//      within-wave rates (the wave sampler's run, or the full one); the result says why
+//      (SamplingReport::rate_refused). A loop that is most of its blocks' work (lesson 5's
+//      matmuls: the K loop) passes: its prologue and epilogue are a small share.
 //   2. The last wave (stage B): blocks [(waves - 1) x wave, end) are simulated in detail alone,
 //      from an idle GPU and a cold L2, until their rate is steady in the same way (T_B) or
 //      they finish (then their cycles are exact). The block scheduler spreads them as the full
@@ -43,13 +54,16 @@
 //   - The last wave starts cold and alone (a cold L2, every SM at once) where the full run's
 //     starts warm and staggered; its drain is one SM's remaining work at its steady rate.
 //   - Counters other than the cycles, instruction counts and stores are rates x cycles.
-// Simplified: no check wave: a launch whose later waves behave unlike its first (a grid whose
-// blocks differ in work is timed by their exact work, but one whose L2 fills up part-way is
-// not) gets the first wave's rate. Conditions as for the wave sampler (traced, checked and
+// Simplified: no check wave: a launch whose later waves behave unlike its first with the same
+// instruction mix (a grid whose blocks differ in work is timed by their exact work, and one whose
+// blocks change phase is refused by the mix check, but one whose L2 fills up part-way is not)
+// gets the first wave's rate. Stage B's windows are not checked for their mix (its blocks run
+// the code stage A's passed with). Conditions as for the wave sampler (traced, checked and
 // clustered launches run in full; grids of fewer than `min_waves` waves too).
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -71,8 +85,11 @@ class RateWatch {
   // will have resident at once is; `finished`: a block of the stage has finished. Returns true
   // when the rate is steady: the caller stops the stage there. A finished block before that
   // disarms the watch (it never looks again).
+  // `lines`: the launch's warp instructions so far per PTX line (index: the line), for the
+  // steady windows' mix (steady_lines); may be null (then steady_lines is empty).
   bool look(const WaveCounters& at, const std::vector<uint64_t>& issued,
-            const std::vector<int>& resident, bool placed, bool finished);
+            const std::vector<int>& resident, bool placed, bool finished,
+            const std::vector<uint64_t>* lines = nullptr);
   // The stage's totals at its end (the caller's last snapshot: where it stopped, or the end of
   // the launch when it was not stopped).
   void end(const WaveCounters& at) { end_ = at; }
@@ -83,6 +100,8 @@ class RateWatch {
   // Cycles the stage's slowest SM needs after the stop to issue its resident blocks' work, each
   // block `block_work` functional warp instructions (stage B's E; see the header).
   double drain_cycles(double block_work) const;
+  // Once steady: the steady windows' warp instructions per PTX line (index: the line).
+  std::vector<uint64_t> steady_lines() const;
 
  private:
   int window_, need_;
@@ -91,10 +110,17 @@ class RateWatch {
   uint64_t next_;
   std::vector<WaveCounters> looks_;
   std::vector<std::vector<uint64_t>> issued_;
+  std::vector<std::vector<uint64_t>> lines_;  // per look, as issued_ (the last need_ + 1 kept)
   std::vector<int> resident_;  // at the stop
   WaveCounters end_;
   size_t first_ = 0;  // the first look of the steady windows
 };
+
+// How far the steady windows' instruction mix (`window`: warp instructions per PTX line) is from
+// the whole launch's (`launch`, exact): the total variation distance between the two shares per
+// line, 0 to 1 (SamplingOptions::rate_mix_tolerance). 1 when either is empty.
+double mix_distance(const std::vector<uint64_t>& window,
+                    const std::map<int32_t, func::LineCounts>& launch);
 
 // One detailed stage as run_timing ran it.
 struct RateStage {

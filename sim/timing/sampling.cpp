@@ -49,7 +49,9 @@ WaveCounters minus(const WaveCounters& a, const WaveCounters& b) {
 std::string SamplingReport::method() const {
   if (!requested) return "full";
   if (within_wave) return rate_method;
-  if (!applied) return "full (" + why_full + ")";
+  const std::string refused =
+      rate_refused.empty() ? std::string() : "; within-wave rates not used: " + rate_refused;
+  if (!applied) return "full (" + why_full + refused + ")";
   char tol[32], tight[32];
   std::snprintf(tol, sizeof tol, "%g%%", 100 * tolerance);
   std::snprintf(tight, sizeof tight, "%g%%", 100 * tight_tolerance);
@@ -65,7 +67,8 @@ std::string SamplingReport::method() const {
          (stopped_wave ? "; stopped at wave " + std::to_string(stopped_wave) +
                              " (its check failed with the stable waves' work: the skip upset the "
                              "run, the rest in detail)"
-                       : std::string());
+                       : std::string()) +
+         refused;
 }
 
 WaveCounters snapshot(std::vector<Sm>& sms, const L2& l2, uint64_t now,

@@ -159,6 +159,14 @@ struct SamplingOptions {
   int rate_windows = 4;     // consecutive windows whose rates must agree (windows, at least 2)
   double rate_tolerance = 0.02;  // their allowed spread of warp instructions per cycle
                                  // ((max - min) / mean; fraction)
+  // The steady windows must run the launch's instruction mix: the share of each PTX line in
+  // their warp instructions against its share in the whole launch's (exact, functional), as a
+  // total variation distance (half the sum of the shares' differences; 0: the same mix, 1:
+  // disjoint). Above this the windows saw one phase of the blocks only (rate_sampler.h) and the
+  // launch is simulated without within-wave rates. A share d of the work at another rate r'
+  // moves the time by at most d x |r / r' - 1|: 0.05 keeps that within the 2% target while the
+  // other phase's rate is within 40% of the windows'.
+  double rate_mix_tolerance = 0.05;
 };
 
 // What a sampled run did (TimingResult::sampling); reports print it, so a sampled figure is
@@ -185,6 +193,8 @@ struct SamplingReport {
   bool within_wave = false;
   double work_fraction = 1;  // warp instructions simulated in detail / all (exact counts)
   std::string rate_method;   // what was done (one line), when within_wave
+  std::string rate_refused;  // within-wave rates tried and not used: why (the run is then the
+                             // wave sampler's or full, as without them)
   double detailed_fraction() const {
     return within_wave ? work_fraction : blocks ? double(detailed_blocks) / blocks : 1;
   }
