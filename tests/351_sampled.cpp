@@ -11,6 +11,7 @@
 #include <cmath>
 #include <cstring>
 
+#include "35x_sampled.h"
 #include "lab/metrics_json.h"
 #include "sim/func/executor.h"
 #include "sim/ptx/parser.h"
@@ -55,52 +56,19 @@ $L_loop:
 }
 )";
 
-template <class T>
-void put(std::vector<uint8_t>& p, T v) {
-  const size_t at = (p.size() + sizeof(T) - 1) / sizeof(T) * sizeof(T);
-  p.resize(at + sizeof(T));
-  std::memcpy(p.data() + at, &v, sizeof(T));
-}
+using timing_tests::SampledLaunch;
+using Outcome = timing_tests::SampledOutcome;
 
-struct Outcome {
-  TimingResult result;
-  std::string json;  // timing_json, as `warplab run --json` writes it
-  std::vector<uint32_t> out;
-};
-
-// 16 SMs, 128-thread blocks of 128 registers per thread: 4 blocks per SM, 64 per wave.
+// out[i] = the LCG applied `steps` times to in[i] = i x 2654435761 (tests/35x_sampled.h: 16 SMs,
+// 64 blocks a wave).
 Outcome run(uint32_t blocks, uint32_t steps, bool sampled, int threads) {
-  auto m = ptx::parse_module(kLcg, "lcg.ptx");
-  REQUIRE(m);
-  auto prog = func::Program::load(std::move(*m));
-  REQUIRE(prog);
-  auto cfg = load_config("h100-sxm");
-  REQUIRE(cfg);
-  cfg->core.sm_count = 16;
+  SampledLaunch l{kLcg, "lcg", blocks};
   const uint32_t n = blocks * 128;
-  std::vector<uint32_t> in(n);
-  for (uint32_t i = 0; i < n; ++i) in[i] = i * 2654435761u;
-  func::DeviceMemory mem;
-  const uint64_t a = mem.allocate("in", n * 4ull), b = mem.allocate("out", n * 4ull);
-  REQUIRE(mem.write(a, in.data(), n * 4ull));
-  func::LaunchConfig launch{"lcg", {blocks, 1, 1}, {128, 1, 1}, 0, {}};
-  put(launch.params, a);
-  put(launch.params, b);
-  put(launch.params, steps);
-  TimingOptions o;
-  o.registers_per_thread = 128;
-  o.threads = threads;
-  o.adapt_threads = false;  // the pool ticks every cycle with enough SMs due
-  o.sampling.enabled = sampled;
-  auto r = run_timing(*prog, mem, launch, *cfg, o);
-  REQUIRE_MESSAGE(r, (r ? "" : r.error().to_string()));
-  REQUIRE_FALSE(r->fault);
-  Outcome out;
-  out.out.resize(n);
-  REQUIRE(mem.read(b, out.out.data(), n * 4ull));
-  out.json = lab::timing_json(*r, *cfg, prog->module()).dump();
-  out.result = std::move(*r);
-  return out;
+  l.in.resize(n);
+  for (uint32_t i = 0; i < n; ++i) l.in[i] = i * 2654435761u;
+  l.out_words = n;
+  l.args = {steps};
+  return timing_tests::run_16sm(l, timing_tests::sampling_on(sampled), threads);
 }
 
 }  // namespace
@@ -137,8 +105,8 @@ TEST_CASE("351 sampled run of uniform waves: exact outputs, labelled, within 2%,
   CHECK(one.result.stats.thread_instructions == full.result.stats.thread_instructions);
   CHECK(one.result.stats.blocks == blocks);
   // 4. Within 2% of the full model's cycles, and of its main counters.
-  const double err = std::abs(double(one.result.cycles) - double(full.result.cycles)) /
-                     double(full.result.cycles);
+  const double err =
+      std::abs(double(one.result.cycles) - double(full.result.cycles)) / double(full.result.cycles);
   CAPTURE(one.result.cycles);
   CAPTURE(full.result.cycles);
   CHECK(err <= 0.02);
@@ -192,41 +160,18 @@ constexpr const char* kCopy = R"(.version 9.0
 // the first dozen waves' lines and the later waves evict dirty lines, as a 2 x 64 MiB copy does
 // on the 50 MiB L2 of the H100.
 Outcome run_copy(uint32_t blocks, bool sampled, int threads) {
-  auto m = ptx::parse_module(kCopy, "copy.ptx");
-  REQUIRE(m);
-  auto prog = func::Program::load(std::move(*m));
-  REQUIRE(prog);
-  auto cfg = load_config("h100-sxm");
-  REQUIRE(cfg);
-  cfg->core.sm_count = 16;
-  cfg->l2.size_bytes = 96 * 4 * 16 * 128;
+  SampledLaunch l{kCopy, "copy", blocks};
   const uint32_t n = blocks * 128;
-  std::vector<uint32_t> in(n);
-  for (uint32_t i = 0; i < n; ++i) in[i] = i ^ 0x5a5a5a5au;
-  func::DeviceMemory mem;
-  const uint64_t x = mem.allocate("x", n * 4ull), y = mem.allocate("y", n * 4ull);
-  REQUIRE(mem.write(x, in.data(), n * 4ull));
-  func::LaunchConfig launch{"copy", {blocks, 1, 1}, {128, 1, 1}, 0, {}};
-  put(launch.params, x);
-  put(launch.params, y);
-  TimingOptions o;
-  o.registers_per_thread = 128;
-  o.threads = threads;
-  o.adapt_threads = false;
-  o.sampling.enabled = sampled;
-  auto r = run_timing(*prog, mem, launch, *cfg, o);
-  REQUIRE_MESSAGE(r, (r ? "" : r.error().to_string()));
-  REQUIRE_FALSE(r->fault);
-  Outcome out;
-  out.out.resize(n);
-  REQUIRE(mem.read(y, out.out.data(), n * 4ull));
+  l.in.resize(n);
+  for (uint32_t i = 0; i < n; ++i) l.in[i] = i ^ 0x5a5a5a5au;
+  l.out_words = n;
+  l.l2_bytes = 96 * 4 * 16 * 128;
+  Outcome out = timing_tests::run_16sm(l, timing_tests::sampling_on(sampled), threads);
   for (uint32_t i = 0; i < n; ++i)
-    if (out.out[i] != in[i]) {
+    if (out.out[i] != l.in[i]) {
       CAPTURE(i);
       FAIL("copy output differs from its input");
     }
-  out.json = lab::timing_json(*r, *cfg, prog->module()).dump();
-  out.result = std::move(*r);
   return out;
 }
 
@@ -280,7 +225,9 @@ TEST_CASE("351 L2::replay: tags, LRU order, dirty and partial sectors, no time, 
   CHECK(l2.counters().read_sector_misses == 2);
 }
 
-TEST_CASE("351 L2::replay keeps at most l2.dirty_ways dirty lines a set: the oldest is written back and stays") {
+TEST_CASE(
+    "351 L2::replay keeps at most l2.dirty_ways dirty lines a set: the oldest is written back and "
+    "stays") {
   const auto cfg = one_set_l2(2);
   REQUIRE(cfg);
   L2 l2(*cfg);
@@ -481,7 +428,9 @@ TEST_CASE("351 sampler: a check that passes after a whole skip sends the next sk
   CHECK(periodic.detailed == std::vector<uint64_t>{0, 1, 2, 3, 19, 20, 36, 37, 38, 39});
 }
 
-TEST_CASE("351 sampler: three tail waves: the second one costs a skip to the tail with the wave before it") {
+TEST_CASE(
+    "351 sampler: three tail waves: the second one costs a skip to the tail with the wave before "
+    "it") {
   // The default tail_waves = 3: a skip to the tail (here at once, tight_tolerance 0.01) ends
   // before wave 37, which settles; wave 38 is the wave after the skip, so the 33
   // skipped waves cost the mean of wave 3 (1000) and wave 38 (1040: within 5%, else the check
@@ -516,12 +465,12 @@ TEST_CASE("351 sampler: write-backs the DRAM would move in a sliver of a wave do
   for (uint64_t wave = 0; wave < 4; ++wave) {
     cycle += 1000;
     work += 500;
-    CHECK(s.at_boundary((wave + 1) * 10, wave_counters(cycle, work)) == (wave + 1) * 10 +
-                                                                            (wave == 3 ? 150 : 0));
+    CHECK(s.at_boundary((wave + 1) * 10, wave_counters(cycle, work)) ==
+          (wave + 1) * 10 + (wave == 3 ? 150 : 0));
   }
-  CHECK(s.skipped_wave(0, 500));             // the stable waves' write-backs and work
-  CHECK_FALSE(s.skipped_wave(1, 500));       // relative to the traffic alone: 1 byte is too many
-  CHECK(s.skipped_wave(250, 500, 10.0));     // 25 cycles at the peak: alike
+  CHECK(s.skipped_wave(0, 500));                // the stable waves' write-backs and work
+  CHECK_FALSE(s.skipped_wave(1, 500));          // relative to the traffic alone: 1 byte is too many
+  CHECK(s.skipped_wave(250, 500, 10.0));        // 25 cycles at the peak: alike
   CHECK_FALSE(s.skipped_wave(260, 500, 10.0));  // 26 cycles
   CHECK_FALSE(s.skipped_wave(0, 530, 10.0));    // other work (6%) ends it whatever the DRAM
   CHECK(s.skipped_wave(0, 525, 10.0));          // 5%: alike

@@ -10,13 +10,17 @@
 
 #include <cmath>
 #include <cstring>
+#include <map>
+#include <vector>
 
 #include "31x_timing.h"
+#include "35x_sampled.h"
 #include "lab/metrics_json.h"
 #include "sim/func/executor.h"
 #include "sim/ptx/parser.h"
 #include "sim/timing/fast_forward.h"
 #include "sim/timing/gpu_model.h"
+#include "sim/timing/rate_sampler.h"
 
 using namespace warplab;
 using namespace warplab::timing;
@@ -71,47 +75,19 @@ using timing_tests::put;  // (31x_timing.h)
 
 uint32_t input(uint32_t i) { return i * 2654435761u ^ (i >> 7); }
 
-struct Outcome {
-  TimingResult result;
-  std::string json;
-  std::vector<uint32_t> out;
-};
+using timing_tests::SampledLaunch;
+using Outcome = timing_tests::SampledOutcome;
 
-// 16 SMs, 128-thread blocks of 128 registers per thread: 4 blocks per SM, 64 per wave.
+// The strided sum of `blocks` blocks (tests/35x_sampled.h: 16 SMs, 64 blocks a wave).
 Outcome run(uint32_t blocks, uint32_t steps, bool sampled, int threads) {
-  auto m = ptx::parse_module(kSum, "sum.ptx");
-  REQUIRE(m);
-  auto prog = func::Program::load(std::move(*m));
-  REQUIRE(prog);
-  auto cfg = load_config("h100-sxm");
-  REQUIRE(cfg);
-  cfg->core.sm_count = 16;
-  const uint32_t n = blocks * 128;
-  std::vector<uint32_t> in(kMask + 1);
-  for (uint32_t i = 0; i <= kMask; ++i) in[i] = input(i);
-  func::DeviceMemory mem;
-  const uint64_t a = mem.allocate("in", in.size() * 4ull), b = mem.allocate("out", n * 4ull);
-  REQUIRE(mem.write(a, in.data(), in.size() * 4ull));
-  func::LaunchConfig launch{"strided_sum", {blocks, 1, 1}, {128, 1, 1}, 0, {}};
-  put(launch.params, a);
-  put(launch.params, b);
-  put(launch.params, steps);
-  put(launch.params, kMask);
-  TimingOptions o;
-  o.registers_per_thread = 128;
-  o.threads = threads;
-  o.adapt_threads = false;
-  o.sampling.enabled = sampled;
-  o.sampling.rate_window = 1024;     // short windows: a wave of ~11k cycles
-  auto r = run_timing(*prog, mem, launch, *cfg, o);
-  REQUIRE_MESSAGE(r, (r ? "" : r.error().to_string()));
-  REQUIRE_FALSE(r->fault);
-  Outcome out;
-  out.out.resize(n);
-  REQUIRE(mem.read(b, out.out.data(), n * 4ull));
-  out.json = lab::timing_json(*r, *cfg, prog->module()).dump();
-  out.result = std::move(*r);
-  return out;
+  SampledLaunch l{kSum, "strided_sum", blocks};
+  l.in.resize(kMask + 1);
+  for (uint32_t i = 0; i <= kMask; ++i) l.in[i] = input(i);
+  l.out_words = uint64_t{blocks} * 128;
+  l.args = {steps, kMask};
+  timing::SamplingOptions so = timing_tests::sampling_on(sampled);
+  so.rate_window = 1024;  // short windows: a wave of ~11k cycles
+  return timing_tests::run_16sm(l, so, threads);
 }
 
 void check_sums(const std::vector<uint32_t>& out, uint32_t steps) {
@@ -127,7 +103,8 @@ void check_sums(const std::vector<uint32_t>& out, uint32_t steps) {
 
 }  // namespace
 
-TEST_CASE("356 within-wave rate sampling: exact outputs and counts, labelled, within 3%, any threads") {
+TEST_CASE(
+    "356 within-wave rate sampling: exact outputs and counts, labelled, within 3%, any threads") {
   const uint32_t blocks = 64 * 9 + 24, steps = 200;  // 9.4 waves of long blocks
   const Outcome full = run(blocks, steps, false, 1);
   const Outcome one = run(blocks, steps, true, 1);
@@ -179,7 +156,8 @@ TEST_CASE("356 short blocks: the rate watch gives up and the wave sampler's run 
   CHECK(one.result.stats.warp_instructions == uint64_t{blocks} * 4 * (17 + 9 * steps));
 }
 
-TEST_CASE("356 run_blocks: ranges on several threads give the one-thread run; meeting ranges fall back") {
+TEST_CASE(
+    "356 run_blocks: ranges on several threads give the one-thread run; meeting ranges fall back") {
   auto m = ptx::parse_module(kSum, "sum.ptx");
   REQUIRE(m);
   auto prog = func::Program::load(std::move(*m));
@@ -221,4 +199,27 @@ TEST_CASE("356 run_blocks: ranges on several threads give the one-thread run; me
   REQUIRE(r1);
   CHECK(mem2.bytes(0) == one.bytes(0));
   CHECK(r2->stats.warp_instructions == r1->stats.warp_instructions);
+}
+
+TEST_CASE("356 mix_distance: the share of the launch's work the steady windows' mix does not stand for") {
+  // (rate_sampler.h, step 1b.) Windows indexed by PTX line; the launch's counts per line.
+  std::map<int32_t, func::LineCounts> launch;
+  launch[10].warp_instructions = 300;
+  launch[20].warp_instructions = 100;
+  std::vector<uint64_t> same(21, 0), first(21, 0), other(31, 0);
+  same[10] = 3, same[20] = 1;
+  first[10] = 50;  // only line 10: 100% against 75%, a quarter of the work
+  other[30] = 7;   // a line the launch never ran
+  CHECK(mix_distance(same, launch) == doctest::Approx(0));
+  CHECK(mix_distance(first, launch) == doctest::Approx(0.25));
+  CHECK(mix_distance(other, launch) == doctest::Approx(1));
+  CHECK(mix_distance({}, launch) == doctest::Approx(1));
+  // The default tolerance refuses the quarter and keeps a small prologue's share.
+  std::vector<uint64_t> loop(21, 0);
+  loop[10] = 1000;
+  std::map<int32_t, func::LineCounts> with_prologue;
+  with_prologue[10].warp_instructions = 1000;
+  with_prologue[20].warp_instructions = 20;  // 2% outside the loop
+  CHECK(mix_distance(first, launch) > SamplingOptions{}.rate_mix_tolerance);
+  CHECK(mix_distance(loop, with_prologue) < SamplingOptions{}.rate_mix_tolerance);
 }
