@@ -84,7 +84,7 @@ double mix_distance(const std::vector<uint64_t>& window,
   for (uint64_t v : window) w += double(v);
   for (const auto& [line, c] : launch) l += double(c.warp_instructions);
   if (w <= 0 || l <= 0) return 1;
-  double d = 0, seen = 0;  // seen: the launch's share on lines the window has an entry for
+  double d = 0, seen = 0;  // seen: the window's share on the lines the launch ran
   for (const auto& [line, c] : launch) {
     const double q = double(c.warp_instructions) / l;
     const double p =
@@ -92,7 +92,7 @@ double mix_distance(const std::vector<uint64_t>& window,
     d += std::abs(p - q);
     seen += p;
   }
-  d += std::max(0.0, 1 - seen);  // window lines the launch never ran (cannot happen: exact)
+  d += std::max(0.0, 1 - seen);  // the window's share on lines the launch never ran
   return d / 2;
 }
 
