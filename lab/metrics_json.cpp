@@ -45,6 +45,7 @@ json timing_json(const timing::TimingResult& r, const timing::GpuConfig& cfg,
                     {"blocks", sp.blocks},
                     {"detailed_blocks", sp.detailed_blocks},
                     {"skipped_cycles", sp.skipped_cycles},
+                    {"within_wave", sp.within_wave},
                     {"method", sp.method()}};
   }
   j["time_us"] = r.time_us;

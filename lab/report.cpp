@@ -127,7 +127,8 @@ std::string format_timing(const LaunchRecord& r) {
   std::string sampled;
   if (s.contains("sampled") && s["sampled"].value("applied", false))
     sampled = ", sampled: " + printf_str("%.1f%%", 100 * num(s["sampled"], "detailed_fraction")) +
-              " of blocks in detail";
+              (s["sampled"].value("within_wave", false) ? " of warp instructions in detail"
+                                                        : " of blocks in detail");
   o << "    timing (" << s.value("config", std::string("?")) << sampled
     << "): " << group_thousands(static_cast<uint64_t>(num(s, "cycles")))
     << " cycles = " << printf_str("%.2f", num(s, "kernel_time_us")) << " us"
@@ -143,10 +144,16 @@ std::string format_timing(const LaunchRecord& r) {
     << " GPU-wide)\n";
   if (s.contains("sampled")) {
     const json& sp = s["sampled"];
-    o << "    sampled: " << sp.value("detailed_waves", uint64_t{0}) << " of "
-      << sp.value("waves", uint64_t{0}) << " waves in detail ("
-      << printf_str("%.1f%%", 100 * num(sp, "detailed_fraction")) << " of the blocks); "
-      << sp.value("method", std::string()) << "\n";
+    if (sp.value("within_wave", false))  // within waves: no wave ran whole in detail
+      o << "    sampled: " << sp.value("waves", uint64_t{0}) << " wave"
+        << (sp.value("waves", uint64_t{0}) == 1 ? "" : "s") << ", "
+        << printf_str("%.1f%%", 100 * num(sp, "detailed_fraction"))
+        << " of the warp instructions in detail; " << sp.value("method", std::string()) << "\n";
+    else
+      o << "    sampled: " << sp.value("detailed_waves", uint64_t{0}) << " of "
+        << sp.value("waves", uint64_t{0}) << " waves in detail ("
+        << printf_str("%.1f%%", 100 * num(sp, "detailed_fraction")) << " of the blocks); "
+        << sp.value("method", std::string()) << "\n";
   }
   const json& occ = s["occupancy"];
   o << "    occupancy: theoretical " << printf_str("%.1f%%", 100 * num(occ, "theoretical")) << " ("

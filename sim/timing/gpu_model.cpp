@@ -291,7 +291,7 @@ Expected<TimingResult> simulate(const func::Program& program, func::DeviceMemory
                                             : "");
   func::LaunchStats skipped_stats;
   std::optional<func::LaunchFault> skipped_fault;
-  RateWatch* watch = rate.watch && (!rate.start || sampler.active()) ? rate.watch : nullptr;
+  RateWatch* watch = rate.watch && (!rate.start || sampler.eligible()) ? rate.watch : nullptr;
   // Progress (TimingOptions::progress) and Cancel.
   uint64_t visits = 0;
   double next_report = options.progress_seconds;
@@ -449,6 +449,11 @@ Expected<TimingResult> simulate(const func::Program& program, func::DeviceMemory
     if (room) {
       dispatch_status = blocks.dispatch(now, sms, glances);
       for (size_t i : blocks.placed()) glances[i].look(sms[i]);  // (the SMs it changed)
+      if (watch && watch->armed()) {  // which block went where (the drain: rate_sampler.h)
+        const std::vector<size_t>& placed = blocks.placed();
+        const uint64_t first = blocks.dispatched() - placed.size();
+        for (size_t k = 0; k < placed.size(); ++k) watch->placed(placed[k], first + k);
+      }
     }
     if (profiling) prof.dispatches += blocks.dispatched() - dispatched;
     laps.lap(prof.dispatch_ns);
@@ -775,46 +780,83 @@ Expected<TimingResult> run_timing(const func::Program& program, func::DeviceMemo
   auto f = run_blocks(program, memory, launch, threads, &start);
   if (!f) return f.error();
   const double ff = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  // The steady windows must have run the launch's mix of instructions (rate_sampler.h): blocks
-  // of several phases (a fast loop over L2-resident data, then a slow one over DRAM) reach a
-  // steady rate in their first phase, which is not the launch's rate. Then the launch is
-  // simulated again as without within-wave rates, from the memory it found.
-  const double mix = mix_distance(watch_a.steady_lines(), f->stats.by_ptx_line);
-  if (!f->fault && mix > so.rate_mix_tolerance) {
+  const uint64_t total = launch.grid.count();
+  const uint64_t wave = std::max<uint64_t>(a->sampling.wave_blocks, 1);
+  const uint64_t last = (total - 1) / wave * wave;
+  const uint64_t waves = (total + wave - 1) / wave;
+  const ptx::Function* kernel = program.kernel(launch.kernel);
+  const bool exact = kernel && block_work_exact(*kernel);
+  // Where the extrapolation would not hold, the launch is simulated again as without within-wave
+  // rates, from the memory it found, and the result says why (SamplingReport::rate_refused).
+  auto refuse = [&](const std::string& why) -> Expected<TimingResult> {
     memory = start;
     TimingOptions of = options;
     of.sampling.within_wave = false;
     auto full = simulate_on(program, memory, launch, config, of, threads, RateRun{});
-    if (!full) return full;
-    char why[256];
+    if (full) full->sampling.rate_refused = why;
+    return full;
+  };
+  char why[320];
+  // 1. The functional run in grid order faulted: a fault of the kernel, which the run in detail
+  //    finds and reports as such, or a block that waits for a later block (a flag, a spin lock),
+  //    which in grid order never comes; either way no time can be extrapolated.
+  if (f->fault) {
+    const std::string& m = f->fault->message;
+    return refuse("the launch run functionally in grid order faulted (" +
+                  m.substr(0, m.find('\n')) + "): no work to extrapolate");
+  }
+  // 2. The steady windows must have run the launch's mix of instructions (rate_sampler.h): blocks
+  //    of several phases (a fast loop over L2-resident data, then a slow one over DRAM) reach a
+  //    steady rate in their first phase, which is not the launch's rate.
+  const double mix = mix_distance(watch_a.steady_lines(), f->stats.by_ptx_line);
+  if (mix > so.rate_mix_tolerance) {
     std::snprintf(why, sizeof why,
                   "the first wave's steady windows (to cycle %llu) ran another instruction mix "
                   "than the launch (distance %.1f%% > %.1f%%: blocks of several phases)",
                   static_cast<unsigned long long>(watch_a.at_end().cycle), 100 * mix,
                   100 * so.rate_mix_tolerance);
-    full->sampling.rate_refused = why;
-    return full;
+    return refuse(why);
   }
-  // Stage B: the last wave's blocks alone, from an idle GPU, on a copy of the starting memory.
-  const uint64_t total = launch.grid.count();
-  const uint64_t wave = std::max<uint64_t>(a->sampling.wave_blocks, 1);
-  const uint64_t last = (total - 1) / wave * wave;
-  TimingOptions ob = options;
-  ob.sampling.enabled = false;
-  func::DeviceMemory scratch = start;
-  RateWatch watch_b(so);
-  auto b = simulate_on(program, scratch, launch, config, ob, threads,
-                       RateRun{&watch_b, last, false});
-  if (!b) return b.error();
+  // 3. A grid of fewer waves than the wave sampler needs is timed by its drains (one wave: the
+  //    whole answer), which take each SM's blocks' work from the functional run: where that
+  //    work is not each block's own (block_work_exact), the blocks must be alike.
+  if (waves < WaveSampler::waves_needed(so) && !exact && !f->block_work.empty()) {
+    const auto [lo, hi] = std::minmax_element(f->block_work.begin(), f->block_work.end());
+    const double mean = double(f->stats.warp_instructions) / double(f->block_work.size());
+    if (mean <= 0 || double(*hi - *lo) > so.rate_tolerance * mean) {
+      std::snprintf(why, sizeof why,
+                    "%llu wave%s of blocks whose functional work differs (%llu to %llu warp "
+                    "instructions) in a kernel whose blocks may share work (atomics, flags): "
+                    "their drain cannot be timed from it",
+                    static_cast<unsigned long long>(waves), waves == 1 ? "" : "s",
+                    static_cast<unsigned long long>(*lo), static_cast<unsigned long long>(*hi));
+      return refuse(why);
+    }
+  }
   TimingResult r = std::move(*a);
-  if (b->fault || f->fault) {  // no time to extrapolate: the launch faulted
-    r.fault = f->fault ? f->fault : b->fault;
-    r.stats = f->stats;
-    return r;
+  if (waves <= 1) {  // one wave: stage A is the whole grid; its drain ends it
+    combine_rate_stages(r, RateStage{&r, &watch_a, 0, total}, RateStage{&r, &watch_a, 0, total},
+                        f->block_work, exact, f->stats, config.core.max_warps_per_sm, program,
+                        config.peak_dram_bytes_per_second(), config.core.launch_overhead_us);
+  } else {
+    // Stage B: the last wave's blocks alone, from an idle GPU, on a copy of the starting memory.
+    TimingOptions ob = options;
+    ob.sampling.enabled = false;
+    func::DeviceMemory scratch = start;
+    RateWatch watch_b(so);
+    auto b = simulate_on(program, scratch, launch, config, ob, threads,
+                         RateRun{&watch_b, last, false});
+    if (!b) return b.error();
+    if (b->fault) {  // no time to extrapolate: the last wave faulted
+      r.fault = b->fault;
+      r.stats = f->stats;
+      return r;
+    }
+    combine_rate_stages(r, RateStage{&r, &watch_a, 0, total},
+                        RateStage{&*b, &watch_b, last, total - last}, f->block_work, exact,
+                        f->stats, config.core.max_warps_per_sm, program,
+                        config.peak_dram_bytes_per_second(), config.core.launch_overhead_us);
   }
-  combine_rate_stages(r, RateStage{&r, &watch_a, 0, total}, RateStage{&*b, &watch_b, last, total - last},
-                      f->block_work, f->stats, config.core.max_warps_per_sm, program,
-                      config.peak_dram_bytes_per_second(), config.core.launch_overhead_us);
   r.sampling.wave_blocks = wave;
   r.sampling.waves = (total + wave - 1) / wave;
   r.sampling.fast_forward_wall_s = ff;

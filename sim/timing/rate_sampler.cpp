@@ -7,6 +7,7 @@
 #include <cstdlib>
 
 #include "sim/timing/gpu_model.h"
+#include "sim/timing/touch_log.h"
 
 namespace warplab::timing {
 
@@ -96,7 +97,20 @@ double mix_distance(const std::vector<uint64_t>& window,
   return d / 2;
 }
 
-double RateWatch::drain_cycles(double block_work) const {
+void RateWatch::placed(size_t sm, uint64_t block) {
+  if (!armed_) return;
+  if (blocks_on_.size() <= sm) blocks_on_.resize(sm + 1);
+  blocks_on_[sm].push_back(block);
+}
+
+bool block_work_exact(const ptx::Function& kernel) { return touches_loggable(kernel); }
+
+double RateWatch::drain_cycles(const std::vector<uint64_t>& block_work, bool exact,
+                               uint64_t first, uint64_t count) const {
+  double mean = 0;
+  for (uint64_t b = first; b < first + count && b < block_work.size(); ++b)
+    mean += double(block_work[b]);
+  mean /= double(std::max<uint64_t>(count, 1));
   const std::vector<uint64_t>& now = issued_.back();
   const std::vector<uint64_t>& then = issued_[first_];
   const double cycles = double(std::max<uint64_t>(looks_.back().cycle - looks_[first_].cycle, 1));
@@ -105,35 +119,52 @@ double RateWatch::drain_cycles(double block_work) const {
   for (uint64_t v : now) issued += double(v);
   const double functional = double(looks_.back().values[work_counter()]);
   const double per = functional > 0 ? issued / functional : 1;
+  // Each SM's rate is its group's mean: the SMs with as many resident blocks run alike, and
+  // one SM's rate over the steady windows is noisy (lesson 12's matmul at 512^3, one wave:
+  // 100 SMs of 8 blocks at 1.36 issued warp instructions a cycle on average, single SMs 1.30 to
+  // 1.40 over 8,192 cycles); the slowest of 100 noisy rates made the launch 4.4% slow.
+  std::map<int, std::pair<double, int>> group;  // resident blocks -> (issued in the windows, SMs)
+  for (size_t s = 0; s < now.size() && s < resident_.size(); ++s)
+    if (resident_[s] > 0) {
+      group[resident_[s]].first += double(now[s] - then[s]);
+      ++group[resident_[s]].second;
+    }
   double e = 0;
   for (size_t s = 0; s < now.size() && s < resident_.size(); ++s) {
     if (resident_[s] <= 0) continue;
-    const double rate = double(now[s] - then[s]) / cycles;
-    const double left = std::max(0.0, resident_[s] * block_work * per - double(now[s]));
+    const auto& g = group[resident_[s]];
+    const double rate = g.first / g.second / cycles;
+    double work = resident_[s] * mean;
+    if (exact && s < blocks_on_.size() && blocks_on_[s].size() == size_t(resident_[s])) {
+      work = 0;
+      for (uint64_t b : blocks_on_[s]) work += b < block_work.size() ? double(block_work[b]) : 0;
+    }
+    const double left = std::max(0.0, work * per - double(now[s]));
     if (rate > 0) e = std::max(e, left / rate);
   }
   return e;
 }
 
 void combine_rate_stages(TimingResult& a, const RateStage& sa, const RateStage& sb,
-                         const std::vector<uint64_t>& block_work, const func::LaunchStats& stats,
+                         const std::vector<uint64_t>& block_work, bool exact,
+                         const func::LaunchStats& stats,
                          int max_warps_per_sm, const func::Program& program,
                          double peak_dram_bytes_per_second, double launch_overhead_us) {
   const size_t w = work_counter();
+  const bool one_wave = sb.watch == sa.watch;  // no stage B: the grid is one wave
   const WaveCounters& ea = sa.watch->at_end();
   const WaveCounters& eb = sb.watch->at_end();
   // 1. Cycles: stage A's, the work before the last wave at A's steady rate, stage B's, and the
-  //    drain of B's slowest SM (rate_sampler.h, step 4).
-  double before = 0, last = 0;
+  //    drain of B's slowest SM (rate_sampler.h, step 4); one wave: stage A's and its drain.
+  double before = 0;
   for (uint64_t b = 0; b < sb.first_block && b < block_work.size(); ++b)
     before += double(block_work[b]);
-  for (uint64_t b = sb.first_block; b < sb.first_block + sb.blocks && b < block_work.size(); ++b)
-    last += double(block_work[b]);
-  const double middle = std::max(0.0, before - double(ea.values[w])) / sa.watch->work_rate();
-  const double drain =
-      sb.watch->steady() ? sb.watch->drain_cycles(last / double(std::max<uint64_t>(sb.blocks, 1)))
-                         : 0;
-  const double cycles = double(ea.cycle) + middle + double(eb.cycle) + drain;
+  const double middle =
+      one_wave ? 0 : std::max(0.0, before - double(ea.values[w])) / sa.watch->work_rate();
+  const double drain = sb.watch->steady() ? sb.watch->drain_cycles(block_work, exact,
+                                                                   sb.first_block, sb.blocks)
+                                          : 0;
+  const double cycles = double(ea.cycle) + middle + (one_wave ? 0 : double(eb.cycle)) + drain;
   // 2. Counters: the detailed totals of both stages, plus their steady rates over the
   //    extrapolated cycles (stage A's counters are a's already).
   std::vector<double> extra(ea.values.size(), 0);
@@ -141,7 +172,7 @@ void combine_rate_stages(TimingResult& a, const RateStage& sa, const RateStage& 
   const std::vector<double> rb =
       sb.watch->steady() ? sb.watch->rates() : std::vector<double>(extra.size(), 0);
   for (size_t i = 0; i < extra.size(); ++i)
-    extra[i] = ra[i] * middle + double(eb.values[i]) + rb[i] * drain;
+    extra[i] = ra[i] * middle + (one_wave ? 0 : double(eb.values[i])) + rb[i] * drain;
   uint64_t active = ea.values[active_counter()], resident = ea.values[resident_counter()];
   int32_t max_line = 0;
   for (const auto& [line, c] : a.warp_states_by_ptx_line) max_line = std::max(max_line, line);
@@ -181,13 +212,23 @@ void combine_rate_stages(TimingResult& a, const RateStage& sa, const RateStage& 
   SamplingReport& s = a.sampling;
   s.requested = s.applied = s.within_wave = true;
   s.why_full.clear();
-  const double detailed = double(ea.values[w]) + double(eb.values[w]);
+  const double detailed = double(ea.values[w]) + (one_wave ? 0 : double(eb.values[w]));
   s.work_fraction = instructions > 0 ? std::min(1.0, detailed / instructions) : 1;
   s.blocks = block_work.size();
   s.detailed_blocks = static_cast<uint64_t>(std::llround(s.work_fraction * double(s.blocks)));
   s.detailed_waves = 0;
   s.skipped_cycles = static_cast<uint64_t>(std::llround(middle + drain));
   char line[512];
+  if (one_wave)
+    std::snprintf(line, sizeof line,
+                  "within-wave rates: the grid's one wave in detail to cycle %llu (steady %.2f "
+                  "warp instructions/cycle); %.0f cycles extrapolated from its slowest SM's "
+                  "remaining work at that SM's rate; %.2f%% of the warp instructions in detail; "
+                  "instruction counts and stores exact (functional), other counters "
+                  "extrapolated",
+                  static_cast<unsigned long long>(ea.cycle), sa.watch->work_rate(), drain,
+                  100 * s.work_fraction);
+  else
   std::snprintf(line, sizeof line,
                 "within-wave rates: the first wave in detail to cycle %llu (steady %.2f warp "
                 "instructions/cycle), the last wave's %llu blocks in detail %s%llu%s; "

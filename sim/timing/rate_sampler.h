@@ -97,9 +97,18 @@ class RateWatch {
   // Once steady: each counter per cycle over the steady windows (WaveCounters::values' order).
   std::vector<double> rates() const;
   double work_rate() const;  // functional warp instructions per cycle
-  // Cycles the stage's slowest SM needs after the stop to issue its resident blocks' work, each
-  // block `block_work` functional warp instructions (stage B's E; see the header).
-  double drain_cycles(double block_work) const;
+  // Block `block` (linear index) was placed on SM `sm` while the watch was armed (the caller's
+  // dispatch). No block has finished before the stop, so at the stop each SM's blocks are the
+  // ones placed on it.
+  void placed(size_t sm, uint64_t block);
+  // Cycles the stage's slowest SM needs after the stop to issue what its resident blocks have
+  // left (the drain E; see the header), from `block_work`, the launch's functional warp
+  // instructions per block (linear index): with `exact`, each SM's own blocks' work; otherwise
+  // (the functional run's work per block need not be the timing run's: blocks that take work
+  // from a queue with atomics) each resident block the mean of the stage's blocks
+  // [first, first + count).
+  double drain_cycles(const std::vector<uint64_t>& block_work, bool exact, uint64_t first,
+                      uint64_t count) const;
   // Once steady: the steady windows' warp instructions per PTX line (index: the line).
   std::vector<uint64_t> steady_lines() const;
 
@@ -112,6 +121,7 @@ class RateWatch {
   std::vector<std::vector<uint64_t>> issued_;
   std::vector<std::vector<uint64_t>> lines_;  // per look, as issued_ (the last need_ + 1 kept)
   std::vector<int> resident_;  // at the stop
+  std::vector<std::vector<uint64_t>> blocks_on_;  // per SM: the blocks placed (placed())
   WaveCounters end_;
   size_t first_ = 0;  // the first look of the steady windows
 };
@@ -129,12 +139,21 @@ struct RateStage {
   uint64_t first_block = 0, blocks = 0;  // the blocks it placed: [first_block, +blocks)
 };
 
+// Whether a launch's blocks' functional warp instructions (run_blocks, in grid order) are each
+// block's work in the timing run too: not when the kernel touches device memory other than by
+// plain loads and stores (touch_log.h): a block that takes its work from a queue with an atomic
+// gets, in grid order, another share than in the timing run's interleaving.
+bool block_work_exact(const ptx::Function& kernel);
+
 // Puts the launch's sampled result together (step 4): `a` is stage A's result, and becomes the
 // launch's; `block_work` the exact per-block counts and `stats` the exact launch counts from the
 // functional run; `max_warps_per_sm` for the achieved occupancy. `program`'s source lines map
 // the per-line warp states.
+// A grid of one wave has no stage B: `sb` is then `sa` (same watch), and the cycles are stage
+// A's plus its slowest SM's drain. `exact`: block_work_exact.
 void combine_rate_stages(TimingResult& a, const RateStage& sa, const RateStage& sb,
-                         const std::vector<uint64_t>& block_work, const func::LaunchStats& stats,
+                         const std::vector<uint64_t>& block_work, bool exact,
+                         const func::LaunchStats& stats,
                          int max_warps_per_sm, const func::Program& program,
                          double peak_dram_bytes_per_second, double launch_overhead_us);
 

@@ -115,15 +115,13 @@ WaveSampler::WaveSampler(const SamplingOptions& options, uint64_t total_blocks,
   opt_.stable_waves = std::max(opt_.stable_waves, 2);
   opt_.period = std::max(opt_.period, 2);
   opt_.tail_waves = std::max(opt_.tail_waves, 1);
-  // Warm-up, a stable window, one skipped wave and the tail waves at the least.
-  const uint64_t need = std::max<uint64_t>(
-      static_cast<uint64_t>(std::max(opt_.min_waves, 0)),
-      static_cast<uint64_t>(opt_.stable_waves) + 2 + static_cast<uint64_t>(opt_.tail_waves));
+  const uint64_t need = waves_needed(opt_);
   if (!opt_.enabled) return;
   if (!not_here.empty()) {
     why_full_ = not_here;
     return;
   }
+  eligible_ = true;
   if (waves_ < need) {
     why_full_ = std::to_string(waves_) + " wave" + (waves_ == 1 ? "" : "s") + ", fewer than " +
                 std::to_string(need);
@@ -132,6 +130,14 @@ WaveSampler::WaveSampler(const SamplingOptions& options, uint64_t total_blocks,
   active_ = true;
   last_.values.assign(kValues, 0);
   window_begin_ = 1;  // wave 0 is the warm-up
+}
+
+uint64_t WaveSampler::waves_needed(const SamplingOptions& options) {
+  // Warm-up, a stable window, one skipped wave and the tail waves at the least.
+  return std::max<uint64_t>(
+      static_cast<uint64_t>(std::max(options.min_waves, 0)),
+      static_cast<uint64_t>(std::max(options.stable_waves, 2)) + 2 +
+          static_cast<uint64_t>(std::max(options.tail_waves, 1)));
 }
 
 uint64_t WaveSampler::at_boundary(uint64_t next, const WaveCounters& at) {

@@ -233,6 +233,12 @@ class WaveSampler {
   WaveSampler(const SamplingOptions& options, uint64_t total_blocks, uint64_t wave_blocks,
               const std::string& not_here = "");
   bool active() const { return active_; }
+  // Whether within-wave rates may apply (rate_sampler.h): sampling asked for and allowed here,
+  // whatever the number of waves (a grid of one long wave is their best case).
+  bool eligible() const { return eligible_; }
+  // Waves a grid needs for this sampler to skip any (warm-up, a stable window, one skipped
+  // wave and the tail, or `min_waves` if more).
+  static uint64_t waves_needed(const SamplingOptions& options);
   // Whether block `next` starts a wave at which the sampler decides (call at_boundary then).
   bool is_boundary(uint64_t next) const { return active_ && next > 0 && next % wave_blocks_ == 0; }
   // Block `next` (a boundary) is about to be placed, with the running totals `at`. Returns the
@@ -289,6 +295,7 @@ class WaveSampler {
   SamplingOptions opt_;
   uint64_t total_blocks_, wave_blocks_, waves_;
   bool active_ = false;
+  bool eligible_ = false;  // eligible()
   std::string why_full_;
   Phase phase_ = Phase::Measure;
   WaveCounters last_;          // totals at the start of the wave being simulated
