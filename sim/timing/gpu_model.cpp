@@ -426,18 +426,20 @@ Expected<TimingResult> simulate(const func::Program& program, func::DeviceMemory
     if (watch && watch->armed() && now >= watch->next_look()) {
       std::vector<uint64_t> issued(sms.size());
       std::vector<int> resident(sms.size());
+      RateWatch::BlockProgress progress(sms.size());
       uint64_t finished = 0;
       for (size_t i = 0; i < sms.size(); ++i) {
         sms[i].fill_held();
         issued[i] = sms[i].instructions();
         resident[i] = sms[i].resident_blocks();
         finished += sms[i].blocks_completed();
+        sms[i].block_progress(progress[i]);
       }
       const uint64_t wave = std::min(launch.grid.count() - rate.first_block, blocks_per_wave);
       const bool placed = blocks.dispatched() >= rate.first_block + wave;
       const std::vector<uint64_t> lines = lines_so_far();
       if (watch->look(snapshot(sms, l2, now, work_so_far()), issued, resident, placed,
-                      finished > 0, &lines))
+                      finished > 0, &lines, &progress))
         break;
     }
     // 3a. Dispatch blocks that are due (only an SM with room can take one).
@@ -449,11 +451,6 @@ Expected<TimingResult> simulate(const func::Program& program, func::DeviceMemory
     if (room) {
       dispatch_status = blocks.dispatch(now, sms, glances);
       for (size_t i : blocks.placed()) glances[i].look(sms[i]);  // (the SMs it changed)
-      if (watch && watch->armed()) {  // which block went where (the drain: rate_sampler.h)
-        const std::vector<size_t>& placed = blocks.placed();
-        const uint64_t first = blocks.dispatched() - placed.size();
-        for (size_t k = 0; k < placed.size(); ++k) watch->placed(placed[k], first + k);
-      }
     }
     if (profiling) prof.dispatches += blocks.dispatched() - dispatched;
     laps.lap(prof.dispatch_ns);

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <iterator>
 
 #include "sim/timing/gpu_model.h"
 #include "sim/timing/touch_log.h"
@@ -19,7 +20,7 @@ RateWatch::RateWatch(const SamplingOptions& options)
 
 bool RateWatch::look(const WaveCounters& at, const std::vector<uint64_t>& issued,
                      const std::vector<int>& resident, bool placed, bool finished,
-                     const std::vector<uint64_t>* lines) {
+                     const std::vector<uint64_t>* lines, const BlockProgress* blocks) {
   next_ = (at.cycle / window_ + 1) * window_;
   if (!armed_) return false;
   if (finished) {  // blocks shorter than the watch: not a launch for it
@@ -30,12 +31,15 @@ bool RateWatch::look(const WaveCounters& at, const std::vector<uint64_t>& issued
     looks_.clear();
     issued_.clear();
     lines_.clear();
+    blocks_.clear();
   }
   looks_.push_back(at);
   issued_.push_back(issued);
   // Only the last need_ + 1 looks' lines can start or end the steady windows.
   if (lines_.size() > static_cast<size_t>(need_)) lines_.erase(lines_.begin());
   lines_.push_back(lines ? *lines : std::vector<uint64_t>{});
+  if (blocks_.size() > static_cast<size_t>(need_)) blocks_.erase(blocks_.begin());
+  blocks_.push_back(blocks ? *blocks : BlockProgress{});
   const size_t k = looks_.size();
   if (k < static_cast<size_t>(need_) + 1) return false;
   const size_t first = k - 1 - static_cast<size_t>(need_);
@@ -97,12 +101,6 @@ double mix_distance(const std::vector<uint64_t>& window,
   return d / 2;
 }
 
-void RateWatch::placed(size_t sm, uint64_t block) {
-  if (!armed_) return;
-  if (blocks_on_.size() <= sm) blocks_on_.resize(sm + 1);
-  blocks_on_[sm].push_back(block);
-}
-
 bool block_work_exact(const ptx::Function& kernel) { return touches_loggable(kernel); }
 
 double RateWatch::drain_cycles(const std::vector<uint64_t>& block_work, bool exact,
@@ -114,33 +112,97 @@ double RateWatch::drain_cycles(const std::vector<uint64_t>& block_work, bool exa
   const std::vector<uint64_t>& now = issued_.back();
   const std::vector<uint64_t>& then = issued_[first_];
   const double cycles = double(std::max<uint64_t>(looks_.back().cycle - looks_[first_].cycle, 1));
-  // Issued (compiled code's count) per functional warp instruction, over the whole stage.
+  // Issued (compiled code's count) per functional warp instruction, over the steady windows:
+  // what is left is the loop's work, and the prologue's ratio may differ (lesson 17's SIMT
+  // matmul at 1024^3, one wave: the whole stage's ratio made the launch 8.3% fast).
   double issued = 0;
-  for (uint64_t v : now) issued += double(v);
-  const double functional = double(looks_.back().values[work_counter()]);
-  const double per = functional > 0 ? issued / functional : 1;
-  // Each SM's rate is its group's mean: the SMs with as many resident blocks run alike, and
-  // one SM's rate over the steady windows is noisy (lesson 12's matmul at 512^3, one wave:
-  // 100 SMs of 8 blocks at 1.36 issued warp instructions a cycle on average, single SMs 1.30 to
-  // 1.40 over 8,192 cycles); the slowest of 100 noisy rates made the launch 4.4% slow.
-  std::map<int, std::pair<double, int>> group;  // resident blocks -> (issued in the windows, SMs)
-  for (size_t s = 0; s < now.size() && s < resident_.size(); ++s)
-    if (resident_[s] > 0) {
-      group[resident_[s]].first += double(now[s] - then[s]);
-      ++group[resident_[s]].second;
-    }
+  for (size_t s = 0; s < now.size(); ++s) issued += double(now[s] - then[s]);
+  const double functional =
+      double(looks_.back().values[work_counter()] - looks_[first_].values[work_counter()]);
+  const double per = functional > 0 && issued > 0 ? issued / functional : 1;
+  // An SM's rate with n resident blocks, R(n): the mean of the SMs with n over the windows (one
+  // SM's rate over the windows is noisy, and the slowest of a hundred noisy rates is biased
+  // slow: lesson 12's matmul at 512^3 came out 4.4% slow with each SM's own). A count no SM had
+  // at the stop (the SM's blocks end one by one) is interpolated between the counts some SMs
+  // had, and below the fewest the SM keeps the fewest's rate (the blocks left take up what the
+  // ended ones issued: lesson 12's matmul, 7 and 8 blocks an SM, came out 9-13% slow when the
+  // blocks left kept their own rates instead). Where the SMs held 1 and 2 blocks (lesson 17's
+  // SIMT matmul at 1024^3), R(1) is measured: 1.54 against 2.25 warp instructions a cycle.
+  std::map<int, double> rate_of;  // resident blocks -> mean SM rate over the windows
+  {
+    std::map<int, std::pair<double, int>> group;  // resident blocks -> (issued, SMs)
+    for (size_t s = 0; s < now.size() && s < resident_.size(); ++s)
+      if (resident_[s] > 0) {
+        group[resident_[s]].first += double(now[s] - then[s]);
+        ++group[resident_[s]].second;
+      }
+    for (const auto& [n, g] : group) rate_of[n] = g.first / g.second / cycles;
+  }
+  auto sm_rate = [&](int n) {
+    const auto hi = rate_of.lower_bound(n);
+    if (hi == rate_of.end()) return rate_of.empty() ? 0.0 : rate_of.rbegin()->second;
+    if (hi->first == n || hi == rate_of.begin()) return hi->second;
+    const auto lo = std::prev(hi);
+    const double f = double(n - lo->first) / double(hi->first - lo->first);
+    return lo->second + f * (hi->second - lo->second);
+  };
+  const bool per_block = blocks_.size() == issued_.size() - first_ && !blocks_.empty();
+  // Each SM drains its blocks: each block at its share of the SM's rate (its own rate over the
+  // windows against its SM-mates': a scheduler that favours older warps runs one block ahead of
+  // the other, lesson 17's SIMT matmul at 1024^3 two blocks an SM), the SM's rate R(n) for
+  // the n blocks still running, until the last ends. E is the slowest SM's.
   double e = 0;
+  struct Left {
+    double work, share;
+  };
+  std::vector<Left> left;
   for (size_t s = 0; s < now.size() && s < resident_.size(); ++s) {
     if (resident_[s] <= 0) continue;
-    const auto& g = group[resident_[s]];
-    const double rate = g.first / g.second / cycles;
-    double work = resident_[s] * mean;
-    if (exact && s < blocks_on_.size() && blocks_on_[s].size() == size_t(resident_[s])) {
-      work = 0;
-      for (uint64_t b : blocks_on_[s]) work += b < block_work.size() ? double(block_work[b]) : 0;
+    left.clear();
+    const bool known = per_block && s < blocks_.back().size() && s < blocks_.front().size() &&
+                       blocks_.back()[s].size() == size_t(resident_[s]);
+    if (known) {
+      const auto& end = blocks_.back()[s];
+      const auto& start = blocks_.front()[s];
+      for (const auto& [linear, done] : end) {
+        uint64_t from = done;  // a block placed inside the windows: from its start
+        for (const auto& [l0, d0] : start)
+          if (l0 == linear) from = d0 <= done ? d0 : done;
+        const double work =
+            (exact && linear < block_work.size() ? double(block_work[linear]) : mean) * per;
+        left.push_back({std::max(0.0, work - double(done)), double(done - from)});
+      }
+    } else {  // the SM's work shared evenly by its blocks
+      const double done = double(now[s]) / resident_[s];
+      for (int k = 0; k < resident_[s]; ++k) left.push_back({std::max(0.0, mean * per - done), 1});
     }
-    const double left = std::max(0.0, work * per - double(now[s]));
-    if (rate > 0) e = std::max(e, left / rate);
+    double shares = 0;
+    for (const Left& l : left) shares += l.share;
+    if (shares <= 0)
+      for (Left& l : left) l.share = 1;
+    double t = 0;
+    for (;;) {
+      int n = 0;
+      double sum = 0;
+      for (const Left& l : left)
+        if (l.work > 0) ++n, sum += l.share;
+      if (n == 0) break;
+      const double r = sm_rate(n);
+      if (r <= 0 || sum <= 0) break;
+      double step = -1;  // to the next block's end
+      for (const Left& l : left)
+        if (l.work > 0 && l.share > 0) {
+          const double d = l.work / (r * l.share / sum);
+          step = step < 0 ? d : std::min(step, d);
+        }
+      if (step < 0) break;  // blocks without a share left: they issued nothing in the windows
+      for (Left& l : left)
+        if (l.work > 0) l.work = std::max(0.0, l.work - step * r * l.share / sum);
+      for (Left& l : left)  // the one that ended (rounding: within a part in 1e9)
+        if (l.work <= 1e-9 * (1 + step * r)) l.work = 0;
+      t += step;
+    }
+    e = std::max(e, t);
   }
   return e;
 }

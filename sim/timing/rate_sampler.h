@@ -87,9 +87,13 @@ class RateWatch {
   // disarms the watch (it never looks again).
   // `lines`: the launch's warp instructions so far per PTX line (index: the line), for the
   // steady windows' mix (steady_lines); may be null (then steady_lines is empty).
+  // `blocks`: per SM, each resident block's linear index and issued warp instructions
+  // (Sm::block_progress), for the drain's per-block rates; may be null (then each SM's blocks
+  // share its rate evenly, and a block's work is the stage's mean).
+  using BlockProgress = std::vector<std::vector<std::pair<uint64_t, uint64_t>>>;
   bool look(const WaveCounters& at, const std::vector<uint64_t>& issued,
             const std::vector<int>& resident, bool placed, bool finished,
-            const std::vector<uint64_t>* lines = nullptr);
+            const std::vector<uint64_t>* lines = nullptr, const BlockProgress* blocks = nullptr);
   // The stage's totals at its end (the caller's last snapshot: where it stopped, or the end of
   // the launch when it was not stopped).
   void end(const WaveCounters& at) { end_ = at; }
@@ -97,10 +101,6 @@ class RateWatch {
   // Once steady: each counter per cycle over the steady windows (WaveCounters::values' order).
   std::vector<double> rates() const;
   double work_rate() const;  // functional warp instructions per cycle
-  // Block `block` (linear index) was placed on SM `sm` while the watch was armed (the caller's
-  // dispatch). No block has finished before the stop, so at the stop each SM's blocks are the
-  // ones placed on it.
-  void placed(size_t sm, uint64_t block);
   // Cycles the stage's slowest SM needs after the stop to issue what its resident blocks have
   // left (the drain E; see the header), from `block_work`, the launch's functional warp
   // instructions per block (linear index): with `exact`, each SM's own blocks' work; otherwise
@@ -121,7 +121,7 @@ class RateWatch {
   std::vector<std::vector<uint64_t>> issued_;
   std::vector<std::vector<uint64_t>> lines_;  // per look, as issued_ (the last need_ + 1 kept)
   std::vector<int> resident_;  // at the stop
-  std::vector<std::vector<uint64_t>> blocks_on_;  // per SM: the blocks placed (placed())
+  std::vector<BlockProgress> blocks_;  // per look, as lines_
   WaveCounters end_;
   size_t first_ = 0;  // the first look of the steady windows
 };

@@ -62,6 +62,7 @@ Status Sm::launch_block(func::Dim3 index, uint64_t linear, uint64_t now,
   if (cluster) block.cta->join_cluster(cluster, rank);
   block.used = true;
   block.linear = linear;
+  block.issued = 0;
   block.slots.clear();
   block.arrived = 0;
   block.barrier = {};
@@ -156,6 +157,12 @@ Status Sm::run_launches() {
     if (st) st = launch_block(d.index, d.linear, d.now);
   deferred_.clear();
   return st;
+}
+
+void Sm::block_progress(std::vector<std::pair<uint64_t, uint64_t>>& out) const {
+  out.clear();
+  for (const Block& b : blocks_)
+    if (b.used) out.emplace_back(b.linear, b.issued);
 }
 
 }  // namespace warplab::timing

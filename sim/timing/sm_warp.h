@@ -274,6 +274,7 @@ struct Sm::Block {
   std::optional<func::Cta> cta;
   std::vector<int> slots;
   uint64_t linear = 0;
+  uint64_t issued = 0;  // warp instructions issued (Sm::block_progress)
   int live = 0;        // warps not exited (timing view)
   int arrived = 0;     // warps waiting at the barrier
   BlockBarrier barrier;  // counts the arrivals (block_barrier.h)
