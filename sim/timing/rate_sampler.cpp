@@ -20,7 +20,7 @@ RateWatch::RateWatch(const SamplingOptions& options)
 
 bool RateWatch::look(const WaveCounters& at, const std::vector<uint64_t>& issued,
                      const std::vector<int>& resident, bool placed, bool finished,
-                     const std::vector<uint64_t>* lines, const BlockProgress* blocks) {
+                     const std::vector<uint64_t>* lines, const WarpProgress* blocks) {
   next_ = (at.cycle / window_ + 1) * window_;
   if (!armed_) return false;
   if (finished) {  // blocks shorter than the watch: not a launch for it
@@ -39,7 +39,7 @@ bool RateWatch::look(const WaveCounters& at, const std::vector<uint64_t>& issued
   if (lines_.size() > static_cast<size_t>(need_)) lines_.erase(lines_.begin());
   lines_.push_back(lines ? *lines : std::vector<uint64_t>{});
   if (blocks_.size() > static_cast<size_t>(need_)) blocks_.erase(blocks_.begin());
-  blocks_.push_back(blocks ? *blocks : BlockProgress{});
+  blocks_.push_back(blocks ? *blocks : WarpProgress{});
   const size_t k = looks_.size();
   if (k < static_cast<size_t>(need_) + 1) return false;
   const size_t first = k - 1 - static_cast<size_t>(need_);
@@ -103,6 +103,51 @@ double mix_distance(const std::vector<uint64_t>& window,
 
 bool block_work_exact(const ptx::Function& kernel) { return touches_loggable(kernel); }
 
+namespace {
+constexpr uint64_t kExited = uint64_t{1} << 63;
+// One SM's warps (Sm::warp_progress) summed per block: (linear index, issued), in slot order.
+std::vector<std::pair<uint64_t, uint64_t>> block_sums(
+    const std::vector<std::pair<uint64_t, uint64_t>>& warps) {
+  std::vector<std::pair<uint64_t, uint64_t>> out;
+  for (const auto& [key, issued] : warps) {
+    const uint64_t linear = (key & ~kExited) >> 6;
+    if (out.empty() || out.back().first != linear) out.emplace_back(linear, 0);
+    out.back().second += issued;
+  }
+  return out;
+}
+}  // namespace
+
+double RateWatch::warp_spread() const {
+  if (!steady_ || blocks_.size() < 2) return 0;
+  const double cycles = double(std::max<uint64_t>(looks_.back().cycle - looks_[first_].cycle, 1));
+  double sum = 0;
+  int n = 0;
+  for (size_t s = 0; s < blocks_.back().size() && s < blocks_.front().size(); ++s) {
+    const auto& end = blocks_.back()[s];
+    const auto& start = blocks_.front()[s];
+    std::map<uint64_t, std::pair<double, double>> range;  // block -> (min, max) warp rate
+    std::map<uint64_t, std::pair<double, int>> mean;      // block -> (sum, warps)
+    for (const auto& [key, done] : end) {
+      if (key & kExited) continue;
+      uint64_t from = done;
+      for (const auto& [k0, d0] : start)
+        if ((k0 & ~kExited) == key) from = d0 <= done ? d0 : done;
+      const double r = double(done - from) / cycles;
+      const uint64_t b = key >> 6;
+      auto [it, fresh] = range.try_emplace(b, r, r);
+      if (!fresh) it->second = {std::min(it->second.first, r), std::max(it->second.second, r)};
+      mean[b].first += r, ++mean[b].second;
+    }
+    for (const auto& [b, mm] : range)
+      if (mean[b].second > 1 && mean[b].first > 0) {
+        sum += (mm.second - mm.first) / (mean[b].first / mean[b].second);
+        ++n;
+      }
+  }
+  return n ? sum / n : 0;
+}
+
 double RateWatch::drain_cycles(const std::vector<uint64_t>& block_work, bool exact,
                                uint64_t first, uint64_t count) const {
   double mean = 0;
@@ -160,10 +205,10 @@ double RateWatch::drain_cycles(const std::vector<uint64_t>& block_work, bool exa
     if (resident_[s] <= 0) continue;
     left.clear();
     const bool known = per_block && s < blocks_.back().size() && s < blocks_.front().size() &&
-                       blocks_.back()[s].size() == size_t(resident_[s]);
+                       block_sums(blocks_.back()[s]).size() == size_t(resident_[s]);
     if (known) {
-      const auto& end = blocks_.back()[s];
-      const auto& start = blocks_.front()[s];
+      const auto end = block_sums(blocks_.back()[s]);
+      const auto start = block_sums(blocks_.front()[s]);
       for (const auto& [linear, done] : end) {
         uint64_t from = done;  // a block placed inside the windows: from its start
         for (const auto& [l0, d0] : start)

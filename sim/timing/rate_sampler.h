@@ -87,13 +87,13 @@ class RateWatch {
   // disarms the watch (it never looks again).
   // `lines`: the launch's warp instructions so far per PTX line (index: the line), for the
   // steady windows' mix (steady_lines); may be null (then steady_lines is empty).
-  // `blocks`: per SM, each resident block's linear index and issued warp instructions
-  // (Sm::block_progress), for the drain's per-block rates; may be null (then each SM's blocks
-  // share its rate evenly, and a block's work is the stage's mean).
-  using BlockProgress = std::vector<std::vector<std::pair<uint64_t, uint64_t>>>;
+  // `blocks`: per SM, each resident warp's key and issued warp instructions (Sm::warp_progress),
+  // for the drain's per-warp rates; may be null (then each SM's blocks share its rate evenly,
+  // and a block's work is the stage's mean).
+  using WarpProgress = std::vector<std::vector<std::pair<uint64_t, uint64_t>>>;
   bool look(const WaveCounters& at, const std::vector<uint64_t>& issued,
             const std::vector<int>& resident, bool placed, bool finished,
-            const std::vector<uint64_t>* lines = nullptr, const BlockProgress* blocks = nullptr);
+            const std::vector<uint64_t>* lines = nullptr, const WarpProgress* blocks = nullptr);
   // The stage's totals at its end (the caller's last snapshot: where it stopped, or the end of
   // the launch when it was not stopped).
   void end(const WaveCounters& at) { end_ = at; }
@@ -109,6 +109,10 @@ class RateWatch {
   // [first, first + count).
   double drain_cycles(const std::vector<uint64_t>& block_work, bool exact, uint64_t first,
                       uint64_t count) const;
+  // Once steady: how unlike the warps of one block issued in the windows: per block, (fastest
+  // - slowest warp's rate) / the block's mean warp rate, averaged over the resident blocks (0:
+  // no block of two warps or more, or no per-warp progress).
+  double warp_spread() const;
   // Once steady: the steady windows' warp instructions per PTX line (index: the line).
   std::vector<uint64_t> steady_lines() const;
 
@@ -121,7 +125,7 @@ class RateWatch {
   std::vector<std::vector<uint64_t>> issued_;
   std::vector<std::vector<uint64_t>> lines_;  // per look, as issued_ (the last need_ + 1 kept)
   std::vector<int> resident_;  // at the stop
-  std::vector<BlockProgress> blocks_;  // per look, as lines_
+  std::vector<WarpProgress> blocks_;  // per look, as lines_
   WaveCounters end_;
   size_t first_ = 0;  // the first look of the steady windows
 };

@@ -167,6 +167,11 @@ struct SamplingOptions {
   // moves the time by at most d x |r / r' - 1|: 0.05 keeps that within the 2% target while the
   // other phase's rate is within 40% of the windows'.
   double rate_mix_tolerance = 0.05;
+  // In a grid of fewer than the wave sampler's waves (where the drain is most of what is
+  // extrapolated), the largest allowed mean spread of the warp rates within a block over the
+  // steady windows (RateWatch::warp_spread; fraction). Measured 2026-11-28 (stop 44): 3-15% on
+  // the launches whose drain came out within 3.5%, 144-251% on those 6.6-16.7% off.
+  double rate_warp_spread = 0.25;
 };
 
 // What a sampled run did (TimingResult::sampling); reports print it, so a sampled figure is
@@ -218,6 +223,7 @@ WaveCounters wave_counters(uint64_t cycle, uint64_t warp_instructions);
 // Where snapshot() puts the launch's warp instructions (functional count) and its SM-cycles and
 // resident-warp-cycles in WaveCounters::values.
 size_t work_counter();
+size_t state_counter(int state);  // WarpState `state`'s warp-cycles
 size_t active_counter();
 size_t resident_counter();
 // Adds extrapolated counters (`extra`, in WaveCounters::values' order; the work counter is not

@@ -463,7 +463,7 @@ bool Sm::issue(int slot, uint64_t now) {
   Block& b = blocks_[w.block];
   const int sp = slot % static_cast<int>(pipe_free_.size());
   ++instructions_;
-  ++b.issued;
+  ++w.issued;
   w.hoist_at = 0;  // the window changes (find_hoist looks afresh)
   // 0. A hoisted load: it leaves now; its result joins the scoreboard when the warp reaches it.
   if (w.pick > 0) {

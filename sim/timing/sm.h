@@ -148,9 +148,10 @@ class Sm {
   uint64_t active_cycles() const { return active_cycles_; }
   uint64_t resident_warp_cycles() const { return resident_warp_cycles_; }
   uint64_t blocks_completed() const { return blocks_completed_; }
-  // Each resident block's linear index and the warp instructions it has issued, in slot order
-  // (within-wave rates' drain: rate_sampler.h).
-  void block_progress(std::vector<std::pair<uint64_t, uint64_t>>& out) const;
+  // Each warp of the resident blocks: its key (block's linear index x 64 + warp index, with bit
+  // 63 set once it has exited) and the warp instructions it has issued, in slot order (within-
+  // wave rates' drain: rate_sampler.h).
+  void warp_progress(std::vector<std::pair<uint64_t, uint64_t>>& out) const;
   const WarpStateCycles& state_cycles() const { return state_cycles_; }
   const L1Tex& l1tex() const { return l1tex_; }
   // Hands the L2 requests its L1 held back in this cycle to the L2 (parallel_loop.h), and fills

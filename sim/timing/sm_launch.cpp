@@ -62,7 +62,6 @@ Status Sm::launch_block(func::Dim3 index, uint64_t linear, uint64_t now,
   if (cluster) block.cta->join_cluster(cluster, rank);
   block.used = true;
   block.linear = linear;
-  block.issued = 0;
   block.slots.clear();
   block.arrived = 0;
   block.barrier = {};
@@ -159,10 +158,15 @@ Status Sm::run_launches() {
   return st;
 }
 
-void Sm::block_progress(std::vector<std::pair<uint64_t, uint64_t>>& out) const {
+void Sm::warp_progress(std::vector<std::pair<uint64_t, uint64_t>>& out) const {
   out.clear();
   for (const Block& b : blocks_)
-    if (b.used) out.emplace_back(b.linear, b.issued);
+    if (b.used)
+      for (int slot : b.slots) {
+        const Warp& w = warps_[slot];
+        out.emplace_back((b.linear << 6 | uint64_t(w.index)) | (w.exited ? uint64_t{1} << 63 : 0),
+                         w.issued);
+      }
 }
 
 }  // namespace warplab::timing

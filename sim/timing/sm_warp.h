@@ -164,6 +164,7 @@ struct alignas(64) Sm::Warp {
   const PipeConfig* next_cfg = nullptr;
   bool next_holds_port = false;
   int block = -1, index = 0;  // block slot, warp index within the block
+  uint64_t issued = 0;        // warp instructions it issued (Sm::warp_progress)
   uint64_t barrier_release = kNever;
   uint64_t drain_until = 0;  // last store's completion
   uint64_t block_start = 0;    // the cycle it could fetch again after its last branch
@@ -274,7 +275,6 @@ struct Sm::Block {
   std::optional<func::Cta> cta;
   std::vector<int> slots;
   uint64_t linear = 0;
-  uint64_t issued = 0;  // warp instructions issued (Sm::block_progress)
   int live = 0;        // warps not exited (timing view)
   int arrived = 0;     // warps waiting at the barrier
   BlockBarrier barrier;  // counts the arrivals (block_barrier.h)
