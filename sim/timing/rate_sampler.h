@@ -9,8 +9,10 @@
 // do not change from one iteration to the next). A wave lasts as long as it takes to issue its
 // blocks' warp instructions at that rate, and the functional executor knows that count exactly.
 //
-// The method (run_timing, gpu_model.cpp, when sampling is asked for, the wave sampler could
-// sample the launch and `within_wave` is on):
+// The method (run_timing, gpu_model.cpp, when sampling is asked for, the launch is not traced,
+// checked or clustered, and `within_wave` is on; since stop 44 for any number of waves: a grid
+// of one long wave, lesson 12's matmul at 1024^3, is its best case, and the wave sampler cannot
+// sample fewer than 8 waves at all):
 //   1. Start (stage A): the launch is simulated in detail from cycle 0. Every `rate_window`
 //      cycles a RateWatch reads the launch's totals (sampling.h: snapshot). When the last
 //      `rate_windows` windows issued warp instructions (functional count) at rates within
@@ -29,6 +31,17 @@
 //      within-wave rates (the wave sampler's run, or the full one); the result says why
 //      (SamplingReport::rate_refused). A loop that is most of its blocks' work (lesson 5's
 //      matmuls: the K loop) passes: its prologue and epilogue are a small share.
+//   1c. Refusals, each simulating the launch again as without within-wave rates, saying why:
+//      the functional run (step 3, in grid order) faulted: a kernel's own fault, which the run
+//      in detail then reports, or a block that waits for a later block's flag, which in grid
+//      order never comes. And in a grid of fewer waves than the wave sampler needs, where the
+//      drain (step 4) is most of what is extrapolated: blocks whose functional work differs by
+//      more than `rate_tolerance` in a kernel whose blocks may share work (atomics, flags:
+//      block_work_exact; a queue taken with an atomic gives block 0 all of it in grid order),
+//      or warps of one block that issued at unlike rates in the windows (RateWatch::
+//      warp_spread > `rate_warp_spread`: warps without barriers that the scheduler favours
+//      unequally end one after another as its favour moves, which the drain does not model;
+//      g.gemv_thread's row walks came out 16.7% fast with a spread of 144%).
 //   2. The last wave (stage B): blocks [(waves - 1) x wave, end) are simulated in detail alone,
 //      from an idle GPU and a cold L2, until their rate is steady in the same way (T_B) or
 //      they finish (then their cycles are exact). The block scheduler spreads them as the full
@@ -40,10 +53,18 @@
 //      stages ran on copies).
 //   4. Time: cycles = T_A + (W_before - F_A) / R_A + T_B + E, where W_before is the exact work
 //      of the blocks before the last wave, R_A stage A's steady rate (warp instructions per
-//      cycle), and E the time stage B's slowest SM needs for what it has left at T_B: per SM,
-//      (its resident blocks x the last wave's mean block work - what it has issued) / its own
-//      steady issue rate (issue counts, converted with the stage's ratio of issued to
-//      functional warp instructions). Every other counter (warp states, L1/L2/DRAM traffic,
+//      cycle), and E the time stage B's slowest SM needs for what it has left at T_B (the
+//      drain). A grid of one wave has no stage B: cycles = T_A + E of stage A. The drain, per
+//      SM: each resident block's work left (its exact functional count where that is the
+//      block's own, block_work_exact, else the stage's mean; converted to issue counts with the
+//      windows' ratio of issued to functional warp instructions) drains at its share of the
+//      SM's rate (its warps' issue over the windows against its SM-mates': lesson 17's SIMT
+//      matmul at 1024^3 runs one of an SM's two blocks ahead), the SM's rate R(n) for the n
+//      blocks still running being the mean over the SMs that held n at the stop (one SM's rate
+//      is noisy, and the slowest of a hundred noisy rates is biased slow: +4.4% on lesson 12's
+//      one-wave matmul at 512^3), interpolated between the counts seen, and below the fewest
+//      the fewest's (the blocks left take up what the ended ones issued; where the SMs held 1
+//      and 2 blocks R(1) is measured). Every other counter (warp states, L1/L2/DRAM traffic,
 //      SM-active and resident-warp cycles) is the two stages' detailed totals plus their
 //      steady per-cycle rates over the extrapolated cycles: labelled extrapolated.
 // Error sources (measured, 2026-11-28: see the report in validation/data and sampling.h):
@@ -58,8 +79,17 @@
 // instruction mix (a grid whose blocks differ in work is timed by their exact work, and one whose
 // blocks change phase is refused by the mix check, but one whose L2 fills up part-way is not)
 // gets the first wave's rate. Stage B's windows are not checked for their mix (its blocks run
-// the code stage A's passed with). Conditions as for the wave sampler (traced, checked and
-// clustered launches run in full; grids of fewer than `min_waves` waves too).
+// the code stage A's passed with). The drain leaves out a block's end after its last issue (the
+// stagger of its warps, its last store, the exit): tests/356's one-wave grid of ~11k-cycle
+// blocks comes out 3.8% fast.
+// Measured at full size (2026-11-28, stop 44, device host, 16 threads): lesson 5 at 2048^3,
+// naive -4.0% and tiled +9.4% (scripts/microbench/h200-host-lesson5-2048-full-2026-11-28-
+// stop44.txt): the first wave's steady rate is not the later waves' (the tiled kernel's first
+// wave reads B from DRAM, later waves find it in the L2); measuring a middle wave from a
+// replayed L2 would see that, and is not built. The heavy points that now sample within one
+// or a few waves are within 1.4% (validation/data/sampled-h200host-2026-11-28-stop44-heavy.txt).
+// A one-wave grid of one block an SM whose warps walk memory alike (tests/356's walk, 16
+// blocks) came out 7.4% fast: a rate that falls late in the wave is not in the windows.
 #pragma once
 
 #include <cstdint>
