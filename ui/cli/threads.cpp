@@ -19,7 +19,10 @@ void add_sampled_option(CLI::App* sub, bool& sampled) {
   sub->add_flag("--sampled", sampled,
                 "Timing mode: for grids of many waves, simulate a sample of the waves in detail and "
                 "fast-forward the rest functionally (outputs exact; cycles and counters "
-                "extrapolated; see sim/timing/sampling.h for where that errs); results say 'sampled' with the fraction simulated");
+                "extrapolated; see sim/timing/sampling.h for where that errs); grids of long blocks, "
+                "of any number of waves, may instead extrapolate from the issue rate once it is "
+                "steady (sim/timing/rate_sampler.h); results say 'sampled' with the fraction "
+                "simulated");
 }
 
 int resolve_threads(int threads) {
