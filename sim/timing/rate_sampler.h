@@ -41,7 +41,9 @@
 //      or warps of one block that issued at unlike rates in the windows (RateWatch::
 //      warp_spread > `rate_warp_spread`: warps without barriers that the scheduler favours
 //      unequally end one after another as its favour moves, which the drain does not model;
-//      g.gemv_thread's row walks came out 16.7% fast with a spread of 144%).
+//      g.gemv_thread's row walks came out 16.7% fast with a spread of 144%), or a rate that
+//      turned steady only after `rate_max_detailed` of the work (what is left is mostly the
+//      wave's end, which the drain does not time: t.ldmatrix.x2, 98.7% in detail, 2.6% fast).
 //   2. The last wave (stage B): blocks [(waves - 1) x wave, end) are simulated in detail alone,
 //      from an idle GPU and a cold L2, until their rate is steady in the same way (T_B) or
 //      they finish (then their cycles are exact). The block scheduler spreads them as the full

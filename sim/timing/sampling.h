@@ -172,6 +172,11 @@ struct SamplingOptions {
   // steady windows (RateWatch::warp_spread; fraction). Measured 2026-11-28 (stop 44): 3-15% on
   // the launches whose drain came out within 3.5%, 144-251% on those 6.6-16.7% off.
   double rate_warp_spread = 0.25;
+  // ... and the largest share of the launch's work (functional warp instructions) the detailed
+  // start may have run when its rate turned steady (fraction): later, what is left to
+  // extrapolate is mostly the wave's end (t.ldmatrix.x1 and x2: 84% and 98.7% in detail, 3.5%
+  // and 2.6% fast, measured 2026-11-28, stop 44), and the launch would gain less than 2x.
+  double rate_max_detailed = 0.5;
 };
 
 // What a sampled run did (TimingResult::sampling); reports print it, so a sampled figure is
