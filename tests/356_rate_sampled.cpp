@@ -11,6 +11,8 @@
 #include <cmath>
 #include <cstring>
 #include <map>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "31x_timing.h"
@@ -66,6 +68,17 @@ $L_loop:
   ret;
 }
 )";
+
+// kSum with `edits` made, each (text, replacement) at the text's first place (tests below).
+std::string edited_sum(const std::vector<std::pair<std::string, std::string>>& edits) {
+  std::string t = kSum;
+  for (const auto& [a, b] : edits) {
+    const size_t p = t.find(a);
+    REQUIRE(p != std::string::npos);
+    t.replace(p, a.size(), b);
+  }
+  return t;
+}
 
 // 4 KiB of input, swept every 32 iterations: in the L1 after the first sweeps, so the loop's
 // rate is steady for most of a block's life (with 128 KiB it rose for half of it: 2026-11-28).
@@ -224,69 +237,45 @@ TEST_CASE("356 mix_distance: the share of the launch's work the steady windows' 
   CHECK(mix_distance(loop, with_prologue) < SamplingOptions{}.rate_mix_tolerance);
 }
 
-// The strided sum, then a flag: the grid's last block raises it (its first output word's address
-// + 0 in a word of its own: `flag`) and block 0 waits for it before it stores. In the timing
+// The strided sum, then a flag: the grid's last block raises it (the output's word `flag`, after
+// the sums) and block 0 waits for it before it stores. In the timing
 // model every block of the one wave is resident at once; run functionally in grid order, block
 // 0 waits for a block that has not run yet.
-constexpr const char* kFlagged = R"(.version 9.0
-.target sm_90
-.address_size 64
-.visible .entry flagged_sum(.param .u64 in, .param .u64 out, .param .u32 steps, .param .u32 mask, .param .u32 flag)
-{
-  .reg .pred %p<4>;
-  .reg .b32 %r<16>;
-  .reg .b64 %rd<12>;
-  ld.param.u64 %rd1, [in];
-  ld.param.u64 %rd2, [out];
-  ld.param.u32 %r1, [steps];
-  ld.param.u32 %r2, [mask];
-  ld.param.u32 %r12, [flag];
-  mov.u32 %r3, %ctaid.x;
-  mov.u32 %r4, %ntid.x;
-  mov.u32 %r5, %tid.x;
-  mad.lo.s32 %r6, %r3, %r4, %r5;
-  cvta.to.global.u64 %rd3, %rd1;
-  mov.u32 %r7, 0;
-  mov.u32 %r8, 0;
-  mov.u32 %r9, %r6;
-$L_loop:
-  and.b32 %r10, %r9, %r2;
-  mul.wide.u32 %rd4, %r10, 4;
-  add.s64 %rd5, %rd3, %rd4;
-  ld.global.u32 %r11, [%rd5];
-  add.s32 %r8, %r8, %r11;
-  add.s32 %r9, %r9, 32;
-  add.s32 %r7, %r7, 1;
-  setp.lt.u32 %p1, %r7, %r1;
-  @%p1 bra $L_loop;
-  cvta.to.global.u64 %rd6, %rd2;
-  mul.wide.u32 %rd9, %r12, 4;
-  add.s64 %rd10, %rd6, %rd9;
-  mov.u32 %r13, %nctaid.x;
-  sub.u32 %r13, %r13, 1;
-  setp.eq.u32 %p2, %r3, %r13;
-  setp.eq.u32 %p3, %r5, 0;
-  and.pred %p2, %p2, %p3;
-  mov.u32 %r14, 1;
-  @%p2 st.volatile.global.u32 [%rd10], %r14;
-  setp.ne.u32 %p3, %r3, 0;
-  @%p3 bra $L_store;
-$L_wait:
-  ld.volatile.global.u32 %r15, [%rd10];
-  setp.eq.u32 %p3, %r15, 0;
-  @%p3 bra $L_wait;
-$L_store:
-  mul.wide.u32 %rd7, %r6, 4;
-  add.s64 %rd8, %rd6, %rd7;
-  st.global.u32 [%rd8], %r8;
-  ret;
+// (kSum with a fifth parameter and the flag's code between the loop and the store.)
+std::string flagged_ptx() {
+  return edited_sum(
+      {{"strided_sum(.param .u64 in, .param .u64 out, .param .u32 steps, .param .u32 mask)",
+        "flagged_sum(.param .u64 in, .param .u64 out, .param .u32 steps, .param .u32 mask, "
+        ".param .u32 flag)"},
+       {".reg .pred %p<2>;", ".reg .pred %p<4>;"},
+       {".reg .b32 %r<12>;", ".reg .b32 %r<16>;"},
+       {".reg .b64 %rd<9>;", ".reg .b64 %rd<12>;"},
+       {"ld.param.u32 %r2, [mask];", "ld.param.u32 %r2, [mask];\n  ld.param.u32 %r12, [flag];"},
+       {"  mul.wide.u32 %rd7, %r6, 4;\n",
+        "  mul.wide.u32 %rd9, %r12, 4;\n"
+        "  add.s64 %rd10, %rd6, %rd9;\n"
+        "  mov.u32 %r13, %nctaid.x;\n"
+        "  sub.u32 %r13, %r13, 1;\n"
+        "  setp.eq.u32 %p2, %r3, %r13;\n"
+        "  setp.eq.u32 %p3, %r5, 0;\n"
+        "  and.pred %p2, %p2, %p3;\n"
+        "  mov.u32 %r14, 1;\n"
+        "  @%p2 st.volatile.global.u32 [%rd10], %r14;\n"
+        "  setp.ne.u32 %p3, %r3, 0;\n"
+        "  @%p3 bra $L_store;\n"
+        "$L_wait:\n"
+        "  ld.volatile.global.u32 %r15, [%rd10];\n"
+        "  setp.eq.u32 %p3, %r15, 0;\n"
+        "  @%p3 bra $L_wait;\n"
+        "$L_store:\n"
+        "  mul.wide.u32 %rd7, %r6, 4;\n"}});
 }
-)";
 
 TEST_CASE("356 a block that waits for a later one: the grid-order functional run faults, the full run") {
   // One wave of 64 blocks; the flag is the output's word after the sums.
   const uint32_t blocks = 64, steps = 200;
-  SampledLaunch l{kFlagged, "flagged_sum", blocks};
+  const std::string ptx = flagged_ptx();
+  SampledLaunch l{ptx.c_str(), "flagged_sum", blocks};
   l.in.resize(kMask + 1);
   for (uint32_t i = 0; i <= kMask; ++i) l.in[i] = input(i);
   l.out_words = uint64_t{blocks} * 128 + 1;
@@ -354,15 +343,7 @@ namespace {
 // 257 x i, so a warp's load touches 32 lines, and its warps (no barrier) run at the speed the
 // scheduler's favour gives them.
 std::string walk_ptx() {
-  std::string t = kSum;
-  const auto at = [&](const std::string& a, const std::string& b) {
-    const size_t p = t.find(a);
-    REQUIRE(p != std::string::npos);
-    t.replace(p, a.size(), b);
-  };
-  at("strided_sum", "walk_sum");
-  at("mov.u32 %r9, %r6;", "mul.lo.u32 %r9, %r6, 257;");
-  return t;
+  return edited_sum({{"strided_sum", "walk_sum"}, {"mov.u32 %r9, %r6;", "mul.lo.u32 %r9, %r6, 257;"}});
 }
 }  // namespace
 
