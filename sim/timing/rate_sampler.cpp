@@ -204,10 +204,9 @@ double RateWatch::drain_cycles(const std::vector<uint64_t>& block_work, bool exa
   for (size_t s = 0; s < now.size() && s < resident_.size(); ++s) {
     if (resident_[s] <= 0) continue;
     left.clear();
-    const bool known = per_block && s < blocks_.back().size() && s < blocks_.front().size() &&
-                       block_sums(blocks_.back()[s]).size() == size_t(resident_[s]);
-    if (known) {
-      const auto end = block_sums(blocks_.back()[s]);
+    const bool have = per_block && s < blocks_.back().size() && s < blocks_.front().size();
+    const auto end = have ? block_sums(blocks_.back()[s]) : decltype(block_sums({})){};
+    if (have && end.size() == size_t(resident_[s])) {
       const auto start = block_sums(blocks_.front()[s]);
       for (const auto& [linear, done] : end) {
         uint64_t from = done;  // a block placed inside the windows: from its start
