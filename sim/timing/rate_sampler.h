@@ -86,10 +86,14 @@
 // blocks comes out 3.8% fast.
 // Measured at full size (2026-11-28, stop 44, device host, 16 threads): lesson 5 at 2048^3,
 // naive -4.0% and tiled +9.4% (scripts/microbench/h200-host-lesson5-2048-full-2026-11-28-
-// stop44.txt): the first wave's steady rate is not the later waves' (the tiled kernel's first
-// wave reads B from DRAM, later waves find it in the L2); measuring a middle wave from a
-// replayed L2 would see that, and is not built. The heavy points that now sample within one
-// or a few waves are within 1.4% (validation/data/sampled-h200host-2026-11-28-stop44-heavy.txt).
+// stop44.txt): the first wave's steady rate is not the later waves'. The cause (stop 45,
+// scripts/microbench/lesson5-rate-ramp-2026-11-28-stop45.md) is not the L2 (a middle wave from
+// a replayed L2 runs within 1% of the first): the first wave's blocks start together and stay
+// in step, and in the full run the blocks drift out of step wave after wave, the tiled
+// kernel's rate climbing from 285 to 333 warp instructions a cycle over ~8 waves. Taking the
+// rate in the second wave instead halves the tiled error at 2.3x the cost, and is not used.
+// The heavy points that sample within one or a few waves are within 1.4%
+// (validation/data/sampled-h200host-2026-11-28-stop44-heavy.txt).
 // A one-wave grid of one block an SM whose warps walk memory alike (tests/356's walk, 16
 // blocks) came out 7.4% fast: a rate that falls late in the wave is not in the windows.
 #pragma once
