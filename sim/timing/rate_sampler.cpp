@@ -205,7 +205,8 @@ double RateWatch::drain_cycles(const std::vector<uint64_t>& block_work, bool exa
     if (resident_[s] <= 0) continue;
     left.clear();
     const bool have = per_block && s < blocks_.back().size() && s < blocks_.front().size();
-    const auto end = have ? block_sums(blocks_.back()[s]) : decltype(block_sums({})){};
+    std::vector<std::pair<uint64_t, uint64_t>> end;  // this SM's blocks at the stop
+    if (have) end = block_sums(blocks_.back()[s]);
     if (have && end.size() == size_t(resident_[s])) {
       const auto start = block_sums(blocks_.front()[s]);
       for (const auto& [linear, done] : end) {

@@ -91,7 +91,8 @@
 // a replayed L2 runs within 1% of the first): the first wave's blocks start together and stay
 // in step, and in the full run the blocks drift out of step wave after wave, the tiled
 // kernel's rate climbing from 285 to 333 warp instructions a cycle over ~8 waves. Taking the
-// rate in the second wave instead halves the tiled error at 2.3x the cost, and is not used.
+// rate in the second wave instead (tiled +6.0%, naive -3.3%) costs 2.3x the time, and is not
+// used.
 // The heavy points that sample within one or a few waves are within 1.4%
 // (validation/data/sampled-h200host-2026-11-28-stop44-heavy.txt).
 // A one-wave grid of one block an SM whose warps walk memory alike (tests/356's walk, 16
