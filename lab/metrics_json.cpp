@@ -46,6 +46,7 @@ json timing_json(const timing::TimingResult& r, const timing::GpuConfig& cfg,
                     {"detailed_blocks", sp.detailed_blocks},
                     {"skipped_cycles", sp.skipped_cycles},
                     {"within_wave", sp.within_wave},
+                    {"subset_sms", sp.subset_sms},
                     {"method", sp.method()}};
   }
   j["time_us"] = r.time_us;

@@ -1,7 +1,7 @@
-// Shared by the sampled-mode tests (tests/351, 356, 357): one kernel launch on the H100 preset cut
-// to 16 SMs, with 128-thread blocks of 128 registers per thread (4 blocks an SM, 64 a wave), an
-// input buffer and an output buffer of u32, run in full or sampled; its result, its JSON (as
-// `warplab run --json` writes it) and its output words.
+// Shared by the sampled-mode tests (tests/351, 356, 357, 358): one kernel launch on the H100 preset
+// cut to 16 SMs (SampledLaunch::sm_count), with 128-thread blocks of 128 registers per thread (4
+// blocks an SM, 64 a wave on 16 SMs), an input buffer and an output buffer of u32, run in full or
+// sampled; its result, its JSON (as `warplab run --json` writes it) and its output words.
 #pragma once
 
 #include <doctest/doctest.h>
@@ -34,6 +34,7 @@ struct SampledLaunch {
   uint64_t out_words = 0;        // the output buffer's (its second parameter)
   std::vector<uint32_t> args;    // the u32 parameters after the two buffers
   int64_t l2_bytes = 0;          // > 0: the L2's size (the preset's otherwise)
+  int64_t sm_count = 16;         // the preset cut to this many SMs
 };
 
 // Runs `l` sampled (`sampling`, enabled) or in full (`sampling` disabled) on `threads` host
@@ -46,7 +47,7 @@ inline SampledOutcome run_16sm(const SampledLaunch& l, const timing::SamplingOpt
   REQUIRE(prog);
   auto cfg = timing::load_config("h100-sxm");
   REQUIRE(cfg);
-  cfg->core.sm_count = 16;
+  cfg->core.sm_count = l.sm_count;
   if (l.l2_bytes > 0) cfg->l2.size_bytes = l.l2_bytes;
   func::DeviceMemory mem;
   const uint64_t a = mem.allocate("in", l.in.size() * 4ull);

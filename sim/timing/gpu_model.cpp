@@ -13,6 +13,7 @@
 #include "sim/timing/parallel_loop.h"
 #include "sim/timing/fast_forward.h"
 #include "sim/timing/rate_sampler.h"
+#include "sim/timing/sm_subset.h"
 #include "sim/timing/sampling.h"
 #include "sim/timing/sm_clock.h"
 #include "sim/timing/stats_sum.h"
@@ -149,6 +150,7 @@ struct RateRun {
   RateWatch* watch = nullptr;
   uint64_t first_block = 0;
   bool start = true;
+  uint64_t end_block = 0;  // > 0: blocks from here on are not placed (SM sampling: sm_subset.h)
 };
 
 // One simulation of the launch; `pool` null: the one-thread loop. With a pool, `redo` is set
@@ -315,6 +317,11 @@ Expected<TimingResult> simulate(const func::Program& program, func::DeviceMemory
   blocks.defer_launches(!defer_launches                                 ? Sm::Defer::None
                         : Sm::may_defer_creates(program, launch.kernel) ? Sm::Defer::All
                                                                         : Sm::Defer::Kept);
+  if (rate.end_block > 0)  // SM sampling: the grid's first blocks alone
+    blocks.set_skip_hook([end = rate.end_block, total = launch.grid.count()](uint64_t next,
+                                                                            uint64_t) {
+      return next >= end ? total : next;
+    });
   if (rate.first_block > 0)  // a rate stage of the launch's last wave: its blocks alone
     blocks.set_skip_hook(
         [first = rate.first_block](uint64_t next, uint64_t) { return std::max(next, first); });
@@ -783,6 +790,39 @@ Expected<TimingResult> run_timing(const func::Program& program, func::DeviceMemo
   const uint64_t waves = (total + wave - 1) / wave;
   const ptx::Function* kernel = program.kernel(launch.kernel);
   const bool exact = kernel && block_work_exact(*kernel);
+  // SM sampling (sm_subset.h): a grid of several waves whose blocks' work is each block's own
+  // runs every wave in detail on a subset of the SMs, where the first wave's steady windows
+  // loaded the L2 lightly and the warps of a block issued alike in them.
+  const std::vector<double> rates_a = watch_a.rates();
+  const double l2_load =
+      (rates_a[l2_counter()] + rates_a[l2_counter() + 1] + rates_a[l2_counter() + 2]) /
+      (double(config.l2.slices) * config.l2.sectors_per_cycle_per_slice);
+  if (waves > 1 && exact && !f->fault && so.subset_sms > 0 && so.subset_sms < config.core.sm_count &&
+      f->block_work.size() == total && l2_load <= so.subset_l2_load &&
+      watch_a.warp_spread() <= so.rate_warp_spread) {
+    const int sms = so.subset_sms;
+    const uint64_t n = subset_blocks(total, sms, config.core.sm_count);
+    TimingOptions os = options;
+    os.sampling.enabled = false;
+    func::DeviceMemory scratch = start;
+    auto s = simulate_on(program, scratch, launch, subset_config(config, sms), os,
+                         std::min(threads, sms), RateRun{nullptr, 0, true, n});
+    if (!s) return s.error();
+    uint64_t work = 0;
+    for (uint64_t b = 0; b < n; ++b) work += f->block_work[b];
+    TimingResult r = std::move(*s);
+    if (r.fault) {  // the subset's blocks faulted in detail: report it, with the exact counts
+      r.stats = f->stats;
+      return r;
+    }
+    r.waves = a->waves;
+    scale_subset(r, double(f->stats.warp_instructions) / double(std::max<uint64_t>(work, 1)), sms,
+                 n, f->stats, config);
+    r.sampling.wave_blocks = wave;
+    r.sampling.waves = waves;
+    r.sampling.fast_forward_wall_s = ff;
+    return r;
+  }
   // Where the extrapolation would not hold, the launch is simulated again as without within-wave
   // rates, from the memory it found, and the result says why (SamplingReport::rate_refused).
   auto refuse = [&](const std::string& why) -> Expected<TimingResult> {

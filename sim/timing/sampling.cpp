@@ -303,6 +303,7 @@ void WaveSampler::finish(TimingResult& r, uint64_t& active, uint64_t& resident,
 
 size_t state_counter(int state) { return kStates + static_cast<size_t>(state); }
 size_t work_counter() { return kWork; }
+size_t l2_counter() { return kL2; }
 size_t active_counter() { return kSm; }
 size_t resident_counter() { return kSm + 1; }
 

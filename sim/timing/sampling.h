@@ -155,6 +155,15 @@ struct SamplingOptions {
   int tail_waves = 3;             // the grid's last waves, always in detail (waves, at least 1)
   // Within-wave rate sampling (rate_sampler.h), for grids whose blocks outlive many windows:
   bool within_wave = true;  // allowed (it starts only where its conditions hold)
+  // SM sampling (sm_subset.h): where within-wave rates find long blocks in a grid of more than
+  // one wave and each block's work is its own, the launch is timed on this many SMs with their
+  // share of the blocks and of the L2's and DRAM's bandwidth, every wave in detail (0, or the
+  // GPU's SM count or more: not used). 16 of an H100's 132: 8.25x less work in detail.
+  int subset_sms = 16;
+  // ... unless the first wave's steady windows loaded the L2 above this share of its peak
+  // (sectors a cycle over slices x sectors_per_cycle_per_slice): the subset keeps the whole
+  // L2, which its few SMs would load far less (sm_subset.h; fraction).
+  double subset_l2_load = 0.25;
   int rate_window = 2048;   // the span over which a rate is measured (cycles)
   int rate_windows = 4;     // consecutive windows whose rates must agree (windows, at least 2)
   double rate_tolerance = 0.02;  // their allowed spread of warp instructions per cycle
@@ -203,6 +212,7 @@ struct SamplingReport {
   bool within_wave = false;
   double work_fraction = 1;  // warp instructions simulated in detail / all (exact counts)
   std::string rate_method;   // what was done (one line), when within_wave
+  int subset_sms = 0;        // > 0: SM sampling (sm_subset.h) on this many SMs
   std::string rate_refused;  // within-wave rates tried and not used: why (the run is then the
                              // wave sampler's or full, as without them)
   double detailed_fraction() const {
@@ -228,6 +238,7 @@ WaveCounters wave_counters(uint64_t cycle, uint64_t warp_instructions);
 // Where snapshot() puts the launch's warp instructions (functional count) and its SM-cycles and
 // resident-warp-cycles in WaveCounters::values.
 size_t work_counter();
+size_t l2_counter();  // the L2's read hits, read misses, write sectors and atomics, in order
 size_t state_counter(int state);  // WarpState `state`'s warp-cycles
 size_t active_counter();
 size_t resident_counter();
