@@ -790,16 +790,16 @@ Expected<TimingResult> run_timing(const func::Program& program, func::DeviceMemo
   const uint64_t waves = (total + wave - 1) / wave;
   const ptx::Function* kernel = program.kernel(launch.kernel);
   const bool exact = kernel && block_work_exact(*kernel);
-  // SM sampling (sm_subset.h): a grid of several waves whose blocks' work is each block's own
-  // runs every wave in detail on a subset of the SMs, where the first wave's steady windows
-  // loaded the L2 lightly and the warps of a block issued alike in them.
+  // SM sampling (sm_subset.h): a grid of many waves (as many as the wave sampler needs) whose
+  // blocks' work is each block's own runs every wave in detail on a subset of the SMs, where the
+  // first wave's steady windows loaded the L2 lightly.
   const std::vector<double> rates_a = watch_a.rates();
   const double l2_load =
       (rates_a[l2_counter()] + rates_a[l2_counter() + 1] + rates_a[l2_counter() + 2]) /
       (double(config.l2.slices) * config.l2.sectors_per_cycle_per_slice);
-  if (waves > 1 && exact && !f->fault && so.subset_sms > 0 && so.subset_sms < config.core.sm_count &&
-      f->block_work.size() == total && l2_load <= so.subset_l2_load &&
-      watch_a.warp_spread() <= so.rate_warp_spread) {
+  if (waves >= WaveSampler::waves_needed(so) && exact && !f->fault && so.subset_sms > 0 &&
+      so.subset_sms < config.core.sm_count && f->block_work.size() == total &&
+      l2_load <= so.subset_l2_load) {
     const int sms = so.subset_sms;
     const uint64_t n = subset_blocks(total, sms, config.core.sm_count);
     TimingOptions os = options;

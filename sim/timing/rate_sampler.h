@@ -92,7 +92,9 @@
 // in step, and in the full run the blocks drift out of step wave after wave, the tiled
 // kernel's rate climbing from 285 to 333 warp instructions a cycle over ~8 waves. Taking the
 // rate in the second wave instead (tiled +6.0%, naive -3.3%) costs 2.3x the time, and is not
-// used.
+// used. Since stop 46 a grid of at least the wave sampler's waves whose blocks own their work (and
+// whose first wave loads the L2 lightly) is SM-sampled instead (sm_subset.h: lesson 5 at 2048^3,
+// naive -2.3%, tiled +2.0%); stage B and the drain time the others.
 // The heavy points that sample within one or a few waves are within 1.4%
 // (validation/data/sampled-h200host-2026-11-28-stop44-heavy.txt).
 // A one-wave grid of one block an SM whose warps walk memory alike (tests/356's walk, 16

@@ -155,15 +155,18 @@ struct SamplingOptions {
   int tail_waves = 3;             // the grid's last waves, always in detail (waves, at least 1)
   // Within-wave rate sampling (rate_sampler.h), for grids whose blocks outlive many windows:
   bool within_wave = true;  // allowed (it starts only where its conditions hold)
-  // SM sampling (sm_subset.h): where within-wave rates find long blocks in a grid of more than
-  // one wave and each block's work is its own, the launch is timed on this many SMs with their
+  // SM sampling (sm_subset.h): where within-wave rates find long blocks in a grid of as many
+  // waves as the wave sampler needs and each block's work is its own, the launch is timed on
+  // this many SMs with their
   // share of the blocks and of the L2's and DRAM's bandwidth, every wave in detail (0, or the
   // GPU's SM count or more: not used). 16 of an H100's 132: 8.25x less work in detail.
   int subset_sms = 16;
   // ... unless the first wave's steady windows loaded the L2 above this share of its peak
   // (sectors a cycle over slices x sectors_per_cycle_per_slice): the subset keeps the whole
-  // L2, which its few SMs would load far less (sm_subset.h; fraction).
-  double subset_l2_load = 0.25;
+  // L2, which its few SMs load far less (sm_subset.h; fraction). A slice's queue adds about
+  // load / (1 - load) sector times to a request (one at 0.5) against an L2 hit's 277 cycles;
+  // lesson 5's tiled matmul loads it 0.31 and comes out -0.05% (2026-11-29).
+  double subset_l2_load = 0.5;
   int rate_window = 2048;   // the span over which a rate is measured (cycles)
   int rate_windows = 4;     // consecutive windows whose rates must agree (windows, at least 2)
   double rate_tolerance = 0.02;  // their allowed spread of warp instructions per cycle

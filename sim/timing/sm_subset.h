@@ -1,6 +1,6 @@
-// SM sampling: a long launch of several waves timed on a subset of the SMs (opt-in with the rest
-// of sampling.h: `--sampled`; run_timing uses it where within-wave rates find long blocks in a
-// grid of more than one wave).
+// SM sampling: a long launch of many waves timed on a subset of the SMs (opt-in with the rest of
+// sampling.h: `--sampled`; run_timing uses it where within-wave rates find long blocks in a grid
+// of at least the wave sampler's waves, 8 by default).
 //
 // Why: the rate of such a launch is not its first wave's. The first wave's blocks start together
 // and stay in step; as blocks end and others take their place, the blocks of an SM settle, over
@@ -27,16 +27,20 @@
 // hand work from block to block, which a subset of the blocks would share otherwise), and where
 // the first wave's steady windows (rate_sampler.h, stage A) loaded the L2 lightly
 // (SamplingOptions::subset_l2_load): the subset keeps the whole L2, whose slices its few SMs load
-// far less than the GPU's do; and where the warps of a block issued alike in those windows
-// (RateWatch::warp_spread within SamplingOptions::rate_warp_spread): the launch ends when its
-// slowest SM does, and where the scheduler's favour decides when an SM's warps end, the slowest
-// of a few SMs is a noisy stand-in for the slowest of all (tests/358's fold without its barrier,
-// spread 218%, 3.5 waves on 64 SMs: -2.1%, +8.1%, -0.1% and -1.6% on 8, 16, 32 and 48 SMs).
-// Cutting the L2 instead was measured worse (2026-11-29, lesson 5's
-// tiled matmul at 2048x2048x512 on 16 of 132 SMs: -0.05% with the L2 whole; +2.1% with 12 slices
-// (a power-of-two row stride then meets 3 slice groups where 96 slices give 6), +3.3% with 96
-// slices each at 16/132 of the rate (a request's service time 8x); scripts/microbench/
-// sm-subset-2026-11-29-stop46.md).
+// far less than the GPU's do. In a grid of fewer waves, the within-wave rates' drain times the
+// last wave (rate_sampler.h) and does better: lesson 12's matmul at 1024^3 (1.9 waves of one
+// block an SM) came out +5.4% SM-sampled against +0.7% with the drain; and where the scheduler's
+// favour decides when an SM's few blocks end, the slowest of a few SMs is a noisy stand-in for
+// the slowest of all (tests/358's fold without its barrier, 3.5 waves on 64 SMs: -2.1%, +8.1%,
+// -0.1% and -1.6% on 8, 16, 32 and 48 SMs). Over many waves an SM's time is the sum of many
+// blocks' and that averages out (lesson 5's naive matmul, warp spread 171%, 16 waves: -1.4%
+// at 2048x2048x512).
+// Measured at full size (2026-11-29, device host, 16 threads): lesson 5 at 2048^3, naive -2.3%
+// and tiled +2.0% against the full model (the first wave's rates: -4.0% and +9.4%) in 158 s
+// (full: 517 s; first wave's rates: 42 s). Cutting the L2 too was measured worse (lesson 5's
+// tiled matmul at 2048x2048x512 on 16 of 132 SMs: -0.05% with the L2 whole, +2.1% with 12
+// slices, +3.3% with 96 slices each at 16/132 of the rate: a request's service time 8x; the
+// first's cause not isolated). Record: scripts/microbench/sm-subset-2026-11-29-stop46.md.
 // Simplified: the subset's blocks are the grid's first ones (a grid whose blocks differ in work
 // is timed by the work ratio, but the first blocks' data, in the L2 and DRAM rows, stand for all
 // of it); the L2's capacity is shared by fewer blocks at a time (right for data every block
