@@ -29,55 +29,10 @@ using namespace warplab::timing;
 
 namespace {
 
-// out[i] = sum over k < steps of in[(i + 32 k) & mask] (u32, wrapping). 12 instructions before
-// the loop, 9 in it, 5 after: a warp runs 17 + 9 x steps.
-constexpr const char* kSum = R"(.version 9.0
-.target sm_90
-.address_size 64
-.visible .entry strided_sum(.param .u64 in, .param .u64 out, .param .u32 steps, .param .u32 mask)
-{
-  .reg .pred %p<2>;
-  .reg .b32 %r<12>;
-  .reg .b64 %rd<9>;
-  ld.param.u64 %rd1, [in];
-  ld.param.u64 %rd2, [out];
-  ld.param.u32 %r1, [steps];
-  ld.param.u32 %r2, [mask];
-  mov.u32 %r3, %ctaid.x;
-  mov.u32 %r4, %ntid.x;
-  mov.u32 %r5, %tid.x;
-  mad.lo.s32 %r6, %r3, %r4, %r5;
-  cvta.to.global.u64 %rd3, %rd1;
-  mov.u32 %r7, 0;
-  mov.u32 %r8, 0;
-  mov.u32 %r9, %r6;
-$L_loop:
-  and.b32 %r10, %r9, %r2;
-  mul.wide.u32 %rd4, %r10, 4;
-  add.s64 %rd5, %rd3, %rd4;
-  ld.global.u32 %r11, [%rd5];
-  add.s32 %r8, %r8, %r11;
-  add.s32 %r9, %r9, 32;
-  add.s32 %r7, %r7, 1;
-  setp.lt.u32 %p1, %r7, %r1;
-  @%p1 bra $L_loop;
-  cvta.to.global.u64 %rd6, %rd2;
-  mul.wide.u32 %rd7, %r6, 4;
-  add.s64 %rd8, %rd6, %rd7;
-  st.global.u32 [%rd8], %r8;
-  ret;
-}
-)";
-
-// kSum with `edits` made, each (text, replacement) at the text's first place (tests below).
+// The strided sum (tests/35x_sampled.h: kStridedSum) and its edited copies.
+constexpr const char* kSum = timing_tests::kStridedSum;
 std::string edited_sum(const std::vector<std::pair<std::string, std::string>>& edits) {
-  std::string t = kSum;
-  for (const auto& [a, b] : edits) {
-    const size_t p = t.find(a);
-    REQUIRE(p != std::string::npos);
-    t.replace(p, a.size(), b);
-  }
-  return t;
+  return timing_tests::edited_ptx(kSum, edits);
 }
 
 // 4 KiB of input, swept every 32 iterations: in the L1 after the first sweeps, so the loop's

@@ -1,5 +1,5 @@
-// SM sampling (sim/timing/sm_subset.h): a grid of several waves of long blocks is timed on a
-// subset of the SMs with their share of the blocks and of the L2's and DRAM's bandwidth. The
+// SM sampling (sim/timing/sm_subset.h): a grid of many waves of long blocks is timed on a
+// subset of the SMs with their share of the blocks and of the DRAM's bandwidth (the L2 whole). The
 // sampled run's outputs are the sums computed here, its warp-instruction count is the one
 // counted from the PTX below, it says how it was sampled, its cycles are near the full model's,
 // and it is identical on 1 and 2 host threads. The subset's GPU and the scaling are checked to
@@ -20,47 +20,18 @@ using namespace warplab::timing;
 namespace {
 
 // out[i] = fold over k < steps of acc = acc * 3 + in[(7 i + 64 k) & mask] (u32, wrapping), the
-// block's warps kept together by a barrier each step (as a tiled matmul's are). 12 instructions
-// before the loop, 11 in it, 5 after: a warp runs 17 + 11 x steps.
-constexpr const char* kFold = R"(.version 9.0
-.target sm_90
-.address_size 64
-.visible .entry fold(.param .u64 in, .param .u64 out, .param .u32 steps, .param .u32 mask)
-{
-  .reg .pred %p<2>;
-  .reg .b32 %r<12>;
-  .reg .b64 %rd<9>;
-  ld.param.u64 %rd1, [in];
-  ld.param.u64 %rd2, [out];
-  ld.param.u32 %r1, [steps];
-  ld.param.u32 %r2, [mask];
-  mov.u32 %r3, %ctaid.x;
-  mov.u32 %r4, %ntid.x;
-  mov.u32 %r5, %tid.x;
-  mad.lo.s32 %r6, %r3, %r4, %r5;
-  cvta.to.global.u64 %rd3, %rd1;
-  mov.u32 %r7, 0;
-  mov.u32 %r8, 0;
-  mul.lo.u32 %r9, %r6, 7;
-$L_loop:
-  and.b32 %r10, %r9, %r2;
-  mul.wide.u32 %rd4, %r10, 4;
-  add.s64 %rd5, %rd3, %rd4;
-  ld.global.u32 %r11, [%rd5];
-  mul.lo.u32 %r8, %r8, 3;
-  add.s32 %r8, %r8, %r11;
-  add.s32 %r9, %r9, 64;
-  add.s32 %r7, %r7, 1;
-  bar.sync 0;
-  setp.lt.u32 %p1, %r7, %r1;
-  @%p1 bra $L_loop;
-  cvta.to.global.u64 %rd6, %rd2;
-  mul.wide.u32 %rd7, %r6, 4;
-  add.s64 %rd8, %rd6, %rd7;
-  st.global.u32 [%rd8], %r8;
-  ret;
+// block's warps kept together by a barrier each step (as a tiled matmul's are): the strided sum
+// (35x_sampled.h) edited. 12 instructions before the loop, 11 in it, 5 after: a warp runs
+// 17 + 11 x steps.
+std::string fold_ptx() {
+  return timing_tests::edited_ptx(
+      timing_tests::kStridedSum,
+      {{"strided_sum", "fold"},
+       {"mov.u32 %r9, %r6;", "mul.lo.u32 %r9, %r6, 7;"},
+       {"add.s32 %r8, %r8, %r11;", "mul.lo.u32 %r8, %r8, 3;\n  add.s32 %r8, %r8, %r11;"},
+       {"add.s32 %r9, %r9, 32;", "add.s32 %r9, %r9, 64;"},
+       {"add.s32 %r7, %r7, 1;\n", "add.s32 %r7, %r7, 1;\n  bar.sync 0;\n"}});
 }
-)";
 
 constexpr uint32_t kMask = (1u << 10) - 1;  // 4 KiB of input: in the L1 after the first sweeps
 uint32_t input(uint32_t i) { return i * 2654435761u ^ (i >> 5); }
@@ -71,7 +42,8 @@ using Outcome = timing_tests::SampledOutcome;
 // 128 a wave); sampled with SM sampling on `subset` SMs.
 Outcome run(uint32_t blocks, uint32_t steps, bool sampled, int subset, int threads,
             double l2_load = SamplingOptions{}.subset_l2_load) {
-  timing_tests::SampledLaunch l{kFold, "fold", blocks};
+  static const std::string ptx = fold_ptx();
+  timing_tests::SampledLaunch l{ptx.c_str(), "fold", blocks};
   l.sm_count = 32;
   l.in.resize(kMask + 1);
   for (uint32_t i = 0; i <= kMask; ++i) l.in[i] = input(i);

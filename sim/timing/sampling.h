@@ -157,9 +157,9 @@ struct SamplingOptions {
   bool within_wave = true;  // allowed (it starts only where its conditions hold)
   // SM sampling (sm_subset.h): where within-wave rates find long blocks in a grid of as many
   // waves as the wave sampler needs and each block's work is its own, the launch is timed on
-  // this many SMs with their
-  // share of the blocks and of the L2's and DRAM's bandwidth, every wave in detail (0, or the
-  // GPU's SM count or more: not used). 16 of an H100's 132: 8.25x less work in detail.
+  // this many SMs with their share of the blocks and of the DRAM's bandwidth (the L2 whole),
+  // every wave in detail (0, or the GPU's SM count or more: not used). 16 of an H100's 132:
+  // 8.25x less work in detail.
   int subset_sms = 16;
   // ... unless the first wave's steady windows loaded the L2 above this share of its peak
   // (sectors a cycle over slices x sectors_per_cycle_per_slice): the subset keeps the whole
