@@ -300,7 +300,7 @@ Expected<TimingResult> simulate(const func::Program& program, func::DeviceMemory
   auto report = [&](uint64_t cycle, double seconds) {
     TimingProgress p;
     p.cycle = cycle;
-    p.blocks_total = launch.grid.count();
+    p.blocks_total = rate.end_block > 0 ? rate.end_block : launch.grid.count();  // (SM sampling)
     p.seconds = seconds;
     for (const Sm& sm : sms) {
       p.blocks_done += sm.blocks_completed();
