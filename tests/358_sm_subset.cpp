@@ -79,7 +79,8 @@ TEST_CASE("358 subset_config and subset_blocks: the subset's GPU and its blocks"
   // distributor's interval per SM kept.
   CHECK(c.dram.channels == 19);
   CHECK(c.dram.bus_bits == 621);
-  CHECK(c.core.block_dispatch_interval == doctest::Approx(cfg->core.block_dispatch_interval / share));
+  CHECK(c.core.block_dispatch_interval ==
+        doctest::Approx(cfg->core.block_dispatch_interval / share));
   // The L2 whole.
   CHECK(c.l2.slices == cfg->l2.slices);
   CHECK(c.l2.sectors_per_cycle_per_slice == cfg->l2.sectors_per_cycle_per_slice);
@@ -106,8 +107,8 @@ TEST_CASE("358 subset_config and subset_blocks: the subset's GPU and its blocks"
   }
   CHECK(subset_blocks(16384, 16, 132) == 1986);  // 1985.94
   CHECK(subset_blocks(4096, 33, 132) == 1024);
-  CHECK(subset_blocks(5, 1, 132) == 1);          // at least one
-  CHECK(subset_blocks(100, 200, 132) == 100);    // at most the grid
+  CHECK(subset_blocks(5, 1, 132) == 1);        // at least one
+  CHECK(subset_blocks(100, 200, 132) == 100);  // at most the grid
 }
 
 TEST_CASE("358 scale_subset: the subset's cycles and counters scaled to the launch") {
@@ -144,8 +145,9 @@ TEST_CASE("358 scale_subset: the subset's cycles and counters scaled to the laun
   CHECK(s.method().find("SM sampling: 16 of 132 SMs") != std::string::npos);
 }
 
-TEST_CASE("358 SM sampling of a grid of many waves: exact outputs and counts, labelled, near "
-          "the full model, any threads") {
+TEST_CASE(
+    "358 SM sampling of a grid of many waves: exact outputs and counts, labelled, near "
+    "the full model, any threads") {
   const uint32_t blocks = 128 * 8 + 64, steps = 100;  // 8.5 waves of long blocks on 32 SMs
   const Outcome full = run(blocks, steps, false, 8, 1);
   const Outcome one = run(blocks, steps, true, 8, 1);

@@ -318,10 +318,8 @@ Expected<TimingResult> simulate(const func::Program& program, func::DeviceMemory
                         : Sm::may_defer_creates(program, launch.kernel) ? Sm::Defer::All
                                                                         : Sm::Defer::Kept);
   if (rate.end_block > 0)  // SM sampling: the grid's first blocks alone
-    blocks.set_skip_hook([end = rate.end_block, total = launch.grid.count()](uint64_t next,
-                                                                            uint64_t) {
-      return next >= end ? total : next;
-    });
+    blocks.set_skip_hook([end = rate.end_block, total = launch.grid.count()](
+                             uint64_t next, uint64_t) { return next >= end ? total : next; });
   if (rate.first_block > 0)  // a rate stage of the launch's last wave: its blocks alone
     blocks.set_skip_hook(
         [first = rate.first_block](uint64_t next, uint64_t) { return std::max(next, first); });

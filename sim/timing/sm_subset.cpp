@@ -44,11 +44,11 @@ void scale_subset(TimingResult& r, double k, int sms, uint64_t blocks,
   for (auto& [line, w] : r.warp_states_by_ptx_line) scale(w, k);
   for (auto& [line, w] : r.warp_states_by_src_line) scale(w, k);
   MemoryCounters& l1 = r.memory.l1;
-  for (uint64_t* v : {&l1.global_ld_requests, &l1.global_ld_sectors, &l1.global_ld_sector_hits,
-                      &l1.global_st_requests, &l1.global_st_sectors, &l1.local_requests,
-                      &l1.local_sectors, &l1.atomic_requests, &l1.line_lookups,
-                      &l1.shared_ld_requests, &l1.shared_st_requests, &l1.shared_ld_wavefronts,
-                      &l1.shared_st_wavefronts, &l1.shared_bank_conflicts})
+  for (uint64_t* v :
+       {&l1.global_ld_requests, &l1.global_ld_sectors, &l1.global_ld_sector_hits,
+        &l1.global_st_requests, &l1.global_st_sectors, &l1.local_requests, &l1.local_sectors,
+        &l1.atomic_requests, &l1.line_lookups, &l1.shared_ld_requests, &l1.shared_st_requests,
+        &l1.shared_ld_wavefronts, &l1.shared_st_wavefronts, &l1.shared_bank_conflicts})
     *v = scaled(*v, k);
   MemoryTable& m = r.memory;
   for (uint64_t* v : {&m.l2_read_sector_hits, &m.l2_read_sector_misses, &m.l2_write_sectors,

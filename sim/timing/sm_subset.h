@@ -31,10 +31,10 @@
 // last wave (rate_sampler.h) and does better: lesson 12's matmul at 1024^3 (1.9 waves of one
 // block an SM) came out +5.4% SM-sampled against +0.7% with the drain; and where the scheduler's
 // favour decides when an SM's few blocks end, the slowest of a few SMs is a noisy stand-in for
-// the slowest of all (tests/358's fold without its barrier, 3.5 waves on 64 SMs: -2.1%, +8.1%,
-// -0.1% and -1.6% on 8, 16, 32 and 48 SMs). Over many waves an SM's time is the sum of many
-// blocks' and that averages out (lesson 5's naive matmul, warp spread 171%, 16 waves: -1.4%
-// at 2048x2048x512).
+// the slowest of all (an experiment in the record: tests/358's fold without its barrier, 3.5
+// waves on 64 SMs: -2.1%, +8.1%, -0.1% and -1.6% on 8, 16, 32 and 48 SMs). Over many waves an
+// SM's time is the sum of many blocks' and that averages out (lesson 5's naive matmul, warp
+// spread 171%, 16 waves: -1.4% at 2048x2048x512).
 // Measured at full size (2026-11-29, device host, 16 threads): lesson 5 at 2048^3, naive -2.3%
 // and tiled +2.0% against the full model (the first wave's rates: -4.0% and +9.4%) in 158 s
 // (full: 517 s; first wave's rates: 42 s). Cutting the L2 too was measured worse (lesson 5's
