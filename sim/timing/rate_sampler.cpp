@@ -303,18 +303,11 @@ void combine_rate_stages(TimingResult& a, const RateStage& sa, const RateStage& 
   // 3. Exact counts from the functional run; the rates derived from the cycles.
   a.stats = stats;
   a.cycles = static_cast<uint64_t>(std::llround(cycles));
-  a.kernel_time_us = double(a.cycles) / a.clock_mhz;
-  a.time_us = a.kernel_time_us + launch_overhead_us;
+  set_sampled_times(a, peak_dram_bytes_per_second, launch_overhead_us);
   const double instructions = double(stats.warp_instructions);
-  a.gpu_ipc = a.cycles ? instructions / double(a.cycles) : 0;
   a.ipc = active ? instructions / double(active) : 0;
   a.achieved_occupancy =
       active && max_warps_per_sm > 0 ? double(resident) / double(active) / max_warps_per_sm : 0;
-  a.peak_dram_bytes_per_second = peak_dram_bytes_per_second;
-  a.dram_bytes_per_second =
-      a.kernel_time_us > 0
-          ? double(a.memory.dram_bytes_read + a.memory.dram_bytes_written) / (a.kernel_time_us * 1e-6)
-          : 0;
   // 4. The label: what ran in detail, what was extrapolated.
   SamplingReport& s = a.sampling;
   s.requested = s.applied = s.within_wave = true;

@@ -307,6 +307,19 @@ size_t l2_counter() { return kL2; }
 size_t active_counter() { return kSm; }
 size_t resident_counter() { return kSm + 1; }
 
+void set_sampled_times(TimingResult& r, double peak_dram_bytes_per_second,
+                       double launch_overhead_us) {
+  r.kernel_time_us = double(r.cycles) / r.clock_mhz;
+  r.time_us = r.kernel_time_us + launch_overhead_us;
+  r.gpu_ipc = r.cycles ? double(r.stats.warp_instructions) / double(r.cycles) : 0;
+  r.peak_dram_bytes_per_second = peak_dram_bytes_per_second;
+  r.dram_bytes_per_second =
+      r.kernel_time_us > 0
+          ? double(r.memory.dram_bytes_read + r.memory.dram_bytes_written) /
+                (r.kernel_time_us * 1e-6)
+          : 0;
+}
+
 void add_counters(TimingResult& r, const std::vector<double>& extra, uint64_t& active,
                   uint64_t& resident, std::vector<WarpStateCycles>& by_line) {
   auto add = [&](size_t i) { return static_cast<uint64_t>(std::llround(extra[i])); };

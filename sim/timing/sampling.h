@@ -245,6 +245,11 @@ size_t l2_counter();  // the L2's read hits, read misses, write sectors and atom
 size_t state_counter(int state);  // WarpState `state`'s warp-cycles
 size_t active_counter();
 size_t resident_counter();
+// A sampled result's times and rates from its cycles and exact counts (r.cycles, r.stats): the
+// kernel's time and the total with the launch overhead, the GPU-wide IPC, the DRAM's peak and
+// achieved throughput (rate_sampler.h, sm_subset.h).
+void set_sampled_times(TimingResult& r, double peak_dram_bytes_per_second,
+                       double launch_overhead_us);
 // Adds extrapolated counters (`extra`, in WaveCounters::values' order; the work counter is not
 // added) to `r` (warp states, memory table; the per-line warp states scaled by their state's
 // total ratio), `active` and `resident`.

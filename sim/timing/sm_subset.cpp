@@ -37,8 +37,6 @@ void scale_subset(TimingResult& r, double k, int sms, uint64_t blocks,
   // Time: the subset's share of the work on its share of the GPU.
   r.cycles = scaled(r.cycles, k * share);
   r.config = config.name;
-  r.kernel_time_us = double(r.cycles) / r.clock_mhz;
-  r.time_us = r.kernel_time_us + config.core.launch_overhead_us;
   // Counters: the subset's times the work ratio.
   scale(r.warp_states, k);
   for (auto& [line, w] : r.warp_states_by_ptx_line) scale(w, k);
@@ -55,16 +53,10 @@ void scale_subset(TimingResult& r, double k, int sms, uint64_t blocks,
                       &m.l2_atomic_requests, &m.dram_bytes_read, &m.dram_bytes_written,
                       &m.dram_row_hits, &m.dram_activations})
     *v = scaled(*v, k);
-  // Exact counts (functional); the rates derived from them. IPC per active SM and the achieved
-  // occupancy are the subset's (its SMs are the GPU's, on their share).
+  // Exact counts (functional); the times and rates derived from them. IPC per active SM and the
+  // achieved occupancy are the subset's (its SMs are the GPU's, on their share).
   r.stats = stats;
-  const double instructions = double(stats.warp_instructions);
-  r.gpu_ipc = r.cycles ? instructions / double(r.cycles) : 0;
-  r.peak_dram_bytes_per_second = config.peak_dram_bytes_per_second();
-  r.dram_bytes_per_second =
-      r.kernel_time_us > 0
-          ? double(m.dram_bytes_read + m.dram_bytes_written) / (r.kernel_time_us * 1e-6)
-          : 0;
+  set_sampled_times(r, config.peak_dram_bytes_per_second(), config.core.launch_overhead_us);
   SamplingReport& s = r.sampling;
   s.requested = s.applied = s.within_wave = true;
   s.why_full.clear();
