@@ -475,3 +475,40 @@ TEST_CASE("351 sampler: write-backs the DRAM would move in a sliver of a wave do
   CHECK_FALSE(s.skipped_wave(0, 530, 10.0));    // other work (6%) ends it whatever the DRAM
   CHECK(s.skipped_wave(0, 525, 10.0));          // 5%: alike
 }
+
+TEST_CASE("351 sampler: a skip covers min_skip_waves or more; a grid with room for less runs full") {
+  SamplingOptions o;
+  o.enabled = true;
+  // The defaults: warm-up, 3 stable waves, a skip of at least 2 and the last 3: 9 waves.
+  CHECK(WaveSampler::waves_needed(o) == 9);
+  CHECK_FALSE(WaveSampler(o, 80, 10).active());  // 8 waves: one could be skipped, none is
+  {
+    TimingResult r;
+    uint64_t active = 0, resident = 0;
+    std::vector<WarpStateCycles> by_line;
+    WaveSampler(o, 80, 10).finish(r, active, resident, by_line);
+    CHECK(r.sampling.why_full == "8 waves, fewer than 9");
+  }
+  CHECK(WaveSampler(o, 81, 10).active());  // 9 waves (the last one partial)
+  // 9 waves of 1000 cycles: 0 warm-up, 1-3 stable, skip 4-5, 6 settles, 7 and 8 in detail.
+  const Fed nine = feed(o, std::vector<WaveCost>(9, {1000, 500}));
+  CHECK(nine.detailed == std::vector<uint64_t>{0, 1, 2, 3, 6, 7, 8});
+  CHECK(nine.result.sampling.skipped_cycles == 2 * 1000);
+  CHECK(nine.result.sampling.method().find("skips of 2 waves or more") != std::string::npos);
+  // With one-wave skips allowed, the 8-wave grid skips wave 4 alone.
+  o.min_skip_waves = 1;
+  CHECK(WaveSampler::waves_needed(o) == 8);
+  const Fed eight = feed(o, std::vector<WaveCost>(8, {1000, 500}));
+  CHECK(eight.detailed == std::vector<uint64_t>{0, 1, 2, 3, 5, 6, 7});
+  // A check that passes with one wave of room before the tail skips no more (min_skip_waves 2):
+  // 24 waves, tail 2, period 16: 0; 1-3 stable; skip 4-18; 19 settles; 20 checks and passes,
+  // but 21 leaves room for one wave (21) before the tail (22, 23): it runs in detail.
+  o.min_skip_waves = 2;
+  o.tail_waves = 2;
+  o.confirmed_to_tail = false;
+  const Fed late = feed(o, std::vector<WaveCost>(24, {1000, 500}));
+  CHECK(late.detailed == std::vector<uint64_t>{0, 1, 2, 3, 19, 20, 21, 22, 23});
+  o.min_skip_waves = 1;
+  const Fed late1 = feed(o, std::vector<WaveCost>(24, {1000, 500}));
+  CHECK(late1.detailed == std::vector<uint64_t>{0, 1, 2, 3, 19, 20, 22, 23});
+}

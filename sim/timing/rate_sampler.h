@@ -12,7 +12,7 @@
 // The method (run_timing, gpu_model.cpp, when sampling is asked for, the launch is not traced,
 // checked or clustered, and `within_wave` is on; since stop 44 for any number of waves: a grid
 // of one long wave, lesson 12's matmul at 1024^3, is its best case, and the wave sampler cannot
-// sample fewer than 8 waves at all):
+// sample fewer than 9 waves at all: WaveSampler::waves_needed):
 //   1. Start (stage A): the launch is simulated in detail from cycle 0. Every `rate_window`
 //      cycles a RateWatch reads the launch's totals (sampling.h: snapshot). When the last
 //      `rate_windows` windows issued warp instructions (functional count) at rates within

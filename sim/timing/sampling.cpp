@@ -60,7 +60,8 @@ std::string SamplingReport::method() const {
          tight + ": skip to the tail), then " + std::to_string(settle_waves) +
          " settling and 1 check in " + std::to_string(period) + " (the check within " + tol +
          " or measure again" + (confirmed_to_tail ? "; a passing check skips to the tail" : "") +
-         "), and the last " + std::to_string(tail_waves) +
+         "), and the last " + std::to_string(tail_waves) + "; skips of " +
+         std::to_string(min_skip_waves) + " waves or more" +
          "; the others fast-forwarded (functional; a skipped "
          "wave whose work or L2 write-backs differ from the stable waves' ends the skip), their "
          "cycles and counters interpolated from the detailed waves on either side" +
@@ -115,6 +116,7 @@ WaveSampler::WaveSampler(const SamplingOptions& options, uint64_t total_blocks,
   opt_.stable_waves = std::max(opt_.stable_waves, 2);
   opt_.period = std::max(opt_.period, 2);
   opt_.tail_waves = std::max(opt_.tail_waves, 1);
+  opt_.min_skip_waves = std::max(opt_.min_skip_waves, 1);
   const uint64_t need = waves_needed(opt_);
   if (!opt_.enabled) return;
   if (!not_here.empty()) {
@@ -133,10 +135,11 @@ WaveSampler::WaveSampler(const SamplingOptions& options, uint64_t total_blocks,
 }
 
 uint64_t WaveSampler::waves_needed(const SamplingOptions& options) {
-  // Warm-up, a stable window, one skipped wave and the tail waves at the least.
+  // Warm-up, a stable window, the shortest skip and the tail waves at the least.
   return std::max<uint64_t>(
       static_cast<uint64_t>(std::max(options.min_waves, 0)),
-      static_cast<uint64_t>(std::max(options.stable_waves, 2)) + 2 +
+      1 + static_cast<uint64_t>(std::max(options.stable_waves, 2)) +
+          static_cast<uint64_t>(std::max(options.min_skip_waves, 1)) +
           static_cast<uint64_t>(std::max(options.tail_waves, 1)));
 }
 
@@ -193,11 +196,14 @@ uint64_t WaveSampler::at_boundary(uint64_t next, const WaveCounters& at) {
     skip = true;
     to_tail = opt_.tight_tolerance > 0 && spread(idx, stable) <= opt_.tight_tolerance * reference_;
   }
-  // 4. Skip up to period - 1 waves (to the tail after a tight window), never into the tail.
+  // 4. Skip up to period - 1 waves (to the tail after a tight window), never into the tail,
+  //    and never fewer than min_skip_waves.
   const uint64_t tail = static_cast<uint64_t>(opt_.tail_waves);
-  if (!skip || stopped_ || wave + tail + 1 > waves_) return next;
+  const uint64_t shortest = static_cast<uint64_t>(opt_.min_skip_waves);
+  if (!skip || stopped_ || wave + tail + shortest > waves_) return next;
   const uint64_t room = waves_ - tail - wave;
-  const uint64_t n = to_tail ? room : std::min<uint64_t>(uint64_t(opt_.period - 1), room);
+  const uint64_t n =
+      to_tail ? room : std::min<uint64_t>(std::max<uint64_t>(uint64_t(opt_.period - 1), shortest), room);
   skips_.push_back({n, idx, kNone, false, false});
   settling_ = opt_.settle_waves;
   skipped_blocks_ += n * wave_blocks_;
@@ -271,6 +277,7 @@ void WaveSampler::finish(TimingResult& r, uint64_t& active, uint64_t& resident,
   s.confirmed_to_tail = opt_.confirmed_to_tail;
   s.tight_tolerance = opt_.tight_tolerance;
   s.tail_waves = opt_.tail_waves;
+  s.min_skip_waves = opt_.min_skip_waves;
   s.stopped_wave = stopped_wave_;
   s.fast_forward_wall_s = fast_forward_wall_s_;
   s.tolerance = opt_.tolerance;

@@ -13,7 +13,8 @@
 //      detail and its cost is not used.
 //   2. Measure: the following waves are simulated in detail until `stable_waves` consecutive ones
 //      cost the same within `tolerance` ((max - min) / mean of their cycles).
-//   3. Skip: then up to `period - 1` waves are fast-forwarded: their blocks run in the functional
+//   3. Skip: then up to `period - 1` waves (and at least `min_skip_waves`: with less room left
+//      before the tail, none) are fast-forwarded: their blocks run in the functional
 //      executor at once (every store, atomic and instruction count is exact), and the timing
 //      model goes on with the next block as if they had run. A skipped wave whose work (warp
 //      instructions, exact) or L2 write-backs differ from the stable waves' by more than
@@ -153,6 +154,12 @@ struct SamplingOptions {
   bool confirmed_to_tail = true;  // a check wave that passes after a skip that was not cut sends
                                   // the next skip to the tail (no more check waves)
   int tail_waves = 3;             // the grid's last waves, always in detail (waves, at least 1)
+  // The fewest waves a skip may cover (waves, at least 1): where less room is left before the
+  // tail, the waves run in detail. A one-wave skip saves at most one wave's detail, and pays
+  // for it with the wave's fast-forward and L2 replay and the settle wave after it, while its
+  // cost is still an estimate (2026-11-29, stop 47: triton.vector_add.ref, 7.76 waves, skipped
+  // its wave 4 alone: 0.9x the full run's wall, 2.22% fast, as the check after it failed).
+  int min_skip_waves = 2;
   // Within-wave rate sampling (rate_sampler.h), for grids whose blocks outlive many windows:
   bool within_wave = true;  // allowed (it starts only where its conditions hold)
   // SM sampling (sm_subset.h): where within-wave rates find long blocks in a grid of as many
@@ -207,7 +214,7 @@ struct SamplingReport {
   // part of the run's wall time (TimingResult's) that was not the detailed waves.
   double fast_forward_wall_s = 0;
   int stable_waves = 0, period = 0, settle_waves = 0;  // the options it ran with
-  int tail_waves = 0;
+  int tail_waves = 0, min_skip_waves = 0;
   bool confirmed_to_tail = false;
   double tolerance = 0, tight_tolerance = 0;
   // Within-wave rate sampling (rate_sampler.h): the launch's start and its last wave's start in
@@ -266,8 +273,8 @@ class WaveSampler {
   // Whether within-wave rates may apply (rate_sampler.h): sampling asked for and allowed here,
   // whatever the number of waves (a grid of one long wave is their best case).
   bool eligible() const { return eligible_; }
-  // Waves a grid needs for this sampler to skip any (warm-up, a stable window, one skipped
-  // wave and the tail, or `min_waves` if more).
+  // Waves a grid needs for this sampler to skip any (warm-up, a stable window, the shortest
+  // skip and the tail, or `min_waves` if more).
   static uint64_t waves_needed(const SamplingOptions& options);
   // Whether block `next` starts a wave at which the sampler decides (call at_boundary then).
   bool is_boundary(uint64_t next) const { return active_ && next > 0 && next % wave_blocks_ == 0; }
