@@ -476,7 +476,8 @@ TEST_CASE("351 sampler: write-backs the DRAM would move in a sliver of a wave do
   CHECK(s.skipped_wave(0, 525, 10.0));          // 5%: alike
 }
 
-TEST_CASE("351 sampler: a skip covers min_skip_waves or more; a grid with room for less runs full") {
+TEST_CASE(
+    "351 sampler: a skip covers min_skip_waves or more; a grid with room for less runs full") {
   SamplingOptions o;
   o.enabled = true;
   // The defaults: warm-up, 3 stable waves, a skip of at least 2 and the last 3: 9 waves.

@@ -136,11 +136,10 @@ WaveSampler::WaveSampler(const SamplingOptions& options, uint64_t total_blocks,
 
 uint64_t WaveSampler::waves_needed(const SamplingOptions& options) {
   // Warm-up, a stable window, the shortest skip and the tail waves at the least.
-  return std::max<uint64_t>(
-      static_cast<uint64_t>(std::max(options.min_waves, 0)),
-      1 + static_cast<uint64_t>(std::max(options.stable_waves, 2)) +
-          static_cast<uint64_t>(std::max(options.min_skip_waves, 1)) +
-          static_cast<uint64_t>(std::max(options.tail_waves, 1)));
+  return std::max<uint64_t>(static_cast<uint64_t>(std::max(options.min_waves, 0)),
+                            1 + static_cast<uint64_t>(std::max(options.stable_waves, 2)) +
+                                static_cast<uint64_t>(std::max(options.min_skip_waves, 1)) +
+                                static_cast<uint64_t>(std::max(options.tail_waves, 1)));
 }
 
 uint64_t WaveSampler::at_boundary(uint64_t next, const WaveCounters& at) {
@@ -203,7 +202,8 @@ uint64_t WaveSampler::at_boundary(uint64_t next, const WaveCounters& at) {
   if (!skip || stopped_ || wave + tail + shortest > waves_) return next;
   const uint64_t room = waves_ - tail - wave;
   const uint64_t n =
-      to_tail ? room : std::min<uint64_t>(std::max<uint64_t>(uint64_t(opt_.period - 1), shortest), room);
+      to_tail ? room
+              : std::min<uint64_t>(std::max<uint64_t>(uint64_t(opt_.period - 1), shortest), room);
   skips_.push_back({n, idx, kNone, false, false});
   settling_ = opt_.settle_waves;
   skipped_blocks_ += n * wave_blocks_;
@@ -320,11 +320,10 @@ void set_sampled_times(TimingResult& r, double peak_dram_bytes_per_second,
   r.time_us = r.kernel_time_us + launch_overhead_us;
   r.gpu_ipc = r.cycles ? double(r.stats.warp_instructions) / double(r.cycles) : 0;
   r.peak_dram_bytes_per_second = peak_dram_bytes_per_second;
-  r.dram_bytes_per_second =
-      r.kernel_time_us > 0
-          ? double(r.memory.dram_bytes_read + r.memory.dram_bytes_written) /
-                (r.kernel_time_us * 1e-6)
-          : 0;
+  r.dram_bytes_per_second = r.kernel_time_us > 0
+                                ? double(r.memory.dram_bytes_read + r.memory.dram_bytes_written) /
+                                      (r.kernel_time_us * 1e-6)
+                                : 0;
 }
 
 void add_counters(TimingResult& r, const std::vector<double>& extra, uint64_t& active,
@@ -355,4 +354,3 @@ void add_counters(TimingResult& r, const std::vector<double>& extra, uint64_t& a
 }
 
 }  // namespace warplab::timing
-

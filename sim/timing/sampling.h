@@ -114,19 +114,19 @@
 // before any block finishes, only the first wave's start and the last wave's start run in
 // detail; the rest is the exact functional work (run_blocks, fast_forward.h, on several
 // threads) at their steady rates. Where a block finishes first (short blocks), the watch gives
-// up and the run goes on here, unchanged (corpus points checked: see the samp7 record). Measured (scripts/microbench/h200-host-lesson5-2048-rate-sampled-2026-11-
-// 28-samp7.txt, device host, 16 threads): lesson 5 at 2048^3, both launches rate-sampled, in
-// 33.7 s (0.37% and 0.86% of the warp instructions in detail); at 2048 x 2048 x 128 the naive
-// launch came out +1.65% against the full model (the tiled one's blocks end before its rate is
-// steady: wave-sampled, +0.41%); 1536 x 1536 x 128 naive, dev host: -1.44%. Its error sources
-// (rate_sampler.h): the later waves run at the first wave's steady rate (tests/356, a 16-SM grid
-// of 9.4 waves: -2.4%, and -3.5% with blocks three times longer: the later waves there are
-// slower than the first one's steady state), the transitions between waves are not timed, and
-// the last wave starts cold. The full model at 2048^3 (~733 s) was not run to compare.
-// Simplified: the skipped blocks' accesses reach the L2 in block order and skip the L1s (see
-// fast_forward.h); the per-line warp states are scaled by the run's total ratio. Grids of fewer
-// than `min_waves` waves, traced and checked (racecheck, synccheck) launches run in full, and say
-// so.
+// up and the run goes on here, unchanged (corpus points checked: see the samp7 record). Measured
+// (scripts/microbench/h200-host-lesson5-2048-rate-sampled-2026-11- 28-samp7.txt, device host, 16
+// threads): lesson 5 at 2048^3, both launches rate-sampled, in 33.7 s (0.37% and 0.86% of the warp
+// instructions in detail); at 2048 x 2048 x 128 the naive launch came out +1.65% against the full
+// model (the tiled one's blocks end before its rate is steady: wave-sampled, +0.41%); 1536 x 1536 x
+// 128 naive, dev host: -1.44%. Its error sources (rate_sampler.h): the later waves run at the first
+// wave's steady rate (tests/356, a 16-SM grid of 9.4 waves: -2.4%, and -3.5% with blocks three
+// times longer: the later waves there are slower than the first one's steady state), the
+// transitions between waves are not timed, and the last wave starts cold. The full model at 2048^3
+// (~733 s) was not run to compare. Simplified: the skipped blocks' accesses reach the L2 in block
+// order and skip the L1s (see fast_forward.h); the per-line warp states are scaled by the run's
+// total ratio. Grids of fewer than `min_waves` waves, traced and checked (racecheck, synccheck)
+// launches run in full, and say so.
 #pragma once
 
 #include <cstdint>
@@ -149,8 +149,8 @@ struct SamplingOptions {
   int period = 16;          // once stable, one detailed wave in every `period` (waves)
   int settle_waves = 1;     // detailed waves after a skip that are neither checked nor used to
                             // cost it: the re-entry transition (waves)
-  double tight_tolerance = 0;  // stable waves that agree within this skip to the tail at once,
-                              // with no check waves (fraction; 0 = never, the default)
+  double tight_tolerance = 0;     // stable waves that agree within this skip to the tail at once,
+                                  // with no check waves (fraction; 0 = never, the default)
   bool confirmed_to_tail = true;  // a check wave that passes after a skip that was not cut sends
                                   // the next skip to the tail (no more check waves)
   int tail_waves = 3;             // the grid's last waves, always in detail (waves, at least 1)
@@ -174,8 +174,8 @@ struct SamplingOptions {
   // load / (1 - load) sector times to a request (one at 0.5) against an L2 hit's 277 cycles;
   // lesson 5's tiled matmul loads it 0.31 and comes out -0.05% (2026-11-29).
   double subset_l2_load = 0.5;
-  int rate_window = 2048;   // the span over which a rate is measured (cycles)
-  int rate_windows = 4;     // consecutive windows whose rates must agree (windows, at least 2)
+  int rate_window = 2048;        // the span over which a rate is measured (cycles)
+  int rate_windows = 4;          // consecutive windows whose rates must agree (windows, at least 2)
   double rate_tolerance = 0.02;  // their allowed spread of warp instructions per cycle
                                  // ((max - min) / mean; fraction)
   // The steady windows must run the launch's instruction mix: the share of each PTX line in
@@ -348,8 +348,8 @@ class WaveSampler {
   // reference (cycles, DRAM traffic, work) the skip is held to.
   bool stable_window(size_t idx, size_t count, double tolerance);
   double spread(size_t idx, size_t count) const;  // max - min cycles of those costs
-  bool stopped_ = false;          // a skip upset the run: no more skips in this launch
-  uint64_t stopped_wave_ = 0;     // the check wave that said so
+  bool stopped_ = false;       // a skip upset the run: no more skips in this launch
+  uint64_t stopped_wave_ = 0;  // the check wave that said so
   std::vector<Skip> skips_;
   uint64_t skipped_blocks_ = 0;
   double fast_forward_wall_s_ = 0;
