@@ -115,7 +115,7 @@
 // detail; the rest is the exact functional work (run_blocks, fast_forward.h, on several
 // threads) at their steady rates. Where a block finishes first (short blocks), the watch gives
 // up and the run goes on here, unchanged (corpus points checked: see the samp7 record). Measured
-// (scripts/microbench/h200-host-lesson5-2048-rate-sampled-2026-11- 28-samp7.txt, device host, 16
+// (scripts/microbench/h200-host-lesson5-2048-rate-sampled-2026-11-28-samp7.txt, device host, 16
 // threads): lesson 5 at 2048^3, both launches rate-sampled, in 33.7 s (0.37% and 0.86% of the warp
 // instructions in detail); at 2048 x 2048 x 128 the naive launch came out +1.65% against the full
 // model (the tiled one's blocks end before its rate is steady: wave-sampled, +0.41%); 1536 x 1536 x
