@@ -125,8 +125,8 @@
 // transitions between waves are not timed, and the last wave starts cold. The full model at 2048^3
 // (~733 s) was not run to compare. Simplified: the skipped blocks' accesses reach the L2 in block
 // order and skip the L1s (see fast_forward.h); the per-line warp states are scaled by the run's
-// total ratio. Grids of fewer than `min_waves` waves, traced and checked (racecheck, synccheck)
-// launches run in full, and say so.
+// total ratio. Grids of fewer than waves_needed() waves (9 by default), traced and checked
+// (racecheck, synccheck) launches run in full, and say so.
 #pragma once
 
 #include <cstdint>
@@ -143,7 +143,7 @@ struct TimingResult;
 
 struct SamplingOptions {
   bool enabled = false;     // off: every block in detail (the default)
-  int min_waves = 8;        // grids with fewer waves run in full (waves)
+  int min_waves = 8;        // grids with fewer waves run in full (waves; waves_needed)
   int stable_waves = 3;     // consecutive detailed waves that must agree before a skip (waves)
   double tolerance = 0.05;  // their allowed spread, and a check wave's allowed deviation (fraction)
   int period = 16;          // once stable, one detailed wave in every `period` (waves)
