@@ -8,6 +8,7 @@
 // Short blocks: the watch gives up and the run is the wave sampler's.
 #include <doctest/doctest.h>
 
+#include <atomic>
 #include <cmath>
 #include <cstring>
 #include <map>
@@ -169,7 +170,74 @@ TEST_CASE(
   CHECK(r2->stats.warp_instructions == r1->stats.warp_instructions);
 }
 
-TEST_CASE("356 mix_distance: the share of the launch's work the steady windows' mix does not stand for") {
+TEST_CASE("356 run_blocks: progress on the calling thread, and Cancel stops the pass") {
+  // The sampled modes' functional pass over a whole grid takes tens of seconds at lesson 5's
+  // 2048^3 (19 s on 8 threads): it reports its blocks and honours Cancel like the timing loop.
+  auto m = ptx::parse_module(kSum, "sum.ptx");
+  REQUIRE(m);
+  auto prog = func::Program::load(std::move(*m));
+  REQUIRE(prog);
+  const uint32_t blocks = 40, steps = 3;
+  std::vector<uint32_t> in(kMask + 1);
+  for (uint32_t i = 0; i <= kMask; ++i) in[i] = input(i);
+  func::DeviceMemory mem;
+  const uint64_t a = mem.allocate("in", blocks * 128 * 4ull);
+  const uint64_t b = mem.allocate("out", blocks * 128 * 4ull);
+  REQUIRE(mem.write(a, in.data(), in.size() * 4ull));
+  func::LaunchConfig launch{"strided_sum", {blocks, 1, 1}, {128, 1, 1}, 0, {}};
+  put(launch.params, a);
+  put(launch.params, b);
+  put(launch.params, steps);
+  put(launch.params, kMask);
+  const func::DeviceMemory start = mem;
+  // One thread, a report after every block (progress_seconds 0): 1, 2, ... 40 of 40.
+  std::vector<uint64_t> seen;
+  BlockRunWatch watch;
+  watch.progress_seconds = 0;
+  watch.progress = [&](uint64_t done, uint64_t total, double seconds) {
+    CHECK(total == blocks);
+    CHECK(seconds >= 0);
+    seen.push_back(done);
+  };
+  func::DeviceMemory one = start;
+  auto r = run_blocks(*prog, one, launch, 1, nullptr, &watch);
+  REQUIRE(r);
+  REQUIRE(seen.size() == blocks);
+  for (uint32_t i = 0; i < blocks; ++i) CHECK(seen[i] == i + 1);
+  std::vector<uint32_t> out(blocks * 128);
+  REQUIRE(one.read(b, out.data(), out.size() * 4ull));
+  check_sums(out, steps);
+  // Cancel set by the third report: the pass stops before block 3 with the Error "cancelled".
+  std::atomic<bool> cancel{false};
+  watch.cancel = &cancel;
+  seen.clear();
+  watch.progress = [&](uint64_t done, uint64_t, double) {
+    seen.push_back(done);
+    if (done == 3) cancel = true;
+  };
+  func::DeviceMemory two = start;
+  auto c = run_blocks(*prog, two, launch, 1, nullptr, &watch);
+  REQUIRE_FALSE(c);
+  CHECK(c.error().message == "cancelled");
+  CHECK(seen == std::vector<uint64_t>{1, 2, 3});
+  // On 4 threads with the flag already set, every range stops before its first block.
+  func::DeviceMemory four = start;
+  auto c4 = run_blocks(*prog, four, launch, 4, &start, &watch);
+  REQUIRE_FALSE(c4);
+  CHECK(c4.error().message == "cancelled");
+  // Unset, the 4 ranges run as without a watch: the same sums.
+  cancel = false;
+  watch.progress_seconds = 1e9;  // no report in this short pass
+  func::DeviceMemory again = start;
+  auto r4 = run_blocks(*prog, again, launch, 4, &start, &watch);
+  REQUIRE(r4);
+  CHECK(r4->threads == 4);
+  REQUIRE(again.read(b, out.data(), out.size() * 4ull));
+  check_sums(out, steps);
+}
+
+TEST_CASE(
+    "356 mix_distance: the share of the launch's work the steady windows' mix does not stand for") {
   // (rate_sampler.h, step 1b.) Windows indexed by PTX line; the launch's counts per line.
   std::map<int32_t, func::LineCounts> launch;
   launch[10].warp_instructions = 300;
@@ -226,7 +294,8 @@ std::string flagged_ptx() {
         "  mul.wide.u32 %rd7, %r6, 4;\n"}});
 }
 
-TEST_CASE("356 a block that waits for a later one: the grid-order functional run faults, the full run") {
+TEST_CASE(
+    "356 a block that waits for a later one: the grid-order functional run faults, the full run") {
   // One wave of 64 blocks; the flag is the output's word after the sums.
   const uint32_t blocks = 64, steps = 200;
   const std::string ptx = flagged_ptx();
@@ -298,7 +367,8 @@ namespace {
 // 257 x i, so a warp's load touches 32 lines, and its warps (no barrier) run at the speed the
 // scheduler's favour gives them.
 std::string walk_ptx() {
-  return edited_sum({{"strided_sum", "walk_sum"}, {"mov.u32 %r9, %r6;", "mul.lo.u32 %r9, %r6, 257;"}});
+  return edited_sum(
+      {{"strided_sum", "walk_sum"}, {"mov.u32 %r9, %r6;", "mul.lo.u32 %r9, %r6, 257;"}});
 }
 }  // namespace
 

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <bitset>
+#include <chrono>
 #include <thread>
 #include <unordered_map>
 #include <unordered_set>
@@ -142,19 +143,30 @@ bool ranges_meet(const std::vector<RangeTouches>& t) {
         if (j == i) continue;
         if (t[j].loaded.count(page)) return true;
         if (j > i)
-          if (auto it = t[j].stored.find(page); it != t[j].stored.end() && (it->second & words).any())
+          if (auto it = t[j].stored.find(page);
+              it != t[j].stored.end() && (it->second & words).any())
             return true;
       }
   return false;
 }
+
+// What a range does around each block: `cancel` is read before it, `done` counts it after it,
+// and `after` (the calling thread's range only) runs after it.
+struct RangeControl {
+  const std::atomic<bool>* cancel = nullptr;
+  std::atomic<uint64_t>* done = nullptr;
+  const std::function<void()>* after = nullptr;
+};
 
 // Blocks [first, end) on one Cta, in order; their counts into `stats` and `work`.
 Status run_range(const func::Program& program, func::DeviceMemory& memory,
                  const func::LaunchConfig& launch, uint64_t first, uint64_t end,
                  std::optional<func::Cta>& cta, func::LaunchStats& stats,
                  std::vector<uint64_t>& work, std::optional<func::LaunchFault>& fault,
-                 RangeTouches* touches) {
+                 RangeTouches* touches, const RangeControl& control) {
   for (uint64_t b = first; b < end; ++b) {
+    if (control.cancel && control.cancel->load(std::memory_order_relaxed))
+      return Error{"", 0, "cancelled"};
     if (!cta) {
       auto made = func::Cta::create(program, memory, launch, block_index(launch, b), 0);
       if (!made) return made.error();
@@ -167,6 +179,8 @@ Status run_range(const func::Program& program, func::DeviceMemory& memory,
                                         [&](const func::StepInfo& info) { touches->see(info); })
                             : run_block(*cta, stats, fault, [](const func::StepInfo&) {});
     work[b] = stats.warp_instructions - before;
+    if (control.done) control.done->fetch_add(1, std::memory_order_relaxed);
+    if (control.after) (*control.after)();
     if (!ok) return Ok{};
   }
   return Ok{};
@@ -176,14 +190,29 @@ Status run_range(const func::Program& program, func::DeviceMemory& memory,
 
 Expected<BlockRunResult> run_blocks(const func::Program& program, func::DeviceMemory& memory,
                                     const func::LaunchConfig& launch, int threads,
-                                    const func::DeviceMemory* before) {
+                                    const func::DeviceMemory* before, const BlockRunWatch* watch) {
   BlockRunResult r;
   const uint64_t n = launch.grid.count();
+  // Progress and Cancel (BlockRunWatch): the blocks done by every range, reported from the
+  // calling thread only (the one-thread run's loop, or the wait for the ranges below).
+  const auto begin = std::chrono::steady_clock::now();
+  std::atomic<uint64_t> done{0};
+  double next_report = watch ? watch->progress_seconds : 0;
+  const std::function<void()> report = [&] {
+    const double t =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
+    if (t < next_report) return;
+    next_report = t + watch->progress_seconds;
+    watch->progress(done.load(std::memory_order_relaxed), n, t);
+  };
+  const bool reports = watch && watch->progress;
+  RangeControl control{watch ? watch->cancel : nullptr, &done, nullptr};
   r.block_work.assign(n, 0);
   const ptx::Function* kernel = program.kernel(launch.kernel);
   if (!kernel) return Error{program.module().path, 0, "unknown kernel '" + launch.kernel + "'"};
   const uint64_t t = std::min<uint64_t>(std::max(threads, 1), n);
-  if (t > 1 && !before) r.why_one_thread = "no copy of the memory to go back to";
+  if (t > 1 && !before)
+    r.why_one_thread = "no copy of the memory to go back to";
   else if (t > 1 && !touches_loggable(*kernel))
     r.why_one_thread = "device touches other than plain global loads and stores";
   if (t > 1 && r.why_one_thread.empty()) {
@@ -201,11 +230,19 @@ Expected<BlockRunResult> run_blocks(const func::Program& program, func::DeviceMe
       ctas[k].emplace(std::move(*made));
     }
     std::vector<std::thread> pool;
+    std::atomic<uint64_t> ended{0};
     for (uint64_t k = 0; k < t; ++k)
       pool.emplace_back([&, k] {
         status[k] = run_range(program, memory, launch, first(k), first(k + 1), ctas[k], stats[k],
-                              r.block_work, faults[k], &touches[k]);
+                              r.block_work, faults[k], &touches[k], control);
+        ended.fetch_add(1, std::memory_order_release);
       });
+    // The calling thread reports progress while the ranges run (a short sleep between looks).
+    if (reports)
+      while (ended.load(std::memory_order_acquire) < t) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+        report();
+      }
     for (std::thread& th : pool) th.join();
     // 2. Kept when no range faulted and none met another's bytes; else the one-thread run.
     bool clean = true;
@@ -213,8 +250,10 @@ Expected<BlockRunResult> run_blocks(const func::Program& program, func::DeviceMe
       if (!status[k]) return status[k].error();
       clean = clean && !faults[k];
     }
-    if (!clean) r.why_one_thread = "a block faulted";
-    else if (ranges_meet(touches)) r.why_one_thread = "ranges of blocks touched the same bytes";
+    if (!clean)
+      r.why_one_thread = "a block faulted";
+    else if (ranges_meet(touches))
+      r.why_one_thread = "ranges of blocks touched the same bytes";
     if (clean && r.why_one_thread.empty()) {
       for (const func::LaunchStats& s : stats) add_stats(r.stats, s);
       r.threads = static_cast<int>(t);
@@ -222,10 +261,12 @@ Expected<BlockRunResult> run_blocks(const func::Program& program, func::DeviceMe
     }
     memory = *before;
     r.block_work.assign(n, 0);
+    done.store(0, std::memory_order_relaxed);
   }
   std::optional<func::Cta> cta;
+  if (reports) control.after = &report;
   if (auto s = run_range(program, memory, launch, 0, n, cta, r.stats, r.block_work, r.fault,
-                         nullptr);
+                         nullptr, control);
       !s)
     return s.error();
   return r;

@@ -25,7 +25,9 @@
 // counts each block's warp instructions.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <vector>
 
@@ -37,7 +39,7 @@ namespace warplab::timing {
 class L2;
 
 struct FastForwardResult {
-  func::LaunchStats stats;                // of the blocks that ran (Cta::step counts them)
+  func::LaunchStats stats;                 // of the blocks that ran (Cta::step counts them)
   std::optional<func::LaunchFault> fault;  // set when a block faulted; the rest did not run
   uint64_t l2_requests = 0;                // line requests replayed into the L2
   uint64_t evicted_dirty_sectors = 0;      // dirty sectors the replay evicted
@@ -61,6 +63,17 @@ struct BlockRunResult {
   std::string why_one_thread;              // when threads == 1 though more were offered
 };
 
+// What run_blocks reports while it runs, and what stops it (both optional).
+struct BlockRunWatch {
+  // Checked before each block: once set, run_blocks returns the Error "cancelled" (`memory`
+  // then holds what ran so far), as run_timing's loop does.
+  const std::atomic<bool>* cancel = nullptr;
+  // Called on the calling thread about every `progress_seconds` of wall time with the blocks
+  // done so far (all threads), the grid's and the seconds since run_blocks started.
+  std::function<void(uint64_t done, uint64_t total, double seconds)> progress;
+  double progress_seconds = 0.25;
+};
+
 // Runs every block of `launch` functionally in grid order's semantics (no L2 replay). With
 // `threads` > 1 the grid is cut into that many contiguous ranges run at once, each on its own
 // Cta, when the kernel's only device touches are plain global loads and stores
@@ -71,6 +84,7 @@ struct BlockRunResult {
 // launch found it (required when threads > 1).
 Expected<BlockRunResult> run_blocks(const func::Program& program, func::DeviceMemory& memory,
                                     const func::LaunchConfig& launch, int threads,
-                                    const func::DeviceMemory* before);
+                                    const func::DeviceMemory* before,
+                                    const BlockRunWatch* watch = nullptr);
 
 }  // namespace warplab::timing

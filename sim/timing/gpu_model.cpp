@@ -9,16 +9,16 @@
 
 #include "sim/func/cluster.h"
 #include "sim/timing/block_scheduler.h"
+#include "sim/timing/fast_forward.h"
 #include "sim/timing/l2.h"
 #include "sim/timing/parallel_loop.h"
-#include "sim/timing/fast_forward.h"
 #include "sim/timing/rate_sampler.h"
-#include "sim/timing/sm_subset.h"
 #include "sim/timing/sampling.h"
-#include "sim/timing/sm_clock.h"
-#include "sim/timing/stats_sum.h"
 #include "sim/timing/schedule.h"
 #include "sim/timing/sm.h"
+#include "sim/timing/sm_clock.h"
+#include "sim/timing/sm_subset.h"
+#include "sim/timing/stats_sum.h"
 #include "sim/timing/touch_log.h"
 
 namespace warplab::timing {
@@ -288,7 +288,7 @@ Expected<TimingResult> simulate(const func::Program& program, func::DeviceMemory
   const func::Dim3 cluster = func::effective_cluster(launch, *kernel);
   const uint64_t blocks_per_wave = uint64_t(r.occupancy.blocks_per_sm) * sms.size();
   WaveSampler sampler(options.sampling, launch.grid.count(), blocks_per_wave,
-                      checked                 ? "a traced or checked launch"
+                      checked               ? "a traced or checked launch"
                       : cluster.count() > 1 ? "a launch with clusters"
                                             : "");
   func::LaunchStats skipped_stats;
@@ -366,6 +366,12 @@ Expected<TimingResult> simulate(const func::Program& program, func::DeviceMemory
           return launch.grid.count();  // nothing more to place: the launch stops
         }
         b = e;
+        // Cancel between skipped waves (a long skip is many waves of functional work): the skip
+        // ends here and the loop's own check stops the launch within a few cycles.
+        if (b < to && options.cancel && options.cancel->load(std::memory_order_relaxed)) {
+          sampler.cut_skip(b);
+          return b;
+        }
         if (b < to && !sampler.skipped_wave(
                           f->evicted_dirty_sectors * static_cast<uint64_t>(config.l1.sector_bytes),
                           f->stats.warp_instructions, config.peak_dram_bytes_per_cycle())) {
@@ -443,8 +449,8 @@ Expected<TimingResult> simulate(const func::Program& program, func::DeviceMemory
       const uint64_t wave = std::min(launch.grid.count() - rate.first_block, blocks_per_wave);
       const bool placed = blocks.dispatched() >= rate.first_block + wave;
       const std::vector<uint64_t> lines = lines_so_far();
-      if (watch->look(snapshot(sms, l2, now, work_so_far()), issued, resident, placed,
-                      finished > 0, &lines, &progress))
+      if (watch->look(snapshot(sms, l2, now, work_so_far()), issued, resident, placed, finished > 0,
+                      &lines, &progress))
         break;
     }
     // 3a. Dispatch blocks that are due (only an SM with room can take one).
@@ -641,8 +647,7 @@ Expected<TimingResult> simulate(const func::Program& program, func::DeviceMemory
   }
   // 4. Results.
   for (Sm& sm : sms) sm.fill_held();
-  if (watch && (watch->steady() || !rate.start))
-    watch->end(snapshot(sms, l2, now, work_so_far()));
+  if (watch && (watch->steady() || !rate.start)) watch->end(snapshot(sms, l2, now, work_so_far()));
   if (profiling) prof.loop_ns = laps.total_ns();
   for (Sm& sm : sms) sm.collect_hazards();
   r.hazards = std::move(ctx.hazards);
@@ -722,8 +727,7 @@ namespace {
 // when it may, else on one.
 Expected<TimingResult> simulate_on(const func::Program& program, func::DeviceMemory& memory,
                                    const func::LaunchConfig& launch, const GpuConfig& config,
-                                   const TimingOptions& options, int threads,
-                                   const RateRun& rate) {
+                                   const TimingOptions& options, int threads, const RateRun& rate) {
   bool redo = false;
   // One thread: the traced and checked launches (their records are kept in the order of the
   // one-thread loop), a kept L2 (it could not be put back after a redo), or asked for.
@@ -779,7 +783,20 @@ Expected<TimingResult> run_timing(const func::Program& program, func::DeviceMemo
   // The exact work and stores: the whole launch, functionally, on the starting memory.
   const auto t0 = std::chrono::steady_clock::now();
   memory = start;
-  auto f = run_blocks(program, memory, launch, threads, &start);
+  BlockRunWatch run_watch;  // Cancel and progress while it runs (a long grid: tens of seconds)
+  run_watch.cancel = options.cancel;
+  if (options.progress) {
+    run_watch.progress_seconds = options.progress_seconds;
+    run_watch.progress = [&](uint64_t done, uint64_t blocks, double seconds) {
+      TimingProgress p;
+      p.blocks_done = done;
+      p.blocks_total = blocks;
+      p.seconds = seconds;
+      p.phase = "functional pass";
+      options.progress(p);
+    };
+  }
+  auto f = run_blocks(program, memory, launch, threads, &start, &run_watch);
   if (!f) return f.error();
   const double ff = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   const uint64_t total = launch.grid.count();
@@ -884,9 +901,8 @@ Expected<TimingResult> run_timing(const func::Program& program, func::DeviceMemo
   // 5. And there the steady windows must leave most of the work to extrapolate: when they come
   //    late (the rate settled late), what is left is mostly the wave's end, which the drain does
   //    not time (t.ldmatrix.x2: 98.7% of the work in detail, 2.6% fast; x1: 84%, 3.5% fast).
-  const double detailed_share =
-      double(watch_a.at_end().values[work_counter()]) /
-      double(std::max<uint64_t>(f->stats.warp_instructions, 1));
+  const double detailed_share = double(watch_a.at_end().values[work_counter()]) /
+                                double(std::max<uint64_t>(f->stats.warp_instructions, 1));
   if (waves < WaveSampler::waves_needed(so) && detailed_share > so.rate_max_detailed) {
     std::snprintf(why, sizeof why,
                   "the rate was steady only after %.0f%% of the work (> %.0f%%): what is left is "
@@ -905,8 +921,8 @@ Expected<TimingResult> run_timing(const func::Program& program, func::DeviceMemo
     ob.sampling.enabled = false;
     func::DeviceMemory scratch = start;
     RateWatch watch_b(so);
-    auto b = simulate_on(program, scratch, launch, config, ob, threads,
-                         RateRun{&watch_b, last, false});
+    auto b =
+        simulate_on(program, scratch, launch, config, ob, threads, RateRun{&watch_b, last, false});
     if (!b) return b.error();
     if (b->fault) {  // no time to extrapolate: the last wave faulted
       r.fault = b->fault;

@@ -51,10 +51,15 @@ namespace warplab::timing {
 
 // Where a running launch is (TimingOptions::progress).
 struct TimingProgress {
-  uint64_t cycle = 0;              // simulated cycles so far
+  uint64_t cycle = 0;  // simulated cycles so far
   uint64_t blocks_done = 0, blocks_total = 0;
   uint64_t warp_instructions = 0;  // issued so far
-  double seconds = 0;              // wall time since the launch started
+  double seconds = 0;              // wall time since the launch (or its stage) started
+  // A sampled launch's stage that simulates no cycles: "functional pass" while the whole grid
+  // runs functionally for its exact counts and stores (rate_sampler.h; cycle and
+  // warp_instructions are then 0, blocks_done counts that pass's blocks). nullptr: the timing
+  // loop.
+  const char* phase = nullptr;
 };
 
 struct TimingOptions {
@@ -143,7 +148,7 @@ struct TimingResult {
   MemoryTable memory;
   double dram_bytes_per_second = 0;  // achieved (read + written) over kernel_time_us
   double peak_dram_bytes_per_second = 0;
-  Trace trace;  // empty unless TimingOptions::trace.enabled
+  Trace trace;              // empty unless TimingOptions::trace.enabled
   SamplingReport sampling;  // what sampled simulation did (requested = false: a full run)
   // How the host ran it (not part of the results): cycles whose SMs ticked on several threads,
   // and whether a fault in one made run_timing simulate the launch again on one thread.

@@ -65,7 +65,7 @@ void print_page(const std::string& text) {
 struct LessonArgs {
   std::string id, backend = "sim", json_path, config, l2 = "cold";
   std::vector<std::string> sets;
-  int threads = 0;  // --threads (0 = all cores)
+  int threads = 0;       // --threads (0 = all cores)
   bool sampled = false;  // --sampled
   bool answers = false, ci = false, quiet_pages = false;
   bool triton_only = false;  // only the Triton steps (and the steps their pages read)
@@ -150,7 +150,8 @@ int run_lesson(const LessonArgs& a) {
   if (isatty(STDERR_FILENO) && a.json_path.empty())
     settings.on_timing_progress = [&](const timing::TimingProgress& p) {
       std::cerr << "\r\033[K  simulating: "
-                << format_timing_progress({p.cycle, p.blocks_done, p.blocks_total, p.seconds})
+                << format_timing_progress(
+                       {p.cycle, p.blocks_done, p.blocks_total, p.seconds, p.phase})
                 << std::flush;
       progress_shown = true;
     };
@@ -330,8 +331,10 @@ int run_lesson(const LessonArgs& a) {
   out["claims_skipped"] = skipped;
   if (!a.json_path.empty()) {
     // Invalid UTF-8 (a file name, a kernel's printf) becomes U+FFFD, not an exception.
-    const std::string text = out.dump(1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
-    if (auto s = write_output_file(a.json_path, text, "JSON file"); !s) return report_error(s.error());
+    const std::string text =
+        out.dump(1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+    if (auto s = write_output_file(a.json_path, text, "JSON file"); !s)
+      return report_error(s.error());
   }
   return failed_claims || failed_checks ? kExitFailed : kExitOk;
 }

@@ -60,7 +60,8 @@ Status dump_run(const lab::RunResult& r, const std::string& dir, bool made_by_us
     return Error{dir, 0, "is a symbolic link: refusing to dump a sweep row through it"};
   fs::create_directories(dir, ec);
   if (ec) return Error{dir, 0, "cannot create dump directory: " + ec.message()};
-  if (made_by_us && (fs::is_symlink(fs::symlink_status(dir, ec)) || !fs::is_directory(fs::symlink_status(dir, ec))))
+  if (made_by_us && (fs::is_symlink(fs::symlink_status(dir, ec)) ||
+                     !fs::is_directory(fs::symlink_status(dir, ec))))
     return Error{dir, 0, "is not a folder WarpLab can dump into (a symbolic link or a file)"};
   for (const lab::HostBuffer& b : r.buffers)
     if (auto s = lab::write_npy(dir + "/" + b.name + ".npy", b.to_npy()); !s) return s;
@@ -134,7 +135,8 @@ int run(const RunArgs& a) {
   if (a.counters) opt.gpu.counters = true;
   if (a.no_counters) opt.gpu.counters = false;
   if (a.stalls_period < 5 || a.stalls_period > 31)
-    return report_error(Error{"", 0, "--stalls-period: expected 5 to 31 (a sample every 2^N cycles)"});
+    return report_error(
+        Error{"", 0, "--stalls-period: expected 5 to 31 (a sample every 2^N cycles)"});
   opt.gpu.stalls = a.stalls || !a.stalls_json.empty();
   opt.gpu.stalls_period_log2 = a.stalls_period;
   opt.synccheck = a.synccheck;
@@ -184,7 +186,8 @@ int run(const RunArgs& a) {
     if (progress && a.json_out.empty())
       opt.on_timing_progress = [&](const timing::TimingProgress& p) {
         std::cerr << "\r\033[K" << progress_head << ": "
-                  << format_timing_progress({p.cycle, p.blocks_done, p.blocks_total, p.seconds})
+                  << format_timing_progress(
+                         {p.cycle, p.blocks_done, p.blocks_total, p.seconds, p.phase})
                   << std::flush;
         progress_shown = true;
       };
@@ -232,7 +235,8 @@ int run(const RunArgs& a) {
     stalls = lab::collect_line_stalls(*exp, *result, a.set, &stall_notes);
     if (stream) {
       std::cout << lab::format_line_stalls(stalls);
-      if (stalls.empty()) std::cout << "\nPer-line warp states: none (the simulator gives them in timing mode)\n";
+      if (stalls.empty())
+        std::cout << "\nPer-line warp states: none (the simulator gives them in timing mode)\n";
       for (const std::string& n : stall_notes) std::cout << "note: " << n << "\n";
       std::cout << std::flush;
     }
@@ -248,8 +252,7 @@ int run(const RunArgs& a) {
       if (!stall_notes.empty()) report["line_stalls_notes"] = stall_notes;
     }
     // Invalid UTF-8 (a file name, a kernel's printf) becomes U+FFFD, not an exception.
-    std::string text =
-        report.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+    std::string text = report.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
     if (a.json_out == "-") {
       std::cout << text;
     } else {
@@ -265,7 +268,9 @@ int run(const RunArgs& a) {
       if (auto s = dump_run(*result->run, a.dump_dir); !s) status = report_error(s.error());
     } else {
       for (size_t i = 0; i < result->sweep->runs.size(); ++i)
-        if (auto s = dump_run(result->sweep->runs[i], a.dump_dir + "/run_" + std::to_string(i), true); !s)
+        if (auto s =
+                dump_run(result->sweep->runs[i], a.dump_dir + "/run_" + std::to_string(i), true);
+            !s)
           status = report_error(s.error());
     }
   }

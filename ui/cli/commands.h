@@ -31,10 +31,12 @@ void use_huge_pages(char** argv);
 // --sampled (timing mode: sampled simulation, sim/timing/sampling.h).
 void add_sampled_option(CLI::App* sub, bool& sampled);
 // The progress line's figures for a running timing launch: "cycle 1,234,567, 40% of blocks
-// done, about 12 s left" (the estimate from the blocks done so far).
+// done, about 12 s left" (the estimate from the blocks done so far); in a stage that simulates
+// no cycles (TimingProgress::phase), "functional pass: 40% of blocks done, about 12 s left".
 struct TimingProgressView {
   uint64_t cycle = 0, blocks_done = 0, blocks_total = 0;
   double seconds = 0;
+  const char* phase = nullptr;
 };
 std::string format_timing_progress(const TimingProgressView& p);
 

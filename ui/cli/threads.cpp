@@ -16,13 +16,14 @@ void add_threads_option(CLI::App* sub, int& threads) {
 }
 
 void add_sampled_option(CLI::App* sub, bool& sampled) {
-  sub->add_flag("--sampled", sampled,
-                "Timing mode: for grids of many waves, simulate a sample of the waves in detail and "
-                "fast-forward the rest functionally (outputs exact; cycles and counters "
-                "extrapolated; see sim/timing/sampling.h for where that errs); grids of long blocks, "
-                "of any number of waves, may instead extrapolate from the issue rate once it is "
-                "steady (sim/timing/rate_sampler.h); results say 'sampled' with the fraction "
-                "simulated");
+  sub->add_flag(
+      "--sampled", sampled,
+      "Timing mode: for grids of many waves, simulate a sample of the waves in detail and "
+      "fast-forward the rest functionally (outputs exact; cycles and counters "
+      "extrapolated; see sim/timing/sampling.h for where that errs); grids of long blocks, "
+      "of any number of waves, may instead extrapolate from the issue rate once it is "
+      "steady (sim/timing/rate_sampler.h); results say 'sampled' with the fraction "
+      "simulated");
 }
 
 int resolve_threads(int threads) {
@@ -31,11 +32,11 @@ int resolve_threads(int threads) {
 }
 
 std::string format_timing_progress(const TimingProgressView& p) {
-  std::string s = "cycle " + lab::group_thousands(p.cycle);
+  std::string s = p.phase ? std::string(p.phase) + ":" : "cycle " + lab::group_thousands(p.cycle);
   if (p.blocks_total > 0) {
     const double done = double(p.blocks_done) / double(p.blocks_total);
     char b[96];
-    std::snprintf(b, sizeof b, ", %.0f%% of blocks done", 100 * done);
+    std::snprintf(b, sizeof b, "%s %.0f%% of blocks done", p.phase ? "" : ",", 100 * done);
     s += b;
     if (p.blocks_done > 0 && done < 1) {
       const double left = p.seconds * (1 - done) / done;
