@@ -126,7 +126,8 @@ TEST_CASE("356 short blocks: the rate watch gives up and the wave sampler's run 
 }
 
 TEST_CASE(
-    "356 run_blocks: ranges on several threads give the one-thread run; meeting ranges fall back") {
+    "356 run_blocks: ranges on several threads give the one-thread run; meeting ranges fall back; "
+    "progress and Cancel") {
   auto m = ptx::parse_module(kSum, "sum.ptx");
   REQUIRE(m);
   auto prog = func::Program::load(std::move(*m));
@@ -168,28 +169,8 @@ TEST_CASE(
   REQUIRE(r1);
   CHECK(mem2.bytes(0) == one.bytes(0));
   CHECK(r2->stats.warp_instructions == r1->stats.warp_instructions);
-}
-
-TEST_CASE("356 run_blocks: progress on the calling thread, and Cancel stops the pass") {
-  // The sampled modes' functional pass over a whole grid takes tens of seconds at lesson 5's
-  // 2048^3 (19 s on 8 threads): it reports its blocks and honours Cancel like the timing loop.
-  auto m = ptx::parse_module(kSum, "sum.ptx");
-  REQUIRE(m);
-  auto prog = func::Program::load(std::move(*m));
-  REQUIRE(prog);
-  const uint32_t blocks = 40, steps = 3;
-  std::vector<uint32_t> in(kMask + 1);
-  for (uint32_t i = 0; i <= kMask; ++i) in[i] = input(i);
-  func::DeviceMemory mem;
-  const uint64_t a = mem.allocate("in", blocks * 128 * 4ull);
-  const uint64_t b = mem.allocate("out", blocks * 128 * 4ull);
-  REQUIRE(mem.write(a, in.data(), in.size() * 4ull));
-  func::LaunchConfig launch{"strided_sum", {blocks, 1, 1}, {128, 1, 1}, 0, {}};
-  put(launch.params, a);
-  put(launch.params, b);
-  put(launch.params, steps);
-  put(launch.params, kMask);
-  const func::DeviceMemory start = mem;
+  // Progress on the calling thread, and Cancel (BlockRunWatch): the sampled modes' functional
+  // pass over a whole grid takes tens of seconds at lesson 5's 2048^3 (19 s on 8 threads).
   // One thread, a report after every block (progress_seconds 0): 1, 2, ... 40 of 40.
   std::vector<uint64_t> seen;
   BlockRunWatch watch;
@@ -199,13 +180,12 @@ TEST_CASE("356 run_blocks: progress on the calling thread, and Cancel stops the 
     CHECK(seconds >= 0);
     seen.push_back(done);
   };
-  func::DeviceMemory one = start;
-  auto r = run_blocks(*prog, one, launch, 1, nullptr, &watch);
-  REQUIRE(r);
+  func::DeviceMemory one1 = start;
+  auto rw = run_blocks(*prog, one1, launch_to(b), 1, nullptr, &watch);
+  REQUIRE(rw);
   REQUIRE(seen.size() == blocks);
   for (uint32_t i = 0; i < blocks; ++i) CHECK(seen[i] == i + 1);
-  std::vector<uint32_t> out(blocks * 128);
-  REQUIRE(one.read(b, out.data(), out.size() * 4ull));
+  REQUIRE(one1.read(b, out.data(), out.size() * 4ull));
   check_sums(out, steps);
   // Cancel set by the third report: the pass stops before block 3 with the Error "cancelled".
   std::atomic<bool> cancel{false};
@@ -216,20 +196,20 @@ TEST_CASE("356 run_blocks: progress on the calling thread, and Cancel stops the 
     if (done == 3) cancel = true;
   };
   func::DeviceMemory two = start;
-  auto c = run_blocks(*prog, two, launch, 1, nullptr, &watch);
+  auto c = run_blocks(*prog, two, launch_to(b), 1, nullptr, &watch);
   REQUIRE_FALSE(c);
   CHECK(c.error().message == "cancelled");
   CHECK(seen == std::vector<uint64_t>{1, 2, 3});
   // On 4 threads with the flag already set, every range stops before its first block.
   func::DeviceMemory four = start;
-  auto c4 = run_blocks(*prog, four, launch, 4, &start, &watch);
+  auto c4 = run_blocks(*prog, four, launch_to(b), 4, &start, &watch);
   REQUIRE_FALSE(c4);
   CHECK(c4.error().message == "cancelled");
   // Unset, the 4 ranges run as without a watch: the same sums.
   cancel = false;
   watch.progress_seconds = 1e9;  // no report in this short pass
   func::DeviceMemory again = start;
-  auto r4 = run_blocks(*prog, again, launch, 4, &start, &watch);
+  auto r4 = run_blocks(*prog, again, launch_to(b), 4, &start, &watch);
   REQUIRE(r4);
   CHECK(r4->threads == 4);
   REQUIRE(again.read(b, out.data(), out.size() * 4ull));
