@@ -11,6 +11,7 @@
 #include "sim/func/exec.h"
 #include "sim/func/numeric.h"
 #include "sim/func/reg_init.h"
+#include "sim/func/reg_share.h"
 
 namespace warplab::func {
 namespace {
@@ -262,6 +263,7 @@ class KernelBuilder {
     k_.heads.resize(k_.code.size());
     for (size_t pc = 0; pc < k_.code.size(); ++pc) k_.heads[pc] = step_head(k_, k_.code[pc]);
     k_.zero_slots = slots_read_before_written(k_);
+    share_register_slots(k_);  // after the heads: they keep the registers' own indices
     return Ok{};
   }
 

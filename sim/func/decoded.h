@@ -13,7 +13,10 @@
 // The kernel and every function it can call are laid out in one code array, each function's
 // registers in their own slot range. A recursive call saves the callee's slots and .param area
 // first and restores them at its return (call_frames.h), so one range serves every activation.
-// Simplified: no register allocation or SASS scheduling; PTX virtual registers are the registers.
+// Simplified: no register allocation or SASS scheduling; PTX virtual registers are the registers
+// (the timing model's scoreboard names them by their PTX index). Only their storage is shared:
+// registers never live at the same time may use one slot (reg_share.h), for the simulator's
+// speed, with the same values in every register a thread reads.
 #pragma once
 
 #include <array>
@@ -122,12 +125,16 @@ struct DecodedKernel {
   std::vector<StepHead> heads;     // per pc: step_head(code[pc])
   std::vector<DFunc> funcs;        // funcs[0] is the kernel itself
   std::vector<int32_t> reg_width;  // per data slot: register width in bits
-  std::vector<int32_t> slot_reg;   // per data slot: the function-local register index, or -1
+  // per data slot: the function-local register index, or -1 (none, or several: reg_share.h)
+  std::vector<int32_t> slot_reg;
   std::vector<int32_t> pred_reg;   // per predicate slot: the function-local register index, or -1
   // The data slots a block slot zeroes for each block it runs after the first (reg_init.h);
   // nullopt: every slot but the const slots.
   std::optional<std::vector<int32_t>> zero_slots;
   int32_t data_slots = 0;          // function registers + specials + consts + sink
+  // The slots the kernel's registers occupy once reg_share.h has shared them (0: not shared,
+  // one slot per register, funcs[0].reg_count of them).
+  int32_t shared_slots = 0;
   int32_t pred_slots = 0;
   int32_t sink_slot = 0, sink_pred = 0;
   int32_t first_const_slot = 0;   // [first_const_slot, data_slots-1): const slots
