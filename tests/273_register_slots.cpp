@@ -4,13 +4,14 @@
 #include <doctest/doctest.h>
 
 #include <cstdint>
-#include <fstream>
-#include <sstream>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "21x_sim.h"
 #include "sim/func/decoded.h"
+#include "sim/func/executor.h"
+#include "sim/ptx/parser.h"
 
 using namespace warplab;
 using warplab::test::Sim;
@@ -95,14 +96,6 @@ uint32_t chain(uint32_t gid) {
   return r25 + x;  // + %r30, never written: 0
 }
 
-std::string file_text(const std::string& path) {
-  std::ifstream f(path);
-  REQUIRE_MESSAGE(f, path << " must exist");
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
-
 }  // namespace
 
 TEST_CASE("273 registers that never live at once share slots, with the plain C++ results") {
@@ -141,8 +134,11 @@ TEST_CASE("273 the bench kernels' registers in shared slots") {
   for (const auto& [file, kernel, declared] :
        {std::tuple<const char*, const char*, int>{"bench/matmul_tiled.ptx", "matmul_tiled", 105},
         {"bench/vec_add.ptx", "vec_add", 21}}) {
-    Sim sim(file_text(file), file);
-    const func::DecodedKernel* k = sim.program->decoded().find(kernel);
+    auto m = ptx::parse_file(file);
+    REQUIRE_MESSAGE(m, (m ? "" : m.error().to_string()));
+    auto program = func::Program::load(std::move(*m));
+    REQUIRE_MESSAGE(program, (program ? "" : program.error().to_string()));
+    const func::DecodedKernel* k = program->decoded().find(kernel);
     REQUIRE(k);
     CHECK(k->funcs[0].reg_count == declared);
     CHECK(k->shared_slots > 0);

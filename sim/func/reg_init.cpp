@@ -32,6 +32,23 @@ bool followed(const DInst& d) {
 
 }  // namespace
 
+std::optional<std::vector<std::vector<int>>> thread_successors(const DecodedKernel& k) {
+  const int n = static_cast<int>(k.code.size());
+  std::vector<std::vector<int>> next(n);
+  for (int pc = 0; pc < n; ++pc) {
+    const DInst& d = k.code[pc];
+    if (!d.ir) return std::nullopt;
+    const Opcode op = d.ir->op;
+    const bool ends = op == Opcode::Ret || op == Opcode::Exit || op == Opcode::Bra;
+    if ((!ends || d.guard >= 0) && pc + 1 < n) next[pc].push_back(pc + 1);
+    if (op == Opcode::Bra) {
+      if (d.target < 0 || d.target >= n) return std::nullopt;
+      next[pc].push_back(d.target);
+    }
+  }
+  return next;
+}
+
 std::optional<std::vector<int32_t>> slots_read_before_written(const DecodedKernel& k) {
   if (k.funcs.size() != 1 || k.code.empty()) return std::nullopt;  // calls: not followed
   const int n = static_cast<int>(k.code.size());
@@ -42,18 +59,9 @@ std::optional<std::vector<int32_t>> slots_read_before_written(const DecodedKerne
     return set[i + static_cast<size_t>(s) / 64] >> (s % 64) & 1u;
   };
   // 1. The control-flow graph of one thread: each pc's successors.
-  std::vector<std::vector<int>> next(n);
-  for (int pc = 0; pc < n; ++pc) {
-    const DInst& d = k.code[pc];
-    const bool guarded = d.guard >= 0;
-    const Opcode op = d.ir->op;
-    const bool ends = op == Opcode::Ret || op == Opcode::Exit || op == Opcode::Bra;
-    if ((!ends || guarded) && pc + 1 < n) next[pc].push_back(pc + 1);
-    if (op == Opcode::Bra) {
-      if (d.target < 0 || d.target >= n) return std::nullopt;
-      next[pc].push_back(d.target);
-    }
-  }
+  const auto cfg = thread_successors(k);
+  if (!cfg) return std::nullopt;
+  const std::vector<std::vector<int>>& next = *cfg;
   // 2. Written on every path into each pc (in_[pc]; all slots until a path reaches it), to a
   //    fixed point: out = in | the unguarded instruction's data destinations.
   std::vector<uint64_t> in(static_cast<size_t>(n) * words, ~uint64_t{0});

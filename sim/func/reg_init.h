@@ -31,4 +31,9 @@ struct DecodedKernel;
 // nullopt when the kernel holds an instruction the analysis does not follow (zero them all).
 std::optional<std::vector<int32_t>> slots_read_before_written(const DecodedKernel& k);
 
+// The control-flow graph of one thread that the analysis follows (also reg_share.h's): each
+// pc's successors (the next pc unless an unguarded bra, ret or exit ends the path; a branch's
+// target). nullopt when an instruction has no IR or a branch's target is outside the code.
+std::optional<std::vector<std::vector<int>>> thread_successors(const DecodedKernel& k);
+
 }  // namespace warplab::func

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "sim/func/decoded.h"
+#include "sim/func/reg_init.h"
 
 namespace warplab::func {
 namespace {
@@ -28,24 +29,19 @@ bool share_register_slots(DecodedKernel& k) {
   if (n < 2 || n > kMaxRegisters) return false;
   const int pcs = static_cast<int>(k.code.size());
   auto reg_of = [&](int32_t slot) { return slot >= base && slot < base + n ? slot - base : -1; };
-  // 1. Each instruction's registers: sources, destinations, and whether its write always
-  //    happens (no guard). Successors as in reg_init.cpp (one thread's control flow).
-  std::vector<std::vector<int>> uses(pcs), defs(pcs), next(pcs);
+  // 1. One thread's control flow (reg_init.h), and each instruction's registers: sources and
+  //    destinations (a guard, d.guard, may keep the write from happening).
+  const auto cfg = thread_successors(k);
+  if (!cfg) return false;
+  const std::vector<std::vector<int>>& next = *cfg;
+  std::vector<std::vector<int>> uses(pcs), defs(pcs);
   for (int pc = 0; pc < pcs; ++pc) {
     const DInst& d = k.code[pc];
-    if (!d.ir) return false;
     for (int i = 0; i < d.ns; ++i)
       if (const int r = reg_of(d.s[i]); r >= 0) uses[pc].push_back(r);
     for (int i = 0; i < d.nd; ++i)
       if (!(d.dpred >> i & 1u))
         if (const int r = reg_of(d.d[i]); r >= 0) defs[pc].push_back(r);
-    const ptx::Opcode op = d.ir->op;
-    const bool ends = op == ptx::Opcode::Ret || op == ptx::Opcode::Exit || op == ptx::Opcode::Bra;
-    if ((!ends || d.guard >= 0) && pc + 1 < pcs) next[pc].push_back(pc + 1);
-    if (op == ptx::Opcode::Bra) {
-      if (d.target < 0 || d.target >= pcs) return false;
-      next[pc].push_back(d.target);
-    }
   }
   // 2. Liveness, backwards to a fixed point: in = uses | (out - unguarded defs).
   const size_t words = (static_cast<size_t>(n) + 63) / 64;
@@ -133,9 +129,8 @@ bool share_register_slots(DecodedKernel& k) {
     k.slot_reg[base + s] = count[s] == 1 ? reg[s] : -1;
     k.reg_width[base + s] = count[s] > 0 ? width[s] : 64;
   }
+  // (Still sorted and distinct: pinned registers took slots in their own order, one each.)
   for (int32_t& s : *k.zero_slots) moved(s);
-  std::sort(k.zero_slots->begin(), k.zero_slots->end());
-  k.zero_slots->erase(std::unique(k.zero_slots->begin(), k.zero_slots->end()), k.zero_slots->end());
   k.shared_slots = used;
   return true;
 }
