@@ -45,6 +45,15 @@ uint32_t whole_units(uint64_t lo, uint64_t hi, int shift) {
                    static_cast<int64_t>((hi + 1) >> shift) - 1);
 }
 
+// Bits 0, 4, 8, ... 60 of x as bits 0..15 (gathered in halving steps).
+uint32_t every_fourth_bit(uint64_t x) {
+  x &= 0x1111111111111111ull;
+  x = (x | x >> 3) & 0x0303030303030303ull;
+  x = (x | x >> 6) & 0x000F000F000F000Full;
+  x = (x | x >> 12) & 0x000000FF000000FFull;
+  return static_cast<uint32_t>((x | x >> 24) & 0xFFFFull);
+}
+
 }  // namespace
 
 void coalesce(const std::array<uint64_t, 32>& addr, uint32_t exec_mask, uint32_t access_bytes,
@@ -59,6 +68,10 @@ void coalesce(const std::array<uint64_t, 32>& addr, uint32_t exec_mask, uint32_t
   // Entry i is cleared when line i is first requested.
   std::array<std::array<uint64_t, 2>, 64> covered;
   const bool track = line_bytes <= 128;
+  // A lane's place in a run of lanes: its byte offset over the access size (a shift for the usual
+  // power-of-two sizes; a division costs tens of cycles).
+  const bool pow2 = single_bit(bytes);
+  const int byte_shift = std::countr_zero(bytes);
   // A full warp reading or writing one contiguous run (lane l at addr[0] + l * bytes: a
   // coalesced stream): each line's part of the run is the union of its lanes' bytes, so the
   // lines take their bytes, sectors and lanes from the run itself, without a pass per lane.
@@ -81,10 +94,7 @@ void coalesce(const std::array<uint64_t, 32>& addr, uint32_t exec_mask, uint32_t
   }
   if (contiguous) {
     const uint64_t end = a0 + run - 1;
-    // Lane of a byte of the run: its offset over the access size (a shift for the usual
-    // power-of-two sizes; a division costs tens of cycles).
-    const bool pow2 = single_bit(bytes);
-    const int byte_shift = std::countr_zero(bytes);
+    // Lane of a byte of the run: its offset over the access size.
     auto lane_of = [&](uint64_t a) { return pow2 ? (a - a0) >> byte_shift : (a - a0) / bytes; };
     const int word_shift = std::countr_zero(line_bytes / 32);
     for (uint64_t line = a0 >> line_shift; line <= end >> line_shift; ++line) {
@@ -107,23 +117,37 @@ void coalesce(const std::array<uint64_t, 32>& addr, uint32_t exec_mask, uint32_t
     }
     return;
   }
-  // The line the previous lane's bytes ended in and its index: neighbouring lanes mostly share
+  // The line the previous run's bytes ended in and its index: neighbouring lanes mostly share
   // a line, so the search below runs once a line, not once a lane.
   uint64_t last_line = ~0ull;
   int last_i = 0;
-  for (uint32_t m = exec_mask; m != 0; m &= m - 1) {
-    const int lane = std::countr_zero(m);
-    const uint64_t first = addr[lane], last = addr[lane] + bytes - 1;
-    // 1. Each line the lane's bytes touch (two only when the access straddles a line).
-    const uint64_t first_line = first >> line_shift, last_line_of_lane = last >> line_shift;
-    for (uint64_t line = first_line; line <= last_line_of_lane; ++line) {
+  // Lanes are taken in runs: consecutive active lanes each of whose bytes follow the previous
+  // lane's (a row of a tile, a partial warp's stream). A run's bytes in a line are one range, and
+  // its lanes touch its lines in ascending order, as lane by lane would: the same lines in the
+  // same first-touch order, with the union of the same lanes, sectors and bytes. (A lane whose
+  // last byte would pass 2^64 - 1 is a run of its own, as is the lane after it.)
+  const uint64_t last_start = ~0ull - bytes;  // a lane at or below it ends before 2^64 - 1
+  for (uint32_t m = exec_mask; m != 0;) {
+    const int l0 = std::countr_zero(m);
+    int l1 = l0;
+    while (l1 < 31 && (m >> (l1 + 1) & 1u) && addr[l1] <= last_start &&
+           addr[l1 + 1] == addr[l1] + bytes && addr[l1 + 1] <= last_start + 1)
+      ++l1;
+    m = l1 == 31 ? 0u : m & (~0u << (l1 + 1));
+    const uint64_t first = addr[l0], last = addr[l1] + bytes - 1;
+    auto lane_of = [&](uint64_t a) {
+      return l0 + static_cast<int64_t>(pow2 ? (a - first) >> byte_shift : (a - first) / bytes);
+    };
+    // 1. Each line the run's bytes touch.
+    const uint64_t first_line = first >> line_shift, last_line_of_run = last >> line_shift;
+    for (uint64_t line = first_line; line <= last_line_of_run; ++line) {
       const uint64_t base = line << line_shift;
       const uint64_t lo = line == first_line ? first - base : 0;
-      const uint64_t hi = line == last_line_of_lane ? last - base : line_bytes - 1;
+      const uint64_t hi = line == last_line_of_run ? last - base : line_bytes - 1;
       // Sectors lo / sector_bytes .. hi / sector_bytes (at most 32 a line).
       const uint32_t mask =
           static_cast<uint32_t>((2ull << (hi >> sector_shift)) - (1ull << (lo >> sector_shift)));
-      // 2. Merge with a line already requested by an earlier lane, or start a new one.
+      // 2. Merge with a line already requested by an earlier run, or start a new one.
       int i = 0;
       if (line == last_line) {
         i = last_i;
@@ -138,7 +162,7 @@ void coalesce(const std::array<uint64_t, 32>& addr, uint32_t exec_mask, uint32_t
       }
       if (track) cover(covered[i], lo, hi);
       out.lines[i].sector_mask |= mask;
-      out.lines[i].lane_mask |= 1u << lane;
+      out.lines[i].lane_mask |= bit_range(lane_of(base + lo), lane_of(base + hi));
     }
   }
   for (int i = 0; i < out.line_count; ++i) {
@@ -155,8 +179,7 @@ void coalesce(const std::array<uint64_t, 32>& addr, uint32_t exec_mask, uint32_t
         uint64_t x = covered[i][k];
         x &= x >> 1;
         x &= x >> 2;  // bit 4j: all of nibble j
-        for (int j = 0; j < 16; ++j)
-          r.word_mask |= static_cast<uint32_t>(x >> (4 * j) & 1) << (16 * k + j);
+        r.word_mask |= every_fourth_bit(x) << (16 * k);
       }
     } else {
       for (uint32_t w = 0; w < 32 && word_bytes > 0; ++w)

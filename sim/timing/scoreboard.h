@@ -29,15 +29,30 @@ struct PendingWrite {  // a register write not yet visible
   uint64_t branch_ready = 0;  // when a branch may read it (>= ready: predicate_branch_latency)
 };
 
+// A quick "not in the list": bit (register % 64) of each entry's register (key % 64: the
+// function sits above bit 20). A register whose bit is clear has no entry; a set bit may be
+// another register's. The list's owner keeps it with the list (pending_bits_of after erasing).
+inline uint64_t pending_bit(int32_t key_or_register) {
+  return 1ull << (static_cast<uint32_t>(key_or_register) & 63u);
+}
+inline uint64_t pending_bits_of(const std::vector<PendingWrite>& pending) {
+  uint64_t bits = 0;
+  for (const PendingWrite& p : pending) bits |= pending_bit(p.key);
+  return bits;
+}
+
 // `in`'s destination registers are written at `ready` (waited on as `kind`); a predicate that a
-// compare writes reaches a branch at branch_ready.
-inline void write_pending(std::vector<PendingWrite>& pending, const func::StepInfo& in,
-                          uint64_t ready, WarpState kind, uint64_t branch_ready = 0) {
+// compare writes reaches a branch at branch_ready. `bits`: the list's pending_bits_of.
+inline void write_pending(std::vector<PendingWrite>& pending, uint64_t& bits,
+                          const func::StepInfo& in, uint64_t ready, WarpState kind,
+                          uint64_t branch_ready = 0) {
   const int32_t fkey = in.function << 20;
   for (int i = 0; i < in.dst_count; ++i) {
     const int32_t key = fkey | in.dst_regs[i];
-    std::erase_if(pending, [&](const PendingWrite& p) { return p.key == key; });
+    if (bits & pending_bit(key))
+      std::erase_if(pending, [&](const PendingWrite& p) { return p.key == key; });
     pending.push_back({key, ready, kind, std::max(ready, branch_ready)});
+    bits |= pending_bit(key);
   }
 }
 
@@ -49,12 +64,14 @@ struct PendingWait {
 // The latest write after `now` that `in` must wait for: of its sources, its destinations and its
 // guard (which a branch reads at branch_ready). Of writes due in the same cycle, the one of the
 // register named first (sources, destinations, guard) gives the kind. (The list is short: a
-// warp's writes in flight, kept a few cycles past their time.)
-inline PendingWait latest_pending(const std::vector<PendingWrite>& pending,
+// warp's writes in flight, kept a few cycles past their time; `bits`, its pending_bits_of, skips
+// the registers it has none of.)
+inline PendingWait latest_pending(const std::vector<PendingWrite>& pending, uint64_t bits,
                                   const func::StepInfo& in, uint64_t now) {
   PendingWait wait;
   const int32_t fkey = in.function << 20;
   auto check = [&](int32_t reg, bool branch_reads) {
+    if (!(bits & pending_bit(reg))) return;
     for (const PendingWrite& p : pending) {
       const uint64_t ready = branch_reads ? p.branch_ready : p.ready;
       if (p.key == (fkey | reg) && ready > now && ready > wait.until) wait = {ready, p.kind};

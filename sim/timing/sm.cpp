@@ -197,8 +197,9 @@ WarpState Sm::evaluate_stalled(Warp& w, int sp, uint64_t now, uint64_t& wake) {
       if (!w.pending.empty()) {
         // Kept two integer latencies past ready: find_hoist reads when a load's data came back.
         const uint64_t keep = 2 * static_cast<uint64_t>(ctx_.config.pipes.integer.latency);
-        std::erase_if(w.pending, [&](const Pending& p) { return p.branch_ready + keep <= now; });
-        wait = latest_pending(w.pending, w.win.first->info, now);  // scoreboard.h
+        if (std::erase_if(w.pending, [&](const Pending& p) { return p.branch_ready + keep <= now; }))
+          w.pending_bits = pending_bits_of(w.pending);
+        wait = latest_pending(w.pending, w.pending_bits, w.win.first->info, now);  // scoreboard.h
       }
       if (wait.until > now && wait.kind != WarpState::Wait)
         w.long_operands = std::max(w.long_operands, wait.until);
@@ -499,7 +500,7 @@ bool Sm::issue(int slot, uint64_t now) {
   }
   read_loaded(w, in);
   if (in.is_memory && is_memory_op(inst.op) && in.space != Space::Param) hold_loaded(w, in);
-  write_pending(w.pending, in, ready, kind, predicate_branch_ready(w, in));
+  write_pending(w.pending, w.pending_bits, in, ready, kind, predicate_branch_ready(w, in));
   w.long_operands = 0;
   trace_issue(slot, in, now);
   // 3. Control: branches and divergence delay the next fetch.
@@ -548,7 +549,7 @@ bool Sm::advance(Warp& w, uint64_t now) {
         w.win.pop();
         continue;
       }
-      write_pending(w.pending, e.info, e.ready, e.kind);
+      write_pending(w.pending, w.pending_bits, e.info, e.ready, e.kind);
       hold_loaded(w, e.info);
       if (e.hoisted) {
         --w.hoisted;

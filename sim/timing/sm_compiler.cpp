@@ -357,14 +357,14 @@ int Sm::scan_hoist(Warp& w, int sp, uint64_t now, uint64_t& wake) {
       // The warp is looked at again when it is written (t.ldmatrix: an address from the last
       // ldmatrix's result, which left the window when it issued).
       for (int x = 0; x < e.ext_count; ++x)
-        if (!((e.ext_loaded >> x) & 1u))
+        if (!((e.ext_loaded >> x) & 1u) && (w.pending_bits & pending_bit(e.ext[x])))
           for (const Pending& p : w.pending)
             if (p.key == e.ext[x] && p.ready > now) return wake = std::min(wake, p.ready), 0;
       // A loaded register the address needs, read through arithmetic fetched after the load
       // had left the window, is a load's result all the same: it waits for the arithmetic too.
       const uint64_t arithmetic = address_arithmetic(ctx_.config);
       for (int x = 0; x < e.ext_count; ++x)
-        if (!((e.ext_loaded >> x) & 1u))
+        if (!((e.ext_loaded >> x) & 1u) && (w.pending_bits & pending_bit(e.ext[x])))
           for (const Pending& p : w.pending)
             if (p.key == e.ext[x] && p.kind != WarpState::Wait && p.ready + arithmetic > now &&
                 !(e.info.src_count == 1 && e.info.src_regs[0] == (e.ext[x] & 0xFFFFF))) {
@@ -413,7 +413,7 @@ uint64_t Sm::loaded_operands_ready(const Warp& w, const Ahead& e, size_t k) cons
           ready = std::max(ready, p.hoisted ? p.ready + arithmetic : kNever);
         }
     }
-    if (found) continue;
+    if (found || !(w.pending_bits & pending_bit(e.ext[x]))) continue;
     for (const Pending& p : w.pending)
       if (p.key == e.ext[x]) ready = std::max(ready, p.ready + arithmetic);
   }

@@ -170,6 +170,7 @@ struct alignas(64) Sm::Warp {
   uint64_t block_start = 0;    // the cycle it could fetch again after its last branch
   uint64_t long_operands = 0;  // when win.at(0)'s loaded (or SFU, shuffle) operands arrived
   std::vector<Pending> pending;
+  uint64_t pending_bits = 0;  // pending_bits_of(pending) (scoreboard.h): a quick "none"
   int hoisted = 0;          // loads in the window issued ahead of their turn
   int hoisted_regs = 0;     // their destination registers
   // Registers holding results of loads the warp has reached but no later instruction has read
