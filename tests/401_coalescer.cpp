@@ -2,6 +2,7 @@
 #include <doctest/doctest.h>
 
 #include <random>
+#include <string>
 #include <vector>
 
 #include "sim/timing/coalescer.h"
@@ -110,6 +111,30 @@ CoalescedAccess reference(const std::array<uint64_t, 32>& addr, uint32_t exec, u
   }
   return c;
 }
+
+// coalesce() against the reference: "" when every field of every line request is the same, else
+// the first that differs.
+std::string differs_from_reference(const std::array<uint64_t, 32>& a, uint32_t exec,
+                                   uint32_t bytes, uint32_t line_bytes) {
+  CoalescedAccess got;
+  coalesce(a, exec, bytes, line_bytes, 32, got);
+  const CoalescedAccess want = reference(a, exec, bytes, line_bytes, 32);
+  auto say = [](const char* what, int line, uint64_t g, uint64_t w) {
+    return std::string(what) + " of line request " + std::to_string(line) + ": " +
+           std::to_string(g) + ", expected " + std::to_string(w);
+  };
+  if (got.line_count != want.line_count) return say("count", -1, got.line_count, want.line_count);
+  if (got.sectors != want.sectors) return say("sectors", -1, got.sectors, want.sectors);
+  for (int i = 0; i < want.line_count; ++i) {
+    const LineRequest &g = got.lines[i], &w = want.lines[i];
+    if (g.line != w.line) return say("line", i, g.line, w.line);
+    if (g.lane_mask != w.lane_mask) return say("lane_mask", i, g.lane_mask, w.lane_mask);
+    if (g.sector_mask != w.sector_mask) return say("sector_mask", i, g.sector_mask, w.sector_mask);
+    if (g.full_mask != w.full_mask) return say("full_mask", i, g.full_mask, w.full_mask);
+    if (g.word_mask != w.word_mask) return say("word_mask", i, g.word_mask, w.word_mask);
+  }
+  return "";
+}
 }  // namespace
 
 TEST_CASE("401 a warp's contiguous run: lines, lanes, sectors, whole sectors and words") {
@@ -124,19 +149,9 @@ TEST_CASE("401 a warp's contiguous run: lines, lanes, sectors, whole sectors and
           CAPTURE(bytes);
           CAPTURE(start);
           CAPTURE(exec);
-          const auto a = strided(0x10000 + start, bytes);
-          CoalescedAccess got;
-          coalesce(a, exec, bytes, line_bytes, 32, got);
-          const CoalescedAccess want = reference(a, exec, bytes, line_bytes, 32);
-          REQUIRE(got.line_count == want.line_count);
-          CHECK(got.sectors == want.sectors);
-          for (int i = 0; i < want.line_count; ++i) {
-            CHECK(got.lines[i].line == want.lines[i].line);
-            CHECK(got.lines[i].lane_mask == want.lines[i].lane_mask);
-            CHECK(got.lines[i].sector_mask == want.lines[i].sector_mask);
-            CHECK(got.lines[i].full_mask == want.lines[i].full_mask);
-            CHECK(got.lines[i].word_mask == want.lines[i].word_mask);
-          }
+          const std::string diff =
+              differs_from_reference(strided(0x10000 + start, bytes), exec, bytes, line_bytes);
+          CHECK_MESSAGE(diff.empty(), diff);
         }
   // 256-byte lines: sectors count as whole and every word as written.
   CoalescedAccess c;
@@ -172,18 +187,8 @@ TEST_CASE("401 lanes in runs (tile rows, partial warps, repeats, gaps) match the
     CAPTURE(line_bytes);
     CAPTURE(bytes);
     CAPTURE(exec);
-    CoalescedAccess got;
-    coalesce(a, exec, bytes, line_bytes, 32, got);
-    const CoalescedAccess want = reference(a, exec, bytes, line_bytes, 32);
-    REQUIRE(got.line_count == want.line_count);
-    REQUIRE(got.sectors == want.sectors);
-    for (int i = 0; i < want.line_count; ++i) {
-      REQUIRE(got.lines[i].line == want.lines[i].line);
-      REQUIRE(got.lines[i].lane_mask == want.lines[i].lane_mask);
-      REQUIRE(got.lines[i].sector_mask == want.lines[i].sector_mask);
-      REQUIRE(got.lines[i].full_mask == want.lines[i].full_mask);
-      REQUIRE(got.lines[i].word_mask == want.lines[i].word_mask);
-    }
+    const std::string diff = differs_from_reference(a, exec, bytes, line_bytes);
+    REQUIRE_MESSAGE(diff.empty(), diff);  // (the first trial that differs stops the case)
   }
   CHECK(runs_seen > 100000);  // the pieces did make runs of neighbouring lanes
 }
