@@ -68,10 +68,14 @@ void coalesce(const std::array<uint64_t, 32>& addr, uint32_t exec_mask, uint32_t
   // Entry i is cleared when line i is first requested.
   std::array<std::array<uint64_t, 2>, 64> covered;
   const bool track = line_bytes <= 128;
-  // A lane's place in a run of lanes: its byte offset over the access size (a shift for the usual
-  // power-of-two sizes; a division costs tens of cycles).
+  // The lane of byte `a` in a run of lanes that starts with lane `l0` at `start`: its byte offset
+  // over the access size (a shift for the usual power-of-two sizes; a division costs tens of
+  // cycles). Used by the whole warp's run and by the runs below.
   const bool pow2 = single_bit(bytes);
   const int byte_shift = std::countr_zero(bytes);
+  auto lane_in_run = [&](uint64_t a, uint64_t start, int64_t l0) {
+    return l0 + static_cast<int64_t>(pow2 ? (a - start) >> byte_shift : (a - start) / bytes);
+  };
   // A full warp reading or writing one contiguous run (lane l at addr[0] + l * bytes: a
   // coalesced stream): each line's part of the run is the union of its lanes' bytes, so the
   // lines take their bytes, sectors and lanes from the run itself, without a pass per lane.
@@ -94,19 +98,17 @@ void coalesce(const std::array<uint64_t, 32>& addr, uint32_t exec_mask, uint32_t
   }
   if (contiguous) {
     const uint64_t end = a0 + run - 1;
-    // Lane of a byte of the run: its offset over the access size.
-    auto lane_of = [&](uint64_t a) { return pow2 ? (a - a0) >> byte_shift : (a - a0) / bytes; };
     const int word_shift = std::countr_zero(line_bytes / 32);
     for (uint64_t line = a0 >> line_shift; line <= end >> line_shift; ++line) {
       const uint64_t base = line << line_shift;
       const uint64_t from = std::max(a0, base), to = std::min(end, base + line_bytes - 1);
       const uint64_t lo = from - base, hi = to - base;
       const int i = out.line_count++;
-      const uint64_t lanes = (2ull << lane_of(to)) - (1ull << lane_of(from));
+      const uint32_t lanes = bit_range(lane_in_run(from, a0, 0), lane_in_run(to, a0, 0));
       out.lines[i] = LineRequest{line, 0, 0, 0, 0};
       out.lines[i].sector_mask =
           static_cast<uint32_t>((2ull << (hi >> sector_shift)) - (1ull << (lo >> sector_shift)));
-      out.lines[i].lane_mask = static_cast<uint32_t>(lanes);
+      out.lines[i].lane_mask = lanes;
       out.sectors += popc32(out.lines[i].sector_mask);
       // The run covers bytes lo..hi of the line and no others: its whole words and sectors.
       const uint32_t word_bytes = line_bytes / 32;
@@ -135,9 +137,6 @@ void coalesce(const std::array<uint64_t, 32>& addr, uint32_t exec_mask, uint32_t
       ++l1;
     m = l1 == 31 ? 0u : m & (~0u << (l1 + 1));
     const uint64_t first = addr[l0], last = addr[l1] + bytes - 1;
-    auto lane_of = [&](uint64_t a) {
-      return l0 + static_cast<int64_t>(pow2 ? (a - first) >> byte_shift : (a - first) / bytes);
-    };
     // 1. Each line the run's bytes touch.
     const uint64_t first_line = first >> line_shift, last_line_of_run = last >> line_shift;
     for (uint64_t line = first_line; line <= last_line_of_run; ++line) {
@@ -162,7 +161,8 @@ void coalesce(const std::array<uint64_t, 32>& addr, uint32_t exec_mask, uint32_t
       }
       if (track) cover(covered[i], lo, hi);
       out.lines[i].sector_mask |= mask;
-      out.lines[i].lane_mask |= bit_range(lane_of(base + lo), lane_of(base + hi));
+      out.lines[i].lane_mask |=
+          bit_range(lane_in_run(base + lo, first, l0), lane_in_run(base + hi, first, l0));
     }
   }
   for (int i = 0; i < out.line_count; ++i) {

@@ -31,7 +31,7 @@ struct PendingWrite {  // a register write not yet visible
 
 // A quick "not in the list": bit (register % 64) of each entry's register (key % 64: the
 // function sits above bit 20). A register whose bit is clear has no entry; a set bit may be
-// another register's. The list's owner keeps it with the list (pending_bits_of after erasing).
+// another register's. The functions below keep it with the list.
 inline uint64_t pending_bit(int32_t key_or_register) {
   return 1ull << (static_cast<uint32_t>(key_or_register) & 63u);
 }
@@ -39,6 +39,13 @@ inline uint64_t pending_bits_of(const std::vector<PendingWrite>& pending) {
   uint64_t bits = 0;
   for (const PendingWrite& p : pending) bits |= pending_bit(p.key);
   return bits;
+}
+
+// Drops the writes a branch could read `keep` cycles or more before `now` (and `bits` with them).
+inline void expire_pending(std::vector<PendingWrite>& pending, uint64_t& bits, uint64_t now,
+                           uint64_t keep) {
+  if (std::erase_if(pending, [&](const PendingWrite& p) { return p.branch_ready + keep <= now; }))
+    bits = pending_bits_of(pending);
 }
 
 // `in`'s destination registers are written at `ready` (waited on as `kind`); a predicate that a

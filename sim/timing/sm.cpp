@@ -34,9 +34,8 @@ bool is_memory_op(Opcode op) { return ptx::is_lsu_access(op); }  // isa.h
 // c.dsmem_neighbor's four remote loads a body, 98-176 cycles a load against 219 for one alone).
 bool hoistable_load(const func::StepInfo& in) {
   const ptx::Instruction& i = *in.inst;
-  return (i.op == Opcode::Ld || i.op == Opcode::Ldu || i.op == Opcode::Ldmatrix) &&
-         in.is_memory && !in.is_store &&
-         !in.is_atomic &&
+  return (i.op == Opcode::Ld || i.op == Opcode::Ldu || i.op == Opcode::Ldmatrix) && in.is_memory &&
+         !in.is_store && !in.is_atomic &&
          (is_global_like(in.space) || in.space == Space::Shared ||
           in.space == Space::SharedCluster) &&
          !i.mod.volatile_ && !i.mod.relaxed_or_acquire;
@@ -70,7 +69,8 @@ Sm::Sm(int id, LaunchContext& ctx)
     : id_(id),
       ctx_(ctx),
       l1tex_(ctx.config, ctx.l2),
-      async_(ctx.config.async, ctx.config.core.max_warps_per_sm, &ctx.l2, ctx.config.l1.line_bytes, {ctx.trace, id}),
+      async_(ctx.config.async, ctx.config.core.max_warps_per_sm, &ctx.l2, ctx.config.l1.line_bytes,
+             {ctx.trace, id}),
       wgmma_(ctx.config.pipes.tensor, {ctx.trace, id}),
       dsmem_(ctx.config.cluster, ctx.launch, ctx.program, ctx.config.core.sub_partitions),
       warps_(ctx.config.core.max_warps_per_sm),
@@ -161,8 +161,8 @@ void Sm::learn_next(Warp& w) {
   w.next_cfg = ip.cfg;
   w.next_holds_port = ip.holds_port;
   w.next_sfu = ip.cfg->sfu_ops > 0;
-  w.next_access = !mem                      ? NextAccess::None
-                  : is_global_like(in.space) ? NextAccess::Global
+  w.next_access = !mem                        ? NextAccess::None
+                  : is_global_like(in.space)  ? NextAccess::Global
                   : in.space == Space::Shared ? NextAccess::Shared
                                               : NextAccess::None;
   w.next_shared = in.space == Space::Shared;
@@ -197,8 +197,7 @@ WarpState Sm::evaluate_stalled(Warp& w, int sp, uint64_t now, uint64_t& wake) {
       if (!w.pending.empty()) {
         // Kept two integer latencies past ready: find_hoist reads when a load's data came back.
         const uint64_t keep = 2 * static_cast<uint64_t>(ctx_.config.pipes.integer.latency);
-        if (std::erase_if(w.pending, [&](const Pending& p) { return p.branch_ready + keep <= now; }))
-          w.pending_bits = pending_bits_of(w.pending);
+        expire_pending(w.pending, w.pending_bits, now, keep);
         wait = latest_pending(w.pending, w.pending_bits, w.win.first->info, now);  // scoreboard.h
       }
       if (wait.until > now && wait.kind != WarpState::Wait)
