@@ -24,6 +24,7 @@
 #include <string>
 #include <vector>
 
+#include "lab/huge_pages.h"
 #include "lab/lesson.h"
 #include "ui/app/app_state.h"
 #include "ui/app/frame_damage.h"
@@ -484,6 +485,7 @@ int run_app(const Args& args) {
 }  // namespace warplab::app
 
 int main(int argc, char** argv) {
+  warplab::lab::use_huge_pages(argv);  // the simulator's heap on huge pages, as in `warplab`
   warplab::app::Args args;
   if (!warplab::app::parse_args(argc, argv, args)) {
     std::fprintf(

@@ -25,9 +25,6 @@ int report_error(const Error& e);
 // results are the same for any N). Unset or 0: every hardware thread.
 void add_threads_option(CLI::App* sub, int& threads);
 int resolve_threads(int threads);  // 0 -> std::thread::hardware_concurrency() (at least 1)
-// Runs this process again with glibc's huge pages for the heap (huge_pages.cpp: a faster timing
-// model, the same results), unless already so or WARPLAB_HUGE_PAGES=0. Returns when it does not.
-void use_huge_pages(char** argv);
 // --sampled (timing mode: sampled simulation, sim/timing/sampling.h).
 void add_sampled_option(CLI::App* sub, bool& sampled);
 // The progress line's figures for a running timing launch: "cycle 1,234,567, 40% of blocks

@@ -8,6 +8,7 @@
 #include <new>
 #include <vector>
 
+#include "lab/huge_pages.h"
 #include "lab/sandbox.h"
 #include "ui/cli/commands.h"
 
@@ -44,7 +45,7 @@ int main(int argc, char** argv) {
   using namespace warplab::cli;
   // The compile sandbox's child (lab/sandbox.h): warplab execs itself with a hidden subcommand.
   if (int rc = warplab::lab::sandbox_child_main_if_requested(argc, argv); rc >= 0) return rc;
-  use_huge_pages(argv);
+  warplab::lab::use_huge_pages(argv);
   signal(SIGINT, on_interrupt);
   signal(SIGTERM, on_interrupt);
   // Whatever escapes a command is reported as an error, never an abort.
