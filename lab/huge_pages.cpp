@@ -11,15 +11,15 @@
 // desktop app, and the test suites (tests/doctest_main.cpp; the calibration entries simulate
 // tens of millions of warp instructions: calibration_branch took 20-23% less CPU with it on the
 // 16-core device host, 17% on the 2-core development host; scripts/microbench/
-// huge-pages-tests-2026-11-29.md). Nothing simulated
-// depends on it: the results are the same byte for byte. WARPLAB_HUGE_PAGES=0 keeps the process
-// as it started (as does valgrind, which the new image would escape).
+// huge-pages-tests-2026-11-29.md). Nothing simulated depends on it: the results are the same
+// byte for byte. WARPLAB_HUGE_PAGES=0 keeps the process as it started (as does valgrind, which
+// the new image would escape).
+#include "lab/huge_pages.h"
+
 #include <unistd.h>
 
 #include <cstdlib>
 #include <string>
-
-#include "lab/huge_pages.h"
 
 namespace warplab::lab {
 
