@@ -512,9 +512,18 @@ Expected<TimingResult> simulate(const func::Program& program, func::DeviceMemory
       for (Sm& sm : sms)
         if (sm.launches_pending())
           if (auto st = sm.run_launches(); !st) return st.error();
+    // (`ahead`: the next SM in the order that its glance says is due, whose first lines start
+    // loading while this one ticks: Sm::prefetch_tick, a hint; the check below decides.)
+    ptrdiff_t ahead = static_cast<ptrdiff_t>(sms.size()) - 1;
     for (auto it = sms.rbegin(); !ticked && it != sms.rend(); ++it) {
       Sm& sm = *it;
       if (sm.busy() && sm.next_wake() <= now) {
+        for (ahead = std::min(ahead, static_cast<ptrdiff_t>(sm.id()) - 1); ahead >= 0; --ahead)
+          if (glances[ahead].busy && glances[ahead].wake <= now) {
+            sms[ahead].prefetch_tick();
+            --ahead;
+            break;
+          }
         sm.fill_held();  // the answers a parallel cycle's flush left it (sm_held.cpp)
         const bool ok = sm.tick(now);
         glances[sm.id()].look(sm);

@@ -230,7 +230,13 @@ bool ParallelTicks::tick(std::vector<Sm>& sms, const std::vector<uint32_t>& due,
 
 void ParallelTicks::work(int thread) {
   const uint32_t n = static_cast<uint32_t>(due_->size());
-  for (uint32_t i = claim(thread); i < n; i = claim(thread)) tick_one(thread, i);
+  for (uint32_t i = claim(thread); i < n; i = claim(thread)) {
+    // The SM the thread will likely tick next (its queue's front, unless another thread takes
+    // it) starts loading while this one ticks (Sm::prefetch_tick: a hint, nothing is read).
+    const uint64_t q = counts_[thread].queue.load(std::memory_order_relaxed);
+    if (uint32_t(q) < uint32_t(q >> 32)) sms_[(*due_)[order_[uint32_t(q)]]].prefetch_tick();
+    tick_one(thread, i);
+  }
 }
 
 uint32_t ParallelTicks::claim(int thread) {

@@ -221,6 +221,17 @@ WarpState Sm::evaluate_stalled(Warp& w, int sp, uint64_t now, uint64_t& wake) {
   return pipe_state(w, sp, now, wake);  // 2. and 3.: the pipe and the memory unit's queues
 }
 
+void Sm::prefetch_tick() const {
+  const char* from = reinterpret_cast<const char*>(&warps_);
+  const char* to = reinterpret_cast<const char*>(&state_cycles_);
+  for (const char* p = from; p < to; p += 64) __builtin_prefetch(p);
+  const char* wake = reinterpret_cast<const char*>(wake_.data());
+  for (size_t b = 0; b < wake_.size() * sizeof(uint64_t); b += 64) __builtin_prefetch(wake + b);
+  __builtin_prefetch(due_.data());
+  __builtin_prefetch(ready_.data());
+  __builtin_prefetch(mio_wait_.data());
+}
+
 bool Sm::tick(uint64_t now) {
   Trace* trace = ctx_.trace && ctx_.trace->wants(id_, now) ? ctx_.trace : nullptr;
   // 1. SM-level accounting for the cycles since the last tick.
