@@ -139,8 +139,9 @@ class Sm {
   // Simulates cycle `now` (requires now >= next_wake()). Returns false when the kernel faulted.
   bool tick(uint64_t now);
   // Starts loading from the host's memory what tick() reads first (the SM's own fields from
-  // warps_ on, its slots' wake cycles and due/ready/MIO bits), so that the one-thread loop can
-  // ask for the next SM's while it ticks this one. A hint only: it reads and changes nothing.
+  // warps_ on: 8 lines; its slots' wake cycles and due/ready/MIO bits), so that the one-thread
+  // loop, or a pool thread, can ask for the next SM's while it ticks this one. A hint only: it
+  // reads and changes nothing.
   void prefetch_tick() const;
   uint64_t next_wake() const { return next_wake_; }
   // Accounts warp states up to `now` (end of the run).
