@@ -141,7 +141,7 @@ class Sm {
   // Starts loading from the host's memory what tick() reads first (the SM's own fields from
   // warps_ on: 8 lines; its slots' wake cycles and due/ready/MIO bits), so that the one-thread
   // loop, or a pool thread, can ask for the next SM's while it ticks this one. A hint only: it
-  // reads and changes nothing.
+  // changes nothing, and reads only where those lines are (its vectors' data and wake_'s size).
   void prefetch_tick() const;
   uint64_t next_wake() const { return next_wake_; }
   // Accounts warp states up to `now` (end of the run).
