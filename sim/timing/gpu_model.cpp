@@ -483,7 +483,7 @@ Expected<TimingResult> simulate(const func::Program& program, func::DeviceMemory
       bool pending_fault = false;
       for (size_t i = sms.size(); i-- > 0;) {
         pending_fault = pending_fault || glances[i].fault;
-        if (glances[i].busy && glances[i].wake <= now) due.push_back(static_cast<uint32_t>(i));
+        if (glances[i].due(now)) due.push_back(static_cast<uint32_t>(i));
       }
       laps.lap(prof.due_ns);
       if (!pending_fault && due.size() >= kMinParallelSms) {
@@ -519,7 +519,7 @@ Expected<TimingResult> simulate(const func::Program& program, func::DeviceMemory
       Sm& sm = *it;
       if (sm.busy() && sm.next_wake() <= now) {
         for (ahead = std::min(ahead, static_cast<ptrdiff_t>(sm.id()) - 1); ahead >= 0; --ahead)
-          if (glances[ahead].busy && glances[ahead].wake <= now) {
+          if (glances[ahead].due(now)) {
             sms[ahead].prefetch_tick();
             --ahead;
             break;

@@ -35,6 +35,8 @@ struct SmGlance {
     room = sm.has_room();
     fault = sm.fault().has_value();
   }
+  // Whether the SM has something to do at cycle `now` (the loop's test, as of this glance).
+  bool due(uint64_t now) const { return busy && wake <= now; }
 };
 
 }  // namespace warplab::timing
