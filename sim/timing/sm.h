@@ -274,6 +274,8 @@ class Sm {
   AsyncCopyUnit async_;  // cp.async groups, the TMA unit, mbarrier waits (async_copy.h)
   WgmmaPipe wgmma_;      // warpgroup MMA (wgmma_pipe.h)
   DsmemUnit dsmem_;      // other blocks' shared memory, barrier.cluster (dsmem.h)
+  // (prefetch_tick loads the fields from warps_ up to state_cycles_: those tick() reads first
+  // stay between them.)
   std::vector<Warp> warps_;  // warp slots
   // Per slot: the cycle the warp must be looked at again (kNever: free slot, or asleep until an
   // event sets it). Kept apart from Warp so that the per-cycle scan touches one small array.
